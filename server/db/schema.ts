@@ -1,0 +1,119 @@
+import { sql } from "drizzle-orm";
+import { blob, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
+
+export const spaces = sqliteTable("spaces", {
+  id: text("id").primaryKey(), // the space name: 1–64 of [A-Za-z0-9_-]
+  createdAt: text("created_at").notNull().default(now),
+});
+
+/**
+ * One memory. `rid` is the integer key shared with memory_vec and memory_fts: SQLite may renumber the
+ * implicit rowid of a table whose primary key is not an INTEGER PRIMARY KEY (VACUUM), so it is explicit.
+ */
+export const memories = sqliteTable(
+  "memories",
+  {
+    id: text("id").primaryKey(),
+    rid: integer("rid").notNull().unique(),
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id),
+    content: text("content").notNull(),
+    timestamp: text("timestamp").notNull(),
+    importance: integer("importance").notNull().default(1),
+    retrievalCount: integer("retrieval_count").notNull().default(0),
+    lastRetrievedAt: text("last_retrieved_at"),
+    pinned: integer("pinned", { mode: "boolean" }).notNull().default(false),
+    softDeleted: integer("soft_deleted", { mode: "boolean" }).notNull().default(false),
+    deletedAt: text("deleted_at"),
+    kind: text("kind", { enum: ["chat", "document", "remember", "import", "consolidated"] })
+      .notNull()
+      .default("chat"),
+    conversationId: text("conversation_id"),
+    documentId: text("document_id"),
+    chunkIndex: integer("chunk_index"),
+    contentHash: text("content_hash").notNull(),
+    embeddingModel: text("embedding_model").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("memories_space_live_idx").on(t.spaceId, t.softDeleted),
+    index("memories_hash_idx").on(t.spaceId, t.contentHash),
+    index("memories_conversation_idx").on(t.conversationId),
+    index("memories_document_idx").on(t.documentId),
+    index("memories_timestamp_idx").on(t.timestamp),
+  ],
+);
+
+/** Vectors of soft-deleted memories, parked here so memory_vec holds live rows only and restore needs no re-embed. */
+export const memoryVecTrash = sqliteTable("memory_vec_trash", {
+  rid: integer("rid").primaryKey(),
+  embedding: blob("embedding", { mode: "buffer" }).notNull(),
+});
+
+/** Key/value facts about the store, e.g. embedding_model and embedding_dim. */
+export const meta = sqliteTable("meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(), // JSON
+  updatedAt: text("updated_at").notNull().default(now),
+});
+
+export const conversations = sqliteTable("conversations", {
+  id: text("id").primaryKey(),
+  spaceId: text("space_id")
+    .notNull()
+    .references(() => spaces.id),
+  title: text("title").notNull().default("New conversation"),
+  createdAt: text("created_at").notNull().default(now),
+  updatedAt: text("updated_at").notNull().default(now),
+});
+
+export const messages = sqliteTable(
+  "messages",
+  {
+    id: text("id").primaryKey(),
+    conversationId: text("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    role: text("role", { enum: ["user", "assistant", "system"] }).notNull(),
+    content: text("content").notNull(),
+    recalled: text("recalled"), // JSON: the memories recalled for this reply, with scores
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("messages_conversation_idx").on(t.conversationId, t.createdAt)],
+);
+
+export const documents = sqliteTable("documents", {
+  id: text("id").primaryKey(),
+  spaceId: text("space_id")
+    .notNull()
+    .references(() => spaces.id),
+  name: text("name").notNull(),
+  mime: text("mime").notNull(),
+  size: integer("size").notNull(),
+  contentHash: text("content_hash").notNull(),
+  status: text("status", { enum: ["queued", "processing", "done", "failed", "cancelled"] }).notNull(),
+  error: text("error"),
+  chunksTotal: integer("chunks_total").notNull().default(0),
+  chunksDone: integer("chunks_done").notNull().default(0),
+  createdAt: text("created_at").notNull().default(now),
+  updatedAt: text("updated_at").notNull().default(now),
+});
+
+export const jobRuns = sqliteTable("job_runs", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  job: text("job").notNull(),
+  startedAt: text("started_at").notNull(),
+  finishedAt: text("finished_at"),
+  status: text("status", { enum: ["running", "ok", "failed", "skipped"] }).notNull(),
+  result: text("result"), // JSON counts
+  error: text("error"),
+  durationMs: real("duration_ms"),
+});

@@ -1,0 +1,63 @@
+import fs from "node:fs";
+import path from "node:path";
+import { modelsDir } from "../config";
+
+export const NOMIC_GGUF_URL =
+  "https://huggingface.co/nomic-ai/nomic-embed-text-v1.5-GGUF/resolve/main/nomic-embed-text-v1.5.Q8_0.gguf";
+export const NOMIC_GGUF_FILE = "nomic-embed-text-v1.5.Q8_0.gguf";
+
+export type EmbeddingModelChoice =
+  | { kind: "gguf"; path: string; reason: string }
+  | { kind: "use-lite"; reason: string };
+
+/**
+ * Which embedding model to serve: MEMO_EMBED_MODEL (a GGUF path), else a nomic GGUF in data/models/,
+ * else the bundled Universal Sentence Encoder lite (offline fallback, said so in logs and UI).
+ */
+export function chooseEmbeddingModel(): EmbeddingModelChoice {
+  const explicit = process.env.MEMO_EMBED_MODEL;
+  if (explicit) {
+    if (explicit === "use-lite") return { kind: "use-lite", reason: "MEMO_EMBED_MODEL=use-lite" };
+    if (fs.existsSync(explicit)) return { kind: "gguf", path: path.resolve(explicit), reason: "MEMO_EMBED_MODEL" };
+    return {
+      kind: "use-lite",
+      reason: `MEMO_EMBED_MODEL points at ${explicit}, which does not exist; using the bundled offline model`,
+    };
+  }
+  const dir = modelsDir();
+  const found = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => /^nomic-embed-text-v1\.5.*\.gguf$/i.test(f))
+        .sort((a, b) => rank(a) - rank(b))
+    : [];
+  if (found[0]) return { kind: "gguf", path: path.join(dir, found[0]), reason: `found in ${dir}` };
+  return {
+    kind: "use-lite",
+    reason: `no nomic-embed-text-v1.5 GGUF in ${dir} (run \`npm run models:pull\` when online); using the bundled offline model`,
+  };
+}
+
+function rank(file: string): number {
+  if (/q8_0/i.test(file)) return 0;
+  if (/f16/i.test(file)) return 1;
+  return 2;
+}
+
+/** Task prefixes of a model family: nomic-embed-text needs them, USE-lite takes none. */
+export function prefixesFor(modelId: string): { query: string; document: string } {
+  if (/nomic-embed-text/i.test(modelId)) return { query: "search_query: ", document: "search_document: " };
+  return { query: "", document: "" };
+}
+
+/** Native llama-server binary: MEMO_LLAMA_SERVER, else `llama-server` on PATH, else the optional local build. */
+export function findLlamaServer(): string | undefined {
+  const explicit = process.env.MEMO_LLAMA_SERVER;
+  if (explicit) return fs.existsSync(explicit) ? explicit : undefined;
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    const candidate = path.join(dir, "llama-server");
+    if (dir && fs.existsSync(candidate)) return candidate;
+  }
+  const local = path.join(process.cwd(), "data", "llama.cpp", "build", "bin", "llama-server");
+  return fs.existsSync(local) ? local : undefined;
+}

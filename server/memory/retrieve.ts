@@ -1,0 +1,142 @@
+import type Database from "better-sqlite3";
+import type { Embedder } from "./embed-client";
+import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList } from "./fuse";
+import { keywordSearch } from "./keyword-search";
+import { buildQueries, candidatePool, type RetrievalQuery } from "./query-builder";
+import type { RetrievalSettings } from "./settings";
+import { getMemoriesByRid, recordRetrievals, type MemoryKind } from "./store";
+import { vectorSearch } from "./vector-search";
+
+export interface RetrieveRequest {
+  query: string;
+  spaceId: string;
+  /** Results wanted (default: settings.topN). */
+  k?: number;
+  /** Earlier user messages of the conversation, oldest first. */
+  context?: string[];
+  /** Count this as a recall into a prompt (retrieval_count +1, importance promoted). */
+  promote?: boolean;
+}
+
+export interface ScoreBreakdown {
+  similarity: number | null;
+  ftsRank: number | null;
+  rrf: number;
+  bm25: number | null;
+  vectorRank: number | null;
+  fused: number;
+  final: number;
+}
+
+export interface RetrievedMemory {
+  id: string;
+  content: string;
+  timestamp: string;
+  kind: MemoryKind;
+  importance: number;
+  pinned: boolean;
+  retrievalCount: number;
+  documentId: string | null;
+  chunkIndex: number | null;
+  conversationId: string | null;
+  matchType: MatchType;
+  scores: ScoreBreakdown;
+}
+
+export interface RetrieveResult {
+  results: RetrievedMemory[];
+  /** Candidates the quality filter removed, with the reason. */
+  dropped: (RetrievedMemory & { reason: string })[];
+  queries: RetrievalQuery[];
+  pool: number;
+  timings: { embedMs: number; vectorMs: number; keywordMs: number; fuseMs: number; retrievalMs: number; totalMs: number };
+}
+
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+/**
+ * Hybrid retrieval (SPEC §1 steps 2–6): build the queries, embed them, run vector KNN and FTS5 for
+ * each, fuse, filter weak single-leg results, nudge by importance, and return the top k.
+ */
+export async function retrieve(db: Database.Database, embedder: Embedder, req: RetrieveRequest, settings: RetrievalSettings): Promise<RetrieveResult> {
+  const t0 = process.hrtime.bigint();
+  const queries = buildQueries(req.query, req.context ?? [], {
+    contextMessages: settings.contextMessages,
+    anchorQuery: settings.anchorQuery,
+  });
+  const vectors = await embedder.embedQueries(queries.map((q) => q.text));
+  const embedMs = ms(t0);
+  const out = searchWithVectors(db, req, settings, queries, vectors);
+  return { ...out, timings: { ...out.timings, embedMs, totalMs: ms(t0) } };
+}
+
+/** The part of retrieval after query embedding (what the benchmarks time). */
+export function searchWithVectors(
+  db: Database.Database,
+  req: RetrieveRequest,
+  settings: RetrievalSettings,
+  queries: RetrievalQuery[],
+  vectors: Float32Array[],
+): RetrieveResult {
+  const k = req.k ?? settings.topN;
+  const pool = candidatePool(k);
+  const lists: RankedList[] = [];
+  let vectorMs = 0;
+  let keywordMs = 0;
+  const tStart = process.hrtime.bigint();
+  queries.forEach((q, i) => {
+    const roleWeight = q.role === "anchor" ? settings.weights.anchor : 1;
+    let t = process.hrtime.bigint();
+    if (settings.weights.vector > 0) {
+      const hits = vectorSearch(db, req.spaceId, vectors[i]!, pool);
+      lists.push({ kind: "vector", weight: settings.weights.vector * roleWeight, items: hits.map((h) => ({ rid: h.rid, score: h.similarity })) });
+    }
+    vectorMs += ms(t);
+    t = process.hrtime.bigint();
+    if (settings.weights.fts > 0) {
+      const hits = keywordSearch(db, req.spaceId, q.text, pool, settings);
+      lists.push({ kind: "fts", weight: settings.weights.fts * roleWeight, items: hits.map((h) => ({ rid: h.rid, score: -h.bm25 })) });
+    }
+    keywordMs += ms(t);
+  });
+  const tf = process.hrtime.bigint();
+  const fused = fuse(lists, settings.fusion, settings.rrfK);
+  const { kept, dropped } = settings.qualityFilter ? qualityFilter(fused, settings) : { kept: fused, dropped: [] };
+  const rows = getMemoriesByRid(db, fused.map((c) => c.rid));
+  const ordered = applyImportance(kept, (rid) => rows.get(rid), settings.importanceWeight).slice(0, k);
+  const toResult = (c: (typeof ordered)[number] | (typeof dropped)[number], final: number): RetrievedMemory | null => {
+    const m = rows.get(c.rid);
+    if (!m || m.softDeleted) return null;
+    return {
+      id: m.id,
+      content: m.content,
+      timestamp: m.timestamp,
+      kind: m.kind,
+      importance: m.importance,
+      pinned: m.pinned,
+      retrievalCount: m.retrievalCount,
+      documentId: m.documentId,
+      chunkIndex: m.chunkIndex,
+      conversationId: m.conversationId,
+      matchType: c.matchType,
+      scores: { similarity: c.similarity, ftsRank: c.ftsRank, rrf: c.rrf, bm25: c.bm25, vectorRank: c.vectorRank, fused: c.fused, final },
+    };
+  };
+  const results = ordered.map((c) => toResult(c, c.final)).filter((r): r is RetrievedMemory => r !== null);
+  const droppedOut = dropped
+    .slice(0, 50)
+    .map((c) => {
+      const r = toResult(c, c.fused);
+      return r ? { ...r, reason: c.reason } : null;
+    })
+    .filter((r): r is RetrievedMemory & { reason: string } => r !== null);
+  const fuseMs = ms(tf);
+  if (req.promote && results.length) recordRetrievals(db, results.map((r) => r.id));
+  return {
+    results,
+    dropped: droppedOut,
+    queries,
+    pool,
+    timings: { embedMs: 0, vectorMs, keywordMs, fuseMs, retrievalMs: ms(tStart), totalMs: ms(tStart) },
+  };
+}

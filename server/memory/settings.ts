@@ -1,0 +1,98 @@
+import type Database from "better-sqlite3";
+import { z } from "zod";
+
+export const retrievalSettingsSchema = z.object({
+  /** Memories packed into the prompt (SPEC: default 6, 1–20). */
+  topN: z.number().int().min(1).max(20),
+  /** Fusion method: Reciprocal Rank Fusion or score-normalised linear fusion. */
+  fusion: z.enum(["rrf", "linear"]),
+  rrfK: z.number().min(1).max(1000),
+  /** Per-list weights; `anchor` multiplies the lists of the anchor query. */
+  weights: z.object({
+    vector: z.number().min(0).max(10),
+    fts: z.number().min(0).max(10),
+    anchor: z.number().min(0).max(10),
+  }),
+  /** Earlier user messages joined to the main query (0–3). */
+  contextMessages: z.number().int().min(0).max(3),
+  /** Add the 5-word topic anchor query for messages longer than 7 words. */
+  anchorQuery: z.boolean(),
+  /** Quality filter on/off, its vector-only similarity floor and its fts-only floor (−bm25). */
+  qualityFilter: z.boolean(),
+  minSimilarity: z.number().min(-1).max(1),
+  ftsFloor: z.number().min(0),
+  /** Importance nudge: final = fused × (1 + importanceWeight × importance/5). */
+  importanceWeight: z.number().min(0).max(5),
+  /** Keyword leg: drop terms in more than this fraction of memories; keep at most maxTerms. */
+  maxDocFraction: z.number().min(0.01).max(1),
+  maxTerms: z.number().int().min(1).max(64),
+  /** Token budget of the [Relevant Memories] block. */
+  tokenBudget: z.number().int().min(50).max(32_000),
+});
+
+export type RetrievalSettings = z.infer<typeof retrievalSettingsSchema>;
+
+const BASE: RetrievalSettings = {
+  topN: 6,
+  fusion: "rrf",
+  rrfK: 60,
+  weights: { vector: 1, fts: 1, anchor: 1 },
+  contextMessages: 3,
+  anchorQuery: true,
+  qualityFilter: true,
+  minSimilarity: 0.7,
+  ftsFloor: 0,
+  importanceWeight: 0.1,
+  maxDocFraction: 0.4,
+  maxTerms: 12,
+  tokenBudget: 1500,
+};
+
+/**
+ * Defaults per embedding model family. nomic-embed-text-v1.5 keeps the seeds' RRF k=60 with equal
+ * weights and min_similarity 0.7. USE-lite values were chosen by `npm run eval:retrieval` (README table):
+ * with a weak dense leg, linear fusion weighting it down beats RRF, and the anchor query hurts.
+ */
+const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
+  { match: /nomic-embed-text/i, settings: {} },
+  {
+    match: /universal-sentence-encoder/i,
+    settings: {
+      fusion: "linear",
+      weights: { vector: 0.4, fts: 1, anchor: 0.5 },
+      anchorQuery: false,
+      minSimilarity: 0.35,
+    },
+  },
+];
+
+export function defaultSettingsFor(model: string): RetrievalSettings {
+  const s = structuredClone(BASE);
+  for (const p of PER_MODEL) if (p.match.test(model)) Object.assign(s, structuredClone(p.settings));
+  return s;
+}
+
+const settingsKey = (model: string) => `retrieval:${model}`;
+
+/** The effective settings for a model: its defaults overlaid with what the person saved. */
+export function loadRetrievalSettings(db: Database.Database, model: string): RetrievalSettings {
+  const base = defaultSettingsFor(model);
+  const row = db.prepare("SELECT value FROM settings WHERE key = ?").get(settingsKey(model)) as { value: string } | undefined;
+  if (!row) return base;
+  try {
+    const saved = JSON.parse(row.value) as Partial<RetrievalSettings>;
+    return retrievalSettingsSchema.parse({ ...base, ...saved, weights: { ...base.weights, ...(saved.weights ?? {}) } });
+  } catch {
+    return base;
+  }
+}
+
+export function saveRetrievalSettings(db: Database.Database, model: string, patch: Partial<RetrievalSettings>): RetrievalSettings {
+  const current = loadRetrievalSettings(db, model);
+  const next = retrievalSettingsSchema.parse({ ...current, ...patch, weights: { ...current.weights, ...(patch.weights ?? {}) } });
+  db.prepare(
+    `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+     ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+  ).run(settingsKey(model), JSON.stringify(next));
+  return next;
+}

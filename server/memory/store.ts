@@ -1,0 +1,418 @@
+import crypto from "node:crypto";
+import type Database from "better-sqlite3";
+import type { OpenedDb } from "../db";
+
+export type MemoryKind = "chat" | "document" | "remember" | "import" | "consolidated";
+
+export interface MemoryRow {
+  id: string;
+  rid: number;
+  spaceId: string;
+  content: string;
+  timestamp: string;
+  importance: number;
+  retrievalCount: number;
+  lastRetrievedAt: string | null;
+  pinned: boolean;
+  softDeleted: boolean;
+  deletedAt: string | null;
+  kind: MemoryKind;
+  conversationId: string | null;
+  documentId: string | null;
+  chunkIndex: number | null;
+  contentHash: string;
+  embeddingModel: string;
+  createdAt: string;
+}
+
+export interface NewMemory {
+  spaceId: string;
+  content: string;
+  timestamp?: string;
+  importance?: number;
+  pinned?: boolean;
+  kind?: MemoryKind;
+  conversationId?: string | null;
+  documentId?: string | null;
+  chunkIndex?: number | null;
+}
+
+export class StoreError extends Error {
+  constructor(
+    message: string,
+    readonly code: "MODEL_MISMATCH" | "NOT_FOUND" | "INVALID",
+  ) {
+    super(message);
+    this.name = "StoreError";
+  }
+}
+
+const COLUMNS = `id, rid, space_id AS spaceId, content, timestamp, importance, retrieval_count AS retrievalCount,
+  last_retrieved_at AS lastRetrievedAt, pinned, soft_deleted AS softDeleted, deleted_at AS deletedAt, kind,
+  conversation_id AS conversationId, document_id AS documentId, chunk_index AS chunkIndex,
+  content_hash AS contentHash, embedding_model AS embeddingModel, created_at AS createdAt`;
+
+function rowToMemory(r: Record<string, unknown>): MemoryRow {
+  return { ...(r as unknown as MemoryRow), pinned: Boolean(r.pinned), softDeleted: Boolean(r.softDeleted) };
+}
+
+export function contentHash(content: string): string {
+  return crypto.createHash("sha256").update(content.normalize("NFC").trim()).digest("hex");
+}
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+const vecBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+
+// Prepared statements are cached per connection: preparing costs more than running them.
+const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+function stmt(db: Database.Database, sql: string): Database.Statement {
+  let m = stmtCache.get(db);
+  if (!m) stmtCache.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (!s) m.set(sql, (s = db.prepare(sql)));
+  return s;
+}
+
+export function getMeta(db: Database.Database, key: string): string | undefined {
+  const r = stmt(db, "SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
+  return r?.value;
+}
+
+export function setMeta(db: Database.Database, key: string, value: string): void {
+  stmt(db, "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
+    key,
+    value,
+  );
+}
+
+/** Dimension memory_vec was created with, read from its declaration. */
+export function vectorTableDim(db: Database.Database): number | undefined {
+  const r = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'memory_vec'").get() as { sql: string } | undefined;
+  const m = r?.sql.match(/float\[(\d+)\]/);
+  return m ? Number(m[1]) : undefined;
+}
+
+function recreateVectorTable(db: Database.Database, dim: number): void {
+  db.exec("DROP TABLE IF EXISTS memory_vec");
+  db.exec(
+    `CREATE VIRTUAL TABLE memory_vec USING vec0(space_id text partition key, embedding float[${dim}] distance_metric=cosine)`,
+  );
+  stmtCache.delete(db);
+}
+
+/**
+ * Bind the store to an embedding model. An empty store adopts the model (recreating memory_vec for its
+ * dimension); a store holding vectors of another model refuses, since mixing vector spaces corrupts search.
+ */
+export function bindEmbeddingModel(db: Database.Database, model: string, dim: number): void {
+  const storedModel = getMeta(db, "embedding_model");
+  const storedDim = Number(getMeta(db, "embedding_dim") ?? 0) || undefined;
+  if (storedModel === model && storedDim === dim && vectorTableDim(db) === dim) return;
+  const tx = db.transaction(() => {
+    const vectors =
+      (db.prepare("SELECT count(*) AS n FROM memories").get() as { n: number }).n +
+      (db.prepare("SELECT count(*) AS n FROM memory_vec_trash").get() as { n: number }).n;
+    if (storedModel && vectors > 0 && (storedModel !== model || storedDim !== dim)) {
+      throw new StoreError(
+        `The memory store holds vectors of ${storedModel} (${storedDim}-d) but the embedding server serves ${model} (${dim}-d). ` +
+          `Start with the original model, or re-index the store for the new one.`,
+        "MODEL_MISMATCH",
+      );
+    }
+    if (vectorTableDim(db) !== dim) recreateVectorTable(db, dim);
+    setMeta(db, "embedding_model", model);
+    setMeta(db, "embedding_dim", String(dim));
+  });
+  tx();
+}
+
+export function boundModel(db: Database.Database): { model: string; dim: number } | undefined {
+  const model = getMeta(db, "embedding_model");
+  const dim = Number(getMeta(db, "embedding_dim") ?? 0);
+  return model && dim ? { model, dim } : undefined;
+}
+
+export function ensureSpace(db: Database.Database, spaceId: string): void {
+  stmt(db, "INSERT OR IGNORE INTO spaces (id) VALUES (?)").run(spaceId);
+}
+
+export function spaceExists(db: Database.Database, spaceId: string): boolean {
+  return stmt(db, "SELECT 1 FROM spaces WHERE id = ?").get(spaceId) !== undefined;
+}
+
+export function listSpaces(db: Database.Database): string[] {
+  return (stmt(db, "SELECT id FROM spaces ORDER BY id").all() as { id: string }[]).map((r) => r.id);
+}
+
+export function findLiveByHash(db: Database.Database, spaceId: string, hash: string): MemoryRow | undefined {
+  const r = stmt(
+    db,
+    `SELECT ${COLUMNS} FROM memories WHERE space_id = ? AND content_hash = ? AND soft_deleted = 0 LIMIT 1`,
+  ).get(spaceId, hash) as Record<string, unknown> | undefined;
+  return r ? rowToMemory(r) : undefined;
+}
+
+/**
+ * Write memories with their vectors: rows in memories, memory_vec and memory_fts, all in one
+ * transaction (a throw anywhere leaves none of them). Returns the new ids in input order.
+ */
+export function insertMemories(
+  db: Database.Database,
+  items: NewMemory[],
+  vectors: Float32Array[],
+  embeddingModel: string,
+): string[] {
+  if (items.length !== vectors.length) throw new StoreError("one vector per memory is required", "INVALID");
+  const insertMemory = stmt(
+    db,
+    `INSERT INTO memories (id, rid, space_id, content, timestamp, importance, pinned, kind, conversation_id,
+       document_id, chunk_index, content_hash, embedding_model, created_at)
+     VALUES (@id, @rid, @spaceId, @content, @timestamp, @importance, @pinned, @kind, @conversationId,
+       @documentId, @chunkIndex, @contentHash, @embeddingModel, @createdAt)`,
+  );
+  const insertVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
+  const insertFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
+  const maxRid = stmt(db, "SELECT coalesce(max(rid), 0) AS r FROM memories");
+  const tx = db.transaction(() => {
+    let rid = (maxRid.get() as { r: number }).r;
+    const ids: string[] = [];
+    const created = nowIso();
+    for (let i = 0; i < items.length; i++) {
+      const m = items[i]!;
+      ensureSpace(db, m.spaceId);
+      const id = crypto.randomUUID();
+      rid++;
+      const pinned = m.pinned ?? false;
+      insertMemory.run({
+        id,
+        rid,
+        spaceId: m.spaceId,
+        content: m.content,
+        timestamp: m.timestamp ?? created,
+        importance: pinned ? 5 : (m.importance ?? 1),
+        pinned: pinned ? 1 : 0,
+        kind: m.kind ?? "chat",
+        conversationId: m.conversationId ?? null,
+        documentId: m.documentId ?? null,
+        chunkIndex: m.chunkIndex ?? null,
+        contentHash: contentHash(m.content),
+        embeddingModel,
+        createdAt: created,
+      });
+      insertVec.run(BigInt(rid), m.spaceId, vecBlob(vectors[i]!));
+      insertFts.run(BigInt(rid), m.content);
+      ids.push(id);
+    }
+    return ids;
+  });
+  return tx();
+}
+
+export function getMemory(db: Database.Database, id: string): MemoryRow | undefined {
+  const r = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+  return r ? rowToMemory(r) : undefined;
+}
+
+export function getMemoriesByRid(db: Database.Database, rids: number[]): Map<number, MemoryRow> {
+  const out = new Map<number, MemoryRow>();
+  if (rids.length === 0) return out;
+  const rows = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE rid IN (SELECT value FROM json_each(?))`).all(
+    JSON.stringify(rids),
+  ) as Record<string, unknown>[];
+  for (const r of rows) out.set(r.rid as number, rowToMemory(r));
+  return out;
+}
+
+/**
+ * Soft-delete: the memory leaves memory_vec (its vector parked in memory_vec_trash) and memory_fts, and
+ * is flagged in memories, in one transaction. Returns the ids actually changed.
+ */
+export function softDeleteMemories(db: Database.Database, ids: string[], at: string = nowIso()): string[] {
+  const get = stmt(db, "SELECT rid FROM memories WHERE id = ? AND soft_deleted = 0");
+  const readVec = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
+  const park = stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)");
+  const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
+  const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
+  const flag = stmt(db, "UPDATE memories SET soft_deleted = 1, deleted_at = ? WHERE rid = ?");
+  const tx = db.transaction(() => {
+    const changed: string[] = [];
+    for (const id of ids) {
+      const r = get.get(id) as { rid: number } | undefined;
+      if (!r) continue;
+      const v = readVec.get(BigInt(r.rid)) as { embedding: Buffer } | undefined;
+      if (v) park.run(r.rid, v.embedding);
+      delVec.run(BigInt(r.rid));
+      delFts.run(BigInt(r.rid));
+      flag.run(at, r.rid);
+      changed.push(id);
+    }
+    return changed;
+  });
+  return tx();
+}
+
+/** Undo a soft delete: vector back from memory_vec_trash, content back into memory_fts, one transaction. */
+export function restoreMemories(db: Database.Database, ids: string[]): string[] {
+  const get = stmt(db, "SELECT rid, space_id AS spaceId, content FROM memories WHERE id = ? AND soft_deleted = 1");
+  const readTrash = stmt(db, "SELECT embedding FROM memory_vec_trash WHERE rid = ?");
+  const unpark = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
+  const insVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
+  const insFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
+  const unflag = stmt(db, "UPDATE memories SET soft_deleted = 0, deleted_at = NULL WHERE rid = ?");
+  const tx = db.transaction(() => {
+    const changed: string[] = [];
+    for (const id of ids) {
+      const r = get.get(id) as { rid: number; spaceId: string; content: string } | undefined;
+      if (!r) continue;
+      const v = readTrash.get(r.rid) as { embedding: Buffer } | undefined;
+      if (!v) throw new StoreError(`memory ${id} has no stored vector to restore`, "INVALID");
+      insVec.run(BigInt(r.rid), r.spaceId, v.embedding);
+      insFts.run(BigInt(r.rid), r.content);
+      unpark.run(r.rid);
+      unflag.run(r.rid);
+      changed.push(id);
+    }
+    return changed;
+  });
+  return tx();
+}
+
+/** Remove memories for good from all tables, live or soft-deleted. */
+export function purgeMemories(db: Database.Database, ids: string[]): number {
+  const get = stmt(db, "SELECT rid FROM memories WHERE id = ?");
+  const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
+  const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
+  const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
+  const delMem = stmt(db, "DELETE FROM memories WHERE rid = ?");
+  const tx = db.transaction(() => {
+    let n = 0;
+    for (const id of ids) {
+      const r = get.get(id) as { rid: number } | undefined;
+      if (!r) continue;
+      delVec.run(BigInt(r.rid));
+      delFts.run(BigInt(r.rid));
+      delTrash.run(r.rid);
+      delMem.run(r.rid);
+      n++;
+    }
+    return n;
+  });
+  return tx();
+}
+
+/** Replace a memory's content and vector in place (same id), in one transaction. */
+export function updateMemoryContent(db: Database.Database, id: string, content: string, vector: Float32Array, model: string): void {
+  const tx = db.transaction(() => {
+    const r = stmt(db, "SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ?").get(id) as
+      | { rid: number; spaceId: string; sd: number }
+      | undefined;
+    if (!r) throw new StoreError(`memory ${id} not found`, "NOT_FOUND");
+    stmt(db, "UPDATE memories SET content = ?, content_hash = ?, embedding_model = ? WHERE rid = ?").run(
+      content,
+      contentHash(content),
+      model,
+      r.rid,
+    );
+    if (r.sd) {
+      stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)").run(r.rid, vecBlob(vector));
+      return;
+    }
+    stmt(db, "DELETE FROM memory_vec WHERE rowid = ?").run(BigInt(r.rid));
+    stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)").run(BigInt(r.rid), r.spaceId, vecBlob(vector));
+    stmt(db, "DELETE FROM memory_fts WHERE rowid = ?").run(BigInt(r.rid));
+    stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)").run(BigInt(r.rid), content);
+  });
+  tx();
+}
+
+/** Retrieval promotion: count it, stamp it, +1 importance (capped at 5). */
+export function recordRetrievals(db: Database.Database, ids: string[], at: string = nowIso()): void {
+  if (ids.length === 0) return;
+  const upd = stmt(
+    db,
+    `UPDATE memories SET retrieval_count = retrieval_count + 1, last_retrieved_at = ?,
+       importance = min(5, importance + 1) WHERE id = ? AND soft_deleted = 0`,
+  );
+  db.transaction(() => {
+    for (const id of ids) upd.run(at, id);
+  })();
+}
+
+export function setPinned(db: Database.Database, id: string, pinned: boolean): boolean {
+  const r = stmt(db, "UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ?").run(
+    pinned ? 1 : 0,
+    pinned ? 1 : 0,
+    id,
+  );
+  return r.changes > 0;
+}
+
+/** Live memories of a space whose content contains `pattern`, case-insensitively (Unicode-aware). */
+export function findLiveContaining(db: Database.Database, spaceId: string, pattern: string, limit = 10_000): MemoryRow[] {
+  const needle = pattern.toLocaleLowerCase();
+  // ASCII lower() in SQL prefilters; non-ASCII patterns are matched in JS over the space's live rows.
+  const ascii = /^[\x00-\x7f]*$/.test(pattern);
+  const rows = (
+    ascii
+      ? stmt(db, `SELECT ${COLUMNS} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND instr(lower(content), ?) > 0 LIMIT ?`).all(
+          spaceId,
+          needle,
+          limit,
+        )
+      : stmt(db, `SELECT ${COLUMNS} FROM memories WHERE space_id = ? AND soft_deleted = 0`).all(spaceId)
+  ) as Record<string, unknown>[];
+  return rows
+    .map(rowToMemory)
+    .filter((m) => m.content.toLocaleLowerCase().includes(needle))
+    .slice(0, limit);
+}
+
+export interface StoreCounts {
+  memories: number;
+  vectors: number;
+  fts: number;
+}
+
+/** Live-row counts of the three tables; equal when the store is consistent. */
+export function storeCounts(db: Database.Database): StoreCounts {
+  const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+  return {
+    memories: one("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0"),
+    vectors: one("SELECT count(*) AS n FROM memory_vec"),
+    fts: one("SELECT count(*) AS n FROM memory_fts"),
+  };
+}
+
+/**
+ * The three-table invariant, checked row by row: every live memory has exactly one vector and one FTS
+ * row under its rid, and nothing else is there. Returns the problems found (empty when consistent).
+ */
+export function checkInvariant(db: Database.Database): string[] {
+  const problems: string[] = [];
+  const c = storeCounts(db);
+  if (c.memories !== c.vectors || c.memories !== c.fts) {
+    problems.push(`live counts differ: memories=${c.memories} vectors=${c.vectors} fts=${c.fts}`);
+  }
+  const missingVec = db
+    .prepare("SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_vec v WHERE v.rowid = m.rid)")
+    .get() as { n: number };
+  if (missingVec.n) problems.push(`${missingVec.n} live memories lack a vector`);
+  const missingFts = db
+    .prepare("SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_fts f WHERE f.rowid = m.rid)")
+    .get() as { n: number };
+  if (missingFts.n) problems.push(`${missingFts.n} live memories lack an FTS row`);
+  const strayVec = db
+    .prepare("SELECT count(*) AS n FROM memory_vec v WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = v.rowid AND m.soft_deleted = 0)")
+    .get() as { n: number };
+  if (strayVec.n) problems.push(`${strayVec.n} vectors belong to no live memory`);
+  const strayFts = db
+    .prepare("SELECT count(*) AS n FROM memory_fts f WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = f.rowid AND m.soft_deleted = 0)")
+    .get() as { n: number };
+  if (strayFts.n) problems.push(`${strayFts.n} FTS rows belong to no live memory`);
+  return problems;
+}
+
+export type { OpenedDb };

@@ -1,0 +1,218 @@
+import type Database from "better-sqlite3";
+import { getDb } from "../db";
+import { EmbedderUnavailableError, getEmbedder, type EmbedderStatus } from "../embedder/supervisor";
+import { chunkWords } from "../memory/chunker";
+import { EmbedderResponseError, HttpEmbedClient, type Embedder } from "../memory/embed-client";
+import { retrieve, type RetrieveResult } from "../memory/retrieve";
+import { loadRetrievalSettings, type RetrievalSettings } from "../memory/settings";
+import {
+  bindEmbeddingModel,
+  boundModel,
+  contentHash,
+  findLiveByHash,
+  findLiveContaining,
+  getMemory,
+  insertMemories,
+  purgeMemories,
+  restoreMemories,
+  setPinned,
+  softDeleteMemories,
+  spaceExists,
+  storeCounts,
+  StoreError,
+  type MemoryRow,
+  type NewMemory,
+} from "../memory/store";
+import type { NewMemoryInput, SearchInput } from "./schemas";
+
+export const DEFAULT_SPACE = "personal";
+export const FORGET_UNDO_DAYS = 7;
+
+/** What every service needs: the store and an embedder (the supervised server in the app). */
+export interface MemoContext {
+  db: Database.Database;
+  embedder: Embedder;
+  embedderStatus?: () => EmbedderStatus;
+}
+
+/** An error with the HTTP status it maps to; the message is meant for people. */
+export class ServiceError extends Error {
+  constructor(
+    readonly status: 400 | 404 | 409 | 413 | 502 | 503,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ServiceError";
+  }
+}
+
+/** Translate engine errors into ServiceErrors; rethrow anything unexpected. */
+export function asServiceError(e: unknown): ServiceError | undefined {
+  if (e instanceof ServiceError) return e;
+  if (e instanceof EmbedderUnavailableError) return new ServiceError(503, e.message);
+  if (e instanceof EmbedderResponseError) return new ServiceError(502, `The embedding server gave a bad answer: ${e.message}. Nothing was written.`);
+  if (e instanceof StoreError) return new ServiceError(e.code === "NOT_FOUND" ? 404 : e.code === "MODEL_MISMATCH" ? 409 : 400, e.message);
+  return undefined;
+}
+
+const g = globalThis as unknown as { __memoContext?: MemoContext };
+
+/** The app's context: the process-wide store and supervised embedding server. */
+export function appContext(): MemoContext {
+  if (!g.__memoContext) {
+    const sup = getEmbedder();
+    const embedder = new HttpEmbedClient(() => sup.ensureHealthy(10_000), { onTransportError: () => sup.reportFailure() });
+    g.__memoContext = { db: getDb().sqlite, embedder, embedderStatus: () => sup.status() };
+  }
+  return g.__memoContext;
+}
+
+export function setAppContext(ctx: MemoContext | undefined): void {
+  g.__memoContext = ctx;
+}
+
+/** The model the store is bound to, binding an empty store to the embedder's model on first use. */
+export async function activeModel(ctx: MemoContext): Promise<{ model: string; dim: number }> {
+  const info = await ctx.embedder.info();
+  const bound = boundModel(ctx.db);
+  if (!bound || bound.model !== info.model || bound.dim !== info.dim) bindEmbeddingModel(ctx.db, info.model, info.dim);
+  return info;
+}
+
+export async function retrievalSettings(ctx: MemoContext): Promise<RetrievalSettings> {
+  const { model } = await activeModel(ctx);
+  return loadRetrievalSettings(ctx.db, model);
+}
+
+/**
+ * Add memories. Each text is chunked (300 words, 50 overlap) and embedded before the write; then every
+ * chunk of every item is written in ONE transaction (all or nothing). A chunk whose exact content is
+ * already live in the space is not stored twice: its existing id is returned. Returns ids per item.
+ */
+export async function addMemories(ctx: MemoContext, items: NewMemoryInput[], defaults: Partial<NewMemory> = {}): Promise<string[][]> {
+  const { model } = await activeModel(ctx);
+  type Slot = { item: number; existing?: string; chunk?: NewMemory };
+  const slots: Slot[] = [];
+  const pendingHashes = new Map<string, number>();
+  items.forEach((it, idx) => {
+    const spaceId = it.space ?? defaults.spaceId ?? DEFAULT_SPACE;
+    const chunks = chunkWords(it.text, 300, 50);
+    chunks.forEach((content, chunkIndex) => {
+      const key = `${spaceId}\u0000${contentHash(content)}`;
+      const existing = findLiveByHash(ctx.db, spaceId, contentHash(content));
+      if (existing) return slots.push({ item: idx, existing: existing.id });
+      if (pendingHashes.has(key)) return slots.push({ item: idx, existing: `pending:${pendingHashes.get(key)}` });
+      pendingHashes.set(key, slots.length);
+      slots.push({
+        item: idx,
+        chunk: {
+          ...defaults,
+          spaceId,
+          content,
+          timestamp: it.timestamp ?? defaults.timestamp,
+          kind: it.kind ?? defaults.kind ?? "chat",
+          importance: it.importance ?? defaults.importance,
+          pinned: it.pinned ?? defaults.pinned,
+          chunkIndex: chunks.length > 1 ? chunkIndex : (defaults.chunkIndex ?? null),
+        },
+      });
+    });
+  });
+  const toWrite = slots.filter((s) => s.chunk);
+  const vectors = toWrite.length ? await ctx.embedder.embedDocuments(toWrite.map((s) => s.chunk!.content)) : [];
+  const newIds = toWrite.length ? insertMemories(ctx.db, toWrite.map((s) => s.chunk!), vectors, model) : [];
+  const idBySlot = new Map<Slot, string>();
+  toWrite.forEach((s, i) => idBySlot.set(s, newIds[i]!));
+  // Pinning an existing duplicate: /remember of something already stored pins it.
+  for (const s of slots) {
+    if (s.existing && !s.existing.startsWith("pending:") && items[s.item]!.pinned) setPinned(ctx.db, s.existing, true);
+  }
+  const out: string[][] = items.map(() => []);
+  for (const s of slots) {
+    const id = s.chunk ? idBySlot.get(s)! : s.existing!.startsWith("pending:") ? idBySlot.get(slots[Number(s.existing!.slice(8))]!)! : s.existing!;
+    if (!out[s.item]!.includes(id)) out[s.item]!.push(id);
+  }
+  return out;
+}
+
+export async function search(ctx: MemoContext, input: SearchInput & { promote?: boolean }): Promise<RetrieveResult & { model: string; settings: RetrievalSettings }> {
+  const spaceId = input.space ?? DEFAULT_SPACE;
+  if (!spaceExists(ctx.db, spaceId)) throw new ServiceError(404, `space '${spaceId}' does not exist`);
+  const { model } = await activeModel(ctx);
+  const settings = { ...loadRetrievalSettings(ctx.db, model), ...(input.options ?? {}) };
+  const res = await retrieve(ctx.db, ctx.embedder, { query: input.query, spaceId, k: input.k, context: input.context, promote: input.promote }, settings);
+  return { ...res, model, settings };
+}
+
+/** `/remember <text>`: a pinned memory (importance 5, never decays). */
+export async function remember(ctx: MemoContext, text: string, space = DEFAULT_SPACE): Promise<{ ids: string[]; message: string }> {
+  const [ids] = await addMemories(ctx, [{ text, space, kind: "remember", pinned: true, importance: 5 }]);
+  return { ids: ids!, message: `Remembered (pinned): “${text.trim().slice(0, 200)}”` };
+}
+
+export interface ForgetResult {
+  count: number;
+  items: { id: string; content: string; timestamp: string }[];
+  /** Restore these ids (restoreMemories) until `until` to undo. */
+  undo: { ids: string[]; until: string };
+  message: string;
+}
+
+/** `/forget <pattern>`: soft-delete live memories of the space whose content contains the pattern (case-insensitive). */
+export function forget(ctx: MemoContext, pattern: string, space = DEFAULT_SPACE): ForgetResult {
+  if (!spaceExists(ctx.db, space)) throw new ServiceError(404, `space '${space}' does not exist`);
+  const matched = findLiveContaining(ctx.db, space, pattern.trim());
+  const changed = new Set(softDeleteMemories(ctx.db, matched.map((m) => m.id)));
+  const items = matched.filter((m) => changed.has(m.id)).map((m) => ({ id: m.id, content: m.content, timestamp: m.timestamp }));
+  const until = new Date(Date.now() + FORGET_UNDO_DAYS * 86_400_000).toISOString();
+  return {
+    count: items.length,
+    items,
+    undo: { ids: items.map((i) => i.id), until },
+    message: items.length
+      ? `Forgot ${items.length} memor${items.length === 1 ? "y" : "ies"} matching “${pattern.trim()}”. Undo is possible for ${FORGET_UNDO_DAYS} days.`
+      : `No memory matches “${pattern.trim()}”.`,
+  };
+}
+
+export function restore(ctx: MemoContext, ids: string[]): { restored: string[] } {
+  return { restored: restoreMemories(ctx.db, ids) };
+}
+
+export function getMemoryOr404(ctx: MemoContext, id: string): MemoryRow {
+  const m = getMemory(ctx.db, id);
+  if (!m) throw new ServiceError(404, `memory ${id} not found`);
+  return m;
+}
+
+/** Delete one memory: soft by default (restorable), or purged from every table. */
+export function deleteMemory(ctx: MemoContext, id: string, purge = false): { id: string; deleted: "soft" | "purged" } {
+  const m = getMemoryOr404(ctx, id);
+  if (purge) {
+    purgeMemories(ctx.db, [m.id]);
+    return { id, deleted: "purged" };
+  }
+  softDeleteMemories(ctx.db, [m.id]);
+  return { id, deleted: "soft" };
+}
+
+export interface Health {
+  ok: boolean;
+  embedder: { status: string; model: string | null; dim: number | null; engine?: string | null; fallback?: boolean; note?: string | null; lastError?: string | null };
+  store: { memories: number; vectors: number; fts: number; consistent: boolean; model: string | null; dim: number | null };
+}
+
+export function health(ctx: MemoContext): Health {
+  const counts = storeCounts(ctx.db);
+  const consistent = counts.memories === counts.vectors && counts.memories === counts.fts;
+  const st = ctx.embedderStatus?.();
+  const bound = boundModel(ctx.db);
+  const embedderOk = st ? st.status === "ready" : true;
+  return {
+    ok: consistent && embedderOk,
+    embedder: st
+      ? { status: st.status, model: st.model, dim: st.dim, engine: st.engine, fallback: st.fallback, note: st.modelReason, lastError: st.lastError }
+      : { status: "external", model: null, dim: null },
+    store: { ...counts, consistent, model: bound?.model ?? null, dim: bound?.dim ?? null },
+  };
+}

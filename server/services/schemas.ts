@@ -1,0 +1,77 @@
+import { z } from "zod";
+
+/** Zod schemas shared by the tRPC routers and the REST routes: one definition of valid input. */
+
+export const SPACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
+export const MAX_MEMORY_CHARS = 100_000;
+export const MAX_QUERY_CHARS = 8_000;
+
+const noNul = (s: string) => !s.includes("\u0000");
+
+export const spaceName = z
+  .string()
+  .regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'");
+
+export const memoryText = z
+  .string()
+  .refine((s) => s.trim().length > 0, "text must not be empty")
+  .refine((s) => s.length <= MAX_MEMORY_CHARS, `text must be at most ${MAX_MEMORY_CHARS} characters`)
+  .refine(noNul, "text must not contain NUL characters");
+
+export const isoTimestamp = z
+  .string()
+  .refine((s) => s.length <= 64 && !Number.isNaN(Date.parse(s)), "timestamp must be an ISO-8601 date or date-time")
+  .transform((s) => new Date(Date.parse(s)).toISOString());
+
+export const memoryKind = z.enum(["chat", "document", "remember", "import", "consolidated"]);
+
+export const newMemoryInput = z.strictObject({
+  text: memoryText,
+  space: spaceName.optional(),
+  timestamp: isoTimestamp.optional(),
+  kind: memoryKind.optional(),
+  importance: z.number().int().min(0).max(5).optional(),
+  pinned: z.boolean().optional(),
+});
+export type NewMemoryInput = z.infer<typeof newMemoryInput>;
+
+export const batchInput = z.strictObject({
+  items: z.array(newMemoryInput).min(1, "items must not be empty").max(1000, "at most 1000 items per batch"),
+});
+
+export const searchInput = z.strictObject({
+  query: z
+    .string()
+    .refine((s) => s.trim().length > 0, "query must not be empty")
+    .refine((s) => s.length <= MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`)
+    .refine(noNul, "query must not contain NUL characters"),
+  space: spaceName.optional(),
+  k: z.number().int().min(1, "k must be at least 1").max(100, "k must be at most 100").optional(),
+  context: z.array(z.string().max(MAX_QUERY_CHARS).refine(noNul, "context must not contain NUL characters")).max(20).optional(),
+  /** Debug Search: override retrieval settings for this query only. */
+  options: z
+    .strictObject({
+      contextMessages: z.number().int().min(0).max(3).optional(),
+      anchorQuery: z.boolean().optional(),
+      qualityFilter: z.boolean().optional(),
+      fusion: z.enum(["rrf", "linear"]).optional(),
+      minSimilarity: z.number().min(-1).max(1).optional(),
+    })
+    .optional(),
+});
+export type SearchInput = z.infer<typeof searchInput>;
+
+export const forgetInput = z.strictObject({
+  pattern: z
+    .string()
+    .refine((s) => s.trim().length >= 2, "pattern must have at least 2 characters")
+    .refine((s) => s.length <= 1000, "pattern must be at most 1000 characters")
+    .refine(noNul, "pattern must not contain NUL characters"),
+  space: spaceName.optional(),
+});
+
+export const idsInput = z.strictObject({
+  ids: z.array(z.string().uuid("ids must be memory ids")).min(1).max(10_000),
+});
+
+export const rememberInput = z.strictObject({ text: memoryText, space: spaceName.optional() });
