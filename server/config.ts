@@ -2,7 +2,7 @@ import path from "node:path";
 
 /** Paths and environment read in one place. Functions, not constants: tests change env per case. */
 export function dataDir(): string {
-  return path.resolve(process.env.MEMO_DATA_DIR ?? path.join(process.cwd(), "data"));
+  return path.resolve(process.env.MEMO_DATA_DIR ?? path.join(/* turbopackIgnore: true */ process.cwd(), "data"));
 }
 
 export function dbPath(): string {
@@ -14,7 +14,7 @@ export function modelsDir(): string {
 }
 
 export function migrationsDir(): string {
-  return path.join(process.cwd(), "drizzle");
+  return path.join(/* turbopackIgnore: true */ process.cwd(), "drizzle");
 }
 
 /** The embedding server's port: MEMO_EMBED_PORT, else 0 (the child picks a free loopback port). */

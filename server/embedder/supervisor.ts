@@ -144,7 +144,7 @@ export class EmbedderSupervisor {
       this.baseUrl = `http://127.0.0.1:${port}`;
       this.engine = `native llama-server (${native})`;
     } else {
-      const script = path.join(process.cwd(), "server", "embedder", "main.ts");
+      const script = path.join(/* turbopackIgnore: true */ process.cwd(), "server", "embedder", "main.ts");
       const args = ["--import", "tsx", script, "--port", String(embedPort()), "--watch-stdin"];
       if (this.choice.kind === "gguf") args.push("--model", this.choice.path);
       if (process.env.MEMO_EMBED_THREADS) args.push("--threads", process.env.MEMO_EMBED_THREADS);

@@ -1,0 +1,13 @@
+import { handle, json } from "@/server/http/rest";
+import { appContext, health } from "@/server/services/memory-service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** GET /api/health → { ok, embedder: { status, model, dim }, store: { memories, vectors, fts } } */
+export function GET() {
+  return handle(() => {
+    const h = health(appContext());
+    return json(h, h.ok ? 200 : 503);
+  });
+}

@@ -1,0 +1,22 @@
+import { errorResponse, handle, json } from "@/server/http/rest";
+import { appContext, deleteMemory, getMemoryOr404 } from "@/server/services/memory-service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** GET /api/v1/memories/:id → the memory */
+export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  if (!UUID.test(id)) return errorResponse(400, "id must be a memory id (UUID)");
+  return handle(() => json(getMemoryOr404(appContext(), id)));
+}
+
+/** DELETE /api/v1/memories/:id[?purge=true] → soft delete (restorable) or purge from all tables */
+export async function DELETE(req: Request, { params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  if (!UUID.test(id)) return errorResponse(400, "id must be a memory id (UUID)");
+  const purge = new URL(req.url).searchParams.get("purge") === "true";
+  return handle(() => json(deleteMemory(appContext(), id, purge)));
+}

@@ -1,0 +1,15 @@
+import { handle, json, readBody } from "@/server/http/rest";
+import { newMemoryInput } from "@/server/services/schemas";
+import { addMemories, appContext } from "@/server/services/memory-service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** POST /api/v1/memories { text, space?, timestamp?, kind?, importance?, pinned? } → 201 { ids } */
+export function POST(req: Request) {
+  return handle(async () => {
+    const input = await readBody(req, newMemoryInput);
+    const [ids] = await addMemories(appContext(), [input]);
+    return json({ ids }, 201);
+  });
+}

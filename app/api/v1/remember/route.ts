@@ -1,0 +1,14 @@
+import { handle, json, readBody } from "@/server/http/rest";
+import { rememberInput } from "@/server/services/schemas";
+import { appContext, remember } from "@/server/services/memory-service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** POST /api/v1/remember { text, space? } → 201 { ids, message } (a pinned memory) */
+export function POST(req: Request) {
+  return handle(async () => {
+    const input = await readBody(req, rememberInput);
+    return json(await remember(appContext(), input.text, input.space), 201);
+  });
+}

@@ -1,0 +1,18 @@
+import { handle, json, readBody } from "@/server/http/rest";
+import { searchInput } from "@/server/services/schemas";
+import { appContext, search } from "@/server/services/memory-service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/**
+ * POST /api/v1/search { query, space?, k?, context? } →
+ * { results: [{ id, content, timestamp, matchType, importance, scores: { similarity, ftsRank, rrf } }], timings }
+ */
+export function POST(req: Request) {
+  return handle(async () => {
+    const input = await readBody(req, searchInput);
+    const r = await search(appContext(), input);
+    return json({ results: r.results, dropped: r.dropped, queries: r.queries, timings: r.timings, model: r.model });
+  });
+}

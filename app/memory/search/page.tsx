@@ -1,0 +1,14 @@
+import { DebugSearch } from "./debug-search";
+import { EmbedderBanner } from "./embedder-banner";
+
+export const dynamic = "force-dynamic";
+
+export default function DebugSearchPage() {
+  return (
+    <div className="space-y-4">
+      <h1 className="text-2xl font-semibold">Memory · Debug Search</h1>
+      <EmbedderBanner />
+      <DebugSearch />
+    </div>
+  );
+}

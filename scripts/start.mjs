@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// `npm start`: build if the build is missing or older than the sources, then serve.
+// PORT (default 3000), MEMO_HOST (default 127.0.0.1) and MEMO_DATA_DIR change port, address and data folder.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+process.chdir(root);
+const host = process.env.MEMO_HOST ?? "127.0.0.1";
+const port = process.env.PORT ?? "3000";
+const loopback = ["127.0.0.1", "localhost", "::1"].includes(host) || host.startsWith("127.");
+if (!loopback && process.env.MEMO_ALLOW_NO_AUTH !== "1") {
+  console.error(
+    `Memo refuses to listen on ${host}: it holds your private history and this version has no login yet.\n` +
+      `Bind to loopback (MEMO_HOST=127.0.0.1), or put it behind your own authenticating proxy and set MEMO_ALLOW_NO_AUTH=1.`,
+  );
+  process.exit(2);
+}
+
+function newestMtime(dir) {
+  let newest = 0;
+  if (!fs.existsSync(dir)) return 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (e.name === "node_modules" || e.name.startsWith(".")) continue;
+    const p = path.join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+const buildId = path.join(root, ".next", "BUILD_ID");
+const sources = Math.max(newestMtime("app"), newestMtime("server"), newestMtime("public"), fs.statSync("package.json").mtimeMs, fs.statSync("next.config.mjs").mtimeMs);
+if (!fs.existsSync(buildId) || fs.statSync(buildId).mtimeMs < sources) {
+  console.log("[memo] building the app (first start or sources changed)…");
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+console.log(`[memo] serving on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+const child = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", port, "-H", host], {
+  stdio: "inherit",
+  env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+});
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
