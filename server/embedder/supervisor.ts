@@ -70,6 +70,8 @@ export class EmbedderSupervisor {
   private engine: string | null = null;
   private restarts = 0;
   private lastError: string | null = null;
+  /** Why the supervisor itself killed the current child (kept in lastError when it exits). */
+  private killReason: string | null = null;
   private healthFailures = 0;
   private backoffMs: number;
   private healthTimer: NodeJS.Timeout | null = null;
@@ -128,6 +130,7 @@ export class EmbedderSupervisor {
   private async spawnChild(): Promise<void> {
     this.state = this.restarts > 0 ? "restarting" : "starting";
     this.healthFailures = 0;
+    this.killReason = null;
     this.startedAt = Date.now();
     const env: NodeJS.ProcessEnv = { ...process.env, OMP_WAIT_POLICY: "PASSIVE" };
     const native = this.choice.kind === "gguf" && !this.opts.preferNode ? findLlamaServer() : undefined;
@@ -179,7 +182,11 @@ export class EmbedderSupervisor {
         return;
       }
       const tail = stderrTail.trim().split("\n").slice(-3).join(" | ");
-      this.lastError = `embedding server exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ""}`;
+      const cause = this.killReason;
+      this.killReason = null;
+      this.lastError = `embedding server exited (${signal ?? `code ${code}`})${
+        cause ? ` after the supervisor killed it: ${cause}` : tail ? `: ${tail}` : ""
+      }`;
       this.opts.log(`${this.lastError}; restarting in ${this.backoffMs} ms`);
       this.scheduleRestart();
     });
@@ -243,13 +250,13 @@ export class EmbedderSupervisor {
     if (this.state === "ready") {
       this.healthFailures++;
       if (this.healthFailures >= this.opts.maxHealthFailures) {
-        this.lastError = `embedding server stopped answering /health (${this.healthFailures} checks); killing it`;
-        this.opts.log(this.lastError);
-        this.killChild();
+        this.lastError = `embedding server stopped answering /health (${this.healthFailures} checks)`;
+        this.opts.log(`${this.lastError}; killing it`);
+        this.killChild(this.lastError);
       }
     } else if (!loading && Date.now() - this.startedAt > this.opts.startTimeoutMs) {
       this.lastError = `embedding server did not become healthy within ${this.opts.startTimeoutMs} ms`;
-      this.killChild();
+      this.killChild(this.lastError);
     }
   }
 
@@ -267,9 +274,10 @@ export class EmbedderSupervisor {
     }
   }
 
-  private killChild(): void {
+  private killChild(reason: string): void {
     const c = this.child;
     if (!c) return;
+    this.killReason = reason;
     this.state = "restarting";
     try {
       c.kill("SIGKILL");

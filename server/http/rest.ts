@@ -18,8 +18,7 @@ export function errorResponse(status: number, message: string): Response {
 export async function readBody<T>(req: Request, schema: ZodType<T>, maxBytes = MAX_JSON_BYTES): Promise<T> {
   const declared = Number(req.headers.get("content-length") ?? 0);
   if (declared > maxBytes) throw new ServiceError(413, `request body is larger than ${maxBytes} bytes`);
-  const buf = new Uint8Array(await req.arrayBuffer());
-  if (buf.byteLength > maxBytes) throw new ServiceError(413, `request body is larger than ${maxBytes} bytes`);
+  const buf = await readCapped(req, maxBytes);
   if (buf.byteLength === 0) throw new ServiceError(400, "request body is empty; send a JSON object");
   let text: string;
   try {
@@ -36,6 +35,34 @@ export async function readBody<T>(req: Request, schema: ZodType<T>, maxBytes = M
   const parsed = schema.safeParse(data);
   if (!parsed.success) throw new ServiceError(400, formatZod(parsed.error));
   return parsed.data;
+}
+
+/**
+ * The body's bytes, reading no further than the cap: a body without (or with a false) Content-Length is
+ * counted as it streams in and cancelled once past maxBytes, so an oversized upload is never buffered whole.
+ */
+async function readCapped(req: Request, maxBytes: number): Promise<Uint8Array> {
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new ServiceError(413, `request body is larger than ${maxBytes} bytes`);
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
 }
 
 export function formatZod(e: ZodError): string {

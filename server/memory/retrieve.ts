@@ -5,7 +5,7 @@ import { keywordSearch } from "./keyword-search";
 import { buildQueries, candidatePool, type RetrievalQuery } from "./query-builder";
 import type { RetrievalSettings } from "./settings";
 import { getMemoriesByRid, recordRetrievals, type MemoryKind } from "./store";
-import { vectorSearch } from "./vector-search";
+import { vectorSearchWithSource, type VectorSource } from "./vector-search";
 
 export interface RetrieveRequest {
   query: string;
@@ -50,6 +50,8 @@ export interface RetrieveResult {
   queries: RetrievalQuery[];
   pool: number;
   timings: { embedMs: number; vectorMs: number; keywordMs: number; fuseMs: number; retrievalMs: number; totalMs: number };
+  /** Where the vector leg was served from: the in-memory ANN index, or vec0 while it is not ready. */
+  vectorSource: VectorSource | null;
 }
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
@@ -83,12 +85,14 @@ export function searchWithVectors(
   const lists: RankedList[] = [];
   let vectorMs = 0;
   let keywordMs = 0;
+  let vectorSource: VectorSource | null = null;
   const tStart = process.hrtime.bigint();
   queries.forEach((q, i) => {
     const roleWeight = q.role === "anchor" ? settings.weights.anchor : 1;
     let t = process.hrtime.bigint();
     if (settings.weights.vector > 0) {
-      const hits = vectorSearch(db, req.spaceId, vectors[i]!, pool);
+      const { hits, source } = vectorSearchWithSource(db, req.spaceId, vectors[i]!, pool);
+      vectorSource = source;
       lists.push({ kind: "vector", weight: settings.weights.vector * roleWeight, items: hits.map((h) => ({ rid: h.rid, score: h.similarity })) });
     }
     vectorMs += ms(t);
@@ -137,6 +141,7 @@ export function searchWithVectors(
     dropped: droppedOut,
     queries,
     pool,
+    vectorSource,
     timings: { embedMs: 0, vectorMs, keywordMs, fuseMs, retrievalMs: ms(tStart), totalMs: ms(tStart) },
   };
 }

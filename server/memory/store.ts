@@ -76,6 +76,40 @@ function stmt(db: Database.Database, sql: string): Database.Statement {
   return s;
 }
 
+/** What one committed write did to memory_vec, for in-memory indexes that mirror it. */
+export interface VectorWrite {
+  added: { rid: number; spaceId: string; vector: Float32Array }[];
+  removed: { rid: number; spaceId: string }[];
+  /** The store's vec_generation after this write. */
+  generation: number;
+}
+
+type VectorListener = (w: VectorWrite) => void;
+const listeners = new WeakMap<Database.Database, Set<VectorListener>>();
+
+/** Be told, after commit, of every change to the vectors of this connection's store. */
+export function onVectorWrite(db: Database.Database, fn: VectorListener): () => void {
+  let set = listeners.get(db);
+  if (!set) listeners.set(db, (set = new Set()));
+  set.add(fn);
+  return () => set!.delete(fn);
+}
+
+/** Inside a write transaction: bump the generation that tells mirrors whether they are current. */
+function bumpGeneration(db: Database.Database): number {
+  const g = Number(getMeta(db, "vec_generation") ?? 0) + 1;
+  setMeta(db, "vec_generation", String(g));
+  return g;
+}
+
+function notify(db: Database.Database, w: VectorWrite): void {
+  const set = listeners.get(db);
+  if (!set || (w.added.length === 0 && w.removed.length === 0)) return;
+  for (const fn of set) fn(w);
+}
+
+const blobToVector = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+
 export function getMeta(db: Database.Database, key: string): string | undefined {
   const r = stmt(db, "SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
   return r?.value;
@@ -176,6 +210,7 @@ export function insertMemories(
   const insertVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
   const insertFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
   const maxRid = stmt(db, "SELECT coalesce(max(rid), 0) AS r FROM memories");
+  const added: VectorWrite["added"] = [];
   const tx = db.transaction(() => {
     let rid = (maxRid.get() as { r: number }).r;
     const ids: string[] = [];
@@ -204,11 +239,14 @@ export function insertMemories(
       });
       insertVec.run(BigInt(rid), m.spaceId, vecBlob(vectors[i]!));
       insertFts.run(BigInt(rid), m.content);
+      added.push({ rid, spaceId: m.spaceId, vector: vectors[i]! });
       ids.push(id);
     }
-    return ids;
+    return { ids, generation: bumpGeneration(db) };
   });
-  return tx();
+  const { ids, generation } = tx();
+  notify(db, { added, removed: [], generation });
+  return ids;
 }
 
 export function getMemory(db: Database.Database, id: string): MemoryRow | undefined {
@@ -231,27 +269,31 @@ export function getMemoriesByRid(db: Database.Database, rids: number[]): Map<num
  * is flagged in memories, in one transaction. Returns the ids actually changed.
  */
 export function softDeleteMemories(db: Database.Database, ids: string[], at: string = nowIso()): string[] {
-  const get = stmt(db, "SELECT rid FROM memories WHERE id = ? AND soft_deleted = 0");
+  const get = stmt(db, "SELECT rid, space_id AS spaceId FROM memories WHERE id = ? AND soft_deleted = 0");
   const readVec = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
   const park = stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)");
   const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const flag = stmt(db, "UPDATE memories SET soft_deleted = 1, deleted_at = ? WHERE rid = ?");
+  const removed: VectorWrite["removed"] = [];
   const tx = db.transaction(() => {
     const changed: string[] = [];
     for (const id of ids) {
-      const r = get.get(id) as { rid: number } | undefined;
+      const r = get.get(id) as { rid: number; spaceId: string } | undefined;
       if (!r) continue;
       const v = readVec.get(BigInt(r.rid)) as { embedding: Buffer } | undefined;
       if (v) park.run(r.rid, v.embedding);
       delVec.run(BigInt(r.rid));
       delFts.run(BigInt(r.rid));
       flag.run(at, r.rid);
+      removed.push({ rid: r.rid, spaceId: r.spaceId });
       changed.push(id);
     }
-    return changed;
+    return { changed, generation: changed.length ? bumpGeneration(db) : 0 };
   });
-  return tx();
+  const { changed, generation } = tx();
+  notify(db, { added: [], removed, generation });
+  return changed;
 }
 
 /** Undo a soft delete: vector back from memory_vec_trash, content back into memory_fts, one transaction. */
@@ -262,6 +304,7 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
   const insVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
   const insFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
   const unflag = stmt(db, "UPDATE memories SET soft_deleted = 0, deleted_at = NULL WHERE rid = ?");
+  const added: VectorWrite["added"] = [];
   const tx = db.transaction(() => {
     const changed: string[] = [];
     for (const id of ids) {
@@ -273,34 +316,41 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
       insFts.run(BigInt(r.rid), r.content);
       unpark.run(r.rid);
       unflag.run(r.rid);
+      added.push({ rid: r.rid, spaceId: r.spaceId, vector: blobToVector(v.embedding) });
       changed.push(id);
     }
-    return changed;
+    return { changed, generation: changed.length ? bumpGeneration(db) : 0 };
   });
-  return tx();
+  const { changed, generation } = tx();
+  notify(db, { added, removed: [], generation });
+  return changed;
 }
 
 /** Remove memories for good from all tables, live or soft-deleted. */
 export function purgeMemories(db: Database.Database, ids: string[]): number {
-  const get = stmt(db, "SELECT rid FROM memories WHERE id = ?");
+  const get = stmt(db, "SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ?");
   const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
   const delMem = stmt(db, "DELETE FROM memories WHERE rid = ?");
+  const removed: VectorWrite["removed"] = [];
   const tx = db.transaction(() => {
     let n = 0;
     for (const id of ids) {
-      const r = get.get(id) as { rid: number } | undefined;
+      const r = get.get(id) as { rid: number; spaceId: string; sd: number } | undefined;
       if (!r) continue;
       delVec.run(BigInt(r.rid));
       delFts.run(BigInt(r.rid));
       delTrash.run(r.rid);
       delMem.run(r.rid);
+      if (!r.sd) removed.push({ rid: r.rid, spaceId: r.spaceId });
       n++;
     }
-    return n;
+    return { n, generation: removed.length ? bumpGeneration(db) : 0 };
   });
-  return tx();
+  const { n, generation } = tx();
+  notify(db, { added: [], removed, generation });
+  return n;
 }
 
 /** Replace a memory's content and vector in place (same id), in one transaction. */
@@ -318,14 +368,16 @@ export function updateMemoryContent(db: Database.Database, id: string, content: 
     );
     if (r.sd) {
       stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)").run(r.rid, vecBlob(vector));
-      return;
+      return null;
     }
     stmt(db, "DELETE FROM memory_vec WHERE rowid = ?").run(BigInt(r.rid));
     stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)").run(BigInt(r.rid), r.spaceId, vecBlob(vector));
     stmt(db, "DELETE FROM memory_fts WHERE rowid = ?").run(BigInt(r.rid));
     stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)").run(BigInt(r.rid), content);
+    return { rid: r.rid, spaceId: r.spaceId, generation: bumpGeneration(db) };
   });
-  tx();
+  const w = tx();
+  if (w) notify(db, { added: [{ rid: w.rid, spaceId: w.spaceId, vector }], removed: [], generation: w.generation });
 }
 
 /** Retrieval promotion: count it, stamp it, +1 importance (capped at 5). */

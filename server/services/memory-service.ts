@@ -1,4 +1,6 @@
+import path from "node:path";
 import type Database from "better-sqlite3";
+import { startAnnIndex } from "../memory/ann-index";
 import { getDb } from "../db";
 import { EmbedderUnavailableError, getEmbedder, type EmbedderStatus } from "../embedder/supervisor";
 import { chunkWords } from "../memory/chunker";
@@ -76,7 +78,18 @@ export async function activeModel(ctx: MemoContext): Promise<{ model: string; di
   const info = await ctx.embedder.info();
   const bound = boundModel(ctx.db);
   if (!bound || bound.model !== info.model || bound.dim !== info.dim) bindEmbeddingModel(ctx.db, info.model, info.dim);
+  startVectorIndex(ctx.db, info.dim);
   return info;
+}
+
+/**
+ * Serve vector queries from the in-memory ANN index (built in the background, persisted beside the
+ * store). MEMO_ANN=off keeps every query on vec0's exact scan.
+ */
+export function startVectorIndex(db: Database.Database, dim: number): void {
+  if (process.env.MEMO_ANN === "off") return;
+  const dir = db.name === ":memory:" || !db.name ? null : path.join(path.dirname(db.name), "ann");
+  startAnnIndex(db, dim, dir);
 }
 
 export async function retrievalSettings(ctx: MemoContext): Promise<RetrievalSettings> {
@@ -146,6 +159,7 @@ export async function search(ctx: MemoContext, input: SearchInput & { promote?: 
 
 /** `/remember <text>`: a pinned memory (importance 5, never decays). */
 export async function remember(ctx: MemoContext, text: string, space = DEFAULT_SPACE): Promise<{ ids: string[]; message: string }> {
+  if (text.trim().length === 0) throw new ServiceError(400, "text must not be empty");
   const [ids] = await addMemories(ctx, [{ text, space, kind: "remember", pinned: true, importance: 5 }]);
   return { ids: ids!, message: `Remembered (pinned): “${text.trim().slice(0, 200)}”` };
 }
@@ -160,6 +174,8 @@ export interface ForgetResult {
 
 /** `/forget <pattern>`: soft-delete live memories of the space whose content contains the pattern (case-insensitive). */
 export function forget(ctx: MemoContext, pattern: string, space = DEFAULT_SPACE): ForgetResult {
+  // A blank pattern is a substring of everything: never let it reach the store (the schemas check this too).
+  if (pattern.trim().length < 2) throw new ServiceError(400, "pattern must have at least 2 characters");
   if (!spaceExists(ctx.db, space)) throw new ServiceError(404, `space '${space}' does not exist`);
   const matched = findLiveContaining(ctx.db, space, pattern.trim());
   const changed = new Set(softDeleteMemories(ctx.db, matched.map((m) => m.id)));

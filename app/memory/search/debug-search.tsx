@@ -47,6 +47,7 @@ export function DebugSearch() {
     setSubmitted(draft);
   };
   const rrfMax = Math.max(1e-9, ...(result.data?.results.map((r) => r.scores.rrf) ?? [0]));
+  const finalMax = Math.max(1e-9, ...(result.data?.results.map((r) => r.scores.final) ?? [0]));
   const pool = result.data?.pool ?? 20;
 
   return (
@@ -69,9 +70,9 @@ export function DebugSearch() {
           </button>
         </div>
         <div className="flex flex-wrap items-center gap-4 text-sm">
-          <label className="flex items-center gap-2">
+          <label className="flex min-w-0 max-w-full items-center gap-2">
             Space
-            <select value={space} onChange={(e) => setSpace(e.target.value)} className="rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900">
+            <select value={space} onChange={(e) => setSpace(e.target.value)} className="min-w-0 max-w-full rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900">
               {(spaces.data ?? ["personal"]).map((s) => (
                 <option key={s}>{s}</option>
               ))}
@@ -129,6 +130,8 @@ export function DebugSearch() {
                   <Bar label="similarity" value={r.scores.similarity} max={1} text={r.scores.similarity === null ? "—" : r.scores.similarity.toFixed(3)} />
                   <Bar label="FTS rank" value={r.scores.ftsRank === null ? null : pool + 1 - r.scores.ftsRank} max={pool} text={r.scores.ftsRank === null ? "—" : `#${r.scores.ftsRank}`} />
                   <Bar label="RRF" value={r.scores.rrf} max={rrfMax} text={r.scores.rrf.toFixed(4)} />
+                  {/* The score the results are ranked by: the configured fusion (RRF or linear) plus importance. */}
+                  <Bar label="score" value={r.scores.final} max={finalMax} text={r.scores.final.toFixed(3)} />
                 </div>
               </li>
             ))}

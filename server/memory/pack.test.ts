@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { estimateTokens, packMemories, type PackItem } from "./pack";
+
+const item = (content: string, over: Partial<PackItem> = {}): PackItem => ({
+  content,
+  timestamp: "2024-06-15T09:30:00.000Z",
+  matchType: "hybrid",
+  importance: 5,
+  ...over,
+});
+
+test("format: header, one dated line per memory, match and importance underneath", () => {
+  const { block, used } = packMemories([item("Sister Anna lives in Berlin")], 6, 1500);
+  assert.equal(block, "[Relevant Memories]\n- 2024-06-15: Sister Anna lives in Berlin\n  (match: hybrid, importance: 5)");
+  assert.equal(used, 1);
+});
+
+test("several memories keep their order, match types and importances; multi-line content is indented", () => {
+  const { block, used } = packMemories(
+    [
+      item("first", { matchType: "vector", importance: 1, timestamp: "2023-01-02T00:00:00Z" }),
+      item("  line one\n\n  line two  ", { matchType: "fts", importance: 0 }),
+    ],
+    6,
+    1500,
+  );
+  assert.equal(used, 2);
+  assert.equal(
+    block,
+    "[Relevant Memories]\n- 2023-01-02: first\n  (match: vector, importance: 1)\n- 2024-06-15: line one\n  line two\n  (match: fts, importance: 0)",
+  );
+});
+
+test("nothing recalled: empty block", () => {
+  assert.deepEqual(packMemories([], 6, 1500), { block: "", used: 0 });
+});
+
+test("topN caps the number of memories", () => {
+  const items = Array.from({ length: 10 }, (_, i) => item(`memory ${i}`));
+  const { block, used } = packMemories(items, 3, 1500);
+  assert.equal(used, 3);
+  assert.equal(block.split("\n- ").length - 1, 3);
+  assert.ok(block.includes("memory 2") && !block.includes("memory 3"));
+});
+
+test("token budget: a memory that does not fit is skipped and later ones that fit still go in", () => {
+  const items = [item("short one"), item("x".repeat(2000)), item("short two")];
+  const { block, used } = packMemories(items, 6, 100);
+  assert.equal(used, 2);
+  assert.ok(block.includes("short one") && block.includes("short two"));
+  assert.ok(!block.includes("xxxx"));
+  assert.ok(estimateTokens(block) <= 100, `block is ${estimateTokens(block)} tokens`);
+});
+
+test("a single overlong first memory is truncated to fit, marked with …", () => {
+  const long = "word ".repeat(2000).trim();
+  const { block, used } = packMemories([item(long), item("second")], 6, 200);
+  assert.equal(used, 1);
+  assert.match(block, /^\[Relevant Memories\]\n- 2024-06-15: (word ?)+…\n {2}\(match: hybrid, importance: 5\)$/);
+  assert.ok(estimateTokens(block) <= 200, `block is ${estimateTokens(block)} tokens`);
+  assert.ok(block.length > 500, "the cut keeps most of the budget");
+});
+
+test("a truncated multi-line memory stays within the budget too", () => {
+  const long = "line\n".repeat(2000);
+  const { block, used } = packMemories([item(long)], 6, 200);
+  assert.equal(used, 1);
+  assert.ok(block.endsWith("…\n  (match: hybrid, importance: 5)"));
+  assert.ok(estimateTokens(block) <= 200, `block is ${estimateTokens(block)} tokens`);
+});
+
+test("a budget too small for a useful cut skips that memory; a later one that fits still goes in", () => {
+  assert.deepEqual(packMemories([item("y".repeat(1000))], 6, 25), { block: "", used: 0 });
+  assert.deepEqual(packMemories([item("y".repeat(1000)), item("hi")], 6, 25), {
+    block: "[Relevant Memories]\n- 2024-06-15: hi\n  (match: hybrid, importance: 5)",
+    used: 1,
+  });
+});
+
+test("estimateTokens is ceil(chars / 4)", () => {
+  assert.equal(estimateTokens(""), 0);
+  assert.equal(estimateTokens("abcd"), 1);
+  assert.equal(estimateTokens("abcde"), 2);
+});

@@ -1,0 +1,157 @@
+/**
+ * Hybrid retrieval end to end on a real store with the real bundled embedding model (USE-lite, in process).
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
+import { axisVector, openTempStore, type TempStore } from "../test/temp-store";
+import { candidatePool } from "./query-builder";
+import { retrieve, searchWithVectors } from "./retrieve";
+import { defaultSettingsFor, type RetrievalSettings } from "./settings";
+import { getMemory, insertMemories, softDeleteMemories } from "./store";
+
+let s: TempStore;
+let emb: InProcessEmbedder;
+let model: string;
+let base: RetrievalSettings;
+const id: Record<string, string> = {};
+
+const CORPUS: Record<string, string> = {
+  dog: "My dog Rex loves chasing tennis balls in the park",
+  tax: "I need to file my tax return before April 15",
+  kitchen: "We are painting the kitchen blue this weekend",
+  sister: "Sister Anna lives in Berlin",
+};
+
+before(async () => {
+  emb = await inProcessEmbedder();
+  ({ model } = await emb.info());
+  base = defaultSettingsFor(model);
+  s = openTempStore({ model, dim: 512 });
+  const keys = Object.keys(CORPUS);
+  const vectors = await emb.embedDocuments(keys.map((k) => CORPUS[k]!));
+  const ids = insertMemories(
+    s.sqlite,
+    keys.map((k) => ({ spaceId: "personal", content: CORPUS[k]!, timestamp: "2024-06-15T00:00:00.000Z" })),
+    vectors,
+    model,
+  );
+  keys.forEach((k, i) => (id[k] = ids[i]!));
+  // The same dog memory in another space, which personal searches must never see.
+  insertMemories(s.sqlite, [{ spaceId: "work", content: CORPUS.dog! }], [vectors[0]!], model);
+});
+after(() => s.close());
+
+const ask = (query: string, over: Partial<RetrievalSettings> = {}, req: Partial<Parameters<typeof retrieve>[2]> = {}) =>
+  retrieve(s.sqlite, emb, { query, spaceId: "personal", ...req }, { ...base, ...over });
+
+test("a semantically related query ranks its memory first (the real model, no shared words)", async () => {
+  const puppy = await ask("my puppy", { qualityFilter: false });
+  assert.equal(puppy.results[0]!.id, id.dog);
+  assert.equal(puppy.results[0]!.matchType, "vector");
+  const irs = await ask("paying the IRS", { qualityFilter: false });
+  assert.equal(irs.results[0]!.id, id.tax);
+  assert.ok(irs.results.findIndex((r) => r.id === id.tax) < irs.results.findIndex((r) => r.id === id.dog));
+});
+
+test("the quality filter keeps the related memory and drops unrelated vector-only ones, saying why", async () => {
+  const res = await ask("my puppy");
+  assert.deepEqual(res.results.map((r) => r.id), [id.dog]);
+  assert.ok(res.results[0]!.scores.similarity! >= base.minSimilarity);
+  assert.equal(res.dropped.length, 3);
+  for (const d of res.dropped) {
+    assert.equal(d.matchType, "vector");
+    assert.match(d.reason, /^vector-only, similarity 0\.\d{3} < 0\.35$/);
+  }
+});
+
+test("a keyword match is found by both legs: hybrid, with its FTS rank and bm25", async () => {
+  const res = await ask("tennis balls");
+  const top = res.results[0]!;
+  assert.equal(top.id, id.dog);
+  assert.equal(top.matchType, "hybrid");
+  assert.equal(top.scores.ftsRank, 1);
+  assert.ok(top.scores.bm25! < 0);
+  assert.ok(top.scores.similarity! > 0);
+  assert.ok(top.scores.final >= top.scores.fused && top.scores.rrf > 0);
+  assert.equal(top.content, CORPUS.dog);
+  assert.equal(top.timestamp, "2024-06-15T00:00:00.000Z");
+});
+
+test("retrieval stays in its space", async () => {
+  const res = await ask("tennis balls", { qualityFilter: false });
+  assert.equal(res.results.length, 4);
+  assert.ok(res.results.every((r) => Object.values(id).includes(r.id)));
+  const work = await retrieve(s.sqlite, emb, { query: "tennis balls", spaceId: "work" }, base);
+  assert.equal(work.results.length, 1);
+  assert.notEqual(work.results[0]!.id, id.dog);
+});
+
+test("k caps the results; the candidate pool follows the formula", async () => {
+  const res = await ask("my weekend plans", { qualityFilter: false }, { k: 2 });
+  assert.equal(res.results.length, 2);
+  assert.equal(res.pool, candidatePool(2));
+  assert.equal((await ask("x", {}, { k: 21 })).pool, 100);
+  assert.equal((await ask("x", { topN: 3, qualityFilter: false })).results.length, 3);
+});
+
+test("queries: context joins the main query, a long message adds the anchor; both are embedded", async () => {
+  emb.calls.length = 0;
+  const res = await ask("tell me again where my sister Anna lives these days", { anchorQuery: true, contextMessages: 3 }, { context: ["older", "we talked about family"] });
+  assert.deepEqual(res.queries, [
+    { role: "main", text: "older\nwe talked about family\ntell me again where my sister Anna lives these days" },
+    { role: "anchor", text: "tell me again where my" },
+  ]);
+  assert.deepEqual(emb.calls, [{ kind: "query", texts: res.queries.map((q) => q.text) }]);
+  assert.equal(res.results[0]!.id, id.sister);
+});
+
+test("promote: only a recall into a prompt bumps retrieval_count and importance", async () => {
+  const before = getMemory(s.sqlite, id.kitchen!)!;
+  await ask("painting the kitchen", {}, { promote: false });
+  assert.deepEqual([getMemory(s.sqlite, id.kitchen!)!.retrievalCount, getMemory(s.sqlite, id.kitchen!)!.importance], [before.retrievalCount, before.importance]);
+  const res = await ask("painting the kitchen", {}, { promote: true });
+  assert.equal(res.results[0]!.id, id.kitchen);
+  const after1 = getMemory(s.sqlite, id.kitchen!)!;
+  assert.equal(after1.retrievalCount, before.retrievalCount + 1);
+  assert.equal(after1.importance, Math.min(5, before.importance + 1));
+  assert.ok(after1.lastRetrievedAt);
+  // Results not returned are not promoted.
+  assert.equal(getMemory(s.sqlite, id.tax!)!.retrievalCount, 0);
+});
+
+test("soft-deleted memories are never returned", async () => {
+  softDeleteMemories(s.sqlite, [id.sister!]);
+  const res = await ask("where does Anna live", { qualityFilter: false });
+  assert.ok(!res.results.some((r) => r.id === id.sister));
+  assert.equal(res.results.length, 3);
+});
+
+test("searchWithVectors: a zero weight switches a leg off", () => {
+  const st = openTempStore({ model: "axis", dim: 4 });
+  try {
+    const [a, b] = insertMemories(
+      st.sqlite,
+      [
+        { spaceId: "personal", content: "zebra stripes" },
+        { spaceId: "personal", content: "lion mane" },
+      ],
+      [axisVector(4, 0), axisVector(4, 1)],
+      "axis",
+    );
+    const q = [{ role: "main" as const, text: "zebra" }];
+    const settings = { ...defaultSettingsFor("axis"), qualityFilter: false };
+    const both = searchWithVectors(st.sqlite, { query: "zebra", spaceId: "personal" }, settings, q, [axisVector(4, 0)]);
+    assert.deepEqual(both.results.map((r) => [r.id, r.matchType]), [[a, "hybrid"], [b, "vector"]]);
+    const ftsOnly = searchWithVectors(st.sqlite, { query: "zebra", spaceId: "personal" }, { ...settings, weights: { vector: 0, fts: 1, anchor: 1 } }, q, [axisVector(4, 1)]);
+    assert.deepEqual(ftsOnly.results.map((r) => [r.id, r.matchType]), [[a, "fts"]]);
+    const vecOnly = searchWithVectors(st.sqlite, { query: "zebra", spaceId: "personal" }, { ...settings, weights: { vector: 1, fts: 0, anchor: 1 } }, q, [axisVector(4, 1)]);
+    assert.deepEqual(vecOnly.results.map((r) => [r.id, r.matchType]), [[b, "vector"], [a, "vector"]]);
+    // RRF arithmetic through the pipeline (k = 60, weights 1, importance 1 nudged by 0.1 × 1/5).
+    const hybrid = both.results[0]!;
+    assert.ok(Math.abs(hybrid.scores.rrf - (1 / 61 + 1 / 61)) < 1e-12);
+    assert.ok(Math.abs(hybrid.scores.final - hybrid.scores.fused * (1 + 0.1 * (1 / 5))) < 1e-12);
+  } finally {
+    st.close();
+  }
+});
