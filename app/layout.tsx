@@ -11,7 +11,11 @@ export const metadata: Metadata = {
 
 const NAV = [
   { href: "/", label: "Chat" },
-  { href: "/memory/search", label: "Debug Search" },
+  { href: "/ingest", label: "Ingest" },
+  { href: "/memory/search", label: "Search" },
+  { href: "/memory/manager", label: "Manager" },
+  { href: "/memory/analytics", label: "Analytics" },
+  { href: "/settings", label: "Settings" },
 ];
 
 export default function RootLayout({ children }: { children: ReactNode }) {
@@ -19,7 +23,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
     <html lang="en">
       <body className="min-h-screen bg-zinc-50 text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
         <header className="border-b border-zinc-200 dark:border-zinc-800">
-          <nav aria-label="Main" className="mx-auto flex max-w-5xl items-center gap-4 px-4 py-3">
+          <nav aria-label="Main" className="mx-auto flex max-w-5xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-3">
             <Link href="/" className="font-semibold tracking-tight">
               Memo
             </Link>

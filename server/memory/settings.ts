@@ -26,6 +26,8 @@ export const retrievalSettingsSchema = z.object({
   /** Keyword leg: drop terms in more than this fraction of memories; keep at most maxTerms. */
   maxDocFraction: z.number().min(0.01).max(1),
   maxTerms: z.number().int().min(1).max(64),
+  /** Keyword leg work cap: summed document frequency of the kept terms (rarest always kept). */
+  maxPostings: z.number().int().min(100).max(10_000_000),
   /** Token budget of the [Relevant Memories] block. */
   tokenBudget: z.number().int().min(50).max(32_000),
 });
@@ -45,6 +47,7 @@ const BASE: RetrievalSettings = {
   importanceWeight: 0.1,
   maxDocFraction: 0.4,
   maxTerms: 12,
+  maxPostings: 5000,
   tokenBudget: 1500,
 };
 
