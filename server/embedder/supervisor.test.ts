@@ -181,24 +181,28 @@ test("main.ts --watch-stdin exits when its stdin closes", async () => {
 test("main.ts --watch-stdin exits when its parent is SIGKILLed", async () => {
   // An intermediate parent spawns main.ts with a stdin pipe and its stdout in a file (so a write to a dead
   // parent's pipe cannot be what ends it), reports the pid, and is killed once the model has loaded.
-  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "memo-watch-stdin-")), "main.out");
-  const script = `
-    const fs = require("node:fs");
-    const { spawn } = require("node:child_process");
-    const c = spawn(process.execPath, ["--import", "tsx", ${JSON.stringify(MAIN)}, "--port", "0", "--watch-stdin"],
-      { stdio: ["pipe", fs.openSync(${JSON.stringify(out)}, "w"), "ignore"] });
-    console.log(JSON.stringify({ pid: c.pid }));
-    setInterval(() => {}, 1000);`;
-  const parent = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-  children.add(parent.pid!);
-  const grandchild = await new Promise<number>((resolve, reject) => {
-    readline.createInterface({ input: parent.stdout! }).on("line", (l) => resolve((JSON.parse(l) as { pid: number }).pid));
-    parent.once("exit", () => reject(new Error("parent exited early")));
-  });
-  children.add(grandchild);
-  await waitFor(() => fs.existsSync(out) && fs.readFileSync(out, "utf8").includes('"ready"'), 20_000, "main.ts to load");
-  assert.ok(alive(grandchild));
-  parent.kill("SIGKILL");
-  await waitFor(() => !alive(grandchild), 5_000, "main.ts to follow its dead parent");
-  fs.rmSync(path.dirname(out), { recursive: true, force: true });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "memo-watch-stdin-"));
+  const out = path.join(tmp, "main.out");
+  try {
+    const script = `
+      const fs = require("node:fs");
+      const { spawn } = require("node:child_process");
+      const c = spawn(process.execPath, ["--import", "tsx", ${JSON.stringify(MAIN)}, "--port", "0", "--watch-stdin"],
+        { stdio: ["pipe", fs.openSync(${JSON.stringify(out)}, "w"), "ignore"] });
+      console.log(JSON.stringify({ pid: c.pid }));
+      setInterval(() => {}, 1000);`;
+    const parent = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    children.add(parent.pid!);
+    const grandchild = await new Promise<number>((resolve, reject) => {
+      readline.createInterface({ input: parent.stdout! }).on("line", (l) => resolve((JSON.parse(l) as { pid: number }).pid));
+      parent.once("exit", () => reject(new Error("parent exited early")));
+    });
+    children.add(grandchild);
+    await waitFor(() => fs.existsSync(out) && fs.readFileSync(out, "utf8").includes('"ready"'), 20_000, "main.ts to load");
+    assert.ok(alive(grandchild));
+    parent.kill("SIGKILL");
+    await waitFor(() => !alive(grandchild), 5_000, "main.ts to follow its dead parent");
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 });
