@@ -1,5 +1,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
+  // MEMO_NEXT_DIST_DIR lets parallel e2e runs build side by side without clobbering .next.
+  distDir: process.env.MEMO_NEXT_DIST_DIR || ".next",
   // Native addons and the sqlite-vec loadable extension must be required at runtime, not bundled.
   serverExternalPackages: [
     "better-sqlite3",

@@ -36,7 +36,7 @@ if (process.env.MEMO_OFFLINE !== "1" && !process.env.MEMO_EMBED_MODEL && !fs.exi
   spawnSync(process.execPath, ["--import", "tsx", path.join(root, "scripts", "models-pull.ts"), "--if-missing"], { stdio: "inherit" });
 }
 
-const buildId = path.join(root, ".next", "BUILD_ID");
+const buildId = path.join(root, process.env.MEMO_NEXT_DIST_DIR || ".next", "BUILD_ID");
 const sources = Math.max(newestMtime("app"), newestMtime("server"), newestMtime("public"), fs.statSync("package.json").mtimeMs, fs.statSync("next.config.mjs").mtimeMs);
 if (!fs.existsSync(buildId) || fs.statSync(buildId).mtimeMs < sources) {
   console.log("[memo] building the app (first start or sources changed)…");
