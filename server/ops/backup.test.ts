@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { openDb } from "../db";
+import { retrieve } from "../memory/retrieve";
+import { defaultSettingsFor } from "../memory/settings";
+import { checkInvariant, insertMemories } from "../memory/store";
+import { inProcessEmbedder } from "../test/in-process-embedder";
+import { openTempStore } from "../test/temp-store";
+import { backupDatabase } from "./backup";
+
+test("a backup taken while another process writes is consistent, restorable and searchable", async () => {
+  const embedder = await inProcessEmbedder();
+  const { model, dim } = await embedder.info();
+  const s = openTempStore({ model, dim });
+  try {
+    const texts = ["My sister Ana lives in Lisbon", "The dog Rex loves tennis balls", "Tax filing is due on April 15"];
+    insertMemories(s.sqlite, texts.map((content) => ({ spaceId: "personal", content })), await embedder.embedDocuments(texts), model);
+    // A second process keeps writing while the backup runs.
+    const writer = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `import { openDb } from "./server/db/index.ts"; import { insertMemories } from "./server/memory/store.ts";
+         const db = openDb(${JSON.stringify(s.file)}).sqlite;
+         const v = () => { const a = new Float32Array(${dim}); a[Math.floor(Math.random()*${dim})] = 1; return a; };
+         const end = Date.now() + 1500; let i = 0;
+         while (Date.now() < end) insertMemories(db, [{ spaceId: "personal", content: "filler " + i++ }], [v()], ${JSON.stringify(model)});
+         db.close();`,
+      ],
+      { stdio: "inherit", cwd: process.cwd() },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const dest = path.join(s.dir, "backups", "copy.db");
+    const r = await backupDatabase(s.file, dest);
+    await new Promise((resolve) => writer.once("exit", resolve));
+    assert.ok(r.bytes > 0);
+    assert.equal(fs.statSync(dest).mode & 0o777, 0o600, "backups are private to the owner");
+    await assert.rejects(() => backupDatabase(s.file, dest), /exists/, "never overwrites a backup");
+
+    const restored = openDb(dest);
+    try {
+      assert.deepEqual(checkInvariant(restored.sqlite), []);
+      const res = await retrieve(restored.sqlite, embedder, { query: "where does my sister live?", spaceId: "personal", k: 3 }, defaultSettingsFor(model));
+      assert.match(res.results[0]!.content, /Lisbon/);
+    } finally {
+      restored.sqlite.close();
+    }
+  } finally {
+    s.close();
+  }
+});
