@@ -1,0 +1,66 @@
+import os from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+/**
+ * Playwright e2e: the real app (`node scripts/start.mjs`, which builds when stale) on a fixed port with a
+ * fresh data folder per run, driven by Debian's chromium. Never downloads browsers.
+ *
+ * Playwright loads this file in the runner and again in every worker; the data folder is chosen once
+ * (in the runner) and handed to workers through the environment so they all agree on it.
+ */
+// Port and build folder per run (unless set): several e2e runs may share this checkout at once.
+process.env.MEMO_E2E_PORT ??= String(process.env.CI ? 3210 : 3300 + (process.pid % 600));
+process.env.MEMO_E2E_DIST_DIR ??= process.env.CI ? ".next" : `.next-e2e-${process.pid}`;
+const port = Number(process.env.MEMO_E2E_PORT);
+const baseURL = `http://127.0.0.1:${port}`;
+process.env.MEMO_E2E_DATA_DIR ??= path.join(os.tmpdir(), `memo-e2e-data-${Date.now()}-${process.pid}`);
+const dataDir = process.env.MEMO_E2E_DATA_DIR;
+
+export default defineConfig({
+  testDir: "./e2e",
+  testMatch: "**/*.spec.ts",
+  outputDir: "test-results",
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: "list",
+  globalTeardown: "./e2e/global-teardown.ts",
+  use: {
+    baseURL,
+    screenshot: "on",
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: process.env.MEMO_E2E_CHROMIUM ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
+  webServer: {
+    command: "node scripts/start.mjs",
+    url: `${baseURL}/api/health`, // 503 until the embedding server is ready; Playwright waits for 2xx
+    timeout: 180_000, // the first run builds the app
+    reuseExistingServer: false, // always a fresh server on a fresh data folder: deterministic runs
+    stdout: "pipe",
+    stderr: "pipe",
+    gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },
+    env: {
+      PORT: String(port),
+      MEMO_HOST: "127.0.0.1",
+      MEMO_DATA_DIR: dataDir,
+      MEMO_NEXT_DIST_DIR: process.env.MEMO_E2E_DIST_DIR,
+      MEMO_OFFLINE: "1", // skip the first-start model download attempt: tests use the bundled model
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});
