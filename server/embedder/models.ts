@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { modelsDir } from "../config";
 
@@ -48,6 +49,18 @@ function rank(file: string): number {
 export function prefixesFor(modelId: string): { query: string; document: string } {
   if (/nomic-embed-text/i.test(modelId)) return { query: "search_query: ", document: "search_document: " };
   return { query: "", document: "" };
+}
+
+/**
+ * Threads for the embedding engine: MEMO_EMBED_THREADS, else all cores but one (at least 1). llama.cpp's
+ * threads spin-wait; given every core they fight the app for CPU. Measured on 2 cores with the
+ * nomic-embed-text-v1.5 shape (`npm run bench:embed`): node-llama-cpp with 2 threads answered queries
+ * ~11× slower than with 1, while with 1 thread it matched the native llama-server.
+ */
+export function embedThreads(): number {
+  const explicit = Number(process.env.MEMO_EMBED_THREADS ?? 0);
+  if (Number.isInteger(explicit) && explicit > 0) return explicit;
+  return Math.max(1, os.availableParallelism() - 1);
 }
 
 /** Native llama-server binary: MEMO_LLAMA_SERVER, else `llama-server` on PATH, else the optional local build. */

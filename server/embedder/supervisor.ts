@@ -3,7 +3,7 @@ import net from "node:net";
 import path from "node:path";
 import readline from "node:readline";
 import { embedPort } from "../config";
-import { chooseEmbeddingModel, findLlamaServer, type EmbeddingModelChoice } from "./models";
+import { chooseEmbeddingModel, embedThreads, findLlamaServer, type EmbeddingModelChoice } from "./models";
 
 export type EmbedderState = "stopped" | "starting" | "ready" | "restarting" | "failed";
 
@@ -141,7 +141,7 @@ export class EmbedderSupervisor {
       child = spawn(
         native,
         ["-m", this.choice.path, "--embeddings", "--host", "127.0.0.1", "--port", String(port),
-         "-c", ctx, "-b", ctx, "-ub", ctx, "-t", String(Number(process.env.MEMO_EMBED_THREADS ?? 0) || 2)],
+         "-c", ctx, "-b", ctx, "-ub", ctx, "-t", String(embedThreads()), "-tb", String(embedThreads())],
         { env, stdio: ["ignore", "pipe", "pipe"] },
       );
       this.baseUrl = `http://127.0.0.1:${port}`;

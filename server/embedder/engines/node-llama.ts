@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { embedThreads } from "../models";
 import type { EmbeddingEngine } from "./types";
 
 export interface NodeLlamaOptions {
@@ -42,7 +43,7 @@ function l2normalize(v: ArrayLike<number>): number[] {
  */
 export async function loadNodeLlama(opts: NodeLlamaOptions): Promise<EmbeddingEngine> {
   const { getLlama } = await import("node-llama-cpp");
-  const threads = opts.threads ?? Math.max(1, os.availableParallelism());
+  const threads = opts.threads ?? embedThreads();
   const wantGpu = opts.gpu ?? gpuFromEnv();
 
   const open = async (gpu: GpuOption) => {
