@@ -1,4 +1,3 @@
-import os from "node:os";
 import path from "node:path";
 import { embedThreads } from "../models";
 import type { EmbeddingEngine } from "./types";
