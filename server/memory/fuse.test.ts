@@ -125,3 +125,18 @@ test("ties: pinned first, then higher importance, then newer; unknown rows count
   assert.deepEqual(out.map((c) => c.rid), [2, 1, 4, 3, 5]);
   assert.ok(!("_m" in out[0]!), "internal fields are not leaked");
 });
+
+test("fuse (linear): a list with a ceiling is normalised by score / ceiling, clipped to [0, 1]", () => {
+  // fts with ceiling 10: 12, 5, 3 → 1, 0.5, 0.3; the vector list (no ceiling) stays min-max: 0.9, 0.5 → 1, 0.
+  const list: RankedList = { ...fts([[2, 12], [3, 5], [4, 3]]), ceiling: 10 };
+  const out = fuse([vec([[1, 0.9], [2, 0.5]], 0.5), list], "linear");
+  const f = Object.fromEntries(out.map((c) => [c.rid, c.fused]));
+  close(f[1]!, 0.5, "rid 1");
+  close(f[2]!, 1, "rid 2");
+  close(f[3]!, 0.5, "rid 3");
+  close(f[4]!, 0.3, "rid 4");
+  // The best hit of a keyword list stays weak when it matches little of the query (min-max would give 1).
+  close(fuse([{ ...fts([[7, 0.4]]), ceiling: 8 }], "linear")[0]!.fused, 0.05);
+  // RRF ranks ignore it.
+  close(fuse([list], "rrf")[0]!.fused, 1 / 61);
+});

@@ -5,6 +5,12 @@ export interface RankedList {
   weight: number;
   /** Best first. `score`: similarity for vector lists, −bm25 for fts lists (higher is better). */
   items: { rid: number; score: number }[];
+  /**
+   * Linear fusion: normalise by score / ceiling (clipped to [0, 1]) instead of min-max within the list.
+   * Keyword lists pass the query's bm25 ceiling, so a hit matching one weak word stays weak even when
+   * it is the best of its list (min-max would give it a full 1 and let it outvote the vector leg).
+   */
+  ceiling?: number;
 }
 
 export interface FusedCandidate {
@@ -20,7 +26,7 @@ export interface FusedCandidate {
   vectorRank: number | null;
   /** Σ w_i / (k + rank_i): always computed, shown in the breakdown whichever method orders. */
   rrf: number;
-  /** The fusion method's score (rrf, or the weighted sum of min-max-normalised scores). */
+  /** The fusion method's score (rrf, or the weighted sum of normalised scores: min-max, or over the ceiling). */
   fused: number;
 }
 
@@ -46,7 +52,12 @@ export function fuse(lists: RankedList[], method: "rrf" | "linear", k = 60): Fus
         byRid.set(item.rid, c);
       }
       c.rrf += list.weight / (k + rank);
-      const norm = max > min ? (item.score - min) / (max - min) : 1;
+      const norm =
+        list.ceiling !== undefined && list.ceiling > 0
+          ? Math.min(1, Math.max(0, item.score / list.ceiling))
+          : max > min
+            ? (item.score - min) / (max - min)
+            : 1;
       c.linear += list.weight * norm;
       if (list.kind === "vector") {
         c.inVector = true;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type Database from "better-sqlite3";
 import { axisVector, openTempStore, type TempStore } from "../test/temp-store";
-import { buildFtsQuery, DEFAULT_KEYWORD_OPTIONS, keywordSearch, queryWords, quoteFtsTerm } from "./keyword-search";
+import { buildFtsQuery, DEFAULT_KEYWORD_OPTIONS, keywordSearch, keywordSearchScored, queryWords, quoteFtsTerm } from "./keyword-search";
 import { insertMemories, softDeleteMemories } from "./store";
 
 const DIM = 8;
@@ -183,4 +183,18 @@ test("fuzz: any mix of FTS5 syntax, quotes, unicode and words yields an expressi
     assert.doesNotThrow(() => matchRids(s.sqlite, expr), `MATCH ${expr} (from ${JSON.stringify(q)})`);
     assert.doesNotThrow(() => keywordSearch(s.sqlite, "personal", q, 10), JSON.stringify(q));
   }
+});
+
+test("keywordSearchScored: the ceiling is Σ FTS5 idf of the kept terms, what a memory with each term once at average length scores", () => {
+  const s = store();
+  // Four memories of three words each; "apple" is in one, "pear" in two.
+  add(s.sqlite, ["apple pear fig", "kiwi pear plum", "kiwi lime plum", "kiwi lime date"]);
+  const idf = (df: number) => Math.max(1e-6, Math.log((4 - df + 0.5) / (df + 0.5)));
+  const { hits, ceiling } = keywordSearchScored(s.sqlite, "personal", "apple pear", 10);
+  assert.ok(Math.abs(ceiling - (idf(1) + idf(2))) < 1e-9, `ceiling ${ceiling}`);
+  assert.equal(hits[0]!.rid, 1);
+  assert.ok(Math.abs(-hits[0]!.bm25 - ceiling) < 1e-9, `bm25 ${hits[0]!.bm25} vs ceiling ${ceiling}`);
+  // keywordSearch gives the same hits; no term, no hits and no ceiling.
+  assert.deepEqual(keywordSearch(s.sqlite, "personal", "apple pear", 10), hits);
+  assert.deepEqual(keywordSearchScored(s.sqlite, "personal", "the of and", 10), { hits: [], ceiling: 0 });
 });

@@ -48,6 +48,12 @@ interface Term {
  * term is left. Document frequency comes from the fts5vocab table (terms are stored Porter-stemmed).
  */
 export function buildFtsQuery(db: Database.Database | null, text: string, opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS): string | null {
+  const kept = selectTerms(db, text, opts);
+  return kept ? kept.map((t) => quoteFtsTerm(t.word)).join(" OR ") : null;
+}
+
+/** The query terms buildFtsQuery keeps, with their document frequencies; null when none is left. */
+function selectTerms(db: Database.Database | null, text: string, opts: KeywordOptions): Term[] | null {
   const seen = new Set<string>();
   const terms: Term[] = [];
   const dfStmt = db?.prepare("SELECT doc FROM memory_fts_vocab WHERE term = ?");
@@ -76,7 +82,20 @@ export function buildFtsQuery(db: Database.Database | null, text: string, opts: 
     postings += t.df;
     return i === 0 || postings <= maxPostings;
   });
-  return kept.map((t) => quoteFtsTerm(t.word)).join(" OR ");
+  return kept;
+}
+
+/**
+ * The bm25 magnitude of a memory holding each kept query term once at average length: Σ idf(term)
+ * with FTS5's own idf, log((N − df + 0.5) / (df + 0.5)) floored at 1e-6. A hit's −bm25 divided by this
+ * says how much of the query it matches (≈ 1: all of it; small: one common word), whatever the other
+ * hits are, which a min-max over the hit list cannot say.
+ */
+function bm25Ceiling(db: Database.Database, terms: Term[]): number {
+  const n = liveDocCount(db);
+  let sum = 0;
+  for (const t of terms) sum += Math.max(1e-6, Math.log((n - t.df + 0.5) / (t.df + 0.5)));
+  return sum;
 }
 
 const countCache = new WeakMap<Database.Database, { at: number; n: number }>();
@@ -96,13 +115,32 @@ export function keywordSearch(
   limit: number,
   opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
 ): KeywordHit[] {
-  const match = buildFtsQuery(db, text, opts);
-  if (!match) return [];
-  return db
+  return keywordSearchScored(db, spaceId, text, limit, opts).hits;
+}
+
+export interface ScoredKeywordHits {
+  hits: KeywordHit[];
+  /** The query's bm25 ceiling (see bm25Ceiling): what linear fusion divides −bm25 by; 0 without terms. */
+  ceiling: number;
+}
+
+/** keywordSearch plus the query's bm25 ceiling, for score normalisation in linear fusion. */
+export function keywordSearchScored(
+  db: Database.Database,
+  spaceId: string,
+  text: string,
+  limit: number,
+  opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
+): ScoredKeywordHits {
+  const terms = selectTerms(db, text, opts);
+  if (!terms) return { hits: [], ceiling: 0 };
+  const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
+  const hits = db
     .prepare(
       `SELECT memory_fts.rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts
        JOIN memories m ON m.rid = memory_fts.rowid
        WHERE memory_fts MATCH ? AND m.space_id = ? ORDER BY bm25 LIMIT ?`,
     )
     .all(match, spaceId, limit) as KeywordHit[];
+  return { hits, ceiling: bm25Ceiling(db, terms) };
 }

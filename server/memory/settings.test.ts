@@ -21,12 +21,14 @@ test("nomic defaults: the spec's RRF k=60, equal weights, min_similarity 0.7, to
   assert.equal(d.qualityFilter, true);
 });
 
-test("USE-lite defaults: linear fusion with the dense leg weighted down, no anchor, lower similarity floor", () => {
+test("USE-lite defaults (measured by eval:retrieval): linear fusion, dense leg at 0.5, 1 context message, no anchor, floor 0.2", () => {
   const d = defaultSettingsFor(USE);
   assert.equal(d.fusion, "linear");
-  assert.deepEqual(d.weights, { vector: 0.4, fts: 1, anchor: 0.5 });
+  assert.deepEqual(d.weights, { vector: 0.5, fts: 1, anchor: 0.5 });
+  assert.equal(d.contextMessages, 1);
   assert.equal(d.anchorQuery, false);
-  assert.equal(d.minSimilarity, 0.35);
+  assert.equal(d.qualityFilter, true);
+  assert.equal(d.minSimilarity, 0.2);
   assert.equal(d.topN, 6);
 });
 
@@ -34,7 +36,7 @@ test("every default is valid by the schema, and defaults are fresh copies", () =
   for (const m of [NOMIC, USE, "some-other-model"]) retrievalSettingsSchema.parse(defaultSettingsFor(m));
   const a = defaultSettingsFor(USE);
   a.weights.vector = 9;
-  assert.equal(defaultSettingsFor(USE).weights.vector, 0.4);
+  assert.equal(defaultSettingsFor(USE).weights.vector, 0.5);
 });
 
 test("saved settings overlay the model's defaults, per model, weights merged", () => {

@@ -53,8 +53,20 @@ const BASE: RetrievalSettings = {
 
 /**
  * Defaults per embedding model family. nomic-embed-text-v1.5 keeps the seeds' RRF k=60 with equal
- * weights and min_similarity 0.7. USE-lite values were chosen by `npm run eval:retrieval` (README table):
- * with a weak dense leg, linear fusion weighting it down beats RRF, and the anchor query hurts.
+ * weights, 3 context messages, the anchor query and min_similarity 0.7 (it cannot be measured offline).
+ *
+ * USE-lite values are measured by `npm run eval:retrieval` (16 synthetic multi-session conversations,
+ * 1,123 memories, 390 questions; recall@10, MRR@10), confirmed on a second seed (418 questions:
+ * default 0.919 vs best leg 0.892). Best single leg: vector with 1 context message, 0.882 (keyword 0.769).
+ * - linear fusion, dense weight 0.5: 0.920, MRR 0.667 (vector leg: MRR 0.537); dense 0.4–1.0 all give
+ *   0.920–0.926, 0.5 has the best MRR and recall@6 on both seeds. RRF k=60 peaks at 0.890: equal-rank
+ *   voting lets the weaker list outvote the stronger one, as on the benchmark in NOTES-stack.
+ * - 1 context message: 3 dilute the small encoder's single query vector (0.923 → 0.872); none loses
+ *   the follow-ups (recall on them 0.921 → 0.778).
+ * - no anchor query: it lowers every configuration (0.923 → 0.869 at anchor weight 1, 0.900 at 0.5).
+ * - quality filter at 0.2: USE-lite gives a paraphrased question's gold memory a median similarity of
+ *   0.36 (p10 0.22), so 0.35 costs 0.041 and 0.7 costs 0.128; 0.2 costs 0.003 and still drops
+ *   vector-only results unrelated to the question.
  */
 const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
   { match: /nomic-embed-text/i, settings: {} },
@@ -62,9 +74,11 @@ const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
     match: /universal-sentence-encoder/i,
     settings: {
       fusion: "linear",
-      weights: { vector: 0.4, fts: 1, anchor: 0.5 },
+      weights: { vector: 0.5, fts: 1, anchor: 0.5 },
+      contextMessages: 1,
       anchorQuery: false,
-      minSimilarity: 0.35,
+      qualityFilter: true,
+      minSimilarity: 0.2,
     },
   },
 ];
