@@ -87,12 +87,13 @@ const server = http.createServer(async (req, res) => {
       if (input.length > MAX_INPUTS) return error(res, 400, `at most ${MAX_INPUTS} inputs per request`);
       const vectors = await engine.embed(input as string[]);
       let tokens = 0;
-      for (const s of input as string[]) tokens += (await engine.tokenize(s)).length;
+      if (engine.cheapTokenize) for (const s of input as string[]) tokens += (await engine.tokenize(s)).length;
       return send(res, 200, {
         object: "list",
         model: engine.modelId,
         data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })),
-        usage: { prompt_tokens: tokens, total_tokens: tokens },
+        // llama-server reports usage; an engine whose tokenizer is slow leaves it out rather than guess.
+        ...(engine.cheapTokenize ? { usage: { prompt_tokens: tokens, total_tokens: tokens } } : {}),
       });
     }
     if (req.method === "POST" && url === "/tokenize") {

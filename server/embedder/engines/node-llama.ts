@@ -89,6 +89,7 @@ export async function loadNodeLlama(opts: NodeLlamaOptions): Promise<EmbeddingEn
   return {
     modelId,
     dim,
+    cheapTokenize: true,
     description: `llama.cpp via node-llama-cpp (${llama.gpu || "cpu"}, ${threads} threads, ctx ${contextSize}, batch ${contextSize}) on ${modelId}`,
     async embed(texts) {
       return serial(async () => {

@@ -6,6 +6,8 @@ export interface EmbeddingEngine {
   /** Human-readable engine description for logs and the UI. */
   readonly description: string;
   embed(texts: string[]): Promise<number[][]>;
+  /** Whether tokenize() is cheap enough to count usage on every /v1/embeddings call. */
+  readonly cheapTokenize: boolean;
   tokenize(text: string): Promise<number[]>;
   close(): Promise<void>;
 }

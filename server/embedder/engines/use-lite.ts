@@ -49,6 +49,8 @@ export async function loadUseLite(): Promise<EmbeddingEngine> {
     modelId: USE_LITE_MODEL_ID,
     dim,
     description: `Universal Sentence Encoder lite (${dim}-d, TF.js CPU in a worker thread, bundled offline fallback)`,
+    // Its JS tokenizer costs ~30 ms per 512-token chunk: not worth paying only to fill in `usage`.
+    cheapTokenize: false,
     embed: (texts) => (texts.length ? call<number[][]>({ op: "embed", texts }) : Promise.resolve([])),
     tokenize: (text) => call<number[]>({ op: "tokenize", text }),
     async close() {
