@@ -11,11 +11,16 @@ import { defineConfig, devices } from "@playwright/test";
  */
 // Port and build folder per run (unless set): several e2e runs may share this checkout at once.
 process.env.MEMO_E2E_PORT ??= String(process.env.CI ? 3210 : 3300 + (process.pid % 600));
-process.env.MEMO_E2E_DIST_DIR ??= process.env.CI ? ".next" : `.next-e2e-${process.pid}`;
+// A separate build folder only when asked (MEMO_E2E_DIST_DIR): Next adds every build folder it sees to
+// tsconfig.json's include list, so per-run folders would keep editing a tracked file.
+process.env.MEMO_E2E_DIST_DIR ??= ".next";
 const port = Number(process.env.MEMO_E2E_PORT);
 const baseURL = `http://127.0.0.1:${port}`;
 process.env.MEMO_E2E_DATA_DIR ??= path.join(os.tmpdir(), `memo-e2e-data-${Date.now()}-${process.pid}`);
 const dataDir = process.env.MEMO_E2E_DATA_DIR;
+// The chat specs' OpenAI-compatible TEST DOUBLE (e2e/support/openai-fixture.ts): the app's chat provider.
+process.env.MEMO_E2E_FIXTURE_PORT ??= String(port + 1000);
+const fixtureURL = `http://127.0.0.1:${process.env.MEMO_E2E_FIXTURE_PORT}`;
 
 export default defineConfig({
   testDir: "./e2e",
@@ -46,21 +51,37 @@ export default defineConfig({
     },
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
-  webServer: {
-    command: "node scripts/start.mjs",
-    url: `${baseURL}/api/health`, // 503 until the embedding server is ready; Playwright waits for 2xx
-    timeout: 180_000, // the first run builds the app
-    reuseExistingServer: false, // always a fresh server on a fresh data folder: deterministic runs
-    stdout: "pipe",
-    stderr: "pipe",
-    gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },
-    env: {
-      PORT: String(port),
-      MEMO_HOST: "127.0.0.1",
-      MEMO_DATA_DIR: dataDir,
-      MEMO_NEXT_DIST_DIR: process.env.MEMO_E2E_DIST_DIR,
-      MEMO_OFFLINE: "1", // skip the first-start model download attempt: tests use the bundled model
-      NEXT_TELEMETRY_DISABLED: "1",
+  webServer: [
+    {
+      command: `node --import tsx e2e/support/openai-fixture.ts --port ${process.env.MEMO_E2E_FIXTURE_PORT} --api-key sk-e2e-fixture`,
+      url: `${fixtureURL}/__fixture/health`,
+      timeout: 30_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
     },
-  },
+    {
+      command: "node scripts/start.mjs",
+      url: `${baseURL}/api/health`, // 503 until the embedding server is ready; Playwright waits for 2xx
+      timeout: 180_000, // the first run builds the app
+      reuseExistingServer: false, // always a fresh server on a fresh data folder: deterministic runs
+      stdout: "pipe",
+      stderr: "pipe",
+      gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },
+      env: {
+        PORT: String(port),
+        MEMO_HOST: "127.0.0.1",
+        MEMO_DATA_DIR: dataDir,
+        MEMO_NEXT_DIST_DIR: process.env.MEMO_E2E_DIST_DIR,
+        MEMO_OFFLINE: "1", // skip the first-start model download attempt: tests use the bundled model
+        NEXT_TELEMETRY_DISABLED: "1",
+        // Chat answers come from the fixture (deterministic, echoes the memory block it receives).
+        MEMO_PROVIDER: "openai",
+        MEMO_OPENAI_BASE_URL: `${fixtureURL}/v1`,
+        MEMO_OPENAI_MODEL: "fixture-echo",
+        MEMO_OPENAI_API_KEY: "sk-e2e-fixture",
+        MEMO_PROVIDER_TIMEOUT_SEC: "20",
+      },
+    },
+  ],
 });

@@ -1,24 +1,12 @@
-import Link from "next/link";
-import { EmbedderBanner } from "./memory/search/embedder-banner";
+import { ChatApp } from "./_chat/chat-app";
 
 export const dynamic = "force-dynamic";
 
-export default function Home() {
-  return (
-    <div className="space-y-4">
-      <h1 className="text-2xl font-semibold">Memo</h1>
-      <p className="text-zinc-600 dark:text-zinc-400">
-        A local-first chat app with persistent memory. Every exchange is remembered in a local SQLite store and recalled, by meaning and by
-        keyword, into later conversations.
-      </p>
-      <EmbedderBanner />
-      <p>
-        The chat page arrives with the chat issue. Meanwhile, add memories through the HTTP API (see the README) and explore recall on{" "}
-        <Link className="text-blue-600 underline" href="/memory/search">
-          Debug Search
-        </Link>
-        .
-      </p>
-    </div>
-  );
+const SPACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Chat: a new conversation (the first message creates it and the address becomes /c/<id>); `?space=` picks its space. */
+export default async function Home({ searchParams }: { searchParams: Promise<{ space?: string | string[] }> }) {
+  const { space } = await searchParams;
+  const s = typeof space === "string" && SPACE_RE.test(space) ? space : undefined;
+  return <ChatApp initialSpace={s} />;
 }

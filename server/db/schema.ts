@@ -28,6 +28,8 @@ export const memories = sqliteTable(
     pinned: integer("pinned", { mode: "boolean" }).notNull().default(false),
     softDeleted: integer("soft_deleted", { mode: "boolean" }).notNull().default(false),
     deletedAt: text("deleted_at"),
+    /** When the decay job found (or brought) this memory at importance 0; soft-deleted after 7 days at 0 (server/memory/decay.ts). */
+    zeroImportanceSince: text("zero_importance_since"),
     kind: text("kind", { enum: ["chat", "document", "remember", "import", "consolidated"] })
       .notNull()
       .default("chat"),

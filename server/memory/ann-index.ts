@@ -23,7 +23,12 @@ export type AnnState = "empty" | "building" | "ready" | "stale" | "failed";
 const CONNECTIVITY = 16;
 const EXPANSION_ADD = 64;
 const EXPANSION_SEARCH = 128;
-const SLICE = 256;
+const SLICE = 512;
+/**
+ * One insertion thread: usearch 2.26's JS binding inserts a batch on several threads without giving each
+ * its own thread slot, which corrupted the graph here (self-queries returned other vectors). Measured.
+ */
+const BUILD_THREADS = 1;
 
 interface SpaceIndex {
   index: UIndex;
@@ -219,16 +224,24 @@ export class AnnIndex {
         for (;;) {
           const rids = page.all(after, SLICE) as { rid: number }[];
           if (rids.length === 0) break;
+          // Group the slice by space and add each group as one matrix (one native call per group).
+          const groups = new Map<string, { keys: bigint[]; vectors: Float32Array[] }>();
           for (const { rid } of rids) {
             const row = vec.get(BigInt(rid)) as { spaceId: string; embedding: Buffer } | undefined;
             if (!row) continue;
-            const s = this.space(row.spaceId);
             const key = BigInt(rid);
-            if (s.index.contains(key)) continue; // added by the write hook during the build
-            const v = new Float32Array(this.dim);
-            v.set(new Float32Array(row.embedding.buffer, row.embedding.byteOffset, this.dim));
-            s.index.add(key, v);
-            s.size++;
+            if (this.space(row.spaceId).index.contains(key)) continue; // added by the write hook during the build
+            let g = groups.get(row.spaceId);
+            if (!g) groups.set(row.spaceId, (g = { keys: [], vectors: [] }));
+            g.keys.push(key);
+            g.vectors.push(new Float32Array(row.embedding.buffer, row.embedding.byteOffset, this.dim));
+          }
+          for (const [spaceId, g] of groups) {
+            const matrix = new Float32Array(g.keys.length * this.dim);
+            g.vectors.forEach((v, i) => matrix.set(v, i * this.dim));
+            const s = this.space(spaceId);
+            s.index.add(BigUint64Array.from(g.keys), matrix, BUILD_THREADS);
+            s.size += g.keys.length;
           }
           after = rids[rids.length - 1]!.rid;
           await new Promise((r) => setImmediate(r));

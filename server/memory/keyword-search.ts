@@ -56,13 +56,12 @@ export function buildFtsQuery(db: Database.Database | null, text: string, opts: 
 function selectTerms(db: Database.Database | null, text: string, opts: KeywordOptions): Term[] | null {
   const seen = new Set<string>();
   const terms: Term[] = [];
-  const dfStmt = db?.prepare("SELECT doc FROM memory_fts_vocab WHERE term = ?");
   for (const w of queryWords(text)) {
     if (STOPWORDS.has(w) || (w.length < 2 && !/\p{N}/u.test(w))) continue;
     const stem = stemmer(stripDiacritics(w));
     if (seen.has(stem)) continue;
     seen.add(stem);
-    const df = dfStmt ? ((dfStmt.get(stem) as { doc: number } | undefined)?.doc ?? 0) : 0;
+    const df = db ? docFrequency(db, stem) : 0;
     terms.push({ word: w, df });
   }
   if (terms.length === 0) return null;
@@ -91,6 +90,30 @@ function selectTerms(db: Database.Database | null, text: string, opts: KeywordOp
  * says how much of the query it matches (≈ 1: all of it; small: one common word), whatever the other
  * hits are, which a min-max over the hit list cannot say.
  */
+const dfCache = new WeakMap<Database.Database, Map<string, { df: number; at: number }>>();
+const DF_CACHE_MIN_DOCS = 10_000;
+const DF_CACHE_TTL_MS = 60_000;
+
+/**
+ * Document frequency of a (stemmed) term from the fts5vocab table. fts5vocab counts documents by
+ * walking the term's whole posting list, so a common term costs milliseconds at 1M memories: in large
+ * stores the figure is cached for a minute (it only steers pruning and score scaling, where a slightly
+ * old count is harmless). Small stores read it fresh.
+ */
+function docFrequency(db: Database.Database, stem: string): number {
+  const read = () => ((stmtFor(db, "SELECT doc FROM memory_fts_vocab WHERE term = ?").get(stem) as { doc: number } | undefined)?.doc ?? 0);
+  if (liveDocCount(db) < DF_CACHE_MIN_DOCS) return read();
+  let cache = dfCache.get(db);
+  if (!cache) dfCache.set(db, (cache = new Map()));
+  const hit = cache.get(stem);
+  const now = Date.now();
+  if (hit && now - hit.at < DF_CACHE_TTL_MS) return hit.df;
+  const df = read();
+  if (cache.size > 50_000) cache.clear();
+  cache.set(stem, { df, at: now });
+  return df;
+}
+
 function bm25Ceiling(db: Database.Database, terms: Term[]): number {
   const n = liveDocCount(db);
   let sum = 0;

@@ -1,10 +1,11 @@
 import type Database from "better-sqlite3";
 import type { Embedder } from "./embed-client";
 import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList } from "./fuse";
-import { keywordSearch } from "./keyword-search";
+import { keywordSearchScored } from "./keyword-search";
 import { buildQueries, candidatePool, type RetrievalQuery } from "./query-builder";
 import type { RetrievalSettings } from "./settings";
-import { getMemoriesByRid, recordRetrievals, type MemoryKind } from "./store";
+import { readReindexProgress } from "./reindex";
+import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } from "./store";
 import { vectorSearchWithSource, type VectorSource } from "./vector-search";
 
 export interface RetrieveRequest {
@@ -16,6 +17,8 @@ export interface RetrieveRequest {
   context?: string[];
   /** Count this as a recall into a prompt (retrieval_count +1, importance promoted). */
   promote?: boolean;
+  /** Candidate pool per list; default candidatePool(k) (SPEC §1.4). Debug Search overrides it. */
+  pool?: number;
 }
 
 export interface ScoreBreakdown {
@@ -52,6 +55,8 @@ export interface RetrieveResult {
   timings: { embedMs: number; vectorMs: number; keywordMs: number; fuseMs: number; retrievalMs: number; totalMs: number };
   /** Where the vector leg was served from: the in-memory ANN index, or vec0 while it is not ready. */
   vectorSource: VectorSource | null;
+  /** Set while results are keyword-only because the store is re-indexing for a new embedding model. */
+  notice?: string;
 }
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
@@ -62,14 +67,23 @@ const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
  */
 export async function retrieve(db: Database.Database, embedder: Embedder, req: RetrieveRequest, settings: RetrievalSettings): Promise<RetrieveResult> {
   const t0 = process.hrtime.bigint();
+  // SPEC §8: while the store re-embeds for a new model, memory_vec holds the old model's vectors and the
+  // embedder serves the new one, so no query vector can be compared with them: keyword leg only until
+  // the swap (server/memory/reindex.ts), and the result says so.
+  const reindex = reindexTarget(db);
+  if (reindex) settings = { ...settings, weights: { ...settings.weights, vector: 0 } };
   const queries = buildQueries(req.query, req.context ?? [], {
     contextMessages: settings.contextMessages,
     anchorQuery: settings.anchorQuery,
   });
-  const vectors = await embedder.embedQueries(queries.map((q) => q.text));
+  const vectors = settings.weights.vector > 0 ? await embedder.embedQueries(queries.map((q) => q.text)) : [];
   const embedMs = ms(t0);
   const out = searchWithVectors(db, req, settings, queries, vectors);
-  return { ...out, timings: { ...out.timings, embedMs, totalMs: ms(t0) } };
+  const p = reindex ? readReindexProgress(db) : null;
+  const notice = reindex
+    ? `Memories are being re-indexed for ${reindex.model}${p ? ` (${p.done}/${p.total})` : ""}: keyword matches only until it completes.`
+    : undefined;
+  return { ...out, ...(notice ? { notice } : {}), timings: { ...out.timings, embedMs, totalMs: ms(t0) } };
 }
 
 /** The part of retrieval after query embedding (what the benchmarks time). */
@@ -81,7 +95,7 @@ export function searchWithVectors(
   vectors: Float32Array[],
 ): RetrieveResult {
   const k = req.k ?? settings.topN;
-  const pool = candidatePool(k);
+  const pool = req.pool ?? candidatePool(k);
   const lists: RankedList[] = [];
   let vectorMs = 0;
   let keywordMs = 0;
@@ -98,8 +112,8 @@ export function searchWithVectors(
     vectorMs += ms(t);
     t = process.hrtime.bigint();
     if (settings.weights.fts > 0) {
-      const hits = keywordSearch(db, req.spaceId, q.text, pool, settings);
-      lists.push({ kind: "fts", weight: settings.weights.fts * roleWeight, items: hits.map((h) => ({ rid: h.rid, score: -h.bm25 })) });
+      const { hits, ceiling } = keywordSearchScored(db, req.spaceId, q.text, pool, settings);
+      lists.push({ kind: "fts", weight: settings.weights.fts * roleWeight, ceiling, items: hits.map((h) => ({ rid: h.rid, score: -h.bm25 })) });
     }
     keywordMs += ms(t);
   });

@@ -105,7 +105,46 @@ function bumpGeneration(db: Database.Database): number {
 function notify(db: Database.Database, w: VectorWrite): void {
   const set = listeners.get(db);
   if (!set || (w.added.length === 0 && w.removed.length === 0)) return;
+  const held = heldWrites.get(db);
+  if (held) return void held.push(w);
   for (const fn of set) fn(w);
+}
+
+/** Notifications of writes made inside writeTransaction(), held until it commits. */
+const heldWrites = new WeakMap<Database.Database, VectorWrite[]>();
+
+/**
+ * Run several store writes (insertMemories, softDeleteMemories, ...) as ONE transaction: better-sqlite3
+ * nests their own transactions as savepoints. Their vector notifications are held until the outer
+ * transaction commits and dropped if it rolls back, so in-memory mirrors never see a write that did not happen.
+ */
+export function writeTransaction<T>(db: Database.Database, fn: () => T): T {
+  if (heldWrites.has(db)) return db.transaction(fn)();
+  const held: VectorWrite[] = [];
+  heldWrites.set(db, held);
+  let out: T;
+  try {
+    out = db.transaction(fn)();
+  } finally {
+    heldWrites.delete(db);
+  }
+  for (const w of held) notify(db, w);
+  return out;
+}
+
+/**
+ * While the store re-embeds for a new model (server/memory/reindex.ts), the model whose vectors
+ * memory_vec_next collects. Writes with that model put their vector there instead of memory_vec.
+ */
+export function reindexTarget(db: Database.Database): { model: string; dim: number } | undefined {
+  const model = getMeta(db, "reindex_model");
+  const dim = Number(getMeta(db, "reindex_dim") ?? 0);
+  return model && dim ? { model, dim } : undefined;
+}
+
+/** Drop this connection's cached statements (after vector tables are dropped or created). */
+export function resetStatementCache(db: Database.Database): void {
+  stmtCache.delete(db);
 }
 
 const blobToVector = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
@@ -181,6 +220,110 @@ export function listSpaces(db: Database.Database): string[] {
   return (stmt(db, "SELECT id FROM spaces ORDER BY id").all() as { id: string }[]).map((r) => r.id);
 }
 
+/** Every (table, column) with a foreign key to spaces(id): memories, conversations, documents, and any table added later. */
+export function spaceReferences(db: Database.Database): { table: string; column: string }[] {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
+  const refs: { table: string; column: string }[] = [];
+  for (const t of tables) {
+    const fks = db.prepare(`SELECT "table" AS target, "from" AS col FROM pragma_foreign_key_list(?)`).all(t.name) as { target: string; col: string }[];
+    for (const fk of fks) if (fk.target === "spaces") refs.push({ table: t.name, column: fk.col });
+  }
+  return refs;
+}
+
+const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+/**
+ * Rename a space, in one transaction: the new space row (keeping created_at), every row that refers to
+ * the space (memories, conversations, documents, ...), and the vectors. memory_vec's partition key
+ * cannot be updated, so each vector row is deleted and inserted again under the new partition; during
+ * a re-index the same is done in memory_vec_next. Returns how many rows moved per table and how many
+ * live vectors moved.
+ */
+export function renameSpace(db: Database.Database, from: string, to: string): { moved: Record<string, number>; vectors: number } {
+  const write: VectorWrite = { added: [], removed: [], generation: 0 };
+  const tx = db.transaction(() => {
+    if (from === to) throw new StoreError("the new name is the same as the old one", "INVALID");
+    if (!spaceExists(db, from)) throw new StoreError(`space '${from}' does not exist`, "NOT_FOUND");
+    if (spaceExists(db, to)) throw new StoreError(`space '${to}' already exists`, "INVALID");
+    const reindexing = reindexTarget(db) !== undefined;
+    const readVec = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
+    const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
+    const insVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
+    stmt(db, "INSERT INTO spaces (id, created_at) SELECT ?, created_at FROM spaces WHERE id = ?").run(to, from);
+    const rows = stmt(db, "SELECT rid, soft_deleted AS sd FROM memories WHERE space_id = ? ORDER BY rid").all(from) as { rid: number; sd: number }[];
+    const moved: Record<string, number> = {};
+    for (const ref of spaceReferences(db)) {
+      const col = quoteIdent(ref.column);
+      moved[ref.table] = db.prepare(`UPDATE ${quoteIdent(ref.table)} SET ${col} = ? WHERE ${col} = ?`).run(to, from).changes;
+    }
+    let vectors = 0;
+    for (const { rid, sd } of rows) {
+      if (reindexing) {
+        // Vectors of the new model (live and soft-deleted memories alike) move partition too.
+        const next = stmt(db, "SELECT embedding FROM memory_vec_next WHERE rowid = ?").get(BigInt(rid)) as { embedding: Buffer } | undefined;
+        if (next) {
+          stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?").run(BigInt(rid));
+          stmt(db, "INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)").run(BigInt(rid), to, next.embedding);
+        }
+      }
+      if (sd) continue; // a soft-deleted memory's vector is parked in memory_vec_trash, keyed by rid alone
+      const v = readVec.get(BigInt(rid)) as { embedding: Buffer } | undefined;
+      if (!v) {
+        if (reindexing && hasNextVector(db, rid)) continue; // written during the re-index: its only vector is in memory_vec_next
+        throw new StoreError(`memory rid ${rid} has no vector; the store is inconsistent, nothing was renamed`, "INVALID");
+      }
+      delVec.run(BigInt(rid));
+      insVec.run(BigInt(rid), to, v.embedding);
+      write.removed.push({ rid, spaceId: from });
+      write.added.push({ rid, spaceId: to, vector: blobToVector(v.embedding) });
+      vectors++;
+    }
+    stmt(db, "DELETE FROM spaces WHERE id = ?").run(from);
+    if (vectors) write.generation = bumpGeneration(db);
+    return { moved, vectors };
+  });
+  const out = tx();
+  notify(db, write);
+  return out;
+}
+
+/**
+ * Delete a space and everything in it, in one transaction: its memories from every table (live and
+ * soft-deleted, with parked vectors), then the rows of every other table that refers to the space
+ * (conversations with their messages by cascade, documents, ...), then the space. Returns rows removed per table.
+ */
+export function deleteSpace(db: Database.Database, spaceId: string): { removed: Record<string, number> } {
+  const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
+  const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
+  const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
+  const write: VectorWrite = { added: [], removed: [], generation: 0 };
+  const tx = db.transaction(() => {
+    if (!spaceExists(db, spaceId)) throw new StoreError(`space '${spaceId}' does not exist`, "NOT_FOUND");
+    const rows = stmt(db, "SELECT rid, soft_deleted AS sd FROM memories WHERE space_id = ?").all(spaceId) as { rid: number; sd: number }[];
+    const delNext = reindexTarget(db) ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
+    for (const r of rows) {
+      delVec.run(BigInt(r.rid));
+      delFts.run(BigInt(r.rid));
+      delTrash.run(r.rid);
+      delNext?.run(BigInt(r.rid));
+      if (!r.sd) write.removed.push({ rid: r.rid, spaceId });
+    }
+    const removed: Record<string, number> = { memories: stmt(db, "DELETE FROM memories WHERE space_id = ?").run(spaceId).changes };
+    for (const ref of spaceReferences(db)) {
+      if (ref.table === "memories") continue;
+      const col = quoteIdent(ref.column);
+      removed[ref.table] = (removed[ref.table] ?? 0) + db.prepare(`DELETE FROM ${quoteIdent(ref.table)} WHERE ${col} = ?`).run(spaceId).changes;
+    }
+    stmt(db, "DELETE FROM spaces WHERE id = ?").run(spaceId);
+    if (write.removed.length) write.generation = bumpGeneration(db);
+    return { removed };
+  });
+  const out = tx();
+  notify(db, write);
+  return out;
+}
+
 export function findLiveByHash(db: Database.Database, spaceId: string, hash: string): MemoryRow | undefined {
   const r = stmt(
     db,
@@ -207,7 +350,12 @@ export function insertMemories(
      VALUES (@id, @rid, @spaceId, @content, @timestamp, @importance, @pinned, @kind, @conversationId,
        @documentId, @chunkIndex, @contentHash, @embeddingModel, @createdAt)`,
   );
-  const insertVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
+  // During a re-index, vectors of the new model go to memory_vec_next (the swap moves them); a rid freed
+  // by a purge may be reused, so any vector left there under it is dropped first.
+  const target = reindexTarget(db);
+  const toNext = target !== undefined && target.model === embeddingModel;
+  const insertVec = stmt(db, `INSERT INTO ${toNext ? "memory_vec_next" : "memory_vec"} (rowid, space_id, embedding) VALUES (?, ?, ?)`);
+  const clearNext = target ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
   const insertFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
   const maxRid = stmt(db, "SELECT coalesce(max(rid), 0) AS r FROM memories");
   const added: VectorWrite["added"] = [];
@@ -237,12 +385,13 @@ export function insertMemories(
         embeddingModel,
         createdAt: created,
       });
+      clearNext?.run(BigInt(rid));
       insertVec.run(BigInt(rid), m.spaceId, vecBlob(vectors[i]!));
       insertFts.run(BigInt(rid), m.content);
-      added.push({ rid, spaceId: m.spaceId, vector: vectors[i]! });
+      if (!toNext) added.push({ rid, spaceId: m.spaceId, vector: vectors[i]! });
       ids.push(id);
     }
-    return { ids, generation: bumpGeneration(db) };
+    return { ids, generation: toNext ? 0 : bumpGeneration(db) };
   });
   const { ids, generation } = tx();
   notify(db, { added, removed: [], generation });
@@ -311,6 +460,13 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
       const r = get.get(id) as { rid: number; spaceId: string; content: string } | undefined;
       if (!r) continue;
       const v = readTrash.get(r.rid) as { embedding: Buffer } | undefined;
+      if (!v && hasNextVector(db, r.rid)) {
+        // Written and deleted during a re-index: its only vector is the new model's, in memory_vec_next.
+        insFts.run(BigInt(r.rid), r.content);
+        unflag.run(r.rid);
+        changed.push(id);
+        continue;
+      }
       if (!v) throw new StoreError(`memory ${id} has no stored vector to restore`, "INVALID");
       insVec.run(BigInt(r.rid), r.spaceId, v.embedding);
       insFts.run(BigInt(r.rid), r.content);
@@ -333,6 +489,7 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
   const delMem = stmt(db, "DELETE FROM memories WHERE rid = ?");
+  const delNext = reindexTarget(db) ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
   const removed: VectorWrite["removed"] = [];
   const tx = db.transaction(() => {
     let n = 0;
@@ -342,6 +499,7 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
       delVec.run(BigInt(r.rid));
       delFts.run(BigInt(r.rid));
       delTrash.run(r.rid);
+      delNext?.run(BigInt(r.rid));
       delMem.run(r.rid);
       if (!r.sd) removed.push({ rid: r.rid, spaceId: r.spaceId });
       n++;
@@ -366,6 +524,21 @@ export function updateMemoryContent(db: Database.Database, id: string, content: 
       model,
       r.rid,
     );
+    const target = reindexTarget(db);
+    if (target) {
+      // Re-index in progress: memory_vec_next must only hold vectors of current content. A vector of the
+      // new model replaces it there (memory_vec keeps the old model's until the swap drops the table);
+      // one of the old model leaves it to be re-embedded by the re-index.
+      stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?").run(BigInt(r.rid));
+      if (target.model === model) {
+        stmt(db, "INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)").run(BigInt(r.rid), r.spaceId, vecBlob(vector));
+        if (!r.sd) {
+          stmt(db, "DELETE FROM memory_fts WHERE rowid = ?").run(BigInt(r.rid));
+          stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)").run(BigInt(r.rid), content);
+        }
+        return null;
+      }
+    }
     if (r.sd) {
       stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)").run(r.rid, vecBlob(vector));
       return null;
@@ -433,9 +606,20 @@ export function storeCounts(db: Database.Database): StoreCounts {
   const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
   return {
     memories: one("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0"),
-    vectors: one("SELECT count(*) AS n FROM memory_vec"),
+    vectors:
+      one("SELECT count(*) AS n FROM memory_vec") +
+      // During a re-index, a memory written with the new model has its vector in memory_vec_next only.
+      (reindexTarget(db)
+        ? one(`SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_vec v WHERE v.rowid = m.rid)
+             AND EXISTS (SELECT 1 FROM memory_vec_next x WHERE x.rowid = m.rid)`)
+        : 0),
     fts: one("SELECT count(*) AS n FROM memory_fts"),
   };
+}
+
+/** A re-index is in progress and memory_vec_next holds a vector for this rid. */
+function hasNextVector(db: Database.Database, rid: number): boolean {
+  return reindexTarget(db) !== undefined && stmt(db, "SELECT 1 FROM memory_vec_next WHERE rowid = ?").get(BigInt(rid)) !== undefined;
 }
 
 /**
@@ -448,8 +632,10 @@ export function checkInvariant(db: Database.Database): string[] {
   if (c.memories !== c.vectors || c.memories !== c.fts) {
     problems.push(`live counts differ: memories=${c.memories} vectors=${c.vectors} fts=${c.fts}`);
   }
+  // During a re-index a live memory's vector may be in memory_vec_next alone (written with the new model).
+  const orNext = reindexTarget(db) ? " AND NOT EXISTS (SELECT 1 FROM memory_vec_next x WHERE x.rowid = m.rid)" : "";
   const missingVec = db
-    .prepare("SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_vec v WHERE v.rowid = m.rid)")
+    .prepare(`SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_vec v WHERE v.rowid = m.rid)${orNext}`)
     .get() as { n: number };
   if (missingVec.n) problems.push(`${missingVec.n} live memories lack a vector`);
   const missingFts = db

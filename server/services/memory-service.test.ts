@@ -11,6 +11,8 @@ import { checkInvariant, getMemory, spaceExists, StoreError, vectorTableDim } fr
 import { FakeEmbeddingServer, type FakeEmbedMode } from "../test/fake-embedding-server";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
+import { reindexDone } from "../jobs/reindex-job";
+import { listRuns } from "../jobs/runner";
 import {
   addMemories,
   asServiceError,
@@ -276,7 +278,7 @@ test("an embedding server that is down: 503 for writes and searches", async () =
   assert.equal(rawCounts(c.db).memories, 0);
 });
 
-test("the healthy fake server works end to end, and a later model change is refused (409)", async () => {
+test("the healthy fake server works end to end, and a later model change re-indexes in the background (SPEC §8)", async () => {
   fake.mode = "ok";
   const c = httpCtx();
   const [[a]] = await addMemories(c, [{ text: "orange juice in the morning" }]);
@@ -284,10 +286,17 @@ test("the healthy fake server works end to end, and a later model change is refu
   const res = await search(c, { query: "orange juice" });
   assert.equal(res.results[0]!.id, a);
   // The same store, now served by another model (the in-process USE-lite, 512-d).
+  // The write is accepted (its vector goes to the re-index's new table) and nothing is lost at the swap.
   const switched: MemoContext = { db: c.db, embedder: emb };
-  const err = await addMemories(switched, [{ text: "new" }]).then(() => null, (e: unknown) => e);
-  assert.ok(err instanceof StoreError && err.code === "MODEL_MISMATCH");
-  assert.equal(asServiceError(err)!.status, 409);
-  assert.equal(rawCounts(c.db).memories, 1);
+  const [[b]] = await addMemories(switched, [{ text: "new" }]);
   assert.deepEqual(checkInvariant(c.db), []);
+  await reindexDone(c.db); // null when it has already finished
+  assert.equal(listRuns(c.db, { job: "reindex" })[0]!.status, "ok");
+  assert.equal(vectorTableDim(c.db), 512);
+  assert.deepEqual(rawCounts(c.db), { memories: 2, vec: 2, fts: 2, trash: 0 });
+  assert.deepEqual(checkInvariant(c.db), []);
+  assert.equal((await search(switched, { query: "orange juice" })).results[0]!.id, a);
+  assert.ok(getMemory(c.db, b!));
+  // The store error that used to answer a model change still maps to 409 for other callers.
+  assert.equal(asServiceError(new StoreError("held by another model", "MODEL_MISMATCH"))!.status, 409);
 });

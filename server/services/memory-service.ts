@@ -1,11 +1,13 @@
 import path from "node:path";
 import type Database from "better-sqlite3";
 import { startAnnIndex } from "../memory/ann-index";
+import { reconcileEmbeddingModel } from "../jobs/reindex-job";
+import { withDocumentNames } from "../ingest/documents";
 import { getDb } from "../db";
 import { EmbedderUnavailableError, getEmbedder, type EmbedderStatus } from "../embedder/supervisor";
 import { chunkWords } from "../memory/chunker";
 import { EmbedderResponseError, HttpEmbedClient, type Embedder } from "../memory/embed-client";
-import { retrieve, type RetrieveResult } from "../memory/retrieve";
+import { retrieve, type RetrievedMemory, type RetrieveResult } from "../memory/retrieve";
 import { loadRetrievalSettings, type RetrievalSettings } from "../memory/settings";
 import {
   bindEmbeddingModel,
@@ -76,6 +78,10 @@ export function setAppContext(ctx: MemoContext | undefined): void {
 /** The model the store is bound to, binding an empty store to the embedder's model on first use. */
 export async function activeModel(ctx: MemoContext): Promise<{ model: string; dim: number }> {
   const info = await ctx.embedder.info();
+  // SPEC §8: a store holding another model's vectors is re-embedded in the background (writes meanwhile
+  // carry the new model's vectors; search is keyword-only until the swap), instead of refused.
+  const startIndex = (dim: number) => startVectorIndex(ctx.db, dim);
+  if (reconcileEmbeddingModel(ctx.db, ctx.embedder, info, { startIndex, log: console.info }) === "reindexing") return info;
   const bound = boundModel(ctx.db);
   if (!bound || bound.model !== info.model || bound.dim !== info.dim) bindEmbeddingModel(ctx.db, info.model, info.dim);
   startVectorIndex(ctx.db, info.dim);
@@ -148,13 +154,23 @@ export async function addMemories(ctx: MemoContext, items: NewMemoryInput[], def
   return out;
 }
 
-export async function search(ctx: MemoContext, input: SearchInput & { promote?: boolean }): Promise<RetrieveResult & { model: string; settings: RetrievalSettings }> {
+/** A search result; `documentName` is the source file of a memory that came from document ingestion. */
+export type SearchResult = Omit<RetrieveResult, "results" | "dropped"> & {
+  results: (RetrievedMemory & { documentName: string | null })[];
+  dropped: (RetrievedMemory & { reason: string; documentName: string | null })[];
+  model: string;
+  settings: RetrievalSettings;
+};
+
+export async function search(ctx: MemoContext, input: SearchInput & { promote?: boolean }): Promise<SearchResult> {
   const spaceId = input.space ?? DEFAULT_SPACE;
   if (!spaceExists(ctx.db, spaceId)) throw new ServiceError(404, `space '${spaceId}' does not exist`);
   const { model } = await activeModel(ctx);
-  const settings = { ...loadRetrievalSettings(ctx.db, model), ...(input.options ?? {}) };
-  const res = await retrieve(ctx.db, ctx.embedder, { query: input.query, spaceId, k: input.k, context: input.context, promote: input.promote }, settings);
-  return { ...res, model, settings };
+  const { pool, ...overrides } = input.options ?? {};
+  const settings = { ...loadRetrievalSettings(ctx.db, model), ...overrides };
+  const res = await retrieve(ctx.db, ctx.embedder, { query: input.query, spaceId, k: input.k, context: input.context, promote: input.promote, pool }, settings);
+  // Memories from an ingested file carry its name (joined from documents by document_id).
+  return { ...res, results: withDocumentNames(ctx.db, res.results), dropped: withDocumentNames(ctx.db, res.dropped), model, settings };
 }
 
 /** `/remember <text>`: a pinned memory (importance 5, never decays). */

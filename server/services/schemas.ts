@@ -56,6 +56,8 @@ export const searchInput = z.strictObject({
       qualityFilter: z.boolean().optional(),
       fusion: z.enum(["rrf", "linear"]).optional(),
       minSimilarity: z.number().min(-1).max(1).optional(),
+      /** Candidate pool per list (default min(max(k*5, 20), 100)). */
+      pool: z.number().int().min(1, "pool must be at least 1").max(500, "pool must be at most 500").optional(),
     })
     .optional(),
 });

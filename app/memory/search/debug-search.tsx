@@ -10,15 +10,31 @@ const BADGE: Record<string, string> = {
   fts: "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-100",
 };
 
-function Bar({ label, value, max, text }: { label: string; value: number | null; max: number; text: string }) {
+const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900";
+
+function Bar({ label, value, max, text, tone = "bg-zinc-600 dark:bg-zinc-300" }: { label: string; value: number | null; max: number; text: string; tone?: string }) {
   const pct = value === null || max <= 0 ? 0 : Math.max(2, Math.min(100, (value / max) * 100));
   return (
     <div className="flex items-center gap-2 text-xs" title={`${label}: ${text}`}>
       <span className="w-20 shrink-0 text-zinc-500">{label}</span>
       <div className="h-2 flex-1 rounded bg-zinc-200 dark:bg-zinc-800" role="meter" aria-label={label} aria-valuenow={value ?? 0} aria-valuemin={0} aria-valuemax={max}>
-        <div className="h-2 rounded bg-zinc-600 dark:bg-zinc-300" style={{ width: `${pct}%` }} />
+        <div className={`h-2 rounded ${tone}`} style={{ width: `${pct}%` }} />
       </div>
       <span className="w-16 shrink-0 text-right tabular-nums">{text}</span>
+    </div>
+  );
+}
+
+/** A stage of the pipeline with its time, as a bar relative to the whole search. */
+function StageTime({ label, ms, total }: { label: string; ms: number; total: number }) {
+  const pct = total > 0 ? Math.max(1, Math.min(100, (ms / total) * 100)) : 0;
+  return (
+    <div className="flex items-center gap-2 text-xs" data-testid="stage">
+      <span className="w-28 shrink-0 text-zinc-600 dark:text-zinc-400">{label}</span>
+      <div className="h-2 flex-1 rounded bg-zinc-200 dark:bg-zinc-800" aria-hidden="true">
+        <div className="h-2 rounded bg-emerald-600 dark:bg-emerald-400" style={{ width: `${pct}%` }} />
+      </div>
+      <span className="w-20 shrink-0 text-right tabular-nums">{ms.toFixed(2)} ms</span>
     </div>
   );
 }
@@ -28,27 +44,39 @@ export function DebugSearch() {
   const [draft, setDraft] = useState("");
   const [space, setSpace] = useState("personal");
   const [k, setK] = useState(10);
+  const [pool, setPool] = useState("");
   const [context, setContext] = useState("");
+  const [contextMessages, setContextMessages] = useState<number | undefined>(undefined);
   const [anchorQuery, setAnchorQuery] = useState<boolean | undefined>(undefined);
   const [qualityFilter, setQualityFilter] = useState(true);
+  const [fusion, setFusion] = useState<"rrf" | "linear" | undefined>(undefined);
   const [submitted, setSubmitted] = useState<string | null>(null);
   const spaces = useQuery(trpc.memory.spaces.queryOptions());
+  const poolN = pool.trim() === "" ? undefined : Math.max(1, Math.min(500, Math.round(Number(pool)) || 1));
   const input = {
     query: submitted ?? "",
     space,
     k,
     context: context.split("\n").map((s) => s.trim()).filter(Boolean),
-    options: { qualityFilter, ...(anchorQuery === undefined ? {} : { anchorQuery }) },
+    options: {
+      qualityFilter,
+      ...(anchorQuery === undefined ? {} : { anchorQuery }),
+      ...(contextMessages === undefined ? {} : { contextMessages }),
+      ...(fusion === undefined ? {} : { fusion }),
+      ...(poolN === undefined ? {} : { pool: poolN }),
+    },
   };
   const result = useQuery({ ...trpc.memory.search.queryOptions(input), enabled: Boolean(submitted?.trim()) });
+  const data = result.data;
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(draft);
   };
-  const rrfMax = Math.max(1e-9, ...(result.data?.results.map((r) => r.scores.rrf) ?? [0]));
-  const finalMax = Math.max(1e-9, ...(result.data?.results.map((r) => r.scores.final) ?? [0]));
-  const pool = result.data?.pool ?? 20;
+  const rrfMax = Math.max(1e-9, ...(data?.results.map((r) => r.scores.rrf) ?? [0]));
+  const finalMax = Math.max(1e-9, ...(data?.results.map((r) => r.scores.final) ?? [0]));
+  const poolUsed = data?.pool ?? 20;
+  const defaultPool = Math.min(Math.max(k * 5, 20), 100);
 
   return (
     <div className="space-y-4">
@@ -69,10 +97,11 @@ export function DebugSearch() {
             Search
           </button>
         </div>
-        <div className="flex flex-wrap items-center gap-4 text-sm">
+        <fieldset className="flex min-w-0 flex-wrap items-center gap-x-4 gap-y-2 text-sm">
+          <legend className="sr-only">Pipeline options</legend>
           <label className="flex min-w-0 max-w-full items-center gap-2">
             Space
-            <select value={space} onChange={(e) => setSpace(e.target.value)} className="min-w-0 max-w-full rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900">
+            <select value={space} onChange={(e) => setSpace(e.target.value)} className={`min-w-0 max-w-full ${INPUT}`}>
               {(spaces.data ?? ["personal"]).map((s) => (
                 <option key={s}>{s}</option>
               ))}
@@ -80,20 +109,47 @@ export function DebugSearch() {
           </label>
           <label className="flex items-center gap-2">
             k
-            <input type="number" min={1} max={100} value={k} onChange={(e) => setK(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} className="w-16 rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900" />
+            <input type="number" min={1} max={100} value={k} onChange={(e) => setK(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} className={`w-16 ${INPUT}`} />
+          </label>
+          <label className="flex items-center gap-2" title="Candidates each list (vector, keyword) returns before fusion; empty: min(max(k×5, 20), 100)">
+            Candidate pool
+            <input type="number" min={1} max={500} value={pool} placeholder={`auto (${defaultPool})`} onChange={(e) => setPool(e.target.value)} className={`w-28 ${INPUT}`} />
+          </label>
+          <label className="flex items-center gap-2" title="How many earlier user messages (from the box below) join the query">
+            Context messages
+            <select
+              value={contextMessages === undefined ? "" : String(contextMessages)}
+              onChange={(e) => setContextMessages(e.target.value === "" ? undefined : Number(e.target.value))}
+              className={INPUT}
+            >
+              <option value="">default ({data?.settings.contextMessages ?? 3})</option>
+              {[0, 1, 2, 3].map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
           </label>
           <label className="flex items-center gap-2">
-            <input type="checkbox" checked={anchorQuery ?? result.data?.settings.anchorQuery ?? false} onChange={(e) => setAnchorQuery(e.target.checked)} />
+            Fusion
+            <select value={fusion ?? ""} onChange={(e) => setFusion(e.target.value === "" ? undefined : (e.target.value as "rrf" | "linear"))} className={INPUT}>
+              <option value="">default{data ? ` (${data.settings.fusion})` : ""}</option>
+              <option value="rrf">RRF</option>
+              <option value="linear">linear</option>
+            </select>
+          </label>
+          <label className="flex items-center gap-2" title="A second query of the message's first 5 words, for messages longer than 7 words">
+            <input type="checkbox" checked={anchorQuery ?? data?.settings.anchorQuery ?? false} onChange={(e) => setAnchorQuery(e.target.checked)} />
             Anchor query
           </label>
-          <label className="flex items-center gap-2">
+          <label className="flex items-center gap-2" title="Drop vector-only results below the minimum similarity and keyword-only results below the FTS floor">
             <input type="checkbox" checked={qualityFilter} onChange={(e) => setQualityFilter(e.target.checked)} />
             Quality filter
           </label>
-        </div>
+        </fieldset>
         <label className="block text-sm">
           Conversation context (earlier user messages, one per line)
-          <textarea value={context} onChange={(e) => setContext(e.target.value)} rows={2} className="mt-1 w-full rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900" />
+          <textarea value={context} onChange={(e) => setContext(e.target.value)} rows={2} className={`mt-1 w-full ${INPUT}`} />
         </label>
       </form>
 
@@ -104,45 +160,119 @@ export function DebugSearch() {
       )}
       {result.isFetching && <p className="text-sm text-zinc-500">Searching…</p>}
 
-      {result.data && (
+      {data && (
         <section aria-label="Results" className="space-y-3">
           <p className="text-xs text-zinc-500" data-testid="timings">
-            {result.data.results.length} results · model {result.data.model} · fusion {result.data.settings.fusion} · pool {pool} · embed{" "}
-            {result.data.timings.embedMs.toFixed(1)} ms · vector {result.data.timings.vectorMs.toFixed(1)} ms · keyword {result.data.timings.keywordMs.toFixed(1)} ms · fuse{" "}
-            {result.data.timings.fuseMs.toFixed(1)} ms
+            {data.results.length} results · model {data.model} · fusion {data.settings.fusion} · pool {poolUsed} · embed {data.timings.embedMs.toFixed(1)} ms · vector{" "}
+            {data.timings.vectorMs.toFixed(1)} ms · keyword {data.timings.keywordMs.toFixed(1)} ms · fuse {data.timings.fuseMs.toFixed(1)} ms
           </p>
-          {result.data.results.length === 0 && <p className="text-sm">No memory matched.</p>}
+
+          {data.notice && (
+            <div role="status" className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100" data-testid="search-notice">
+              {data.notice}
+            </div>
+          )}
+          <div className="grid gap-3 md:grid-cols-2">
+            <div className="rounded border border-zinc-200 p-3 dark:border-zinc-800" data-testid="stage-timings">
+              <h2 className="mb-2 text-sm font-semibold">Timings per stage</h2>
+              <div className="space-y-1">
+                <StageTime label="Embed queries" ms={data.timings.embedMs} total={data.timings.totalMs} />
+                <StageTime label="Vector KNN" ms={data.timings.vectorMs} total={data.timings.totalMs} />
+                <StageTime label="Keyword (FTS5)" ms={data.timings.keywordMs} total={data.timings.totalMs} />
+                <StageTime label="Fuse + filter" ms={data.timings.fuseMs} total={data.timings.totalMs} />
+                <StageTime label="Total" ms={data.timings.totalMs} total={data.timings.totalMs} />
+              </div>
+              <div className="mt-2 text-xs" data-testid="vector-source">
+                Vector leg served by{" "}
+                {data.vectorSource === "ann" ? (
+                  <strong>the in-memory ANN index (HNSW)</strong>
+                ) : data.vectorSource === "vec0" ? (
+                  <strong>vec0 exact scan (the index is not ready)</strong>
+                ) : (
+                  <strong>nothing (vector weight 0)</strong>
+                )}
+              </div>
+            </div>
+            <div className="rounded border border-zinc-200 p-3 text-xs dark:border-zinc-800" data-testid="queries">
+              <h2 className="mb-2 text-sm font-semibold">Queries and settings</h2>
+              <ol className="space-y-1">
+                {data.queries.map((q, i) => (
+                  <li key={i} className="flex gap-2">
+                    <span className="shrink-0 rounded bg-zinc-200 px-1.5 font-medium dark:bg-zinc-800">{q.role}</span>
+                    <span className="min-w-0 whitespace-pre-wrap break-words">{q.text}</span>
+                  </li>
+                ))}
+              </ol>
+              <dl className="mt-2 grid grid-cols-2 gap-x-3 gap-y-0.5 text-zinc-600 dark:text-zinc-400">
+                <dt>candidate pool</dt>
+                <dd className="tabular-nums">{poolUsed} per list</dd>
+                <dt>context messages</dt>
+                <dd>{data.settings.contextMessages}</dd>
+                <dt>anchor query</dt>
+                <dd>{data.settings.anchorQuery ? "on" : "off"}</dd>
+                <dt>quality filter</dt>
+                <dd>{data.settings.qualityFilter ? `on (similarity ≥ ${data.settings.minSimilarity}, FTS ≥ ${data.settings.ftsFloor})` : "off"}</dd>
+                <dt>weights</dt>
+                <dd>
+                  vector {data.settings.weights.vector} · FTS {data.settings.weights.fts} · anchor {data.settings.weights.anchor}
+                </dd>
+                <dt>importance weight</dt>
+                <dd>{data.settings.importanceWeight}</dd>
+              </dl>
+            </div>
+          </div>
+
+          {data.results.length === 0 && <p className="text-sm">No memory matched.</p>}
           <ol className="space-y-3">
-            {result.data.results.map((r) => (
+            {data.results.map((r, i) => (
               <li key={r.id} data-testid="result" className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
                 <div className="mb-1 flex flex-wrap items-center gap-2 text-xs">
+                  <span className="font-semibold tabular-nums text-zinc-500">#{i + 1}</span>
                   <span data-testid="match-badge" className={`rounded px-2 py-0.5 font-medium ${BADGE[r.matchType]}`}>
                     {r.matchType}
                   </span>
-                  <time dateTime={r.timestamp}>{r.timestamp.slice(0, 10)}</time>
+                  <time dateTime={r.timestamp} title={r.timestamp}>
+                    {r.timestamp.slice(0, 16).replace("T", " ")}
+                  </time>
                   <span>importance {r.importance}</span>
                   <span>retrieved {r.retrievalCount}×</span>
                   {r.pinned && <span className="rounded bg-zinc-200 px-1 dark:bg-zinc-800">pinned</span>}
                   <span className="text-zinc-500">{r.kind}</span>
+                  {r.documentName && (
+                    <span data-testid="result-source" title="The ingested document this memory came from" className="min-w-0 break-all rounded bg-emerald-100 px-1.5 py-0.5 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100">
+                      from {r.documentName}
+                      {r.chunkIndex !== null && ` · chunk ${r.chunkIndex + 1}`}
+                    </span>
+                  )}
                 </div>
-                <p className="whitespace-pre-wrap text-sm">{r.content}</p>
+                <p className="whitespace-pre-wrap break-words text-sm">{r.content}</p>
                 <div className="mt-2 space-y-1">
-                  <Bar label="similarity" value={r.scores.similarity} max={1} text={r.scores.similarity === null ? "—" : r.scores.similarity.toFixed(3)} />
-                  <Bar label="FTS rank" value={r.scores.ftsRank === null ? null : pool + 1 - r.scores.ftsRank} max={pool} text={r.scores.ftsRank === null ? "—" : `#${r.scores.ftsRank}`} />
-                  <Bar label="RRF" value={r.scores.rrf} max={rrfMax} text={r.scores.rrf.toFixed(4)} />
+                  <Bar label="similarity" value={r.scores.similarity} max={1} text={r.scores.similarity === null ? "—" : r.scores.similarity.toFixed(3)} tone="bg-sky-600 dark:bg-sky-400" />
+                  <Bar
+                    label="FTS rank"
+                    value={r.scores.ftsRank === null ? null : poolUsed + 1 - r.scores.ftsRank}
+                    max={poolUsed}
+                    text={r.scores.ftsRank === null ? "—" : `#${r.scores.ftsRank}`}
+                    tone="bg-amber-600 dark:bg-amber-400"
+                  />
+                  <Bar label="RRF" value={r.scores.rrf} max={rrfMax} text={r.scores.rrf.toFixed(4)} tone="bg-violet-600 dark:bg-violet-400" />
                   {/* The score the results are ranked by: the configured fusion (RRF or linear) plus importance. */}
                   <Bar label="score" value={r.scores.final} max={finalMax} text={r.scores.final.toFixed(3)} />
                 </div>
               </li>
             ))}
           </ol>
-          {result.data.dropped.length > 0 && (
-            <details className="text-sm">
-              <summary>{result.data.dropped.length} candidates dropped by the quality filter</summary>
-              <ul className="mt-2 space-y-1">
-                {result.data.dropped.map((d) => (
-                  <li key={d.id} className="text-xs text-zinc-500">
-                    {d.reason}: {d.content.slice(0, 120)}
+          {data.dropped.length > 0 && (
+            <details open className="rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800" data-testid="dropped">
+              <summary className="cursor-pointer">{data.dropped.length} candidates dropped by the quality filter</summary>
+              <ul className="mt-2 space-y-2">
+                {data.dropped.map((d) => (
+                  <li key={d.id} className="text-xs" data-testid="dropped-item">
+                    <div className="flex flex-wrap items-center gap-2">
+                      <span className={`rounded px-2 py-0.5 font-medium ${BADGE[d.matchType]}`}>{d.matchType}</span>
+                      <span className="text-zinc-500">{d.reason}</span>
+                    </div>
+                    <div className="mt-0.5 break-words text-zinc-700 dark:text-zinc-300">{d.content.length > 200 ? `${d.content.slice(0, 200)}…` : d.content}</div>
                   </li>
                 ))}
               </ul>

@@ -13,6 +13,6 @@ export function POST(req: Request) {
   return handle(async () => {
     const input = await readBody(req, searchInput);
     const r = await search(appContext(), input);
-    return json({ results: r.results, dropped: r.dropped, queries: r.queries, timings: r.timings, model: r.model });
+    return json({ results: r.results, dropped: r.dropped, queries: r.queries, timings: r.timings, model: r.model, ...(r.notice ? { notice: r.notice } : {}) });
   });
 }

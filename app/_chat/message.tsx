@@ -1,0 +1,159 @@
+"use client";
+
+import "highlight.js/styles/github-dark.css";
+import "./markdown.css";
+import ReactMarkdown from "react-markdown";
+import rehypeHighlight from "rehype-highlight";
+import remarkGfm from "remark-gfm";
+import type { CommandInfo, RecalledMemory } from "@/server/services/conversation-service";
+
+export interface UiMessage {
+  id: string;
+  role: "user" | "assistant" | "system";
+  content: string;
+  recalled: RecalledMemory[] | null;
+  command: CommandInfo | null;
+  status: "done" | "streaming" | "error";
+  error?: string | null;
+  /** Retrieval failed for this reply (it was answered without memories). */
+  recallError?: string | null;
+  provider?: string | null;
+}
+
+const BADGE: Record<string, string> = {
+  hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
+  vector: "bg-sky-100 text-sky-800 dark:bg-sky-900 dark:text-sky-100",
+  fts: "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-100",
+};
+
+const num = (v: number | null, digits: number) => (v === null || v === undefined ? "—" : v.toFixed(digits));
+
+export function Markdown({ text }: { text: string }) {
+  return (
+    <div className="md break-words">
+      <ReactMarkdown remarkPlugins={[remarkGfm]} rehypePlugins={[[rehypeHighlight, { detect: false }]]}>
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+}
+
+/** Under a reply: which memories went into its prompt, and why each was recalled. */
+export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
+  if (!memories.length) return null;
+  return (
+    <details className="mt-2 rounded border border-zinc-200 text-sm dark:border-zinc-800" data-testid="recalled">
+      <summary className="cursor-pointer select-none px-2 py-1 text-xs font-medium text-zinc-600 dark:text-zinc-400">
+        Recalled memories ({memories.length})
+      </summary>
+      <ol className="space-y-2 px-2 pb-2">
+        {memories.map((m) => (
+          <li key={m.id} className="border-t border-zinc-100 pt-2 dark:border-zinc-800" data-testid="recalled-memory">
+            <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
+              <time dateTime={m.timestamp}>{m.timestamp.slice(0, 10)}</time>
+              <span className={`rounded px-1.5 py-0.5 font-medium ${BADGE[m.matchType] ?? ""}`} data-testid="recalled-match">
+                {m.matchType}
+              </span>
+              <span>importance {m.importance}</span>
+              {m.pinned && <span>pinned</span>}
+              <span className="text-zinc-400">{m.kind}</span>
+            </div>
+            <p className="mt-1 whitespace-pre-wrap break-words text-zinc-800 dark:text-zinc-200" data-testid="recalled-content">
+              {m.content.length > 600 ? `${m.content.slice(0, 600)}…` : m.content}
+            </p>
+            <dl className="mt-1 flex flex-wrap gap-x-3 text-xs tabular-nums text-zinc-500" aria-label="Score breakdown">
+              <div>
+                <dt className="inline">similarity </dt>
+                <dd className="inline">{num(m.scores.similarity, 3)}</dd>
+              </div>
+              <div>
+                <dt className="inline">FTS rank </dt>
+                <dd className="inline">{m.scores.ftsRank === null ? "—" : `#${m.scores.ftsRank}`}</dd>
+              </div>
+              <div>
+                <dt className="inline">RRF </dt>
+                <dd className="inline">{num(m.scores.rrf, 4)}</dd>
+              </div>
+              <div>
+                <dt className="inline">score </dt>
+                <dd className="inline">{num(m.scores.final, 4)}</dd>
+              </div>
+            </dl>
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
+
+function CommandDetails({ command, onUndo, undoing }: { command: CommandInfo; onUndo?: () => void; undoing?: boolean }) {
+  if (command.type !== "forget" || command.count === 0) return null;
+  const expired = Date.parse(command.undo.until) < Date.now();
+  return (
+    <div className="mt-2 space-y-2 text-sm" data-testid="forget-result">
+      <ul className="space-y-1 rounded border border-zinc-200 p-2 dark:border-zinc-800">
+        {command.items.map((i) => (
+          <li key={i.id} className="break-words text-zinc-600 line-through decoration-zinc-400 dark:text-zinc-400" data-testid="forgotten-item">
+            <time className="mr-2 text-xs no-underline" dateTime={i.timestamp}>
+              {i.timestamp.slice(0, 10)}
+            </time>
+            {i.content.length > 300 ? `${i.content.slice(0, 300)}…` : i.content}
+          </li>
+        ))}
+      </ul>
+      {command.undoneAt ? (
+        <p className="text-xs text-emerald-700 dark:text-emerald-400" data-testid="forget-undone">
+          Undone: {command.count} memor{command.count === 1 ? "y" : "ies"} restored.
+        </p>
+      ) : expired ? (
+        <p className="text-xs text-zinc-500">The undo period has passed.</p>
+      ) : (
+        <button
+          type="button"
+          onClick={onUndo}
+          disabled={undoing}
+          className="rounded border border-zinc-300 px-2 py-1 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800"
+        >
+          Undo
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function MessageView({ m, onUndo, undoing }: { m: UiMessage; onUndo?: (id: string) => void; undoing?: boolean }) {
+  if (m.role === "user") {
+    return (
+      <li className="flex justify-end" data-testid="user-message">
+        <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-lg bg-zinc-900 px-3 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900">{m.content}</div>
+      </li>
+    );
+  }
+  return (
+    <li data-testid="assistant-message" data-status={m.status} aria-busy={m.status === "streaming"}>
+      <div className="rounded-lg border border-zinc-200 bg-white px-3 py-2 dark:border-zinc-800 dark:bg-zinc-900">
+        {m.content ? (
+          <div data-testid="reply">
+            <Markdown text={m.content} />
+          </div>
+        ) : m.status === "streaming" ? (
+          <p className="text-sm text-zinc-500" data-testid="thinking">
+            Thinking…
+          </p>
+        ) : null}
+        {m.command && <CommandDetails command={m.command} onUndo={() => onUndo?.(m.id)} undoing={undoing} />}
+        {m.status === "error" && m.error && (
+          <p role="alert" className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200" data-testid="reply-error">
+            {m.error}
+          </p>
+        )}
+        {m.recallError && (
+          <p className="mt-2 text-xs text-amber-700 dark:text-amber-400" data-testid="recall-error">
+            {m.recallError} (answered without memories)
+          </p>
+        )}
+      </div>
+      {m.recalled && <RecalledList memories={m.recalled} />}
+    </li>
+  );
+}

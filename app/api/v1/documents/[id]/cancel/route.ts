@@ -1,0 +1,15 @@
+import { errorResponse, handle, json } from "@/server/http/rest";
+import { appContext } from "@/server/services/memory-service";
+import { cancelDocument } from "@/server/services/document-service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** POST /api/v1/documents/:id/cancel → the document, `cancelled` (its memories removed) */
+export async function POST(_req: Request, { params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  if (!UUID.test(id)) return errorResponse(400, "id must be a document id (UUID)");
+  return handle(async () => json(await cancelDocument(appContext(), id)));
+}

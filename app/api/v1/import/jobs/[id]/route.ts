@@ -1,0 +1,12 @@
+import { errorResponse, json } from "@/server/http/rest";
+import { getImportJob } from "@/server/services/import-jobs";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** GET /api/v1/import/jobs/:id → { job } with its progress (total, done, imported, duplicates, status). */
+export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const job = getImportJob(id);
+  return job ? json({ job }) : errorResponse(404, `import job ${id} not found`);
+}

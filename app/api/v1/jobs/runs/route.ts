@@ -1,0 +1,25 @@
+import { errorResponse, handle, json } from "@/server/http/rest";
+import { reindexStatus } from "@/server/jobs/reindex-job";
+import { JOB_NAMES, listRuns } from "@/server/jobs/runner";
+import { appContext } from "@/server/services/memory-service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/**
+ * GET /api/v1/jobs/runs[?job=decay|consolidate|reindex][&limit=20] → { runs: [{ id, job, startedAt,
+ * finishedAt, status, result, error, durationMs }], reindex } — newest first; `reindex` is the progress
+ * of the current or last re-index for a new embedding model.
+ */
+export function GET(req: Request) {
+  const q = new URL(req.url).searchParams;
+  const job = q.get("job") ?? undefined;
+  if (job && !(JOB_NAMES as readonly string[]).includes(job)) return errorResponse(400, `job must be one of ${JOB_NAMES.join(", ")}`);
+  const limitRaw = q.get("limit");
+  const limit = limitRaw === null ? 20 : Number(limitRaw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) return errorResponse(400, "limit must be an integer from 1 to 500");
+  return handle(() => {
+    const db = appContext().db;
+    return json({ runs: listRuns(db, { job, limit }), reindex: reindexStatus(db) });
+  });
+}

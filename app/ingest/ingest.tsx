@@ -1,0 +1,294 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useId, useRef, useState, type DragEvent } from "react";
+import { useTRPC } from "../_trpc/client";
+
+const SPACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
+const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+const BTN = "rounded border border-zinc-300 px-2 py-1 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
+const BTN_PRIMARY = "cursor-pointer rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900";
+
+type Status = "queued" | "processing" | "done" | "failed" | "cancelled";
+
+const STATUS_STYLE: Record<Status, string> = {
+  queued: "bg-zinc-200 text-zinc-800 dark:bg-zinc-800 dark:text-zinc-200",
+  processing: "bg-sky-100 text-sky-900 dark:bg-sky-900 dark:text-sky-100",
+  done: "bg-emerald-100 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100",
+  failed: "bg-red-100 text-red-900 dark:bg-red-900 dark:text-red-100",
+  cancelled: "bg-amber-100 text-amber-900 dark:bg-amber-900 dark:text-amber-100",
+};
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+interface DocumentView {
+  id: string;
+  name: string;
+  size: number;
+  status: Status;
+  error: string | null;
+  chunksTotal: number;
+  chunksDone: number;
+  memories: number;
+  createdAt: string;
+  canReingest: boolean;
+  queuePosition: number | null;
+}
+
+/** POST one file; resolves with an error message for the whole request, or null (the row says the rest). */
+async function uploadOne(file: File, space: string): Promise<string | null> {
+  const form = new FormData();
+  form.append("space", space);
+  form.append("file", file, file.name);
+  try {
+    const res = await fetch("/api/v1/documents", { method: "POST", body: form });
+    if (res.ok) return null;
+    const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+    return body?.error?.message ?? `upload failed (HTTP ${res.status})`;
+  } catch (e) {
+    return `upload failed: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+function Progress({ doc }: { doc: DocumentView }) {
+  const preparing = doc.status === "processing" && doc.chunksTotal === 0;
+  const pct = doc.status === "done" ? 100 : doc.chunksTotal > 0 ? Math.floor((doc.chunksDone / doc.chunksTotal) * 100) : 0;
+  const label =
+    doc.status === "done"
+      ? `${doc.chunksTotal} chunk${doc.chunksTotal === 1 ? "" : "s"}`
+      : doc.status === "queued"
+        ? doc.queuePosition
+          ? `queued · ${doc.queuePosition} ahead`
+          : "queued"
+        : preparing
+          ? "reading and counting tokens…"
+          : `${doc.chunksDone} / ${doc.chunksTotal} chunks embedded`;
+  return (
+    <div className="mt-2 flex items-center gap-2 text-xs">
+      <div
+        role="progressbar"
+        aria-label={`Progress of ${doc.name}`}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={preparing ? undefined : pct}
+        aria-valuetext={label}
+        className="h-2 flex-1 overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800"
+      >
+        <div
+          className={`h-2 rounded transition-[width] duration-300 ${doc.status === "done" ? "bg-emerald-600" : "bg-sky-600"} ${preparing ? "w-1/4 animate-pulse" : ""}`}
+          style={preparing ? undefined : { width: `${pct}%` }}
+        />
+      </div>
+      <span className="w-44 shrink-0 text-right tabular-nums text-zinc-600 dark:text-zinc-400" data-testid="progress-text">
+        {label}
+      </span>
+    </div>
+  );
+}
+
+function DocumentItem({ doc, onChanged }: { doc: DocumentView; onChanged: () => void }) {
+  const trpc = useTRPC();
+  const [confirming, setConfirming] = useState(false);
+  useEffect(() => {
+    if (!confirming) return;
+    const t = setTimeout(() => setConfirming(false), 4000);
+    return () => clearTimeout(t);
+  }, [confirming]);
+  const del = useMutation(trpc.documents.delete.mutationOptions({ onSuccess: onChanged }));
+  const reingest = useMutation(trpc.documents.reingest.mutationOptions({ onSuccess: onChanged }));
+  const cancel = useMutation(trpc.documents.cancel.mutationOptions({ onSuccess: onChanged }));
+  const active = doc.status === "queued" || doc.status === "processing";
+  const actionError = del.error ?? reingest.error ?? cancel.error;
+  const added = new Date(doc.createdAt);
+  return (
+    <li data-testid="document" data-status={doc.status} aria-label={doc.name} className="py-3">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+        <span data-testid="document-name" className="min-w-0 break-all font-medium">
+          {doc.name}
+        </span>
+        <span data-testid="document-status" className={`rounded px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[doc.status]}`}>
+          {doc.status}
+        </span>
+        <span className="text-xs text-zinc-500">
+          {formatBytes(doc.size)} · {doc.status === "done" ? `${doc.chunksTotal} chunks` : doc.chunksTotal ? `${doc.chunksDone}/${doc.chunksTotal} chunks` : "— chunks"} · added{" "}
+          <time dateTime={doc.createdAt} title={doc.createdAt}>
+            {added.toLocaleDateString()} {added.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+          </time>
+        </span>
+        <div className="ml-auto flex gap-2">
+          {active && (
+            <button type="button" className={BTN} disabled={cancel.isPending} onClick={() => cancel.mutate({ id: doc.id })} aria-label={`Cancel ${doc.name}`}>
+              Cancel
+            </button>
+          )}
+          {doc.canReingest && (
+            <button type="button" className={BTN} disabled={reingest.isPending} onClick={() => reingest.mutate({ id: doc.id })} aria-label={`Re-ingest ${doc.name}`}>
+              Re-ingest
+            </button>
+          )}
+          <button
+            type="button"
+            className={`${BTN} ${confirming ? "border-red-400 text-red-700 dark:text-red-300" : ""}`}
+            disabled={del.isPending}
+            aria-label={confirming ? `Confirm delete ${doc.name}` : `Delete ${doc.name}`}
+            onClick={() => (confirming ? del.mutate({ id: doc.id }) : setConfirming(true))}
+          >
+            {confirming ? "Confirm delete" : "Delete"}
+          </button>
+        </div>
+      </div>
+      {doc.status !== "failed" && doc.status !== "cancelled" && <Progress doc={doc} />}
+      {doc.error && (
+        <p data-testid="document-error" className="mt-1 text-sm text-red-700 dark:text-red-300">
+          {doc.error}
+        </p>
+      )}
+      {doc.status === "cancelled" && <p className="mt-1 text-xs text-zinc-500">Cancelled; nothing of it was kept.</p>}
+      {actionError && (
+        <p role="alert" className="mt-1 text-sm text-red-700 dark:text-red-300">
+          {actionError.message}
+        </p>
+      )}
+    </li>
+  );
+}
+
+export function Ingest() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const inputId = useId();
+  const fileRef = useRef<HTMLInputElement>(null);
+  const [space, setSpace] = useState("personal");
+  const [dragging, setDragging] = useState(false);
+  const [uploading, setUploading] = useState<{ key: string; name: string; size: number }[]>([]);
+  const [requestErrors, setRequestErrors] = useState<string[]>([]);
+  const spaces = useQuery(trpc.memory.spaces.queryOptions());
+  const limits = useQuery(trpc.documents.limits.queryOptions());
+  const spaceValid = SPACE_RE.test(space);
+  const spaceKnown = spaceValid && (spaces.data ?? []).includes(space);
+  const list = useQuery({
+    ...trpc.documents.list.queryOptions({ space }),
+    enabled: spaceKnown,
+    // Live progress: poll while anything is queued or running (also after a reload: the rows say so).
+    refetchInterval: (q) => ((q.state.data as DocumentView[] | undefined)?.some((d) => d.status === "queued" || d.status === "processing") ? 500 : false),
+  });
+  const docs = (spaceKnown ? (list.data ?? []) : []) as DocumentView[];
+
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: trpc.documents.list.queryKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.memory.spaces.queryKey() });
+  };
+
+  const upload = async (files: File[]) => {
+    if (!spaceValid || files.length === 0) return;
+    setRequestErrors([]);
+    const items = files.map((f, i) => ({ key: `${Date.now()}-${i}-${f.name}`, name: f.name, size: f.size, file: f }));
+    setUploading((u) => [...u, ...items.map(({ key, name, size }) => ({ key, name, size }))]);
+    // One request per file, in order: each row appears as soon as its file is stored, and a huge or bad
+    // file never holds the others back.
+    for (const it of items) {
+      const err = await uploadOne(it.file, space);
+      if (err) setRequestErrors((e) => [...e, `${it.name}: ${err}`]);
+      setUploading((u) => u.filter((x) => x.key !== it.key));
+      refresh();
+    }
+    if (fileRef.current) fileRef.current.value = "";
+  };
+
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    void upload(Array.from(e.dataTransfer.files));
+  };
+
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        <label htmlFor={`${inputId}-space`}>Space</label>
+        <input
+          id={`${inputId}-space`}
+          list={`${inputId}-spaces`}
+          value={space}
+          onChange={(e) => setSpace(e.target.value.trim())}
+          aria-invalid={!spaceValid}
+          className={`${INPUT} w-56 max-w-full`}
+        />
+        <datalist id={`${inputId}-spaces`}>
+          {(spaces.data ?? []).map((s) => (
+            <option key={s} value={s} />
+          ))}
+        </datalist>
+        {!spaceValid && <span className="text-xs text-red-700 dark:text-red-300">1–64 letters, digits, - or _</span>}
+      </div>
+
+      <div
+        role="group"
+        aria-label="Upload documents"
+        data-testid="drop-zone"
+        onDragEnter={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragOver={(e) => e.preventDefault()}
+        onDragLeave={(e) => {
+          if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+        }}
+        onDrop={onDrop}
+        className={`flex flex-col items-center gap-2 rounded-lg border-2 border-dashed p-6 text-center text-sm ${
+          dragging ? "border-sky-500 bg-sky-50 dark:bg-sky-950" : "border-zinc-300 dark:border-zinc-700"
+        }`}
+      >
+        <p>Drop Markdown, text or PDF files here, or</p>
+        <label className={BTN_PRIMARY}>
+          Choose files
+          <input
+            ref={fileRef}
+            type="file"
+            multiple
+            accept=".md,.markdown,.txt,.text,.pdf,text/markdown,text/plain,application/pdf"
+            className="sr-only"
+            aria-label="Choose files to ingest"
+            disabled={!spaceValid}
+            onChange={(e) => void upload(Array.from(e.target.files ?? []))}
+          />
+        </label>
+        <p className="text-xs text-zinc-500">
+          Into space <strong>{space || "—"}</strong>
+          {limits.data && ` · up to ${formatBytes(limits.data.maxUploadBytes)} per file`} · PDFs need a text layer (scans need OCR first)
+        </p>
+      </div>
+
+      {requestErrors.length > 0 && (
+        <div role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          {requestErrors.map((e) => (
+            <p key={e}>{e}</p>
+          ))}
+        </div>
+      )}
+      {list.error && (
+        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          {list.error.message}
+        </p>
+      )}
+
+      <section aria-label="Documents" className="rounded border border-zinc-200 px-4 dark:border-zinc-800">
+        <h2 className="pt-3 text-sm font-semibold">Documents in {space || "—"}</h2>
+        {uploading.length === 0 && docs.length === 0 && <p className="py-3 text-sm text-zinc-500">No documents in this space yet.</p>}
+        <ul className="divide-y divide-zinc-200 dark:divide-zinc-800">
+          {uploading.map((u) => (
+            <li key={u.key} data-testid="uploading" className="py-3 text-sm">
+              <span className="break-all font-medium">{u.name}</span> <span className="text-xs text-zinc-500">{formatBytes(u.size)} · uploading…</span>
+            </li>
+          ))}
+          {docs.map((d) => (
+            <DocumentItem key={d.id} doc={d} onChanged={refresh} />
+          ))}
+        </ul>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,45 @@
+"use client";
+
+import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
+
+export const KIND_COLORS: Record<string, string> = {
+  chat: "#0284c7",
+  document: "#d97706",
+  remember: "#7c3aed",
+  import: "#059669",
+  consolidated: "#e11d48",
+};
+const KINDS = Object.keys(KIND_COLORS);
+
+type OverTimePoint = { period: string } & Record<string, number | string>;
+
+/** Stacked bars: live memories per period, by kind. */
+export function OverTimeChart({ points }: { points: OverTimePoint[] }) {
+  const present = KINDS.filter((k) => points.some((p) => Number(p[k]) > 0));
+  return (
+    <BarChart responsive data={points} style={{ width: "100%", height: 280 }} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+      <CartesianGrid strokeDasharray="3 3" stroke="#a1a1aa55" vertical={false} />
+      <XAxis dataKey="period" tick={{ fontSize: 11 }} minTickGap={12} />
+      <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
+      <Tooltip />
+      <Legend wrapperStyle={{ fontSize: 12 }} />
+      {(present.length ? present : ["chat"]).map((k) => (
+        <Bar key={k} dataKey={k} stackId="kinds" fill={KIND_COLORS[k]} isAnimationActive={false} />
+      ))}
+    </BarChart>
+  );
+}
+
+/** Bars per day: live memories whose last retrieval fell on that day. */
+export function RecallChart({ points }: { points: { day: string; memories: number }[] }) {
+  const data = points.map((p) => ({ day: p.day.slice(5), memories: p.memories }));
+  return (
+    <BarChart responsive data={data} style={{ width: "100%", height: 220 }} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+      <CartesianGrid strokeDasharray="3 3" stroke="#a1a1aa55" vertical={false} />
+      <XAxis dataKey="day" tick={{ fontSize: 11 }} minTickGap={12} />
+      <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
+      <Tooltip />
+      <Bar dataKey="memories" name="memories last recalled" fill="#0f766e" isAnimationActive={false} />
+    </BarChart>
+  );
+}

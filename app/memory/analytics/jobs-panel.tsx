@@ -1,0 +1,130 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "../../_trpc/client";
+
+const CARD = "rounded border border-zinc-200 p-3 dark:border-zinc-800";
+const BTN = "rounded border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
+const fmt = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : "—");
+
+type Job = "decay" | "consolidate";
+const LABEL: Record<Job, string> = { decay: "Decay", consolidate: "Consolidation" };
+const COUNT_LABELS: [string, string][] = [
+  ["promoted", "promoted"],
+  ["decayed", "decayed"],
+  ["softDeleted", "soft-deleted"],
+  ["purged", "purged"],
+  ["merged", "merged"],
+];
+
+function countsLine(c: Record<string, number>): string {
+  return COUNT_LABELS.map(([k, label]) => `${c[k] ?? 0} ${label}`).join(" · ");
+}
+
+/** What a run's result says, in a line: its counts, or why it was skipped. */
+function resultLine(r: { status: string; result: Record<string, unknown> | null; error: string | null }): string {
+  const res = r.result ?? {};
+  const reason = (res.reason ?? res.skippedMerging ?? res.decaySkipped) as string | undefined;
+  const counts = res.counts as Record<string, number> | undefined;
+  const parts: string[] = [];
+  if (counts) parts.push(countsLine(counts));
+  if (typeof res.embedded === "number") parts.push(`${res.embedded} re-embedded`);
+  if (typeof res.pairs === "number") parts.push(`${res.pairs} similar pairs`);
+  if (reason) parts.push(reason);
+  return parts.join(" — ");
+}
+
+/**
+ * Background jobs on the Analytics page: Run now for decay and consolidation (with what the run did),
+ * the last runs, when the next ones are scheduled, and the progress of a re-index for a new embedding model.
+ */
+export function JobsPanel() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const status = useQuery({
+    ...trpc.jobs.status.queryOptions(),
+    refetchInterval: (q) => (q.state.data?.reindex.active ? 1500 : 10_000),
+  });
+  const runs = useQuery({ ...trpc.jobs.runs.queryOptions({ limit: 10 }), refetchInterval: status.data?.reindex.active ? 3000 : 15_000 });
+  const [last, setLast] = useState<{ job: Job; text: string; ok: boolean } | null>(null);
+  const run = useMutation(
+    trpc.jobs.run.mutationOptions({
+      onSuccess: (r, input) => {
+        const ok = r.run.status !== "failed";
+        const what = r.run.refused ?? (r.run.status === "failed" ? `failed: ${r.run.error}` : resultLine(r.run));
+        setLast({ job: input.job, ok, text: `${LABEL[input.job]} ${r.run.refused ? "not run" : r.run.status}: ${what || countsLine(r.counts)}` });
+        void qc.invalidateQueries({ queryKey: trpc.jobs.runs.queryKey() });
+        void qc.invalidateQueries({ queryKey: trpc.jobs.status.queryKey() });
+        void qc.invalidateQueries({ queryKey: trpc.analytics.overview.queryKey() });
+      },
+      onError: (e, input) => setLast({ job: input.job, ok: false, text: `${LABEL[input.job]}: ${e.message}` }),
+    }),
+  );
+  const s = status.data;
+  const p = s?.reindex.progress;
+  const pending = run.isPending ? run.variables?.job : undefined;
+
+  return (
+    <section aria-labelledby="jobs-heading" className="space-y-3" data-testid="jobs-panel">
+      <h2 id="jobs-heading" className="text-lg font-semibold">
+        Background jobs
+      </h2>
+
+      {p && (s.reindex.active || p.status !== "done" || Date.now() - Date.parse(p.updatedAt) < 86_400_000) && (
+        <div className={CARD} role="status" data-testid="reindex-progress">
+          <p className="text-sm font-medium">
+            {s.reindex.active ? "Re-indexing memories" : p.status === "done" ? "Re-index complete" : `Re-index ${p.status}`} for{" "}
+            <strong className="break-all">{p.to.model}</strong> ({p.to.dim}-d){p.from ? ` — was ${p.from.model} (${p.from.dim}-d)` : ""}
+          </p>
+          <progress className="mt-1 h-2 w-full" max={Math.max(1, p.total)} value={p.done} aria-label="Re-index progress" />
+          <p className="text-xs text-zinc-500">
+            {p.done.toLocaleString("en-US")} / {p.total.toLocaleString("en-US")} memories
+            {s.reindex.active ? " · search uses keyword matches only until it completes" : ` · ${fmt(p.finishedAt ?? p.updatedAt)}`}
+            {p.error ? ` · ${p.error}` : ""}
+          </p>
+        </div>
+      )}
+
+      <div className={`${CARD} space-y-2`}>
+        <div className="flex flex-wrap items-center gap-2">
+          {(["decay", "consolidate"] as const).map((job) => (
+            <button key={job} type="button" className={BTN} disabled={pending !== undefined} onClick={() => run.mutate({ job })} data-testid={`run-${job}`}>
+              {pending === job ? `Running ${LABEL[job].toLowerCase()}…` : `Run ${LABEL[job].toLowerCase()} now`}
+            </button>
+          ))}
+        </div>
+        <p className="text-xs text-zinc-500">
+          Next decay: {fmt(s?.next.decay)} · next consolidation:{" "}
+          {s?.next.consolidate && s.next.consolidate === s.next.decay ? "right after decay" : fmt(s?.next.consolidate)}
+          {s && !s.schedulerRunning ? " (the scheduler is not running in this process)" : ""}
+          {s?.model ? ` · merge threshold ${s.threshold} for ${s.model}` : ""}
+        </p>
+        <p aria-live="polite" className={`text-sm ${last?.ok === false ? "text-red-700 dark:text-red-300" : "text-emerald-700 dark:text-emerald-400"}`} data-testid="job-result">
+          {last?.text}
+        </p>
+      </div>
+
+      <div className={CARD}>
+        <h3 className="mb-2 text-sm font-semibold">Last runs</h3>
+        {runs.error && <p role="alert" className="text-sm text-red-700">{runs.error.message}</p>}
+        {runs.data && runs.data.length === 0 && <p className="text-sm text-zinc-500">No job has run yet.</p>}
+        {runs.data && runs.data.length > 0 && (
+          <ul className="space-y-1 text-sm" data-testid="jobs-panel-runs">
+            {runs.data.map((r) => (
+              <li key={r.id} className="flex flex-wrap gap-x-3">
+                <span className="w-24 shrink-0 font-medium">{r.job}</span>
+                <span className="shrink-0 tabular-nums text-zinc-500">{fmt(r.startedAt)}</span>
+                <span className={r.status === "failed" ? "text-red-700 dark:text-red-300" : r.status === "ok" ? "text-emerald-700 dark:text-emerald-400" : "text-zinc-500"}>
+                  {r.status}
+                  {r.durationMs !== null ? ` · ${Math.round(r.durationMs)} ms` : ""}
+                </span>
+                <span className="min-w-0 text-xs text-zinc-600 dark:text-zinc-400">{r.error ?? resultLine(r)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </section>
+  );
+}

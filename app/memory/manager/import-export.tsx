@@ -1,0 +1,187 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useTRPC } from "../../_trpc/client";
+
+const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+const BTN_PRIMARY = "rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
+const SPACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** POST a file to an import route; resolves with the error message, or null when the job was queued. */
+async function upload(url: string, file: File): Promise<string | null> {
+  const res = await fetch(url, { method: "POST", body: file, headers: { "content-type": "application/json" } });
+  if (res.ok) return null;
+  try {
+    const body = (await res.json()) as { error?: { message?: string } };
+    return body.error?.message ?? `import failed (HTTP ${res.status})`;
+  } catch {
+    return `import failed (HTTP ${res.status})`;
+  }
+}
+
+function ImportForm({ kind, spaces, onQueued }: { kind: "memo" | "chatgpt"; spaces: string[]; onQueued: () => void }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [space, setSpace] = useState(kind === "chatgpt" ? "personal" : "");
+  const [error, setError] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const id = `import-${kind}`;
+  const spaceValid = space === "" ? kind === "memo" : SPACE_RE.test(space);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!file || !spaceValid) return;
+    setSending(true);
+    setError(null);
+    const params = new URLSearchParams({ filename: file.name });
+    if (space) params.set("space", space);
+    const err = await upload(`/api/v1/import${kind === "chatgpt" ? "/chatgpt" : ""}?${params}`, file);
+    setSending(false);
+    if (err) return setError(err);
+    setFile(null);
+    if (fileRef.current) fileRef.current.value = "";
+    onQueued();
+  };
+
+  return (
+    <form onSubmit={submit} aria-label={kind === "chatgpt" ? "Import ChatGPT conversations" : "Import a Memo export"} className="space-y-2">
+      <h3 className="text-sm font-semibold">{kind === "chatgpt" ? "Import from ChatGPT" : "Import a Memo export"}</h3>
+      <p className="text-xs text-zinc-500">
+        {kind === "chatgpt"
+          ? "conversations.json from a ChatGPT data export (unzip it first). Each exchange becomes a chat memory with its original time."
+          : "A JSON file made by Export. Memories already stored (same text in the same space) are skipped; the rest are embedded with the current model."}
+      </p>
+      <label className="block text-sm">
+        <span className="sr-only">{kind === "chatgpt" ? "conversations.json file" : "Memo export file"}</span>
+        <input
+          ref={fileRef}
+          id={`${id}-file`}
+          type="file"
+          accept="application/json,.json"
+          aria-label={kind === "chatgpt" ? "conversations.json file" : "Memo export file"}
+          onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+          className="block w-full max-w-full text-sm file:mr-2 file:rounded file:border file:border-zinc-300 file:bg-white file:px-2 file:py-1 dark:file:border-zinc-700 dark:file:bg-zinc-900"
+        />
+      </label>
+      <label className="flex flex-wrap items-center gap-2 text-sm">
+        {kind === "chatgpt" ? "Into space" : "Into space (empty: as in the file)"}
+        <input
+          list={`${id}-spaces`}
+          value={space}
+          onChange={(e) => setSpace(e.target.value.trim())}
+          placeholder={kind === "chatgpt" ? "personal" : "as in the file"}
+          aria-invalid={!spaceValid}
+          className={`w-40 ${INPUT}`}
+        />
+        <datalist id={`${id}-spaces`}>
+          {spaces.map((s) => (
+            <option key={s} value={s} />
+          ))}
+        </datalist>
+      </label>
+      {!spaceValid && <p className="text-xs text-red-700 dark:text-red-300">A space name is 1–64 letters, digits, “-” or “_”.</p>}
+      <button type="submit" className={BTN_PRIMARY} disabled={!file || !spaceValid || sending}>
+        {sending ? "Uploading…" : "Import"}
+      </button>
+      {error && (
+        <p role="alert" className="rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** Export and import (Memo JSON, ChatGPT), and the progress of the imports of this server. */
+export function ImportExport() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const spaces = useQuery(trpc.memory.spaces.queryOptions());
+  const [exportSpace, setExportSpace] = useState("");
+  const jobs = useQuery({
+    ...trpc.manager.imports.queryOptions(),
+    refetchInterval: (q) => (q.state.data?.some((j) => j.status === "queued" || j.status === "running") ? 500 : false),
+  });
+  // When an import finishes, the table, the space lists and analytics are out of date.
+  const finished = useRef<Set<string> | null>(null);
+  useEffect(() => {
+    const done = (jobs.data ?? []).filter((j) => j.status === "done" || j.status === "failed").map((j) => j.id);
+    if (finished.current === null) {
+      finished.current = new Set(done);
+      return;
+    }
+    const fresh = done.filter((id) => !finished.current!.has(id));
+    if (fresh.length === 0) return;
+    for (const id of fresh) finished.current.add(id);
+    void qc.invalidateQueries({ queryKey: trpc.manager.list.queryKey() });
+    void qc.invalidateQueries({ queryKey: trpc.memory.spaces.queryKey() });
+    void qc.invalidateQueries({ queryKey: trpc.analytics.overview.queryKey() });
+  }, [jobs.data, qc, trpc]);
+  const queued = () => void qc.invalidateQueries({ queryKey: trpc.manager.imports.queryKey() });
+  const spaceList = spaces.data ?? [];
+
+  return (
+    <section aria-labelledby="ie-heading" className="space-y-3 rounded border border-zinc-200 p-3 dark:border-zinc-800">
+      <h2 id="ie-heading" className="text-base font-semibold">
+        Export and import
+      </h2>
+      <div className="grid gap-4 md:grid-cols-3">
+        <div className="space-y-2">
+          <h3 className="text-sm font-semibold">Export</h3>
+          <p className="text-xs text-zinc-500">Live memories as versioned JSON: text, times, importance, pinned, kind, source. No vectors.</p>
+          <label className="flex items-center gap-2 text-sm">
+            Space
+            <select value={exportSpace} onChange={(e) => setExportSpace(e.target.value)} className={`max-w-[10rem] ${INPUT}`}>
+              <option value="">all spaces</option>
+              {spaceList.map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+          </label>
+          <a href={`/api/v1/export${exportSpace ? `?space=${encodeURIComponent(exportSpace)}` : ""}`} download className={`inline-block ${BTN_PRIMARY}`}>
+            Download JSON
+          </a>
+        </div>
+        <ImportForm kind="memo" spaces={spaceList} onQueued={queued} />
+        <ImportForm kind="chatgpt" spaces={spaceList} onQueued={queued} />
+      </div>
+
+      {(jobs.data?.length ?? 0) > 0 && (
+        <div>
+          <h3 className="mb-1 text-sm font-semibold">Imports</h3>
+          <ul className="space-y-2" aria-live="polite">
+            {jobs.data!.map((j) => {
+              const pct = j.total > 0 ? Math.round((j.done / j.total) * 100) : j.status === "done" ? 100 : 0;
+              return (
+                <li key={j.id} data-testid="import-job" data-status={j.status} className="rounded border border-zinc-200 p-2 text-xs dark:border-zinc-800">
+                  <div className="flex flex-wrap items-center justify-between gap-2">
+                    <span className="font-medium break-all">
+                      {j.kind === "chatgpt" ? "ChatGPT" : "Memo"} · {j.label}
+                      {j.space ? ` → ${j.space}` : ""}
+                    </span>
+                    <span
+                      className={
+                        j.status === "failed" ? "text-red-700 dark:text-red-300" : j.status === "done" ? "text-emerald-700 dark:text-emerald-400" : "text-zinc-600 dark:text-zinc-400"
+                      }
+                    >
+                      {j.status}
+                    </span>
+                  </div>
+                  <div className="mt-1 h-2 rounded bg-zinc-200 dark:bg-zinc-800" role="progressbar" aria-label={`Import ${j.label}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
+                    <div className={`h-2 rounded ${j.status === "failed" ? "bg-red-500" : "bg-emerald-600"}`} style={{ width: `${pct}%` }} />
+                  </div>
+                  <div className="mt-1 text-zinc-600 dark:text-zinc-400" data-testid="import-summary">
+                    {j.detail} · {j.imported} imported, {j.duplicates} already stored
+                    {j.status === "running" ? ` · ${j.done}/${j.total} embedded` : ""}
+                  </div>
+                  {j.error && <div className="mt-1 text-red-700 dark:text-red-300">{j.error}</div>}
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,482 @@
+"use client";
+
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useState } from "react";
+import { useTRPC } from "../../_trpc/client";
+
+const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+const BTN = "rounded border border-zinc-300 px-2 py-1 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
+const BTN_PRIMARY = "rounded bg-zinc-900 px-3 py-1 text-xs font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
+const BTN_DANGER = "rounded border border-red-300 px-2 py-1 text-xs font-medium text-red-700 hover:bg-red-50 disabled:opacity-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950";
+
+const KINDS = ["chat", "document", "remember", "import", "consolidated"] as const;
+type Kind = (typeof KINDS)[number];
+
+interface Filters {
+  space: string;
+  kind: "" | Kind;
+  pinned: "" | "yes" | "no";
+  importanceMin: string;
+  importanceMax: string;
+  status: "live" | "deleted" | "all";
+  text: string;
+  from: string;
+  to: string;
+  sort: "timestamp" | "created" | "importance" | "retrievals";
+  order: "desc" | "asc";
+  pageSize: number;
+}
+
+const EMPTY: Filters = { space: "", kind: "", pinned: "", importanceMin: "", importanceMax: "", status: "live", text: "", from: "", to: "", sort: "timestamp", order: "desc", pageSize: 25 };
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return v;
+}
+
+const fmt = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "—");
+
+export function Manager() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const [f, setF] = useState<Filters>(EMPTY);
+  const [page, setPage] = useState(1);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [editing, setEditing] = useState<{ id: string; draft: string } | null>(null);
+  const [bulkImportance, setBulkImportance] = useState("3");
+  const [confirmPurge, setConfirmPurge] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const text = useDebounced(f.text, 250);
+
+  const input = useMemo(
+    () => ({
+      ...(f.space ? { space: f.space } : {}),
+      ...(f.kind ? { kind: f.kind } : {}),
+      ...(f.pinned ? { pinned: f.pinned === "yes" } : {}),
+      ...(f.importanceMin !== "" ? { importanceMin: Number(f.importanceMin) } : {}),
+      ...(f.importanceMax !== "" ? { importanceMax: Number(f.importanceMax) } : {}),
+      ...(text.trim() ? { text: text.trim() } : {}),
+      ...(f.from ? { from: f.from } : {}),
+      ...(f.to ? { to: f.to } : {}),
+      status: f.status,
+      sort: f.sort,
+      order: f.order,
+      page,
+      pageSize: f.pageSize,
+    }),
+    [f, text, page],
+  );
+  const spaces = useQuery(trpc.memory.spaces.queryOptions());
+  const list = useQuery({ ...trpc.manager.list.queryOptions(input), placeholderData: keepPreviousData });
+  const data = list.data;
+
+  const set = <K extends keyof Filters>(key: K, value: Filters[K]) => {
+    setF((prev) => ({ ...prev, [key]: value }));
+    setPage(1);
+    setSelected(new Set());
+  };
+
+  const refresh = async () => {
+    await qc.invalidateQueries({ queryKey: trpc.manager.list.queryKey() });
+    await qc.invalidateQueries({ queryKey: trpc.analytics.overview.queryKey() });
+  };
+  const onError = (e: { message: string }) => {
+    setNotice(null);
+    setError(e.message);
+  };
+  const done = (message: string) => {
+    setError(null);
+    setNotice(message);
+    void refresh();
+  };
+
+  const edit = useMutation(
+    trpc.manager.edit.mutationOptions({
+      onSuccess: (r) => {
+        setEditing(null);
+        done(r.changed ? "Saved; the memory was re-embedded." : "No change.");
+      },
+      onError,
+    }),
+  );
+  const pin = useMutation(trpc.manager.setPinned.mutationOptions({ onSuccess: (r, v) => done(`${v.pinned ? "Pinned" : "Unpinned"} ${r.changed}.`), onError }));
+  const importance = useMutation(
+    trpc.manager.setImportance.mutationOptions({
+      onSuccess: (r) => done(`Importance set on ${r.changed}${r.skippedPinned ? `; ${r.skippedPinned} pinned kept importance 5` : ""}.`),
+      onError,
+    }),
+  );
+  const del = useMutation(
+    trpc.manager.delete.mutationOptions({
+      onSuccess: (r) => {
+        setSelected(new Set());
+        done(`Deleted ${r.deleted.length}. Restorable until purged.`);
+      },
+      onError,
+    }),
+  );
+  const restore = useMutation(
+    trpc.manager.restore.mutationOptions({
+      onSuccess: (r) => {
+        setSelected(new Set());
+        done(`Restored ${r.restored.length}.`);
+      },
+      onError,
+    }),
+  );
+  const purge = useMutation(
+    trpc.manager.purge.mutationOptions({
+      onSuccess: (r) => {
+        setSelected(new Set());
+        setConfirmPurge(false);
+        done(`Deleted ${r.purged} for good.`);
+      },
+      onError,
+    }),
+  );
+  const busy = edit.isPending || pin.isPending || importance.isPending || del.isPending || restore.isPending || purge.isPending;
+
+  const ids = [...selected];
+  const pageIds = data?.items.map((m) => m.id) ?? [];
+  const allOnPage = pageIds.length > 0 && pageIds.every((id) => selected.has(id));
+  const toggle = (id: string) =>
+    setSelected((prev) => {
+      const next = new Set(prev);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+
+  return (
+    <div className="space-y-4">
+      <form role="search" aria-label="Filter memories" onSubmit={(e) => e.preventDefault()} className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800">
+        <div className="flex flex-col gap-2 sm:flex-row">
+          <label className="sr-only" htmlFor="mm-text">
+            Text contains
+          </label>
+          <input id="mm-text" type="search" value={f.text} onChange={(e) => set("text", e.target.value)} placeholder="Text contains…" className={`flex-1 ${INPUT}`} />
+          <button type="button" className={BTN} onClick={() => (setF(EMPTY), setPage(1), setSelected(new Set()))}>
+            Reset filters
+          </button>
+        </div>
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-2 text-sm">
+          <label className="flex items-center gap-1">
+            Space
+            <select value={f.space} onChange={(e) => set("space", e.target.value)} className={`max-w-[10rem] ${INPUT}`}>
+              <option value="">all</option>
+              {(spaces.data ?? []).map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+          </label>
+          <label className="flex items-center gap-1">
+            Kind
+            <select value={f.kind} onChange={(e) => set("kind", e.target.value as Filters["kind"])} className={INPUT}>
+              <option value="">all</option>
+              {KINDS.map((k) => (
+                <option key={k}>{k}</option>
+              ))}
+            </select>
+          </label>
+          <label className="flex items-center gap-1">
+            Pinned
+            <select value={f.pinned} onChange={(e) => set("pinned", e.target.value as Filters["pinned"])} className={INPUT}>
+              <option value="">any</option>
+              <option value="yes">pinned</option>
+              <option value="no">not pinned</option>
+            </select>
+          </label>
+          <span className="flex items-center gap-1">
+            <label htmlFor="mm-imin">Importance</label>
+            <select id="mm-imin" aria-label="Importance from" value={f.importanceMin} onChange={(e) => set("importanceMin", e.target.value)} className={INPUT}>
+              <option value="">0</option>
+              {[1, 2, 3, 4, 5].map((n) => (
+                <option key={n}>{n}</option>
+              ))}
+            </select>
+            –
+            <select aria-label="Importance to" value={f.importanceMax} onChange={(e) => set("importanceMax", e.target.value)} className={INPUT}>
+              <option value="">5</option>
+              {[0, 1, 2, 3, 4].map((n) => (
+                <option key={n}>{n}</option>
+              ))}
+            </select>
+          </span>
+          <label className="flex items-center gap-1">
+            Status
+            <select value={f.status} onChange={(e) => set("status", e.target.value as Filters["status"])} className={INPUT}>
+              <option value="live">live</option>
+              <option value="deleted">deleted</option>
+              <option value="all">all</option>
+            </select>
+          </label>
+          <label className="flex items-center gap-1">
+            From
+            <input type="date" value={f.from} onChange={(e) => set("from", e.target.value)} className={INPUT} />
+          </label>
+          <label className="flex items-center gap-1">
+            To
+            <input type="date" value={f.to} onChange={(e) => set("to", e.target.value)} className={INPUT} />
+          </label>
+          <label className="flex items-center gap-1">
+            Sort
+            <select value={`${f.sort}:${f.order}`} onChange={(e) => {
+              const [sort, order] = e.target.value.split(":") as [Filters["sort"], Filters["order"]];
+              setF((prev) => ({ ...prev, sort, order }));
+            }} className={INPUT}>
+              <option value="timestamp:desc">newest first</option>
+              <option value="timestamp:asc">oldest first</option>
+              <option value="created:desc">recently added</option>
+              <option value="importance:desc">most important</option>
+              <option value="retrievals:desc">most retrieved</option>
+            </select>
+          </label>
+        </div>
+      </form>
+
+      <div aria-live="polite" className="min-h-[1.25rem] text-sm">
+        {notice && <span className="text-emerald-700 dark:text-emerald-400" data-testid="manager-notice">{notice}</span>}
+      </div>
+      {error && (
+        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          {error}
+        </p>
+      )}
+      {list.error && (
+        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          {list.error.message}
+        </p>
+      )}
+
+      {selected.size > 0 && (
+        <div role="toolbar" aria-label="Bulk actions" className="sticky top-0 z-10 flex flex-wrap items-center gap-2 rounded border border-zinc-300 bg-white p-2 shadow-sm dark:border-zinc-700 dark:bg-zinc-900">
+          <span className="text-sm font-medium" data-testid="selected-count">
+            {selected.size} selected
+          </span>
+          <button type="button" className={BTN} disabled={busy} onClick={() => pin.mutate({ ids, pinned: true })}>
+            Pin
+          </button>
+          <button type="button" className={BTN} disabled={busy} onClick={() => pin.mutate({ ids, pinned: false })}>
+            Unpin
+          </button>
+          <span className="flex items-center gap-1">
+            <select aria-label="Importance for selected" value={bulkImportance} onChange={(e) => setBulkImportance(e.target.value)} className={INPUT}>
+              {[0, 1, 2, 3, 4, 5].map((n) => (
+                <option key={n}>{n}</option>
+              ))}
+            </select>
+            <button type="button" className={BTN} disabled={busy} onClick={() => importance.mutate({ ids, importance: Number(bulkImportance) })}>
+              Set importance
+            </button>
+          </span>
+          <button type="button" className={BTN_DANGER} disabled={busy} onClick={() => del.mutate({ ids })}>
+            Delete
+          </button>
+          <button type="button" className={BTN} disabled={busy} onClick={() => restore.mutate({ ids })}>
+            Restore
+          </button>
+          {confirmPurge ? (
+            <span className="flex items-center gap-1 text-xs">
+              Delete {selected.size} for good?
+              <button type="button" className={BTN_DANGER} disabled={busy} onClick={() => purge.mutate({ ids })}>
+                Yes, delete forever
+              </button>
+              <button type="button" className={BTN} onClick={() => setConfirmPurge(false)}>
+                Cancel
+              </button>
+            </span>
+          ) : (
+            <button type="button" className={BTN_DANGER} disabled={busy} onClick={() => setConfirmPurge(true)}>
+              Delete forever…
+            </button>
+          )}
+          <button type="button" className={`${BTN} ml-auto`} onClick={() => (setSelected(new Set()), setConfirmPurge(false))}>
+            Clear selection
+          </button>
+        </div>
+      )}
+
+      <div className="overflow-x-auto rounded border border-zinc-200 dark:border-zinc-800">
+        <table className="w-full table-auto text-left text-sm" aria-label="Memories" aria-busy={list.isFetching}>
+          <thead className="bg-zinc-100 text-xs uppercase tracking-wide text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
+            <tr>
+              <th scope="col" className="w-8 p-2">
+                <input type="checkbox" aria-label="Select all on this page" checked={allOnPage} onChange={() => setSelected(allOnPage ? new Set() : new Set(pageIds))} />
+              </th>
+              <th scope="col" className="p-2">
+                Memory
+              </th>
+              <th scope="col" className="hidden p-2 md:table-cell">
+                Space
+              </th>
+              <th scope="col" className="hidden p-2 md:table-cell">
+                Kind
+              </th>
+              <th scope="col" className="hidden p-2 md:table-cell">
+                Time
+              </th>
+              <th scope="col" className="hidden p-2 text-right lg:table-cell">
+                Recalled
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {data?.items.map((m) => {
+              const isEditing = editing?.id === m.id;
+              const short = m.content.length > 60 ? `${m.content.slice(0, 60)}…` : m.content;
+              return (
+                <tr key={m.id} data-testid="memory-row" data-id={m.id} data-deleted={m.softDeleted ? "true" : "false"} className={`border-t border-zinc-200 align-top dark:border-zinc-800 ${m.softDeleted ? "bg-zinc-100/60 dark:bg-zinc-900/60" : ""}`}>
+                  <td className="p-2">
+                    <input type="checkbox" aria-label={`Select: ${short}`} checked={selected.has(m.id)} onChange={() => toggle(m.id)} />
+                  </td>
+                  <td className="min-w-0 p-2">
+                    {isEditing ? (
+                      <form
+                        onSubmit={(e) => {
+                          e.preventDefault();
+                          edit.mutate({ id: m.id, content: editing.draft });
+                        }}
+                        className="space-y-1"
+                      >
+                        <label className="sr-only" htmlFor={`edit-${m.id}`}>
+                          Content
+                        </label>
+                        <textarea
+                          id={`edit-${m.id}`}
+                          autoFocus
+                          value={editing.draft}
+                          onChange={(e) => setEditing({ id: m.id, draft: e.target.value })}
+                          onKeyDown={(e) => e.key === "Escape" && setEditing(null)}
+                          rows={Math.min(10, Math.max(3, Math.ceil(editing.draft.length / 80)))}
+                          className={`w-full ${INPUT}`}
+                        />
+                        <div className="flex gap-2">
+                          <button type="submit" className={BTN_PRIMARY} disabled={edit.isPending || !editing.draft.trim()}>
+                            {edit.isPending ? "Saving…" : "Save"}
+                          </button>
+                          <button type="button" className={BTN} onClick={() => setEditing(null)}>
+                            Cancel
+                          </button>
+                        </div>
+                      </form>
+                    ) : (
+                      <div data-testid="memory-content" className={`line-clamp-4 whitespace-pre-wrap break-words ${m.softDeleted ? "text-zinc-500 line-through decoration-zinc-400" : ""}`}>
+                        {m.content}
+                      </div>
+                    )}
+                    <div className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500">
+                      {m.pinned && <span className="rounded bg-amber-100 px-1.5 font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100">pinned</span>}
+                      {m.softDeleted && (
+                        <span className="rounded bg-red-100 px-1.5 font-medium text-red-800 dark:bg-red-950 dark:text-red-200" data-testid="deleted-badge">
+                          deleted · purged {m.purgeAt?.slice(0, 10)}
+                        </span>
+                      )}
+                      <span className="md:hidden">
+                        {m.spaceId} · {m.kind} · {fmt(m.timestamp)}
+                      </span>
+                      {m.documentName && (
+                        <span title={m.documentId ?? ""}>
+                          from {m.documentName}
+                          {m.chunkIndex !== null ? ` #${m.chunkIndex + 1}` : ""}
+                        </span>
+                      )}
+                      {!m.documentName && m.conversationId && <span>{m.conversationId.startsWith("chatgpt:") ? "ChatGPT import" : "conversation"}</span>}
+                    </div>
+                    {!isEditing && (
+                      <div className="mt-2 flex flex-wrap items-center gap-1.5">
+                        <button type="button" className={BTN} aria-pressed={m.pinned} disabled={busy} onClick={() => pin.mutate({ ids: [m.id], pinned: !m.pinned })}>
+                          {m.pinned ? "Unpin" : "Pin"}
+                        </button>
+                        <button type="button" className={BTN} disabled={busy} onClick={() => (setEditing({ id: m.id, draft: m.content }), setError(null))}>
+                          Edit
+                        </button>
+                        <label className="flex items-center gap-1 text-xs">
+                          Importance
+                          <select
+                            value={m.importance}
+                            disabled={busy || m.pinned}
+                            title={m.pinned ? "Pinned memories keep importance 5" : undefined}
+                            onChange={(e) => importance.mutate({ ids: [m.id], importance: Number(e.target.value) })}
+                            className={`${INPUT} py-0.5 text-xs`}
+                          >
+                            {[0, 1, 2, 3, 4, 5].map((n) => (
+                              <option key={n}>{n}</option>
+                            ))}
+                          </select>
+                        </label>
+                        {m.softDeleted ? (
+                          <button type="button" className={BTN} disabled={busy} onClick={() => restore.mutate({ ids: [m.id] })}>
+                            Restore
+                          </button>
+                        ) : (
+                          <button type="button" className={BTN_DANGER} disabled={busy} onClick={() => del.mutate({ ids: [m.id] })}>
+                            Delete
+                          </button>
+                        )}
+                      </div>
+                    )}
+                  </td>
+                  <td className="hidden p-2 md:table-cell">
+                    <span className="break-all">{m.spaceId}</span>
+                  </td>
+                  <td className="hidden p-2 md:table-cell">{m.kind}</td>
+                  <td className="hidden whitespace-nowrap p-2 tabular-nums md:table-cell">
+                    <time dateTime={m.timestamp} title={`stored ${fmt(m.createdAt)}`}>
+                      {fmt(m.timestamp)}
+                    </time>
+                  </td>
+                  <td className="hidden p-2 text-right tabular-nums lg:table-cell" title={m.lastRetrievedAt ? `last ${fmt(m.lastRetrievedAt)}` : "never"}>
+                    {m.retrievalCount}×
+                  </td>
+                </tr>
+              );
+            })}
+            {data && data.items.length === 0 && (
+              <tr>
+                <td colSpan={6} className="p-6 text-center text-sm text-zinc-500">
+                  No memories match these filters.
+                </td>
+              </tr>
+            )}
+            {!data && list.isLoading && (
+              <tr>
+                <td colSpan={6} className="p-6 text-center text-sm text-zinc-500">
+                  Loading…
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+
+      {data && (
+        <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-2 text-sm">
+          <span data-testid="page-info">
+            {data.total} {data.total === 1 ? "memory" : "memories"} · page {data.page} of {data.pages}
+          </span>
+          <span className="flex items-center gap-2">
+            <label className="flex items-center gap-1">
+              Per page
+              <select value={f.pageSize} onChange={(e) => set("pageSize", Number(e.target.value))} className={INPUT}>
+                {[10, 25, 50, 100].map((n) => (
+                  <option key={n}>{n}</option>
+                ))}
+              </select>
+            </label>
+            <button type="button" className={BTN} disabled={data.page <= 1} onClick={() => setPage(data.page - 1)}>
+              Previous
+            </button>
+            <button type="button" className={BTN} disabled={data.page >= data.pages} onClick={() => setPage(data.page + 1)}>
+              Next
+            </button>
+          </span>
+        </nav>
+      )}
+    </div>
+  );
+}

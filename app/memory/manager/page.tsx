@@ -1,0 +1,14 @@
+import { ImportExport } from "./import-export";
+import { Manager } from "./manager";
+
+export const dynamic = "force-dynamic";
+
+export default function ManagerPage() {
+  return (
+    <div className="space-y-4">
+      <h1 className="text-2xl font-semibold">Memory · Manager</h1>
+      <Manager />
+      <ImportExport />
+    </div>
+  );
+}

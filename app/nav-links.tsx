@@ -1,0 +1,65 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+
+/** The main navigation's links; the current page is marked for screen readers (aria-current) and visually. */
+const GROUPS: { label?: string; links: { href: string; label: string }[] }[] = [
+  {
+    links: [
+      { href: "/", label: "Chat" },
+      { href: "/ingest", label: "Ingest" },
+    ],
+  },
+  {
+    label: "Memory",
+    links: [
+      { href: "/memory/search", label: "Debug Search" },
+      { href: "/memory/manager", label: "Manager" },
+      { href: "/memory/analytics", label: "Analytics" },
+    ],
+  },
+  { links: [{ href: "/settings", label: "Settings" }] },
+];
+
+function isCurrent(pathname: string, href: string): boolean {
+  if (href === "/") return pathname === "/" || pathname.startsWith("/c/");
+  return pathname === href || pathname.startsWith(`${href}/`);
+}
+
+export function NavLinks() {
+  const pathname = usePathname() ?? "/";
+  return (
+    <ul className="flex flex-wrap items-center gap-x-1 gap-y-1 text-sm">
+      {GROUPS.map((g, gi) => (
+        <li key={gi} className="flex flex-wrap items-center gap-x-1">
+          {g.label && (
+            <span className="px-1 text-xs font-medium uppercase tracking-wide text-zinc-500 dark:text-zinc-400" aria-hidden="true">
+              {g.label}
+            </span>
+          )}
+          <ul className="flex flex-wrap items-center gap-x-1" aria-label={g.label}>
+            {g.links.map((n) => {
+              const current = isCurrent(pathname, n.href);
+              return (
+                <li key={n.href}>
+                  <Link
+                    href={n.href}
+                    aria-current={current ? "page" : undefined}
+                    className={`inline-block rounded px-2 py-1.5 ${
+                      current
+                        ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900"
+                        : "text-zinc-600 hover:bg-zinc-200 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100"
+                    }`}
+                  >
+                    {n.label}
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,18 @@
+import { ProvidersSection } from "./providers-section";
+import { RetrievalSection } from "./retrieval-section";
+import { SpacesSection } from "./spaces-section";
+import { JobsSection } from "./jobs-section";
+
+export const dynamic = "force-dynamic";
+
+export default function SettingsPage() {
+  return (
+    <div className="space-y-6">
+      <h1 className="text-2xl font-semibold">Settings</h1>
+      <ProvidersSection />
+      <RetrievalSection />
+      <SpacesSection />
+      <JobsSection />
+    </div>
+  );
+}

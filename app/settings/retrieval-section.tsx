@@ -1,0 +1,186 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState, type FormEvent } from "react";
+import { useTRPC } from "../_trpc/client";
+
+const INPUT = "w-full rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+const BTN = "rounded border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
+const BTN_PRIMARY = "rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
+
+interface Draft {
+  topN: string;
+  minSimilarity: string;
+  ftsFloor: string;
+  importanceWeight: string;
+  fusion: "rrf" | "linear";
+  vectorWeight: string;
+  ftsWeight: string;
+  anchorWeight: string;
+  anchorQuery: boolean;
+  qualityFilter: boolean;
+  contextMessages: string;
+}
+
+interface Settings {
+  topN: number;
+  minSimilarity: number;
+  ftsFloor: number;
+  importanceWeight: number;
+  fusion: "rrf" | "linear";
+  weights: { vector: number; fts: number; anchor: number };
+  anchorQuery: boolean;
+  qualityFilter: boolean;
+  contextMessages: number;
+}
+
+const toDraft = (s: Settings): Draft => ({
+  topN: String(s.topN),
+  minSimilarity: String(s.minSimilarity),
+  ftsFloor: String(s.ftsFloor),
+  importanceWeight: String(s.importanceWeight),
+  fusion: s.fusion,
+  vectorWeight: String(s.weights.vector),
+  ftsWeight: String(s.weights.fts),
+  anchorWeight: String(s.weights.anchor),
+  anchorQuery: s.anchorQuery,
+  qualityFilter: s.qualityFilter,
+  contextMessages: String(s.contextMessages),
+});
+
+function NumberField(props: { id: string; label: string; hint: string; value: string; onChange: (v: string) => void; min: number; max?: number; step: number }) {
+  return (
+    <div>
+      <label htmlFor={props.id} className="block text-sm font-medium">
+        {props.label}
+      </label>
+      <input id={props.id} type="number" inputMode="decimal" min={props.min} max={props.max} step={props.step} value={props.value} onChange={(e) => props.onChange(e.target.value)} className={INPUT} />
+      <p className="mt-0.5 text-xs text-zinc-500">{props.hint}</p>
+    </div>
+  );
+}
+
+/** Settings → Retrieval: the parameters of hybrid search, saved per embedding model. */
+export function RetrievalSection() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const q = useQuery(trpc.retrievalSettings.get.queryOptions());
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  useEffect(() => {
+    if (q.data && draft === null) setDraft(toDraft(q.data.settings));
+  }, [q.data, draft]);
+  const onSuccess = (r: { settings: Settings; model: string }) => {
+    setDraft(toDraft(r.settings));
+    setSaved(`Saved for ${r.model}.`);
+    void qc.invalidateQueries({ queryKey: trpc.retrievalSettings.get.queryKey() });
+    void qc.invalidateQueries({ queryKey: trpc.memory.search.queryKey() });
+  };
+  const save = useMutation(trpc.retrievalSettings.save.mutationOptions({ onSuccess, onError: () => setSaved(null) }));
+  const reset = useMutation(trpc.retrievalSettings.reset.mutationOptions({ onSuccess, onError: () => setSaved(null) }));
+  const d = q.data?.defaults;
+  const set = <K extends keyof Draft>(k: K, v: Draft[K]) => {
+    setSaved(null);
+    setDraft((prev) => (prev ? { ...prev, [k]: v } : prev));
+  };
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!draft) return;
+    save.mutate({
+      topN: Number(draft.topN),
+      minSimilarity: Number(draft.minSimilarity),
+      ftsFloor: Number(draft.ftsFloor),
+      importanceWeight: Number(draft.importanceWeight),
+      fusion: draft.fusion,
+      weights: { vector: Number(draft.vectorWeight), fts: Number(draft.ftsWeight), anchor: Number(draft.anchorWeight) },
+      anchorQuery: draft.anchorQuery,
+      qualityFilter: draft.qualityFilter,
+      contextMessages: Number(draft.contextMessages),
+    });
+  };
+  const error = save.error ?? reset.error ?? q.error;
+
+  return (
+    <section aria-labelledby="retrieval-heading" className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800" data-testid="retrieval-section">
+      <div>
+        <h2 id="retrieval-heading" className="text-lg font-semibold">
+          Retrieval
+        </h2>
+        <p className="text-sm text-zinc-500">
+          How memories are recalled into chat. Saved per embedding model{q.data ? (
+            <>
+              {" "}
+              — now <strong className="break-all">{q.data.model}</strong>
+            </>
+          ) : null}
+          . Try changes on Debug Search first.
+        </p>
+      </div>
+      {error && (
+        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          {error.message}
+        </p>
+      )}
+      {!draft && !error && <p className="text-sm text-zinc-500">Loading…</p>}
+      {draft && d && (
+        <form onSubmit={submit} aria-label="Retrieval settings" className="space-y-4">
+          <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+            <NumberField id="rs-topn" label="Memories per reply (top N)" hint={`1–20; default ${d.topN}`} value={draft.topN} onChange={(v) => set("topN", v)} min={1} max={20} step={1} />
+            <NumberField id="rs-minsim" label="Minimum similarity" hint={`Vector-only results below this are dropped; default ${d.minSimilarity}`} value={draft.minSimilarity} onChange={(v) => set("minSimilarity", v)} min={-1} max={1} step={0.01} />
+            <NumberField id="rs-ftsfloor" label="FTS floor" hint={`Keyword-only results with a BM25 score below this are dropped; default ${d.ftsFloor}`} value={draft.ftsFloor} onChange={(v) => set("ftsFloor", v)} min={0} step={0.1} />
+            <NumberField id="rs-impw" label="Importance weight" hint={`score × (1 + weight × importance/5); default ${d.importanceWeight}`} value={draft.importanceWeight} onChange={(v) => set("importanceWeight", v)} min={0} max={5} step={0.05} />
+            <div>
+              <label htmlFor="rs-fusion" className="block text-sm font-medium">
+                Fusion
+              </label>
+              <select id="rs-fusion" value={draft.fusion} onChange={(e) => set("fusion", e.target.value as Draft["fusion"])} className={INPUT}>
+                <option value="rrf">Reciprocal Rank Fusion</option>
+                <option value="linear">Linear (score-normalised)</option>
+              </select>
+              <p className="mt-0.5 text-xs text-zinc-500">Default {d.fusion === "rrf" ? "RRF" : "linear"} for this model.</p>
+            </div>
+            <div>
+              <label htmlFor="rs-ctx" className="block text-sm font-medium">
+                Context messages
+              </label>
+              <select id="rs-ctx" value={draft.contextMessages} onChange={(e) => set("contextMessages", e.target.value)} className={INPUT}>
+                {[0, 1, 2, 3].map((n) => (
+                  <option key={n}>{n}</option>
+                ))}
+              </select>
+              <p className="mt-0.5 text-xs text-zinc-500">Earlier user messages joined to the query; default {d.contextMessages}.</p>
+            </div>
+          </div>
+          <fieldset className="grid gap-4 sm:grid-cols-3">
+            <legend className="mb-1 text-sm font-medium">List weights</legend>
+            <NumberField id="rs-wvec" label="Vector" hint={`default ${d.weights.vector}`} value={draft.vectorWeight} onChange={(v) => set("vectorWeight", v)} min={0} max={10} step={0.1} />
+            <NumberField id="rs-wfts" label="Keyword (FTS)" hint={`default ${d.weights.fts}`} value={draft.ftsWeight} onChange={(v) => set("ftsWeight", v)} min={0} max={10} step={0.1} />
+            <NumberField id="rs-wanchor" label="Anchor query lists" hint={`default ${d.weights.anchor}`} value={draft.anchorWeight} onChange={(v) => set("anchorWeight", v)} min={0} max={10} step={0.1} />
+          </fieldset>
+          <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
+            <label className="flex items-center gap-2">
+              <input type="checkbox" checked={draft.anchorQuery} onChange={(e) => set("anchorQuery", e.target.checked)} />
+              Anchor query (first 5 words of long messages; default {d.anchorQuery ? "on" : "off"})
+            </label>
+            <label className="flex items-center gap-2">
+              <input type="checkbox" checked={draft.qualityFilter} onChange={(e) => set("qualityFilter", e.target.checked)} />
+              Quality filter (default {d.qualityFilter ? "on" : "off"})
+            </label>
+          </div>
+          <div className="flex flex-wrap items-center gap-2">
+            <button type="submit" className={BTN_PRIMARY} disabled={save.isPending}>
+              {save.isPending ? "Saving…" : "Save retrieval settings"}
+            </button>
+            <button type="button" className={BTN} disabled={reset.isPending} onClick={() => reset.mutate()}>
+              Reset to model defaults
+            </button>
+            <span aria-live="polite" className="text-sm text-emerald-700 dark:text-emerald-400" data-testid="retrieval-saved">
+              {saved}
+            </span>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,201 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { useTRPC } from "../_trpc/client";
+
+const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+const BTN = "rounded border border-zinc-300 px-2 py-1 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
+const BTN_PRIMARY = "rounded bg-zinc-900 px-3 py-1 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
+const BTN_DANGER = "rounded border border-red-300 px-2 py-1 text-xs font-medium text-red-700 hover:bg-red-50 disabled:opacity-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950";
+const SPACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Settings → Spaces: create, rename (everything in it moves), delete (everything in it goes) after typing its name. */
+export function SpacesSection() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const list = useQuery(trpc.spaces.list.queryOptions());
+  const [name, setName] = useState("");
+  const [renaming, setRenaming] = useState<{ from: string; to: string } | null>(null);
+  const [deleting, setDeleting] = useState<{ name: string; confirm: string } | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const refresh = () => {
+    void qc.invalidateQueries({ queryKey: trpc.spaces.list.queryKey() });
+    void qc.invalidateQueries({ queryKey: trpc.memory.spaces.queryKey() });
+  };
+  const ok = (msg: string) => {
+    setError(null);
+    setNotice(msg);
+    refresh();
+  };
+  const onError = (e: { message: string }) => {
+    setNotice(null);
+    setError(e.message);
+  };
+  const create = useMutation(
+    trpc.spaces.create.mutationOptions({
+      onSuccess: (s) => {
+        setName("");
+        ok(`Created space ${s.id}.`);
+      },
+      onError,
+    }),
+  );
+  const rename = useMutation(
+    trpc.spaces.rename.mutationOptions({
+      onSuccess: (r) => {
+        setRenaming(null);
+        ok(`Renamed ${r.from} to ${r.to}: ${r.moved.memories ?? 0} memories moved.`);
+      },
+      onError,
+    }),
+  );
+  const del = useMutation(
+    trpc.spaces.delete.mutationOptions({
+      onSuccess: (r) => {
+        setDeleting(null);
+        ok(`Deleted space ${r.name} and its ${r.removed.memories ?? 0} memories.`);
+      },
+      onError,
+    }),
+  );
+
+  const submitCreate = (e: FormEvent) => {
+    e.preventDefault();
+    if (SPACE_RE.test(name)) create.mutate({ name });
+  };
+  const nameValid = name === "" || SPACE_RE.test(name);
+
+  return (
+    <section aria-labelledby="spaces-heading" className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800" data-testid="spaces-section">
+      <div>
+        <h2 id="spaces-heading" className="text-lg font-semibold">
+          Spaces
+        </h2>
+        <p className="text-sm text-zinc-500">Each memory and conversation belongs to one space; recall never crosses spaces.</p>
+      </div>
+      <form onSubmit={submitCreate} aria-label="Create a space" className="flex flex-wrap items-center gap-2">
+        <label htmlFor="space-new" className="text-sm">
+          New space
+        </label>
+        <input id="space-new" value={name} onChange={(e) => setName(e.target.value.trim())} placeholder="e.g. work" aria-invalid={!nameValid} className={`w-48 ${INPUT}`} />
+        <button type="submit" className={BTN_PRIMARY} disabled={!name || !nameValid || create.isPending}>
+          Create
+        </button>
+        {!nameValid && <span className="text-xs text-red-700 dark:text-red-300">1–64 letters, digits, “-” or “_”.</span>}
+      </form>
+      <div aria-live="polite" className="text-sm text-emerald-700 dark:text-emerald-400" data-testid="spaces-notice">
+        {notice}
+      </div>
+      {error && (
+        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          {error}
+        </p>
+      )}
+      <div className="overflow-x-auto">
+        <table className="w-full text-left text-sm" aria-label="Spaces">
+          <thead className="text-xs uppercase tracking-wide text-zinc-500">
+            <tr>
+              <th scope="col" className="py-1 pr-3">
+                Space
+              </th>
+              <th scope="col" className="py-1 pr-3 text-right">
+                Memories
+              </th>
+              <th scope="col" className="hidden py-1 pr-3 text-right sm:table-cell">
+                Deleted
+              </th>
+              <th scope="col" className="hidden py-1 pr-3 text-right sm:table-cell">
+                Chats
+              </th>
+              <th scope="col" className="hidden py-1 pr-3 text-right sm:table-cell">
+                Documents
+              </th>
+              <th scope="col" className="py-1">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data?.map((s) => (
+              <tr key={s.id} data-testid="space-row" data-space={s.id} className="border-t border-zinc-200 align-top dark:border-zinc-800">
+                <td className="py-2 pr-3">
+                  {renaming?.from === s.id ? (
+                    <form
+                      onSubmit={(e) => {
+                        e.preventDefault();
+                        if (SPACE_RE.test(renaming.to)) rename.mutate({ from: s.id, to: renaming.to });
+                      }}
+                      className="flex flex-wrap items-center gap-1"
+                    >
+                      <label className="sr-only" htmlFor={`rename-${s.id}`}>
+                        New name for {s.id}
+                      </label>
+                      <input id={`rename-${s.id}`} autoFocus value={renaming.to} onChange={(e) => setRenaming({ from: s.id, to: e.target.value.trim() })} className={`w-40 ${INPUT}`} />
+                      <button type="submit" className={BTN} disabled={rename.isPending || !SPACE_RE.test(renaming.to) || renaming.to === s.id}>
+                        Save name
+                      </button>
+                      <button type="button" className={BTN} onClick={() => setRenaming(null)}>
+                        Cancel
+                      </button>
+                    </form>
+                  ) : (
+                    <span className="break-all font-medium">
+                      {s.id}
+                      {s.isDefault && <span className="ml-2 rounded bg-zinc-200 px-1.5 text-xs font-normal dark:bg-zinc-800">default</span>}
+                    </span>
+                  )}
+                  {deleting?.name === s.id && (
+                    <form
+                      onSubmit={(e) => {
+                        e.preventDefault();
+                        if (deleting.confirm === s.id) del.mutate({ name: s.id, confirm: deleting.confirm });
+                      }}
+                      className="mt-2 space-y-1 rounded border border-red-300 bg-red-50 p-2 text-xs dark:border-red-800 dark:bg-red-950"
+                      aria-label={`Confirm deleting ${s.id}`}
+                    >
+                      <p>
+                        This deletes <strong>{s.memories + s.deleted}</strong> memories, {s.conversations} conversations and {s.documents} documents of “{s.id}” for good.
+                        Type the space name to confirm.
+                      </p>
+                      <label className="sr-only" htmlFor={`confirm-${s.id}`}>
+                        Type {s.id} to confirm
+                      </label>
+                      <input id={`confirm-${s.id}`} autoFocus value={deleting.confirm} onChange={(e) => setDeleting({ name: s.id, confirm: e.target.value })} className={`w-40 ${INPUT}`} />
+                      <div className="flex gap-1">
+                        <button type="submit" className={BTN_DANGER} disabled={deleting.confirm !== s.id || del.isPending}>
+                          Delete space
+                        </button>
+                        <button type="button" className={BTN} onClick={() => setDeleting(null)}>
+                          Cancel
+                        </button>
+                      </div>
+                    </form>
+                  )}
+                </td>
+                <td className="py-2 pr-3 text-right tabular-nums">{s.memories}</td>
+                <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.deleted}</td>
+                <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.conversations}</td>
+                <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.documents}</td>
+                <td className="py-2">
+                  {!s.isDefault && renaming?.from !== s.id && deleting?.name !== s.id && (
+                    <span className="flex flex-wrap justify-end gap-1">
+                      <button type="button" className={BTN} aria-label={`Rename ${s.id}`} onClick={() => (setRenaming({ from: s.id, to: s.id }), setDeleting(null))}>
+                        Rename
+                      </button>
+                      <button type="button" className={BTN_DANGER} aria-label={`Delete ${s.id}`} onClick={() => (setDeleting({ name: s.id, confirm: "" }), setRenaming(null))}>
+                        Delete
+                      </button>
+                    </span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,14 @@
+import { listModels, openAIErrorResponse } from "@/server/chat/openai-compat";
+import { appContext } from "@/server/services/memory-service";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** GET /v1/models — "memo" (the selected provider) and "<provider>:<model>" for each configured provider. */
+export function GET() {
+  try {
+    return Response.json(listModels(appContext().db));
+  } catch (e) {
+    return openAIErrorResponse(e);
+  }
+}

@@ -1,0 +1,1 @@
+ALTER TABLE `memories` ADD `zero_importance_since` text;

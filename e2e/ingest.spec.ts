@@ -1,0 +1,157 @@
+import { test, expect } from "./fixtures";
+import { IngestPage, type UploadFile } from "./pages/ingest.page";
+import { makePng, makeTextPdf } from "../server/test/doc-fixtures";
+import { englishText } from "../server/test/english-text";
+
+const PDF_PHRASE = "The lighthouse keeper counted seventeen gulls on the northern breakwater";
+
+async function pdfFile(name = "keeper.pdf"): Promise<UploadFile> {
+  const bytes = await makeTextPdf([[englishText(2500, "e2e-pdf-1"), `${PDF_PHRASE} before sunrise.`, englishText(1500, "e2e-pdf-2")], [englishText(3000, "e2e-pdf-3")]]);
+  return { name, mimeType: "application/pdf", buffer: Buffer.from(bytes) };
+}
+
+function markdownFile(name = "field-guide.md"): UploadFile {
+  const md = ["# Field guide", "", englishText(6000, "e2e-md-1"), "", "## Tides", "", englishText(8000, "e2e-md-2"), "", "## Birds", "", englishText(8000, "e2e-md-3")].join("\n");
+  return { name, mimeType: "text/markdown", buffer: Buffer.from(md, "utf8") };
+}
+
+interface DocumentJson {
+  id: string;
+  name: string;
+  status: string;
+  error: string | null;
+  chunksTotal: number;
+  chunksDone: number;
+  memories: number;
+}
+
+test.describe("Ingest page", () => {
+  test("upload two files, watch both progress bars reach 100%, find the PDF's phrase in Debug Search", async ({ page, space, debugSearch, api }) => {
+    const ingest = new IngestPage(page);
+    await ingest.goto();
+    await ingest.setSpace(space);
+    const files = [markdownFile(), await pdfFile()];
+    await ingest.upload(files);
+
+    // Both rows appear, each with a progress bar; sample them until both say 100%.
+    for (const f of files) await expect(ingest.row(f.name)).toHaveCount(1);
+    const seen: Record<string, (number | null)[]> = { [files[0]!.name]: [], [files[1]!.name]: [] };
+    await expect
+      .poll(
+        async () => {
+          for (const f of files) seen[f.name]!.push(await ingest.progressValue(f.name));
+          return files.every((f) => seen[f.name]!.at(-1) === 100);
+        },
+        { timeout: 90_000, intervals: [100] },
+      )
+      .toBe(true);
+    for (const f of files) {
+      const values = seen[f.name]!.filter((v): v is number => v !== null);
+      expect(values.at(-1)).toBe(100);
+      expect(values, `${f.name}: progress never goes backwards`).toEqual([...values].sort((a, b) => a - b));
+      await expect(ingest.status(f.name)).toHaveText("done");
+      await expect(ingest.row(f.name).getByTestId("progress-text")).toHaveText(/^\d+ chunks?$/);
+    }
+    // The markdown file is several chunks long: its bar moved through intermediate values or finished in one poll.
+    await page.screenshot({ path: "test-results/ingest.png", fullPage: true });
+
+    // A reload re-attaches to the same rows (the list comes from the server).
+    await page.reload();
+    await ingest.setSpace(space);
+    for (const f of files) await expect(ingest.progress(f.name)).toHaveAttribute("aria-valuenow", "100");
+    expect((await api.counts()).consistent).toBe(true);
+
+    // The PDF's text is searchable, and the result names its source document.
+    await debugSearch.goto();
+    await debugSearch.search(PDF_PHRASE, { space });
+    await expect(debugSearch.error).toBeHidden();
+    const first = debugSearch.result(0);
+    await expect(first).toContainText("seventeen gulls on the northern breakwater");
+    await expect(first.getByTestId("result-source")).toContainText("from keeper.pdf");
+  });
+
+  test("bad files show why on their rows; delete and re-ingest work from the page", async ({ page, space, consoleWatch, api }) => {
+    void consoleWatch;
+    const ingest = new IngestPage(page);
+    await ingest.goto();
+    await ingest.setSpace(space);
+    const good: UploadFile = { name: "good.txt", mimeType: "text/plain", buffer: Buffer.from(englishText(3000, "e2e-good"), "utf8") };
+    await ingest.drop([
+      { name: "empty.md", mimeType: "text/markdown", buffer: Buffer.alloc(0) },
+      { name: "photo.pdf", mimeType: "application/pdf", buffer: makePng() },
+      { name: "latin1.txt", mimeType: "text/plain", buffer: Buffer.from([0x43, 0x61, 0x66, 0xe9]) },
+      good,
+    ]);
+    await expect(ingest.error("empty.md")).toHaveText("the file is empty (0 bytes)");
+    await expect(ingest.error("photo.pdf")).toContainText("named .pdf but its content is a PNG image, not a PDF");
+    await expect(ingest.error("latin1.txt")).toContainText("not valid UTF-8");
+    for (const n of ["empty.md", "photo.pdf", "latin1.txt"]) await expect(ingest.status(n)).toHaveText("failed");
+    await expect(ingest.status("good.txt")).toHaveText("done", { timeout: 60_000 });
+    await expect(ingest.row("good.txt").getByRole("button", { name: "Re-ingest good.txt" })).toBeVisible();
+    await expect(ingest.row("photo.pdf").getByRole("button", { name: /Re-ingest/ })).toHaveCount(0);
+
+    // Re-ingest of an unchanged file: done again, no new memory.
+    const before = await api.counts();
+    await ingest.reingest("good.txt");
+    await expect(ingest.status("good.txt")).toHaveText("done", { timeout: 60_000 });
+    expect(await api.counts()).toEqual(before);
+
+    // Delete: the row goes and its memories leave all three tables.
+    await ingest.delete("good.txt");
+    const after = await api.counts();
+    expect(after.consistent).toBe(true);
+    expect(after.memories).toBeLessThan(before.memories);
+    await ingest.delete("photo.pdf");
+    await expect(ingest.documents).toHaveCount(2);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow, "no horizontal scrolling on a phone-sized screen").toBeLessThanOrEqual(0);
+  });
+});
+
+test.describe("Documents API", () => {
+  test("POST several files → 202 with a row per file; GET status; re-upload adds nothing; DELETE keeps the store consistent", async ({ request, space, api }) => {
+    const form = new FormData();
+    form.append("space", space);
+    form.append("file", new Blob([Buffer.from("# Notes\n\n" + englishText(2000, "api-md"))], { type: "text/markdown" }), "notes.md");
+    form.append("file", new Blob([new Uint8Array(0)]), "empty.txt");
+    const res = await request.post("/api/v1/documents", { multipart: form });
+    expect(res.status()).toBe(202);
+    const { documents } = (await res.json()) as { documents: { id: string; name: string; status: string; error?: string }[] };
+    expect(documents.map((d) => [d.name, d.status])).toEqual([
+      ["notes.md", "queued"],
+      ["empty.txt", "failed"],
+    ]);
+    expect(documents[1]!.error).toBe("the file is empty (0 bytes)");
+
+    const id = documents[0]!.id;
+    await expect.poll(async () => ((await (await request.get(`/api/v1/documents/${id}`)).json()) as DocumentJson).status, { timeout: 60_000 }).toBe("done");
+    const doc = (await (await request.get(`/api/v1/documents/${id}`)).json()) as DocumentJson;
+    expect(doc.chunksDone).toBe(doc.chunksTotal);
+    expect(doc.memories).toBe(doc.chunksTotal);
+
+    const list = (await (await request.get(`/api/v1/documents?space=${space}`)).json()) as { documents: DocumentJson[] };
+    expect(list.documents.map((d) => d.name).sort()).toEqual(["empty.txt", "notes.md"]);
+
+    const countsBefore = await api.counts();
+    const again = new FormData();
+    again.append("file", new Blob([Buffer.from("# Notes\n\n" + englishText(2000, "api-md"))]), "notes.md");
+    const res2 = await request.post(`/api/v1/documents?space=${space}`, { multipart: again });
+    expect(res2.status()).toBe(202);
+    expect(((await res2.json()) as { documents: { id: string; duplicateOf?: string }[] }).documents[0]).toMatchObject({ id, duplicateOf: id });
+    expect(await api.counts()).toEqual(countsBefore);
+
+    const del = await request.delete(`/api/v1/documents/${id}`);
+    expect(del.status()).toBe(200);
+    expect(await del.json()).toEqual({ id, deleted: true, memories: doc.chunksTotal });
+    expect((await request.get(`/api/v1/documents/${id}`)).status()).toBe(404);
+    const countsAfter = await api.counts();
+    expect(countsAfter.consistent).toBe(true);
+    expect(countsAfter.memories).toBe(countsBefore.memories - doc.chunksTotal);
+
+    const bad = await request.post("/api/v1/documents", { data: { file: "not multipart" } });
+    expect(bad.status()).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/multipart\/form-data/);
+  });
+});

@@ -1,0 +1,175 @@
+import fs from "node:fs";
+import path from "node:path";
+import { test, expect } from "./memory-fixtures";
+
+/** Memory Manager: pin, edit (re-embedded), delete, restore, bulk actions, export and import (Memo JSON and ChatGPT) through the page. */
+
+const ALPHA = "Alpha: the spare house key is in the blue flowerpot";
+const BETA = "Beta: the car is parked on level three of the garage";
+const GAMMA = "Gamma: dentist appointment on Thursday at nine";
+const BETA2 = "Beta: my bicycle is locked at the central train station";
+const CHATGPT_FIXTURE = path.join(import.meta.dirname, "../server/test/fixtures/chatgpt-conversations.json");
+
+interface StoredMemory {
+  id: string;
+  content: string;
+  pinned: boolean;
+  importance: number;
+  softDeleted: boolean;
+}
+
+test.describe("Manager page", () => {
+  test("pin, edit, delete and restore a memory", async ({ api, space, manager, request }) => {
+    const [[alpha], [beta], [gamma]] = (await api.addMemories([ALPHA, BETA, GAMMA].map((text) => ({ text, space })))) as [[string], [string], [string]];
+    const get = async (id: string) => (await (await request.get(`/api/v1/memories/${id}`)).json()) as StoredMemory;
+    const start = await api.counts();
+
+    await manager.goto();
+    await manager.showSpace(space);
+    await expect(manager.rows).toHaveCount(3);
+
+    // Pin, then unpin.
+    await manager.pin(ALPHA);
+    await expect(manager.row(ALPHA).getByRole("button", { name: "Unpin" })).toHaveAttribute("aria-pressed", "true");
+    await expect(manager.row(ALPHA)).toContainText("pinned");
+    expect(await get(alpha)).toMatchObject({ pinned: true, importance: 5 });
+    await manager.unpin(ALPHA);
+    expect(await get(alpha)).toMatchObject({ pinned: false });
+
+    // Importance.
+    await manager.setImportance(GAMMA, 4);
+    expect(await get(gamma)).toMatchObject({ importance: 4 });
+
+    // Edit: the row shows the new text, search finds it by its new words and no longer by the old ones.
+    await manager.edit(BETA, BETA2);
+    await expect(manager.row(BETA2)).toHaveCount(1);
+    await expect(manager.row(BETA)).toHaveCount(0);
+    expect(await get(beta)).toMatchObject({ id: beta, content: BETA2 });
+    const now = await api.search({ query: "bicycle locked train station", space });
+    expect(now.results[0]?.id).toBe(beta);
+    const old = await api.search({ query: "car parked level three garage", space });
+    const oldHit = [...old.results, ...old.dropped].find((r) => r.id === beta);
+    expect(oldHit === undefined || oldHit.matchType === "vector", "the old words no longer match by keyword").toBe(true);
+    expect(await api.counts()).toEqual(start);
+
+    // Delete: gone from the live list and from search; visible under "deleted" with its purge date; restore brings it back.
+    await manager.delete(GAMMA);
+    await expect(manager.row(GAMMA)).toHaveCount(0);
+    await expect(manager.rows).toHaveCount(2);
+    expect((await api.counts()).memories).toBe(start.memories - 1);
+    const hidden = await api.search({ query: "dentist appointment Thursday", space });
+    expect([...hidden.results, ...hidden.dropped].some((r) => r.id === gamma)).toBe(false);
+    await manager.showStatus("deleted");
+    await expect(manager.rows).toHaveCount(1);
+    await expect(manager.row(GAMMA).getByTestId("deleted-badge")).toContainText(/deleted · purged \d{4}-\d{2}-\d{2}/);
+    await manager.restore(GAMMA);
+    await expect(manager.rows).toHaveCount(0);
+    await manager.showStatus("live");
+    await expect(manager.rows).toHaveCount(3);
+    expect(await get(gamma)).toMatchObject({ softDeleted: false, importance: 4 });
+    expect(await api.counts()).toEqual(start);
+    const back = await api.search({ query: "dentist appointment Thursday", space });
+    expect(back.results[0]?.id).toBe(gamma);
+  });
+
+  test("bulk actions on a selection, and text filtering", async ({ api, space, manager }) => {
+    await api.addMemories([ALPHA, BETA, GAMMA].map((text) => ({ text, space })));
+    const start = await api.counts();
+    await manager.goto();
+    await manager.showSpace(space);
+
+    await manager.text.fill("the");
+    await expect(manager.rows).toHaveCount(2); // ALPHA and BETA contain "the"
+    await manager.text.fill("");
+    await expect(manager.rows).toHaveCount(3);
+
+    await manager.select(ALPHA);
+    await manager.select(GAMMA);
+    await expect(manager.bulk.getByTestId("selected-count")).toHaveText("2 selected");
+    await manager.bulkAction("Pin", /^Pinned 2\./);
+    await manager.pinned.selectOption("yes");
+    await manager.settled();
+    await expect(manager.rows).toHaveCount(2);
+    await manager.pinned.selectOption("");
+    await manager.settled();
+
+    await manager.selectAll.check();
+    await expect(manager.bulk.getByTestId("selected-count")).toHaveText("3 selected");
+    await manager.bulk.getByRole("combobox", { name: "Importance for selected" }).selectOption("2");
+    await manager.bulkAction("Set importance", /^Importance set on 1; 2 pinned kept importance 5\./);
+    await manager.selectAll.check();
+    await manager.bulkAction("Delete", /^Deleted 3\./);
+    await expect(manager.rows).toHaveCount(0);
+    expect((await api.counts()).memories).toBe(start.memories - 3);
+    await manager.showStatus("deleted");
+    await manager.selectAll.check();
+    await manager.bulkAction("Restore", /^Restored 3\./);
+    expect(await api.counts()).toEqual(start);
+  });
+
+  test("export a space, import it into another with progress, and nothing doubles on a second import", async ({ api, space, manager, request }, testInfo) => {
+    await api.addMemories([
+      { text: ALPHA, space, timestamp: "2024-03-01T10:00:00.000Z", pinned: true },
+      { text: BETA, space, timestamp: "2024-03-02T10:00:00.000Z", importance: 3 },
+      { text: GAMMA, space, timestamp: "2024-03-03T10:00:00.000Z", kind: "import" },
+    ]);
+    const res = await request.get(`/api/v1/export?space=${space}`);
+    expect(res.status()).toBe(200);
+    expect(res.headers()["content-disposition"]).toMatch(new RegExp(`attachment; filename="memo-export-${space}-\\d{4}-\\d{2}-\\d{2}\\.json"`));
+    const file = (await res.json()) as { format: string; version: number; count: number; memories: { content: string; timestamp: string; pinned: boolean; importance: number; kind: string }[] };
+    expect([file.format, file.version, file.count]).toEqual(["memo-export", 1, 3]);
+    const exported = testInfo.outputPath("export.json");
+    fs.writeFileSync(exported, JSON.stringify(file));
+
+    const copy = `${space.slice(0, 55)}-copy`;
+    await manager.goto();
+    await manager.importFile("memo", exported, copy);
+    const job = manager.job(`Memo · export.json → ${copy}`).first();
+    await expect(job).toHaveAttribute("data-status", "done");
+    await expect(job.getByTestId("import-summary")).toContainText("3 memories for 1 space · 3 imported, 0 already stored");
+    await expect(job.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "100");
+    await manager.showSpace(copy);
+    await expect(manager.rows).toHaveCount(3);
+    const again = await request.get(`/api/v1/export?space=${copy}`);
+    const copied = (await again.json()) as typeof file;
+    const strip = (f: typeof file) => f.memories.map(({ content, timestamp, pinned, importance, kind }) => ({ content, timestamp, pinned, importance, kind }));
+    expect(strip(copied)).toEqual(strip(file));
+
+    // The same file again: every memory is already stored.
+    await manager.importFile("memo", exported, copy);
+    await expect(manager.jobs.first()).toHaveAttribute("data-status", "done");
+    await expect(manager.jobs.first().getByTestId("import-summary")).toContainText("0 imported, 3 already stored");
+    await expect(manager.rows).toHaveCount(3);
+  });
+
+  test("ChatGPT import through the page: exchanges with original times, progress, dedup; a bad file is refused", async ({ api, space, manager, consoleWatch }, testInfo) => {
+    const target = `${space.slice(0, 56)}-gpt`;
+    await manager.goto();
+    await manager.importFile("chatgpt", CHATGPT_FIXTURE, target);
+    const job = manager.job(`ChatGPT · chatgpt-conversations.json → ${target}`).first();
+    await expect(job).toHaveAttribute("data-status", "done");
+    await expect(job.getByTestId("import-summary")).toContainText("4 conversations, 6 exchanges");
+    await expect(job.getByTestId("import-summary")).toContainText("8 imported, 0 already stored");
+    await manager.showSpace(target);
+    await expect(manager.rows).toHaveCount(8);
+    await expect(manager.row("User: How often should I feed my sourdough starter?")).toContainText("2024-06-15 10:00");
+    await expect(manager.row("User: How often should I feed my sourdough starter?")).toContainText("ChatGPT import");
+    const found = await api.search({ query: "tram 28 Lisbon", space: target });
+    expect(found.results[0]?.content).toContain("tram 28");
+
+    await manager.importFile("chatgpt", CHATGPT_FIXTURE, target);
+    await expect(manager.jobs.first()).toHaveAttribute("data-status", "done");
+    await expect(manager.jobs.first().getByTestId("import-summary")).toContainText("0 imported, 8 already stored");
+
+    // Not a conversations.json: a readable error, nothing queued, nothing written.
+    consoleWatch.allow(/Failed to load resource: the server responded with a status of 400/);
+    const before = await api.counts();
+    const bad = testInfo.outputPath("not-chatgpt.json");
+    fs.writeFileSync(bad, JSON.stringify({ hello: "world" }));
+    const jobs = await manager.jobs.count();
+    await manager.importFile("chatgpt", bad, target);
+    await expect(manager.error).toContainText("conversations.json must be a JSON array of conversations");
+    await expect(manager.jobs).toHaveCount(jobs);
+    expect(await api.counts()).toEqual(before);
+  });
+});

@@ -1,0 +1,65 @@
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { test, expect } from "./chat-fixtures";
+
+/** Memo's MCP server with a client from the official SDK: over streamable HTTP (/mcp) and over stdio (npm run mcp). */
+
+type Structured = Record<string, unknown>;
+const token = () => Math.random().toString(36).slice(2, 8);
+
+async function exercise(client: Client, space: string): Promise<void> {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(["forget", "remember", "search_memory"]);
+  const code = token();
+  const r = await client.callTool({ name: "remember", arguments: { text: `The boat is moored at pier ${code}`, space } });
+  expect(r.isError).toBeFalsy();
+  const ids = (r.structuredContent as Structured).ids as string[];
+  expect(ids).toHaveLength(1);
+  const s = await client.callTool({ name: "search_memory", arguments: { query: "where is the boat moored", space, k: 5 } });
+  const results = (s.structuredContent as Structured).results as { id: string; content: string }[];
+  expect(results.map((x) => x.id)).toContain(ids[0]);
+  const f = await client.callTool({ name: "forget", arguments: { pattern: `pier ${code}`, space } });
+  expect((f.structuredContent as Structured).count).toBe(1);
+  const after = await client.callTool({ name: "search_memory", arguments: { query: "where is the boat moored", space } });
+  expect(((after.structuredContent as Structured).results as { id: string }[]).map((x) => x.id)).not.toContain(ids[0]);
+}
+
+test.describe("MCP server", () => {
+  test("streamable HTTP at /mcp: list the tools and call each", async ({ baseURL, space, api }) => {
+    const client = new Client({ name: "memo-e2e", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${baseURL}/mcp`)));
+    try {
+      await exercise(client, space);
+      // An error is a tool error with a readable message.
+      const bad = await client.callTool({ name: "search_memory", arguments: { query: "x", space: "no-such-space-here" } });
+      expect(bad.isError).toBe(true);
+      expect(JSON.stringify(bad.content)).toContain("space 'no-such-space-here' does not exist");
+    } finally {
+      await client.close();
+    }
+    expect((await api.counts()).consistent).toBe(true);
+  });
+
+  test("stdio (npm run mcp) on the same store: what it remembers, the app finds", async ({ space, api }) => {
+    test.setTimeout(90_000);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["--import", "tsx", path.join("scripts", "mcp-stdio.ts")],
+      env: { ...(process.env as Record<string, string>), MEMO_DATA_DIR: process.env.MEMO_E2E_DATA_DIR!, MEMO_OFFLINE: "1" },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "memo-e2e-stdio", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      await exercise(client, space);
+      const code = token();
+      await client.callTool({ name: "remember", arguments: { text: `The bike lock combination is ${code}`, space } });
+      const found = await api.search({ query: "bike lock combination", space });
+      expect(found.results.map((r) => r.content)).toContain(`The bike lock combination is ${code}`);
+    } finally {
+      await client.close();
+    }
+  });
+});

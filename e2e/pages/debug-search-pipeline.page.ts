@@ -1,0 +1,70 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+import { DebugSearchPage } from "./debug-search.page";
+
+/** `/memory/search` with the full pipeline options and panels (candidate pool, context messages, fusion, timings per stage, queries). */
+export class DebugSearchPipelinePage extends DebugSearchPage {
+  readonly pool: Locator;
+  readonly contextMessages: Locator;
+  readonly fusion: Locator;
+  readonly stageTimings: Locator;
+  readonly stages: Locator;
+  readonly vectorSource: Locator;
+  readonly queriesPanel: Locator;
+  readonly dropped: Locator;
+  readonly droppedItems: Locator;
+
+  constructor(page: Page) {
+    super(page);
+    const form = page.getByRole("form", { name: "Search memories" });
+    this.pool = form.getByRole("spinbutton", { name: "Candidate pool" });
+    this.contextMessages = form.getByRole("combobox", { name: "Context messages" });
+    this.fusion = form.getByRole("combobox", { name: "Fusion" });
+    this.stageTimings = page.getByTestId("stage-timings");
+    this.stages = this.stageTimings.getByTestId("stage");
+    this.vectorSource = page.getByTestId("vector-source");
+    this.queriesPanel = page.getByTestId("queries");
+    this.dropped = page.getByTestId("dropped");
+    this.droppedItems = page.getByTestId("dropped-item");
+  }
+
+  /** Change an option of the submitted search and wait for the re-run it triggers. */
+  async change(action: () => Promise<void>): Promise<void> {
+    const answered = this.page.waitForResponse((r) => r.url().includes("/api/trpc/") && r.url().includes("memory.search"));
+    await action();
+    await answered;
+    await expect(this.searching).toBeHidden();
+    await expect(this.timings.or(this.error)).toBeVisible();
+  }
+
+  async setPool(n: number | null): Promise<void> {
+    await this.change(() => this.pool.fill(n === null ? "" : String(n)));
+  }
+
+  async setContextMessages(n: number): Promise<void> {
+    await this.change(async () => {
+      await this.contextMessages.selectOption(String(n));
+    });
+  }
+
+  async setFusion(f: "rrf" | "linear"): Promise<void> {
+    await this.change(async () => {
+      await this.fusion.selectOption(f);
+    });
+  }
+
+  async setAnchorQuery(on: boolean): Promise<void> {
+    await this.change(() => this.anchorQuery.setChecked(on));
+  }
+
+  /** The query texts shown in the pipeline panel with their role (main, anchor). */
+  async queries(): Promise<{ role: string; text: string }[]> {
+    const items = this.queriesPanel.locator("ol > li");
+    const n = await items.count();
+    const out: { role: string; text: string }[] = [];
+    for (let i = 0; i < n; i++) {
+      const spans = items.nth(i).locator("span");
+      out.push({ role: (await spans.nth(0).innerText()).trim(), text: (await spans.nth(1).innerText()).trim() });
+    }
+    return out;
+  }
+}

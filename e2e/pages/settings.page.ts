@@ -1,0 +1,55 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+
+/** Page object for `/settings`: the Retrieval and Spaces sections (app/settings/retrieval-section.tsx, spaces-section.tsx). */
+export class SettingsPage {
+  readonly heading: Locator;
+  readonly retrieval: Locator;
+  readonly retrievalForm: Locator;
+  readonly retrievalSaved: Locator;
+  readonly spaces: Locator;
+  readonly spaceRows: Locator;
+  readonly spacesNotice: Locator;
+
+  constructor(readonly page: Page) {
+    this.heading = page.getByRole("heading", { name: "Settings", exact: true });
+    this.retrieval = page.getByTestId("retrieval-section");
+    this.retrievalForm = this.retrieval.getByRole("form", { name: "Retrieval settings" });
+    this.retrievalSaved = page.getByTestId("retrieval-saved");
+    this.spaces = page.getByTestId("spaces-section");
+    this.spaceRows = page.getByTestId("space-row");
+    this.spacesNotice = page.getByTestId("spaces-notice");
+  }
+
+  async goto(): Promise<void> {
+    await this.page.goto("/settings");
+    await expect(this.heading).toBeVisible();
+    await expect(this.retrievalForm).toBeVisible();
+  }
+
+  spaceRow(name: string): Locator {
+    return this.page.locator(`[data-testid="space-row"][data-space="${name}"]`);
+  }
+
+  async createSpace(name: string): Promise<void> {
+    await this.spaces.getByRole("textbox", { name: "New space" }).fill(name);
+    await this.spaces.getByRole("button", { name: "Create" }).click();
+    await expect(this.spacesNotice).toHaveText(`Created space ${name}.`);
+  }
+
+  async renameSpace(from: string, to: string): Promise<void> {
+    await this.spaces.getByRole("button", { name: `Rename ${from}` }).click();
+    await this.spaces.getByRole("textbox", { name: `New name for ${from}` }).fill(to);
+    await this.spaces.getByRole("button", { name: "Save name" }).click();
+    await expect(this.spacesNotice).toContainText(`Renamed ${from} to ${to}`);
+  }
+
+  async deleteSpace(name: string): Promise<void> {
+    await this.spaces.getByRole("button", { name: `Delete ${name}` }).click();
+    const confirm = this.spaces.getByRole("form", { name: `Confirm deleting ${name}` });
+    const button = confirm.getByRole("button", { name: "Delete space" });
+    await expect(button).toBeDisabled();
+    await confirm.getByRole("textbox").fill(name);
+    await button.click();
+    await expect(this.spacesNotice).toContainText(`Deleted space ${name}`);
+  }
+}

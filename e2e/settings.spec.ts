@@ -1,0 +1,86 @@
+import { test, expect } from "./memory-fixtures";
+
+/** Settings: retrieval parameters saved per model and used by search; spaces created, renamed (memories move) and deleted (with confirmation). */
+
+test.describe("Settings page", () => {
+  test("retrieval settings are saved for the current model and used by search", async ({ settings, request, page, api, space }) => {
+    const model = (await api.health()).embedder.model!;
+    // 12 memories: with top N 9 and no quality filter, a search without k returns 9 of them.
+    await api.addMemories(Array.from({ length: 12 }, (_, i) => ({ text: `Settings test note ${i + 1}: the recipe needs ${i + 2} eggs`, space })));
+    await settings.goto();
+    await expect(settings.retrieval).toContainText(model);
+    const topN = settings.retrievalForm.getByRole("spinbutton", { name: "Memories per reply (top N)" });
+    const filter = settings.retrievalForm.getByRole("checkbox", { name: /Quality filter/ });
+    const save = settings.retrievalForm.getByRole("button", { name: "Save retrieval settings" });
+    const original = await topN.inputValue();
+    try {
+      await topN.fill("9");
+      await filter.uncheck();
+      await save.click();
+      await expect(settings.retrievalSaved).toHaveText(`Saved for ${model}.`);
+      const found = await api.search({ query: "recipe eggs", space });
+      expect(found.results).toHaveLength(9);
+      expect(found.dropped).toHaveLength(0);
+      await page.reload();
+      await expect(topN).toHaveValue("9");
+      await expect(filter).not.toBeChecked();
+
+      // Out of range: the browser refuses the form, and the server refuses the value too (400, nothing saved).
+      await topN.fill("50");
+      await save.click();
+      expect(await topN.evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(false);
+      const bad = await request.post("/api/trpc/retrievalSettings.save", { data: { topN: 50 } });
+      expect(bad.status()).toBe(400);
+      expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^topN: /);
+      await page.reload();
+      await expect(topN).toHaveValue("9");
+    } finally {
+      await request.post("/api/trpc/retrievalSettings.reset", { data: {} });
+    }
+    await page.reload();
+    await expect(topN).toHaveValue(original);
+    await expect(filter).toBeChecked();
+    await settings.retrievalForm.getByRole("button", { name: "Reset to model defaults" }).click();
+    await expect(settings.retrievalSaved).toHaveText(`Saved for ${model}.`);
+  });
+
+  test("create, rename (memories move with it) and delete a space", async ({ settings, api, space, page, consoleWatch }) => {
+    const renamed = `${space.slice(0, 56)}-moved`;
+    await settings.goto();
+    await settings.createSpace(space);
+    await expect(settings.spaceRow(space)).toBeVisible();
+    await api.addMemories([
+      { text: "Space test: the garden shed code is 4812", space },
+      { text: "Space test: water the tomatoes every evening", space },
+    ]);
+    await page.reload();
+    await expect(settings.spaceRow(space).getByRole("cell").nth(1)).toHaveText("2");
+
+    await settings.renameSpace(space, renamed);
+    await expect(settings.spacesNotice).toHaveText(`Renamed ${space} to ${renamed}: 2 memories moved.`);
+    await expect(settings.spaceRow(space)).toHaveCount(0);
+    await expect(settings.spaceRow(renamed).getByRole("cell").nth(1)).toHaveText("2");
+    const found = await api.search({ query: "garden shed code", space: renamed });
+    expect(found.results[0]?.content).toBe("Space test: the garden shed code is 4812");
+    consoleWatch.allow(/Failed to load resource: the server responded with a status of 404/);
+    expect((await api.postRaw("/api/v1/search", { query: "garden shed code", space })).status()).toBe(404);
+
+    // Renaming onto an existing space is refused.
+    await settings.spaces.getByRole("button", { name: `Rename ${renamed}` }).click();
+    await settings.spaces.getByRole("textbox", { name: `New name for ${renamed}` }).fill("personal");
+    consoleWatch.allow(/Failed to load resource: the server responded with a status of 409/);
+    await settings.spaces.getByRole("button", { name: "Save name" }).click();
+    await expect(settings.spaces.getByRole("alert")).toHaveText("space 'personal' already exists; pick another name");
+    await settings.spaces.getByRole("button", { name: "Cancel" }).click();
+
+    const before = await api.counts();
+    await settings.deleteSpace(renamed);
+    await expect(settings.spacesNotice).toHaveText(`Deleted space ${renamed} and its 2 memories.`);
+    await expect(settings.spaceRow(renamed)).toHaveCount(0);
+    const after = await api.counts();
+    expect(after.memories).toBe(before.memories - 2);
+    expect(after.consistent).toBe(true);
+    // The default space offers neither rename nor delete.
+    await expect(settings.spaceRow("personal").getByRole("button")).toHaveCount(0);
+  });
+});

@@ -1,0 +1,40 @@
+import { expect, type APIRequestContext } from "@playwright/test";
+
+/** What the chat specs need from the app besides the page: tRPC calls for provider settings, waiting for memories. */
+export class ChatApi {
+  constructor(private readonly request: APIRequestContext) {}
+
+  private async trpc<T>(procedure: string, input?: unknown): Promise<T> {
+    const res = await this.request.post(`/api/trpc/${procedure}`, { data: input === undefined ? undefined : JSON.stringify(input), headers: { "content-type": "application/json" } });
+    const body = (await res.json()) as { result?: { data: T }; error?: { message: string } };
+    if (!res.ok()) throw new Error(`${procedure}: HTTP ${res.status()}: ${body.error?.message}`);
+    return body.result!.data;
+  }
+
+  /** Forget saved provider settings: the app's environment (the fixture) decides again. */
+  resetProviders(): Promise<unknown> {
+    return this.trpc("providers.reset");
+  }
+
+  saveProviders(patch: Record<string, unknown>): Promise<unknown> {
+    return this.trpc("providers.save", patch);
+  }
+
+  /** Wait until a search in `space` finds a memory containing `text` (exchanges are persisted after the reply). */
+  async waitForMemory(space: string, query: string, text: string | RegExp): Promise<{ id: string; content: string; kind?: string }> {
+    let found: { id: string; content: string; kind?: string } | undefined;
+    await expect
+      .poll(
+        async () => {
+          const res = await this.request.post("/api/v1/search", { data: { query, space, k: 20 } });
+          if (!res.ok()) return false;
+          const { results } = (await res.json()) as { results: { id: string; content: string; kind?: string }[] };
+          found = results.find((r) => (typeof text === "string" ? r.content.includes(text) : text.test(r.content)));
+          return Boolean(found);
+        },
+        { timeout: 15_000, message: `a memory with ${String(text)} in space ${space}` },
+      )
+      .toBe(true);
+    return found!;
+  }
+}

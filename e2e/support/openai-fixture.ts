@@ -1,0 +1,210 @@
+/**
+ * TEST DOUBLE: an OpenAI-compatible chat-completions server that answers deterministically and echoes
+ * the [Relevant Memories] block it received in the system prompt, so tests can see what Memo recalled.
+ * Used by the Playwright e2e run (started as a webServer; Memo is pointed at it with MEMO_PROVIDER=openai
+ * MEMO_OPENAI_BASE_URL=…), by unit tests of the provider layer and by `npm run bench:chat`.
+ *
+ *   node --import tsx e2e/support/openai-fixture.ts --port 3299 [--api-key KEY] [--first-token-ms 0]
+ *
+ * Reply: "Fixture reply to: <last user message>" then either "Memory block received:" and the block, or
+ * "No memory block received." Magic words in the last user message:
+ *   [fixture:hang]    never answer          [fixture:500]    answer HTTP 500
+ *   [fixture:slow]    300 ms between chunks [fixture:cut]    drop the connection mid-reply
+ * Also: GET /v1/models, 401 for a wrong key, 404 model_not_found for an unknown model,
+ * GET /__fixture/requests (what it received), GET /__fixture/health.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+export const FIXTURE_MODEL = "fixture-echo";
+export const FIXTURE_MODELS = [FIXTURE_MODEL, "fixture-echo-2"];
+
+export interface FixtureMessage {
+  role: string;
+  content: string | { type: string; text?: string }[] | null;
+}
+
+export interface FixtureRequest {
+  at: string;
+  path: string;
+  authorization: string | null;
+  body: { model?: string; stream?: boolean; messages?: FixtureMessage[]; max_tokens?: number } | null;
+}
+
+export interface OpenAIFixtureOptions {
+  port?: number;
+  host?: string;
+  /** Require `Authorization: Bearer <apiKey>`; without it any key (or none) is accepted. */
+  apiKey?: string;
+  /** Delay before the first chunk (a provider's own time to first token). */
+  firstTokenMs?: number;
+  /** Delay between chunks. */
+  chunkMs?: number;
+}
+
+const text = (c: FixtureMessage["content"]) => (typeof c === "string" ? c : Array.isArray(c) ? c.map((p) => p.text ?? "").join("") : "");
+
+/** The memory block inside a system prompt: from "[Relevant Memories]" to the end of that message. */
+export function memoryBlock(messages: FixtureMessage[]): string | null {
+  for (const m of messages) {
+    if (m.role !== "system") continue;
+    const t = text(m.content);
+    const at = t.search(/^\[Relevant Memories\]$/m);
+    if (at >= 0) return t.slice(at).trim();
+  }
+  return null;
+}
+
+/** The deterministic reply to a conversation. */
+export function fixtureReply(messages: FixtureMessage[]): string {
+  const lastUser = [...messages].reverse().find((m) => m.role === "user");
+  const block = memoryBlock(messages);
+  const head = `Fixture reply to: ${text(lastUser?.content ?? "").trim()}`;
+  return block ? `${head}\n\nMemory block received:\n\n${block}` : `${head}\n\nNo memory block received.`;
+}
+
+/** Split into small pieces (words with their spacing), as a model streams tokens. */
+export function pieces(s: string): string[] {
+  return s.match(/\S+\s*|\s+/g) ?? [];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class OpenAIFixtureServer {
+  readonly requests: FixtureRequest[] = [];
+  private server: http.Server;
+  private sockets = new Set<import("node:net").Socket>();
+  url = "";
+  firstTokenMs: number;
+  chunkMs: number;
+
+  private constructor(private readonly o: OpenAIFixtureOptions) {
+    this.firstTokenMs = o.firstTokenMs ?? 0;
+    this.chunkMs = o.chunkMs ?? 0;
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.on("connection", (s) => {
+      this.sockets.add(s);
+      s.on("close", () => this.sockets.delete(s));
+    });
+  }
+
+  static async start(o: OpenAIFixtureOptions = {}): Promise<OpenAIFixtureServer> {
+    const f = new OpenAIFixtureServer(o);
+    await new Promise<void>((resolve, reject) => {
+      f.server.once("error", reject);
+      f.server.listen(o.port ?? 0, o.host ?? "127.0.0.1", () => resolve());
+    });
+    const addr = f.server.address() as AddressInfo;
+    f.url = `http://${o.host ?? "127.0.0.1"}:${addr.port}/v1`;
+    return f;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+
+  private json(res: http.ServerResponse, status: number, body: unknown): void {
+    const s = JSON.stringify(body);
+    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) });
+    res.end(s);
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = (req.url ?? "/").split("?")[0]!;
+    if (url === "/__fixture/health") return this.json(res, 200, { ok: true });
+    if (url === "/__fixture/requests") return this.json(res, 200, this.requests);
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString("utf8");
+    let body: FixtureRequest["body"] = null;
+    try {
+      body = raw ? JSON.parse(raw) : null;
+    } catch {
+      return this.json(res, 400, { error: { message: "We could not parse the JSON body of your request.", type: "invalid_request_error", param: null, code: null } });
+    }
+    this.requests.push({ at: new Date().toISOString(), path: url, authorization: req.headers.authorization ?? null, body });
+    if (this.requests.length > 500) this.requests.shift();
+
+    if (this.o.apiKey && req.headers.authorization !== `Bearer ${this.o.apiKey}`) {
+      return this.json(res, 401, { error: { message: "Incorrect API key provided.", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
+    }
+    if (req.method === "GET" && url === "/v1/models") {
+      return this.json(res, 200, { object: "list", data: FIXTURE_MODELS.map((id) => ({ id, object: "model", created: 0, owned_by: "fixture" })) });
+    }
+    if (req.method !== "POST" || url !== "/v1/chat/completions") {
+      return this.json(res, 404, { error: { message: `Unknown request URL: ${req.method} ${url}`, type: "invalid_request_error", param: null, code: "unknown_url" } });
+    }
+    const messages = body?.messages;
+    if (!Array.isArray(messages) || messages.length === 0) {
+      return this.json(res, 400, { error: { message: "'messages' must be a non-empty array", type: "invalid_request_error", param: "messages", code: null } });
+    }
+    const model = body?.model ?? "";
+    if (!FIXTURE_MODELS.includes(model)) {
+      return this.json(res, 404, { error: { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: "invalid_request_error", param: null, code: "model_not_found" } });
+    }
+    const last = text([...messages].reverse().find((m) => m.role === "user")?.content ?? "");
+    if (last.includes("[fixture:hang]")) return; // never answers; the client must time out
+    if (last.includes("[fixture:500]")) return this.json(res, 500, { error: { message: "The fixture failed on purpose.", type: "server_error", param: null, code: null } });
+
+    const reply = fixtureReply(messages);
+    const id = `chatcmpl-fixture-${this.requests.length}`;
+    const created = Math.floor(Date.now() / 1000);
+    const promptTokens = Math.ceil(messages.map((m) => text(m.content)).join(" ").length / 4);
+    const completionTokens = pieces(reply).length;
+    if (this.firstTokenMs) await sleep(this.firstTokenMs);
+    if (!body?.stream) {
+      return this.json(res, 200, {
+        id,
+        object: "chat.completion",
+        created,
+        model,
+        choices: [{ index: 0, message: { role: "assistant", content: reply }, finish_reason: "stop", logprobs: null }],
+        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      });
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    const send = (delta: Record<string, unknown>, finish: string | null) =>
+      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+    send({ role: "assistant", content: "" }, null);
+    const delay = last.includes("[fixture:slow]") ? 300 : this.chunkMs;
+    const parts = pieces(reply);
+    for (let i = 0; i < parts.length; i++) {
+      if (res.destroyed) return;
+      if (i > 0 && delay) await sleep(delay);
+      send({ content: parts[i] }, null);
+      if (last.includes("[fixture:cut]") && i === 3) {
+        await sleep(50); // let the first pieces reach the client, then drop the connection
+        res.socket?.destroy();
+        return;
+      }
+    }
+    send({}, "stop");
+    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`);
+    res.end("data: [DONE]\n\n");
+  }
+}
+
+// CLI: run as a standalone server (Playwright's webServer, manual testing).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({
+    options: {
+      port: { type: "string", default: "3299" },
+      host: { type: "string", default: "127.0.0.1" },
+      "api-key": { type: "string" },
+      "first-token-ms": { type: "string", default: "0" },
+      "chunk-ms": { type: "string", default: "0" },
+    },
+  });
+  const f = await OpenAIFixtureServer.start({
+    port: Number(values.port),
+    host: values.host,
+    apiKey: values["api-key"],
+    firstTokenMs: Number(values["first-token-ms"]),
+    chunkMs: Number(values["chunk-ms"]),
+  });
+  console.log(`[openai-fixture] TEST DOUBLE listening at ${f.url}`);
+  for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => void f.close().then(() => process.exit(0)));
+}

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { createTRPCRouter, publicProcedure } from "../trpc";
+import { persistQueue } from "../../chat/persist";
+import { providerStatus } from "../../chat/providers";
+import { getMessage, updateCommand } from "../../services/conversation-service";
+import { restore, ServiceError } from "../../services/memory-service";
+
+/** The chat page's non-streaming needs; the reply itself streams from POST /api/chat. */
+export const chatRouter = createTRPCRouter({
+  /** Is a provider ready (and if not, how to set one up)? Are exchanges waiting to be written to memory? */
+  status: publicProcedure.query(({ ctx }) => {
+    const p = providerStatus(ctx.memo.db);
+    const active = p.providers.find((x) => x.id === p.active);
+    return {
+      ready: p.ready,
+      problem: p.problem,
+      active: p.active,
+      label: active?.label ?? null,
+      model: active?.model ?? null,
+      persist: persistQueue().status(),
+    };
+  }),
+  /** Undo a /forget typed in the chat: restore what it forgot and mark the reply as undone. */
+  undoForget: publicProcedure.input(z.strictObject({ messageId: z.string().uuid() })).mutation(({ ctx, input }) => {
+    const m = getMessage(ctx.memo.db, input.messageId);
+    if (!m || m.command?.type !== "forget") throw new ServiceError(404, "no /forget reply with this id");
+    const cmd = m.command;
+    if (cmd.undoneAt) return { message: m, restored: [] as string[] };
+    if (Date.parse(cmd.undo.until) < Date.now()) throw new ServiceError(409, "the undo period of this /forget has passed");
+    const { restored } = cmd.undo.ids.length ? restore(ctx.memo, cmd.undo.ids) : { restored: [] as string[] };
+    const message = updateCommand(ctx.memo.db, m.id, { ...cmd, undoneAt: new Date().toISOString() });
+    return { message, restored };
+  }),
+});

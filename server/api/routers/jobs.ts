@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { createTRPCRouter, publicProcedure } from "../trpc";
+import { runCounts, runJobNow, RUNNABLE_JOBS } from "../../jobs/jobs";
+import { leaseHolder } from "../../jobs/lease";
+import { reindexStatus } from "../../jobs/reindex-job";
+import { JOB_NAMES, listRuns } from "../../jobs/runner";
+import { getScheduler } from "../../jobs/scheduler";
+import { consolidationThreshold, jobSettingsPatchSchema, loadJobSettings, saveJobSettings } from "../../jobs/settings";
+import { boundModel } from "../../memory/store";
+
+/** Background jobs: run now, history, schedule settings, re-index progress. */
+export const jobsRouter = createTRPCRouter({
+  run: publicProcedure
+    .input(z.strictObject({ job: z.enum(RUNNABLE_JOBS) }))
+    .mutation(async ({ ctx, input }) => {
+      const run = await runJobNow(ctx.memo, input.job, { trigger: "manual" });
+      return { run, counts: runCounts(run) };
+    }),
+  runs: publicProcedure
+    .input(z.strictObject({ limit: z.number().int().min(1).max(500).optional(), job: z.enum(JOB_NAMES).optional() }).optional())
+    .query(({ ctx, input }) => listRuns(ctx.memo.db, { limit: input?.limit ?? 20, job: input?.job })),
+  status: publicProcedure.query(({ ctx }) => {
+    const db = ctx.memo.db;
+    const settings = loadJobSettings(db);
+    const model = boundModel(db)?.model ?? null;
+    return {
+      next: getScheduler()?.nextRuns() ?? { decay: null, consolidate: null },
+      schedulerRunning: getScheduler() !== undefined,
+      running: Object.fromEntries(RUNNABLE_JOBS.map((j) => [j, leaseHolder(db, j)?.owner ?? null])) as Record<(typeof RUNNABLE_JOBS)[number], string | null>,
+      reindex: reindexStatus(db),
+      model,
+      threshold: consolidationThreshold(settings, model ?? undefined),
+    };
+  }),
+  settings: publicProcedure.query(({ ctx }) => {
+    const settings = loadJobSettings(ctx.memo.db);
+    const model = boundModel(ctx.memo.db)?.model ?? null;
+    return { settings, model, threshold: consolidationThreshold(settings, model ?? undefined) };
+  }),
+  saveSettings: publicProcedure.input(jobSettingsPatchSchema).mutation(({ ctx, input }) => {
+    const settings = saveJobSettings(ctx.memo.db, input);
+    getScheduler()?.reload();
+    return { settings, next: getScheduler()?.nextRuns() ?? { decay: null, consolidate: null } };
+  }),
+});

@@ -1,0 +1,89 @@
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { createTRPCRouter, publicProcedure } from "../trpc";
+import { currentLocalChatServer } from "../../chat/local-server";
+import {
+  createProvider,
+  PROVIDER_IDS,
+  ProviderError,
+  providerSettingsPatchSchema,
+  providerStatus,
+  resetProviderSettings,
+  resolveProviderConfig,
+  saveProviderSettings,
+} from "../../chat/providers";
+
+const CODE_BY_STATUS: Record<number, TRPCError["code"]> = {
+  400: "BAD_REQUEST",
+  404: "NOT_FOUND",
+  429: "TOO_MANY_REQUESTS",
+  499: "CLIENT_CLOSED_REQUEST",
+  502: "BAD_GATEWAY",
+  503: "SERVICE_UNAVAILABLE",
+  504: "GATEWAY_TIMEOUT",
+};
+
+/** Provider failures become tRPC errors with the same readable message. */
+function providerError(e: unknown): never {
+  if (e instanceof ProviderError) throw new TRPCError({ code: CODE_BY_STATUS[e.status] ?? "BAD_GATEWAY", message: e.message, cause: e });
+  throw e;
+}
+
+function status(db: Parameters<typeof providerStatus>[0]) {
+  const s = providerStatus(db);
+  const local = currentLocalChatServer()?.status() ?? null;
+  return { ...s, local: local && { state: local.state, model: local.model, engine: local.engine, lastError: local.lastError, restarts: local.restarts } };
+}
+
+const providerId = z.enum(PROVIDER_IDS);
+
+/** Chat providers (Settings → Providers and the chat page's picker). API keys never leave the server. */
+export const providersRouter = createTRPCRouter({
+  status: publicProcedure.query(({ ctx }) => status(ctx.memo.db)),
+  save: publicProcedure.input(providerSettingsPatchSchema).mutation(({ ctx, input }) => {
+    try {
+      saveProviderSettings(ctx.memo.db, input);
+    } catch (e) {
+      providerError(e);
+    }
+    return status(ctx.memo.db);
+  }),
+  /** Forget the saved settings: the environment alone decides again. */
+  reset: publicProcedure.mutation(({ ctx }) => {
+    resetProviderSettings(ctx.memo.db);
+    return status(ctx.memo.db);
+  }),
+  /** The picker: make a provider (and optionally a model of it) the one chat uses. */
+  select: publicProcedure
+    .input(z.strictObject({ provider: providerId, model: z.string().trim().min(1).max(200).optional() }))
+    .mutation(({ ctx, input }) => {
+      const patch: Parameters<typeof saveProviderSettings>[1] = { active: input.provider };
+      if (input.model && input.provider !== "llama") patch[input.provider] = { model: input.model };
+      saveProviderSettings(ctx.memo.db, patch);
+      return status(ctx.memo.db);
+    }),
+  /** The models a provider offers; a provider that cannot be asked answers with an empty list and the reason. */
+  models: publicProcedure.input(z.strictObject({ provider: providerId })).query(async ({ ctx, input }) => {
+    try {
+      const provider = createProvider(resolveProviderConfig(ctx.memo.db), input.provider);
+      return { provider: input.provider, models: await provider.listModels(AbortSignal.timeout(15_000)), error: null };
+    } catch (e) {
+      if (!(e instanceof ProviderError)) throw e;
+      return { provider: input.provider, models: [] as string[], error: e.message };
+    }
+  }),
+  /** Send a tiny request and report how it went (Settings' "Test" button). */
+  test: publicProcedure.input(z.strictObject({ provider: providerId.optional() })).mutation(async ({ ctx, input }) => {
+    const t0 = performance.now();
+    try {
+      const cfg = resolveProviderConfig(ctx.memo.db);
+      const id = input.provider ?? cfg.active.value;
+      if (!id) throw new ProviderError("not_configured", providerStatus(ctx.memo.db).problem ?? "No provider is configured.");
+      const r = await createProvider(cfg, id).complete([{ role: "user", content: "Reply with the single word: OK" }], { maxTokens: 16 });
+      return { ok: true as const, provider: id, model: r.model, reply: r.text.slice(0, 200), ms: Math.round(performance.now() - t0), error: null };
+    } catch (e) {
+      if (!(e instanceof ProviderError)) throw e;
+      return { ok: false as const, provider: input.provider ?? null, model: null, reply: null, ms: Math.round(performance.now() - t0), error: e.message };
+    }
+  }),
+});

@@ -1,0 +1,270 @@
+/**
+ * One chat turn (SPEC §1): memory commands; otherwise query building with the conversation's last 3 user
+ * messages, hybrid retrieval (promoting what is recalled), packing under a token budget into the system
+ * prompt, the reply streamed from the provider, the reply stored with the memories it used, and — after
+ * the reply, never delaying it — the exchange persisted as memories by the retrying queue.
+ *
+ * runTurn() is an async generator of TurnEvents: the chat route streams them to the page as server-sent
+ * events; the benchmark and tests read them directly.
+ */
+import { packMemories } from "../memory/pack";
+import type { RetrievedMemory } from "../memory/retrieve";
+import {
+  appendMessages,
+  createConversation,
+  getConversationOr404,
+  previousUserMessages,
+  promptHistory,
+  type CommandInfo,
+  type Conversation,
+  type RecalledMemory,
+  type StoredMessage,
+} from "../services/conversation-service";
+import { DEFAULT_SPACE, forget, remember, search, ServiceError, type MemoContext } from "../services/memory-service";
+import { COMMAND_HELP, parseCommand } from "./commands";
+import { persistQueue, type PersistQueue } from "./persist";
+import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type ProviderId } from "./providers";
+
+export const MAX_MESSAGE_CHARS = 32_000;
+/** Earlier dialogue sent with each message, newest first, within this many (estimated) tokens. */
+export const HISTORY_TOKENS = Number(process.env.MEMO_CHAT_HISTORY_TOKENS) || 3000;
+
+export const SYSTEM_PROMPT =
+  "You are Memo, a helpful assistant with a long-term memory of earlier conversations with this user. " +
+  "When a block headed “Relevant Memories” follows, it holds what was recalled for the current message, each with its date; " +
+  "use what helps to answer, prefer newer facts when they disagree, and do not mention the block unless asked.";
+
+export interface TurnInput {
+  /** Absent: start a new conversation in `space`. */
+  conversationId?: string;
+  space?: string;
+  message: string;
+  /** Use this provider (and model) for this turn instead of the selected one. */
+  provider?: ProviderId;
+  model?: string;
+}
+
+export interface TurnDeps {
+  memo: MemoContext;
+  /** Default: the configured provider (getProvider). */
+  provider?: (id?: ProviderId) => ChatProvider;
+  /** Default: the app's queue. */
+  persist?: PersistQueue;
+  signal?: AbortSignal;
+}
+
+export interface TurnTimings {
+  /** Retrieval: query embedding, hybrid search, packing. */
+  recallMs: number;
+  /** From the start of the turn to the first token of the reply. */
+  firstTokenMs: number | null;
+  /** From the provider request to its first token (the provider's own time to first token). */
+  providerFirstTokenMs: number | null;
+  totalMs: number;
+}
+
+export type TurnEvent =
+  | { type: "start"; conversation: Conversation; userMessage: StoredMessage }
+  | { type: "recall"; memories: RecalledMemory[]; considered: number; queries: string[]; ms: number; error: string | null }
+  | { type: "provider"; id: ProviderId; label: string; model: string | null }
+  | { type: "delta"; text: string }
+  | { type: "command"; message: StoredMessage; command: CommandInfo }
+  | { type: "done"; message: StoredMessage; timings: TurnTimings; finishReason: string | null }
+  | { type: "error"; kind: string; status: number; message: string; partial: StoredMessage | null };
+
+const ms = (t0: number) => Math.round((performance.now() - t0) * 10) / 10;
+
+function toRecalled(r: RetrievedMemory): RecalledMemory {
+  return {
+    id: r.id,
+    content: r.content,
+    timestamp: r.timestamp,
+    kind: r.kind,
+    matchType: r.matchType,
+    importance: r.importance,
+    pinned: r.pinned,
+    scores: r.scores,
+  };
+}
+
+/**
+ * Pack the recalled memories under the budget and say which of them made it in: packMemories is greedy in
+ * rank order, so a memory is in exactly when adding it to the prefix before it raises the count.
+ */
+export function packRecalled(results: RetrievedMemory[], topN: number, tokenBudget: number): { block: string; included: RetrievedMemory[] } {
+  const { block } = packMemories(results, topN, tokenBudget);
+  const included: RetrievedMemory[] = [];
+  let before = 0;
+  for (let i = 0; i < Math.min(results.length, topN); i++) {
+    const used = packMemories(results.slice(0, i + 1), topN, tokenBudget).used;
+    if (used > before) included.push(results[i]!);
+    before = used;
+  }
+  return { block, included };
+}
+
+export interface Recall {
+  block: string;
+  memories: RecalledMemory[];
+  considered: number;
+  queries: string[];
+  ms: number;
+  /** Retrieval failed (e.g. the embedding server is down): the reply goes on without memories. */
+  error: string | null;
+}
+
+/** Retrieval for a prompt (SPEC §1 steps 2–6): recalled memories are promoted. */
+export async function recallForPrompt(memo: MemoContext, input: { space: string; query: string; context: string[] }): Promise<Recall> {
+  const t0 = performance.now();
+  try {
+    const r = await search(memo, { query: input.query, space: input.space, context: input.context, promote: true });
+    const { block, included } = packRecalled(r.results, r.settings.topN, r.settings.tokenBudget);
+    return { block, memories: included.map(toRecalled), considered: r.results.length, queries: r.queries.map((q) => q.text), ms: ms(t0), error: null };
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    // An empty space (nothing stored yet) is not an error worth showing.
+    if (e instanceof ServiceError && e.status === 404) return { block: "", memories: [], considered: 0, queries: [], ms: ms(t0), error: null };
+    console.warn(`[chat] memory recall failed, answering without memories: ${message}`);
+    return { block: "", memories: [], considered: 0, queries: [], ms: ms(t0), error: `Memory recall failed: ${message}` };
+  }
+}
+
+export function systemPrompt(block: string): string {
+  return block ? `${SYSTEM_PROMPT}\n\n${block}` : SYSTEM_PROMPT;
+}
+
+/** Validate a turn's input before anything streams; ServiceError (4xx) otherwise. */
+export function checkTurnInput(input: TurnInput): void {
+  if (typeof input.message !== "string" || !input.message.trim()) throw new ServiceError(400, "message must not be empty");
+  if (input.message.length > MAX_MESSAGE_CHARS) throw new ServiceError(413, `message must be at most ${MAX_MESSAGE_CHARS} characters`);
+  if (input.message.includes("\u0000")) throw new ServiceError(400, "message must not contain NUL characters");
+}
+
+/** Resolve (or create) the conversation of a turn; throws 404 for an unknown id. */
+export function turnConversation(memo: MemoContext, input: TurnInput): Conversation {
+  if (input.conversationId) return getConversationOr404(memo.db, input.conversationId);
+  return createConversation(memo.db, { space: input.space ?? DEFAULT_SPACE });
+}
+
+async function* runCommand(memo: MemoContext, conv: Conversation, message: string, cmd: NonNullable<ReturnType<typeof parseCommand>>): AsyncGenerator<TurnEvent> {
+  let reply: string;
+  let info: CommandInfo;
+  try {
+    switch (cmd.type) {
+      case "remember": {
+        const r = await remember(memo, cmd.text, conv.spaceId);
+        reply = r.message;
+        info = { type: "remember", text: cmd.text, ids: r.ids };
+        break;
+      }
+      case "forget": {
+        const r = forget(memo, cmd.pattern, conv.spaceId);
+        reply = r.count ? `${r.message}\n\n${r.items.map((i) => `- ${i.content.replace(/\s+/g, " ").slice(0, 200)}`).join("\n")}` : r.message;
+        info = { type: "forget", pattern: cmd.pattern, count: r.count, items: r.items, undo: r.undo, undoneAt: null };
+        break;
+      }
+      case "help":
+        reply = `Memory commands:\n${COMMAND_HELP}`;
+        info = { type: "help" };
+        break;
+      case "invalid":
+        reply = cmd.message;
+        info = { type: "invalid", message: cmd.message };
+        break;
+    }
+  } catch (e) {
+    const se = e instanceof ServiceError ? e : null;
+    yield { type: "error", kind: "command", status: se?.status ?? 500, message: e instanceof Error ? e.message : String(e), partial: null };
+    return;
+  }
+  const [user, assistant] = appendMessages(memo.db, conv.id, [
+    { role: "user", content: message },
+    { role: "assistant", content: reply, command: info },
+  ]);
+  yield { type: "start", conversation: getConversationOr404(memo.db, conv.id), userMessage: user! };
+  yield { type: "command", message: assistant!, command: info };
+}
+
+/**
+ * Run one turn. Input errors (empty message, unknown conversation) are thrown before the first event;
+ * everything after the first event is reported as an `error` event.
+ */
+export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator<TurnEvent> {
+  checkTurnInput(input);
+  const { memo } = deps;
+  const t0 = performance.now();
+  const conv = turnConversation(memo, input);
+  const message = input.message;
+
+  const cmd = parseCommand(message);
+  if (cmd) {
+    yield* runCommand(memo, conv, message, cmd);
+    return;
+  }
+
+  const [userMessage] = appendMessages(memo.db, conv.id, [{ role: "user", content: message }]);
+  yield { type: "start", conversation: getConversationOr404(memo.db, conv.id), userMessage: userMessage! };
+
+  let provider: ChatProvider;
+  try {
+    provider = (deps.provider ?? ((id?: ProviderId) => getProvider(memo.db, id)))(input.provider);
+  } catch (e) {
+    const pe = e instanceof ProviderError ? e : new ProviderError("not_configured", e instanceof Error ? e.message : String(e));
+    yield { type: "error", kind: pe.kind, status: pe.status, message: pe.message, partial: null };
+    return;
+  }
+
+  const context = previousUserMessages(memo.db, conv.id, 3, userMessage!.id);
+  const recall = await recallForPrompt(memo, { space: conv.spaceId, query: message, context });
+  yield { type: "recall", memories: recall.memories, considered: recall.considered, queries: recall.queries, ms: recall.ms, error: recall.error };
+
+  const prompt: ChatMessage[] = [
+    { role: "system", content: systemPrompt(recall.block) },
+    ...promptHistory(memo.db, conv.id, HISTORY_TOKENS, userMessage!.id),
+    { role: "user", content: message },
+  ];
+  yield { type: "provider", id: provider.id, label: provider.label, model: input.model ?? provider.model };
+
+  let text = "";
+  let firstTokenMs: number | null = null;
+  let providerFirstTokenMs: number | null = null;
+  let finishReason: string | null = null;
+  const tProvider = performance.now();
+  let failure: ProviderError | null = null;
+  try {
+    const gen = provider.stream(prompt, { model: input.model, signal: deps.signal });
+    for (;;) {
+      const next = await gen.next();
+      if (next.done) {
+        finishReason = next.value.finishReason;
+        break;
+      }
+      if (firstTokenMs === null) {
+        firstTokenMs = ms(t0);
+        providerFirstTokenMs = ms(tProvider);
+      }
+      text += next.value;
+      yield { type: "delta", text: next.value };
+    }
+  } catch (e) {
+    failure = e instanceof ProviderError ? e : new ProviderError("upstream", e instanceof Error ? e.message : String(e), provider.id);
+  }
+
+  const persist = deps.persist ?? persistQueue();
+  const keep = !failure || (failure.kind === "aborted" && text.trim().length > 0);
+  if (!keep) {
+    yield { type: "error", kind: failure!.kind, status: failure!.status, message: failure!.message, partial: null };
+    return;
+  }
+  const content = text.trim() ? text : "(the model returned an empty reply)";
+  const [assistant] = appendMessages(memo.db, conv.id, [{ role: "assistant", content, recalled: recall.memories }]);
+  if (text.trim()) {
+    // Not awaited: the reply is complete for the page now; the queue retries and logs failures.
+    void persist.enqueue({ space: conv.spaceId, conversationId: conv.id, user: message, assistant: text, timestamp: userMessage!.createdAt, source: "chat" });
+  }
+  if (failure) {
+    yield { type: "error", kind: failure.kind, status: failure.status, message: failure.message, partial: assistant! };
+    return;
+  }
+  yield { type: "done", message: assistant!, timings: { recallMs: recall.ms, firstTokenMs, providerFirstTokenMs, totalMs: ms(t0) }, finishReason };
+}

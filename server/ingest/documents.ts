@@ -1,0 +1,170 @@
+/**
+ * The `documents` table: one row per uploaded file with its status and progress (chunks_done /
+ * chunks_total), read by the Ingest page while a job runs. Every write is a single statement or one
+ * transaction. Memories of a document carry its id in `memories.document_id`.
+ */
+import crypto from "node:crypto";
+import type Database from "better-sqlite3";
+import { ensureSpace, nowIso, purgeMemories } from "../memory/store";
+
+export type DocumentStatus = "queued" | "processing" | "done" | "failed" | "cancelled";
+
+export interface DocumentRow {
+  id: string;
+  spaceId: string;
+  name: string;
+  mime: string;
+  size: number;
+  contentHash: string;
+  status: DocumentStatus;
+  error: string | null;
+  chunksTotal: number;
+  chunksDone: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const COLUMNS = `id, space_id AS spaceId, name, mime, size, content_hash AS contentHash, status, error,
+  chunks_total AS chunksTotal, chunks_done AS chunksDone, created_at AS createdAt, updated_at AS updatedAt`;
+
+/** sha256 of a file's bytes: the per-document content hash (per-chunk hashes are store.contentHash). */
+export function documentHash(bytes: Uint8Array): string {
+  return crypto.createHash("sha256").update(bytes).digest("hex");
+}
+
+export interface NewDocument {
+  id?: string;
+  spaceId: string;
+  name: string;
+  mime: string;
+  size: number;
+  contentHash: string;
+  status: "queued" | "failed";
+  error?: string | null;
+}
+
+/** Insert rows (creating their spaces) in one transaction; returns the rows. */
+export function insertDocuments(db: Database.Database, docs: NewDocument[]): DocumentRow[] {
+  const ins = db.prepare(
+    `INSERT INTO documents (id, space_id, name, mime, size, content_hash, status, error, chunks_total, chunks_done, created_at, updated_at)
+     VALUES (@id, @spaceId, @name, @mime, @size, @contentHash, @status, @error, 0, 0, @createdAt, @createdAt)`,
+  );
+  const tx = db.transaction(() => {
+    const ids: string[] = [];
+    const createdAt = nowIso();
+    for (const d of docs) {
+      ensureSpace(db, d.spaceId);
+      const id = d.id ?? crypto.randomUUID();
+      ins.run({ ...d, id, error: d.error ?? null, createdAt });
+      ids.push(id);
+    }
+    return ids;
+  });
+  return tx().map((id) => getDocument(db, id)!);
+}
+
+export function getDocument(db: Database.Database, id: string): DocumentRow | undefined {
+  return db.prepare(`SELECT ${COLUMNS} FROM documents WHERE id = ?`).get(id) as DocumentRow | undefined;
+}
+
+export function listDocuments(db: Database.Database, spaceId?: string): DocumentRow[] {
+  return (
+    spaceId === undefined
+      ? db.prepare(`SELECT ${COLUMNS} FROM documents ORDER BY created_at DESC, rowid DESC`).all()
+      : db.prepare(`SELECT ${COLUMNS} FROM documents WHERE space_id = ? ORDER BY created_at DESC, rowid DESC`).all(spaceId)
+  ) as DocumentRow[];
+}
+
+/** Documents in a state that a job still has to finish, oldest first (the queue's order). */
+export function unfinishedDocuments(db: Database.Database): DocumentRow[] {
+  return db.prepare(`SELECT ${COLUMNS} FROM documents WHERE status IN ('queued', 'processing') ORDER BY created_at, rowid`).all() as DocumentRow[];
+}
+
+/** A live document of the space with these exact bytes (done or on its way), if any. */
+export function findDocumentByHash(db: Database.Database, spaceId: string, hash: string): DocumentRow | undefined {
+  return db
+    .prepare(
+      `SELECT ${COLUMNS} FROM documents WHERE space_id = ? AND content_hash = ?
+       ORDER BY CASE status WHEN 'done' THEN 0 WHEN 'processing' THEN 1 WHEN 'queued' THEN 2 ELSE 3 END, created_at DESC LIMIT 1`,
+    )
+    .get(spaceId, hash) as DocumentRow | undefined;
+}
+
+export function updateDocument(
+  db: Database.Database,
+  id: string,
+  patch: Partial<Pick<DocumentRow, "status" | "error" | "chunksTotal" | "chunksDone" | "mime">>,
+): void {
+  const sets: string[] = [];
+  const args: Record<string, unknown> = { id, updatedAt: nowIso() };
+  const col: Record<string, string> = { status: "status", error: "error", chunksTotal: "chunks_total", chunksDone: "chunks_done", mime: "mime" };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) continue;
+    sets.push(`${col[k]} = @${k}`);
+    args[k] = v;
+  }
+  db.prepare(`UPDATE documents SET ${[...sets, "updated_at = @updatedAt"].join(", ")} WHERE id = @id`).run(args);
+}
+
+/** Ids of the memories (live or soft-deleted) that belong to a document. */
+export function documentMemoryIds(db: Database.Database, documentId: string): string[] {
+  return (db.prepare("SELECT id FROM memories WHERE document_id = ?").all(documentId) as { id: string }[]).map((r) => r.id);
+}
+
+/** Live memories per document. */
+export function documentMemoryCounts(db: Database.Database, ids: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  if (ids.length === 0) return out;
+  const rows = db
+    .prepare(
+      "SELECT document_id AS id, count(*) AS n FROM memories WHERE soft_deleted = 0 AND document_id IN (SELECT value FROM json_each(?)) GROUP BY document_id",
+    )
+    .all(JSON.stringify(ids)) as { id: string; n: number }[];
+  for (const r of rows) out.set(r.id, r.n);
+  return out;
+}
+
+/** Remove every memory of a document from all three tables (and parked vectors) in one transaction. */
+export function purgeDocumentMemories(db: Database.Database, documentId: string): number {
+  const ids = documentMemoryIds(db, documentId);
+  return ids.length ? purgeMemories(db, ids) : 0;
+}
+
+/**
+ * Delete a document: its memories leave all three tables and its row goes, in one transaction (the
+ * store's purge runs as a savepoint inside it).
+ */
+export function deleteDocumentRow(db: Database.Database, id: string): { memories: number } {
+  return db.transaction(() => {
+    const memories = purgeDocumentMemories(db, id);
+    db.prepare("DELETE FROM documents WHERE id = ?").run(id);
+    return { memories };
+  })();
+}
+
+/** Settle a document that will not complete: its memories removed and its status set, in one transaction. */
+export function settleDocument(db: Database.Database, id: string, status: "failed" | "cancelled", error: string | null): void {
+  db.transaction(() => {
+    purgeDocumentMemories(db, id);
+    if (getDocument(db, id)) updateDocument(db, id, { status, error, chunksDone: 0 });
+  })();
+}
+
+/** Names of documents by id (search results show where a memory came from). */
+export function documentNames(db: Database.Database, ids: (string | null)[]): Map<string, string> {
+  const wanted = [...new Set(ids.filter((x): x is string => typeof x === "string"))];
+  const out = new Map<string, string>();
+  if (wanted.length === 0) return out;
+  const rows = db.prepare("SELECT id, name FROM documents WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(wanted)) as {
+    id: string;
+    name: string;
+  }[];
+  for (const r of rows) out.set(r.id, r.name);
+  return out;
+}
+
+/** Add `documentName` to results that came from a document (null for the others). */
+export function withDocumentNames<T extends { documentId: string | null }>(db: Database.Database, items: T[]): (T & { documentName: string | null })[] {
+  const names = documentNames(db, items.map((i) => i.documentId));
+  return items.map((i) => ({ ...i, documentName: i.documentId ? (names.get(i.documentId) ?? null) : null }));
+}

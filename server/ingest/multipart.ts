@@ -1,0 +1,249 @@
+/**
+ * A streaming multipart/form-data reader for uploads. File parts are written to disk as they arrive (hashed
+ * on the way), so memory stays bounded whatever the upload size; a part past the per-file limit stops being
+ * stored (its bytes are counted and discarded) and is reported as `tooLarge`, while the other parts of the
+ * same request still go through. Request.formData() would instead buffer the whole body in memory.
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+export class MultipartError extends Error {
+  constructor(
+    readonly status: 400 | 413,
+    message: string,
+  ) {
+    super(message);
+    this.name = "MultipartError";
+  }
+}
+
+export interface StagedFile {
+  field: string;
+  /** The file name as sent, reduced to its base name, without control characters. */
+  filename: string;
+  contentType: string;
+  /** Where the bytes are (absent when the part was over the limit). */
+  path: string | null;
+  /** Bytes received (all of them, also past the limit). */
+  size: number;
+  tooLarge: boolean;
+  /** sha256 of the bytes (only when the whole file was stored). */
+  sha256: string | null;
+}
+
+export interface MultipartResult {
+  fields: Record<string, string>;
+  files: StagedFile[];
+}
+
+export interface MultipartOptions {
+  /** Folder for the staged files (created if missing). */
+  dir: string;
+  maxFileBytes: number;
+  maxFiles?: number;
+  maxFieldBytes?: number;
+  maxFields?: number;
+}
+
+const MAX_HEADER_BYTES = 16 * 1024;
+const CRLF = Buffer.from("\r\n");
+const HEADER_END = Buffer.from("\r\n\r\n");
+
+export function boundaryOf(contentType: string | null): string | null {
+  if (!contentType || !/^multipart\/form-data\b/i.test(contentType.trim())) return null;
+  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
+  return m ? (m[1] ?? m[2]!) : null;
+}
+
+/** Parse `name="x"; filename="y"` parameters of a Content-Disposition header (quoted strings, RFC 5987 `*=`). */
+export function dispositionParams(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /;\s*([A-Za-z0-9_*.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(value))) {
+    const key = m[1]!.toLowerCase();
+    let v = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3]!.trim();
+    if (key.endsWith("*")) {
+      const ext = /^([^']*)'[^']*'(.*)$/.exec(v);
+      if (ext) {
+        try {
+          v = decodeURIComponent(ext[2]!);
+        } catch {
+          continue;
+        }
+        out[key.slice(0, -1)] = v; // filename* wins over filename
+        continue;
+      }
+    }
+    if (!(key in out)) out[key] = v;
+  }
+  return out;
+}
+
+/** Browsers escape `"`, CR and LF in file names as %22, %0D, %0A (HTML spec); some send a full path. */
+export function cleanFilename(raw: string): string {
+  const unescaped = raw.replace(/%22/g, '"').replace(/%0D/gi, "\r").replace(/%0A/gi, "\n");
+  const base = unescaped.split(/[\\/]/).pop() ?? "";
+  return base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255);
+}
+
+export async function readMultipart(req: Request, opts: MultipartOptions): Promise<MultipartResult> {
+  const boundary = boundaryOf(req.headers.get("content-type"));
+  if (!boundary) throw new MultipartError(400, "send the files as multipart/form-data (field `file`, one or more files)");
+  if (!req.body) throw new MultipartError(400, "the request has no body; send one or more files in the multipart field `file`");
+  const maxFiles = opts.maxFiles ?? 100;
+  const maxFieldBytes = opts.maxFieldBytes ?? 4096;
+  const maxFields = opts.maxFields ?? 20;
+  fs.mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
+
+  const delim = Buffer.from(`\r\n--${boundary}`);
+  const files: StagedFile[] = [];
+  const fields: Record<string, string> = {};
+  let fieldCount = 0;
+  type Part =
+    | { kind: "file"; file: StagedFile; fd: fs.promises.FileHandle | null; hash: crypto.Hash }
+    | { kind: "field"; name: string; chunks: Buffer[]; size: number }
+    | { kind: "skip" };
+  let part: Part | null = null;
+  let state: "preamble" | "boundary" | "headers" | "body" | "done" = "preamble";
+  let buf: Buffer = Buffer.from(CRLF); // the first boundary has no CRLF before it: add one so one delimiter fits all
+
+  const startPart = async (headerText: string) => {
+    const headers = new Map<string, string>();
+    for (const line of headerText.split("\r\n")) {
+      const i = line.indexOf(":");
+      if (i > 0) headers.set(line.slice(0, i).trim().toLowerCase(), line.slice(i + 1).trim());
+    }
+    const params = dispositionParams(headers.get("content-disposition") ?? "");
+    const name = params.name ?? "";
+    if (params.filename !== undefined) {
+      const filename = cleanFilename(params.filename);
+      if (filename === "") return void (part = { kind: "skip" }); // a file input with nothing chosen
+      if (files.length >= maxFiles) throw new MultipartError(413, `too many files in one request (at most ${maxFiles})`);
+      const staged = path.join(opts.dir, `.incoming-${crypto.randomUUID()}`);
+      const file: StagedFile = { field: name, filename, contentType: headers.get("content-type") ?? "application/octet-stream", path: staged, size: 0, tooLarge: false, sha256: null };
+      files.push(file);
+      part = { kind: "file", file, fd: await fs.promises.open(staged, "wx", 0o600), hash: crypto.createHash("sha256") };
+    } else {
+      if (++fieldCount > maxFields) throw new MultipartError(400, `too many form fields (at most ${maxFields})`);
+      part = { kind: "field", name, chunks: [], size: 0 };
+    }
+  };
+  const partData = async (data: Buffer) => {
+    if (!part || data.length === 0) return;
+    if (part.kind === "file") {
+      const f = part.file;
+      f.size += data.length;
+      if (f.size > opts.maxFileBytes) {
+        if (part.fd) {
+          await part.fd.close();
+          part.fd = null;
+          await fs.promises.rm(f.path!, { force: true });
+          f.path = null;
+          f.tooLarge = true;
+        }
+        return;
+      }
+      part.hash.update(data);
+      await part.fd!.write(data);
+    } else if (part.kind === "field") {
+      part.size += data.length;
+      if (part.size > maxFieldBytes) throw new MultipartError(400, `form field '${part.name}' is longer than ${maxFieldBytes} bytes`);
+      part.chunks.push(Buffer.from(data));
+    }
+  };
+  const endPart = async () => {
+    if (part?.kind === "file") {
+      if (part.fd) {
+        await part.fd.close();
+        part.fd = null;
+        part.file.sha256 = part.hash.digest("hex");
+      }
+    } else if (part?.kind === "field") {
+      fields[part.name] = Buffer.concat(part.chunks).toString("utf8");
+    }
+    part = null;
+  };
+
+  const reader = req.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buf = buf.length ? Buffer.concat([buf, value]) : Buffer.from(value);
+      for (;;) {
+        if (state === "preamble") {
+          const i = buf.indexOf(delim);
+          if (i < 0) {
+            buf = buf.subarray(Math.max(0, buf.length - delim.length + 1));
+            break;
+          }
+          buf = buf.subarray(i + delim.length);
+          state = "boundary";
+        } else if (state === "boundary") {
+          if (buf.length < 2) break;
+          if (buf[0] === 0x2d && buf[1] === 0x2d) {
+            state = "done";
+            break;
+          }
+          const i = buf.indexOf(CRLF);
+          if (i < 0) {
+            if (buf.length > 256) throw new MultipartError(400, "malformed multipart body (bad boundary line)");
+            break;
+          }
+          if (buf.subarray(0, i).toString("latin1").trim() !== "") throw new MultipartError(400, "malformed multipart body (bad boundary line)");
+          buf = buf.subarray(i + 2);
+          state = "headers";
+        } else if (state === "headers") {
+          let end: number;
+          let skip: number;
+          if (buf.length >= 2 && buf[0] === 0x0d && buf[1] === 0x0a) [end, skip] = [0, 2];
+          else {
+            end = buf.indexOf(HEADER_END);
+            skip = 4;
+          }
+          if (end < 0) {
+            if (buf.length > MAX_HEADER_BYTES) throw new MultipartError(400, "malformed multipart body (part headers too long)");
+            break;
+          }
+          await startPart(buf.subarray(0, end).toString("utf8"));
+          buf = buf.subarray(end + skip);
+          state = "body";
+        } else if (state === "body") {
+          const i = buf.indexOf(delim);
+          if (i >= 0) {
+            await partData(buf.subarray(0, i));
+            await endPart();
+            buf = buf.subarray(i + delim.length);
+            state = "boundary";
+            continue;
+          }
+          const safe = buf.length - delim.length + 1;
+          if (safe > 0) {
+            await partData(buf.subarray(0, safe));
+            buf = buf.subarray(safe);
+          }
+          break;
+        } else break;
+      }
+      if (state === "done") break;
+    }
+    if (state !== "done") throw new MultipartError(400, "the multipart body ended before its closing boundary (upload interrupted?)");
+    return { fields, files };
+  } catch (e) {
+    const open = part as Part | null; // assigned in the closures above
+    if (open?.kind === "file" && open.fd) await open.fd.close().catch(() => undefined);
+    await discardStaged(files);
+    await reader.cancel().catch(() => undefined);
+    if (e instanceof MultipartError) throw e;
+    throw new MultipartError(400, `the upload could not be read: ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    if (state === "done") await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Remove staged files (after an error, or once they are no longer needed). */
+export async function discardStaged(files: StagedFile[]): Promise<void> {
+  await Promise.all(files.map((f) => (f.path ? fs.promises.rm(f.path, { force: true }) : undefined)));
+}

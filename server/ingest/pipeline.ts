@@ -1,0 +1,166 @@
+/**
+ * Stage 4: one document, start to finish — parse, chunk by tokens, skip what is stored, embed in batches,
+ * write each batch in one transaction, report progress.
+ *
+ * Dedup: a chunk whose content hash is already live in the space (written by an earlier run of this
+ * document, or by another document) is not embedded again; it counts as done. Re-ingesting the same file
+ * therefore adds 0 chunks, and re-running an interrupted document resumes where it stopped.
+ *
+ * Pipelining: the next batch's embedding request is in flight while the previous batch is written, so the
+ * embedding server — the bottleneck — never waits for the database.
+ *
+ * Failure: this function throws, leaving the batches it wrote; the queue (queue.ts) then removes every
+ * memory of the document in one transaction, so a failed or cancelled document has no memories at all.
+ */
+import type { MemoContext } from "../services/memory-service";
+import { activeModel } from "../services/memory-service";
+import { contentHash, findLiveByHash, insertMemories, purgeMemories, type NewMemory } from "../memory/store";
+import { chunkSections, TokenCounter, type ChunkOptions, type PlannedChunk } from "./chunk";
+import type { DocumentRow } from "./documents";
+import { parseDocument } from "./parse";
+
+/**
+ * Embedding requests are sized by time, not by a fixed count: each request should take about
+ * REQUEST_TARGET_MS on the embedding server. Large enough to amortise a request; short enough that the
+ * server (USE-lite computes on its one JS thread) keeps answering the supervisor's health checks (1.5 s
+ * timeout) and that a chat or search query never waits long behind ingestion. The size adapts to the
+ * measured time per chunk (MEMO_INGEST_REQUEST_MS changes the target).
+ */
+export const REQUEST_TARGET_MS = 1000;
+export const MAX_BATCH = 32;
+const FIRST_BATCH = 4;
+
+export function requestTargetMs(): number {
+  const v = Number(process.env.MEMO_INGEST_REQUEST_MS ?? REQUEST_TARGET_MS);
+  return Number.isFinite(v) && v > 0 ? v : REQUEST_TARGET_MS;
+}
+
+export interface IngestProgress {
+  chunksTotal: number;
+  chunksDone: number;
+}
+
+export interface IngestOptions extends ChunkOptions {
+  /** A fixed number of chunks per embedding request (default: adaptive, see REQUEST_TARGET_MS). */
+  batchSize?: number;
+  requestTargetMs?: number;
+  /** Called when the plan is known and after every written batch. */
+  onProgress?: (p: IngestProgress) => void;
+}
+
+export interface IngestStats {
+  kind: string;
+  mime: string;
+  chars: number;
+  chunks: number;
+  /** Chunks written by this run. */
+  added: number;
+  /** Chunks already live in the space (not embedded again). */
+  skipped: number;
+  /** Tokens of all chunks, and of the ones embedded by this run. */
+  tokens: number;
+  tokensEmbedded: number;
+  tokenizeCalls: number;
+  /** Chunks per embedding request, in order. */
+  batches: number[];
+  /** The chunks embedded by this run, in order (the benchmark replays them against the raw server). */
+  embedded: PlannedChunk[];
+  timings: { parseMs: number; chunkMs: number; embedWriteMs: number; writeMs: number; totalMs: number };
+}
+
+const now = () => performance.now();
+
+export async function ingestDocument(ctx: MemoContext, doc: Pick<DocumentRow, "id" | "spaceId" | "createdAt" | "name">, bytes: Uint8Array, options: IngestOptions = {}): Promise<IngestStats> {
+  const t0 = now();
+  const signal = options.signal;
+  const parsed = await parseDocument(bytes, doc.name);
+  signal?.throwIfAborted();
+  const t1 = now();
+  const { model } = await activeModel(ctx);
+  const counter = new TokenCounter(ctx.embedder, options.concurrency ?? 8);
+  const { chunks, tokenizeCalls } = await chunkSections(parsed.sections, counter, options);
+  signal?.throwIfAborted();
+  const t2 = now();
+
+  // Skip chunks already stored in the space, and repeats within this document.
+  const seen = new Set<string>();
+  const todo: { chunk: PlannedChunk; index: number }[] = [];
+  chunks.forEach((chunk, index) => {
+    const h = contentHash(chunk.content);
+    if (seen.has(h) || findLiveByHash(ctx.db, doc.spaceId, h)) return;
+    seen.add(h);
+    todo.push({ chunk, index });
+  });
+  let done = chunks.length - todo.length;
+  options.onProgress?.({ chunksTotal: chunks.length, chunksDone: done });
+
+  const fixed = options.batchSize ? Math.max(1, Math.floor(options.batchSize)) : null;
+  const target = options.requestTargetMs ?? requestTargetMs();
+  let size = fixed ?? FIRST_BATCH;
+  let msPerChunk: number | null = null;
+  let pos = 0;
+  const batches: number[] = [];
+  type Batch = { items: typeof todo; result: Promise<{ vectors: Float32Array[]; ms: number }> };
+  const send = (): Batch | null => {
+    if (pos >= todo.length) return null;
+    const items = todo.slice(pos, pos + size);
+    pos += items.length;
+    batches.push(items.length);
+    const t = now();
+    return { items, result: ctx.embedder.embedDocuments(items.map((x) => x.chunk.content)).then((vectors) => ({ vectors, ms: now() - t })) };
+  };
+  let writeMs = 0;
+  // One request in flight while the previous batch is written: the server never waits for the database.
+  let inFlight = send();
+  try {
+    while (inFlight) {
+      const { items } = inFlight;
+      const { vectors, ms } = await inFlight.result;
+      signal?.throwIfAborted();
+      if (!fixed) {
+        const per = ms / items.length;
+        msPerChunk = msPerChunk === null ? per : 0.7 * msPerChunk + 0.3 * per;
+        size = Math.max(1, Math.min(MAX_BATCH, Math.floor(target / msPerChunk)));
+      }
+      inFlight = send();
+      const tw = now();
+      const rows: NewMemory[] = items.map(({ chunk, index }) => ({
+        spaceId: doc.spaceId,
+        content: chunk.content,
+        timestamp: doc.createdAt,
+        kind: "document",
+        documentId: doc.id,
+        chunkIndex: index,
+      }));
+      insertMemories(ctx.db, rows, vectors, model); // one transaction per batch
+      writeMs += now() - tw;
+      done += rows.length;
+      options.onProgress?.({ chunksTotal: chunks.length, chunksDone: done });
+    }
+  } finally {
+    inFlight?.result.catch(() => undefined); // an abandoned request must not become an unhandled rejection
+  }
+  // Memories of this document from an earlier run whose chunk is not in today's plan (e.g. the chunker
+  // changed since an interrupted run) would be half of an old version: remove them (one transaction).
+  const planned = new Set(chunks.map((c) => contentHash(c.content)));
+  const stale = (ctx.db.prepare("SELECT id, content_hash AS hash FROM memories WHERE document_id = ?").all(doc.id) as { id: string; hash: string }[]).filter(
+    (r) => !planned.has(r.hash),
+  );
+  if (stale.length) purgeMemories(ctx.db, stale.map((r) => r.id));
+  const t3 = now();
+  const embedded = todo.map((t) => t.chunk);
+  return {
+    kind: parsed.kind,
+    mime: parsed.mime,
+    chars: parsed.chars,
+    chunks: chunks.length,
+    added: todo.length,
+    skipped: chunks.length - todo.length,
+    tokens: chunks.reduce((n, c) => n + c.tokens, 0),
+    tokensEmbedded: embedded.reduce((n, c) => n + c.tokens, 0),
+    tokenizeCalls,
+    batches,
+    embedded,
+    timings: { parseMs: t1 - t0, chunkMs: t2 - t1, embedWriteMs: t3 - t2, writeMs, totalMs: t3 - t0 },
+  };
+}

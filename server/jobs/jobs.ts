@@ -1,0 +1,91 @@
+/**
+ * The two daily jobs as runs: settings read, lease taken, job_runs recorded (runner.ts). Used by the
+ * scheduler, the "Run now" buttons (tRPC) and `POST /api/v1/jobs/<decay|consolidate>/run`.
+ */
+import { runDecay, type JobCounts } from "../memory/decay";
+import { consolidate, type MergeFn } from "../memory/consolidate";
+import { boundModel, reindexTarget } from "../memory/store";
+import { activeModel, type MemoContext } from "../services/memory-service";
+import { providerMerge } from "./merge";
+import { runExclusive, type RunRecord, type Trigger } from "./runner";
+import { consolidationThreshold, loadJobSettings } from "./settings";
+
+export const RUNNABLE_JOBS = ["decay", "consolidate"] as const;
+export type RunnableJob = (typeof RUNNABLE_JOBS)[number];
+
+export interface JobRunOptions {
+  trigger?: Trigger;
+  slot?: string;
+  /** Clock for the decay's day arithmetic (tests simulate days). */
+  now?: () => Date;
+  /** Consolidation's merge function; default: the configured chat provider (null: none). */
+  merge?: MergeFn | null;
+  /** Consolidation test hook (see ConsolidateOptions.beforeSoftDelete). */
+  beforeSoftDelete?: (mergedId: string) => void;
+  leaseMs?: number;
+}
+
+const ZERO: JobCounts = { promoted: 0, decayed: 0, softDeleted: 0, purged: 0, merged: 0 };
+
+/** The five counts a run reports (zeros for what it does not do). */
+export function runCounts(run: RunRecord): JobCounts {
+  const c = (run.result?.counts ?? {}) as Partial<JobCounts>;
+  return { ...ZERO, ...c };
+}
+
+export function runDecayJob(ctx: Pick<MemoContext, "db">, opts: JobRunOptions = {}): Promise<RunRecord> {
+  const { db } = ctx;
+  return runExclusive(
+    db,
+    "decay",
+    async () => {
+      const s = loadJobSettings(db).decay;
+      const r = runDecay(db, { idleDays: s.idleDays, zeroDays: s.zeroDays, retentionDays: s.retentionDays, now: opts.now });
+      // The five counts first (flat, for compact summaries), then everything, `counts` included.
+      return { status: "ok", result: { ...r.counts, ...r } };
+    },
+    { trigger: opts.trigger, slot: opts.slot, leaseMs: opts.leaseMs },
+  );
+}
+
+export function runConsolidateJob(ctx: MemoContext, opts: JobRunOptions = {}): Promise<RunRecord> {
+  const { db } = ctx;
+  return runExclusive(
+    db,
+    "consolidate",
+    async (run) => {
+      const s = loadJobSettings(db).consolidate;
+      if (reindexTarget(db)) {
+        return { status: "skipped", result: { counts: ZERO, reason: "the store is re-indexing for a new embedding model; consolidation runs after it" } };
+      }
+      const bound = boundModel(db);
+      if (!bound) return { status: "ok", result: { counts: ZERO, spaces: 0, candidates: 0, pairs: 0, note: "the store is empty" } };
+      const { merge, reason } = opts.merge !== undefined ? { merge: opts.merge, reason: opts.merge ? null : "no merge function given" } : providerMerge(db);
+      // The merged statements are embedded: the embedder must serve the store's model (this also starts
+      // a re-index if it does not, in which case consolidation waits for it).
+      const model = merge ? (await activeModel(ctx)).model : bound.model;
+      if (reindexTarget(db)) {
+        return { status: "skipped", result: { counts: ZERO, reason: "the embedding model changed; the store is re-indexing and consolidation runs after it" } };
+      }
+      const threshold = consolidationThreshold(loadJobSettings(db), model);
+      const r = await consolidate(ctx, model, {
+        threshold,
+        maxPerSpace: s.maxPerSpace,
+        merge,
+        noMergeReason: reason ?? undefined,
+        onPair: () => run.renew(),
+        beforeSoftDelete: opts.beforeSoftDelete,
+        now: opts.now,
+      });
+      if (r.failed > 0 && r.counts.merged === 0) {
+        throw Object.assign(new Error(`every merge failed: ${r.errors[0]?.error ?? "unknown error"}`), { partial: { ...r } });
+      }
+      return { status: merge ? "ok" : "skipped", result: { ...r.counts, model, ...r } };
+    },
+    { trigger: opts.trigger, slot: opts.slot, leaseMs: opts.leaseMs ?? 5 * 60_000 },
+  );
+}
+
+export function runJobNow(ctx: MemoContext, job: RunnableJob, opts: JobRunOptions = {}): Promise<RunRecord> {
+  return job === "decay" ? runDecayJob(ctx, opts) : runConsolidateJob(ctx, opts);
+}

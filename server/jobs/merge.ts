@@ -1,0 +1,42 @@
+/**
+ * The app's MergeFn for consolidation: the configured chat provider (server/chat/providers.ts), asked
+ * for a non-streaming completion at temperature 0, its answer cleaned of prefaces, quotes and fences.
+ */
+import type Database from "better-sqlite3";
+import { complete, hasProvider, providerStatus, type ChatMessage } from "../chat/providers";
+import type { MergeFn } from "../memory/consolidate";
+
+export const MERGE_SYSTEM_PROMPT =
+  "You merge two notes from a person's memory store that say nearly the same thing. Write ONE statement " +
+  "that keeps every fact from both (names, places, dates, numbers), drops the repetition, and adds nothing " +
+  "that is not in them. Answer with the statement only: no preface, no quotes, no list.";
+
+/** The chat messages asking to merge two statements (the fixture server in tests parses these tags). */
+export function mergeMessages(a: string, b: string): ChatMessage[] {
+  return [
+    { role: "system", content: MERGE_SYSTEM_PROMPT },
+    { role: "user", content: `<memory_1>\n${a}\n</memory_1>\n<memory_2>\n${b}\n</memory_2>` },
+  ];
+}
+
+/** A model's answer as a plain statement; throws when there is nothing usable in it. */
+export function cleanMergedStatement(raw: string, a: string, b: string): string {
+  let t = raw.trim();
+  const fenced = t.match(/^```[a-z]*\n([\s\S]*?)\n?```$/i);
+  if (fenced) t = fenced[1]!.trim();
+  t = t.replace(/^(merged( statement| memory)?|statement|answer)\s*:\s*/i, "").trim();
+  const quoted = t.match(/^["“'](.*)["”']$/s);
+  if (quoted) t = quoted[1]!.trim();
+  if (!t) throw new Error("the chat provider returned an empty statement");
+  const limit = 2 * (a.length + b.length) + 200;
+  if (t.length > limit) throw new Error(`the chat provider's merged statement is ${t.length} characters, longer than both memories together allow (${limit})`);
+  return t;
+}
+
+/** The provider-backed MergeFn, or null with the reason when no chat provider is configured. */
+export function providerMerge(db: Database.Database): { merge: MergeFn | null; reason: string | null } {
+  if (!hasProvider(db)) return { merge: null, reason: `nothing was merged: ${providerStatus(db).problem ?? "no chat provider is configured"}` };
+  const merge: MergeFn = async (a, b, signal) =>
+    cleanMergedStatement(await complete(mergeMessages(a, b), { db, temperature: 0, maxTokens: 512, signal }), a, b);
+  return { merge, reason: null };
+}

@@ -1,0 +1,110 @@
+/**
+ * Settings of the background jobs (SPEC §3), stored as JSON in the `settings` table under `jobs`.
+ * Defaults: decay daily at 03:00 (server local time), consolidation right after it; a memory decays after
+ * 14 days without retrieval, is soft-deleted after 7 days at importance 0, and soft-deleted rows are
+ * purged after 30 days; consolidation merges pairs with cosine ≥ 0.92 (a per-embedding-model setting)
+ * among the 200 most recent live memories of each space.
+ */
+import type Database from "better-sqlite3";
+import { z } from "zod";
+
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "a time of day as HH:MM (24-hour)");
+
+export const DEFAULT_CONSOLIDATION_THRESHOLD = 0.92;
+
+export const jobSettingsSchema = z.strictObject({
+  decay: z.strictObject({
+    enabled: z.boolean(),
+    /** Daily, at this local time. */
+    time: hhmm,
+    /** A memory not retrieved for this many days loses 1 importance per daily run. */
+    idleDays: z.number().int().min(1).max(3650),
+    /** A memory at importance 0 for this many days is soft-deleted. */
+    zeroDays: z.number().int().min(1).max(3650),
+    /** Soft-deleted memories are purged from every table after this many days. */
+    retentionDays: z.number().int().min(1).max(3650),
+  }),
+  consolidate: z.strictObject({
+    enabled: z.boolean(),
+    /** "after-decay": right after each scheduled decay run; else its own daily time. */
+    time: z.union([z.literal("after-decay"), hhmm]),
+    /** Cosine similarity at or above which two memories are merged, per embedding model. */
+    thresholds: z.record(z.string().min(1).max(200), z.number().min(0.5).max(1)),
+    /** Memories compared per space (the most recent live ones). */
+    maxPerSpace: z.number().int().min(2).max(2000),
+  }),
+});
+
+export type JobSettings = z.infer<typeof jobSettingsSchema>;
+
+export const DEFAULT_JOB_SETTINGS: JobSettings = {
+  decay: { enabled: true, time: "03:00", idleDays: 14, zeroDays: 7, retentionDays: 30 },
+  consolidate: { enabled: true, time: "after-decay", thresholds: {}, maxPerSpace: 200 },
+};
+
+/** A change from the Settings page or the API: any subset; `thresholds` entries are merged in (null removes one). */
+export const jobSettingsPatchSchema = z.strictObject({
+  decay: jobSettingsSchema.shape.decay.partial().optional(),
+  consolidate: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      time: jobSettingsSchema.shape.consolidate.shape.time.optional(),
+      thresholds: z.record(z.string().min(1).max(200), z.number().min(0.5).max(1).nullable()).optional(),
+      maxPerSpace: jobSettingsSchema.shape.consolidate.shape.maxPerSpace.optional(),
+    })
+    .optional(),
+});
+export type JobSettingsPatch = z.infer<typeof jobSettingsPatchSchema>;
+
+const KEY = "jobs";
+
+export function loadJobSettings(db: Database.Database): JobSettings {
+  const row = db.prepare("SELECT value FROM settings WHERE key = ?").get(KEY) as { value: string } | undefined;
+  const base = structuredClone(DEFAULT_JOB_SETTINGS);
+  if (!row) return base;
+  try {
+    const saved = JSON.parse(row.value) as Partial<JobSettings>;
+    const merged = {
+      decay: { ...base.decay, ...(saved.decay ?? {}) },
+      consolidate: { ...base.consolidate, ...(saved.consolidate ?? {}), thresholds: { ...(saved.consolidate?.thresholds ?? {}) } },
+    };
+    const parsed = jobSettingsSchema.safeParse(merged);
+    return parsed.success ? parsed.data : base;
+  } catch {
+    return base;
+  }
+}
+
+/** Validate and store a change (one statement); returns the settings now in force. */
+export function saveJobSettings(db: Database.Database, patch: JobSettingsPatch): JobSettings {
+  const p = jobSettingsPatchSchema.parse(patch);
+  return db.transaction(() => {
+    const cur = loadJobSettings(db);
+    const thresholds = { ...cur.consolidate.thresholds };
+    for (const [model, v] of Object.entries(p.consolidate?.thresholds ?? {})) {
+      if (v === null) delete thresholds[model];
+      else thresholds[model] = v;
+    }
+    const { thresholds: _t, ...consolidateRest } = p.consolidate ?? {};
+    const next = jobSettingsSchema.parse({
+      decay: { ...cur.decay, ...(p.decay ?? {}) },
+      consolidate: { ...cur.consolidate, ...consolidateRest, thresholds },
+    });
+    db.prepare(
+      `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    ).run(KEY, JSON.stringify(next));
+    return next;
+  })();
+}
+
+/** The consolidation threshold for an embedding model: its saved value, else 0.92. */
+export function consolidationThreshold(s: JobSettings, model: string | undefined): number {
+  return (model && s.consolidate.thresholds[model]) || DEFAULT_CONSOLIDATION_THRESHOLD;
+}
+
+/** "03:00" → the node-cron expression for daily at that time. */
+export function dailyCron(time: string): string {
+  const [h, m] = time.split(":").map(Number);
+  return `0 ${m} ${h} * * *`;
+}

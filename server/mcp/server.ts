@@ -1,0 +1,134 @@
+/**
+ * Memo's MCP server (SPEC §7), on the official MCP TypeScript SDK: tools `remember`, `search_memory` and
+ * `forget` over the memory service. Served over stdio (scripts/mcp-stdio.ts, `npm run mcp`) and over
+ * streamable HTTP at /mcp (app/mcp/route.ts, stateless).
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { asServiceError, DEFAULT_SPACE, forget, remember, search, type MemoContext } from "../services/memory-service";
+import { MAX_MEMORY_CHARS, MAX_QUERY_CHARS, SPACE_RE } from "../services/schemas";
+
+const space = z.string().regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'").optional().describe(`Memory space (default "${DEFAULT_SPACE}")`);
+
+function fail(e: unknown): CallToolResult {
+  const se = asServiceError(e);
+  if (!se) console.error("[mcp] tool failed", e);
+  return { isError: true, content: [{ type: "text", text: se ? se.message : `internal error: ${e instanceof Error ? e.message : String(e)}` }] };
+}
+
+export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
+  const server = new McpServer(
+    { name: "memo", title: "Memo memory", version: "0.1.0" },
+    {
+      instructions:
+        "Memo is the user's long-term memory. Use search_memory to recall what the user said or stored before, " +
+        "remember to store a durable fact the user wants kept (pinned), and forget when the user asks to forget something.",
+    },
+  );
+
+  server.registerTool(
+    "remember",
+    {
+      title: "Remember",
+      description: "Store a pinned memory (importance 5, never decays), like typing /remember in Memo's chat.",
+      inputSchema: {
+        text: z.string().min(1).max(MAX_MEMORY_CHARS).describe("What to remember"),
+        space,
+      },
+      outputSchema: { ids: z.array(z.string()), message: z.string(), space: z.string() },
+    },
+    async ({ text, space: s }) => {
+      try {
+        const sp = s ?? DEFAULT_SPACE;
+        const r = await remember(ctx(), text, sp);
+        return { content: [{ type: "text", text: r.message }], structuredContent: { ids: r.ids, message: r.message, space: sp } };
+      } catch (e) {
+        return fail(e);
+      }
+    },
+  );
+
+  server.registerTool(
+    "search_memory",
+    {
+      title: "Search memory",
+      description:
+        "Hybrid (meaning + keyword) search over the user's memories. Returns the best matches with date, match type " +
+        "(vector, fts or hybrid), importance and score. Results count as recalled (their importance is promoted).",
+      inputSchema: {
+        query: z.string().min(1).max(MAX_QUERY_CHARS).describe("What to look for"),
+        space,
+        k: z.number().int().min(1).max(50).optional().describe("How many results (default 6)"),
+      },
+      outputSchema: {
+        results: z.array(
+          z.object({
+            id: z.string(),
+            content: z.string(),
+            timestamp: z.string(),
+            kind: z.string(),
+            match_type: z.enum(["vector", "fts", "hybrid"]),
+            importance: z.number(),
+            score: z.number(),
+            similarity: z.number().nullable(),
+          }),
+        ),
+        space: z.string(),
+      },
+    },
+    async ({ query, space: s, k }) => {
+      try {
+        const sp = s ?? DEFAULT_SPACE;
+        const r = await search(ctx(), { query, space: sp, k, promote: true });
+        const results = r.results.map((m) => ({
+          id: m.id,
+          content: m.content,
+          timestamp: m.timestamp,
+          kind: m.kind,
+          match_type: m.matchType,
+          importance: m.importance,
+          score: m.scores.final,
+          similarity: m.scores.similarity,
+        }));
+        const text = results.length
+          ? results.map((m, i) => `${i + 1}. ${m.timestamp.slice(0, 10)} [${m.match_type}, importance ${m.importance}] ${m.content}`).join("\n")
+          : "No memory matched.";
+        return { content: [{ type: "text", text }], structuredContent: { results, space: sp } };
+      } catch (e) {
+        return fail(e);
+      }
+    },
+  );
+
+  server.registerTool(
+    "forget",
+    {
+      title: "Forget",
+      description:
+        "Forget (soft-delete) every memory whose text contains the pattern (case-insensitive), like /forget in Memo's chat. " +
+        "Restorable for 7 days from Memo's Memory Manager.",
+      inputSchema: {
+        pattern: z.string().min(2).max(1000).describe("Text the memories to forget contain (at least 2 characters)"),
+        space,
+      },
+      outputSchema: {
+        count: z.number(),
+        items: z.array(z.object({ id: z.string(), content: z.string(), timestamp: z.string() })),
+        undo_until: z.string(),
+        message: z.string(),
+      },
+    },
+    async ({ pattern, space: s }) => {
+      try {
+        const r = forget(ctx(), pattern, s ?? DEFAULT_SPACE);
+        const text = r.count ? `${r.message}\n${r.items.map((i) => `- ${i.content.slice(0, 200)}`).join("\n")}` : r.message;
+        return { content: [{ type: "text", text }], structuredContent: { count: r.count, items: r.items, undo_until: r.undo.until, message: r.message } };
+      } catch (e) {
+        return fail(e);
+      }
+    },
+  );
+
+  return server;
+}

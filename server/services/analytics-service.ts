@@ -1,0 +1,202 @@
+/**
+ * Memory Analytics (SPEC §5): totals, pinned count, additions this week, soft-deletes expiring soon,
+ * the most retrieved memories, memories over time by kind, recall activity per day, and the last job runs.
+ *
+ * What is stored per memory about retrieval is `retrieval_count` and `last_retrieved_at` only, so the
+ * per-day figure is "memories whose LAST retrieval fell on that day" (a lower bound on that day's recall
+ * activity), never a per-day retrieval count: that would need a retrieval log table.
+ */
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import type { MemoryKind } from "../memory/store";
+import { SOFT_DELETE_RETENTION_DAYS } from "./manager-service";
+import { spaceName } from "./schemas";
+
+export const KINDS: MemoryKind[] = ["chat", "document", "remember", "import", "consolidated"];
+const DAY = 86_400_000;
+
+export const analyticsInput = z.strictObject({
+  space: spaceName.optional(),
+  /** Which time "over time" means: the memory's own timestamp (the event) or when it was stored. */
+  basis: z.enum(["timestamp", "created"]).optional(),
+  bucket: z.enum(["auto", "day", "week", "month"]).optional(),
+  /** Days shown in the recall-activity chart (ending today). */
+  days: z.number().int().min(7).max(365).optional(),
+});
+export type AnalyticsInput = z.infer<typeof analyticsInput>;
+
+export type Bucket = "day" | "week" | "month";
+
+export interface Analytics {
+  space: string | null;
+  generatedAt: string;
+  retentionDays: number;
+  totals: {
+    /** Live memories. */
+    memories: number;
+    pinned: number;
+    /** Memories stored in the last 7 days (live or since soft-deleted). */
+    addedThisWeek: number;
+    softDeleted: number;
+    /** Soft-deleted memories whose purge time (deleted_at + retention) is within the next 7 days (or overdue). */
+    expiringWithin7Days: number;
+    /** Σ retrieval_count over live memories. */
+    retrievals: number;
+    byKind: Record<MemoryKind, number>;
+  };
+  expiringSoon: { id: string; content: string; spaceId: string; deletedAt: string; purgeAt: string }[];
+  topRetrieved: { id: string; content: string; spaceId: string; kind: MemoryKind; retrievalCount: number; lastRetrievedAt: string | null; importance: number; pinned: boolean }[];
+  overTime: { basis: "timestamp" | "created"; bucket: Bucket; points: ({ period: string } & Record<MemoryKind, number>)[] };
+  /** Per day (UTC) of the last `days`: live memories whose last retrieval was that day. */
+  lastRetrievedByDay: { day: string; memories: number }[];
+  jobRuns: { id: number; job: string; startedAt: string; finishedAt: string | null; status: string; durationMs: number | null; result: unknown; error: string | null }[];
+}
+
+const iso = (t: number) => new Date(t).toISOString();
+
+/** The first instant of the bucket holding `t` (UTC; weeks start on Monday). */
+export function bucketStart(t: number, bucket: Bucket): number {
+  const d = new Date(t);
+  if (bucket === "month") return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  if (bucket === "day") return day;
+  return day - ((d.getUTCDay() + 6) % 7) * DAY;
+}
+
+function nextBucket(t: number, bucket: Bucket): number {
+  if (bucket === "day") return t + DAY;
+  if (bucket === "week") return t + 7 * DAY;
+  const d = new Date(t);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
+
+const label = (t: number, bucket: Bucket) => (bucket === "month" ? iso(t).slice(0, 7) : iso(t).slice(0, 10));
+
+/** Pick a bucket so the chart has at most ~120 points (days up to 4 months, weeks up to ~2 years). */
+export function autoBucket(minT: number, maxT: number): Bucket {
+  const span = maxT - minT;
+  if (span <= 120 * DAY) return "day";
+  if (span <= 120 * 7 * DAY) return "week";
+  return "month";
+}
+
+/** Named query: live memories per kind and bucket of time, gaps filled with zeros. */
+export function memoriesOverTime(db: Database.Database, space: string | null, basis: "timestamp" | "created", bucketIn: Bucket | "auto") {
+  const col = basis === "created" ? "created_at" : "timestamp";
+  const rows = db
+    .prepare(`SELECT ${col} AS t, kind FROM memories WHERE soft_deleted = 0 AND (@space IS NULL OR space_id = @space)`)
+    .all({ space }) as { t: string; kind: MemoryKind }[];
+  const times = rows.map((r) => Date.parse(r.t)).filter((t) => Number.isFinite(t));
+  if (times.length === 0) return { basis, bucket: (bucketIn === "auto" ? "day" : bucketIn) as Bucket, points: [] };
+  let min = Infinity;
+  let max = -Infinity;
+  for (const t of times) {
+    if (t < min) min = t;
+    if (t > max) max = t;
+  }
+  const bucket: Bucket = bucketIn === "auto" ? autoBucket(min, max) : bucketIn;
+  const counts = new Map<number, Record<MemoryKind, number>>();
+  const empty = () => Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<MemoryKind, number>;
+  // Fill every bucket between the first and the last (at most 2000, a guard for "day" over decades).
+  for (let b = bucketStart(min, bucket), n = 0; b <= max && n < 2000; b = nextBucket(b, bucket), n++) counts.set(b, empty());
+  for (const r of rows) {
+    const t = Date.parse(r.t);
+    if (!Number.isFinite(t)) continue;
+    const b = bucketStart(t, bucket);
+    const c = counts.get(b) ?? empty();
+    c[r.kind] = (c[r.kind] ?? 0) + 1;
+    counts.set(b, c);
+  }
+  const points = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([b, c]) => ({ period: label(b, bucket), ...c }));
+  return { basis, bucket, points };
+}
+
+/** The analytics of one space (or all), as of `now`. */
+export function analytics(db: Database.Database, input: AnalyticsInput = {}, opts: { now?: Date; retentionDays?: number } = {}): Analytics {
+  const now = (opts.now ?? new Date()).getTime();
+  const retentionDays = opts.retentionDays ?? SOFT_DELETE_RETENTION_DAYS;
+  const space = input.space ?? null;
+  const p = { space, weekAgo: iso(now - 7 * DAY), expiryCutoff: iso(now + 7 * DAY - retentionDays * DAY) };
+  const scope = "(@space IS NULL OR space_id = @space)";
+  const totals = db
+    .prepare(
+      `SELECT
+         coalesce(sum(soft_deleted = 0), 0) AS memories,
+         coalesce(sum(soft_deleted = 0 AND pinned = 1), 0) AS pinned,
+         coalesce(sum(created_at >= @weekAgo), 0) AS addedThisWeek,
+         coalesce(sum(soft_deleted = 1), 0) AS softDeleted,
+         coalesce(sum(soft_deleted = 1 AND deleted_at IS NOT NULL AND deleted_at <= @expiryCutoff), 0) AS expiringWithin7Days,
+         coalesce(sum(CASE WHEN soft_deleted = 0 THEN retrieval_count ELSE 0 END), 0) AS retrievals
+       FROM memories WHERE ${scope}`,
+    )
+    .get(p) as Omit<Analytics["totals"], "byKind">;
+  const byKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<MemoryKind, number>;
+  for (const r of db.prepare(`SELECT kind, count(*) AS n FROM memories WHERE soft_deleted = 0 AND ${scope} GROUP BY kind`).all(p) as { kind: MemoryKind; n: number }[]) {
+    byKind[r.kind] = r.n;
+  }
+  const expiringSoon = (
+    db
+      .prepare(
+        `SELECT id, substr(content, 1, 200) AS content, space_id AS spaceId, deleted_at AS deletedAt FROM memories
+         WHERE soft_deleted = 1 AND deleted_at IS NOT NULL AND deleted_at <= @expiryCutoff AND ${scope}
+         ORDER BY deleted_at ASC LIMIT 10`,
+      )
+      .all(p) as { id: string; content: string; spaceId: string; deletedAt: string }[]
+  ).map((r) => ({ ...r, purgeAt: iso(Date.parse(r.deletedAt) + retentionDays * DAY) }));
+  const topRetrieved = (
+    db
+      .prepare(
+        `SELECT id, substr(content, 1, 300) AS content, space_id AS spaceId, kind, retrieval_count AS retrievalCount,
+           last_retrieved_at AS lastRetrievedAt, importance, pinned
+         FROM memories WHERE soft_deleted = 0 AND retrieval_count > 0 AND ${scope}
+         ORDER BY retrieval_count DESC, last_retrieved_at DESC, rid ASC LIMIT 5`,
+      )
+      .all(p) as (Analytics["topRetrieved"][number] & { pinned: number | boolean })[]
+  ).map((r) => ({ ...r, pinned: Boolean(r.pinned) }));
+  const days = input.days ?? 30;
+  const firstDay = bucketStart(now, "day") - (days - 1) * DAY;
+  const perDay = new Map(
+    (
+      db
+        .prepare(
+          `SELECT substr(last_retrieved_at, 1, 10) AS day, count(*) AS n FROM memories
+           WHERE soft_deleted = 0 AND last_retrieved_at >= @first AND ${scope} GROUP BY day`,
+        )
+        .all({ ...p, first: iso(firstDay) }) as { day: string; n: number }[]
+    ).map((r) => [r.day, r.n]),
+  );
+  const lastRetrievedByDay = Array.from({ length: days }, (_, i) => {
+    const day = iso(firstDay + i * DAY).slice(0, 10);
+    return { day, memories: perDay.get(day) ?? 0 };
+  });
+  return {
+    space,
+    generatedAt: iso(now),
+    retentionDays,
+    totals: { ...totals, byKind },
+    expiringSoon,
+    topRetrieved,
+    overTime: memoriesOverTime(db, space, input.basis ?? "timestamp", input.bucket ?? "auto"),
+    lastRetrievedByDay,
+    jobRuns: lastJobRuns(db, 20),
+  };
+}
+
+/** Named query: the most recent background job runs (read-only). */
+export function lastJobRuns(db: Database.Database, limit = 20): Analytics["jobRuns"] {
+  const rows = db
+    .prepare(
+      `SELECT id, job, started_at AS startedAt, finished_at AS finishedAt, status, duration_ms AS durationMs, result, error
+       FROM job_runs ORDER BY started_at DESC, id DESC LIMIT ?`,
+    )
+    .all(limit) as (Omit<Analytics["jobRuns"][number], "result"> & { result: string | null })[];
+  return rows.map((r) => {
+    let result: unknown = r.result;
+    try {
+      result = r.result ? JSON.parse(r.result) : null;
+    } catch {
+      /* keep the raw text */
+    }
+    return { ...r, result };
+  });
+}

@@ -1,0 +1,274 @@
+/**
+ * Conversations and their messages (tables `conversations`, `messages`). Every write is one transaction.
+ *
+ * `messages.recalled` (JSON) holds, for an assistant reply, the memories recalled into its prompt with
+ * their scores (an array of RecalledMemory); for the reply to a memory command it holds
+ * `{ "command": CommandInfo }` instead (what /remember stored, what /forget matched and its undo).
+ */
+import crypto from "node:crypto";
+import type Database from "better-sqlite3";
+import { parseCommand } from "../chat/commands";
+import type { ChatMessage } from "../chat/providers";
+import type { MatchType } from "../memory/fuse";
+import { estimateTokens } from "../memory/pack";
+import type { ScoreBreakdown } from "../memory/retrieve";
+import { ensureSpace, spaceExists, type MemoryKind } from "../memory/store";
+import { DEFAULT_SPACE, ServiceError } from "./memory-service";
+import { SPACE_RE } from "./schemas";
+
+export const DEFAULT_TITLE = "New conversation";
+export const MAX_TITLE = 200;
+
+export interface RecalledMemory {
+  id: string;
+  content: string;
+  timestamp: string;
+  kind: MemoryKind;
+  matchType: MatchType;
+  importance: number;
+  pinned: boolean;
+  scores: ScoreBreakdown;
+}
+
+export type CommandInfo =
+  | { type: "remember"; text: string; ids: string[] }
+  | {
+      type: "forget";
+      pattern: string;
+      count: number;
+      items: { id: string; content: string; timestamp: string }[];
+      undo: { ids: string[]; until: string };
+      undoneAt: string | null;
+    }
+  | { type: "help" }
+  | { type: "invalid"; message: string };
+
+export interface StoredMessage {
+  id: string;
+  conversationId: string;
+  role: "user" | "assistant" | "system";
+  content: string;
+  createdAt: string;
+  /** Memories recalled into the prompt of this reply (null for user messages and command replies). */
+  recalled: RecalledMemory[] | null;
+  /** For the reply to a memory command: what it did. */
+  command: CommandInfo | null;
+}
+
+export interface Conversation {
+  id: string;
+  spaceId: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+  /** The start of the last message, for the list. */
+  preview: string | null;
+}
+
+export interface NewMessage {
+  role: "user" | "assistant";
+  content: string;
+  recalled?: RecalledMemory[];
+  command?: CommandInfo;
+  /** ISO time; default now (consecutive messages of one call get increasing times). */
+  createdAt?: string;
+}
+
+type Row = Record<string, unknown>;
+
+function rowToConversation(r: Row): Conversation {
+  return {
+    id: r.id as string,
+    spaceId: r.space_id as string,
+    title: r.title as string,
+    createdAt: r.created_at as string,
+    updatedAt: r.updated_at as string,
+    messageCount: Number(r.message_count ?? 0),
+    preview: (r.preview as string | null) ?? null,
+  };
+}
+
+function parseRecalled(raw: unknown): { recalled: RecalledMemory[] | null; command: CommandInfo | null } {
+  if (typeof raw !== "string" || !raw) return { recalled: null, command: null };
+  try {
+    const v = JSON.parse(raw) as unknown;
+    if (Array.isArray(v)) return { recalled: v as RecalledMemory[], command: null };
+    if (v && typeof v === "object" && "command" in v) return { recalled: null, command: (v as { command: CommandInfo }).command };
+  } catch {
+    /* a damaged value shows as nothing recalled */
+  }
+  return { recalled: null, command: null };
+}
+
+function rowToMessage(r: Row): StoredMessage {
+  return {
+    id: r.id as string,
+    conversationId: r.conversation_id as string,
+    role: r.role as StoredMessage["role"],
+    content: r.content as string,
+    createdAt: r.created_at as string,
+    ...parseRecalled(r.recalled),
+  };
+}
+
+const CONVERSATION_COLUMNS = `c.id, c.space_id, c.title, c.created_at, c.updated_at,
+  (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count,
+  (SELECT substr(m.content, 1, 140) FROM messages m WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.rowid DESC LIMIT 1) AS preview`;
+
+export function cleanTitle(title: string): string {
+  const t = title.replace(/\s+/g, " ").trim();
+  if (!t) throw new ServiceError(400, "title must not be empty");
+  if (t.length > MAX_TITLE) throw new ServiceError(400, `title must be at most ${MAX_TITLE} characters`);
+  return t;
+}
+
+/** A title from the first message: its first line, cut at a word boundary near 60 characters. */
+export function titleFrom(message: string): string {
+  const line = message.replace(/\s+/g, " ").trim();
+  if (line.length <= 60) return line || DEFAULT_TITLE;
+  const cut = line.slice(0, 60);
+  const at = cut.lastIndexOf(" ");
+  return `${(at > 30 ? cut.slice(0, at) : cut).trimEnd()}…`;
+}
+
+export function createConversation(db: Database.Database, input: { space?: string; title?: string } = {}): Conversation {
+  const space = input.space ?? DEFAULT_SPACE;
+  if (!SPACE_RE.test(space)) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
+  const title = input.title === undefined ? DEFAULT_TITLE : cleanTitle(input.title);
+  const id = crypto.randomUUID();
+  db.transaction(() => {
+    ensureSpace(db, space);
+    db.prepare("INSERT INTO conversations (id, space_id, title) VALUES (?, ?, ?)").run(id, space, title);
+  })();
+  return getConversation(db, id)!;
+}
+
+export function getConversation(db: Database.Database, id: string): Conversation | undefined {
+  const r = db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.id = ?`).get(id) as Row | undefined;
+  return r ? rowToConversation(r) : undefined;
+}
+
+export function getConversationOr404(db: Database.Database, id: string): Conversation {
+  const c = getConversation(db, id);
+  if (!c) throw new ServiceError(404, `conversation ${id} not found`);
+  return c;
+}
+
+/** Conversations, most recently active first; optionally of one space. */
+export function listConversations(db: Database.Database, opts: { space?: string; limit?: number } = {}): Conversation[] {
+  const limit = Math.min(Math.max(opts.limit ?? 200, 1), 1000);
+  if (opts.space !== undefined && !spaceExists(db, opts.space)) throw new ServiceError(404, `space '${opts.space}' does not exist`);
+  const rows = (
+    opts.space === undefined
+      ? db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`).all(limit)
+      : db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.space_id = ? ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`).all(opts.space, limit)
+  ) as Row[];
+  return rows.map(rowToConversation);
+}
+
+export function listMessages(db: Database.Database, conversationId: string): StoredMessage[] {
+  const rows = db.prepare("SELECT * FROM messages WHERE conversation_id = ? ORDER BY created_at, rowid").all(conversationId) as Row[];
+  return rows.map(rowToMessage);
+}
+
+export function getMessage(db: Database.Database, id: string): StoredMessage | undefined {
+  const r = db.prepare("SELECT * FROM messages WHERE id = ?").get(id) as Row | undefined;
+  return r ? rowToMessage(r) : undefined;
+}
+
+export function getConversationWithMessages(db: Database.Database, id: string): { conversation: Conversation; messages: StoredMessage[] } {
+  const conversation = getConversationOr404(db, id);
+  return { conversation, messages: listMessages(db, id) };
+}
+
+export function renameConversation(db: Database.Database, id: string, title: string): Conversation {
+  const t = cleanTitle(title);
+  const changed = db.prepare("UPDATE conversations SET title = ? WHERE id = ?").run(t, id).changes;
+  if (!changed) throw new ServiceError(404, `conversation ${id} not found`);
+  return getConversation(db, id)!;
+}
+
+/** Delete a conversation and its messages. The memories made from it stay (manage them in Memory → Manager). */
+export function deleteConversation(db: Database.Database, id: string): { id: string; messages: number } {
+  return db.transaction(() => {
+    const n = (db.prepare("SELECT count(*) AS n FROM messages WHERE conversation_id = ?").get(id) as { n: number }).n;
+    const changed = db.prepare("DELETE FROM conversations WHERE id = ?").run(id).changes;
+    if (!changed) throw new ServiceError(404, `conversation ${id} not found`);
+    db.prepare("DELETE FROM messages WHERE conversation_id = ?").run(id); // in case foreign keys are off
+    return { id, messages: n };
+  })();
+}
+
+/**
+ * Append messages to a conversation in one transaction; the conversation's updated_at moves, and a
+ * conversation still called "New conversation" is named after its first user message.
+ */
+export function appendMessages(db: Database.Database, conversationId: string, msgs: NewMessage[]): StoredMessage[] {
+  if (msgs.length === 0) return [];
+  const insert = db.prepare("INSERT INTO messages (id, conversation_id, role, content, recalled, created_at) VALUES (?, ?, ?, ?, ?, ?)");
+  const ids: string[] = [];
+  db.transaction(() => {
+    const conv = db.prepare("SELECT title FROM conversations WHERE id = ?").get(conversationId) as { title: string } | undefined;
+    if (!conv) throw new ServiceError(404, `conversation ${conversationId} not found`);
+    // Strictly increasing times: order by created_at must match the order of the exchange.
+    const last = db.prepare("SELECT max(created_at) AS t FROM messages WHERE conversation_id = ?").get(conversationId) as { t: string | null };
+    let t = Math.max(Date.now(), last.t ? Date.parse(last.t) + 1 : 0);
+    for (const m of msgs) {
+      const created = m.createdAt ?? new Date(t++).toISOString();
+      const id = crypto.randomUUID();
+      const recalled = m.command ? JSON.stringify({ command: m.command }) : m.recalled ? JSON.stringify(m.recalled) : null;
+      insert.run(id, conversationId, m.role, m.content, recalled, created);
+      ids.push(id);
+    }
+    const firstUser = msgs.find((m) => m.role === "user");
+    if (conv.title === DEFAULT_TITLE && firstUser) {
+      db.prepare("UPDATE conversations SET title = ? WHERE id = ?").run(titleFrom(firstUser.content), conversationId);
+    }
+    db.prepare("UPDATE conversations SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(conversationId);
+  })();
+  return ids.map((id) => getMessage(db, id)!);
+}
+
+/** Replace what a command reply recorded (e.g. a /forget that was undone). */
+export function updateCommand(db: Database.Database, messageId: string, command: CommandInfo): StoredMessage {
+  const changed = db.prepare("UPDATE messages SET recalled = ? WHERE id = ? AND role = 'assistant'").run(JSON.stringify({ command }), messageId).changes;
+  if (!changed) throw new ServiceError(404, `message ${messageId} not found`);
+  return getMessage(db, messageId)!;
+}
+
+/** Is this message part of a memory command exchange (not dialogue for the model)? */
+function isCommandMessage(m: StoredMessage): boolean {
+  return m.command !== null || (m.role === "user" && parseCommand(m.content) !== null);
+}
+
+/** The last `n` user messages of the conversation before `beforeId` (oldest first), commands excluded. */
+export function previousUserMessages(db: Database.Database, conversationId: string, n: number, beforeId?: string): string[] {
+  const all = listMessages(db, conversationId);
+  const end = beforeId ? all.findIndex((m) => m.id === beforeId) : all.length;
+  return all
+    .slice(0, end < 0 ? all.length : end)
+    .filter((m) => m.role === "user" && !isCommandMessage(m))
+    .slice(-n)
+    .map((m) => m.content);
+}
+
+/**
+ * The dialogue so far as prompt messages (commands and their replies left out), newest kept first
+ * within a token budget, before the message `beforeId`.
+ */
+export function promptHistory(db: Database.Database, conversationId: string, tokenBudget: number, beforeId?: string): ChatMessage[] {
+  const all = listMessages(db, conversationId);
+  const end = beforeId ? all.findIndex((m) => m.id === beforeId) : all.length;
+  const dialogue = all.slice(0, end < 0 ? all.length : end).filter((m) => (m.role === "user" || m.role === "assistant") && !isCommandMessage(m));
+  const out: ChatMessage[] = [];
+  let used = 0;
+  for (let i = dialogue.length - 1; i >= 0; i--) {
+    const m = dialogue[i]!;
+    const t = estimateTokens(m.content) + 4;
+    if (used + t > tokenBudget) break;
+    used += t;
+    out.unshift({ role: m.role as "user" | "assistant", content: m.content });
+  }
+  return out;
+}

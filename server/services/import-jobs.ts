@@ -1,0 +1,106 @@
+/**
+ * Import jobs: a validated import plan runs in the background, one job at a time (they share the
+ * embedding server with chat), and reports progress that the Manager page polls. Jobs live in memory
+ * (on globalThis: route handlers and the tRPC route are separate bundles); the last 20 are kept.
+ */
+import crypto from "node:crypto";
+import { asServiceError, type MemoContext } from "./memory-service";
+import { importGroups, type ImportPlan } from "./transfer-service";
+
+export type ImportKind = "memo" | "chatgpt";
+
+export interface ImportJob {
+  id: string;
+  kind: ImportKind;
+  /** The file name (or "request body"). */
+  label: string;
+  /** Target space; null: each memory's own space (Memo export). */
+  space: string | null;
+  status: "queued" | "running" | "done" | "failed";
+  /** What the file held. */
+  detail: string;
+  /** Memories to embed and write (duplicates excluded), how many are done, written, and skipped as duplicates. */
+  total: number;
+  done: number;
+  imported: number;
+  duplicates: number;
+  error: string | null;
+  /** HTTP status of the failure, for `?wait=true` callers. */
+  errorStatus: number | null;
+  queuedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+const KEEP = 20;
+const g = globalThis as unknown as { __memoImportJobs?: { jobs: Map<string, ImportJob>; tail: Promise<unknown>; waits: Map<string, Promise<ImportJob>> } };
+function registry() {
+  g.__memoImportJobs ??= { jobs: new Map(), tail: Promise.resolve(), waits: new Map() };
+  return g.__memoImportJobs;
+}
+
+export function listImportJobs(): ImportJob[] {
+  return [...registry().jobs.values()].sort((a, b) => b.queuedAt.localeCompare(a.queuedAt) || b.id.localeCompare(a.id));
+}
+
+export function getImportJob(id: string): ImportJob | undefined {
+  const j = registry().jobs.get(id);
+  return j ? { ...j } : undefined;
+}
+
+/** Resolves with the job once it has finished (done or failed). */
+export function waitForImport(id: string): Promise<ImportJob> {
+  const p = registry().waits.get(id);
+  if (!p) throw new Error(`no import job ${id}`);
+  return p;
+}
+
+/** Queue a validated plan; returns the job at once (status queued or running). */
+export function enqueueImport(ctx: MemoContext, kind: ImportKind, label: string, space: string | null, plan: ImportPlan): ImportJob {
+  const reg = registry();
+  const job: ImportJob = {
+    id: crypto.randomUUID(),
+    kind,
+    label: label.slice(0, 200),
+    space,
+    status: "queued",
+    detail: plan.detail,
+    total: plan.groups.reduce((n, gr) => n + gr.length, 0),
+    done: 0,
+    imported: 0,
+    duplicates: 0,
+    error: null,
+    errorStatus: null,
+    queuedAt: new Date().toISOString(),
+    startedAt: null,
+    finishedAt: null,
+  };
+  reg.jobs.set(job.id, job);
+  // Forget the oldest finished jobs beyond KEEP.
+  const finished = listImportJobs().filter((j) => j.status === "done" || j.status === "failed");
+  for (const old of finished.slice(KEEP)) {
+    reg.jobs.delete(old.id);
+    reg.waits.delete(old.id);
+  }
+  const run = async (): Promise<ImportJob> => {
+    job.status = "running";
+    job.startedAt = new Date().toISOString();
+    try {
+      const r = await importGroups(ctx, plan.groups, (p) => Object.assign(job, p));
+      Object.assign(job, { total: r.total, done: r.done, imported: r.imported, duplicates: r.duplicates, status: "done" });
+    } catch (e) {
+      const se = asServiceError(e);
+      job.status = "failed";
+      job.error = se ? se.message : e instanceof Error ? e.message : String(e);
+      job.errorStatus = se?.status ?? 500;
+      if (!se) console.error("[import] unexpected error", e);
+    } finally {
+      job.finishedAt = new Date().toISOString();
+    }
+    return { ...job };
+  };
+  const p = reg.tail.then(run, run);
+  reg.tail = p.catch(() => undefined);
+  reg.waits.set(job.id, p);
+  return { ...job };
+}
