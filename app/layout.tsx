@@ -3,6 +3,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { TRPCReactProvider } from "./_trpc/client";
 import { NavLinks } from "./nav-links";
+import { AuthNav } from "./auth-nav";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -23,6 +24,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
               Memo
             </Link>
             <NavLinks />
+            <AuthNav />
           </nav>
         </header>
         <TRPCReactProvider>

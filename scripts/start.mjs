@@ -10,12 +10,33 @@ process.chdir(root);
 const host = process.env.MEMO_HOST ?? "127.0.0.1";
 const port = process.env.PORT ?? "3000";
 const loopback = ["127.0.0.1", "localhost", "::1"].includes(host) || host.startsWith("127.");
-if (!loopback && process.env.MEMO_ALLOW_NO_AUTH !== "1") {
+// On a network address every page and API needs a sign-in (server/auth/), so an owner password must exist first.
+if (!loopback && !(await ownerPasswordSet())) {
   console.error(
-    `Memo refuses to listen on ${host}: it holds your private history and this version has no login yet.\n` +
-      `Bind to loopback (MEMO_HOST=127.0.0.1), or put it behind your own authenticating proxy and set MEMO_ALLOW_NO_AUTH=1.`,
+    `Memo refuses to listen on ${host}: no owner password is set, and Memo holds your private history.\n` +
+      `Set one with \`npm run set-password\` (with the same MEMO_DATA_DIR), then start again; every page and API will then need\n` +
+      `a sign-in or an API token. To use Memo only on this machine, leave MEMO_HOST unset (127.0.0.1): no password needed.`,
   );
   process.exit(2);
+}
+
+/** Is an owner password stored? Read-only look at the store (a missing store or table: no). */
+async function ownerPasswordSet() {
+  const dir = path.resolve(process.env.MEMO_DATA_DIR ?? path.join(root, "data"));
+  const file = process.env.MEMO_DB_PATH ?? path.join(dir, "memory", "memory.db");
+  if (!fs.existsSync(file)) return false;
+  try {
+    const { default: Database } = await import("better-sqlite3");
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'auth_owner'").get() !== undefined && db.prepare("SELECT 1 FROM auth_owner WHERE id = 1").get() !== undefined;
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    console.error(`[memo] could not read ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    return false;
+  }
 }
 
 function newestMtime(dir) {
@@ -37,7 +58,7 @@ if (process.env.MEMO_OFFLINE !== "1" && !process.env.MEMO_EMBED_MODEL && !fs.exi
 }
 
 const buildId = path.join(root, process.env.MEMO_NEXT_DIST_DIR || ".next", "BUILD_ID");
-const sources = Math.max(newestMtime("app"), newestMtime("server"), newestMtime("public"), fs.statSync("package.json").mtimeMs, fs.statSync("next.config.mjs").mtimeMs);
+const sources = Math.max(newestMtime("app"), newestMtime("server"), newestMtime("public"), fs.statSync("package.json").mtimeMs, fs.statSync("next.config.mjs").mtimeMs, ...["proxy.ts", "instrumentation.ts"].filter((f) => fs.existsSync(f)).map((f) => fs.statSync(f).mtimeMs));
 if (!fs.existsSync(buildId) || fs.statSync(buildId).mtimeMs < sources) {
   console.log("[memo] building the app (first start or sources changed)…");
   const r = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });

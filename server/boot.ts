@@ -5,8 +5,10 @@ import { boundModel } from "./memory/store";
 import { appContext, startVectorIndex } from "./services/memory-service";
 import { startScheduler } from "./jobs/scheduler";
 import { startIngestQueue } from "./ingest/queue";
-import { recoverOnStart } from "./chat/persist";
+import { persistQueue, recoverOnStart } from "./chat/persist";
 import { stopLocalChatServer } from "./chat/local-server";
+import { onShutdownSignal, shutdown } from "./ops/shutdown";
+import { embedRequestsDone } from "./memory/embed-client";
 
 /**
  * Open (and migrate) the store, start building the vector index for the recorded model, start the
@@ -18,16 +20,24 @@ export function boot(): void {
   if (bound) startVectorIndex(sqlite, bound.dim);
   const sup = getEmbedder();
   // Background jobs (decay, consolidation; re-index on a model change): node-cron, once per process.
-  startScheduler({ context: appContext, log: console.info });
+  const scheduler = startScheduler({ context: appContext, log: console.info });
   // Document ingestion: resume unfinished documents after a restart, or fail them cleanly.
-  startIngestQueue();
+  const ingest = startIngestQueue();
   // Chat exchanges that never became memories (the app stopped mid-persist): write them now.
   recoverOnStart();
-  const shutdown = async () => {
-    stopAnnIndex(sqlite);
-    await Promise.all([sup.stop(), stopLocalChatServer()]);
-    process.exit(0);
-  };
-  process.once("SIGTERM", shutdown);
-  process.once("SIGINT", shutdown);
+  // SIGTERM/SIGINT: finish or stop in-flight work within bounded time, save the index, close the store.
+  onShutdownSignal((signal) =>
+    shutdown(
+      {
+        db: sqlite,
+        stopIngest: () => ingest.stop(),
+        stopScheduler: () => scheduler.stop(),
+        drainPersist: () => persistQueue().drain(),
+        embedIdle: embedRequestsDone,
+        saveIndex: () => stopAnnIndex(sqlite),
+        stopChildren: () => Promise.all([sup.stop(), stopLocalChatServer()]).then(() => undefined),
+      },
+      signal,
+    ),
+  );
 }

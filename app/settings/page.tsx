@@ -2,6 +2,7 @@ import { ProvidersSection } from "./providers-section";
 import { RetrievalSection } from "./retrieval-section";
 import { SpacesSection } from "./spaces-section";
 import { JobsSection } from "./jobs-section";
+import { AccessSection } from "./access-section";
 
 export const dynamic = "force-dynamic";
 
@@ -13,6 +14,7 @@ export default function SettingsPage() {
       <RetrievalSection />
       <SpacesSection />
       <JobsSection />
+      <AccessSection />
     </div>
   );
 }

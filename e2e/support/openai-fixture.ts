@@ -11,7 +11,8 @@
  *   [fixture:hang]    never answer          [fixture:500]    answer HTTP 500
  *   [fixture:slow]    300 ms between chunks [fixture:cut]    drop the connection mid-reply
  * Also: GET /v1/models, 401 for a wrong key, 404 model_not_found for an unknown model,
- * GET /__fixture/requests (what it received), GET /__fixture/health.
+ * GET /__fixture/requests (what it received), GET /__fixture/health, GET /__fixture/streams (streamed
+ * replies started, completed, and abandoned by the client mid-reply, with when the last one was).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -74,6 +75,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class OpenAIFixtureServer {
   readonly requests: FixtureRequest[] = [];
+  /** Streamed replies: started, sent to the end, and cut off before the end (the client closed the connection, or [fixture:cut]). */
+  readonly streams = { started: 0, completed: 0, abandoned: 0, lastAbandonedAt: null as string | null };
   private server: http.Server;
   private sockets = new Set<import("node:net").Socket>();
   url = "";
@@ -116,6 +119,7 @@ export class OpenAIFixtureServer {
     const url = (req.url ?? "/").split("?")[0]!;
     if (url === "/__fixture/health") return this.json(res, 200, { ok: true });
     if (url === "/__fixture/requests") return this.json(res, 200, this.requests);
+    if (url === "/__fixture/streams") return this.json(res, 200, this.streams);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
@@ -166,13 +170,19 @@ export class OpenAIFixtureServer {
       });
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    this.streams.started++;
+    res.on("close", () => {
+      if (res.writableFinished) return void this.streams.completed++;
+      this.streams.abandoned++;
+      this.streams.lastAbandonedAt = new Date().toISOString();
+    });
     const send = (delta: Record<string, unknown>, finish: string | null) =>
       res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
     send({ role: "assistant", content: "" }, null);
     const delay = last.includes("[fixture:slow]") ? 300 : this.chunkMs;
     const parts = pieces(reply);
     for (let i = 0; i < parts.length; i++) {
-      if (res.destroyed) return;
+      if (res.destroyed) return; // the client went away: stop generating
       if (i > 0 && delay) await sleep(delay);
       send({ content: parts[i] }, null);
       if (last.includes("[fixture:cut]") && i === 3) {

@@ -10,6 +10,7 @@ import { retrievalSettingsRouter } from "./routers/retrieval-settings";
 import { chatRouter } from "./routers/chat";
 import { conversationsRouter } from "./routers/conversations";
 import { providersRouter } from "./routers/providers";
+import { accessRouter } from "./routers/access";
 
 export const appRouter = createTRPCRouter({
   memory: memoryRouter,
@@ -23,6 +24,7 @@ export const appRouter = createTRPCRouter({
   chat: chatRouter,
   conversations: conversationsRouter,
   providers: providersRouter,
+  access: accessRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -176,8 +176,11 @@ export class LocalChatServer {
     child.stderr!.on("data", (d: Buffer) => {
       stderrTail = (stderrTail + d.toString()).slice(-2000);
     });
+    child.stdin?.on("error", () => undefined); // EPIPE from a child that died
     child.on("error", (e) => {
       this.lastError = `could not start the chat server: ${e.message}`;
+      // A failed spawn may never emit 'exit': count it as a failed start (else the state stays "starting").
+      if (child.pid === undefined && this.child === child) child.emit("exit", null, null);
     });
     child.on("exit", (code, signal) => {
       if (this.child !== child) return;
@@ -190,7 +193,8 @@ export class LocalChatServer {
       const tail = stderrTail.trim().split("\n").slice(-3).join(" | ");
       const cause = this.killReason;
       this.killReason = null;
-      this.lastError = `chat server exited (${signal ?? `code ${code}`})${cause ? ` after the supervisor killed it: ${cause}` : tail ? `: ${tail}` : ""}`;
+      const spawnFailed = code === null && signal === null; // emitted by the 'error' handler above
+      if (!spawnFailed) this.lastError = `chat server exited (${signal ?? `code ${code}`})${cause ? ` after the supervisor killed it: ${cause}` : tail ? `: ${tail}` : ""}`;
       if (!wasReady) this.startFailures++;
       if (this.startFailures >= this.o.maxStartFailures) {
         this.state = "failed";
@@ -235,11 +239,9 @@ export class LocalChatServer {
     const child = this.child;
     if (!child || !this.baseUrl) return;
     let ok = false;
-    let loading = false;
     try {
       const res = await fetch(`${this.baseUrl}/health`, { signal: AbortSignal.timeout(this.o.healthTimeoutMs) });
       ok = res.ok;
-      loading = res.status === 503;
     } catch {
       ok = false;
     }
@@ -261,7 +263,8 @@ export class LocalChatServer {
         this.o.log(`${this.lastError}; killing it`);
         this.killChild(this.lastError);
       }
-    } else if (!loading && Date.now() - this.startedAt > this.o.startTimeoutMs) {
+    } else if (Date.now() - this.startedAt > this.o.startTimeoutMs) {
+      // Also while /health answers 503 (loading): a load that never ends is a failed start.
       this.lastError = `chat server did not become healthy within ${this.o.startTimeoutMs} ms`;
       this.killChild(this.lastError);
     }

@@ -12,6 +12,7 @@ import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { formatZod, MAX_JSON_BYTES } from "../http/rest";
+import { findNul, nulMessage } from "../http/guard";
 import { DEFAULT_SPACE, ServiceError, type MemoContext } from "../services/memory-service";
 import { SPACE_RE } from "../services/schemas";
 import type { RecalledMemory } from "../services/conversation-service";
@@ -28,7 +29,7 @@ import {
   type ProviderId,
 } from "./providers";
 import { sseFrame } from "./sse";
-import { recallForPrompt } from "./turn";
+import { interruptedNote, recallForPrompt } from "./turn";
 
 export const MEMO_MODEL = "memo";
 export const MEMORY_PREAMBLE = "Memories recalled by Memo from earlier conversations with this user (dated; use them when they help):";
@@ -125,6 +126,8 @@ export async function readCompletionRequest(req: Request): Promise<ChatCompletio
   }
   const parsed = chatCompletionRequest.safeParse(data);
   if (!parsed.success) throw new OpenAIHttpError(400, formatZod(parsed.error), "invalid_request_error", "invalid_request", String(parsed.error.issues[0]?.path[0] ?? "") || null);
+  const nul = findNul(parsed.data);
+  if (nul) throw new OpenAIHttpError(400, nulMessage(nul), "invalid_request_error", "invalid_request", nul.length ? String(nul[0]) : null);
   if (parsed.data.tools?.length || parsed.data.functions?.length) {
     throw new OpenAIHttpError(400, "tools and functions are not supported by Memo's endpoint", "invalid_request_error", "unsupported_parameter", "tools");
   }
@@ -214,9 +217,11 @@ export async function prepareCompletion(memo: MemoContext, req: Request, body: C
   };
 }
 
-function persistAfter(queue: PersistQueue, p: PreparedCompletion, reply: string, at: string): void {
+/** Persist the exchange; a reply cut short is persisted with what was sent, marked (turn.ts, interruptedNote). */
+function persistAfter(queue: PersistQueue, p: PreparedCompletion, reply: string, at: string, cut?: { kind: string; message: string }): void {
   if (!reply.trim()) return;
-  void queue.enqueue({ space: p.space, conversationId: null, user: p.lastUser, assistant: reply, timestamp: at, source: "OpenAI-compatible API" });
+  const assistant = cut ? reply + interruptedNote(cut) : reply;
+  void queue.enqueue({ space: p.space, conversationId: null, user: p.lastUser, assistant, timestamp: at, source: "OpenAI-compatible API" });
 }
 
 const memoInfo = (p: PreparedCompletion) => ({
@@ -271,6 +276,12 @@ export async function completeStreaming(memo: MemoContext, p: PreparedCompletion
     encoder.encode(sseFrame({ id, object: "chat.completion.chunk", created, model: modelName, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] }));
   let reply = "";
   let started = false;
+  let persisted = false;
+  const persistOnce = (cut?: { kind: string; message: string }) => {
+    if (persisted) return;
+    persisted = true;
+    persistAfter(queue, p, reply, at, cut);
+  };
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -305,19 +316,21 @@ export async function completeStreaming(memo: MemoContext, p: PreparedCompletion
         controller.enqueue(encoder.encode("data: [DONE]\n\n"));
         controller.close();
         signal.removeEventListener("abort", onAbort);
-        persistAfter(queue, p, reply, at);
+        persistOnce();
       } catch (e) {
         const pe = e instanceof ProviderError ? e : new ProviderError("upstream", e instanceof Error ? e.message : String(e));
+        signal.removeEventListener("abort", onAbort);
+        persistOnce(pe); // what was generated and sent is part of the exchange
         controller.enqueue(encoder.encode(sseFrame({ error: { message: pe.message, type: "server_error", param: null, code: `provider_${pe.kind}` } })));
         controller.close();
-        signal.removeEventListener("abort", onAbort);
-        persistAfter(queue, p, reply, at); // what was generated and sent is part of the exchange
       }
     },
     cancel() {
+      // The client went away: stop the provider request now (no generation runs on for nobody).
+      signal.removeEventListener("abort", onAbort);
       abort.abort(new Error("client disconnected"));
       void gen.return(undefined as never).catch(() => undefined);
-      persistAfter(queue, p, reply, at);
+      persistOnce({ kind: "aborted", message: "client disconnected" });
     },
   });
   return new Response(stream, {

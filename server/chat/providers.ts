@@ -501,8 +501,19 @@ function upstreamMessage(e: unknown): string {
   return String(m).replace(/\s+/g, " ").slice(0, 300);
 }
 
-/** Translate an SDK or network error into a ProviderError with a readable message. */
-export function toProviderError(e: unknown, ctx: { provider: ProviderId; label: string; where: string; model: string | null }): ProviderError {
+/**
+ * Translate an SDK or network error into a ProviderError with a readable message. The provider's API key
+ * (`ctx.secret`) never appears in it, even when an upstream or proxy echoes it back in its error: these
+ * messages are logged and shown on the page.
+ */
+export function toProviderError(e: unknown, ctx: { provider: ProviderId; label: string; where: string; model: string | null; secret?: string | null }): ProviderError {
+  const pe = describeProviderError(e, ctx);
+  const secret = ctx.secret;
+  if (!secret || secret.length < 6 || !pe.message.includes(secret)) return pe;
+  return new ProviderError(pe.kind, pe.message.split(secret).join("[redacted]"), pe.provider);
+}
+
+function describeProviderError(e: unknown, ctx: { provider: ProviderId; label: string; where: string; model: string | null }): ProviderError {
   if (e instanceof ProviderError) return e;
   if (e instanceof LocalServerUnavailableError) return new ProviderError("unavailable", e.message, ctx.provider);
   const name = (e as { name?: string })?.name ?? "";
@@ -631,7 +642,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
   }
 
   private ctx(model: string | null) {
-    return { provider: this.id, label: this.label, where: this.lastBase || "(not started)", model };
+    return { provider: this.id, label: this.label, where: this.lastBase || "(not started)", model, secret: this.o.apiKey };
   }
 
   /** The model to ask for: the option, the configured one, or the endpoint's first. */
@@ -702,6 +713,8 @@ export class OpenAICompatibleProvider implements ChatProvider {
     } catch (e) {
       if (e instanceof LocalServerUnavailableError) throw this.fail(e, model);
       if (deadline.timedOut) throw new ProviderError("timeout", `${this.label} sent nothing for ${Math.round(timeoutMs / 1000)} s (at ${this.lastBase || "?"}); giving up.`, this.id);
+      // Cancelled by the caller (client gone, shutdown): whatever reason the signal carries, say "aborted".
+      if (deadline.signal.aborted) throw new ProviderError("aborted", "The request was cancelled.", this.id);
       throw this.fail(e, model);
     } finally {
       deadline.done();
@@ -732,6 +745,8 @@ export class OpenAICompatibleProvider implements ChatProvider {
     } catch (e) {
       if (e instanceof LocalServerUnavailableError) throw this.fail(e, model);
       if (deadline.timedOut) throw new ProviderError("timeout", `${this.label} did not answer within ${Math.round(timeoutMs / 1000)} s (at ${this.lastBase || "?"}).`, this.id);
+      // Cancelled by the caller (client gone, shutdown): whatever reason the signal carries, say "aborted".
+      if (deadline.signal.aborted) throw new ProviderError("aborted", "The request was cancelled.", this.id);
       throw this.fail(e, model);
     } finally {
       deadline.done();
@@ -761,7 +776,7 @@ export class AnthropicProvider implements ChatProvider {
   }
 
   private ctx(model: string | null) {
-    return { provider: this.id, label: this.label, where: this.o.baseUrl ?? "api.anthropic.com", model };
+    return { provider: this.id, label: this.label, where: this.o.baseUrl ?? "api.anthropic.com", model, secret: this.o.apiKey };
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
@@ -816,6 +831,8 @@ export class AnthropicProvider implements ChatProvider {
       return { text, model: answeredModel, finishReason: finish, usage: { inputTokens, outputTokens } };
     } catch (e) {
       if (deadline.timedOut) throw new ProviderError("timeout", `${this.label} sent nothing for ${Math.round(timeoutMs / 1000)} s; giving up.`, this.id);
+      // Cancelled by the caller (client gone, shutdown): whatever reason the signal carries, say "aborted".
+      if (deadline.signal.aborted) throw new ProviderError("aborted", "The request was cancelled.", this.id);
       throw toProviderError(e, this.ctx(model));
     } finally {
       deadline.done();
@@ -838,6 +855,8 @@ export class AnthropicProvider implements ChatProvider {
       return { text, model: r.model || model, finishReason: r.stop_reason ?? null, usage: { inputTokens: r.usage.input_tokens, outputTokens: r.usage.output_tokens } };
     } catch (e) {
       if (deadline.timedOut) throw new ProviderError("timeout", `${this.label} did not answer within ${Math.round(timeoutMs / 1000)} s.`, this.id);
+      // Cancelled by the caller (client gone, shutdown): whatever reason the signal carries, say "aborted".
+      if (deadline.signal.aborted) throw new ProviderError("aborted", "The request was cancelled.", this.id);
       throw toProviderError(e, this.ctx(model));
     } finally {
       deadline.done();

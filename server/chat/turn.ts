@@ -29,6 +29,20 @@ export const MAX_MESSAGE_CHARS = 32_000;
 /** Earlier dialogue sent with each message, newest first, within this many (estimated) tokens. */
 export const HISTORY_TOKENS = Number(process.env.MEMO_CHAT_HISTORY_TOKENS) || 3000;
 
+/**
+ * The partial-exchange rule. A reply cut short — the client disconnected (its request is cancelled at
+ * once, so no generation runs on for nobody), Memo is shutting down, or the provider failed mid-reply —
+ * is kept with what was generated, since the user saw it: stored in the conversation and persisted as
+ * memory like a full exchange, with this note appended so that neither the page nor a later recall
+ * mistakes it for a complete answer. A message that got no reply at all stays in the conversation and
+ * does not become a memory.
+ */
+export function interruptedNote(failure: { kind: string; message: string }): string {
+  return failure.kind === "aborted"
+    ? "\n\n[interrupted: the reply was stopped before it finished]"
+    : `\n\n[interrupted: the provider failed mid-reply: ${failure.message.replace(/\s+/g, " ").slice(0, 200)}]`;
+}
+
 export const SYSTEM_PROMPT =
   "You are Memo, a helpful assistant with a long-term memory of earlier conversations with this user. " +
   "When a block headed “Relevant Memories” follows, it holds what was recalled for the current message, each with its date; " +
@@ -251,16 +265,17 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   }
 
   const persist = deps.persist ?? persistQueue();
-  const keep = !failure || (failure.kind === "aborted" && text.trim().length > 0);
+  const keep = !failure || text.trim().length > 0; // a cut-short reply is kept (interruptedNote)
   if (!keep) {
     yield { type: "error", kind: failure!.kind, status: failure!.status, message: failure!.message, partial: null };
     return;
   }
-  const content = text.trim() ? text : "(the model returned an empty reply)";
+  const content = text.trim() ? (failure ? text + interruptedNote(failure) : text) : "(the model returned an empty reply)";
   const [assistant] = appendMessages(memo.db, conv.id, [{ role: "assistant", content, recalled: recall.memories }]);
   if (text.trim()) {
     // Not awaited: the reply is complete for the page now; the queue retries and logs failures.
-    void persist.enqueue({ space: conv.spaceId, conversationId: conv.id, user: message, assistant: text, timestamp: userMessage!.createdAt, source: "chat" });
+    // The stored message and the memory carry the same text (recovery matches them by content).
+    void persist.enqueue({ space: conv.spaceId, conversationId: conv.id, user: message, assistant: content, timestamp: userMessage!.createdAt, source: "chat" });
   }
   if (failure) {
     yield { type: "error", kind: failure.kind, status: failure.status, message: failure.message, partial: assistant! };

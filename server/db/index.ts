@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
-import { dbPath, migrationsDir } from "../config";
+import { dataDir, dbPath, migrationsDir } from "../config";
 import * as schema from "./schema";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -20,7 +20,15 @@ export interface OpenedDb {
  * creates vec0 tables. WAL lets readers run while a write transaction is open.
  */
 export function openDb(file: string = dbPath()): OpenedDb {
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  if (file !== ":memory:") {
+    // The data folder and the store's folder are the owner's alone (0700), and so is the database (0600)
+    // from its first byte: SQLite gives the -wal and -shm files the database file's mode.
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // A store folder Memo made earlier with looser modes is tightened; a folder chosen with MEMO_DB_PATH is left alone.
+    if (path.resolve(path.dirname(file)) === path.join(dataDir(), "memory")) privateMode(path.dirname(file), 0o700);
+    if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, "a", 0o600));
+    privateMode(file, 0o600);
+  }
   const sqlite = new Database(file);
   sqliteVec.load(sqlite);
   sqlite.pragma("journal_mode = WAL");
@@ -31,13 +39,19 @@ export function openDb(file: string = dbPath()): OpenedDb {
   const orm = drizzle(sqlite, { schema }) as Db;
   migrate(orm, { migrationsFolder: migrationsDir() });
   if (file !== ":memory:") {
-    try {
-      fs.chmodSync(file, 0o600);
-    } catch {
-      /* best effort on filesystems without modes */
-    }
+    // Also files made before the modes were set here (or by a process with another umask).
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) privateMode(f, 0o600);
   }
   return { sqlite, orm, file };
+}
+
+/** chmod, best effort: a missing file or a filesystem without modes is not an error. */
+function privateMode(p: string, mode: number): void {
+  try {
+    if ((fs.statSync(p).mode & 0o777) !== mode) fs.chmodSync(p, mode);
+  } catch {
+    /* absent, or no modes here */
+  }
 }
 
 // One connection per process, kept on globalThis: Next bundles instrumentation and route handlers separately.

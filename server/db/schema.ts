@@ -119,3 +119,48 @@ export const jobRuns = sqliteTable("job_runs", {
   error: text("error"),
   durationMs: real("duration_ms"),
 });
+
+/**
+ * Access control (server/auth/). Used only when Memo listens on a non-loopback address (or
+ * MEMO_REQUIRE_LOGIN=1): the owner's password (scrypt, one row), browser sessions and API tokens (only
+ * SHA-256 hashes of their secrets are stored), and sign-in attempts for rate limiting.
+ */
+export const authOwner = sqliteTable("auth_owner", {
+  id: integer("id").primaryKey(), // always 1
+  passwordHash: text("password_hash").notNull(), // scrypt$<log2 N>$<r>$<p>$<salt b64>$<hash b64>
+  updatedAt: text("updated_at").notNull().default(now),
+});
+
+export const authSessions = sqliteTable(
+  "auth_sessions",
+  {
+    idHash: text("id_hash").primaryKey(), // sha256 of the cookie's secret, hex
+    createdAt: text("created_at").notNull().default(now),
+    lastSeenAt: text("last_seen_at").notNull().default(now),
+    expiresAt: text("expires_at").notNull(),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+  },
+  (t) => [index("auth_sessions_expires_idx").on(t.expiresAt)],
+);
+
+export const apiTokens = sqliteTable("api_tokens", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  tokenHash: text("token_hash").notNull().unique(), // sha256 of the token, hex
+  prefix: text("prefix").notNull(), // the first characters, to recognise a token in the list
+  createdAt: text("created_at").notNull().default(now),
+  lastUsedAt: text("last_used_at"),
+  revokedAt: text("revoked_at"),
+});
+
+export const loginAttempts = sqliteTable(
+  "login_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    ip: text("ip").notNull(),
+    at: integer("at").notNull(), // epoch ms
+    ok: integer("ok", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [index("login_attempts_ip_at_idx").on(t.ip, t.at), index("login_attempts_at_idx").on(t.at)],
+);

@@ -42,6 +42,22 @@ export interface SupervisorOptions {
   backoffMaxMs?: number;
   /** How long a started process may take to load its model before it is killed and retried. */
   startTimeoutMs?: number;
+  /**
+   * After this many failed starts in a row (exited, could not be spawned, or timed out before it was
+   * ready), give up: state "failed", writes fail at once with the reason. A later ensureHealthy() tries
+   * again, at most every `retryFailedAfterMs`.
+   */
+  maxStartFailures?: number;
+  retryFailedAfterMs?: number;
+  /**
+   * Run this Node script instead of server/embedder/main.ts (same command line: --port, --watch-stdin,
+   * --model; same {"event":"listening"} line). Tests point it at a test double under server/test/.
+   */
+  script?: string;
+  /** Extra arguments for `script`. */
+  scriptArgs?: string[];
+  /** The program that runs the script (default: this Node); tests give a missing one to see a spawn error. */
+  nodePath?: string;
   log?: (msg: string) => void;
 }
 
@@ -79,19 +95,39 @@ export class EmbedderSupervisor {
   private startedAt = 0;
   private waiters = new Set<() => void>();
   private stopping = false;
-  private readonly opts: Required<Omit<SupervisorOptions, "choice" | "log">> & { log: (m: string) => void };
+  /** Consecutive starts that ended before the child was ready. */
+  private startFailures = 0;
+  /** Whether the current child has been ready (answered /health) at least once. */
+  private childReady = false;
+  private failedAt = 0;
+  /** A caller saw a transport error: do not hand out the URL until a health check passes again. */
+  private suspect = false;
+  private checking: Promise<void> | null = null;
+  private readonly opts: Required<Omit<SupervisorOptions, "choice" | "log" | "script" | "scriptArgs" | "nodePath">> & {
+    log: (m: string) => void;
+    script?: string;
+    scriptArgs?: string[];
+    nodePath?: string;
+  };
   private readonly choice: EmbeddingModelChoice;
 
   constructor(options: SupervisorOptions = {}) {
     this.choice = options.choice ?? chooseEmbeddingModel();
     this.opts = {
       preferNode: options.preferNode ?? false,
-      healthIntervalMs: options.healthIntervalMs ?? 2000,
+      healthIntervalMs: options.healthIntervalMs ?? 1000,
       healthTimeoutMs: options.healthTimeoutMs ?? 1500,
       maxHealthFailures: options.maxHealthFailures ?? 2,
       backoffMinMs: options.backoffMinMs ?? 250,
-      backoffMaxMs: options.backoffMaxMs ?? 4000,
+      // At most 2 s between a death and the next start: with the model's load time the server is back
+      // within ~3 s (measured with USE-lite); maxStartFailures bounds a crash loop instead.
+      backoffMaxMs: options.backoffMaxMs ?? 2000,
       startTimeoutMs: options.startTimeoutMs ?? 120_000,
+      maxStartFailures: options.maxStartFailures ?? 5,
+      retryFailedAfterMs: options.retryFailedAfterMs ?? 30_000,
+      script: options.script,
+      scriptArgs: options.scriptArgs,
+      nodePath: options.nodePath,
       log: options.log ?? ((m) => console.log(`[embedder] ${m}`)),
     };
     this.backoffMs = this.opts.backoffMinMs;
@@ -119,6 +155,7 @@ export class EmbedderSupervisor {
   start(): void {
     if (this.state !== "stopped" && this.state !== "failed") return;
     this.stopping = false;
+    this.startFailures = 0;
     this.opts.log(
       this.choice.kind === "gguf"
         ? `serving GGUF ${this.choice.path} (${this.choice.reason})`
@@ -131,6 +168,8 @@ export class EmbedderSupervisor {
     this.state = this.restarts > 0 ? "restarting" : "starting";
     this.healthFailures = 0;
     this.killReason = null;
+    this.childReady = false;
+    this.suspect = false;
     this.startedAt = Date.now();
     const env: NodeJS.ProcessEnv = { ...process.env, OMP_WAIT_POLICY: "PASSIVE" };
     const native = this.choice.kind === "gguf" && !this.opts.preferNode ? findLlamaServer() : undefined;
@@ -147,12 +186,13 @@ export class EmbedderSupervisor {
       this.baseUrl = `http://127.0.0.1:${port}`;
       this.engine = `native llama-server (${native})`;
     } else {
-      const script = path.join(/* turbopackIgnore: true */ process.cwd(), "server", "embedder", "main.ts");
+      const script = this.opts.script ?? path.join(/* turbopackIgnore: true */ process.cwd(), "server", "embedder", "main.ts");
       const args = ["--import", "tsx", script, "--port", String(embedPort()), "--watch-stdin"];
       if (this.choice.kind === "gguf") args.push("--model", this.choice.path);
       if (process.env.MEMO_EMBED_THREADS) args.push("--threads", process.env.MEMO_EMBED_THREADS);
       if (process.env.MEMO_EMBED_CTX) args.push("--ctx-size", process.env.MEMO_EMBED_CTX);
-      child = spawn(process.execPath, args, { env, stdio: ["pipe", "pipe", "pipe"] });
+      if (this.opts.scriptArgs) args.push(...this.opts.scriptArgs);
+      child = spawn(this.opts.nodePath ?? process.execPath, args, { env, stdio: ["pipe", "pipe", "pipe"] });
       this.baseUrl = null; // learnt from the child's "listening" line
     }
     this.child = child;
@@ -171,26 +211,47 @@ export class EmbedderSupervisor {
     child.stderr!.on("data", (d: Buffer) => {
       stderrTail = (stderrTail + d.toString()).slice(-2000);
     });
+    // A stdin pipe to a child that died is an EPIPE here, not a crash of the app.
+    child.stdin?.on("error", () => undefined);
     child.on("error", (e) => {
+      // A spawn that failed (missing or non-executable program) emits 'error' and may never emit 'exit':
+      // treat it as a failed start, or the state would stay "starting" for good.
       this.lastError = `could not start the embedding server: ${e.message}`;
+      if (child.pid === undefined && this.child === child) this.childGone(child, this.lastError);
     });
     child.on("exit", (code, signal) => {
       if (this.child !== child) return;
-      this.child = null;
-      if (this.stopping) {
-        this.state = "stopped";
-        return;
-      }
       const tail = stderrTail.trim().split("\n").slice(-3).join(" | ");
       const cause = this.killReason;
-      this.killReason = null;
-      this.lastError = `embedding server exited (${signal ?? `code ${code}`})${
-        cause ? ` after the supervisor killed it: ${cause}` : tail ? `: ${tail}` : ""
-      }`;
-      this.opts.log(`${this.lastError}; restarting in ${this.backoffMs} ms`);
-      this.scheduleRestart();
+      this.childGone(
+        child,
+        `embedding server exited (${signal ?? `code ${code}`})${cause ? ` after the supervisor killed it: ${cause}` : tail ? `: ${tail}` : ""}`,
+      );
     });
     this.ensureHealthTimer();
+  }
+
+  /** The current child is gone (exited, or never started): restart it with backoff, or give up. */
+  private childGone(child: ChildProcess, why: string): void {
+    if (this.child !== child) return;
+    this.child = null;
+    this.killReason = null;
+    if (this.stopping) {
+      this.state = "stopped";
+      return;
+    }
+    this.lastError = why;
+    if (!this.childReady) this.startFailures++;
+    if (this.startFailures >= this.opts.maxStartFailures) {
+      this.state = "failed";
+      this.failedAt = Date.now();
+      this.baseUrl = null;
+      this.opts.log(`${why}; giving up after ${this.startFailures} failed starts in a row`);
+      for (const w of this.waiters) w();
+      return;
+    }
+    this.opts.log(`${why}; restarting in ${this.backoffMs} ms`);
+    this.scheduleRestart();
   }
 
   private scheduleRestart(): void {
@@ -214,8 +275,9 @@ export class EmbedderSupervisor {
       if (this.stopping) return;
       await this.checkHealth();
       if (!this.stopping) {
-        // Poll quickly until ready, then at the configured interval.
-        this.healthTimer = setTimeout(tick, this.state === "ready" ? this.opts.healthIntervalMs : 100);
+        // Poll quickly until ready (or while a ready server is failing checks), then at the configured interval.
+        const settled = this.state === "ready" && this.healthFailures === 0;
+        this.healthTimer = setTimeout(tick, settled ? this.opts.healthIntervalMs : 100);
         this.healthTimer.unref();
       }
     };
@@ -223,26 +285,43 @@ export class EmbedderSupervisor {
     this.healthTimer.unref();
   }
 
-  private async checkHealth(): Promise<void> {
+  /** One health check at a time (the timer, reportFailure() and ensureHealthy() may all ask at once). */
+  private checkHealth(): Promise<void> {
+    this.checking ??= this.checkHealthOnce().finally(() => (this.checking = null));
+    return this.checking;
+  }
+
+  private async checkHealthOnce(): Promise<void> {
     const child = this.child;
-    if (!child || !this.baseUrl) return;
+    if (!child) return;
+    if (!this.baseUrl) {
+      // Not even listening yet: the start timeout applies all the same.
+      if (this.state !== "ready" && Date.now() - this.startedAt > this.opts.startTimeoutMs) {
+        this.lastError = `embedding server did not start listening within ${this.opts.startTimeoutMs} ms`;
+        this.killChild(this.lastError);
+      }
+      return;
+    }
     let ok = false;
-    let loading = false;
     try {
       const res = await fetch(`${this.baseUrl}/health`, { signal: AbortSignal.timeout(this.opts.healthTimeoutMs) });
       ok = res.ok;
-      loading = res.status === 503;
+      await res.body?.cancel();
     } catch {
       ok = false;
     }
     if (child !== this.child) return;
     if (ok) {
       if (this.state !== "ready") await this.learnModel();
+      if (child !== this.child) return;
       if (this.state !== "ready") {
         this.state = "ready";
+        this.childReady = true;
+        this.startFailures = 0;
         this.opts.log(`ready: ${this.model} (${this.dim}-d) via ${this.engine} at ${this.baseUrl}`);
       }
       this.healthFailures = 0;
+      this.suspect = false;
       if (Date.now() - this.startedAt > 30_000) this.backoffMs = this.opts.backoffMinMs;
       for (const w of this.waiters) w();
       return;
@@ -254,7 +333,8 @@ export class EmbedderSupervisor {
         this.opts.log(`${this.lastError}; killing it`);
         this.killChild(this.lastError);
       }
-    } else if (!loading && Date.now() - this.startedAt > this.opts.startTimeoutMs) {
+    } else if (Date.now() - this.startedAt > this.opts.startTimeoutMs) {
+      // Also while /health answers 503 ("loading"): a model that never finishes loading is a failed start.
       this.lastError = `embedding server did not become healthy within ${this.opts.startTimeoutMs} ms`;
       this.killChild(this.lastError);
     }
@@ -286,13 +366,27 @@ export class EmbedderSupervisor {
     }
   }
 
-  /** Resolve with the base URL once healthy; wait up to waitMs, then fail with a clear error. */
+  /** Ready, and nothing suggests it stopped answering since its last health check. */
+  private healthy(): boolean {
+    return this.state === "ready" && this.baseUrl !== null && this.healthFailures === 0 && !this.suspect;
+  }
+
+  /**
+   * Resolve with the base URL once healthy; wait up to waitMs, then fail with a clear error. A server
+   * that failed its last health check, or that a caller just found not answering, is not handed out
+   * until a check passes again (or it is replaced). In state "failed" this fails at once.
+   */
   async ensureHealthy(waitMs = 10_000): Promise<string> {
-    if (this.state === "ready" && this.baseUrl) return this.baseUrl;
+    if (this.healthy()) return this.baseUrl!;
     if (this.state === "stopped") this.start();
+    if (this.state === "failed" && Date.now() - this.failedAt >= this.opts.retryFailedAfterMs) {
+      this.opts.log("trying to start the embedding server again");
+      this.start();
+    }
+    if (this.state === "ready") void this.checkHealth(); // suspect: check now rather than at the next tick
     const deadline = Date.now() + waitMs;
-    while (Date.now() < deadline) {
-      if (this.state === "ready" && this.baseUrl) return this.baseUrl;
+    while (Date.now() < deadline && this.state !== "failed") {
+      if (this.healthy()) return this.baseUrl!;
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(200, Math.max(1, deadline - Date.now())));
         this.waiters.add(() => {
@@ -309,6 +403,7 @@ export class EmbedderSupervisor {
 
   /** A call to the embedder failed at the transport level: check health now instead of at the next tick. */
   reportFailure(): void {
+    if (this.state === "ready") this.suspect = true;
     void this.checkHealth();
   }
 

@@ -10,6 +10,7 @@ import { appContext, DEFAULT_SPACE, ServiceError } from "../services/memory-serv
 import { spaceName } from "../services/schemas";
 import { MAX_IMPORT_BYTES, planExportImport } from "../services/transfer-service";
 import { errorResponse, handle, json, readBody } from "./rest";
+import { requireAccess } from "../auth/gate";
 
 function spaceParam(url: URL): string | undefined {
   const raw = url.searchParams.get("space");
@@ -20,18 +21,22 @@ function spaceParam(url: URL): string | undefined {
 }
 
 export function importHandler(kind: ImportKind) {
-  return (req: Request) =>
-    handle(async () => {
-      const url = new URL(req.url);
-      const space = spaceParam(url);
-      const label = url.searchParams.get("filename")?.trim() || (kind === "chatgpt" ? "conversations.json" : "request body");
-      const data = await readBody(req, z.unknown(), MAX_IMPORT_BYTES);
-      const target = kind === "chatgpt" ? (space ?? DEFAULT_SPACE) : (space ?? null);
-      const plan = kind === "chatgpt" ? planChatGptImport(data, target!) : planExportImport(data, space);
-      const job = enqueueImport(appContext(), kind, label, target, plan);
-      if (!["1", "true"].includes(url.searchParams.get("wait") ?? "")) return json({ job }, 202);
-      const done = await waitForImport(job.id);
-      if (done.status === "failed") return errorResponse(done.errorStatus ?? 500, done.error ?? "import failed");
-      return json({ job: done }, 200);
-    });
+  // Not behind proxy.ts (a 256 MB import would be buffered and cut at 10 MB): access is checked here first.
+  return (req: Request) => requireAccess(req, () => handleImport(kind, req));
+}
+
+function handleImport(kind: ImportKind, req: Request) {
+  return handle(async () => {
+    const url = new URL(req.url);
+    const space = spaceParam(url);
+    const label = url.searchParams.get("filename")?.trim() || (kind === "chatgpt" ? "conversations.json" : "request body");
+    const data = await readBody(req, z.unknown(), MAX_IMPORT_BYTES);
+    const target = kind === "chatgpt" ? (space ?? DEFAULT_SPACE) : (space ?? null);
+    const plan = kind === "chatgpt" ? planChatGptImport(data, target!) : planExportImport(data, space);
+    const job = enqueueImport(appContext(), kind, label, target, plan);
+    if (!["1", "true"].includes(url.searchParams.get("wait") ?? "")) return json({ job }, 202);
+    const done = await waitForImport(job.id);
+    if (done.status === "failed") return errorResponse(done.errorStatus ?? 500, done.error ?? "import failed");
+    return json({ job: done }, 200);
+  });
 }

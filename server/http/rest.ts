@@ -1,5 +1,6 @@
 import { ZodError, type ZodType } from "zod";
 import { asServiceError, ServiceError } from "../services/memory-service";
+import { findNul, nulMessage } from "./guard";
 
 export const MAX_JSON_BYTES = 2 * 1024 * 1024;
 
@@ -34,6 +35,9 @@ export async function readBody<T>(req: Request, schema: ZodType<T>, maxBytes = M
   }
   const parsed = schema.safeParse(data);
   if (!parsed.success) throw new ServiceError(400, formatZod(parsed.error));
+  // Whatever the schema: no NUL in any string (server/http/guard.ts).
+  const nul = findNul(parsed.data);
+  if (nul) throw new ServiceError(400, nulMessage(nul));
   return parsed.data;
 }
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { boundaryOf, cleanFilename, dispositionParams, MultipartError, readMultipart } from "./multipart";
+import { boundaryOf, cleanFilename, dispositionParams, filenameProblem, MultipartError, readMultipart } from "./multipart";
 import { documentHash } from "./documents";
 
 const dirs: string[] = [];
@@ -112,4 +112,22 @@ test("header helpers: boundary, disposition parameters, file names", () => {
   assert.equal(cleanFilename("C:\\Users\\me\\notes.md"), "notes.md");
   assert.equal(cleanFilename("../../etc/passwd"), "passwd");
   assert.equal(cleanFilename("a%22b%0A.txt"), 'a"b.txt');
+});
+
+test("a file name with '..', an absolute path or a NUL refuses the whole upload, leaving nothing behind", async () => {
+  for (const bad of ["../../etc/passwd", "..\\..\\boot.ini", "notes/../../../x.md", "/etc/passwd", "\\\\server\\share\\a.txt", "a\u0000.md", " .. "]) {
+    assert.ok(filenameProblem(bad), bad);
+  }
+  for (const ok of ["notes.md", "C:\\Users\\me\\notes.md", "folder/notes.md", "..notes.md", "a..b.txt", "%00.txt"]) assert.equal(filenameProblem(ok), null, ok);
+  // A browser sends backslashes as themselves: they are not escapes (only \" and \\ are, from curl).
+  assert.equal(dispositionParams('form-data; name="file"; filename="..\\..\\win.ini"').filename, "..\\..\\win.ini");
+  assert.equal(dispositionParams('form-data; name="file"; filename="C:\\Users\\me\\notes.md"').filename, "C:\\Users\\me\\notes.md");
+  assert.equal(dispositionParams('form-data; name="file"; filename="a\\\\b\\"c.md"').filename, 'a\\b"c.md');
+  const reject = (status: number, re: RegExp) => (e: unknown) => e instanceof MultipartError && e.status === status && re.test(e.message);
+  const dir = tmp();
+  const form = new FormData();
+  form.append("file", new Blob([fileBytes(10)]), "good.txt");
+  form.append("file", new Blob([fileBytes(10)]), "../../evil.txt");
+  await assert.rejects(readMultipart(await formRequest(form), { dir, maxFileBytes: 100 }), reject(400, /is a path with '\.\.'/));
+  assert.deepEqual(fs.readdirSync(dir), [], "the staged good file is removed too");
 });

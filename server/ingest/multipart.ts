@@ -63,7 +63,8 @@ export function dispositionParams(value: string): Record<string, string> {
   let m: RegExpExecArray | null;
   while ((m = re.exec(value))) {
     const key = m[1]!.toLowerCase();
-    let v = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3]!.trim();
+    // In a quoted value only \" and \\ are escapes (curl); browsers send a backslash as itself (WHATWG), e.g. old IE's C:\path.
+    let v = m[2] !== undefined ? m[2].replace(/\\(["\\])/g, "$1") : m[3]!.trim();
     if (key.endsWith("*")) {
       const ext = /^([^']*)'[^']*'(.*)$/.exec(v);
       if (ext) {
@@ -79,6 +80,21 @@ export function dispositionParams(value: string): Record<string, string> {
     if (!(key in out)) out[key] = v;
   }
   return out;
+}
+
+/**
+ * Why a sent file name is refused, or null. Browsers send a base name (old IE a full `C:\\…` path, and
+ * folder uploads a relative path, both reduced to the base name by cleanFilename); a name climbing out with
+ * `..`, an absolute Unix or UNC path, or a NUL is never a browser's, so the request is refused rather than
+ * silently renamed. (Stored files are named by document id, so no name could reach the file system anyway.)
+ */
+export function filenameProblem(raw: string): string | null {
+  const unescaped = raw.replace(/%22/g, '"').replace(/%0D/gi, "\r").replace(/%0A/gi, "\n");
+  const shown = JSON.stringify(unescaped.slice(0, 80));
+  if (unescaped.includes("\u0000")) return `the file name ${shown} contains a NUL character`;
+  if (unescaped.split(/[\\/]/).some((seg) => seg.trim() === "..")) return `the file name ${shown} is a path with '..'; send the file's own name`;
+  if (/^[\\/]/.test(unescaped)) return `the file name ${shown} is an absolute path; send the file's own name`;
+  return null;
 }
 
 /** Browsers escape `"`, CR and LF in file names as %22, %0D, %0A (HTML spec); some send a full path. */
@@ -118,6 +134,8 @@ export async function readMultipart(req: Request, opts: MultipartOptions): Promi
     const params = dispositionParams(headers.get("content-disposition") ?? "");
     const name = params.name ?? "";
     if (params.filename !== undefined) {
+      const problem = filenameProblem(params.filename);
+      if (problem) throw new MultipartError(400, problem);
       const filename = cleanFilename(params.filename);
       if (filename === "") return void (part = { kind: "skip" }); // a file input with nothing chosen
       if (files.length >= maxFiles) throw new MultipartError(413, `too many files in one request (at most ${maxFiles})`);

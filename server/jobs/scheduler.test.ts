@@ -4,6 +4,8 @@
  * process expires and its `running` row is marked interrupted; settings drive the schedule.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import os from "node:os";
 import { after, test } from "node:test";
 import { openDb } from "../db";
 import { setMeta } from "../memory/store";
@@ -98,6 +100,24 @@ test("a lease left by a dead process expires; its run is marked interrupted", as
   assert.equal(latest!.id, run.id);
   assert.equal(dead!.status, "failed");
   assert.match(dead!.error!, /interrupted/);
+  p.close();
+});
+
+test("a lease whose process on this host is gone is free at once (a crash does not block 'Run now' until it expires)", async () => {
+  const p = twoProcesses();
+  const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+  const deadPid = Number(gone.stdout);
+  const lease = { job: "consolidate", token: "t", owner: `${os.hostname()}:${deadPid}`, expiresAt: Date.now() + 5 * 60_000 };
+  setMeta(p.a.db, "lease:consolidate", JSON.stringify(lease));
+  assert.equal(leaseHolder(p.b.db, "consolidate"), null, "its holder died");
+  const run = await runConsolidateJob(p.b, { merge: null });
+  assert.equal(run.refused, undefined);
+  // a live holder (the test runner's parent process) and a holder on another host still hold it
+  for (const owner of [`${os.hostname()}:${process.ppid}`, `another-host:${deadPid}`]) {
+    setMeta(p.a.db, "lease:consolidate", JSON.stringify({ ...lease, owner }));
+    assert.equal(leaseHolder(p.b.db, "consolidate")?.owner, owner);
+    assert.equal(tryTakeLease(p.b.db, "consolidate", 1000), null);
+  }
   p.close();
 });
 

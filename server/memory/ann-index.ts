@@ -197,6 +197,11 @@ export class AnnIndex {
     for (const [spaceId, s] of this.spaces) {
       if (s.size === 0) continue;
       s.index.save(this.files(spaceId).index);
+      try {
+        fs.chmodSync(this.files(spaceId).index, 0o600); // vectors of private text: the owner's alone
+      } catch {
+        /* a filesystem without modes */
+      }
       spaces[spaceId] = s.size;
     }
     const tmp = path.join(this.dir, "manifest.json.tmp");

@@ -118,7 +118,8 @@ test("bad answers are EmbedderResponseError; 503 and transport failures are Embe
     let failures = 0;
     const c = client({ onTransportError: () => failures++ });
     await assert.rejects(c.embedDocuments(["one text", "two text"]), (e: unknown) => e instanceof cls && msg.test((e as Error).message), mode);
-    assert.equal(failures, transport ? 1 : 0, `${mode}: onTransportError calls`);
+    // a 503 is tried once more (after baseUrl(), i.e. after the supervisor's wait); a 500 is not
+    assert.equal(failures, transport ? (mode === "status-503" ? 2 : 1) : 0, `${mode}: onTransportError calls`);
   }
 });
 
@@ -137,7 +138,21 @@ test("a closed port is unavailable", async () => {
   let failures = 0;
   const c = new HttpEmbedClient(async () => url, { onTransportError: () => failures++ });
   await assert.rejects(c.info(), EmbedderUnavailableError);
+  assert.equal(failures, 2, "tried twice");
+});
+
+test("a request that finds the server gone is sent once more, to the URL baseUrl() gives then (a restarted server)", async () => {
+  reset();
+  const gone = await FakeEmbeddingServer.start();
+  const deadUrl = gone.url;
+  await gone.close();
+  const urls = [deadUrl, server.url];
+  let failures = 0;
+  const c = new HttpEmbedClient(async () => urls.shift() ?? server.url, { onTransportError: () => failures++ });
+  const [v] = await c.embedDocuments(["after a restart"]);
+  assert.equal(v!.length, 16);
   assert.equal(failures, 1);
+  assert.equal(urls.length, 0, "asked for the URL again before the second attempt");
 });
 
 test("a server listing no model, or answering 404, is a bad answer", async () => {

@@ -19,6 +19,16 @@ export class EmbedderResponseError extends Error {
 
 const BATCH = 32;
 
+/** Embedding requests in flight in this process (a graceful shutdown lets them finish before it stops the server). */
+let inFlight = 0;
+const idleWaiters: (() => void)[] = [];
+
+/** Resolves when no embedding request is in flight (at once when none is). */
+export function embedRequestsDone(): Promise<void> {
+  if (inFlight === 0) return Promise.resolve();
+  return new Promise((r) => idleWaiters.push(r));
+}
+
 /**
  * Client for an embedding server speaking llama-server's HTTP API. `baseUrl` is asked for before every
  * call: with the supervisor it waits for health, so a write never starts against a dead server.
@@ -31,22 +41,49 @@ export class HttpEmbedClient implements Embedder {
     private readonly opts: { timeoutMs?: number; onTransportError?: () => void } = {},
   ) {}
 
+  /**
+   * One request. A request that found the server gone (connection refused or reset: it was killed, or
+   * the supervisor replaced a hung one) or still loading (503) is sent once more after baseUrl() — which,
+   * with the supervisor, waits for the restarted server. Embedding is a pure function, so a repeat is safe.
+   */
   private async call<T>(pathname: string, init?: RequestInit): Promise<T> {
+    try {
+      return await this.callOnce<T>(pathname, init);
+    } catch (e) {
+      if (!(e as { retryable?: boolean }).retryable) throw e;
+      return this.callOnce<T>(pathname, init);
+    }
+  }
+
+  private async callOnce<T>(pathname: string, init?: RequestInit): Promise<T> {
+    inFlight++;
+    try {
+      return await this.request<T>(pathname, init);
+    } finally {
+      if (--inFlight === 0) for (const w of idleWaiters.splice(0)) w();
+    }
+  }
+
+  private async request<T>(pathname: string, init?: RequestInit): Promise<T> {
     const base = await this.baseUrl();
     let res: Response;
+    let text: string;
     try {
       res = await fetch(base + pathname, {
         ...init,
         headers: { "content-type": "application/json" },
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? 120_000),
       });
+      text = await res.text();
     } catch (e) {
       this.opts.onTransportError?.();
-      throw new EmbedderUnavailableError(
-        `The embedding server did not answer (${e instanceof Error ? e.message : String(e)}). Nothing was written.`,
+      // A timeout is not retried: the server took the whole budget once already.
+      const retryable = (e as { name?: string })?.name !== "TimeoutError";
+      throw Object.assign(
+        new EmbedderUnavailableError(`The embedding server did not answer (${e instanceof Error ? e.message : String(e)}). Nothing was written.`),
+        { retryable },
       );
     }
-    const text = await res.text();
     if (!res.ok) {
       let message = text.slice(0, 300);
       try {
@@ -55,9 +92,8 @@ export class HttpEmbedClient implements Embedder {
         /* plain text */
       }
       if (res.status >= 500) this.opts.onTransportError?.();
-      throw new (res.status === 503 ? EmbedderUnavailableError : EmbedderResponseError)(
-        `embedding server answered ${res.status}: ${message}`,
-      );
+      if (res.status === 503) throw Object.assign(new EmbedderUnavailableError(`embedding server answered 503: ${message}`), { retryable: true });
+      throw new EmbedderResponseError(`embedding server answered ${res.status}: ${message}`);
     }
     try {
       return JSON.parse(text) as T;

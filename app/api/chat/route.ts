@@ -3,7 +3,8 @@ import { sseFrame } from "@/server/chat/sse";
 import { runTurn, turnConversation, checkTurnInput, type TurnEvent } from "@/server/chat/turn";
 import { PROVIDER_IDS } from "@/server/chat/providers";
 import { handle, readBody } from "@/server/http/rest";
-import { appContext } from "@/server/services/memory-service";
+import { beginRequest, closing, CLOSING_MESSAGE } from "@/server/ops/inflight";
+import { appContext, ServiceError } from "@/server/services/memory-service";
 import { spaceName } from "@/server/services/schemas";
 
 export const runtime = "nodejs";
@@ -21,15 +22,22 @@ const chatInput = z.strictObject({
  * POST /api/chat { conversationId?, space?, message, provider?, model? } → text/event-stream
  * One JSON object per event (TurnEvent): start, recall, provider, delta…, then done | command | error.
  * Bad input (empty message, unknown conversation) is a JSON 4xx before any event.
- * Closing the connection stops the reply; what was generated is kept.
+ * Closing the connection stops the provider request at once; what was generated is kept, marked as
+ * interrupted (server/chat/turn.ts). A graceful shutdown does the same after its grace period.
  */
 export function POST(req: Request) {
   return handle(async () => {
     const input = await readBody(req, chatInput);
     checkTurnInput(input);
+    if (closing()) throw new ServiceError(503, CLOSING_MESSAGE);
     const memo = appContext();
     const conversation = turnConversation(memo, input);
     const abort = new AbortController();
+    const inflight = beginRequest();
+    const stop = (why: string) => () => abort.abort(new Error(why));
+    // The client went away (Next aborts the request's signal, and cancels the body below), or Memo is stopping.
+    req.signal.addEventListener("abort", stop("client disconnected"), { once: true });
+    inflight.signal.addEventListener("abort", stop("Memo is shutting down"), { once: true });
     const events = runTurn({ memo, signal: abort.signal }, { ...input, conversationId: conversation.id })[Symbol.asyncIterator]();
     const encoder = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
@@ -41,10 +49,13 @@ export function POST(req: Request) {
           console.error("[chat] turn failed", e);
           controller.enqueue(encoder.encode(sseFrame({ type: "error", kind: "internal", status: 500, message: "The turn failed unexpectedly; see the server log.", partial: null })));
           controller.close();
+          inflight.end();
           return;
         }
-        if (ev.done) controller.close();
-        else controller.enqueue(encoder.encode(sseFrame(ev.value)));
+        if (ev.done) {
+          controller.close();
+          inflight.end();
+        } else controller.enqueue(encoder.encode(sseFrame(ev.value)));
       },
       cancel() {
         // The page went away: stop the provider, then let the turn finish (it keeps what was generated).
@@ -54,6 +65,8 @@ export function POST(req: Request) {
             for (let r = await events.next(); !r.done; r = await events.next());
           } catch {
             /* logged by the turn */
+          } finally {
+            inflight.end();
           }
         })();
       },

@@ -1,11 +1,44 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "@/server/api/root";
 import { createTRPCContext } from "@/server/api/trpc";
+import { checkJsonBody, findNul, isRejection, nulMessage, withBody } from "@/server/http/guard";
+import { MAX_JSON_BYTES } from "@/server/http/rest";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-const handler = (req: Request) =>
+/** A tRPC-shaped error for input refused before tRPC parses it. */
+function refuse(status: 400 | 413, message: string): Response {
+  const code = status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST";
+  return Response.json({ error: { message, code: -32600, data: { code, httpStatus: status } } }, { status });
+}
+
+/**
+ * Raw-input checks before tRPC (which would decode invalid UTF-8 as U+FFFD and has no size cap here):
+ * bodies capped at 2 MB, strict UTF-8, and no NUL character in any string, in the body or the GET `input`.
+ */
+const handler = async (rawReq: Request) => {
+  let req = rawReq;
+  const input = new URL(req.url).searchParams.get("input");
+  if (input !== null) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(input);
+    } catch {
+      parsed = undefined; // tRPC answers malformed input itself
+    }
+    const nul = findNul(parsed) ?? (input.includes("\u0000") && parsed === undefined ? [] : null);
+    if (nul) return refuse(400, nulMessage(nul));
+  }
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    const checked = await checkJsonBody(req, MAX_JSON_BYTES);
+    if (isRejection(checked)) return refuse(checked.status, checked.message);
+    req = withBody(req, checked.text);
+  }
+  return trpcHandler(req);
+};
+
+const trpcHandler = (req: Request) =>
   fetchRequestHandler({
     endpoint: "/api/trpc",
     req,

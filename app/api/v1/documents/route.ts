@@ -2,6 +2,7 @@ import { errorResponse, handle, json } from "@/server/http/rest";
 import { appContext } from "@/server/services/memory-service";
 import { listDocuments, uploadDocuments } from "@/server/services/document-service";
 import { SPACE_RE } from "@/server/services/schemas";
+import { requireAccess } from "@/server/auth/gate";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -12,11 +13,16 @@ export const dynamic = "force-dynamic";
  * file: a bad file is `failed` with its reason while the others are queued. Poll GET /api/v1/documents/:id.
  */
 export function POST(req: Request) {
-  return handle(async () => json(await uploadDocuments(appContext(), req), 202));
+  // Not behind proxy.ts (it would buffer the upload): access is checked here, before the body is read.
+  return requireAccess(req, () => handle(async () => json(await uploadDocuments(appContext(), req), 202)));
 }
 
 /** GET /api/v1/documents[?space=] → { documents: [...] } with status and progress, newest first. */
 export function GET(req: Request) {
+  return requireAccess(req, () => list(req));
+}
+
+function list(req: Request) {
   const space = new URL(req.url).searchParams.get("space") ?? undefined;
   if (space !== undefined && !SPACE_RE.test(space)) return errorResponse(400, "space must be 1–64 letters, digits, '-' or '_'");
   return handle(() => json({ documents: listDocuments(appContext(), space) }));

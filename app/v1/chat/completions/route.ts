@@ -1,4 +1,5 @@
-import { completeNonStreaming, completeStreaming, openAIErrorResponse, prepareCompletion, readCompletionRequest } from "@/server/chat/openai-compat";
+import { completeNonStreaming, completeStreaming, OpenAIHttpError, openAIErrorResponse, prepareCompletion, readCompletionRequest } from "@/server/chat/openai-compat";
+import { beginRequest, closing, CLOSING_MESSAGE, trackBody } from "@/server/ops/inflight";
 import { appContext } from "@/server/services/memory-service";
 
 export const runtime = "nodejs";
@@ -9,14 +10,24 @@ export const dynamic = "force-dynamic";
  * go into the system prompt; the request is forwarded to the configured provider; the exchange is
  * persisted. Space: header `x-memo-space` or body field `memo_space` (default "personal").
  * Model: "memo", "<provider>:<model>", or a model name for the selected provider. Errors use OpenAI's shape.
+ * A client that disconnects cancels the provider request; a streamed reply cut short is persisted with
+ * what was sent, marked as interrupted (server/chat/openai-compat.ts). A graceful shutdown does the same
+ * after its grace period.
  */
 export async function POST(req: Request) {
+  const inflight = beginRequest();
   try {
     const body = await readCompletionRequest(req);
+    if (closing()) throw new OpenAIHttpError(503, CLOSING_MESSAGE, "server_error", "shutting_down");
     const memo = appContext();
     const prepared = await prepareCompletion(memo, req, body);
-    return body.stream ? await completeStreaming(memo, prepared, body, req.signal) : await completeNonStreaming(memo, prepared, req.signal);
+    const signal = AbortSignal.any([req.signal, inflight.signal]);
+    if (body.stream) return trackBody(await completeStreaming(memo, prepared, body, signal), inflight.end);
+    const res = await completeNonStreaming(memo, prepared, signal);
+    inflight.end();
+    return res;
   } catch (e) {
+    inflight.end();
     return openAIErrorResponse(e);
   }
 }

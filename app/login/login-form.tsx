@@ -1,0 +1,58 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+
+/** The owner password form: posts to /api/auth/login, which sets the session cookie, then goes back where the user was. */
+export function LoginForm({ next }: { next: string }) {
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await fetch("/api/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ password }) });
+      if (res.ok) {
+        window.location.assign(next);
+        return;
+      }
+      const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+      setError(body?.error?.message ?? `sign-in failed (HTTP ${res.status})`);
+      setPassword("");
+    } catch {
+      setError("Memo could not be reached");
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={submit} aria-label="Sign in" className="space-y-3">
+      <div className="space-y-1">
+        <label htmlFor="login-password" className="block text-sm font-medium">
+          Owner password
+        </label>
+        <input
+          id="login-password"
+          type="password"
+          autoComplete="current-password"
+          required
+          autoFocus
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          className="w-full rounded border border-zinc-300 bg-white px-2 py-1.5 dark:border-zinc-700 dark:bg-zinc-900"
+        />
+      </div>
+      {error && (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+          {error}
+        </p>
+      )}
+      <button type="submit" disabled={busy || password === ""} className="rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900">
+        {busy ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,39 @@
+import Link from "next/link";
+import { headers } from "next/headers";
+import { accessConfig, loginRequired } from "@/server/auth/access";
+import { getDb } from "@/server/db";
+import { hasOwnerPassword } from "@/server/auth/store";
+import { LoginForm } from "./login-form";
+
+export const dynamic = "force-dynamic";
+
+/** Only a path on this site may be the place to go back to after signing in (no open redirect). */
+function safeNext(raw: string | string[] | undefined): string {
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  return v && v.startsWith("/") && !v.startsWith("//") && !v.startsWith("/\\") && !v.startsWith("/login") ? v : "/";
+}
+
+export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const next = safeNext((await searchParams).next);
+  const required = loginRequired(await headers(), accessConfig());
+  const passwordSet = hasOwnerPassword(getDb().sqlite);
+  return (
+    <div className="mx-auto max-w-sm space-y-4 py-8">
+      <h1 className="text-2xl font-semibold">Sign in to Memo</h1>
+      {!passwordSet ? (
+        <p className="text-sm" role="status">
+          No owner password is set. On the machine running Memo, run <code>npm run set-password</code>, then sign in here.
+        </p>
+      ) : (
+        <>
+          {!required && (
+            <p className="text-sm text-zinc-500" role="status">
+              Memo is listening on loopback only: no sign-in is needed here. <Link href="/" className="underline">Open Memo</Link>
+            </p>
+          )}
+          <LoginForm next={next} />
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,217 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { useTRPC } from "../_trpc/client";
+
+const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+const BTN = "rounded border border-zinc-300 px-2 py-1 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
+const BTN_PRIMARY = "rounded bg-zinc-900 px-3 py-1 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
+const BTN_DANGER = "rounded border border-red-300 px-2 py-1 text-xs font-medium text-red-700 hover:bg-red-50 disabled:opacity-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950";
+
+function when(iso: string | null): string {
+  return iso ? new Date(iso).toLocaleString() : "never";
+}
+
+/** Settings → Access: how Memo is reachable, the owner password, API tokens for programs, sign out everywhere. */
+export function AccessSection() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const status = useQuery(trpc.access.status.queryOptions());
+  const tokens = useQuery(trpc.access.tokens.queryOptions());
+  const [tokenName, setTokenName] = useState("");
+  const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
+  const [pw, setPw] = useState({ current: "", password: "", confirm: "" });
+  const [notice, setNotice] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const onError = (e: { message: string }) => {
+    setNotice(null);
+    setError(e.message);
+  };
+  const refresh = () => {
+    void qc.invalidateQueries({ queryKey: trpc.access.status.queryKey() });
+    void qc.invalidateQueries({ queryKey: trpc.access.tokens.queryKey() });
+  };
+  const create = useMutation(
+    trpc.access.createToken.mutationOptions({
+      onSuccess: (t) => {
+        setTokenName("");
+        setCreated({ name: t.name, token: t.token });
+        setError(null);
+        setNotice(null);
+        refresh();
+      },
+      onError,
+    }),
+  );
+  const revoke = useMutation(
+    trpc.access.revokeToken.mutationOptions({
+      onSuccess: () => {
+        setError(null);
+        setNotice("Token revoked: programs using it are refused from now on.");
+        refresh();
+      },
+      onError,
+    }),
+  );
+  const setPassword = useMutation(
+    trpc.access.setPassword.mutationOptions({
+      onSuccess: (r) => {
+        setPw({ current: "", password: "", confirm: "" });
+        setError(null);
+        setNotice(`Password saved.${r.sessionsRevoked ? ` ${r.sessionsRevoked} other session${r.sessionsRevoked === 1 ? "" : "s"} signed out.` : ""}`);
+        refresh();
+      },
+      onError,
+    }),
+  );
+  const signOutAll = useMutation(
+    trpc.access.signOutEverywhere.mutationOptions({
+      onSuccess: () => window.location.assign("/login"),
+      onError,
+    }),
+  );
+
+  const s = status.data;
+  const submitToken = (e: FormEvent) => {
+    e.preventDefault();
+    if (tokenName.trim()) create.mutate({ name: tokenName.trim() });
+  };
+  const submitPassword = (e: FormEvent) => {
+    e.preventDefault();
+    if (pw.password !== pw.confirm) return onError({ message: "the two new passwords differ" });
+    setPassword.mutate({ password: pw.password, ...(s?.passwordSet ? { current: pw.current } : {}) });
+  };
+
+  return (
+    <section aria-labelledby="access-heading" className="space-y-4 rounded border border-zinc-200 p-4 dark:border-zinc-800" data-testid="access-section">
+      <div>
+        <h2 id="access-heading" className="text-lg font-semibold">
+          Access
+        </h2>
+        {s && (
+          <p className="text-sm text-zinc-500" data-testid="access-mode">
+            {s.loginRequired
+              ? `Memo listens on ${s.host}: every page and API needs a sign-in or an API token.`
+              : `Memo listens on loopback (${s.host}): only this machine can reach it, and no sign-in is needed.`}{" "}
+            Owner password: {s.passwordSet ? "set" : "not set"}.
+          </p>
+        )}
+      </div>
+      <div aria-live="polite" className="text-sm text-emerald-700 dark:text-emerald-400" data-testid="access-notice">
+        {notice}
+      </div>
+      {error && (
+        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          {error}
+        </p>
+      )}
+
+      <div className="space-y-2">
+        <h3 className="font-medium">API tokens</h3>
+        <p className="text-sm text-zinc-500">
+          For programs (scripts, OpenAI clients, MCP): send <code>Authorization: Bearer &lt;token&gt;</code>. Only a hash is stored; the token is shown once.
+        </p>
+        <form onSubmit={submitToken} aria-label="Create an API token" className="flex flex-wrap items-center gap-2">
+          <label htmlFor="token-name" className="text-sm">
+            Token name
+          </label>
+          <input id="token-name" value={tokenName} onChange={(e) => setTokenName(e.target.value)} placeholder="e.g. laptop scripts" maxLength={100} className={`w-56 ${INPUT}`} />
+          <button type="submit" className={BTN_PRIMARY} disabled={!tokenName.trim() || create.isPending}>
+            Create token
+          </button>
+        </form>
+        {created && (
+          <div className="space-y-1 rounded border border-amber-300 bg-amber-50 p-2 text-sm dark:border-amber-800 dark:bg-amber-950" data-testid="new-token">
+            <p>
+              Token “{created.name}” — copy it now, it will not be shown again:
+            </p>
+            <code className="block break-all rounded bg-white px-2 py-1 font-mono text-xs dark:bg-zinc-900" data-testid="new-token-value">
+              {created.token}
+            </code>
+            <button type="button" className={BTN} onClick={() => setCreated(null)}>
+              Done
+            </button>
+          </div>
+        )}
+        <table className="w-full text-left text-sm" aria-label="API tokens">
+          <thead className="text-xs uppercase tracking-wide text-zinc-500">
+            <tr>
+              <th scope="col" className="py-1 pr-3">Name</th>
+              <th scope="col" className="py-1 pr-3">Token</th>
+              <th scope="col" className="hidden py-1 pr-3 sm:table-cell">Created</th>
+              <th scope="col" className="hidden py-1 pr-3 sm:table-cell">Last used</th>
+              <th scope="col" className="py-1">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.data?.length === 0 && (
+              <tr>
+                <td colSpan={5} className="py-2 text-zinc-500">
+                  No tokens yet.
+                </td>
+              </tr>
+            )}
+            {tokens.data?.map((t) => (
+              <tr key={t.id} data-testid="token-row" data-token-name={t.name} className="border-t border-zinc-200 dark:border-zinc-800">
+                <td className="py-2 pr-3 break-all">{t.name}</td>
+                <td className="py-2 pr-3 font-mono text-xs">{t.prefix}…</td>
+                <td className="hidden py-2 pr-3 sm:table-cell">{when(t.createdAt)}</td>
+                <td className="hidden py-2 pr-3 sm:table-cell">{when(t.lastUsedAt)}</td>
+                <td className="py-2 text-right">
+                  {t.revokedAt ? (
+                    <span className="text-xs text-zinc-500">revoked {when(t.revokedAt)}</span>
+                  ) : (
+                    <button type="button" className={BTN_DANGER} aria-label={`Revoke ${t.name}`} disabled={revoke.isPending} onClick={() => revoke.mutate({ id: t.id })}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+
+      {s && (s.passwordSet || !s.loginRequired) && (
+        <form onSubmit={submitPassword} aria-label={s.passwordSet ? "Change the owner password" : "Set the owner password"} className="space-y-2">
+          <h3 className="font-medium">{s.passwordSet ? "Change the owner password" : "Set the owner password"}</h3>
+          {!s.passwordSet && <p className="text-sm text-zinc-500">Needed before Memo will listen on a network address (MEMO_HOST=0.0.0.0). Other sessions are signed out when it changes.</p>}
+          <div className="flex flex-wrap items-center gap-2">
+            {s.passwordSet && (
+              <>
+                <label htmlFor="pw-current" className="text-sm">
+                  Current password
+                </label>
+                <input id="pw-current" type="password" autoComplete="current-password" value={pw.current} onChange={(e) => setPw({ ...pw, current: e.target.value })} className={`w-48 ${INPUT}`} />
+              </>
+            )}
+            <label htmlFor="pw-new" className="text-sm">
+              New password
+            </label>
+            <input id="pw-new" type="password" autoComplete="new-password" minLength={8} value={pw.password} onChange={(e) => setPw({ ...pw, password: e.target.value })} className={`w-48 ${INPUT}`} />
+            <label htmlFor="pw-confirm" className="text-sm">
+              Repeat
+            </label>
+            <input id="pw-confirm" type="password" autoComplete="new-password" value={pw.confirm} onChange={(e) => setPw({ ...pw, confirm: e.target.value })} className={`w-48 ${INPUT}`} />
+            <button type="submit" className={BTN_PRIMARY} disabled={!pw.password || setPassword.isPending || (s.passwordSet && !pw.current)}>
+              Save password
+            </button>
+          </div>
+        </form>
+      )}
+
+      {s?.loginRequired && (
+        <div className="flex flex-wrap items-center gap-2">
+          <span className="text-sm text-zinc-500">{s.sessions} signed-in browser session{s.sessions === 1 ? "" : "s"}.</span>
+          <button type="button" className={BTN_DANGER} disabled={signOutAll.isPending} onClick={() => signOutAll.mutate()}>
+            Sign out everywhere
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,71 @@
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { createTRPCRouter, publicProcedure } from "../trpc";
+import { accessConfig, clientAddress, isLoopbackAddress, loginRequired, readCookie } from "../../auth/access";
+import { principalOf } from "../../auth/gate";
+import { changeOwnerPassword } from "../../auth/login";
+import { MAX_PASSWORD_CHARS } from "../../auth/password";
+import { countSessions, createApiToken, deleteAllSessions, hasOwnerPassword, listApiTokens, revokeApiToken, SESSION_COOKIE } from "../../auth/store";
+
+const STATUS_CODE = { 400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 409: "CONFLICT", 429: "TOO_MANY_REQUESTS" } as const;
+
+/**
+ * Managing access is for the owner at a browser (a session) or at the machine (loopback, no sign-in):
+ * an API token may use Memo but may not mint more tokens, revoke them or change the password.
+ */
+function ownerOnly(headers: Headers) {
+  const p = principalOf(headers);
+  if (!p || p.kind === "token" || p.kind === "public") {
+    throw new TRPCError({ code: "FORBIDDEN", message: "only the owner signed in with the password (or at the machine) can manage access; API tokens cannot" });
+  }
+  return p;
+}
+
+const tokenName = z.string().trim().min(1, "name the token (what uses it)").max(100, "a token name has at most 100 characters").refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "the name must not contain control characters");
+
+/** Settings → Access: the mode Memo runs in, the owner password, API tokens, sessions. */
+export const accessRouter = createTRPCRouter({
+  status: publicProcedure.query(({ ctx }) => {
+    const cfg = accessConfig();
+    const p = principalOf(ctx.headers);
+    return {
+      loginRequired: loginRequired(ctx.headers, cfg),
+      host: cfg.host,
+      loopback: isLoopbackAddress(cfg.host) && !loginRequired(ctx.headers, cfg),
+      passwordSet: hasOwnerPassword(ctx.memo.db),
+      via: p?.kind ?? null,
+      sessions: countSessions(ctx.memo.db),
+    };
+  }),
+  tokens: publicProcedure.query(({ ctx }) => listApiTokens(ctx.memo.db)),
+  /** The token's secret is in this answer only; the store keeps its SHA-256. */
+  createToken: publicProcedure.input(z.strictObject({ name: tokenName })).mutation(({ ctx, input }) => {
+    ownerOnly(ctx.headers);
+    return createApiToken(ctx.memo.db, input.name);
+  }),
+  revokeToken: publicProcedure.input(z.strictObject({ id: z.string().uuid("id must be a token id") })).mutation(({ ctx, input }) => {
+    ownerOnly(ctx.headers);
+    if (!revokeApiToken(ctx.memo.db, input.id)) throw new TRPCError({ code: "NOT_FOUND", message: "no live API token with this id" });
+    return { revoked: input.id };
+  }),
+  setPassword: publicProcedure
+    .input(z.strictObject({ current: z.string().max(MAX_PASSWORD_CHARS * 4).optional(), password: z.string().max(MAX_PASSWORD_CHARS * 4) }))
+    .mutation(async ({ ctx, input }) => {
+      ownerOnly(ctx.headers);
+      const cfg = accessConfig();
+      const r = await changeOwnerPassword(ctx.memo.db, {
+        current: input.current,
+        password: input.password,
+        ip: clientAddress(ctx.headers, cfg),
+        keepSession: readCookie(ctx.headers, SESSION_COOKIE),
+        loginRequired: loginRequired(ctx.headers, cfg),
+      });
+      if (!r.ok) throw new TRPCError({ code: STATUS_CODE[r.status], message: r.message });
+      return { sessionsRevoked: r.sessionsRevoked };
+    }),
+  /** Sign out every browser, this one included. */
+  signOutEverywhere: publicProcedure.mutation(({ ctx }) => {
+    ownerOnly(ctx.headers);
+    return { sessionsRevoked: deleteAllSessions(ctx.memo.db) };
+  }),
+});

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { getDb } from "../db";
+import { handle, json, readBody } from "../http/rest";
+import { accessConfig, clientAddress, loginRequired, readCookie, requestIsHttps } from "./access";
+import { signIn } from "./login";
+import { MAX_PASSWORD_CHARS } from "./password";
+import { deleteSession, SESSION_COOKIE, sessionDays } from "./store";
+
+/** The session cookie: httpOnly (no script can read it), SameSite=Lax, Secure when the request came over https. */
+export function sessionCookie(token: string, req: Request): string {
+  const secure = requestIsHttps(req.headers, accessConfig()) ? "; Secure" : "";
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${Math.round(sessionDays() * 86_400)}${secure}`;
+}
+
+export function clearedSessionCookie(req: Request): string {
+  const secure = requestIsHttps(req.headers, accessConfig()) ? "; Secure" : "";
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure}`;
+}
+
+const loginInput = z.strictObject({ password: z.string().min(1, "enter the password").max(MAX_PASSWORD_CHARS * 4, "password too long") });
+
+/** POST /api/auth/login { password } → 200 { ok, expiresAt } with the session cookie; 401 wrong password; 429 rate-limited. */
+export function loginHandler(req: Request): Promise<Response> {
+  return handle(async () => {
+    const { password } = await readBody(req, loginInput, 16 * 1024);
+    const db = getDb().sqlite;
+    const r = await signIn(db, { password, ip: clientAddress(req.headers, accessConfig()), userAgent: req.headers.get("user-agent") });
+    if (!r.ok) {
+      const headers: Record<string, string> = { "cache-control": "no-store" };
+      if (r.retryAfterS) headers["retry-after"] = String(r.retryAfterS);
+      return Response.json({ error: { status: r.status, message: r.message } }, { status: r.status, headers });
+    }
+    const res = json({ ok: true, expiresAt: r.expiresAt, loginRequired: loginRequired(req.headers, accessConfig()) });
+    res.headers.set("set-cookie", sessionCookie(r.token, req));
+    res.headers.set("cache-control", "no-store");
+    return res;
+  });
+}
+
+/** POST /api/auth/logout → 200 { ok }: the session is deleted from the store and the cookie cleared. */
+export function logoutHandler(req: Request): Response {
+  const signedOut = deleteSession(getDb().sqlite, readCookie(req.headers, SESSION_COOKIE));
+  const res = json({ ok: true, signedOut });
+  res.headers.set("set-cookie", clearedSessionCookie(req));
+  res.headers.set("cache-control", "no-store");
+  return res;
+}

@@ -1,0 +1,81 @@
+import type Database from "better-sqlite3";
+import { DEFAULT_SCRYPT, hashPassword, needsRehash, passwordProblem, verifyPassword, type ScryptParams } from "./password";
+import { LOGIN_POLICY, loginRetryAfterMs, type LoginPolicy } from "./rate-limit";
+import {
+  attemptStats,
+  createSession,
+  hasOwnerPassword,
+  markAttemptFailedAt,
+  markAttemptOk,
+  ownerPasswordHash,
+  pruneAttempts,
+  recordAttempt,
+  replaceOwnerPasswordHash,
+  setOwnerPasswordHash,
+} from "./store";
+
+export type AuthFailure = { ok: false; status: 400 | 401 | 403 | 409 | 429; message: string; retryAfterS?: number };
+
+/**
+ * Check the owner password for one sign-in attempt, rate-limited (server/auth/rate-limit.ts). The attempt is
+ * recorded as failed before the (slow) check, so parallel guesses all count, and marked ok after.
+ */
+export async function checkOwnerPassword(
+  db: Database.Database,
+  password: string,
+  ip: string,
+  now = Date.now(),
+  policy: LoginPolicy = LOGIN_POLICY,
+  /** Parameters a weaker stored hash is upgraded to after a successful check. */
+  rehashTo: ScryptParams = DEFAULT_SCRYPT,
+): Promise<{ ok: true } | AuthFailure> {
+  const hash = ownerPasswordHash(db);
+  if (!hash) return { ok: false, status: 409, message: "no owner password is set; run `npm run set-password` on the server" };
+  const wait = loginRetryAfterMs(attemptStats(db, ip, policy.windowMs, now), now, policy);
+  if (wait > 0) {
+    const s = Math.ceil(wait / 1000);
+    return { ok: false, status: 429, message: `too many failed sign-in attempts; try again in ${s} second${s === 1 ? "" : "s"}`, retryAfterS: s };
+  }
+  const id = recordAttempt(db, ip, now);
+  if (id % 100 === 0) pruneAttempts(db, 24 * 3_600_000, now);
+  const t0 = performance.now();
+  if (!(await verifyPassword(password, hash))) {
+    markAttemptFailedAt(db, id, now + Math.round(performance.now() - t0));
+    return { ok: false, status: 401, message: "wrong password" };
+  }
+  markAttemptOk(db, id);
+  if (needsRehash(hash, rehashTo)) replaceOwnerPasswordHash(db, await hashPassword(password, rehashTo));
+  return { ok: true };
+}
+
+export async function signIn(
+  db: Database.Database,
+  input: { password: string; ip: string; userAgent?: string | null },
+  now = Date.now(),
+): Promise<{ ok: true; token: string; expiresAt: string } | AuthFailure> {
+  const checked = await checkOwnerPassword(db, input.password, input.ip, now);
+  if (!checked.ok) return checked;
+  return { ok: true, ...createSession(db, { ip: input.ip, userAgent: input.userAgent }, now) };
+}
+
+/**
+ * Set or change the owner password. Changing needs the current one (rate-limited like a sign-in); setting
+ * the first one from the web is allowed only while no sign-in is required (loopback), i.e. by someone at
+ * the machine. Every other session is signed out.
+ */
+export async function changeOwnerPassword(
+  db: Database.Database,
+  input: { current?: string; password: string; ip: string; keepSession?: string; loginRequired: boolean },
+): Promise<{ ok: true; sessionsRevoked: number } | AuthFailure> {
+  const problem = passwordProblem(input.password);
+  if (problem) return { ok: false, status: 400, message: problem };
+  if (hasOwnerPassword(db)) {
+    if (!input.current) return { ok: false, status: 400, message: "enter the current password" };
+    const checked = await checkOwnerPassword(db, input.current, input.ip);
+    if (!checked.ok) return checked.status === 401 ? { ...checked, message: "the current password is wrong" } : checked;
+  } else if (input.loginRequired) {
+    return { ok: false, status: 403, message: "set the first password on the server with `npm run set-password`" };
+  }
+  const { sessionsRevoked } = setOwnerPasswordHash(db, await hashPassword(input.password), input.keepSession);
+  return { ok: true, sessionsRevoked };
+}

@@ -1,0 +1,220 @@
+import crypto from "node:crypto";
+import type Database from "better-sqlite3";
+
+/**
+ * The auth tables (server/db/schema.ts: auth_owner, auth_sessions, api_tokens, login_attempts). Secrets
+ * are never stored: sessions and API tokens are 256-bit random values of which only the SHA-256 is kept
+ * (a fast hash is right for random secrets; the memory-hard KDF is for the owner's password, which is
+ * not random). Everything takes the store's connection, so the app, the proxy and scripts share it.
+ */
+
+export const SESSION_COOKIE = "memo_session";
+export const TOKEN_PREFIX = "memo_";
+const SESSION_DAYS_DEFAULT = 30;
+/** Last-seen (and the sliding expiry) is written at most this often per session / token. */
+const TOUCH_EVERY_MS = 60_000;
+
+const stmts = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+function stmt(db: Database.Database, sql: string): Database.Statement {
+  let m = stmts.get(db);
+  if (!m) stmts.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (!s) m.set(sql, (s = db.prepare(sql)));
+  return s;
+}
+
+export function sha256(s: string): string {
+  return crypto.createHash("sha256").update(s, "utf8").digest("hex");
+}
+
+function secret(): string {
+  return crypto.randomBytes(32).toString("base64url");
+}
+
+export function sessionDays(): number {
+  const d = Number(process.env.MEMO_SESSION_DAYS ?? SESSION_DAYS_DEFAULT);
+  return Number.isFinite(d) && d > 0 ? d : SESSION_DAYS_DEFAULT;
+}
+
+// ---- owner password -------------------------------------------------------------------------------
+
+export function ownerPasswordHash(db: Database.Database): string | null {
+  const row = stmt(db, "SELECT password_hash AS h FROM auth_owner WHERE id = 1").get() as { h: string } | undefined;
+  return row?.h ?? null;
+}
+
+export function hasOwnerPassword(db: Database.Database): boolean {
+  return ownerPasswordHash(db) !== null;
+}
+
+/** Store a new password hash and sign out every session (all but `keepSession`, the one that changed it). */
+export function setOwnerPasswordHash(db: Database.Database, hash: string, keepSession?: string): { sessionsRevoked: number } {
+  return db.transaction(() => {
+    stmt(
+      db,
+      "INSERT INTO auth_owner (id, password_hash, updated_at) VALUES (1, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now')) " +
+        "ON CONFLICT(id) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at",
+    ).run(hash);
+    const keep = keepSession ? sha256(keepSession) : "";
+    return { sessionsRevoked: stmt(db, "DELETE FROM auth_sessions WHERE id_hash != ?").run(keep).changes };
+  })();
+}
+
+/** Re-hash in place (stronger parameters), without signing anyone out. */
+export function replaceOwnerPasswordHash(db: Database.Database, hash: string): void {
+  stmt(db, "UPDATE auth_owner SET password_hash = ? WHERE id = 1").run(hash);
+}
+
+export function removeOwnerPassword(db: Database.Database): { sessionsRevoked: number } {
+  return db.transaction(() => {
+    stmt(db, "DELETE FROM auth_owner").run();
+    return { sessionsRevoked: stmt(db, "DELETE FROM auth_sessions").run().changes };
+  })();
+}
+
+// ---- sessions -------------------------------------------------------------------------------------
+
+export interface SessionInfo {
+  idHash: string;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export function createSession(db: Database.Database, meta: { ip?: string | null; userAgent?: string | null }, now = Date.now()): { token: string; expiresAt: string } {
+  const token = secret();
+  const expiresAt = new Date(now + sessionDays() * 86_400_000).toISOString();
+  const at = new Date(now).toISOString();
+  stmt(db, "INSERT INTO auth_sessions (id_hash, created_at, last_seen_at, expires_at, ip, user_agent) VALUES (?, ?, ?, ?, ?, ?)").run(
+    sha256(token),
+    at,
+    at,
+    expiresAt,
+    meta.ip?.slice(0, 64) ?? null,
+    meta.userAgent?.slice(0, 300) ?? null,
+  );
+  // Expired sessions go now and then.
+  stmt(db, "DELETE FROM auth_sessions WHERE expires_at < ?").run(at);
+  return { token, expiresAt };
+}
+
+/** The live session a cookie value names, or null; a used session's expiry slides forward (written at most once a minute). */
+export function sessionFromToken(db: Database.Database, token: string | undefined | null, now = Date.now()): SessionInfo | null {
+  if (!token || token.length > 200) return null;
+  const row = stmt(
+    db,
+    "SELECT id_hash AS idHash, created_at AS createdAt, last_seen_at AS lastSeenAt, expires_at AS expiresAt, ip, user_agent AS userAgent FROM auth_sessions WHERE id_hash = ?",
+  ).get(sha256(token)) as SessionInfo | undefined;
+  if (!row) return null;
+  const nowIso = new Date(now).toISOString();
+  if (row.expiresAt <= nowIso) {
+    stmt(db, "DELETE FROM auth_sessions WHERE id_hash = ?").run(row.idHash);
+    return null;
+  }
+  if (now - Date.parse(row.lastSeenAt) > TOUCH_EVERY_MS) {
+    const expiresAt = new Date(now + sessionDays() * 86_400_000).toISOString();
+    stmt(db, "UPDATE auth_sessions SET last_seen_at = ?, expires_at = ? WHERE id_hash = ?").run(nowIso, expiresAt, row.idHash);
+    return { ...row, lastSeenAt: nowIso, expiresAt };
+  }
+  return row;
+}
+
+export function deleteSession(db: Database.Database, token: string | undefined | null): boolean {
+  if (!token) return false;
+  return stmt(db, "DELETE FROM auth_sessions WHERE id_hash = ?").run(sha256(token)).changes > 0;
+}
+
+export function deleteAllSessions(db: Database.Database): number {
+  return stmt(db, "DELETE FROM auth_sessions").run().changes;
+}
+
+export function countSessions(db: Database.Database, now = Date.now()): number {
+  return (stmt(db, "SELECT count(*) AS n FROM auth_sessions WHERE expires_at > ?").get(new Date(now).toISOString()) as { n: number }).n;
+}
+
+// ---- API tokens -----------------------------------------------------------------------------------
+
+export interface ApiTokenInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+const TOKEN_COLUMNS = "id, name, prefix, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt";
+
+/** A new token; its secret is returned here once and never again (only its hash is kept). */
+export function createApiToken(db: Database.Database, name: string): ApiTokenInfo & { token: string } {
+  const token = TOKEN_PREFIX + secret();
+  const id = crypto.randomUUID();
+  const prefix = token.slice(0, TOKEN_PREFIX.length + 6);
+  stmt(db, "INSERT INTO api_tokens (id, name, token_hash, prefix) VALUES (?, ?, ?, ?)").run(id, name, sha256(token), prefix);
+  const row = stmt(db, `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE id = ?`).get(id) as ApiTokenInfo;
+  return { ...row, token };
+}
+
+export function listApiTokens(db: Database.Database): ApiTokenInfo[] {
+  return stmt(db, `SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY revoked_at IS NOT NULL, created_at DESC`).all() as ApiTokenInfo[];
+}
+
+/** Revoke a token (kept in the list as revoked); false when there is no live token with this id. */
+export function revokeApiToken(db: Database.Database, id: string): boolean {
+  return stmt(db, "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ? AND revoked_at IS NULL").run(id).changes > 0;
+}
+
+/** The live token a bearer value names, or null. */
+export function tokenFromBearer(db: Database.Database, bearer: string | undefined | null, now = Date.now()): ApiTokenInfo | null {
+  if (!bearer || !bearer.startsWith(TOKEN_PREFIX) || bearer.length > 200) return null;
+  const row = stmt(db, `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?`).get(sha256(bearer)) as ApiTokenInfo | undefined;
+  if (!row || row.revokedAt) return null;
+  if (!row.lastUsedAt || now - Date.parse(row.lastUsedAt) > TOUCH_EVERY_MS) {
+    const at = new Date(now).toISOString();
+    stmt(db, "UPDATE api_tokens SET last_used_at = ? WHERE id = ?").run(at, row.id);
+    return { ...row, lastUsedAt: at };
+  }
+  return row;
+}
+
+// ---- sign-in attempts -------------------------------------------------------------------------------
+
+/** Record an attempt as failed before the password is checked (so parallel guesses all count); mark it ok after. */
+export function recordAttempt(db: Database.Database, ip: string, now = Date.now()): number {
+  return Number(stmt(db, "INSERT INTO login_attempts (ip, at, ok) VALUES (?, ?, 0)").run(ip.slice(0, 64), now).lastInsertRowid);
+}
+
+export function markAttemptOk(db: Database.Database, id: number): void {
+  stmt(db, "UPDATE login_attempts SET ok = 1 WHERE id = ?").run(id);
+}
+
+/** A failed attempt's time becomes when its check finished: the backoff runs from the answer, not the request. */
+export function markAttemptFailedAt(db: Database.Database, id: number, at: number): void {
+  stmt(db, "UPDATE login_attempts SET at = ? WHERE id = ?").run(at, id);
+}
+
+export interface AttemptStats {
+  /** Failures from this address since its last success, within the window. */
+  ipFailures: number;
+  ipLastFailure: number | null;
+  /** Failures from every address within the window. */
+  globalFailures: number;
+  globalLastFailure: number | null;
+}
+
+export function attemptStats(db: Database.Database, ip: string, windowMs: number, now = Date.now()): AttemptStats {
+  const since = now - windowMs;
+  const lastOk = (stmt(db, "SELECT max(at) AS at FROM login_attempts WHERE ip = ? AND ok = 1 AND at >= ?").get(ip, since) as { at: number | null }).at;
+  const ipRow = stmt(db, "SELECT count(*) AS n, max(at) AS last FROM login_attempts WHERE ip = ? AND ok = 0 AND at >= ?").get(ip, Math.max(since, lastOk ?? 0)) as {
+    n: number;
+    last: number | null;
+  };
+  const all = stmt(db, "SELECT count(*) AS n, max(at) AS last FROM login_attempts WHERE ok = 0 AND at >= ?").get(since) as { n: number; last: number | null };
+  return { ipFailures: ipRow.n, ipLastFailure: ipRow.last, globalFailures: all.n, globalLastFailure: all.last };
+}
+
+export function pruneAttempts(db: Database.Database, olderThanMs: number, now = Date.now()): number {
+  return stmt(db, "DELETE FROM login_attempts WHERE at < ?").run(now - olderThanMs).changes;
+}

@@ -1,0 +1,179 @@
+/**
+ * TEST HARNESS (a process for server/ops/crash-safety.test.ts): the app without its HTTP layer. It runs
+ * the real start-up (server/boot.ts: store + migrations, supervised embedding server with the bundled
+ * model, ANN index, ingestion queue with recovery, chat persistence recovery, job scheduler, SIGTERM
+ * shutdown) and then drives writes through the real services, seeded:
+ *
+ *   chat turns (runTurn against the configured OpenAI-compatible provider, a fixture in the test) whose
+ *   exchanges the persistence queue writes as memories · /remember · added near-duplicate pairs ·
+ *   document ingestion (addDocument → queue) · consolidation runs merging the pairs (the provider merges).
+ *
+ * Every write is acknowledged on stdout AFTER the call that made it returned (so after its commit), one
+ * line each: `ACK {"t":"remember","ids":[…]}`. The test kills this process with SIGKILL at random
+ * moments and checks that everything acknowledged is still there and nothing is half-written.
+ *
+ *   --seed N          workload seed
+ *   --die-at SQL|N    SIGKILL itself on the N-th run of a statement whose SQL contains SQL (a kill INSIDE a
+ *                     write transaction); prints `DYING {…}` first with what it was writing
+ *   --embed-url URL   use this already running embedding server (the real one, shared by several lives
+ *                     to save its start-up time) instead of starting a supervised one
+ *   --drain           no new work: finish what recovery queued (documents, exchanges), print `DRAINED`,
+ *                     then wait for SIGTERM
+ *
+ * Environment: MEMO_DATA_DIR, MEMO_EMBED_MODEL=use-lite, MEMO_PROVIDER=openai, MEMO_OPENAI_BASE_URL, MEMO_OPENAI_MODEL.
+ */
+import fs from "node:fs";
+import { parseArgs } from "node:util";
+import type Database from "better-sqlite3";
+
+const t0 = performance.now();
+const { values } = parseArgs({
+  options: {
+    seed: { type: "string", default: "1" },
+    "die-at": { type: "string" },
+    drain: { type: "boolean", default: false },
+    "embed-url": { type: "string" },
+  },
+});
+
+const out = (line: string) => fs.writeSync(1, line + "\n"); // synchronous: on the pipe before the next step
+const ack = (t: string, data: Record<string, unknown>) => out(`ACK ${JSON.stringify({ t, ...data })}`);
+
+// The embedding server first: its model loads while the rest of the app is imported.
+const { getEmbedder, setEmbedder } = await import("../embedder/supervisor");
+const embedUrl = values["embed-url"];
+if (embedUrl) {
+  // A server this process does not own: what the app asks of its supervisor, answered for that URL.
+  const status = { status: "ready", model: "universal-sentence-encoder-lite", dim: 512, engine: "shared (test)", baseUrl: embedUrl, pid: null, restarts: 0, lastError: null, modelReason: "shared by the crash test", fallback: true };
+  setEmbedder({ pid: null, start() {}, status: () => status, ensureHealthy: async () => embedUrl, reportFailure() {}, stop: async () => {} } as unknown as import("../embedder/supervisor").EmbedderSupervisor);
+}
+const sup = getEmbedder();
+out(`SPAWNED ${JSON.stringify({ embedderPid: sup.pid })}`);
+const { getDb } = await import("../db");
+const { sqlite } = getDb();
+
+if (values["die-at"]) {
+  // Wrap prepare() so that the N-th run of the chosen statement kills the process mid-transaction.
+  const [needle, nth] = values["die-at"].split("|") as [string, string];
+  let runs = 0;
+  const prepare = sqlite.prepare.bind(sqlite);
+  (sqlite as unknown as { prepare: Database.Database["prepare"] }).prepare = ((sql: string) => {
+    const st = prepare(sql);
+    if (!sql.includes(needle)) return st;
+    const run = st.run.bind(st);
+    (st as unknown as { run: (...a: unknown[]) => unknown }).run = (...args: unknown[]) => {
+      if (++runs === Number(nth)) {
+        const inTx = sqlite.inTransaction;
+        const r = run(...args); // the statement itself happens, its transaction never commits
+        out(`DYING ${JSON.stringify({ sql: sql.replace(/\s+/g, " ").slice(0, 80), args: JSON.parse(JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? Number(v) : Buffer.isBuffer(v) ? "<blob>" : v))), inTx })}`);
+        process.kill(process.pid, "SIGKILL");
+        return r;
+      }
+      return run(...args);
+    };
+    return st;
+  }) as Database.Database["prepare"];
+}
+
+const { boot } = await import("../boot");
+boot();
+// boot() installed the app's graceful shutdown; the workload below stops starting new writes on SIGTERM too.
+let stopping = false;
+process.on("SIGTERM", () => (stopping = true));
+const { appContext, addMemories, remember } = await import("../services/memory-service");
+const { persistQueue } = await import("../chat/persist");
+const { runTurn } = await import("../chat/turn");
+const { addDocument } = await import("../services/document-service");
+const { queueFor } = await import("../ingest/queue");
+const { runJobNow } = await import("../jobs/jobs");
+const { englishText } = await import("./english-text");
+const { beginRequest } = await import("../ops/inflight");
+const { createRng } = await import("./retrieval-eval/rng");
+
+const ctx = appContext();
+await sup.ensureHealthy(30_000);
+out(`READY ${JSON.stringify({ pid: process.pid, embedderPid: sup.pid, ms: Math.round(performance.now() - t0) })}`);
+
+const SPACE = "crash";
+const rng = createRng(`crash-${values.seed}`);
+const tag = () => `${values.seed}-${rng.int(0, 1e9).toString(36)}`;
+const fail = (what: string, e: unknown) => out(`ERR ${JSON.stringify({ what, error: e instanceof Error ? e.message : String(e) })}`);
+
+if (values.drain) {
+  // Recovery (boot) queued the unfinished documents and unpersisted exchanges: wait for them.
+  await queueFor(ctx).whenIdle();
+  await persistQueue().drain();
+  out("DRAINED");
+} else {
+  const PEOPLE = ["Carla", "Tomas", "Ines", "Oskar", "Mei", "Joao", "Lena", "Ravi"];
+  const PETS = ["three grey cats", "a parrot named Kiwi", "an old beagle", "two rabbits", "a tank of goldfish"];
+  const CITIES = ["Porto", "Ghent", "Lyon", "Bergen", "Graz", "Utrecht"];
+
+  // The persistence queue, with an acknowledgement when an exchange became memories.
+  const appQueue = persistQueue();
+  const ackingQueue = {
+    enqueue: (job: Parameters<typeof appQueue.enqueue>[0]) => {
+      const p = appQueue.enqueue(job);
+      void p.then((ids) => ids && ack("persisted", { ids, conversationId: job.conversationId }));
+      return p;
+    },
+  } as unknown as typeof appQueue;
+
+  const lanes: Record<string, () => Promise<void>> = {
+    async chat() {
+      const who = rng.pick(PEOPLE);
+      const message = `${tag()}: ${who} told me the train to ${rng.pick(CITIES)} leaves at ${rng.int(5, 22)}:${String(rng.int(0, 59)).padStart(2, "0")}`;
+      let conversationId = "";
+      let userMessageId = "";
+      // tracked like the chat route does, so a graceful shutdown waits for the turn (or stops it)
+      const inflight = beginRequest();
+      try {
+        for await (const ev of runTurn({ memo: ctx, persist: ackingQueue, signal: inflight.signal }, { space: SPACE, message })) {
+          if (ev.type === "start") [conversationId, userMessageId] = [ev.conversation.id, ev.userMessage.id];
+          if (ev.type === "done") ack("chat", { conversationId, userMessageId, assistantMessageId: ev.message.id });
+          if (ev.type === "error") fail("chat", ev.message);
+        }
+      } finally {
+        inflight.end();
+      }
+    },
+    async remember() {
+      const r = await remember(ctx, `${tag()}: my ${rng.pick(["dentist", "plumber", "landlord"])} is ${rng.pick(PEOPLE)}, phone ${rng.int(100, 999)} ${rng.int(1000, 9999)}`, SPACE);
+      ack("remember", { ids: r.ids });
+    },
+    async pair() {
+      const who = rng.pick(PEOPLE);
+      const base = `Note ${tag()}: my neighbour ${who} in ${rng.pick(CITIES)} keeps ${rng.pick(PETS)} and waters the garden every ${rng.pick(["morning", "evening"])}`;
+      const ids = await addMemories(ctx, [{ text: base, space: SPACE }, { text: `${base} without fail`, space: SPACE }]);
+      ack("add", { ids: ids.flat() });
+    },
+    async ingest() {
+      const bytes = Buffer.from(`# Notes ${tag()}\n\n${englishText(rng.int(2_000, 7_000), tag())}`);
+      const row = await addDocument(ctx, `notes-${tag()}.md`, bytes, SPACE);
+      ack("doc", { id: row.id, status: row.status });
+    },
+    async consolidate() {
+      const run = await runJobNow(ctx, "consolidate", { trigger: "manual" });
+      const merges = (run.result?.merges ?? []) as { id: string; from: [string, string] }[];
+      if (merges.length) ack("merge", { merges: merges.map((m) => ({ id: m.id, from: m.from })) });
+      if (run.status === "failed") fail("consolidate", run.error);
+    },
+  };
+  // Consolidation over the 16 most recent memories: short runs, whose merges are acknowledged before the next kill.
+  const { saveJobSettings } = await import("../jobs/settings");
+  saveJobSettings(ctx.db, { consolidate: { maxPerSpace: 16 } });
+  const pace: Record<string, [number, number]> = { chat: [0, 60], remember: [20, 120], pair: [20, 120], ingest: [200, 700], consolidate: [150, 500] };
+  for (const [name, fn] of Object.entries(lanes)) {
+    void (async () => {
+      for (;;) {
+        await new Promise((r) => setTimeout(r, rng.int(...pace[name]!)));
+        if (stopping) return;
+        try {
+          await fn();
+        } catch (e) {
+          fail(name, e);
+        }
+      }
+    })();
+  }
+}
