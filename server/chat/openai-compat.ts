@@ -11,7 +11,7 @@
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { formatZod, MAX_JSON_BYTES } from "../http/rest";
+import { formatZod, MAX_JSON_BYTES, readCapped } from "../http/rest";
 import { findNul, nulMessage } from "../http/guard";
 import { DEFAULT_SPACE, ServiceError, type MemoContext } from "../services/memory-service";
 import { SPACE_RE } from "../services/schemas";
@@ -87,36 +87,11 @@ function fromProviderError(e: ProviderError): OpenAIHttpError {
   return new OpenAIHttpError(e.status === 499 ? 499 : e.status, e.message, type, code, e.kind === "bad_model" ? "model" : null);
 }
 
-/** The body's bytes, reading no further than the cap (a body without Content-Length is counted as it streams). */
-async function readCapped(req: Request, maxBytes: number): Promise<Uint8Array> {
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new OpenAIHttpError(413, `request body is larger than ${maxBytes} bytes`);
-    }
-    parts.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
-
 /** Read and validate the body; OpenAIHttpError (400/413) otherwise. */
 export async function readCompletionRequest(req: Request): Promise<ChatCompletionRequest> {
   const declared = Number(req.headers.get("content-length") ?? 0);
   if (declared > MAX_JSON_BYTES) throw new OpenAIHttpError(413, `request body is larger than ${MAX_JSON_BYTES} bytes`);
-  const buf = await readCapped(req, MAX_JSON_BYTES);
+  const buf = await readCapped(req, MAX_JSON_BYTES, (n) => new OpenAIHttpError(413, `request body is larger than ${n} bytes`));
   if (buf.byteLength === 0) throw new OpenAIHttpError(400, "request body is empty; send a JSON object");
   let data: unknown;
   try {

@@ -45,7 +45,11 @@ export async function readBody<T>(req: Request, schema: ZodType<T>, maxBytes = M
  * The body's bytes, reading no further than the cap: a body without (or with a false) Content-Length is
  * counted as it streams in and cancelled once past maxBytes, so an oversized upload is never buffered whole.
  */
-async function readCapped(req: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readCapped(
+  req: Request,
+  maxBytes: number,
+  tooLarge: (maxBytes: number) => Error = (n) => new ServiceError(413, `request body is larger than ${n} bytes`),
+): Promise<Uint8Array> {
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const parts: Uint8Array[] = [];
@@ -56,7 +60,7 @@ async function readCapped(req: Request, maxBytes: number): Promise<Uint8Array> {
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw new ServiceError(413, `request body is larger than ${maxBytes} bytes`);
+      throw tooLarge(maxBytes);
     }
     parts.push(value);
   }
