@@ -109,6 +109,20 @@ export const documents = sqliteTable("documents", {
   updatedAt: text("updated_at").notNull().default(now),
 });
 
+/** One row per recall of a memory into a prompt (what Analytics charts per day). Removed with the memory. */
+export const retrievalEvents = sqliteTable(
+  "retrieval_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    memoryId: text("memory_id").notNull(),
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id),
+    at: text("at").notNull(),
+  },
+  (t) => [index("retrieval_events_space_at_idx").on(t.spaceId, t.at), index("retrieval_events_memory_idx").on(t.memoryId)],
+);
+
 export const jobRuns = sqliteTable("job_runs", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   job: text("job").notNull(),

@@ -488,6 +488,7 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
   const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
+  const delEvents = stmt(db, "DELETE FROM retrieval_events WHERE memory_id = ?");
   const delMem = stmt(db, "DELETE FROM memories WHERE rid = ?");
   const delNext = reindexTarget(db) ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
   const removed: VectorWrite["removed"] = [];
@@ -499,6 +500,7 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
       delVec.run(BigInt(r.rid));
       delFts.run(BigInt(r.rid));
       delTrash.run(r.rid);
+      delEvents.run(id);
       delNext?.run(BigInt(r.rid));
       delMem.run(r.rid);
       if (!r.sd) removed.push({ rid: r.rid, spaceId: r.spaceId });
@@ -561,8 +563,12 @@ export function recordRetrievals(db: Database.Database, ids: string[], at: strin
     `UPDATE memories SET retrieval_count = retrieval_count + 1, last_retrieved_at = ?,
        importance = min(5, importance + 1) WHERE id = ? AND soft_deleted = 0`,
   );
+  const log = stmt(db, "INSERT INTO retrieval_events (memory_id, space_id, at) SELECT id, space_id, ? FROM memories WHERE id = ? AND soft_deleted = 0");
   db.transaction(() => {
-    for (const id of ids) upd.run(at, id);
+    for (const id of ids) {
+      upd.run(at, id);
+      log.run(at, id);
+    }
   })();
 }
 

@@ -50,6 +50,8 @@ function seeded(): { db: Database.Database; id: Record<string, string> } {
   ROWS.forEach((r, i) => {
     id[r.name] = ids[i]!;
     db.prepare("UPDATE memories SET created_at = ?, retrieval_count = ?, last_retrieved_at = ? WHERE id = ?").run(r.created, r.retrievals?.[0] ?? 0, r.retrievals?.[1] ?? null, ids[i]);
+    // The recall log: one event at the last retrieval time (earlier ones fall outside the charted window).
+    if (r.retrievals) db.prepare("INSERT INTO retrieval_events (memory_id, space_id, at) SELECT id, space_id, ? FROM memories WHERE id = ?").run(r.retrievals[1], ids[i]);
     if (r.deletedAt) softDeleteMemories(db, [ids[i]!], r.deletedAt);
   });
   return { db, id };
@@ -83,19 +85,19 @@ test("totals, expiring soft-deletes and the top retrieved of one space", () => {
       ["memory m8", 3],
     ],
   );
-  assert.deepEqual(a.lastRetrievedByDay.length, 30);
+  assert.deepEqual(a.retrievalsByDay.length, 30);
   const all = analytics(db, { days: 7 }, { now: NOW });
   assert.equal(all.space, null);
   assert.deepEqual([all.totals.memories, all.totals.addedThisWeek, all.totals.retrievals], [6, 4, 24]);
   assert.equal(all.topRetrieved.length, 5);
-  assert.deepEqual(all.lastRetrievedByDay, [
-    { day: "2024-06-14", memories: 0 },
-    { day: "2024-06-15", memories: 0 },
-    { day: "2024-06-16", memories: 0 },
-    { day: "2024-06-17", memories: 0 },
-    { day: "2024-06-18", memories: 1 },
-    { day: "2024-06-19", memories: 2 },
-    { day: "2024-06-20", memories: 2 },
+  assert.deepEqual(all.retrievalsByDay, [
+    { day: "2024-06-14", retrievals: 0 },
+    { day: "2024-06-15", retrievals: 0 },
+    { day: "2024-06-16", retrievals: 0 },
+    { day: "2024-06-17", retrievals: 0 },
+    { day: "2024-06-18", retrievals: 1 },
+    { day: "2024-06-19", retrievals: 2 },
+    { day: "2024-06-20", retrievals: 2 },
   ]);
   // A shorter retention brings m6 into the window too.
   assert.equal(analytics(db, { space: "a" }, { now: NOW, retentionDays: 10 }).totals.expiringWithin7Days, 3);
@@ -145,4 +147,26 @@ test("the last job runs, newest first, with their JSON results", () => {
     ],
   );
   assert.equal(analytics(db, {}, { now: NOW }).jobRuns.length, 3);
+});
+
+test("every recall is logged per day, and purging a memory removes its log", async () => {
+  const { openTempStore, axisVector } = await import("../test/temp-store");
+  const { insertMemories, recordRetrievals, purgeMemories } = await import("../memory/store");
+  const s = openTempStore({ model: "test-8d", dim: 8 });
+  try {
+    const [a, b] = insertMemories(s.sqlite, [{ spaceId: "personal", content: "a" }, { spaceId: "personal", content: "b" }], [axisVector(8, 0), axisVector(8, 1)], "test-8d");
+    recordRetrievals(s.sqlite, [a!, b!], "2024-06-19T08:00:00.000Z");
+    recordRetrievals(s.sqlite, [a!], "2024-06-19T20:00:00.000Z");
+    recordRetrievals(s.sqlite, [a!], "2024-06-20T09:00:00.000Z");
+    const now = new Date("2024-06-20T12:00:00.000Z");
+    const days = (x: ReturnType<typeof analytics>) => x.retrievalsByDay.filter((d) => d.retrievals > 0);
+    assert.deepEqual(days(analytics(s.sqlite, { days: 3 }, { now })), [
+      { day: "2024-06-19", retrievals: 3 },
+      { day: "2024-06-20", retrievals: 1 },
+    ]);
+    purgeMemories(s.sqlite, [a!]);
+    assert.deepEqual(days(analytics(s.sqlite, { days: 3 }, { now })), [{ day: "2024-06-19", retrievals: 1 }]);
+  } finally {
+    s.close();
+  }
 });

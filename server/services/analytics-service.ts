@@ -2,9 +2,8 @@
  * Memory Analytics (SPEC §5): totals, pinned count, additions this week, soft-deletes expiring soon,
  * the most retrieved memories, memories over time by kind, recall activity per day, and the last job runs.
  *
- * What is stored per memory about retrieval is `retrieval_count` and `last_retrieved_at` only, so the
- * per-day figure is "memories whose LAST retrieval fell on that day" (a lower bound on that day's recall
- * activity), never a per-day retrieval count: that would need a retrieval log table.
+ * Recall activity per day counts rows of `retrieval_events` (one per memory recalled into a prompt,
+ * written by store.recordRetrievals in the same transaction as the retrieval count).
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
@@ -48,7 +47,7 @@ export interface Analytics {
   topRetrieved: { id: string; content: string; spaceId: string; kind: MemoryKind; retrievalCount: number; lastRetrievedAt: string | null; importance: number; pinned: boolean }[];
   overTime: { basis: "timestamp" | "created"; bucket: Bucket; points: ({ period: string } & Record<MemoryKind, number>)[] };
   /** Per day (UTC) of the last `days`: live memories whose last retrieval was that day. */
-  lastRetrievedByDay: { day: string; memories: number }[];
+  retrievalsByDay: { day: string; retrievals: number }[];
   jobRuns: { id: number; job: string; startedAt: string; finishedAt: string | null; status: string; durationMs: number | null; result: unknown; error: string | null }[];
 }
 
@@ -159,15 +158,15 @@ export function analytics(db: Database.Database, input: AnalyticsInput = {}, opt
     (
       db
         .prepare(
-          `SELECT substr(last_retrieved_at, 1, 10) AS day, count(*) AS n FROM memories
-           WHERE soft_deleted = 0 AND last_retrieved_at >= @first AND ${scope} GROUP BY day`,
+          `SELECT substr(at, 1, 10) AS day, count(*) AS n FROM retrieval_events
+           WHERE at >= @first AND ${scope} GROUP BY day`,
         )
         .all({ ...p, first: iso(firstDay) }) as { day: string; n: number }[]
     ).map((r) => [r.day, r.n]),
   );
-  const lastRetrievedByDay = Array.from({ length: days }, (_, i) => {
+  const retrievalsByDay = Array.from({ length: days }, (_, i) => {
     const day = iso(firstDay + i * DAY).slice(0, 10);
-    return { day, memories: perDay.get(day) ?? 0 };
+    return { day, retrievals: perDay.get(day) ?? 0 };
   });
   return {
     space,
@@ -177,7 +176,7 @@ export function analytics(db: Database.Database, input: AnalyticsInput = {}, opt
     expiringSoon,
     topRetrieved,
     overTime: memoriesOverTime(db, space, input.basis ?? "timestamp", input.bucket ?? "auto"),
-    lastRetrievedByDay,
+    retrievalsByDay,
     jobRuns: lastJobRuns(db, 20),
   };
 }

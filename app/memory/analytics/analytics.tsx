@@ -94,12 +94,11 @@ export function Analytics() {
             <figure className={`${CARD} min-w-0`} data-testid="chart-recall">
               <figcaption className="mb-2 text-sm font-semibold">
                 Recall activity, last 30 days
-                {a.lastRetrievedByDay.every((d) => d.memories === 0) && <span className="font-normal text-zinc-500"> — no memory recalled in this period</span>}
+                {a.retrievalsByDay.every((d) => d.retrievals === 0) && <span className="font-normal text-zinc-500"> — no memory recalled in this period</span>}
               </figcaption>
-              <RecallChart points={a.lastRetrievedByDay} />
+              <RecallChart points={a.retrievalsByDay} />
               <p className="mt-1 text-xs text-zinc-500">
-                Memories whose <em>last</em> retrieval fell on each day. Memo stores a retrieval count and the last retrieval time per memory, not a log, so earlier
-                retrievals of a memory recalled again later are not shown per day.
+                Memories recalled into a prompt each day (one per memory per recall, from the retrieval log).
               </p>
             </figure>
             <div className={`${CARD} min-w-0`}>

@@ -30,16 +30,16 @@ export function OverTimeChart({ points }: { points: OverTimePoint[] }) {
   );
 }
 
-/** Bars per day: live memories whose last retrieval fell on that day. */
-export function RecallChart({ points }: { points: { day: string; memories: number }[] }) {
-  const data = points.map((p) => ({ day: p.day.slice(5), memories: p.memories }));
+/** Bars per day: memories recalled into prompts that day (the retrieval log). */
+export function RecallChart({ points }: { points: { day: string; retrievals: number }[] }) {
+  const data = points.map((p) => ({ day: p.day.slice(5), retrievals: p.retrievals }));
   return (
     <BarChart responsive data={data} style={{ width: "100%", height: 220 }} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
       <CartesianGrid strokeDasharray="3 3" stroke="#a1a1aa55" vertical={false} />
       <XAxis dataKey="day" tick={{ fontSize: 11 }} minTickGap={12} />
       <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
       <Tooltip />
-      <Bar dataKey="memories" name="memories last recalled" fill="#0f766e" isAnimationActive={false} />
+      <Bar dataKey="retrievals" name="retrievals" fill="#0f766e" isAnimationActive={false} />
     </BarChart>
   );
 }
