@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { ChatHistoryItem, LlamaChat as LlamaChatType, LlamaContext, LlamaModel } from "node-llama-cpp";
+import { readJsonBody, sendError, sendJson } from "../http/node-json";
 
 const MAX_BODY = 8 * 1024 * 1024;
 
@@ -65,40 +66,9 @@ function release(slot: Slot): void {
   else slot.busy = false;
 }
 
-function send(res: http.ServerResponse, status: number, body: unknown) {
-  const json = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
-  res.end(json);
-}
-
-/** Errors in OpenAI's shape (llama-server adds `code`). */
-function error(res: http.ServerResponse, status: number, message: string, type = "invalid_request_error") {
-  send(res, status, { error: { code: status, message, type } });
-}
-
-function readJson(req: http.IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        reject(new Error("request body too large"));
-        req.destroy();
-        return;
-      }
-      parts.push(c);
-    });
-    req.on("end", () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(parts).toString("utf8")));
-      } catch {
-        reject(new Error("body is not valid JSON"));
-      }
-    });
-    req.on("error", reject);
-  });
-}
+const send = sendJson;
+const error = sendError;
+const readJson = (req: http.IncomingMessage) => readJsonBody(req, MAX_BODY);
 
 interface ChatRequest {
   messages: { role: string; content: unknown }[];

@@ -11,6 +11,7 @@
 import http from "node:http";
 import { parseArgs } from "node:util";
 import type { EmbeddingEngine } from "./engines/types";
+import { readJsonBody, sendError, sendJson } from "../http/node-json";
 
 const MAX_BODY = 16 * 1024 * 1024;
 const MAX_INPUTS = 2048;
@@ -29,39 +30,9 @@ const { values } = parseArgs({
 let engine: EmbeddingEngine | undefined;
 let loadError: string | undefined;
 
-function send(res: http.ServerResponse, status: number, body: unknown) {
-  const json = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
-  res.end(json);
-}
-
-function error(res: http.ServerResponse, status: number, message: string, type = "invalid_request_error") {
-  send(res, status, { error: { code: status, message, type } });
-}
-
-function readJson(req: http.IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        reject(new Error("request body too large"));
-        req.destroy();
-        return;
-      }
-      parts.push(c);
-    });
-    req.on("end", () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(parts).toString("utf8")));
-      } catch {
-        reject(new Error("body is not valid JSON"));
-      }
-    });
-    req.on("error", reject);
-  });
-}
+const send = sendJson;
+const error = sendError;
+const readJson = (req: http.IncomingMessage) => readJsonBody(req, MAX_BODY);
 
 const server = http.createServer(async (req, res) => {
   const url = req.url?.split("?")[0] ?? "/";
