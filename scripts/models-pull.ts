@@ -1,80 +1,133 @@
 /**
- * `npm run models:pull`: download nomic-embed-text-v1.5 (GGUF, Q8_0, ~140 MB) into data/models/ with a
- * progress bar. Offline it fails fast with a clear message; the app then keeps using the bundled model.
- *   --if-missing   do nothing when a nomic GGUF is already there
- *   --url URL      another source (a mirror); MEMO_MODEL_URL does the same
+ * `npm run models:pull`: download nomic-embed-text-v1.5 (GGUF, Q8_0, ~146 MB) into data/models/, or with
+ * `--chat` the default local chat model (Qwen2.5-1.5B-Instruct Q4_K_M, ~1.1 GB) into data/models/chat/.
+ * The download survives slow and dropped connections (stall timeout, resume with Range, retries; the
+ * logic is server/embedder/download.ts) and is verified by sha256 before it is put in place.
+ *   --chat          the chat model instead of the embedding model
+ *   --if-missing    do nothing when such a GGUF is already there
+ *   --url URL       another source (a mirror of the same file); MEMO_MODEL_URL does the same for the embedding model
+ *   --sha256 HEX    the expected sha256 (default: the pinned one of the default file); MEMO_MODEL_SHA256 likewise
+ * Offline it fails within seconds with a clear message; Memo keeps using the bundled model.
  */
-import dns from "node:dns/promises";
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { modelsDir } from "../server/config";
-import { NOMIC_GGUF_FILE, NOMIC_GGUF_URL } from "../server/embedder/models";
+import { DownloadError, downloadModel, type DownloadProgress } from "../server/embedder/download";
+import { CHAT_GGUF, chatModelsDir, NOMIC_GGUF, nomicGgufPresent } from "../server/embedder/models";
 
-const { values } = parseArgs({ options: { "if-missing": { type: "boolean", default: false }, url: { type: "string" } } });
-const url = values.url ?? process.env.MEMO_MODEL_URL ?? NOMIC_GGUF_URL;
-const dir = modelsDir();
-const dest = path.join(dir, NOMIC_GGUF_FILE);
+const { values } = parseArgs({
+  options: {
+    chat: { type: "boolean", default: false },
+    "if-missing": { type: "boolean", default: false },
+    url: { type: "string" },
+    sha256: { type: "string" },
+  },
+});
+
+const chat = values.chat;
+const pinned = chat ? CHAT_GGUF : NOMIC_GGUF;
+const url = values.url ?? (chat ? undefined : process.env.MEMO_MODEL_URL) ?? pinned.url;
+const sha256 = (values.sha256 ?? (chat ? undefined : process.env.MEMO_MODEL_SHA256) ?? pinned.sha256).trim().toLowerCase();
+const dir = chat ? chatModelsDir() : modelsDir();
+// A mirror keeps the file's own name when it has one (the embedder looks for nomic-embed-text-v1.5*.gguf).
+const urlName = decodeURIComponent(new URL(url).pathname.split("/").pop() ?? "");
+const file = /\.gguf$/i.test(urlName) ? urlName : pinned.file;
+const dest = path.join(dir, file);
 
 function fail(msg: string): never {
   console.error(`models:pull: ${msg}`);
-  console.error("Memo keeps working with the bundled offline model (Universal Sentence Encoder lite).");
+  if (!chat) console.error("Memo keeps working with the bundled offline model (Universal Sentence Encoder lite).");
   process.exit(1);
 }
 
-function bar(done: number, total: number, startedAt: number): string {
+if (!/^[0-9a-f]{64}$/.test(sha256)) fail(`--sha256 must be 64 hex digits (got '${sha256}')`);
+
+const mb = (n: number) => (n / 1048576).toFixed(1);
+function clock(secs: number | null): string {
+  if (secs === null || !Number.isFinite(secs)) return "--:--";
+  const s = Math.round(secs);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
+}
+
+function bar(p: DownloadProgress): string {
   const width = 30;
-  const frac = total ? Math.min(1, done / total) : 0;
-  const mb = (n: number) => (n / 1048576).toFixed(1);
-  const rate = done / Math.max(0.001, (Date.now() - startedAt) / 1000);
-  return `[${"#".repeat(Math.round(frac * width)).padEnd(width, ".")}] ${(frac * 100).toFixed(1).padStart(5)}% ${mb(done)}/${total ? mb(total) : "?"} MB ${mb(rate)} MB/s`;
+  const frac = p.total ? Math.min(1, p.done / p.total) : 0;
+  return `[${"#".repeat(Math.round(frac * width)).padEnd(width, ".")}] ${(frac * 100).toFixed(1).padStart(5)}% ${mb(p.done)}/${p.total ? mb(p.total) : "?"} MB  ${mb(p.bytesPerSec)} MB/s  ETA ${clock(p.etaSec)}`;
+}
+
+const tty = Boolean(process.stdout.isTTY);
+let lastDecile = -1;
+let lastPhase = "";
+function progress(p: DownloadProgress): void {
+  if (p.phase === "verifying") {
+    if (tty) process.stdout.write("\n");
+    console.log(`models:pull: verifying sha256 of ${mb(p.done)} MB…`);
+    return;
+  }
+  if (p.phase === "connecting") {
+    if (lastPhase !== "connecting" && p.resumedFrom > 0) console.log(`models:pull: resuming at ${mb(p.resumedFrom)} MB (kept from an earlier run or a dropped connection)`);
+    lastPhase = p.phase;
+    return;
+  }
+  lastPhase = p.phase;
+  if (tty) {
+    process.stdout.write(`\r${bar(p)}`);
+    return;
+  }
+  // Without a terminal (logs, CI): one line per 10%.
+  const decile = p.total ? Math.floor((p.done / p.total) * 10) : -1;
+  if (decile > lastDecile) {
+    lastDecile = decile;
+    console.log(bar(p));
+  }
 }
 
 async function main() {
-  if (values["if-missing"] && fs.existsSync(dir) && fs.readdirSync(dir).some((f) => /^nomic-embed-text-v1\.5.*\.gguf$/i.test(f))) {
-    console.log(`models:pull: a nomic-embed-text-v1.5 GGUF is already in ${dir}`);
-    return;
-  }
-  const host = new URL(url).hostname;
-  try {
-    await Promise.race([dns.lookup(host), new Promise((_, rej) => setTimeout(() => rej(new Error("DNS timeout")), 3000))]);
-  } catch (e) {
-    fail(`cannot reach ${host} (${e instanceof Error ? e.message : String(e)}): this machine looks offline. Copy a nomic-embed-text-v1.5 GGUF into ${dir} or set MEMO_EMBED_MODEL to its path.`);
-  }
-  let res: Response;
-  try {
-    res = await fetch(url, { signal: AbortSignal.timeout(15_000), redirect: "follow" });
-  } catch (e) {
-    fail(`download failed to start: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  if (!res.ok || !res.body) fail(`download failed: HTTP ${res.status} from ${url}`);
-  const total = Number(res.headers.get("content-length") ?? 0);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const part = `${dest}.part`;
-  const out = fs.createWriteStream(part, { mode: 0o600 });
-  const startedAt = Date.now();
-  let done = 0;
-  let last = 0;
-  const tty = process.stdout.isTTY;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    done += chunk.byteLength;
-    if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
-    if (Date.now() - last > 250) {
-      last = Date.now();
-      if (tty) process.stdout.write(`\r${bar(done, total, startedAt)}`);
-      else if (Math.round((done / (total || 1)) * 100) % 10 === 0) console.log(bar(done, total, startedAt));
+  if (values["if-missing"]) {
+    const present = chat
+      ? fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.toLowerCase().endsWith(".gguf"))
+      : nomicGgufPresent(dir);
+    if (present) {
+      console.log(`models:pull: a ${chat ? "chat" : "nomic-embed-text-v1.5"} GGUF is already in ${dir}`);
+      return;
     }
   }
-  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-  if (total && done !== total) fail(`download incomplete (${done} of ${total} bytes)`);
-  const head = Buffer.alloc(4);
-  const fd = fs.openSync(part, "r");
-  fs.readSync(fd, head, 0, 4, 0);
-  fs.closeSync(fd);
-  if (head.toString("ascii") !== "GGUF") fail("the downloaded file is not a GGUF model");
-  fs.renameSync(part, dest);
-  if (tty) process.stdout.write(`\r${bar(done, total || done, startedAt)}\n`);
-  console.log(`models:pull: saved ${dest}. Restart Memo to use it. A store that already holds memories of another model must be re-indexed for it (see README).`);
+  if (fs.existsSync(dest)) {
+    console.log(`models:pull: ${dest} is already there`);
+    return;
+  }
+  console.log(`models:pull: ${pinned.name} (${pinned.licence}) from ${url}\n  → ${dest}\n  expected sha256 ${sha256}`);
+  try {
+    const r = await downloadModel({
+      url,
+      dest,
+      sha256,
+      // The pinned size only applies to the pinned file; a --sha256 of another file brings its own size.
+      expectedBytes: sha256 === pinned.sha256 ? pinned.bytes : null,
+      onProgress: progress,
+      log: (m) => {
+        if (tty) process.stdout.write("\n");
+        console.log(`models:pull: ${m}`);
+      },
+    });
+    console.log(`models:pull: sha256 ok (${r.sha256}); saved ${r.path} (${mb(r.bytes)} MB, ${r.attempts} attempt${r.attempts > 1 ? "s" : ""}).`);
+    console.log(
+      chat
+        ? "Restart Memo: with no other chat provider configured it now chats through this model on the local llama.cpp server."
+        : "Restart Memo to use it (a running Memo that started the download itself switches on its own); stored memories are re-indexed in the background.",
+    );
+  } catch (e) {
+    if (tty) process.stdout.write("\n");
+    if (e instanceof DownloadError) {
+      if (e.kind === "offline") fail(`${e.message}. Copy the GGUF into ${dir} or ${chat ? "set MEMO_CHAT_MODEL" : "set MEMO_EMBED_MODEL"} to its path.`);
+      fail(e.message);
+    }
+    fail(`unexpected error: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 void main();

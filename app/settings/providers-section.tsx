@@ -9,9 +9,9 @@ const BTN = "rounded border border-zinc-300 px-3 py-1.5 text-sm font-medium hove
 const BTN_PRIMARY = "rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
 
 type ProviderId = "llama" | "openai" | "anthropic";
-type Source = "settings" | "env" | "default" | null;
+type Source = "settings" | "env" | "default" | "detected" | null;
 
-const SOURCE: Record<string, string> = { settings: "saved here", env: "from environment", default: "default" };
+const SOURCE: Record<string, string> = { settings: "saved here", env: "from environment", default: "default", detected: "detected on this machine" };
 
 function SourceTag({ source }: { source: Source }) {
   if (!source) return null;

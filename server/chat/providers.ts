@@ -18,6 +18,7 @@ import { z } from "zod";
 import { modelsDir } from "../config";
 import { getDb } from "../db";
 import { getLocalChatServer, LocalServerUnavailableError } from "./local-server";
+import { detectedServer, type DetectedServer } from "./detect-local";
 
 // ---------------------------------------------------------------------------------------------------------
 // Types
@@ -214,7 +215,8 @@ export function normalizeOpenAIBaseUrl(url: string): string {
   return u.toString().replace(/\/+$/, "");
 }
 
-export type Source = "settings" | "env" | "default" | null;
+/** "detected": a local OpenAI-compatible server found on loopback (server/chat/detect-local.ts). */
+export type Source = "settings" | "env" | "default" | "detected" | null;
 
 interface Sourced<T> {
   value: T;
@@ -282,12 +284,27 @@ export function resolveProviderConfig(db: Database.Database): ProviderConfig {
     const e = envProvider();
     if (e) cfg.active = { value: e, source: "env" };
     else {
-      // Nothing chosen: the first provider that has what it needs.
-      const first = PROVIDER_IDS.find((id) => isConfigured(cfg, id).ok);
+      // Nothing chosen: the first provider set up in Settings or the environment, else one found on disk
+      // (a chat GGUF in data/models/chat/), else a local server found on loopback.
+      const first = PROVIDER_IDS.find((id) => isConfigured(cfg, id).ok && explicitlySet(cfg, id)) ?? PROVIDER_IDS.find((id) => isConfigured(cfg, id).ok);
       cfg.active = { value: first ?? null, source: first ? "default" : null };
+      if (!first) useDetected(cfg, detectedServer(db));
     }
   }
   return cfg;
+}
+
+function explicitlySet(cfg: ProviderConfig, id: ProviderId): boolean {
+  const src = id === "llama" ? cfg.llama.modelPath.source : id === "openai" ? cfg.openai.baseUrl.source : cfg.anthropic.apiKey.source;
+  return src === "settings" || src === "env" || (id === "openai" && cfg.openai.apiKey.source !== null);
+}
+
+/** No provider configured: chat through the detected local server with its first listed model. */
+function useDetected(cfg: ProviderConfig, d: DetectedServer | null): void {
+  if (!d) return;
+  cfg.openai.baseUrl = { value: d.baseUrl, source: "detected" };
+  cfg.openai.model = { value: d.model, source: "detected" };
+  cfg.active = { value: "openai", source: "detected" };
 }
 
 /** Whether a provider has what it needs, and if not, what is missing (for people). */

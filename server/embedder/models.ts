@@ -7,6 +7,53 @@ export const NOMIC_GGUF_URL =
   "https://huggingface.co/nomic-ai/nomic-embed-text-v1.5-GGUF/resolve/main/nomic-embed-text-v1.5.Q8_0.gguf";
 export const NOMIC_GGUF_FILE = "nomic-embed-text-v1.5.Q8_0.gguf";
 
+/** A model file Memo can download, with the checksum every download is verified against. */
+export interface PinnedModel {
+  name: string;
+  file: string;
+  url: string;
+  sha256: string;
+  bytes: number;
+  licence: string;
+}
+
+/**
+ * The default embedding model. sha256 and size are those Hugging Face publishes for this file (its LFS
+ * object; repository commit 0188c9bf409793f810680a5a431e7b899c46104c).
+ */
+export const NOMIC_GGUF: PinnedModel = {
+  name: "nomic-embed-text-v1.5 (Q8_0)",
+  file: NOMIC_GGUF_FILE,
+  url: NOMIC_GGUF_URL,
+  sha256: "3e24342164b3d94991ba9692fdc0dd08e3fd7362e0aacc396a9a5c54a544c3b7",
+  bytes: 146_146_432,
+  licence: "Apache-2.0",
+};
+
+/**
+ * The default local chat model (`npm run models:pull -- --chat`): Qwen2.5-1.5B-Instruct, Q4_K_M. Small
+ * enough for a CPU, permissively licensed. sha256 and size as published by Hugging Face for this file
+ * (Qwen/Qwen2.5-1.5B-Instruct-GGUF, commit 91cad51170dc346986eccefdc2dd33a9da36ead9).
+ */
+export const CHAT_GGUF: PinnedModel = {
+  name: "Qwen2.5-1.5B-Instruct (Q4_K_M)",
+  file: "qwen2.5-1.5b-instruct-q4_k_m.gguf",
+  url: "https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf",
+  sha256: "6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e",
+  bytes: 1_117_320_736,
+  licence: "Apache-2.0",
+};
+
+/** Where chat GGUFs live (the local provider picks the first one there when none is configured). */
+export function chatModelsDir(): string {
+  return path.join(modelsDir(), "chat");
+}
+
+/** Whether a nomic-embed-text-v1.5 GGUF is in data/models/. */
+export function nomicGgufPresent(dir = modelsDir()): boolean {
+  return fs.existsSync(dir) && fs.readdirSync(dir).some((f) => /^nomic-embed-text-v1\.5.*\.gguf$/i.test(f));
+}
+
 export type EmbeddingModelChoice =
   | { kind: "gguf"; path: string; reason: string }
   | { kind: "use-lite"; reason: string };

@@ -109,7 +109,7 @@ export class EmbedderSupervisor {
     scriptArgs?: string[];
     nodePath?: string;
   };
-  private readonly choice: EmbeddingModelChoice;
+  private choice: EmbeddingModelChoice;
 
   constructor(options: SupervisorOptions = {}) {
     this.choice = options.choice ?? chooseEmbeddingModel();
@@ -399,6 +399,19 @@ export class EmbedderSupervisor {
     throw new EmbedderUnavailableError(
       `The embedding server is not available (${this.state}${this.lastError ? `: ${this.lastError}` : ""}). Nothing was written; try again shortly.`,
     );
+  }
+
+  /**
+   * Serve another model (the first-start download finished): stop the current server and start one on
+   * `choice`. Writes meanwhile wait in ensureHealthy() as they do for a restart.
+   */
+  async switchModel(choice: EmbeddingModelChoice): Promise<void> {
+    await this.stop();
+    this.choice = choice;
+    this.model = this.dim = this.engine = this.lastError = null;
+    this.restarts = 0;
+    this.backoffMs = this.opts.backoffMinMs;
+    this.start();
   }
 
   /** A call to the embedder failed at the transport level: check health now instead of at the next tick. */
