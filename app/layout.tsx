@@ -4,6 +4,8 @@ import type { ReactNode } from "react";
 import { TRPCReactProvider } from "./_trpc/client";
 import { NavLinks } from "./nav-links";
 import { AuthNav } from "./auth-nav";
+import { ModelBanner } from "./_setup/model-banner";
+import { FirstRunChecklist } from "./_setup/first-run-checklist";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -28,7 +30,11 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           </nav>
         </header>
         <TRPCReactProvider>
-          <main id="main" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-6 focus:outline-none">{children}</main>
+          <ModelBanner />
+          <main id="main" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-6 focus:outline-none">
+            <FirstRunChecklist />
+            {children}
+          </main>
         </TRPCReactProvider>
       </body>
     </html>

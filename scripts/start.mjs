@@ -50,12 +50,8 @@ function newestMtime(dir) {
   return newest;
 }
 
-// First start (no store yet): try to fetch the nomic GGUF. Offline this fails within a second and the
-// bundled model is used. MEMO_OFFLINE=1 skips the attempt.
-const dataDir = path.resolve(process.env.MEMO_DATA_DIR ?? path.join(root, "data"));
-if (process.env.MEMO_OFFLINE !== "1" && !process.env.MEMO_EMBED_MODEL && !fs.existsSync(path.join(dataDir, "memory", "memory.db"))) {
-  spawnSync(process.execPath, ["--import", "tsx", path.join(root, "scripts", "models-pull.ts"), "--if-missing"], { stdio: "inherit" });
-}
+// The nomic GGUF is fetched by the server itself, in the background, when it is missing
+// (server/services/model-download-service.ts): the app serves on the bundled model meanwhile.
 
 const buildId = path.join(root, process.env.MEMO_NEXT_DIST_DIR || ".next", "BUILD_ID");
 const sources = Math.max(newestMtime("app"), newestMtime("server"), newestMtime("public"), fs.statSync("package.json").mtimeMs, fs.statSync("next.config.mjs").mtimeMs, ...["proxy.ts", "instrumentation.ts"].filter((f) => fs.existsSync(f)).map((f) => fs.statSync(f).mtimeMs));

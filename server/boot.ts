@@ -9,6 +9,9 @@ import { persistQueue, recoverOnStart } from "./chat/persist";
 import { stopLocalChatServer } from "./chat/local-server";
 import { onShutdownSignal, shutdown } from "./ops/shutdown";
 import { embedRequestsDone } from "./memory/embed-client";
+import { startModelDownload, stopModelDownload } from "./services/model-download-service";
+import { getLocalDetector } from "./chat/detect-local";
+import { resolveProviderConfig } from "./chat/providers";
 
 /**
  * Open (and migrate) the store, start building the vector index for the recorded model, start the
@@ -25,6 +28,15 @@ export function boot(): void {
   const ingest = startIngestQueue();
   // Chat exchanges that never became memories (the app stopped mid-persist): write them now.
   recoverOnStart();
+  // Online with no nomic GGUF: download it in the background (the bundled model serves meanwhile), then
+  // switch to it and re-index. Offline or MEMO_OFFLINE=1: says so in the banner and changes nothing.
+  void startModelDownload();
+  // No chat provider configured: look for Ollama / LM Studio / llama-server on loopback (a configured
+  // provider always wins, and then the ports are left alone).
+  getLocalDetector().start(sqlite, () => {
+    const c = resolveProviderConfig(sqlite);
+    return !c.active.value || c.active.source === "detected";
+  });
   // SIGTERM/SIGINT: finish or stop in-flight work within bounded time, save the index, close the store.
   onShutdownSignal((signal) =>
     shutdown(
@@ -35,7 +47,7 @@ export function boot(): void {
         drainPersist: () => persistQueue().drain(),
         embedIdle: embedRequestsDone,
         saveIndex: () => stopAnnIndex(sqlite),
-        stopChildren: () => Promise.all([sup.stop(), stopLocalChatServer()]).then(() => undefined),
+        stopChildren: () => Promise.all([sup.stop(), stopLocalChatServer(), stopModelDownload()]).then(() => undefined),
       },
       signal,
     ),

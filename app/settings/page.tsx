@@ -3,6 +3,7 @@ import { RetrievalSection } from "./retrieval-section";
 import { SpacesSection } from "./spaces-section";
 import { JobsSection } from "./jobs-section";
 import { AccessSection } from "./access-section";
+import { ModelsSection } from "./models-section";
 
 export const dynamic = "force-dynamic";
 
@@ -11,6 +12,7 @@ export default function SettingsPage() {
     <div className="space-y-6">
       <h1 className="text-2xl font-semibold">Settings</h1>
       <ProvidersSection />
+      <ModelsSection />
       <RetrievalSection />
       <SpacesSection />
       <JobsSection />

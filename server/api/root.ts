@@ -11,6 +11,7 @@ import { chatRouter } from "./routers/chat";
 import { conversationsRouter } from "./routers/conversations";
 import { providersRouter } from "./routers/providers";
 import { accessRouter } from "./routers/access";
+import { setupRouter } from "./routers/setup";
 
 export const appRouter = createTRPCRouter({
   memory: memoryRouter,
@@ -25,6 +26,7 @@ export const appRouter = createTRPCRouter({
   conversations: conversationsRouter,
   providers: providersRouter,
   access: accessRouter,
+  setup: setupRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,126 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { useState } from "react";
+import { useTRPC } from "../_trpc/client";
+import { eta, mb, pct } from "./format";
+import { useSetupStatus } from "./use-setup-status";
+
+function Item({ done, title, children }: { done: boolean; title: string; children: React.ReactNode }) {
+  return (
+    <li className="flex gap-2" data-done={done}>
+      <span aria-hidden className={`mt-0.5 inline-block h-4 w-4 shrink-0 rounded-full border text-center text-[10px] leading-[14px] ${done ? "border-emerald-500 bg-emerald-500 text-white" : "border-zinc-400"}`}>
+        {done ? "✓" : ""}
+      </span>
+      <div className="min-w-0">
+        <p className="font-medium">
+          {title}
+          <span className="sr-only">{done ? " (done)" : " (to do)"}</span>
+        </p>
+        <div className="text-zinc-600 dark:text-zinc-400">{children}</div>
+      </div>
+    </li>
+  );
+}
+
+/**
+ * First-run checklist: the embedding model and its download, the chat provider (with a Test button),
+ * importing ChatGPT history, and where the data lives and how to back it up. Shown on the chat page until
+ * dismissed; Settings → Models shows it again (`always`).
+ */
+export function FirstRunChecklist({ always = false }: { always?: boolean }) {
+  const pathname = usePathname() ?? "/";
+  const here = always || pathname === "/";
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const q = useSetupStatus(here);
+  const [test, setTest] = useState<{ ok: boolean; text: string } | null>(null);
+  const setData = (d: unknown) => qc.setQueryData(trpc.setup.status.queryKey(), d as never);
+  const dismiss = useMutation(trpc.setup.setChecklistDismissed.mutationOptions({ onSuccess: setData }));
+  const testMut = useMutation(
+    trpc.providers.test.mutationOptions({
+      onSuccess: (r) => setTest(r.ok ? { ok: true, text: `OK: ${r.model} answered “${r.reply}” in ${r.ms} ms` } : { ok: false, text: r.error ?? "failed" }),
+      onError: (e) => setTest({ ok: false, text: e.message }),
+    }),
+  );
+  if (!here || !q.data || (q.data.checklistDismissed && !always)) return null;
+  const s = q.data;
+  const d = s.download;
+  const downloading = d.phase === "downloading" || d.phase === "verifying" || d.phase === "switching";
+  const chatTitle = s.chat.ready
+    ? s.chat.source === "detected"
+      ? `Chat provider: ${s.detection.chosen?.name ?? "a local server"} (detected)`
+      : `Chat provider: ${s.chat.label}${s.chat.model ? ` · ${s.chat.model}` : ""} (configured)`
+    : "Chat provider: none yet";
+
+  return (
+    <section aria-labelledby="frc-heading" data-testid="first-run-checklist" className="mb-6 rounded border border-zinc-200 bg-white p-4 text-sm dark:border-zinc-800 dark:bg-zinc-900">
+      <div className="flex items-start justify-between gap-2">
+        <h2 id="frc-heading" className="text-base font-semibold">
+          Getting started
+        </h2>
+        {!s.checklistDismissed && (
+          <button type="button" className="rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800" onClick={() => dismiss.mutate({ dismissed: true })} disabled={dismiss.isPending}>
+            Dismiss
+          </button>
+        )}
+      </div>
+      <ul className="mt-3 space-y-3">
+        <Item done={!s.embedder.fallback && s.embedder.status === "ready"} title={`Embedding model: ${s.embedder.fallback ? "the bundled offline model" : (s.embedder.model ?? "starting…")}`}>
+          {downloading ? (
+            <>
+              Downloading {d.model}: {pct(d.done, d.total)}% ({mb(d.done)}
+              {d.total ? ` of ${mb(d.total)}` : ""}) {eta(d.etaSec)}
+              <progress className="mt-1 block h-2 w-full" max={100} value={pct(d.done, d.total)} aria-label="Checklist: model download progress" />
+            </>
+          ) : s.embedder.fallback ? (
+            <>
+              {d.message ?? s.embedder.reason} Run <code>npm run models:pull</code> when online for better recall.
+            </>
+          ) : (
+            <>
+              {s.embedder.dim ? `${s.embedder.dim}-d, ` : ""}
+              {s.embedder.engine ?? ""}
+            </>
+          )}
+        </Item>
+        <Item done={s.chat.ready} title={chatTitle}>
+          {s.chat.ready ? (
+            <>
+              {s.chat.source === "detected" && s.detection.chosen ? `${s.detection.chosen.baseUrl}, model ${s.detection.chosen.model}. ` : ""}
+              <button type="button" className="underline" onClick={() => testMut.mutate({})} disabled={testMut.isPending}>
+                {testMut.isPending ? "Testing…" : "Test the chat provider"}
+              </button>
+              {test && (
+                <span role="status" className={`ml-2 ${test.ok ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}>
+                  {test.text}
+                </span>
+              )}
+            </>
+          ) : (
+            <>
+              Run <code>npm run models:pull -- --chat</code> for a local model (Qwen2.5-1.5B-Instruct, ~1.1 GB), start Ollama or LM Studio (found on its own), or set one up in{" "}
+              <Link href="/settings" className="underline">
+                Settings → Providers
+              </Link>
+              . <code>/remember</code> and <code>/forget</code> work without one.
+            </>
+          )}
+        </Item>
+        <Item done={false} title="Import your ChatGPT history (optional)">
+          In ChatGPT: Settings → Data controls → Export; unzip it and import <code>conversations.json</code> on{" "}
+          <Link href="/memory/manager" className="underline">
+            Memory → Manager
+          </Link>{" "}
+          (original dates are kept).
+        </Item>
+        <Item done={false} title="Your data and its backup">
+          Everything is in <code className="break-all">{s.data.dir}</code> (the store: <code className="break-all">{s.data.db}</code>). Back it up while Memo runs with{" "}
+          <code>npm run backup</code> (a consistent copy); <code>MEMO_DATA_DIR</code> moves the folder.
+        </Item>
+      </ul>
+    </section>
+  );
+}

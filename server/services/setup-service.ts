@@ -1,0 +1,90 @@
+/**
+ * What a new person needs to see: the embedding model in use (and why), the background download and
+ * re-index, the chat provider (configured, detected or none), the local GGUFs, the engines (CPU or which
+ * GPU build) and where the data lives. Feeds the banner on every page, the first-run checklist and
+ * Settings → Models.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type Database from "better-sqlite3";
+import { dataDir, dbPath } from "../config";
+import { getLocalDetector, type DetectionStatus } from "../chat/detect-local";
+import { listLocalGgufs, type LocalGguf } from "../chat/local-models";
+import { currentLocalChatServer } from "../chat/local-server";
+import { PROVIDER_LABELS, providerStatus, type ProviderId, type Source } from "../chat/providers";
+import { reindexStatus } from "../jobs/reindex-job";
+import type { ReindexProgress } from "../memory/reindex";
+import { modelDownloadStatus, type ModelDownloadStatus } from "./model-download-service";
+import type { MemoContext } from "./memory-service";
+
+const CHECKLIST_KEY = "ui.firstRunChecklist";
+/** node-llama-cpp's prebuilt GPU builds (optional packages; present when they installed for this machine). */
+const GPU_BUILDS = ["linux-x64-cuda", "linux-x64-cuda-ext", "linux-x64-vulkan", "mac-arm64-metal", "win-x64-cuda", "win-x64-vulkan"];
+
+export interface SetupStatus {
+  embedder: { status: string; model: string | null; dim: number | null; engine: string | null; fallback: boolean; reason: string | null };
+  download: ModelDownloadStatus;
+  reindex: { active: boolean; progress: ReindexProgress | null };
+  chat: { provider: ProviderId | null; label: string | null; model: string | null; source: Source; ready: boolean; problem: string | null; localEngine: string | null };
+  detection: DetectionStatus;
+  localModels: LocalGguf[];
+  engines: { embedder: string | null; chat: string | null; gpuBuildsInstalled: string[]; gpuEnv: string | null };
+  checklistDismissed: boolean;
+  data: { dir: string; db: string };
+}
+
+export function checklistDismissed(db: Database.Database): boolean {
+  const row = db.prepare("SELECT value FROM settings WHERE key = ?").get(CHECKLIST_KEY) as { value: string } | undefined;
+  try {
+    return row ? JSON.parse(row.value)?.dismissed === true : false;
+  } catch {
+    return false;
+  }
+}
+
+export function setChecklistDismissed(db: Database.Database, dismissed: boolean): void {
+  db.prepare(
+    `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+     ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+  ).run(CHECKLIST_KEY, JSON.stringify({ dismissed }));
+}
+
+function installedGpuBuilds(): string[] {
+  const root = path.join(/* turbopackIgnore: true */ process.cwd(), "node_modules", "@node-llama-cpp");
+  return GPU_BUILDS.filter((b) => fs.existsSync(path.join(root, b)));
+}
+
+export function setupStatus(ctx: MemoContext): SetupStatus {
+  const db = ctx.db;
+  const e = ctx.embedderStatus?.();
+  const p = providerStatus(db);
+  const active = p.providers.find((x) => x.id === p.active) ?? null;
+  const local = currentLocalChatServer()?.status() ?? null;
+  const ri = reindexStatus(db);
+  return {
+    embedder: {
+      status: e?.status ?? "unknown",
+      model: e?.model ?? null,
+      dim: e?.dim ?? null,
+      engine: e?.engine ?? null,
+      fallback: e?.fallback ?? false,
+      reason: e?.modelReason ?? null,
+    },
+    download: modelDownloadStatus(),
+    reindex: { active: ri.active, progress: ri.progress },
+    chat: {
+      provider: p.active,
+      label: p.active ? PROVIDER_LABELS[p.active] : null,
+      model: active?.model ?? null,
+      source: p.activeSource,
+      ready: p.ready,
+      problem: p.problem,
+      localEngine: local?.engine ?? null,
+    },
+    detection: getLocalDetector().status(db),
+    localModels: listLocalGgufs(),
+    engines: { embedder: e?.engine ?? null, chat: local?.engine ?? null, gpuBuildsInstalled: installedGpuBuilds(), gpuEnv: process.env.MEMO_LLAMA_GPU ?? null },
+    checklistDismissed: checklistDismissed(db),
+    data: { dir: dataDir(), db: dbPath() },
+  };
+}
