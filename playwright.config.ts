@@ -73,7 +73,8 @@ export default defineConfig({
         MEMO_HOST: "127.0.0.1",
         MEMO_DATA_DIR: dataDir,
         MEMO_NEXT_DIST_DIR: process.env.MEMO_E2E_DIST_DIR,
-        MEMO_OFFLINE: "1", // skip the first-start model download attempt: tests use the bundled model
+        MEMO_OFFLINE: "1", // no background model download: tests use the bundled model
+        MEMO_DETECT_LOCAL: "0", // never probe the machine's 11434/1234/8080: the fixture is the provider
         NEXT_TELEMETRY_DISABLED: "1",
         // Chat answers come from the fixture (deterministic, echoes the memory block it receives).
         MEMO_PROVIDER: "openai",

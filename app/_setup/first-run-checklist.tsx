@@ -77,7 +77,8 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
             </>
           ) : s.embedder.fallback ? (
             <>
-              {d.message ?? s.embedder.reason} Run <code>npm run models:pull</code> when online for better recall.
+              {d.message ?? s.embedder.reason}
+              {/models:pull/.test(d.message ?? s.embedder.reason ?? "") ? "." : <> — run <code>npm run models:pull</code> when online for better recall.</>}
             </>
           ) : (
             <>

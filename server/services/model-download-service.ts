@@ -9,7 +9,7 @@ import path from "node:path";
 import { modelsDir } from "../config";
 import { DownloadError, downloadModel, type DownloadProgress } from "../embedder/download";
 import { NOMIC_GGUF, nomicGgufPresent } from "../embedder/models";
-import { getEmbedder } from "../embedder/supervisor";
+import { getEmbedder, type EmbedderSupervisor } from "../embedder/supervisor";
 import { activeModel, appContext, type MemoContext } from "./memory-service";
 
 export type ModelDownloadPhase =
@@ -151,12 +151,14 @@ export function resetModelDownloadState(): void {
  * The app's switch: restart the supervised embedding server on the new GGUF, then reconcile the store
  * (binds an empty store; a store holding the old model's vectors starts its background re-index).
  */
-async function switchAppEmbedder(file: string): Promise<void> {
+function switchAppEmbedder(file: string): Promise<void> {
+  return switchEmbedder(appContext(), getEmbedder(), file);
+}
+
+export async function switchEmbedder(ctx: MemoContext, sup: EmbedderSupervisor, file: string): Promise<void> {
   if (!fs.existsSync(file)) throw new Error(`${file} vanished before the switch`);
-  const ctx: MemoContext = appContext();
   const resettable = ctx.embedder as { reset?: () => void };
   resettable.reset?.();
-  const sup = getEmbedder();
   await sup.switchModel({ kind: "gguf", path: file, reason: "downloaded in the background at start" });
   resettable.reset?.();
   await sup.ensureHealthy(180_000);
