@@ -15,6 +15,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type { ChatHistoryItem, LlamaChat as LlamaChatType, LlamaContext, LlamaModel } from "node-llama-cpp";
 import { readJsonBody, sendError, sendJson } from "../http/node-json";
+import { describeBackend } from "../embedder/engines/backend";
 
 const MAX_BODY = 8 * 1024 * 1024;
 
@@ -236,7 +237,7 @@ async function load(): Promise<void> {
     const contextSize = Math.min(Number(values["ctx-size"]) || 4096, model.trainContextSize || 4096) * parallel;
     context = await model.createContext({ contextSize, sequences: parallel, threads });
     slots = Array.from({ length: parallel }, () => ({ chat: new LlamaChat({ contextSequence: context!.getSequence() }), busy: false }));
-    description = `llama.cpp via node-llama-cpp (${llama.gpu || "cpu"}, ${threads} threads, ctx ${context.contextSize}, ${parallel} slot${parallel > 1 ? "s" : ""}, ${slots[0]!.chat.chatWrapper.wrapperName} template)`;
+    description = `llama.cpp via node-llama-cpp (${describeBackend(llama.gpu)}, ${threads} threads, ctx ${context.contextSize}, ${parallel} slot${parallel > 1 ? "s" : ""}, ${slots[0]!.chat.chatWrapper.wrapperName} template)`;
     process.stdout.write(JSON.stringify({ event: "ready", model: modelId, engine: description }) + "\n");
   } catch (e) {
     loadError = `failed to load chat model ${modelPath}: ${e instanceof Error ? e.message : String(e)}`;

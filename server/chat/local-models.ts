@@ -17,7 +17,7 @@ export function listLocalGgufs(): LocalGguf[] {
   const out: LocalGguf[] = [];
   for (const dir of [path.join(modelsDir(), "chat"), modelsDir()]) {
     if (!fs.existsSync(dir)) continue;
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       if (!e.isFile() || !e.name.toLowerCase().endsWith(".gguf")) continue;
       const p = path.join(dir, e.name);
       out.push({ path: p, file: e.name, bytes: fs.statSync(p).size, kind: /embed/i.test(e.name) ? "embedding" : "chat" });

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { embedThreads } from "../models";
 import type { EmbeddingEngine } from "./types";
+import { describeBackend } from "./backend";
 
 export interface NodeLlamaOptions {
   modelPath: string;
@@ -90,7 +91,7 @@ export async function loadNodeLlama(opts: NodeLlamaOptions): Promise<EmbeddingEn
     modelId,
     dim,
     cheapTokenize: true,
-    description: `llama.cpp via node-llama-cpp (${llama.gpu || "cpu"}, ${threads} threads, ctx ${contextSize}, batch ${contextSize}) on ${modelId}`,
+    description: `llama.cpp via node-llama-cpp (${describeBackend(llama.gpu)}, ${threads} threads, ctx ${contextSize}, batch ${contextSize}) on ${modelId}`,
     async embed(texts) {
       return serial(async () => {
         const out: number[][] = [];
