@@ -23,7 +23,7 @@ function tempDir(): string {
 
 function run(args: string[], env: Record<string, string>, input?: string, timeoutMs = 30_000): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, MEMO_OFFLINE: "1", NEXT_TELEMETRY_DISABLED: "1", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, MEMO_OFFLINE: "1", MEMO_DETECT_LOCAL: "0", NEXT_TELEMETRY_DISABLED: "1", ...env }, stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
