@@ -10,7 +10,7 @@ import { after, afterEach, before, beforeEach, test } from "node:test";
 import { FixtureChatServer } from "../test/fixture-chat-server";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { detectedServer, getLocalDetector, probePort, saveDetectSettings } from "./detect-local";
-import { getProvider, providerStatus, resolveProviderConfig } from "./providers";
+import { getProvider, providerStatus, resolveProviderConfig, saveProviderSettings } from "./providers";
 
 const ENV_KEYS = ["MEMO_DETECT_PORTS", "MEMO_DETECT_LOCAL", "MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_ANTHROPIC_API_KEY", "MEMO_CHAT_MODEL", "MEMO_DATA_DIR"];
 const saved: Record<string, string | undefined> = {};
@@ -72,6 +72,16 @@ test("a local OpenAI-compatible server on a port in MEMO_DETECT_PORTS is found a
   const chat = local.requests.filter((r) => r.path === "/v1/chat/completions");
   assert.equal(chat.length, 1);
   assert.equal(chat[0]!.body?.model, "local-llama3");
+});
+
+test("a model picked in the chat page's picker keeps chatting through the detected server", async () => {
+  await getLocalDetector().recheck(store.sqlite);
+  saveProviderSettings(store.sqlite, { active: "openai", openai: { model: "another-model" } });
+  const cfg = resolveProviderConfig(store.sqlite);
+  assert.deepEqual(cfg.active, { value: "openai", source: "settings" });
+  assert.equal(cfg.openai.baseUrl.value, local.url);
+  assert.equal(cfg.openai.model.value, "another-model");
+  assert.equal(providerStatus(store.sqlite).ready, true);
 });
 
 test("a configured provider is preferred over a detected one", async () => {

@@ -291,6 +291,9 @@ export function resolveProviderConfig(db: Database.Database): ProviderConfig {
       if (!first) useDetected(cfg, detectedServer(db));
     }
   }
+  // OpenAI-compatible picked (e.g. a model chosen in the chat page's picker) but given no endpoint of its
+  // own: the detected local server still serves it.
+  if (cfg.active.value === "openai" && !cfg.openai.baseUrl.value) useDetected(cfg, detectedServer(db), false);
   return cfg;
 }
 
@@ -299,12 +302,12 @@ function explicitlySet(cfg: ProviderConfig, id: ProviderId): boolean {
   return src === "settings" || src === "env" || (id === "openai" && cfg.openai.apiKey.source !== null);
 }
 
-/** No provider configured: chat through the detected local server with its first listed model. */
-function useDetected(cfg: ProviderConfig, d: DetectedServer | null): void {
+/** No provider configured: chat through the detected local server (with its first listed model unless one was picked). */
+function useDetected(cfg: ProviderConfig, d: DetectedServer | null, activate = true): void {
   if (!d) return;
   cfg.openai.baseUrl = { value: d.baseUrl, source: "detected" };
-  cfg.openai.model = { value: d.model, source: "detected" };
-  cfg.active = { value: "openai", source: "detected" };
+  if (!cfg.openai.model.value) cfg.openai.model = { value: d.model, source: "detected" };
+  if (activate) cfg.active = { value: "openai", source: "detected" };
 }
 
 /** Whether a provider has what it needs, and if not, what is missing (for people). */
