@@ -35,7 +35,7 @@ export function boot(): void {
   // provider always wins, and then the ports are left alone).
   getLocalDetector().start(sqlite, () => {
     const c = resolveProviderConfig(sqlite);
-    return !c.active.value || c.active.source === "detected";
+    return !c.active.value || c.active.source === "detected" || (c.active.value === "openai" && c.openai.baseUrl.source === "detected");
   });
   // SIGTERM/SIGINT: finish or stop in-flight work within bounded time, save the index, close the store.
   onShutdownSignal((signal) =>

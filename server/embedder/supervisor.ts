@@ -406,8 +406,10 @@ export class EmbedderSupervisor {
    * `choice`. Writes meanwhile wait in ensureHealthy() as they do for a restart.
    */
   async switchModel(choice: EmbeddingModelChoice): Promise<void> {
-    await this.stop();
+    // The new choice first: a write that finds the server stopped starts it on the new model, not the old.
     this.choice = choice;
+    await this.stop();
+    if (this.state !== "stopped") return; // already restarted (on `choice`) by a waiting caller
     this.model = this.dim = this.engine = this.lastError = null;
     this.restarts = 0;
     this.backoffMs = this.opts.backoffMinMs;
