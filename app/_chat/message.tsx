@@ -6,6 +6,7 @@ import ReactMarkdown from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import type { CommandInfo, RecalledMemory } from "@/server/services/conversation-service";
+import { ForgetConfirm } from "./forget-confirm";
 
 export interface UiMessage {
   id: string;
@@ -141,7 +142,11 @@ export function MessageView({ m, onUndo, undoing }: { m: UiMessage; onUndo?: (id
             Thinking…
           </p>
         ) : null}
-        {m.command && <CommandDetails command={m.command} onUndo={() => onUndo?.(m.id)} undoing={undoing} />}
+        {m.command?.type === "forget" && (m.command.pending || m.command.cancelledAt) ? (
+          <ForgetConfirm messageId={m.id} command={m.command} />
+        ) : (
+          m.command && <CommandDetails command={m.command} onUndo={() => onUndo?.(m.id)} undoing={undoing} />
+        )}
         {m.status === "error" && m.error && (
           <p role="alert" className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200" data-testid="reply-error">
             {m.error}

@@ -29,7 +29,7 @@ import {
   type ProviderId,
 } from "./providers";
 import { sseFrame } from "./sse";
-import { interruptedNote, recallForPrompt } from "./turn";
+import { recallForPrompt } from "./turn";
 
 export const MEMO_MODEL = "memo";
 export const MEMORY_PREAMBLE = "Memories recalled by Memo from earlier conversations with this user (dated; use them when they help):";
@@ -192,11 +192,13 @@ export async function prepareCompletion(memo: MemoContext, req: Request, body: C
   };
 }
 
-/** Persist the exchange; a reply cut short is persisted with what was sent, marked (turn.ts, interruptedNote). */
-function persistAfter(queue: PersistQueue, p: PreparedCompletion, reply: string, at: string, cut?: { kind: string; message: string }): void {
+/**
+ * Persist the exchange through the pending_exchanges outbox (recoverable after a crash); a reply cut short
+ * is persisted with what was sent, without a note (the client saw the cut itself).
+ */
+function persistAfter(queue: PersistQueue, p: PreparedCompletion, reply: string, at: string, _cut?: { kind: string; message: string }): void {
   if (!reply.trim()) return;
-  const assistant = cut ? reply + interruptedNote(cut) : reply;
-  void queue.enqueue({ space: p.space, conversationId: null, user: p.lastUser, assistant, timestamp: at, source: "OpenAI-compatible API" });
+  void queue.enqueueApiExchange({ space: p.space, user: p.lastUser, assistant: reply, timestamp: at, source: "OpenAI-compatible API" });
 }
 
 const memoInfo = (p: PreparedCompletion) => ({

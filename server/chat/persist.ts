@@ -3,15 +3,30 @@
  * + assistant reply, concatenated) is chunked 300/50, embedded with the document prefix and written to
  * memories, memory_vec and memory_fts in one transaction (memory-service addMemories).
  *
+ * Persistence is recorded, not guessed: the same transaction that writes an exchange's memories stamps
+ * its assistant message (`messages.persisted_at`, `memory_ids`), or — for an OpenAI-compatible API
+ * exchange, which has no conversation — deletes its row from the `pending_exchanges` outbox. A write
+ * that finds its exchange already recorded writes nothing, so a retry, a second enqueue or recovery can
+ * never store it twice, and no edit, forget, delete or purge of its memories can make it come back.
+ *
  * A failed write (embedding server down, database busy) is retried with exponential backoff and logged
- * each time; after the last attempt it is logged as an error and listed in status() — and since the
- * messages themselves are stored, recoverUnpersisted() (run at start-up) finds and writes any exchange
- * that never became a memory. Nothing is lost silently.
+ * each time; after the last attempt it is logged as an error and listed in status() — and
+ * recoverUnpersisted() (run at start-up) re-queues exactly the exchanges never recorded as persisted.
  */
+import crypto from "node:crypto";
 import type Database from "better-sqlite3";
-import { chunkWords, exchangeText } from "../memory/chunker";
-import { contentHash } from "../memory/store";
+import { exchangeText } from "../memory/chunker";
+import { nowIso, purgeMemories } from "../memory/store";
 import { addMemories, appContext, asServiceError, type MemoContext } from "../services/memory-service";
+
+/** Where an exchange's persistence is recorded. */
+export type ExchangeRecord = { messageId: string } | { pendingId: string };
+
+/** The note turn.ts appends to a reply cut short; it stays on the message, never in the memory text. */
+const INTERRUPTED_NOTE_RE = /\n\n\[interrupted: [^\n]*\]$/;
+export function stripInterruptedNote(text: string): string {
+  return text.replace(INTERRUPTED_NOTE_RE, "");
+}
 
 export interface ExchangeJob {
   space: string;
@@ -22,6 +37,8 @@ export interface ExchangeJob {
   timestamp: string;
   /** Where it came from, for logs: the chat page, the OpenAI-compatible API, recovery. */
   source: string;
+  /** Where its persistence is recorded (absent: not recorded, e.g. scripts writing ad-hoc exchanges). */
+  record?: ExchangeRecord;
 }
 
 export interface PersistQueueOptions {
@@ -71,6 +88,27 @@ export class PersistQueue {
       this.queue.push({ job, resolve });
       if (!this.running) void this.run();
     });
+  }
+
+  /**
+   * An OpenAI-compatible API exchange: written to the pending_exchanges outbox first (so a crash or
+   * every retry failing leaves it for recovery), then queued; its memories' transaction removes the row.
+   */
+  enqueueApiExchange(job: Omit<ExchangeJob, "record" | "conversationId">): Promise<string[] | null> {
+    const id = crypto.randomUUID();
+    const db = this.ctx().db;
+    db.transaction(() => {
+      db.prepare("INSERT OR IGNORE INTO spaces (id) VALUES (?)").run(job.space);
+      db.prepare("INSERT INTO pending_exchanges (id, space_id, user_content, assistant_content, timestamp, source) VALUES (?, ?, ?, ?, ?, ?)").run(
+        id,
+        job.space,
+        job.user,
+        job.assistant,
+        job.timestamp,
+        job.source,
+      );
+    })();
+    return this.enqueue({ ...job, conversationId: null, record: { pendingId: id } });
   }
 
   status(): PersistStatus {
@@ -125,54 +163,138 @@ export class PersistQueue {
     this.o.log(
       "error",
       `GAVE UP persisting the ${describe(job)} after ${this.o.maxAttempts} attempts: ${lastError}. ` +
-        (job.conversationId ? "Its messages are stored; it will be written at the next start." : "It was not written to memory."),
+        (job.record ? "It is recorded as not persisted; it will be written at the next start." : "It was not written to memory."),
     );
     return null;
   }
 }
 
-/** Write one exchange as memories of kind "chat" (one transaction for all its chunks). Returns the ids. */
-export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promise<string[]> {
-  const text = exchangeText(job.user, job.assistant);
-  const [ids] = await addMemories(ctx, [{ text, space: job.space, kind: "chat", timestamp: job.timestamp }], {
-    spaceId: job.space,
-    kind: "chat",
-    conversationId: job.conversationId,
-  });
-  return ids!;
+/** The memory ids recorded for an exchange, or null while it is not recorded as persisted (or is gone: []). */
+function recordedIds(db: Database.Database, record: ExchangeRecord): string[] | null {
+  if ("messageId" in record) {
+    const r = db.prepare("SELECT persisted_at AS at, memory_ids AS ids FROM messages WHERE id = ?").get(record.messageId) as
+      | { at: string | null; ids: string | null }
+      | undefined;
+    if (!r) return []; // the conversation was deleted meanwhile: nothing of it may be written
+    return r.at ? (JSON.parse(r.ids ?? "[]") as string[]) : null;
+  }
+  const pending = db.prepare("SELECT 1 FROM pending_exchanges WHERE id = ?").get(record.pendingId);
+  return pending ? null : [];
 }
 
-/** Whether an exchange already became a memory (live or not: a forgotten one must not come back). */
-export function exchangeStored(db: Database.Database, space: string, conversationId: string, user: string, assistant: string): boolean {
-  const first = chunkWords(exchangeText(user, assistant), 300, 50)[0];
-  if (!first) return true;
-  const r = db.prepare("SELECT 1 FROM memories WHERE space_id = ? AND content_hash = ? LIMIT 1").get(space, contentHash(first));
-  return r !== undefined;
+/** Inside the memories' transaction: record that the exchange is persisted, as these memories. */
+function recordPersisted(db: Database.Database, record: ExchangeRecord, ids: string[]): void {
+  if ("messageId" in record) {
+    db.prepare("UPDATE messages SET persisted_at = ?, memory_ids = ? WHERE id = ?").run(nowIso(), JSON.stringify(ids), record.messageId);
+  } else {
+    db.prepare("DELETE FROM pending_exchanges WHERE id = ?").run(record.pendingId);
+  }
 }
 
 /**
- * Find the chat exchanges of the last `days` days whose memory was never written (the app stopped, or
- * every retry failed) and queue them. Returns how many were queued.
+ * Mark an assistant message as needing no memory (a memory command's answer, an empty reply), so
+ * recovery never considers it.
+ */
+export function markExchangeSettled(db: Database.Database, messageId: string): void {
+  db.prepare("UPDATE messages SET persisted_at = ?, memory_ids = '[]' WHERE id = ? AND persisted_at IS NULL").run(nowIso(), messageId);
+}
+
+/**
+ * Remove the memories an exchange was persisted as (regenerate / edit replace an exchange: remove its
+ * memories by message id, then persist the new reply under its own message). Purges them from every
+ * table and keeps the message recorded as persisted with no memories, in one transaction. Returns how
+ * many memories were purged.
+ */
+export function removeExchangeMemories(db: Database.Database, messageId: string): number {
+  return db.transaction(() => {
+    const ids = recordedIds(db, { messageId }) ?? [];
+    // Only the chat memories written for this conversation: a chunk that deduplicated onto an older
+    // memory of another kind (a /remember) is not this exchange's to remove.
+    const own = ids.filter((id) =>
+      db.prepare("SELECT 1 FROM memories m JOIN messages g ON g.id = ? WHERE m.id = ? AND m.kind = 'chat' AND m.conversation_id = g.conversation_id").get(messageId, id),
+    );
+    const n = own.length ? purgeMemories(db, own) : 0;
+    db.prepare("UPDATE messages SET persisted_at = coalesce(persisted_at, ?), memory_ids = '[]' WHERE id = ?").run(nowIso(), messageId);
+    return n;
+  })();
+}
+
+/**
+ * Write one exchange as memories of kind "chat" (one transaction for all its chunks, which also records
+ * the exchange as persisted). An exchange already recorded writes nothing and answers its recorded ids.
+ */
+export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promise<string[]> {
+  const text = exchangeText(job.user, stripInterruptedNote(job.assistant));
+  const record = job.record;
+  if (record) {
+    const done = recordedIds(ctx.db, record);
+    if (done) return done;
+  }
+  const [ids] = await addMemories(
+    ctx,
+    [{ text, space: job.space, kind: "chat", timestamp: job.timestamp }],
+    { spaceId: job.space, kind: "chat", conversationId: job.conversationId },
+    record
+      ? {
+          skip: () => {
+            const done = recordedIds(ctx.db, record);
+            return done ? [done] : null;
+          },
+          after: (out) => recordPersisted(ctx.db, record, out[0] ?? []),
+        }
+      : {},
+  );
+  return ids!;
+}
+
+/** Whether an exchange is recorded as persisted (by its assistant message). */
+export function exchangePersisted(db: Database.Database, assistantMessageId: string): boolean {
+  const r = db.prepare("SELECT persisted_at AS at FROM messages WHERE id = ?").get(assistantMessageId) as { at: string | null } | undefined;
+  return Boolean(r?.at);
+}
+
+/**
+ * Queue the exchanges never recorded as persisted: chat replies of the last `days` days whose assistant
+ * message has no persisted_at (the app stopped, or every retry failed), and every row left in the
+ * pending_exchanges outbox. Returns how many were queued.
  */
 export function recoverUnpersisted(ctx: MemoContext, queue: PersistQueue, days = 7): number {
   const since = new Date(Date.now() - days * 86_400_000).toISOString();
   const rows = ctx.db
     .prepare(
-      `SELECT m.id, m.conversation_id, m.role, m.content, m.recalled, m.created_at, c.space_id
-         FROM messages m JOIN conversations c ON c.id = m.conversation_id
-        WHERE m.conversation_id IN (SELECT DISTINCT conversation_id FROM messages WHERE role = 'assistant' AND created_at >= ?)
-        ORDER BY m.conversation_id, m.created_at, m.rowid`,
+      `SELECT a.id, a.conversation_id, a.content, a.recalled, c.space_id,
+              (SELECT json_array(u.role, u.content, u.created_at) FROM messages u
+                WHERE u.conversation_id = a.conversation_id AND (u.created_at < a.created_at OR (u.created_at = a.created_at AND u.rowid < a.rowid))
+                ORDER BY u.created_at DESC, u.rowid DESC LIMIT 1) AS prev
+         FROM messages a JOIN conversations c ON c.id = a.conversation_id
+        WHERE a.role = 'assistant' AND a.persisted_at IS NULL AND a.created_at >= ?
+        ORDER BY a.created_at, a.rowid`,
     )
-    .all(since) as { id: string; conversation_id: string; role: string; content: string; recalled: string | null; created_at: string; space_id: string }[];
+    .all(since) as { id: string; conversation_id: string; content: string; recalled: string | null; space_id: string; prev: string | null }[];
   let queued = 0;
-  for (let i = 1; i < rows.length; i++) {
-    const a = rows[i]!;
-    const u = rows[i - 1]!;
-    if (a.role !== "assistant" || u.role !== "user" || u.conversation_id !== a.conversation_id) continue;
-    if (a.created_at < since || !a.content.trim()) continue;
-    if (a.recalled && a.recalled.startsWith('{"command"')) continue; // memory commands are not exchanges
-    if (exchangeStored(ctx.db, a.space_id, a.conversation_id, u.content, a.content)) continue;
-    void queue.enqueue({ space: a.space_id, conversationId: a.conversation_id, user: u.content, assistant: a.content, timestamp: u.created_at, source: "recovered chat" });
+  for (const a of rows) {
+    const prev = a.prev ? (JSON.parse(a.prev) as [string, string, string]) : null;
+    const command = a.recalled !== null && a.recalled.startsWith('{"command"'); // memory commands are not exchanges
+    if (!prev || prev[0] !== "user" || command || !stripInterruptedNote(a.content).trim()) {
+      markExchangeSettled(ctx.db, a.id);
+      continue;
+    }
+    void queue.enqueue({
+      space: a.space_id,
+      conversationId: a.conversation_id,
+      user: prev[1],
+      assistant: a.content,
+      timestamp: prev[2],
+      source: "recovered chat",
+      record: { messageId: a.id },
+    });
+    queued++;
+  }
+  const pending = ctx.db
+    .prepare("SELECT id, space_id AS space, user_content AS user, assistant_content AS assistant, timestamp, source FROM pending_exchanges ORDER BY created_at, rowid")
+    .all() as { id: string; space: string; user: string; assistant: string; timestamp: string; source: string }[];
+  for (const p of pending) {
+    void queue.enqueue({ space: p.space, conversationId: null, user: p.user, assistant: p.assistant, timestamp: p.timestamp, source: `recovered ${p.source}`, record: { pendingId: p.id } });
     queued++;
   }
   return queued;

@@ -20,9 +20,9 @@ import {
   type RecalledMemory,
   type StoredMessage,
 } from "../services/conversation-service";
-import { DEFAULT_SPACE, forget, remember, search, ServiceError, type MemoContext } from "../services/memory-service";
+import { DEFAULT_SPACE, FORGET_CONFIRM_OVER, forgetIds, forgetPreview, remember, search, ServiceError, type MemoContext } from "../services/memory-service";
 import { COMMAND_HELP, parseCommand } from "./commands";
-import { persistQueue, type PersistQueue } from "./persist";
+import { markExchangeSettled, persistQueue, type PersistQueue } from "./persist";
 import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type ProviderId } from "./providers";
 
 export const MAX_MESSAGE_CHARS = 32_000;
@@ -32,9 +32,9 @@ export const HISTORY_TOKENS = Number(process.env.MEMO_CHAT_HISTORY_TOKENS) || 30
 /**
  * The partial-exchange rule. A reply cut short — the client disconnected (its request is cancelled at
  * once, so no generation runs on for nobody), Memo is shutting down, or the provider failed mid-reply —
- * is kept with what was generated, since the user saw it: stored in the conversation and persisted as
- * memory like a full exchange, with this note appended so that neither the page nor a later recall
- * mistakes it for a complete answer. A message that got no reply at all stays in the conversation and
+ * is kept with what was generated, since the user saw it: stored in the conversation with this note
+ * appended, so the page never mistakes it for a complete answer, and persisted as memory like a full
+ * exchange without the note (the memory holds what was said, not a status line). A message that got no reply at all stays in the conversation and
  * does not become a memory.
  */
 export function interruptedNote(failure: { kind: string; message: string }): string {
@@ -172,7 +172,19 @@ async function* runCommand(memo: MemoContext, conv: Conversation, message: strin
         break;
       }
       case "forget": {
-        const r = forget(memo, cmd.pattern, conv.spaceId);
+        // More than FORGET_CONFIRM_OVER matches, or a pinned one: show them and ask first.
+        const p = forgetPreview(memo, cmd.pattern, conv.spaceId);
+        if (p.count > FORGET_CONFIRM_OVER || p.pinned > 0) {
+          const shown = p.items.slice(0, 50).map((i) => `- ${i.pinned ? "📌 " : ""}${i.content.replace(/\s+/g, " ").slice(0, 200)}`);
+          reply =
+            `${p.count} memories match “${cmd.pattern.trim()}”${p.pinned ? `, ${p.pinned} of them pinned` : ""}. Nothing is forgotten until you confirm.\n\n` +
+            shown.join("\n") +
+            (p.count > shown.length ? `\n- … and ${p.count - shown.length} more` : "");
+          const items = p.items.map((i) => ({ id: i.id, content: i.content, timestamp: i.timestamp, pinned: i.pinned }));
+          info = { type: "forget", pattern: cmd.pattern, count: p.count, items, undo: { ids: [], until: new Date().toISOString() }, undoneAt: null, pending: { ids: p.items.map((i) => i.id), pinned: p.pinned } };
+          break;
+        }
+        const r = forgetIds(memo, p.items.map((i) => i.id), cmd.pattern.trim());
         reply = r.count ? `${r.message}\n\n${r.items.map((i) => `- ${i.content.replace(/\s+/g, " ").slice(0, 200)}`).join("\n")}` : r.message;
         info = { type: "forget", pattern: cmd.pattern, count: r.count, items: r.items, undo: r.undo, undoneAt: null };
         break;
@@ -195,6 +207,7 @@ async function* runCommand(memo: MemoContext, conv: Conversation, message: strin
     { role: "user", content: message },
     { role: "assistant", content: reply, command: info },
   ]);
+  markExchangeSettled(memo.db, assistant!.id); // a command's answer is not an exchange to remember
   yield { type: "start", conversation: getConversationOr404(memo.db, conv.id), userMessage: user! };
   yield { type: "command", message: assistant!, command: info };
 }
@@ -273,9 +286,19 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   const content = text.trim() ? (failure ? text + interruptedNote(failure) : text) : "(the model returned an empty reply)";
   const [assistant] = appendMessages(memo.db, conv.id, [{ role: "assistant", content, recalled: recall.memories }]);
   if (text.trim()) {
-    // Not awaited: the reply is complete for the page now; the queue retries and logs failures.
-    // The stored message and the memory carry the same text (recovery matches them by content).
-    void persist.enqueue({ space: conv.spaceId, conversationId: conv.id, user: message, assistant: content, timestamp: userMessage!.createdAt, source: "chat" });
+    // Not awaited: the reply is complete for the page now; the queue retries and logs failures, and the
+    // write records itself on the assistant message (recovery re-queues only unrecorded ones).
+    void persist.enqueue({
+      space: conv.spaceId,
+      conversationId: conv.id,
+      user: message,
+      assistant: text,
+      timestamp: userMessage!.createdAt,
+      source: "chat",
+      record: { messageId: assistant!.id },
+    });
+  } else {
+    markExchangeSettled(memo.db, assistant!.id);
   }
   if (failure) {
     yield { type: "error", kind: failure.kind, status: failure.status, message: failure.message, partial: assistant! };

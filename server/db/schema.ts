@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { blob, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 
@@ -39,6 +39,8 @@ export const memories = sqliteTable(
     contentHash: text("content_hash").notNull(),
     embeddingModel: text("embedding_model").notNull(),
     createdAt: text("created_at").notNull().default(now),
+    /** When the content was last edited (null: never); recency is the later of this and timestamp. */
+    updatedAt: text("updated_at"),
   },
   (t) => [
     index("memories_space_live_idx").on(t.spaceId, t.softDeleted),
@@ -88,6 +90,10 @@ export const messages = sqliteTable(
     content: text("content").notNull(),
     recalled: text("recalled"), // JSON: the memories recalled for this reply, with scores
     createdAt: text("created_at").notNull().default(now),
+    /** On an assistant message: when its exchange became memories (server/chat/persist.ts), in the same transaction. */
+    persistedAt: text("persisted_at"),
+    /** JSON array of the memory ids its exchange was written as. */
+    memoryIds: text("memory_ids"),
   },
   (t) => [index("messages_conversation_idx").on(t.conversationId, t.createdAt)],
 );
@@ -107,6 +113,30 @@ export const documents = sqliteTable("documents", {
   chunksDone: integer("chunks_done").notNull().default(0),
   createdAt: text("created_at").notNull().default(now),
   updatedAt: text("updated_at").notNull().default(now),
+});
+
+/** A memory's documents: one chunk can belong to several (deleting a document removes only unshared chunks). */
+export const documentChunks = sqliteTable(
+  "document_chunks",
+  {
+    documentId: text("document_id").notNull(),
+    memoryId: text("memory_id").notNull(),
+    chunkIndex: integer("chunk_index"),
+  },
+  (t) => [primaryKey({ columns: [t.documentId, t.memoryId] }), index("document_chunks_memory_idx").on(t.memoryId)],
+);
+
+/** OpenAI-compatible API exchanges waiting to become memories; deleted in the memories' transaction. */
+export const pendingExchanges = sqliteTable("pending_exchanges", {
+  id: text("id").primaryKey(),
+  spaceId: text("space_id")
+    .notNull()
+    .references(() => spaces.id),
+  userContent: text("user_content").notNull(),
+  assistantContent: text("assistant_content").notNull(),
+  timestamp: text("timestamp").notNull(),
+  source: text("source").notNull(),
+  createdAt: text("created_at").notNull().default(now),
 });
 
 /** One row per recall of a memory into a prompt (what Analytics charts per day). Removed with the memory. */

@@ -1,7 +1,10 @@
 /**
  * The `documents` table: one row per uploaded file with its status and progress (chunks_done /
  * chunks_total), read by the Ingest page while a job runs. Every write is a single statement or one
- * transaction. Memories of a document carry its id in `memories.document_id`.
+ * transaction. Which memories belong to which documents is the `document_chunks` link table: a chunk
+ * skipped at ingestion because another document of the space already holds it is linked to both, so
+ * deleting one document removes only the chunks no other document links (`memories.document_id` keeps
+ * the first document, for display and export).
  */
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
@@ -106,9 +109,42 @@ export function updateDocument(
   db.prepare(`UPDATE documents SET ${[...sets, "updated_at = @updatedAt"].join(", ")} WHERE id = @id`).run(args);
 }
 
-/** Ids of the memories (live or soft-deleted) that belong to a document. */
+/** Ids of the memories (live or soft-deleted) linked to a document. */
 export function documentMemoryIds(db: Database.Database, documentId: string): string[] {
-  return (db.prepare("SELECT id FROM memories WHERE document_id = ?").all(documentId) as { id: string }[]).map((r) => r.id);
+  return (db.prepare("SELECT memory_id AS id FROM document_chunks WHERE document_id = ?").all(documentId) as { id: string }[]).map((r) => r.id);
+}
+
+/** Link memories to a document (idempotent). Call inside the transaction that writes or finds them. */
+export function linkDocumentChunks(db: Database.Database, documentId: string, links: { memoryId: string; chunkIndex: number | null }[]): void {
+  const ins = db.prepare("INSERT OR IGNORE INTO document_chunks (document_id, memory_id, chunk_index) VALUES (?, ?, ?)");
+  db.transaction(() => {
+    for (const l of links) ins.run(documentId, l.memoryId, l.chunkIndex);
+  })();
+}
+
+/**
+ * Unlink a document from its memories and purge those no other document links, in one transaction. A
+ * shared memory whose `document_id` named this document is handed to one of its other documents.
+ * Returns how many memories were purged.
+ */
+export function unlinkDocument(db: Database.Database, documentId: string, only?: string[]): number {
+  return db.transaction(() => {
+    const ids = only ?? documentMemoryIds(db, documentId);
+    const del = db.prepare("DELETE FROM document_chunks WHERE document_id = ? AND memory_id = ?");
+    const other = db.prepare("SELECT document_id AS doc, chunk_index AS idx FROM document_chunks WHERE memory_id = ? ORDER BY rowid LIMIT 1");
+    // Only document chunks go with their last document: a chat or /remember memory that happened to hold
+    // the same text as a chunk was linked, not owned.
+    const isChunk = db.prepare("SELECT 1 FROM memories WHERE id = ? AND kind = 'document'");
+    const hand = db.prepare("UPDATE memories SET document_id = ?, chunk_index = ? WHERE id = ? AND document_id = ?");
+    const orphans: string[] = [];
+    for (const id of ids) {
+      del.run(documentId, id);
+      const o = other.get(id) as { doc: string; idx: number | null } | undefined;
+      if (o) hand.run(o.doc, o.idx, id, documentId);
+      else if (isChunk.get(id)) orphans.push(id);
+    }
+    return orphans.length ? purgeMemories(db, orphans) : 0;
+  })();
 }
 
 /** Live memories per document. */
@@ -117,17 +153,17 @@ export function documentMemoryCounts(db: Database.Database, ids: string[]): Map<
   if (ids.length === 0) return out;
   const rows = db
     .prepare(
-      "SELECT document_id AS id, count(*) AS n FROM memories WHERE soft_deleted = 0 AND document_id IN (SELECT value FROM json_each(?)) GROUP BY document_id",
+      `SELECT l.document_id AS id, count(*) AS n FROM document_chunks l JOIN memories m ON m.id = l.memory_id
+        WHERE m.soft_deleted = 0 AND l.document_id IN (SELECT value FROM json_each(?)) GROUP BY l.document_id`,
     )
     .all(JSON.stringify(ids)) as { id: string; n: number }[];
   for (const r of rows) out.set(r.id, r.n);
   return out;
 }
 
-/** Remove every memory of a document from all three tables (and parked vectors) in one transaction. */
+/** Remove a document's memories that no other document shares, from all three tables, in one transaction. */
 export function purgeDocumentMemories(db: Database.Database, documentId: string): number {
-  const ids = documentMemoryIds(db, documentId);
-  return ids.length ? purgeMemories(db, ids) : 0;
+  return unlinkDocument(db, documentId);
 }
 
 /**
@@ -163,8 +199,34 @@ export function documentNames(db: Database.Database, ids: (string | null)[]): Ma
   return out;
 }
 
-/** Add `documentName` to results that came from a document (null for the others). */
-export function withDocumentNames<T extends { documentId: string | null }>(db: Database.Database, items: T[]): (T & { documentName: string | null })[] {
+/** Every document a memory belongs to, by memory id (names in link order). */
+export function documentSources(db: Database.Database, memoryIds: string[]): Map<string, { id: string; name: string }[]> {
+  const out = new Map<string, { id: string; name: string }[]>();
+  if (memoryIds.length === 0) return out;
+  const rows = db
+    .prepare(
+      `SELECT l.memory_id AS mid, d.id, d.name FROM document_chunks l JOIN documents d ON d.id = l.document_id
+        WHERE l.memory_id IN (SELECT value FROM json_each(?)) ORDER BY l.rowid`,
+    )
+    .all(JSON.stringify([...new Set(memoryIds)])) as { mid: string; id: string; name: string }[];
+  for (const r of rows) {
+    const list = out.get(r.mid) ?? [];
+    list.push({ id: r.id, name: r.name });
+    out.set(r.mid, list);
+  }
+  return out;
+}
+
+/** Add `documentName` (the first source) and `documentNames` (every source) to results from documents. */
+export function withDocumentNames<T extends { id: string; documentId: string | null }>(
+  db: Database.Database,
+  items: T[],
+): (T & { documentName: string | null; documentNames: string[] })[] {
   const names = documentNames(db, items.map((i) => i.documentId));
-  return items.map((i) => ({ ...i, documentName: i.documentId ? (names.get(i.documentId) ?? null) : null }));
+  const sources = documentSources(db, items.filter((i) => i.documentId).map((i) => i.id));
+  return items.map((i) => {
+    const all = (sources.get(i.id) ?? []).map((s) => s.name);
+    const first = i.documentId ? (names.get(i.documentId) ?? all[0] ?? null) : null;
+    return { ...i, documentName: first, documentNames: all.length ? all : first ? [first] : [] };
+  });
 }

@@ -4,7 +4,8 @@
  *
  * Dedup: a chunk whose content hash is already live in the space (written by an earlier run of this
  * document, or by another document) is not embedded again; it counts as done. Re-ingesting the same file
- * therefore adds 0 chunks, and re-running an interrupted document resumes where it stopped.
+ * therefore adds 0 chunks, and re-running an interrupted document resumes where it stopped. A skipped
+ * chunk is linked to this document too (document_chunks), so it stays when the other document is deleted.
  *
  * Pipelining: the next batch's embedding request is in flight while the previous batch is written, so the
  * embedding server — the bottleneck — never waits for the database.
@@ -14,9 +15,9 @@
  */
 import type { MemoContext } from "../services/memory-service";
 import { activeModel } from "../services/memory-service";
-import { contentHash, findLiveByHash, insertMemories, purgeMemories, type NewMemory } from "../memory/store";
+import { contentHash, findLiveByHash, insertMemories, writeTransaction, type NewMemory } from "../memory/store";
 import { chunkSections, TokenCounter, type ChunkOptions, type PlannedChunk } from "./chunk";
-import type { DocumentRow } from "./documents";
+import { linkDocumentChunks, unlinkDocument, type DocumentRow } from "./documents";
 import { parseDocument } from "./parse";
 
 /**
@@ -85,12 +86,16 @@ export async function ingestDocument(ctx: MemoContext, doc: Pick<DocumentRow, "i
   // Skip chunks already stored in the space, and repeats within this document.
   const seen = new Set<string>();
   const todo: { chunk: PlannedChunk; index: number }[] = [];
+  const shared: { memoryId: string; chunkIndex: number }[] = [];
   chunks.forEach((chunk, index) => {
     const h = contentHash(chunk.content);
-    if (seen.has(h) || findLiveByHash(ctx.db, doc.spaceId, h)) return;
+    if (seen.has(h)) return;
     seen.add(h);
-    todo.push({ chunk, index });
+    const existing = findLiveByHash(ctx.db, doc.spaceId, h);
+    if (existing) shared.push({ memoryId: existing.id, chunkIndex: index });
+    else todo.push({ chunk, index });
   });
+  if (shared.length) linkDocumentChunks(ctx.db, doc.id, shared);
   let done = chunks.length - todo.length;
   options.onProgress?.({ chunksTotal: chunks.length, chunksDone: done });
 
@@ -132,7 +137,11 @@ export async function ingestDocument(ctx: MemoContext, doc: Pick<DocumentRow, "i
         documentId: doc.id,
         chunkIndex: index,
       }));
-      insertMemories(ctx.db, rows, vectors, model); // one transaction per batch
+      writeTransaction(ctx.db, () => {
+        // one transaction per batch: the memories and their links to this document
+        const ids = insertMemories(ctx.db, rows, vectors, model);
+        linkDocumentChunks(ctx.db, doc.id, ids.map((memoryId, i) => ({ memoryId, chunkIndex: rows[i]!.chunkIndex ?? null })));
+      });
       writeMs += now() - tw;
       done += rows.length;
       options.onProgress?.({ chunksTotal: chunks.length, chunksDone: done });
@@ -143,10 +152,11 @@ export async function ingestDocument(ctx: MemoContext, doc: Pick<DocumentRow, "i
   // Memories of this document from an earlier run whose chunk is not in today's plan (e.g. the chunker
   // changed since an interrupted run) would be half of an old version: remove them (one transaction).
   const planned = new Set(chunks.map((c) => contentHash(c.content)));
-  const stale = (ctx.db.prepare("SELECT id, content_hash AS hash FROM memories WHERE document_id = ?").all(doc.id) as { id: string; hash: string }[]).filter(
-    (r) => !planned.has(r.hash),
-  );
-  if (stale.length) purgeMemories(ctx.db, stale.map((r) => r.id));
+  const linked = ctx.db
+    .prepare("SELECT m.id, m.content_hash AS hash FROM document_chunks l JOIN memories m ON m.id = l.memory_id WHERE l.document_id = ?")
+    .all(doc.id) as { id: string; hash: string }[];
+  const stale = linked.filter((r) => !planned.has(r.hash));
+  if (stale.length) unlinkDocument(ctx.db, doc.id, stale.map((r) => r.id));
   const t3 = now();
   const embedded = todo.map((t) => t.chunk);
   return {

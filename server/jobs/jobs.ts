@@ -8,7 +8,7 @@ import { boundModel, reindexTarget } from "../memory/store";
 import { activeModel, type MemoContext } from "../services/memory-service";
 import { providerMerge } from "./merge";
 import { runExclusive, type RunRecord, type Trigger } from "./runner";
-import { consolidationThreshold, loadJobSettings } from "./settings";
+import { consolidationThreshold, decayingKinds, loadJobSettings } from "./settings";
 
 export const RUNNABLE_JOBS = ["decay", "consolidate"] as const;
 export type RunnableJob = (typeof RUNNABLE_JOBS)[number];
@@ -23,6 +23,8 @@ export interface JobRunOptions {
   /** Consolidation test hook (see ConsolidateOptions.beforeSoftDelete). */
   beforeSoftDelete?: (mergedId: string) => void;
   leaseMs?: number;
+  /** Consolidation: find and check merges, write nothing (consolidation-runs.ts applies them later). */
+  preview?: boolean;
 }
 
 const ZERO: JobCounts = { promoted: 0, decayed: 0, softDeleted: 0, purged: 0, merged: 0 };
@@ -39,8 +41,9 @@ export function runDecayJob(ctx: Pick<MemoContext, "db">, opts: JobRunOptions = 
     db,
     "decay",
     async () => {
-      const s = loadJobSettings(db).decay;
-      const r = runDecay(db, { idleDays: s.idleDays, zeroDays: s.zeroDays, retentionDays: s.retentionDays, now: opts.now });
+      const all = loadJobSettings(db);
+      const s = all.decay;
+      const r = runDecay(db, { idleDays: s.idleDays, zeroDays: s.zeroDays, retentionDays: s.retentionDays, kinds: decayingKinds(all), now: opts.now });
       // The five counts first (flat, for compact summaries), then everything, `counts` included.
       return { status: "ok", result: { ...r.counts, ...r } };
     },
@@ -76,11 +79,12 @@ export function runConsolidateJob(ctx: MemoContext, opts: JobRunOptions = {}): P
         onPair: () => run.renew(),
         beforeSoftDelete: opts.beforeSoftDelete,
         now: opts.now,
+        preview: opts.preview,
       });
       if (r.failed > 0 && r.counts.merged === 0) {
         throw Object.assign(new Error(`every merge failed: ${r.errors[0]?.error ?? "unknown error"}`), { partial: { ...r } });
       }
-      return { status: merge ? "ok" : "skipped", result: { ...r.counts, model, ...r } };
+      return { status: merge ? "ok" : "skipped", result: { ...r.counts, model, ...r, ...(opts.preview ? { preview: true } : {}) } };
     },
     { trigger: opts.trigger, slot: opts.slot, leaseMs: opts.leaseMs ?? 5 * 60_000 },
   );

@@ -19,17 +19,15 @@ export function mergeMessages(a: string, b: string): ChatMessage[] {
   ];
 }
 
-/** A model's answer as a plain statement; throws when there is nothing usable in it. */
-export function cleanMergedStatement(raw: string, a: string, b: string): string {
+/** A model's answer as a plain statement (prefaces, quotes and fences removed). */
+export function cleanMergedStatement(raw: string): string {
   let t = raw.trim();
   const fenced = t.match(/^```[a-z]*\n([\s\S]*?)\n?```$/i);
   if (fenced) t = fenced[1]!.trim();
   t = t.replace(/^(merged( statement| memory)?|statement|answer)\s*:\s*/i, "").trim();
   const quoted = t.match(/^["“'](.*)["”']$/s);
   if (quoted) t = quoted[1]!.trim();
-  if (!t) throw new Error("the chat provider returned an empty statement");
-  const limit = 2 * (a.length + b.length) + 200;
-  if (t.length > limit) throw new Error(`the chat provider's merged statement is ${t.length} characters, longer than both memories together allow (${limit})`);
+  // Empty, too long, refusal or meta text: consolidation checks and skips it (server/memory/merge-guard.ts).
   return t;
 }
 
@@ -37,6 +35,6 @@ export function cleanMergedStatement(raw: string, a: string, b: string): string 
 export function providerMerge(db: Database.Database): { merge: MergeFn | null; reason: string | null } {
   if (!hasProvider(db)) return { merge: null, reason: `nothing was merged: ${providerStatus(db).problem ?? "no chat provider is configured"}` };
   const merge: MergeFn = async (a, b, signal) =>
-    cleanMergedStatement(await complete(mergeMessages(a, b), { db, temperature: 0, maxTokens: 512, signal }), a, b);
+    cleanMergedStatement(await complete(mergeMessages(a, b), { db, temperature: 0, maxTokens: 512, signal }));
   return { merge, reason: null };
 }

@@ -12,6 +12,13 @@ const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "a time of day as HH:
 
 export const DEFAULT_CONSOLIDATION_THRESHOLD = 0.92;
 
+/** Per kind: "decay" (loses importance when idle, soft-deleted at 0, purged later) or "keep" (never decays). */
+export const lifetimePolicy = z.enum(["decay", "keep"]);
+/** The kinds whose lifetime is a setting; `document` chunks always live exactly as long as their document. */
+export const LIFETIME_KINDS = ["chat", "consolidated", "remember", "import"] as const;
+export type LifetimeKind = (typeof LIFETIME_KINDS)[number];
+const lifetimeSchema = z.strictObject({ chat: lifetimePolicy, consolidated: lifetimePolicy, remember: lifetimePolicy, import: lifetimePolicy });
+
 export const jobSettingsSchema = z.strictObject({
   decay: z.strictObject({
     enabled: z.boolean(),
@@ -33,6 +40,8 @@ export const jobSettingsSchema = z.strictObject({
     /** Memories compared per space (the most recent live ones). */
     maxPerSpace: z.number().int().min(2).max(2000),
   }),
+  /** What decays, by kind (README "What Memo keeps, and for how long"). */
+  lifetime: lifetimeSchema,
 });
 
 export type JobSettings = z.infer<typeof jobSettingsSchema>;
@@ -40,7 +49,13 @@ export type JobSettings = z.infer<typeof jobSettingsSchema>;
 export const DEFAULT_JOB_SETTINGS: JobSettings = {
   decay: { enabled: true, time: "03:00", idleDays: 14, zeroDays: 7, retentionDays: 30 },
   consolidate: { enabled: true, time: "after-decay", thresholds: {}, maxPerSpace: 200 },
+  lifetime: { chat: "decay", consolidated: "decay", remember: "keep", import: "keep" },
 };
+
+/** The kinds the decay job touches under these settings (never `document`). */
+export function decayingKinds(s: JobSettings): LifetimeKind[] {
+  return LIFETIME_KINDS.filter((k) => s.lifetime[k] === "decay");
+}
 
 /** A change from the Settings page or the API: any subset; `thresholds` entries are merged in (null removes one). */
 export const jobSettingsPatchSchema = z.strictObject({
@@ -53,6 +68,7 @@ export const jobSettingsPatchSchema = z.strictObject({
       maxPerSpace: jobSettingsSchema.shape.consolidate.shape.maxPerSpace.optional(),
     })
     .optional(),
+  lifetime: lifetimeSchema.partial().optional(),
 });
 export type JobSettingsPatch = z.infer<typeof jobSettingsPatchSchema>;
 
@@ -67,6 +83,7 @@ export function loadJobSettings(db: Database.Database): JobSettings {
     const merged = {
       decay: { ...base.decay, ...(saved.decay ?? {}) },
       consolidate: { ...base.consolidate, ...(saved.consolidate ?? {}), thresholds: { ...(saved.consolidate?.thresholds ?? {}) } },
+      lifetime: { ...base.lifetime, ...(saved.lifetime ?? {}) },
     };
     const parsed = jobSettingsSchema.safeParse(merged);
     return parsed.success ? parsed.data : base;
@@ -89,6 +106,7 @@ export function saveJobSettings(db: Database.Database, patch: JobSettingsPatch):
     const next = jobSettingsSchema.parse({
       decay: { ...cur.decay, ...(p.decay ?? {}) },
       consolidate: { ...cur.consolidate, ...consolidateRest, thresholds },
+      lifetime: { ...cur.lifetime, ...(p.lifetime ?? {}) },
     });
     db.prepare(
       `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))

@@ -6,7 +6,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { asServiceError, DEFAULT_SPACE, forget, remember, search, type MemoContext } from "../services/memory-service";
+import { asServiceError, DEFAULT_SPACE, forget, forgetPreview, remember, search, type MemoContext } from "../services/memory-service";
 import { MAX_MEMORY_CHARS, MAX_QUERY_CHARS, SPACE_RE } from "../services/schemas";
 
 const space = z.string().regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'").optional().describe(`Memory space (default "${DEFAULT_SPACE}")`);
@@ -107,20 +107,28 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
       title: "Forget",
       description:
         "Forget (soft-delete) every memory whose text contains the pattern (case-insensitive), like /forget in Memo's chat. " +
-        "Restorable for 7 days from Memo's Memory Manager.",
+        "Restorable for 7 days from Memo's Memory Manager. Call with preview: true first to see what matches (nothing is deleted).",
       inputSchema: {
         pattern: z.string().min(2).max(1000).describe("Text the memories to forget contain (at least 2 characters)"),
         space,
+        preview: z.boolean().optional().describe("true: only list the matching memories, delete nothing"),
       },
       outputSchema: {
         count: z.number(),
-        items: z.array(z.object({ id: z.string(), content: z.string(), timestamp: z.string() })),
-        undo_until: z.string(),
+        items: z.array(z.object({ id: z.string(), content: z.string(), timestamp: z.string(), pinned: z.boolean().optional() })),
+        undo_until: z.string().optional(),
+        preview: z.boolean().optional(),
         message: z.string(),
       },
     },
-    async ({ pattern, space: s }) => {
+    async ({ pattern, space: s, preview }) => {
       try {
+        if (preview) {
+          const p = forgetPreview(ctx(), pattern, s ?? DEFAULT_SPACE);
+          const text = p.count ? `${p.message}\n${p.items.map((i) => `- ${i.pinned ? "[pinned] " : ""}${i.content.slice(0, 200)}`).join("\n")}` : p.message;
+          const items = p.items.map((i) => ({ id: i.id, content: i.content, timestamp: i.timestamp, pinned: i.pinned }));
+          return { content: [{ type: "text", text }], structuredContent: { count: p.count, items, preview: true, message: p.message } };
+        }
         const r = forget(ctx(), pattern, s ?? DEFAULT_SPACE);
         const text = r.count ? `${r.message}\n${r.items.map((i) => `- ${i.content.slice(0, 200)}`).join("\n")}` : r.message;
         return { content: [{ type: "text", text }], structuredContent: { count: r.count, items: r.items, undo_until: r.undo.until, message: r.message } };

@@ -7,10 +7,16 @@
  * soft-deleted, both in ONE transaction per pair (store.writeTransaction). A pair whose memories changed
  * or went while the provider was answering is left alone. It yields to the event loop between pairs, so
  * chat keeps being served while it runs.
+ *
+ * Guardrails: pinned memories and document chunks are never candidates, and only memories of the same
+ * kind are paired. Each merged statement is checked (merge-guard.ts) before anything is written; a pair
+ * that fails is skipped with the reason. With `preview` nothing is written: the checked merges come back
+ * as proposals, which applyMerges() writes later (after the user confirmed them).
  */
 import type Database from "better-sqlite3";
 import type { Embedder } from "./embed-client";
 import type { JobCounts } from "./decay";
+import { similarityProblem, textProblem } from "./merge-guard";
 import { insertMemories, listSpaces, reindexTarget, softDeleteMemories, writeTransaction } from "./store";
 
 /** Merge two memory statements into one (the chat provider in the app; a test double in tests). */
@@ -38,6 +44,18 @@ export interface ConsolidateOptions {
    * originals are soft-deleted (a throw there must leave the store as it was).
    */
   beforeSoftDelete?: (mergedId: string) => void;
+  /** Find and check merges but write nothing: they come back in `proposals`. */
+  preview?: boolean;
+}
+
+/** A checked merge not written yet (a preview), enough to write it later if both originals are unchanged. */
+export interface MergeProposal {
+  from: [string, string];
+  hashes: [string, string];
+  originals: [string, string];
+  kind: string;
+  similarity: number;
+  content: string;
 }
 
 export interface MergeRecord {
@@ -62,6 +80,10 @@ export interface ConsolidateResult {
   skippedMerging: string | null;
   merges: MergeRecord[];
   errors: { from: [string, string]; error: string }[];
+  /** Pairs whose merged statement failed a check (merge-guard.ts), with why. */
+  skipped: { from: [string, string]; reason: string }[];
+  /** With `preview`: the merges that passed every check, not written. */
+  proposals: MergeProposal[];
 }
 
 export interface Candidate {
@@ -72,14 +94,15 @@ export interface Candidate {
   contentHash: string;
   importance: number;
   timestamp: string;
+  kind: string;
 }
 
-/** The most recent live, unpinned memories of a space with their vectors (from memory_vec). */
+/** The most recent live, unpinned, non-document memories of a space with their vectors (from memory_vec). */
 export function loadCandidates(db: Database.Database, spaceId: string, limit: number): { memories: Candidate[]; vectors: Float32Array[] } {
   const rows = db
     .prepare(
-      `SELECT rid, id, space_id AS spaceId, content, content_hash AS contentHash, importance, timestamp FROM memories
-       WHERE space_id = ? AND soft_deleted = 0 AND pinned = 0 ORDER BY timestamp DESC, rid DESC LIMIT ?`,
+      `SELECT rid, id, space_id AS spaceId, content, content_hash AS contentHash, importance, timestamp, kind FROM memories
+       WHERE space_id = ? AND soft_deleted = 0 AND pinned = 0 AND kind != 'document' ORDER BY timestamp DESC, rid DESC LIMIT ?`,
     )
     .all(spaceId, limit) as Candidate[];
   const vec = db.prepare("SELECT embedding FROM memory_vec WHERE rowid = ?");
@@ -189,13 +212,16 @@ export async function consolidate(
     skippedMerging: opts.merge ? null : (opts.noMergeReason ?? "no chat provider is configured"),
     merges: [],
     errors: [],
+    skipped: [],
+    proposals: [],
   };
   let consecutiveFailures = 0;
   for (const spaceId of opts.spaces ?? listSpaces(db)) {
     const { memories, vectors } = loadCandidates(db, spaceId, opts.maxPerSpace ?? 200);
     result.spaces++;
     result.candidates += memories.length;
-    const pairs = disjointPairs(similarPairs(vectors, opts.threshold));
+    // Only memories of the same kind are merged (a chat exchange is not folded into an import).
+    const pairs = disjointPairs(similarPairs(vectors, opts.threshold).filter((p) => memories[p.i]!.kind === memories[p.j]!.kind));
     result.pairs += pairs.length;
     await yieldToLoop();
     if (!opts.merge || result.skippedMerging) continue;
@@ -210,33 +236,30 @@ export async function consolidate(
       const b = memories[p.j]!;
       try {
         const content = (await opts.merge(a.content, b.content, opts.signal)).trim();
-        if (!content) throw new Error("the chat provider returned an empty statement");
+        consecutiveFailures = 0; // the provider answered; whether the answer is usable is checked next
+        const bad = textProblem(content, a.content, b.content);
+        if (bad) {
+          result.skipped.push({ from: [a.id, b.id], reason: bad });
+          continue;
+        }
         const [vector] = await embedder.embedDocuments([content]);
-        const id = writeTransaction(db, () => {
-          // Both still live and unchanged? (A request may have edited or deleted one while we waited.)
-          const live = db
-            .prepare("SELECT id FROM memories WHERE id IN (?, ?) AND soft_deleted = 0 AND pinned = 0 AND content_hash IN (?, ?)")
-            .all(a.id, b.id, a.contentHash, b.contentHash) as { id: string }[];
-          if (live.length !== 2) return null;
-          const [mergedId] = insertMemories(
-            db,
-            [
-              {
-                spaceId,
-                content,
-                kind: "consolidated",
-                importance: Math.max(a.importance, b.importance),
-                timestamp: a.timestamp <= b.timestamp ? a.timestamp : b.timestamp,
-              },
-            ],
-            [vector!],
-            model,
-          );
-          opts.beforeSoftDelete?.(mergedId!);
-          softDeleteMemories(db, [a.id, b.id], now().toISOString());
-          return mergedId!;
-        });
-        consecutiveFailures = 0;
+        const far = similarityProblem(vector!, vectors[p.i]!, vectors[p.j]!, opts.threshold);
+        if (far) {
+          result.skipped.push({ from: [a.id, b.id], reason: far });
+          continue;
+        }
+        if (opts.preview) {
+          result.proposals.push({
+            from: [a.id, b.id],
+            hashes: [a.contentHash, b.contentHash],
+            originals: [a.content, b.content],
+            kind: a.kind,
+            similarity: +p.similarity.toFixed(4),
+            content,
+          });
+          continue;
+        }
+        const id = writeMerge(db, model, a, b, content, vector!, now().toISOString(), opts.beforeSoftDelete);
         if (id === null) {
           result.stale++;
         } else {
@@ -257,4 +280,36 @@ export async function consolidate(
     }
   }
   return result;
+}
+
+/**
+ * Write one merge: the merged memory (kind `consolidated`, the higher importance, the earlier timestamp)
+ * and the originals soft-deleted, in ONE transaction — only if both are still live, unpinned and
+ * unchanged (a request may have edited or deleted one meanwhile). Returns the merged id, or null.
+ */
+export function writeMerge(
+  db: Database.Database,
+  model: string,
+  a: Pick<Candidate, "id" | "spaceId" | "contentHash" | "importance" | "timestamp">,
+  b: Pick<Candidate, "id" | "contentHash" | "importance" | "timestamp">,
+  content: string,
+  vector: Float32Array,
+  at: string,
+  beforeSoftDelete?: (mergedId: string) => void,
+): string | null {
+  return writeTransaction(db, () => {
+    const live = db
+      .prepare("SELECT id FROM memories WHERE id IN (?, ?) AND soft_deleted = 0 AND pinned = 0 AND kind != 'document' AND content_hash IN (?, ?)")
+      .all(a.id, b.id, a.contentHash, b.contentHash) as { id: string }[];
+    if (live.length !== 2) return null;
+    const [mergedId] = insertMemories(
+      db,
+      [{ spaceId: a.spaceId, content, kind: "consolidated", importance: Math.max(a.importance, b.importance), timestamp: a.timestamp <= b.timestamp ? a.timestamp : b.timestamp }],
+      [vector],
+      model,
+    );
+    beforeSoftDelete?.(mergedId!);
+    softDeleteMemories(db, [a.id, b.id], at);
+    return mergedId!;
+  });
 }

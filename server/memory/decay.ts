@@ -8,6 +8,9 @@
  *    `zeroDays` is soft-deleted (store.softDeleteMemories: memories, memory_vec, memory_fts in step).
  *    Promotion (retrieval) lifts it above 0, which clears the mark at the next run.
  * 3. Soft-deleted memories deleted `retentionDays` ago or earlier are purged from every table.
+ * Only memories of the kinds in `kinds` decay (the lifetime policy per kind, server/jobs/settings.ts):
+ * by default chat and consolidated; never document chunks (they live as long as their document) and
+ * never pinned memories. A memory of another kind is not marked and not soft-deleted by decay.
  * Days are UTC calendar days and thresholds compare days, so a run at 03:00:00.4 and one at 03:00:00.1
  * the next week see the same ages. Steps 2 and 3 are idempotent by nature; step 1 by the day mark.
  */
@@ -18,6 +21,8 @@ export interface DecayOptions {
   idleDays: number;
   zeroDays: number;
   retentionDays: number;
+  /** Kinds that decay (default chat and consolidated). `document` is ignored if given. */
+  kinds?: string[];
   /** The clock (tests simulate days with it). */
   now?: () => Date;
 }
@@ -40,8 +45,10 @@ export interface DecayResult {
   decaySkipped: string | null;
   /** What changed, by id (each list capped at CHANGE_LIST_CAP; `truncated` says so). */
   changes: { decayed: { id: string; importance: number }[]; softDeleted: string[]; purged: string[]; truncated: boolean };
-  settings: { idleDays: number; zeroDays: number; retentionDays: number };
+  settings: { idleDays: number; zeroDays: number; retentionDays: number; kinds: string[] };
 }
+
+export const DEFAULT_DECAY_KINDS = ["chat", "consolidated"];
 
 export const CHANGE_LIST_CAP = 1000;
 
@@ -64,6 +71,8 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
   const idleCutoff = dayMinus(day, opts.idleDays);
   const zeroCutoff = dayMinus(day, opts.zeroDays);
   const purgeCutoff = dayMinus(day, opts.retentionDays);
+  const kinds = JSON.stringify((opts.kinds ?? DEFAULT_DECAY_KINDS).filter((k) => k !== "document"));
+  const decaying = "kind IN (SELECT value FROM json_each(@kinds))";
 
   return writeTransaction(db, () => {
     let truncated = false;
@@ -90,26 +99,27 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
         .prepare(
           `UPDATE memories SET importance = importance - 1,
              zero_importance_since = CASE WHEN importance = 1 THEN @now ELSE zero_importance_since END
-           WHERE soft_deleted = 0 AND pinned = 0 AND importance > 0
+           WHERE soft_deleted = 0 AND pinned = 0 AND importance > 0 AND ${decaying}
              AND substr(coalesce(last_retrieved_at, created_at), 1, 10) <= @idleCutoff
            RETURNING id, importance`,
         )
-        .all({ now: nowIso, idleCutoff }) as { id: string; importance: number }[];
+        .all({ now: nowIso, idleCutoff, kinds }) as { id: string; importance: number }[];
       setMeta(db, "decay_last_day", day);
     }
 
     // 2. The importance-0 mark: cleared when promoted (or pinned) since, set where missing.
-    db.prepare("UPDATE memories SET zero_importance_since = NULL WHERE zero_importance_since IS NOT NULL AND (importance > 0 OR pinned = 1)").run();
+    //    A kind that stopped decaying (its policy changed to keep) loses its mark too.
+    db.prepare(`UPDATE memories SET zero_importance_since = NULL WHERE zero_importance_since IS NOT NULL AND (importance > 0 OR pinned = 1 OR NOT ${decaying})`).run({ kinds });
     const zeroMarked = db
-      .prepare("UPDATE memories SET zero_importance_since = ? WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0 AND zero_importance_since IS NULL")
-      .run(nowIso).changes;
+      .prepare(`UPDATE memories SET zero_importance_since = @now WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0 AND zero_importance_since IS NULL AND ${decaying}`)
+      .run({ now: nowIso, kinds }).changes;
     const expired = (
       db
         .prepare(
-          `SELECT id FROM memories WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0
-             AND substr(zero_importance_since, 1, 10) <= ? ORDER BY rid`,
+          `SELECT id FROM memories WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0 AND ${decaying}
+             AND substr(zero_importance_since, 1, 10) <= @zeroCutoff ORDER BY rid`,
         )
-        .all(zeroCutoff) as { id: string }[]
+        .all({ zeroCutoff, kinds }) as { id: string }[]
     ).map((r) => r.id);
     const softDeleted = expired.length ? softDeleteMemories(db, expired, nowIso) : [];
 
@@ -126,7 +136,7 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
       zeroMarked,
       decaySkipped,
       changes: { decayed: cap(decayed), softDeleted: cap(softDeleted), purged: cap(old), truncated },
-      settings: { idleDays: opts.idleDays, zeroDays: opts.zeroDays, retentionDays: opts.retentionDays },
+      settings: { idleDays: opts.idleDays, zeroDays: opts.zeroDays, retentionDays: opts.retentionDays, kinds: JSON.parse(kinds) as string[] },
     };
   });
 }

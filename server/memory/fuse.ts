@@ -1,3 +1,5 @@
+import { recencyOf } from "./recency";
+
 export type MatchType = "vector" | "fts" | "hybrid";
 
 export interface RankedList {
@@ -104,11 +106,11 @@ export function qualityFilter<T extends FusedCandidate>(cands: T[], opts: Qualit
 
 /**
  * Importance nudge: final = fused × (1 + weight × importance/5); ties go to pinned memories, then
- * higher importance, then the newer memory.
+ * higher importance, then the newer memory (the later of its timestamp and its last edit).
  */
 export function applyImportance<T extends FusedCandidate>(
   cands: T[],
-  info: (rid: number) => { importance: number; pinned: boolean; timestamp: string } | undefined,
+  info: (rid: number) => { importance: number; pinned: boolean; timestamp: string; updatedAt?: string | null } | undefined,
   weight: number,
 ): (T & { final: number })[] {
   return cands
@@ -125,7 +127,8 @@ export function applyImportance<T extends FusedCandidate>(
       const ia = a._m?.importance ?? 0;
       const ib = b._m?.importance ?? 0;
       if (ia !== ib) return ib - ia;
-      return (b._m?.timestamp ?? "").localeCompare(a._m?.timestamp ?? "");
+      // Newer first, an edit counting as new (store.recencyOf).
+      return (b._m ? recencyOf(b._m) : "").localeCompare(a._m ? recencyOf(a._m) : "");
     })
     .map(({ _m, ...rest }) => rest as unknown as T & { final: number });
 }

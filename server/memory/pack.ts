@@ -3,6 +3,8 @@ import type { MatchType } from "./fuse";
 export interface PackItem {
   content: string;
   timestamp: string;
+  /** A later edit is shown beside the date, so "prefer the newer fact" sees it. */
+  updatedAt?: string | null;
   matchType: MatchType;
   importance: number;
 }
@@ -19,7 +21,8 @@ function formatBody(content: string): string {
 
 /** One memory's entry; `body` is already formatted (formatBody). */
 function entry(m: PackItem, body: string): string {
-  const date = m.timestamp.slice(0, 10);
+  const edited = m.updatedAt && m.updatedAt > m.timestamp ? ` (edited ${m.updatedAt.slice(0, 10)})` : "";
+  const date = m.timestamp.slice(0, 10) + edited;
   return `- ${date}: ${body}\n  (match: ${m.matchType}, importance: ${m.importance})`;
 }
 

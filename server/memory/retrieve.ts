@@ -35,6 +35,8 @@ export interface RetrievedMemory {
   id: string;
   content: string;
   timestamp: string;
+  /** When the content was last edited (null: never); recency is the later of the two (recency.ts). */
+  updatedAt?: string | null;
   kind: MemoryKind;
   importance: number;
   pinned: boolean;
@@ -129,6 +131,7 @@ export function searchWithVectors(
       id: m.id,
       content: m.content,
       timestamp: m.timestamp,
+      updatedAt: m.updatedAt,
       kind: m.kind,
       importance: m.importance,
       pinned: m.pinned,

@@ -23,7 +23,11 @@ export interface MemoryRow {
   contentHash: string;
   embeddingModel: string;
   createdAt: string;
+  /** When the content was last edited; null when never. */
+  updatedAt: string | null;
 }
+
+export { recencyOf } from "./recency";
 
 export interface NewMemory {
   spaceId: string;
@@ -50,7 +54,7 @@ export class StoreError extends Error {
 const COLUMNS = `id, rid, space_id AS spaceId, content, timestamp, importance, retrieval_count AS retrievalCount,
   last_retrieved_at AS lastRetrievedAt, pinned, soft_deleted AS softDeleted, deleted_at AS deletedAt, kind,
   conversation_id AS conversationId, document_id AS documentId, chunk_index AS chunkIndex,
-  content_hash AS contentHash, embedding_model AS embeddingModel, created_at AS createdAt`;
+  content_hash AS contentHash, embedding_model AS embeddingModel, created_at AS createdAt, updated_at AS updatedAt`;
 
 function rowToMemory(r: Record<string, unknown>): MemoryRow {
   return { ...(r as unknown as MemoryRow), pinned: Boolean(r.pinned), softDeleted: Boolean(r.softDeleted) };
@@ -309,6 +313,7 @@ export function deleteSpace(db: Database.Database, spaceId: string): { removed: 
       delNext?.run(BigInt(r.rid));
       if (!r.sd) write.removed.push({ rid: r.rid, spaceId });
     }
+    stmt(db, "DELETE FROM document_chunks WHERE memory_id IN (SELECT id FROM memories WHERE space_id = ?)").run(spaceId);
     const removed: Record<string, number> = { memories: stmt(db, "DELETE FROM memories WHERE space_id = ?").run(spaceId).changes };
     for (const ref of spaceReferences(db)) {
       if (ref.table === "memories") continue;
@@ -489,6 +494,7 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
   const delEvents = stmt(db, "DELETE FROM retrieval_events WHERE memory_id = ?");
+  const delLinks = stmt(db, "DELETE FROM document_chunks WHERE memory_id = ?");
   const delMem = stmt(db, "DELETE FROM memories WHERE rid = ?");
   const delNext = reindexTarget(db) ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
   const removed: VectorWrite["removed"] = [];
@@ -501,6 +507,7 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
       delFts.run(BigInt(r.rid));
       delTrash.run(r.rid);
       delEvents.run(id);
+      delLinks.run(id);
       delNext?.run(BigInt(r.rid));
       delMem.run(r.rid);
       if (!r.sd) removed.push({ rid: r.rid, spaceId: r.spaceId });
@@ -520,10 +527,11 @@ export function updateMemoryContent(db: Database.Database, id: string, content: 
       | { rid: number; spaceId: string; sd: number }
       | undefined;
     if (!r) throw new StoreError(`memory ${id} not found`, "NOT_FOUND");
-    stmt(db, "UPDATE memories SET content = ?, content_hash = ?, embedding_model = ? WHERE rid = ?").run(
+    stmt(db, "UPDATE memories SET content = ?, content_hash = ?, embedding_model = ?, updated_at = ? WHERE rid = ?").run(
       content,
       contentHash(content),
       model,
+      nowIso(),
       r.rid,
     );
     const target = reindexTarget(db);

@@ -39,6 +39,10 @@ export type CommandInfo =
       items: { id: string; content: string; timestamp: string }[];
       undo: { ids: string[]; until: string };
       undoneAt: string | null;
+      /** Set while the /forget waits for confirmation (more than 3 matches, or a pinned one): what it would remove. */
+      pending?: { ids: string[]; pinned: number } | null;
+      /** The user declined the pending /forget. */
+      cancelledAt?: string | null;
     }
   | { type: "help" }
   | { type: "invalid"; message: string };

@@ -66,9 +66,13 @@ export interface ManagedMemory {
   conversationId: string | null;
   documentId: string | null;
   documentName: string | null;
+  /** Every document this memory belongs to (a shared chunk has several). */
+  documentNames: string[];
   chunkIndex: number | null;
   embeddingModel: string;
   createdAt: string;
+  /** When the content was last edited (null: never). */
+  updatedAt: string | null;
 }
 
 export interface MemoryPage {
@@ -140,12 +144,16 @@ export function memoryFilterSql(f: ListFilter): { where: string; params: Record<
 const MANAGED_COLUMNS = `m.id, m.space_id AS spaceId, m.content, m.timestamp, m.importance, m.retrieval_count AS retrievalCount,
   m.last_retrieved_at AS lastRetrievedAt, m.pinned, m.soft_deleted AS softDeleted, m.deleted_at AS deletedAt, m.kind,
   m.conversation_id AS conversationId, m.document_id AS documentId, d.name AS documentName, m.chunk_index AS chunkIndex,
-  m.embedding_model AS embeddingModel, m.created_at AS createdAt`;
+  m.embedding_model AS embeddingModel, m.created_at AS createdAt, m.updated_at AS updatedAt,
+  (SELECT json_group_array(name) FROM (SELECT dd.name FROM document_chunks l JOIN documents dd ON dd.id = l.document_id WHERE l.memory_id = m.id ORDER BY l.rowid)) AS documentNamesJson`;
 
 function toManaged(r: Record<string, unknown>, retentionDays: number): ManagedMemory {
   const deletedAt = (r.deletedAt as string | null) ?? null;
+  const { documentNamesJson, ...rest } = r;
+  const names = JSON.parse((documentNamesJson as string | null) ?? "[]") as string[];
   return {
-    ...(r as unknown as ManagedMemory),
+    ...(rest as unknown as ManagedMemory),
+    documentNames: names.length ? names : r.documentName ? [r.documentName as string] : [],
     pinned: Boolean(r.pinned),
     softDeleted: Boolean(r.softDeleted),
     purgeAt: deletedAt ? new Date(Date.parse(deletedAt) + retentionDays * 86_400_000).toISOString() : null,

@@ -24,6 +24,7 @@ import {
   spaceExists,
   storeCounts,
   StoreError,
+  writeTransaction,
   type MemoryRow,
   type NewMemory,
 } from "../memory/store";
@@ -107,8 +108,16 @@ export async function retrievalSettings(ctx: MemoContext): Promise<RetrievalSett
  * Add memories. Each text is chunked (300 words, 50 overlap) and embedded before the write; then every
  * chunk of every item is written in ONE transaction (all or nothing). A chunk whose exact content is
  * already live in the space is not stored twice: its existing id is returned. Returns ids per item.
+ *
+ * `hooks` run inside that transaction: `skip` (return ids to write nothing and answer those instead) and
+ * `after` (record the ids with the write, e.g. on the chat message whose exchange this is).
  */
-export async function addMemories(ctx: MemoContext, items: NewMemoryInput[], defaults: Partial<NewMemory> = {}): Promise<string[][]> {
+export interface AddHooks {
+  skip?: () => string[][] | null;
+  after?: (ids: string[][]) => void;
+}
+
+export async function addMemories(ctx: MemoContext, items: NewMemoryInput[], defaults: Partial<NewMemory> = {}, hooks: AddHooks = {}): Promise<string[][]> {
   const { model } = await activeModel(ctx);
   type Slot = { item: number; existing?: string; chunk?: NewMemory };
   const slots: Slot[] = [];
@@ -139,19 +148,24 @@ export async function addMemories(ctx: MemoContext, items: NewMemoryInput[], def
   });
   const toWrite = slots.filter((s) => s.chunk);
   const vectors = toWrite.length ? await ctx.embedder.embedDocuments(toWrite.map((s) => s.chunk!.content)) : [];
-  const newIds = toWrite.length ? insertMemories(ctx.db, toWrite.map((s) => s.chunk!), vectors, model) : [];
-  const idBySlot = new Map<Slot, string>();
-  toWrite.forEach((s, i) => idBySlot.set(s, newIds[i]!));
-  // Pinning an existing duplicate: /remember of something already stored pins it.
-  for (const s of slots) {
-    if (s.existing && !s.existing.startsWith("pending:") && items[s.item]!.pinned) setPinned(ctx.db, s.existing, true);
-  }
-  const out: string[][] = items.map(() => []);
-  for (const s of slots) {
-    const id = s.chunk ? idBySlot.get(s)! : s.existing!.startsWith("pending:") ? idBySlot.get(slots[Number(s.existing!.slice(8))]!)! : s.existing!;
-    if (!out[s.item]!.includes(id)) out[s.item]!.push(id);
-  }
-  return out;
+  return writeTransaction(ctx.db, () => {
+    const skipped = hooks.skip?.();
+    if (skipped) return skipped;
+    const newIds = toWrite.length ? insertMemories(ctx.db, toWrite.map((s) => s.chunk!), vectors, model) : [];
+    const idBySlot = new Map<Slot, string>();
+    toWrite.forEach((s, i) => idBySlot.set(s, newIds[i]!));
+    // Pinning an existing duplicate: /remember of something already stored pins it.
+    for (const s of slots) {
+      if (s.existing && !s.existing.startsWith("pending:") && items[s.item]!.pinned) setPinned(ctx.db, s.existing, true);
+    }
+    const out: string[][] = items.map(() => []);
+    for (const s of slots) {
+      const id = s.chunk ? idBySlot.get(s)! : s.existing!.startsWith("pending:") ? idBySlot.get(slots[Number(s.existing!.slice(8))]!)! : s.existing!;
+      if (!out[s.item]!.includes(id)) out[s.item]!.push(id);
+    }
+    hooks.after?.(out);
+    return out;
+  });
 }
 
 /** A search result; `documentName` is the source file of a memory that came from document ingestion. */
@@ -188,23 +202,60 @@ export interface ForgetResult {
   message: string;
 }
 
-/** `/forget <pattern>`: soft-delete live memories of the space whose content contains the pattern (case-insensitive). */
-export function forget(ctx: MemoContext, pattern: string, space = DEFAULT_SPACE): ForgetResult {
+export interface ForgetPreview {
+  count: number;
+  items: { id: string; content: string; timestamp: string; kind: string; pinned: boolean }[];
+  /** How many of them are pinned. */
+  pinned: number;
+  preview: true;
+  message: string;
+}
+
+/** Above this many matches (or with any pinned one) the chat asks before forgetting. */
+export const FORGET_CONFIRM_OVER = 3;
+
+function matchForget(ctx: MemoContext, pattern: string, space: string): MemoryRow[] {
   // A blank pattern is a substring of everything: never let it reach the store (the schemas check this too).
   if (pattern.trim().length < 2) throw new ServiceError(400, "pattern must have at least 2 characters");
   if (!spaceExists(ctx.db, space)) throw new ServiceError(404, `space '${space}' does not exist`);
-  const matched = findLiveContaining(ctx.db, space, pattern.trim());
-  const changed = new Set(softDeleteMemories(ctx.db, matched.map((m) => m.id)));
-  const items = matched.filter((m) => changed.has(m.id)).map((m) => ({ id: m.id, content: m.content, timestamp: m.timestamp }));
+  return findLiveContaining(ctx.db, space, pattern.trim());
+}
+
+const plural = (n: number) => `${n} memor${n === 1 ? "y" : "ies"}`;
+
+/** What `/forget <pattern>` would remove, deleting nothing. */
+export function forgetPreview(ctx: MemoContext, pattern: string, space = DEFAULT_SPACE): ForgetPreview {
+  const matched = matchForget(ctx, pattern, space);
+  const items = matched.map((m) => ({ id: m.id, content: m.content, timestamp: m.timestamp, kind: m.kind, pinned: m.pinned }));
+  const pinned = items.filter((i) => i.pinned).length;
+  return {
+    count: items.length,
+    items,
+    pinned,
+    preview: true,
+    message: items.length
+      ? `${plural(items.length)} match “${pattern.trim()}”${pinned ? ` (${pinned} pinned)` : ""}; nothing was forgotten.`
+      : `No memory matches “${pattern.trim()}”.`,
+  };
+}
+
+/** Soft-delete exactly these memories (a confirmed preview), those still live; restorable for 7 days. */
+export function forgetIds(ctx: MemoContext, ids: string[], label: string): ForgetResult {
+  const before = new Map(ids.map((id) => [id, getMemory(ctx.db, id)]));
+  const changed = new Set(softDeleteMemories(ctx.db, ids));
+  const items = ids.filter((id) => changed.has(id)).map((id) => ({ id, content: before.get(id)!.content, timestamp: before.get(id)!.timestamp }));
   const until = new Date(Date.now() + FORGET_UNDO_DAYS * 86_400_000).toISOString();
   return {
     count: items.length,
     items,
     undo: { ids: items.map((i) => i.id), until },
-    message: items.length
-      ? `Forgot ${items.length} memor${items.length === 1 ? "y" : "ies"} matching “${pattern.trim()}”. Undo is possible for ${FORGET_UNDO_DAYS} days.`
-      : `No memory matches “${pattern.trim()}”.`,
+    message: items.length ? `Forgot ${plural(items.length)} matching “${label}”. Undo is possible for ${FORGET_UNDO_DAYS} days.` : `No memory matches “${label}”.`,
   };
+}
+
+/** `/forget <pattern>`: soft-delete live memories of the space whose content contains the pattern (case-insensitive). */
+export function forget(ctx: MemoContext, pattern: string, space = DEFAULT_SPACE): ForgetResult {
+  return forgetIds(ctx, matchForget(ctx, pattern, space).map((m) => m.id), pattern.trim());
 }
 
 export function restore(ctx: MemoContext, ids: string[]): { restored: string[] } {

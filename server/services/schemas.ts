@@ -70,6 +70,8 @@ export const forgetInput = z.strictObject({
     .refine((s) => s.length <= 1000, "pattern must be at most 1000 characters")
     .refine(noNul, "pattern must not contain NUL characters"),
   space: spaceName.optional(),
+  /** true: answer { count, items } and delete nothing. */
+  preview: z.boolean().optional(),
 });
 
 export const idsInput = z.strictObject({

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { KIND_COLORS, OverTimeChart, RecallChart } from "./charts";
+import { LifetimePanel } from "../lifetime-panel";
 
 const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
 const CARD = "rounded border border-zinc-200 p-3 dark:border-zinc-800";
@@ -124,6 +125,7 @@ export function Analytics() {
             </div>
           </div>
 
+          <LifetimePanel space={space || undefined} />
           {a.expiringSoon.length > 0 && (
             <div className={CARD}>
               <h2 className="mb-2 text-sm font-semibold">Soft-deleted, purged within 7 days</h2>

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../_trpc/client";
+import { ConsolidationReview, UndoRunButton } from "./consolidation-review";
 
 const CARD = "rounded border border-zinc-200 p-3 dark:border-zinc-800";
 const BTN = "rounded border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
@@ -88,11 +89,12 @@ export function JobsPanel() {
 
       <div className={`${CARD} space-y-2`}>
         <div className="flex flex-wrap items-center gap-2">
-          {(["decay", "consolidate"] as const).map((job) => (
+          {(["decay"] as const).map((job) => (
             <button key={job} type="button" className={BTN} disabled={pending !== undefined} onClick={() => run.mutate({ job })} data-testid={`run-${job}`}>
               {pending === job ? `Running ${LABEL[job].toLowerCase()}…` : `Run ${LABEL[job].toLowerCase()} now`}
             </button>
           ))}
+          <ConsolidationReview onResult={(text, ok) => setLast({ job: "consolidate", text, ok })} />
         </div>
         <p className="text-xs text-zinc-500">
           Next decay: {fmt(s?.next.decay)} · next consolidation:{" "}
@@ -119,7 +121,11 @@ export function JobsPanel() {
                   {r.status}
                   {r.durationMs !== null ? ` · ${Math.round(r.durationMs)} ms` : ""}
                 </span>
-                <span className="min-w-0 text-xs text-zinc-600 dark:text-zinc-400">{r.error ?? resultLine(r)}</span>
+                <span className="min-w-0 text-xs text-zinc-600 dark:text-zinc-400">
+                  {r.result?.preview === true ? "preview (nothing written): " : ""}
+                  {r.error ?? resultLine(r)}
+                </span>
+                <UndoRunButton run={r} />
               </li>
             ))}
           </ul>

@@ -3,6 +3,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import { useTRPC } from "../../_trpc/client";
+import { LifetimePanel } from "../lifetime-panel";
 
 const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
 const BTN = "rounded border border-zinc-300 px-2 py-1 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
@@ -154,6 +155,7 @@ export function Manager() {
 
   return (
     <div className="space-y-4">
+      <LifetimePanel space={f.space || undefined} compact />
       <form role="search" aria-label="Filter memories" onSubmit={(e) => e.preventDefault()} className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800">
         <div className="flex flex-col gap-2 sm:flex-row">
           <label className="sr-only" htmlFor="mm-text">
@@ -380,11 +382,12 @@ export function Manager() {
                         {m.spaceId} · {m.kind} · {fmt(m.timestamp)}
                       </span>
                       {m.documentName && (
-                        <span title={m.documentId ?? ""}>
-                          from {m.documentName}
-                          {m.chunkIndex !== null ? ` #${m.chunkIndex + 1}` : ""}
+                        <span title={m.documentId ?? ""} data-testid="memory-sources">
+                          from {(m.documentNames.length ? m.documentNames : [m.documentName]).join(", ")}
+                          {m.chunkIndex !== null && m.documentNames.length <= 1 ? ` #${m.chunkIndex + 1}` : ""}
                         </span>
                       )}
+                      {m.updatedAt && <span data-testid="edited-date">edited {fmt(m.updatedAt)}</span>}
                       {!m.documentName && m.conversationId && <span>{m.conversationId.startsWith("chatgpt:") ? "ChatGPT import" : "conversation"}</span>}
                     </div>
                     {!isEditing && (

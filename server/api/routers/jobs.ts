@@ -7,6 +7,7 @@ import { JOB_NAMES, listRuns } from "../../jobs/runner";
 import { getScheduler } from "../../jobs/scheduler";
 import { consolidationThreshold, jobSettingsPatchSchema, loadJobSettings, saveJobSettings } from "../../jobs/settings";
 import { boundModel } from "../../memory/store";
+import { applyConsolidationPreview, previewConsolidation, undoConsolidationRun } from "../../jobs/consolidation-runs";
 
 /** Background jobs: run now, history, schedule settings, re-index progress. */
 export const jobsRouter = createTRPCRouter({
@@ -16,6 +17,20 @@ export const jobsRouter = createTRPCRouter({
       const run = await runJobNow(ctx.memo, input.job, { trigger: "manual" });
       return { run, counts: runCounts(run) };
     }),
+  /** "Run consolidation now": the proposed merges, nothing written. */
+  previewConsolidation: publicProcedure.mutation(async ({ ctx }) => {
+    const run = await previewConsolidation(ctx.memo, { trigger: "manual" });
+    return { run, counts: runCounts(run) };
+  }),
+  /** Apply a preview's proposals (all, or those picked by index) after the user confirmed them. */
+  applyConsolidation: publicProcedure
+    .input(z.strictObject({ runId: z.number().int().positive(), pick: z.array(z.number().int().min(0)).max(1000).optional() }))
+    .mutation(async ({ ctx, input }) => {
+      const run = await applyConsolidationPreview(ctx.memo, input.runId, input.pick);
+      return { run, counts: runCounts(run) };
+    }),
+  /** Undo a consolidation run (within 7 days). */
+  undoRun: publicProcedure.input(z.strictObject({ runId: z.number().int().positive() })).mutation(({ ctx, input }) => undoConsolidationRun(ctx.memo, input.runId)),
   runs: publicProcedure
     .input(z.strictObject({ limit: z.number().int().min(1).max(500).optional(), job: z.enum(JOB_NAMES).optional() }).optional())
     .query(({ ctx, input }) => listRuns(ctx.memo.db, { limit: input?.limit ?? 20, job: input?.job })),

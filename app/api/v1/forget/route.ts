@@ -1,14 +1,18 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { forgetInput } from "@/server/services/schemas";
-import { appContext, forget } from "@/server/services/memory-service";
+import { appContext, forget, forgetPreview } from "@/server/services/memory-service";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** POST /api/v1/forget { pattern, space? } → { count, items, undo: { ids, until }, message } */
+/**
+ * POST /api/v1/forget { pattern, space?, preview? } → { count, items, undo: { ids, until }, message };
+ * with preview: true → { count, items, pinned, preview: true, message } and nothing is deleted.
+ */
 export function POST(req: Request) {
   return handle(async () => {
     const input = await readBody(req, forgetInput);
+    if (input.preview) return json(forgetPreview(appContext(), input.pattern, input.space));
     return json(forget(appContext(), input.pattern, input.space));
   });
 }
