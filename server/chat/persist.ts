@@ -163,7 +163,11 @@ export class PersistQueue {
     this.o.log(
       "error",
       `GAVE UP persisting the ${describe(job)} after ${this.o.maxAttempts} attempts: ${lastError}. ` +
-        (job.record ? "It is recorded as not persisted; it will be written at the next start." : "It was not written to memory."),
+        (!job.record
+          ? "It was not written to memory."
+          : "messageId" in job.record
+            ? "Its messages are stored; it will be written at the next start."
+            : "It is kept in the outbox (pending_exchanges); it will be written at the next start."),
     );
     return null;
   }

@@ -15,6 +15,7 @@ import { getConversationWithMessages } from "../services/conversation-service";
 import { restore, type MemoContext } from "../services/memory-service";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
+import { confirmForget } from "./forget-confirm";
 import { PersistQueue, recoverUnpersisted } from "./persist";
 import { saveProviderSettings } from "./providers";
 import { packRecalled, runTurn, SYSTEM_PROMPT, type TurnEvent, type TurnInput } from "./turn";
@@ -162,10 +163,20 @@ test("/remember and /forget work with no provider configured; forget lists what 
   assert.equal(r.of("error"), undefined);
 
   const conversationId = r.of("start")!.conversation.id;
-  const f = await turn(s, { conversationId, message: "/forget PASSPORT" });
-  const fc = f.of("command")!.command;
+  // A pinned match: the chat lists it and asks first; nothing is forgotten yet.
+  const ask = await turn(s, { conversationId, message: "/forget PASSPORT" });
+  const ac = ask.of("command")!;
+  assert.equal(ac.command.type, "forget");
+  if (ac.command.type !== "forget") return;
+  assert.deepEqual(ac.command.pending, { ids, pinned: 1 });
+  assert.match(ac.message.content, /1 memories match “PASSPORT”, 1 of them pinned\. Nothing is forgotten until you confirm/);
+  assert.equal(getMemory(s.memo.db, ids[0]!)!.softDeleted, false);
+  const confirmed = confirmForget(s.memo, ac.message.id, true);
+  assert.equal(confirmed.forgotten, 1);
+  const fc = confirmed.message.command!;
   assert.equal(fc.type, "forget");
   if (fc.type !== "forget") return;
+  assert.equal(fc.pending, null);
   assert.equal(fc.count, 1);
   assert.match(fc.items[0]!.content, /passport number/);
   assert.equal(getMemory(s.memo.db, ids[0]!)!.softDeleted, true);
@@ -179,6 +190,7 @@ test("/remember and /forget work with no provider configured; forget lists what 
   await s.queue.drain();
   assert.equal((s.memo.db.prepare("SELECT count(*) AS n FROM memories WHERE kind = 'chat'").get() as { n: number }).n, 0);
   assert.equal(getConversationWithMessages(s.memo.db, conversationId).messages.length, 6);
+  assert.throws(() => confirmForget(s.memo, ac.message.id, true), /not waiting for confirmation/, "a confirmation is used once");
 });
 
 test("no provider: the turn says how to configure one; the message is kept, nothing is recalled or persisted", async () => {

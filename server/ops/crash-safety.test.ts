@@ -28,7 +28,7 @@ import readline from "node:readline";
 import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
-import { exchangeStored } from "../chat/persist";
+import { exchangePersisted } from "../chat/persist";
 import { checkInvariant } from "../memory/store";
 import { FixtureChatServer } from "../test/fixture-chat-server";
 import { createRng } from "../test/retrieval-eval/rng";
@@ -48,6 +48,8 @@ const DIE_POINTS = [
   "INSERT INTO messages", // a chat message pair
   "UPDATE documents SET", // ingestion progress / status
   "INSERT INTO documents", // an upload's rows
+  "DELETE FROM document_chunks WHERE document_id", // deleting a document with shared chunks (or settling a failed one)
+  "json_set(result, '$.undone'", // the last statement of a consolidation undo's transaction
 ];
 
 let fixture: FixtureChatServer;
@@ -87,7 +89,8 @@ interface Ack {
 
 interface Run {
   acks: Ack[];
-  dying: { sql: string; args: unknown[]; inTx: boolean } | null;
+  /** `before`: soft_deleted of the memory the statement touched, before it ran (null: no such memory yet). */
+  dying: { sql: string; args: unknown[]; inTx: boolean; before?: number | null } | null;
   errors: string[];
   ready: { pid: number; embedderPid: number | null; ms: number } | null;
   embedderPid: number | null;
@@ -195,7 +198,9 @@ function openStore(): Database.Database {
 /** What every acknowledged write left, checked against the store. */
 class Expected {
   memories = new Set<string>();
-  merges: { id: string; from: [string, string] }[] = [];
+  merges: { id: string; from: [string, string]; run: number }[] = [];
+  /** Documents deleted (their shared chunks must stay with `other`). */
+  deletedDocs: { id: string; other: string }[] = [];
   messages = new Set<string>();
   chats: { conversationId: string; userMessageId: string; assistantMessageId: string }[] = [];
   documents = new Set<string>();
@@ -205,7 +210,11 @@ class Expected {
     for (const a of acks) {
       this.counts[a.t] = (this.counts[a.t] ?? 0) + 1;
       if (a.t === "remember" || a.t === "add" || a.t === "persisted") for (const id of a.ids as string[]) this.memories.add(id);
-      if (a.t === "merge") for (const m of a.merges as { id: string; from: [string, string] }[]) this.merges.push(m);
+      if (a.t === "merge") for (const m of a.merges as { id: string; from: [string, string] }[]) this.merges.push({ ...m, run: a.run as number });
+      if (a.t === "docdel") {
+        this.documents.delete(a.id as string);
+        this.deletedDocs.push({ id: a.id as string, other: a.other as string });
+      }
       if (a.t === "chat") {
         const c = a as unknown as Expected["chats"][number];
         this.chats.push(c);
@@ -220,7 +229,18 @@ class Expected {
     const problems: string[] = [...checkInvariant(db)];
     const hasMemory = db.prepare("SELECT soft_deleted AS sd FROM memories WHERE id = ?");
     for (const id of this.memories) if (!hasMemory.get(id)) problems.push(`acknowledged memory ${id} is missing`);
+    // A run undone (acknowledged or not: the kill may fall between its commit and its ACK) is checked as
+    // undone: its merged memories are gone. Merges built on those are no longer checked.
+    const undoneRuns = new Set(
+      (db.prepare("SELECT id FROM job_runs WHERE job = 'consolidate' AND json_extract(result, '$.undone') IS NOT NULL").all() as { id: number }[]).map((r) => r.id),
+    );
+    const undoneIds = new Set(this.merges.filter((m) => undoneRuns.has(m.run)).map((m) => m.id));
     for (const m of this.merges) {
+      if (undoneRuns.has(m.run)) {
+        if (hasMemory.get(m.id)) problems.push(`merge ${m.id} of undone run ${m.run} is still there`);
+        continue;
+      }
+      if (m.from.some((f) => undoneIds.has(f))) continue;
       if (!hasMemory.get(m.id)) problems.push(`acknowledged merged memory ${m.id} is missing`);
       for (const f of m.from) {
         const r = hasMemory.get(f) as { sd: number } | undefined;
@@ -232,7 +252,9 @@ class Expected {
     const docs = db.prepare("SELECT id, status, chunks_total AS total, chunks_done AS done FROM documents").all() as { id: string; status: string; total: number; done: number }[];
     const byId = new Map(docs.map((d) => [d.id, d]));
     for (const id of this.documents) if (!byId.has(id)) problems.push(`acknowledged document ${id} is missing`);
-    const memCount = db.prepare("SELECT count(*) AS n, sum(soft_deleted = 0) AS live FROM memories WHERE document_id = ?");
+    for (const d of this.deletedDocs) if (byId.has(d.id)) problems.push(`deleted document ${d.id} is still there`);
+    // A document's memories are its links (document_chunks): shared chunks count for each document.
+    const memCount = db.prepare("SELECT count(*) AS n, sum(m.soft_deleted = 0) AS live FROM document_chunks l JOIN memories m ON m.id = l.memory_id WHERE l.document_id = ?");
     for (const d of docs) {
       const { n, live } = memCount.get(d.id) as { n: number; live: number | null };
       if (d.status === "done" && (live !== d.total || d.done !== d.total)) problems.push(`document ${d.id} is done with ${live}/${d.total} chunks (progress ${d.done})`);
@@ -246,7 +268,7 @@ class Expected {
       for (const c of this.chats) {
         const r = row.get(c.userMessageId, c.assistantMessageId) as { user: string; assistant: string; space: string } | undefined;
         if (!r) problems.push(`chat exchange ${c.assistantMessageId} is missing`);
-        else if (!exchangeStored(db, r.space, c.conversationId, r.user, r.assistant)) problems.push(`acknowledged chat reply ${c.assistantMessageId} never became a memory`);
+        else if (!exchangePersisted(db, c.assistantMessageId)) problems.push(`acknowledged chat reply ${c.assistantMessageId} never became a memory`);
       }
     }
     return problems;
@@ -264,17 +286,31 @@ function checkDying(db: Database.Database, dying: NonNullable<Run["dying"]>): st
     const rid = dying.args[0] as number;
     if (db.prepare("SELECT 1 FROM memories WHERE rid = ?").get(rid)) problems.push(`died inserting memory rid ${rid}, yet it is there`);
   }
+  const stateOf = (rid: number) => (db.prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(rid) as { sd: number } | undefined)?.sd ?? null;
   if (dying.sql.startsWith("INSERT INTO memory_vec (")) {
+    // a restore (the memory was soft-deleted: still so) or insertMemories (its row, written just before in
+    // the same transaction, must be gone)
     const rid = dying.args[0] as number;
-    if (db.prepare("SELECT 1 FROM memories WHERE rid = ?").get(rid)) problems.push(`died inserting the vector of memory rid ${rid}, yet the memory is there`);
+    const now = stateOf(rid);
+    const expected = dying.before === 1 ? 1 : null;
+    if (now !== expected) problems.push(`died inserting the vector of memory rid ${rid}, yet the memory is ${now === null ? "gone" : now ? "soft-deleted" : "live"}`);
   }
+  // a soft delete (or purge) rolled back: the memory is as it was
   const softDeleting = dying.sql.startsWith("UPDATE memories SET soft_deleted = 1") ? (dying.args[1] as number) : dying.sql.startsWith("DELETE FROM memory_fts") ? (dying.args[0] as number) : null;
   if (softDeleting !== null) {
-    const r = db.prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(softDeleting) as { sd: number } | undefined;
-    if (!r || r.sd !== 0) problems.push(`died soft-deleting memory rid ${softDeleting}, yet it is ${r ? "soft-deleted" : "gone"}`);
+    const now = stateOf(softDeleting);
+    const was = dying.before ?? 0;
+    if (now !== was) problems.push(`died soft-deleting or purging memory rid ${softDeleting}, yet it is ${now === null ? "gone" : now ? "soft-deleted" : "live"} (was ${was ? "soft-deleted" : "live"})`);
   }
   if (dying.sql.startsWith("INSERT INTO messages") && db.prepare("SELECT 1 FROM messages WHERE id = ?").get(dying.args[0] as string)) {
     problems.push(`died inserting message ${String(dying.args[0])}, yet it is there`);
+  }
+  if (dying.sql.startsWith("DELETE FROM document_chunks") && !db.prepare("SELECT 1 FROM documents WHERE id = ?").get(dying.args[0] as string)) {
+    problems.push(`died deleting document ${String(dying.args[0])}'s links, yet the document is gone`);
+  }
+  if (dying.sql.includes("'$.undone'")) {
+    const run = dying.args[1] as number;
+    if (db.prepare("SELECT 1 FROM job_runs WHERE id = ? AND json_extract(result, '$.undone') IS NOT NULL").get(run)) problems.push(`died undoing run ${run}, yet it is marked undone`);
   }
   if (dying.sql.startsWith("INSERT INTO documents")) {
     const id = (dying.args[0] as { id: string }).id;

@@ -6,7 +6,9 @@
  *
  *   chat turns (runTurn against the configured OpenAI-compatible provider, a fixture in the test) whose
  *   exchanges the persistence queue writes as memories · /remember · added near-duplicate pairs ·
- *   document ingestion (addDocument → queue) · consolidation runs merging the pairs (the provider merges).
+ *   document ingestion (addDocument → queue) · consolidation runs merging the pairs (the provider merges) ·
+ *   pairs of documents sharing a section (so chunks linked to both), the first deleted once both are done ·
+ *   undo of a consolidation run.
  *
  * Every write is acknowledged on stdout AFTER the call that made it returned (so after its commit), one
  * line each: `ACK {"t":"remember","ids":[…]}`. The test kills this process with SIGKILL at random
@@ -64,8 +66,12 @@ if (values["die-at"]) {
     (st as unknown as { run: (...a: unknown[]) => unknown }).run = (...args: unknown[]) => {
       if (++runs === Number(nth)) {
         const inTx = sqlite.inTransaction;
+        // The memory a rid-keyed statement touches, as it was before: a rolled-back write must leave it so.
+        const rid = typeof args[0] === "bigint" ? Number(args[0]) : typeof args[1] === "number" ? args[1] : null;
+        const row = rid === null ? undefined : (prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(rid) as { sd: number } | undefined);
+        const before = row ? row.sd : null;
         const r = run(...args); // the statement itself happens, its transaction never commits
-        out(`DYING ${JSON.stringify({ sql: sql.replace(/\s+/g, " ").slice(0, 80), args: JSON.parse(JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? Number(v) : Buffer.isBuffer(v) ? "<blob>" : v))), inTx })}`);
+        out(`DYING ${JSON.stringify({ sql: sql.replace(/\s+/g, " ").slice(0, 80), args: JSON.parse(JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? Number(v) : Buffer.isBuffer(v) ? "<blob>" : v))), inTx, before })}`);
         process.kill(process.pid, "SIGKILL");
         return r;
       }
@@ -83,7 +89,8 @@ process.on("SIGTERM", () => (stopping = true));
 const { appContext, addMemories, remember } = await import("../services/memory-service");
 const { persistQueue } = await import("../chat/persist");
 const { runTurn } = await import("../chat/turn");
-const { addDocument } = await import("../services/document-service");
+const { addDocument, deleteDocument } = await import("../services/document-service");
+const { undoConsolidationRun } = await import("../jobs/consolidation-runs");
 const { queueFor } = await import("../ingest/queue");
 const { runJobNow } = await import("../jobs/jobs");
 const { englishText } = await import("./english-text");
@@ -119,6 +126,7 @@ if (values.drain) {
     },
   } as unknown as typeof appQueue;
 
+  const backlog = () => (ctx.db.prepare("SELECT count(*) AS n FROM documents WHERE status IN ('queued', 'processing')").get() as { n: number }).n;
   const lanes: Record<string, () => Promise<void>> = {
     async chat() {
       const who = rng.pick(PEOPLE);
@@ -148,6 +156,7 @@ if (values.drain) {
       ack("add", { ids: ids.flat() });
     },
     async ingest() {
+      if (backlog() >= 4) return; // a short queue, so documents (the shared pairs too) finish within a few lives
       const bytes = Buffer.from(`# Notes ${tag()}\n\n${englishText(rng.int(2_000, 7_000), tag())}`);
       const row = await addDocument(ctx, `notes-${tag()}.md`, bytes, SPACE);
       ack("doc", { id: row.id, status: row.status });
@@ -155,14 +164,46 @@ if (values.drain) {
     async consolidate() {
       const run = await runJobNow(ctx, "consolidate", { trigger: "manual" });
       const merges = (run.result?.merges ?? []) as { id: string; from: [string, string] }[];
-      if (merges.length) ack("merge", { merges: merges.map((m) => ({ id: m.id, from: m.from })) });
+      if (merges.length) ack("merge", { run: run.id, merges: merges.map((m) => ({ id: m.id, from: m.from })) });
       if (run.status === "failed") fail("consolidate", run.error);
+    },
+    async share() {
+      // A pair from an earlier life whose documents are both done: delete the first (its shared chunks stay with the second).
+      const pair = ctx.db
+        .prepare(
+          `SELECT a.id AS a, b.id AS b FROM documents a JOIN documents b ON b.name = replace(a.name, 'shared-a-', 'shared-b-')
+            WHERE a.name LIKE 'shared-a-%' AND a.status = 'done' AND b.status = 'done' AND a.space_id = ? LIMIT 1`,
+        )
+        .get(SPACE) as { a: string; b: string } | undefined;
+      if (pair) {
+        await deleteDocument(ctx, pair.a);
+        ack("docdel", { id: pair.a, other: pair.b });
+      }
+      if (backlog() >= 4) return;
+      const t = tag();
+      const common = `# Shared ${t}\n\n${englishText(rng.int(3000, 4000), `${t}-shared`)}`;
+      for (const side of ["a", "b"]) {
+        const row = await addDocument(ctx, `shared-${side}-${t}.md`, Buffer.from(`${common}\n\n# Only ${side} ${t}\n\n${englishText(rng.int(200, 400), `${t}-${side}`)}`), SPACE);
+        ack("doc", { id: row.id, status: row.status });
+      }
+    },
+    async undo() {
+      // The newest consolidation run that can still be undone.
+      const r = ctx.db
+        .prepare(
+          `SELECT id FROM job_runs WHERE job = 'consolidate' AND status = 'ok' AND json_extract(result, '$.undone') IS NULL
+             AND json_array_length(json_extract(result, '$.merges')) > 0 ORDER BY id DESC LIMIT 1`,
+        )
+        .get() as { id: number } | undefined;
+      if (!r) return;
+      const u = undoConsolidationRun(ctx, r.id);
+      ack("undo", { run: u.run, removed: u.removed, restored: u.restored });
     },
   };
   // Consolidation over the 16 most recent memories: short runs, whose merges are acknowledged before the next kill.
   const { saveJobSettings } = await import("../jobs/settings");
   saveJobSettings(ctx.db, { consolidate: { maxPerSpace: 16 } });
-  const pace: Record<string, [number, number]> = { chat: [0, 60], remember: [20, 120], pair: [20, 120], ingest: [200, 700], consolidate: [150, 500] };
+  const pace: Record<string, [number, number]> = { chat: [0, 60], remember: [20, 120], pair: [20, 120], ingest: [200, 700], consolidate: [150, 500], share: [300, 900], undo: [400, 1200] };
   for (const [name, fn] of Object.entries(lanes)) {
     void (async () => {
       for (;;) {

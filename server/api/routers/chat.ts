@@ -3,8 +3,8 @@ import { createTRPCRouter, publicProcedure } from "../trpc";
 import { persistQueue } from "../../chat/persist";
 import { providerStatus } from "../../chat/providers";
 import { getMessage, updateCommand } from "../../services/conversation-service";
-import { writeTransaction } from "../../memory/store";
-import { forgetIds, restore, ServiceError } from "../../services/memory-service";
+import { confirmForget } from "../../chat/forget-confirm";
+import { restore, ServiceError } from "../../services/memory-service";
 
 /** The chat page's non-streaming needs; the reply itself streams from POST /api/chat. */
 export const chatRouter = createTRPCRouter({
@@ -22,19 +22,9 @@ export const chatRouter = createTRPCRouter({
     };
   }),
   /** Confirm (or decline) a /forget that asked first: forgets exactly the memories it listed, those still live. */
-  confirmForget: publicProcedure.input(z.strictObject({ messageId: z.string().uuid(), confirm: z.boolean() })).mutation(({ ctx, input }) => {
-    const m = getMessage(ctx.memo.db, input.messageId);
-    if (!m || m.command?.type !== "forget") throw new ServiceError(404, "no /forget reply with this id");
-    const cmd = m.command;
-    if (!cmd.pending) throw new ServiceError(409, "this /forget is not waiting for confirmation");
-    if (!input.confirm) return { message: updateCommand(ctx.memo.db, m.id, { ...cmd, pending: null, cancelledAt: new Date().toISOString() }), forgotten: 0 };
-    // The memories and the reply's record change together.
-    return writeTransaction(ctx.memo.db, () => {
-      const r = forgetIds(ctx.memo, cmd.pending!.ids, cmd.pattern.trim());
-      const message = updateCommand(ctx.memo.db, m.id, { ...cmd, pending: null, count: r.count, items: r.items, undo: r.undo });
-      return { message, forgotten: r.count };
-    });
-  }),
+  confirmForget: publicProcedure
+    .input(z.strictObject({ messageId: z.string().uuid(), confirm: z.boolean() }))
+    .mutation(({ ctx, input }) => confirmForget(ctx.memo, input.messageId, input.confirm)),
   /** Undo a /forget typed in the chat: restore what it forgot and mark the reply as undone. */
   undoForget: publicProcedure.input(z.strictObject({ messageId: z.string().uuid() })).mutation(({ ctx, input }) => {
     const m = getMessage(ctx.memo.db, input.messageId);
