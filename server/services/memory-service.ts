@@ -168,10 +168,10 @@ export async function addMemories(ctx: MemoContext, items: NewMemoryInput[], def
   });
 }
 
-/** A search result; `documentName` is the source file of a memory that came from document ingestion. */
+/** A search result; `documentName` is the source file of a memory from document ingestion, `documentNames` every file it is in. */
 export type SearchResult = Omit<RetrieveResult, "results" | "dropped"> & {
-  results: (RetrievedMemory & { documentName: string | null })[];
-  dropped: (RetrievedMemory & { reason: string; documentName: string | null })[];
+  results: (RetrievedMemory & { documentName: string | null; documentNames: string[] })[];
+  dropped: (RetrievedMemory & { reason: string; documentName: string | null; documentNames: string[] })[];
   model: string;
   settings: RetrievalSettings;
 };
