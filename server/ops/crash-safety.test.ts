@@ -131,8 +131,12 @@ async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
  * One life of the harness: start it, and kill it `killAfterMs` after it is ready (unless it kills itself
  * first, or `drain` is set: then SIGTERM once it has drained).
  */
-function live(opts: { seed: string; dieAt?: string; killAfterMs: number; drain?: boolean; ownEmbedder?: boolean; signal?: NodeJS.Signals }): Promise<Run> {
+function live(opts: { seed: string; dieAt?: string; killAfterMs: number; drain?: boolean; scenario?: string; ownEmbedder?: boolean; signal?: NodeJS.Signals }): Promise<Run> {
   const args = ["--import", "tsx", HARNESS, "--seed", opts.seed];
+  if (opts.scenario) {
+    args.push("--scenario", opts.scenario);
+    opts = { ...opts, drain: true }; // it says DRAINED when done (or dies inside a statement first)
+  }
   if (!opts.ownEmbedder) args.push("--embed-url", sharedUrl);
   if (opts.dieAt) args.push("--die-at", opts.dieAt);
   if (opts.drain) args.push("--drain");
@@ -312,6 +316,10 @@ function checkDying(db: Database.Database, dying: NonNullable<Run["dying"]>): st
     const run = dying.args[1] as number;
     if (db.prepare("SELECT 1 FROM job_runs WHERE id = ? AND json_extract(result, '$.undone') IS NOT NULL").get(run)) problems.push(`died undoing run ${run}, yet it is marked undone`);
   }
+  if (dying.sql.startsWith("UPDATE memories SET soft_deleted = 0")) {
+    const rid = dying.args[0] as number;
+    if (stateOf(rid) !== 1) problems.push(`died restoring memory rid ${rid}, yet it is ${stateOf(rid) === null ? "gone" : "live"}`);
+  }
   if (dying.sql.startsWith("INSERT INTO documents")) {
     const id = (dying.args[0] as { id: string }).id;
     if (db.prepare("SELECT 1 FROM documents WHERE id = ?").get(id)) problems.push(`died inserting document ${id}, yet it is there`);
@@ -361,6 +369,72 @@ test(`${KILLS} SIGKILLs at random moments and inside write transactions: nothing
       `its own supervised embedding server gone after each of the ${stats.embedderGone} kills of a life that had one; ` +
       `ready after ${Math.round(stats.readyMs.reduce((a, b) => a + b, 0) / Math.max(1, stats.readyMs.length))} ms on average. Acknowledged: ${JSON.stringify(expected.counts)}`,
   );
+});
+
+/** A life that dies inside a statement of a scenario, then the same scenario to the end: both checked. */
+async function dieThenFinish(scenario: string, dieAt: string, check: (dead: Run, db: Database.Database) => string[]): Promise<Run> {
+  const dead = await live({ seed: `${SEED}-${scenario}-die`, scenario, dieAt, killAfterMs: 0 });
+  assert.equal(dead.signal, "SIGKILL", `${scenario}: died inside "${dieAt}"\n${dead.log.join("\n").slice(-3000)}`);
+  assert.ok(dead.dying?.inTx, `${scenario}: the kill was inside a write transaction`);
+  assert.deepEqual(dead.errors, []);
+  expected.add(dead.acks);
+  let db = openStore();
+  try {
+    assert.deepEqual([...expected.check(db), ...checkDying(db, dead.dying!), ...check(dead, db)], [], `${scenario}: after the kill`);
+  } finally {
+    db.close();
+  }
+  const done = await live({ seed: `${SEED}-${scenario}-done`, scenario, killAfterMs: 0 });
+  assert.ok(done.drained, `${scenario}: finished\n${done.log.join("\n").slice(-3000)}`);
+  assert.deepEqual(done.errors, []);
+  expected.add(done.acks);
+  db = openStore();
+  try {
+    assert.deepEqual(expected.check(db), [], `${scenario}: after finishing`);
+  } finally {
+    db.close();
+  }
+  return done;
+}
+
+test("a kill inside deleting a document whose chunks another document shares: both stay whole; the delete then keeps the shared chunks", async () => {
+  const linksOf = (db: Database.Database, id: string) =>
+    (db.prepare("SELECT memory_id AS id FROM document_chunks WHERE document_id = ?").all(id) as { id: string }[]).map((r) => r.id);
+  const done = await dieThenFinish("share-delete", "DELETE FROM document_chunks WHERE document_id|2", (dead, db) => {
+    const pair = dead.acks.find((a) => a.t === "pair") as { a: string; b: string } | undefined;
+    if (!pair) return ["the documents were not both ingested before the kill"];
+    const shared = linksOf(db, pair.a).filter((id) => linksOf(db, pair.b).includes(id));
+    return [...(shared.length ? [] : ["the two documents share no chunk"]), ...(db.prepare("SELECT 1 FROM documents WHERE id = ?").get(pair.a) ? [] : ["the document being deleted is gone"])];
+  });
+  const pair = done.acks.find((a) => a.t === "pair") as unknown as { a: string; b: string };
+  const db = openStore();
+  try {
+    assert.equal(db.prepare("SELECT 1 FROM documents WHERE id = ?").get(pair.a), undefined);
+    const kept = linksOf(db, pair.b);
+    const live = db.prepare("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0 AND id IN (SELECT value FROM json_each(?))").get(JSON.stringify(kept)) as { n: number };
+    assert.equal(live.n, kept.length, "every chunk of the remaining document is live, the shared ones included");
+  } finally {
+    db.close();
+  }
+});
+
+test("a kill inside a consolidation undo leaves the run as it was; the undo then restores the originals and removes the merge", async () => {
+  const done = await dieThenFinish("undo", "UPDATE memories SET soft_deleted = 0|1", (dead, db) => {
+    const merge = dead.acks.find((a) => a.t === "merge") as { run: number; merges: unknown[] } | undefined;
+    if (!merge || merge.merges.length === 0) return ["the pair was not merged before the kill"];
+    const undone = db.prepare("SELECT json_extract(result, '$.undone') AS u FROM job_runs WHERE id = ?").get(merge.run) as { u: string | null };
+    return undone.u ? [`run ${merge.run} is marked undone although its undo died`] : [];
+  });
+  const merge = done.acks.find((a) => a.t === "merge") as unknown as { run: number; merges: { id: string; from: [string, string] }[] };
+  const db = openStore();
+  try {
+    for (const m of merge.merges) {
+      assert.equal(db.prepare("SELECT 1 FROM memories WHERE id = ?").get(m.id), undefined, "the merged memory is gone");
+      for (const f of m.from) assert.deepEqual(db.prepare("SELECT soft_deleted AS sd FROM memories WHERE id = ?").get(f), { sd: 0 }, "the original is live again");
+    }
+  } finally {
+    db.close();
+  }
 });
 
 test("SIGTERM in the middle of work: a bounded graceful shutdown; the index is saved, the store closed, nothing acknowledged lost", async () => {

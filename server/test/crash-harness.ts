@@ -21,6 +21,9 @@
  *                     to save its start-up time) instead of starting a supervised one
  *   --drain           no new work: finish what recovery queued (documents, exchanges), print `DRAINED`,
  *                     then wait for SIGTERM
+ *   --scenario NAME   instead of the random workload, one sequence, then `DRAINED` and wait:
+ *                     `share-delete` (two documents sharing chunks ingested, then the first deleted) or
+ *                     `undo` (a near-duplicate pair added, consolidated, then the run undone)
  *
  * Environment: MEMO_DATA_DIR, MEMO_EMBED_MODEL=use-lite, MEMO_PROVIDER=openai, MEMO_OPENAI_BASE_URL, MEMO_OPENAI_MODEL.
  */
@@ -35,6 +38,7 @@ const { values } = parseArgs({
     "die-at": { type: "string" },
     drain: { type: "boolean", default: false },
     "embed-url": { type: "string" },
+    scenario: { type: "string" },
   },
 });
 
@@ -106,7 +110,29 @@ const rng = createRng(`crash-${values.seed}`);
 const tag = () => `${values.seed}-${rng.int(0, 1e9).toString(36)}`;
 const fail = (what: string, e: unknown) => out(`ERR ${JSON.stringify({ what, error: e instanceof Error ? e.message : String(e) })}`);
 
-if (values.drain) {
+if (values.scenario === "share-delete") {
+  const t = tag();
+  const common = `# Shared ${t}\n\n${englishText(5000, `${t}-shared`)}`;
+  const a = await addDocument(ctx, `shared-a-${t}.md`, Buffer.from(`${common}\n\n# Only a\n\n${englishText(500, `${t}-a`)}`), SPACE);
+  const b = await addDocument(ctx, `shared-b-${t}.md`, Buffer.from(`${common}\n\n# Only b\n\n${englishText(500, `${t}-b`)}`), SPACE);
+  await queueFor(ctx).whenIdle();
+  ack("doc", { id: a.id, status: "done" });
+  ack("doc", { id: b.id, status: "done" });
+  ack("pair", { a: a.id, b: b.id });
+  await deleteDocument(ctx, a.id);
+  ack("docdel", { id: a.id, other: b.id });
+  out("DRAINED");
+} else if (values.scenario === "undo") {
+  const base = `Note ${tag()}: my sister Ana in Graz keeps two rabbits and feeds them at dawn`;
+  const ids = await addMemories(ctx, [{ text: base, space: `undo-${values.seed}` }, { text: `${base} without fail`, space: `undo-${values.seed}` }]);
+  ack("add", { ids: ids.flat() });
+  const run = await runJobNow(ctx, "consolidate", { trigger: "manual" });
+  const merges = (run.result?.merges ?? []) as { id: string; from: [string, string] }[];
+  ack("merge", { run: run.id, merges: merges.map((m) => ({ id: m.id, from: m.from })) });
+  const u = undoConsolidationRun(ctx, run.id);
+  ack("undo", { run: u.run, removed: u.removed, restored: u.restored });
+  out("DRAINED");
+} else if (values.drain) {
   // Recovery (boot) queued the unfinished documents and unpersisted exchanges: wait for them.
   await queueFor(ctx).whenIdle();
   await persistQueue().drain();
@@ -156,7 +182,6 @@ if (values.drain) {
       ack("add", { ids: ids.flat() });
     },
     async ingest() {
-      if (backlog() >= 4) return; // a short queue, so documents (the shared pairs too) finish within a few lives
       const bytes = Buffer.from(`# Notes ${tag()}\n\n${englishText(rng.int(2_000, 7_000), tag())}`);
       const row = await addDocument(ctx, `notes-${tag()}.md`, bytes, SPACE);
       ack("doc", { id: row.id, status: row.status });
@@ -179,7 +204,7 @@ if (values.drain) {
         await deleteDocument(ctx, pair.a);
         ack("docdel", { id: pair.a, other: pair.b });
       }
-      if (backlog() >= 4) return;
+      if (backlog() >= 6) return; // (the pairs need their turn in the queue; shared deletes are also a scenario below)
       const t = tag();
       const common = `# Shared ${t}\n\n${englishText(rng.int(3000, 4000), `${t}-shared`)}`;
       for (const side of ["a", "b"]) {
