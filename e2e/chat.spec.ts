@@ -66,8 +66,12 @@ test.describe("Chat", () => {
     const m = await chatApi.waitForMemory(space, "locker code", `${code}-7781`);
     expect(m.content).toBe(`My locker code is ${code}-7781`);
 
+    // The memory is pinned: /forget lists it and asks first; nothing is forgotten until confirmed.
     const f = await chat.send(`/forget LOCKER CODE IS ${code}`);
-    await expect(chat.replyText(f)).toContainText(`Forgot 1 memory matching “LOCKER CODE IS ${code}”`);
+    await expect(chat.replyText(f)).toContainText(`1 memory matches “LOCKER CODE IS ${code}”, 1 of them pinned. Nothing is forgotten until you confirm.`);
+    await expect(f.getByTestId("forget-match")).toHaveText([new RegExp(`My locker code is ${code}-7781`)]);
+    expect((await api.search({ query: "locker code", space })).results.map((x) => x.id)).toContain(m.id);
+    await f.getByTestId("forget-confirm-yes").click();
     await expect(f.getByTestId("forgotten-item")).toHaveText([new RegExp(`My locker code is ${code}-7781`)]);
     expect((await api.search({ query: "locker code", space })).results.map((x) => x.id)).not.toContain(m.id);
 

@@ -169,7 +169,7 @@ test("/remember and /forget work with no provider configured; forget lists what 
   assert.equal(ac.command.type, "forget");
   if (ac.command.type !== "forget") return;
   assert.deepEqual(ac.command.pending, { ids, pinned: 1 });
-  assert.match(ac.message.content, /1 memories match “PASSPORT”, 1 of them pinned\. Nothing is forgotten until you confirm/);
+  assert.match(ac.message.content, /1 memory matches “PASSPORT”, 1 of them pinned\. Nothing is forgotten until you confirm/);
   assert.equal(getMemory(s.memo.db, ids[0]!)!.softDeleted, false);
   const confirmed = confirmForget(s.memo, ac.message.id, true);
   assert.equal(confirmed.forgotten, 1);

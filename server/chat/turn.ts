@@ -177,7 +177,7 @@ async function* runCommand(memo: MemoContext, conv: Conversation, message: strin
         if (p.count > FORGET_CONFIRM_OVER || p.pinned > 0) {
           const shown = p.items.slice(0, 50).map((i) => `- ${i.pinned ? "📌 " : ""}${i.content.replace(/\s+/g, " ").slice(0, 200)}`);
           reply =
-            `${p.count} memories match “${cmd.pattern.trim()}”${p.pinned ? `, ${p.pinned} of them pinned` : ""}. Nothing is forgotten until you confirm.\n\n` +
+            `${p.count} memor${p.count === 1 ? "y matches" : "ies match"} “${cmd.pattern.trim()}”${p.pinned ? `, ${p.pinned} of them pinned` : ""}. Nothing is forgotten until you confirm.\n\n` +
             shown.join("\n") +
             (p.count > shown.length ? `\n- … and ${p.count - shown.length} more` : "");
           const items = p.items.map((i) => ({ id: i.id, content: i.content, timestamp: i.timestamp, pinned: i.pinned }));
