@@ -38,3 +38,6 @@ CREATE INDEX `document_chunks_memory_idx` ON `document_chunks` (`memory_id`);
 --> statement-breakpoint
 INSERT OR IGNORE INTO `document_chunks` (`document_id`, `memory_id`, `chunk_index`)
   SELECT `document_id`, `id`, `chunk_index` FROM `memories` WHERE `document_id` IS NOT NULL;
+--> statement-breakpoint
+-- ChatGPT exchanges imported before were stored as kind chat; they are imports (which decay only if the user opts in).
+UPDATE `memories` SET `kind` = 'import' WHERE `kind` = 'chat' AND `conversation_id` LIKE 'chatgpt:%';

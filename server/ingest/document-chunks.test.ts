@@ -94,7 +94,7 @@ test("a chat memory that holds the same text as a chunk is linked, not owned: de
   assert.equal(getMemory(memo.db, chatId!)!.softDeleted, false);
 });
 
-test("migration 0005 moves existing document memories into document_chunks and marks old exchanges as persisted", () => {
+test("migration 0005 moves existing document memories into document_chunks, marks old exchanges as persisted, and ChatGPT imports as imports", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-mig-"));
   try {
     const db = new Database(path.join(dir, "m.db"));
@@ -109,6 +109,8 @@ test("migration 0005 moves existing document memories into document_chunks and m
       INSERT INTO memories (id, rid, space_id, content, timestamp, kind, document_id, chunk_index, content_hash, embedding_model)
         VALUES ('m1', 1, 'personal', 'chunk', '2030-01-01T00:00:00.000Z', 'document', 'd1', 0, 'x', 'e'),
                ('m2', 2, 'personal', 'chat', '2030-01-01T00:00:00.000Z', 'chat', NULL, NULL, 'y', 'e');
+      INSERT INTO memories (id, rid, space_id, content, timestamp, kind, conversation_id, content_hash, embedding_model)
+        VALUES ('m3', 3, 'personal', 'imported', '2024-01-01T00:00:00.000Z', 'chat', 'chatgpt:abc', 'z', 'e');
       INSERT INTO conversations (id, space_id) VALUES ('c1', 'personal');
       INSERT INTO messages (id, conversation_id, role, content) VALUES ('u1', 'c1', 'user', 'hi'), ('a1', 'c1', 'assistant', 'hello');`);
     apply("0005_trust");
@@ -116,6 +118,7 @@ test("migration 0005 moves existing document memories into document_chunks and m
     assert.ok((db.prepare("SELECT persisted_at FROM messages WHERE id = 'a1'").get() as { persisted_at: string | null }).persisted_at);
     assert.equal((db.prepare("SELECT persisted_at FROM messages WHERE id = 'u1'").get() as { persisted_at: string | null }).persisted_at, null);
     assert.equal((db.prepare("SELECT updated_at FROM memories WHERE id = 'm2'").get() as { updated_at: string | null }).updated_at, null);
+    assert.deepEqual(db.prepare("SELECT id, kind FROM memories ORDER BY id").all(), [{ id: "m1", kind: "document" }, { id: "m2", kind: "chat" }, { id: "m3", kind: "import" }], "ChatGPT imports become kind import");
     db.close();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

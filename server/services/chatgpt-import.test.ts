@@ -69,7 +69,7 @@ test("imports each exchange as chat memories in the chosen space, with original 
   const file = exportMemories(c.db, "chatgpt");
   const first = file.memories.find((m) => m.content.startsWith("User: How often should I feed"))!;
   assert.equal(first.content, "User: How often should I feed my sourdough starter? Assistant: Feed it once a day at room temperature, or once a week if you keep it in the fridge.");
-  assert.deepEqual([first.kind, first.timestamp, first.source.conversationId], ["chat", "2024-06-15T10:00:00.200Z", "chatgpt:6650a1b2-0001-4c1e-9a00-000000000001"]);
+  assert.deepEqual([first.kind, first.timestamp, first.source.conversationId], ["import", "2024-06-15T10:00:00.200Z", "chatgpt:6650a1b2-0001-4c1e-9a00-000000000001"]);
   const chunks = file.memories.filter((m) => m.source.conversationId === "chatgpt:6650a1b2-0004-4c1e-9a00-000000000004");
   assert.deepEqual(chunks.map((m) => m.source.chunkIndex), [0, 1, 2]);
   assert.ok(chunks.every((m) => m.timestamp === "2024-09-01T00:00:00.000Z"));

@@ -177,7 +177,8 @@ export function planChatGptImport(data: unknown, space: string, now = new Date()
       spaceId: space,
       content,
       timestamp: e.timestamp,
-      kind: "chat" as const,
+      // kind "import": imported history decays only if the user opts in (Settings → Background jobs).
+      kind: "import" as const,
       conversationId: `chatgpt:${e.conversationId}`,
       chunkIndex: chunks.length > 1 ? i : null,
     }));
