@@ -46,11 +46,11 @@ test("rename moves memories, vectors, conversations and documents in one transac
   const { db, ids } = seeded();
   assert.deepEqual(
     spaceReferences(db).map((r) => `${r.table}.${r.column}`),
-    ["conversations.space_id", "documents.space_id", "memories.space_id", "retrieval_events.space_id"],
+    ["conversations.space_id", "documents.space_id", "memories.space_id", "pending_exchanges.space_id", "retrieval_events.space_id"],
   );
   const created = (db.prepare("SELECT created_at AS c FROM spaces WHERE id = 'home'").get() as { c: string }).c;
   const r = renameSpace(db, "home", "family");
-  assert.deepEqual(r, { moved: { conversations: 1, documents: 1, memories: 3, retrieval_events: 0 }, vectors: 2 });
+  assert.deepEqual(r, { moved: { conversations: 1, documents: 1, memories: 3, pending_exchanges: 0, retrieval_events: 0 }, vectors: 2 });
   assert.equal(spaceExists(db, "home"), false);
   assert.equal((db.prepare("SELECT created_at AS c FROM spaces WHERE id = 'family'").get() as { c: string }).c, created);
   assert.deepEqual([getMemory(db, ids[0]!)!.spaceId, getMemory(db, ids[2]!)!.spaceId], ["family", "family"]);
@@ -135,7 +135,7 @@ test("the ANN index follows a rename and a delete", async () => {
 test("delete removes the space's memories from every table, its conversations (with messages) and documents; nothing else", () => {
   const { db, ids } = seeded();
   const r = deleteSpace(db, "home");
-  assert.deepEqual(r, { removed: { memories: 3, conversations: 1, documents: 1, retrieval_events: 0 } });
+  assert.deepEqual(r, { removed: { memories: 3, conversations: 1, documents: 1, pending_exchanges: 0, retrieval_events: 0 } });
   assert.equal(spaceExists(db, "home"), false);
   assert.deepEqual(rawCounts(db), { memories: 1, vec: 1, fts: 1, trash: 0 }, "live, soft-deleted and parked vectors all gone");
   assert.equal(count(db, "SELECT count(*) AS n FROM messages"), 1, "the deleted conversation's messages went with it");
