@@ -196,7 +196,7 @@ export async function prepareCompletion(memo: MemoContext, req: Request, body: C
  * Persist the exchange through the pending_exchanges outbox (recoverable after a crash); a reply cut short
  * is persisted with what was sent, without a note (the client saw the cut itself).
  */
-function persistAfter(queue: PersistQueue, p: PreparedCompletion, reply: string, at: string, _cut?: { kind: string; message: string }): void {
+function persistAfter(queue: PersistQueue, p: PreparedCompletion, reply: string, at: string): void {
   if (!reply.trim()) return;
   void queue.enqueueApiExchange({ space: p.space, user: p.lastUser, assistant: reply, timestamp: at, source: "OpenAI-compatible API" });
 }
@@ -254,10 +254,10 @@ export async function completeStreaming(memo: MemoContext, p: PreparedCompletion
   let reply = "";
   let started = false;
   let persisted = false;
-  const persistOnce = (cut?: { kind: string; message: string }) => {
+  const persistOnce = () => {
     if (persisted) return;
     persisted = true;
-    persistAfter(queue, p, reply, at, cut);
+    persistAfter(queue, p, reply, at);
   };
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -297,7 +297,7 @@ export async function completeStreaming(memo: MemoContext, p: PreparedCompletion
       } catch (e) {
         const pe = e instanceof ProviderError ? e : new ProviderError("upstream", e instanceof Error ? e.message : String(e));
         signal.removeEventListener("abort", onAbort);
-        persistOnce(pe); // what was generated and sent is part of the exchange
+        persistOnce(); // what was generated and sent is part of the exchange
         controller.enqueue(encoder.encode(sseFrame({ error: { message: pe.message, type: "server_error", param: null, code: `provider_${pe.kind}` } })));
         controller.close();
       }
@@ -307,7 +307,7 @@ export async function completeStreaming(memo: MemoContext, p: PreparedCompletion
       signal.removeEventListener("abort", onAbort);
       abort.abort(new Error("client disconnected"));
       void gen.return(undefined as never).catch(() => undefined);
-      persistOnce({ kind: "aborted", message: "client disconnected" });
+      persistOnce(); // cut short by the client: what it received
     },
   });
   return new Response(stream, {

@@ -34,8 +34,8 @@ export const HISTORY_TOKENS = Number(process.env.MEMO_CHAT_HISTORY_TOKENS) || 30
  * once, so no generation runs on for nobody), Memo is shutting down, or the provider failed mid-reply —
  * is kept with what was generated, since the user saw it: stored in the conversation with this note
  * appended, so the page never mistakes it for a complete answer, and persisted as memory like a full
- * exchange without the note (the memory holds what was said, not a status line). A message that got no reply at all stays in the conversation and
- * does not become a memory.
+ * exchange without the note (the memory holds what was said, not a status line). A message that got no
+ * reply at all stays in the conversation and does not become a memory.
  */
 export function interruptedNote(failure: { kind: string; message: string }): string {
   return failure.kind === "aborted"
