@@ -12,6 +12,8 @@ import { embedRequestsDone } from "./memory/embed-client";
 import { startModelDownload, stopModelDownload } from "./services/model-download-service";
 import { getLocalDetector } from "./chat/detect-local";
 import { resolveProviderConfig } from "./chat/providers";
+import { warnIfPromptLogging } from "./chat/prompt-log";
+import { sweepTemporaryChats } from "./services/temporary-chats";
 
 /**
  * Open (and migrate) the store, start building the vector index for the recorded model, start the
@@ -37,13 +39,24 @@ export function boot(): void {
     const c = resolveProviderConfig(sqlite);
     return !c.active.value || c.active.source === "detected" || (c.active.value === "openai" && c.openai.baseUrl.source === "detected");
   });
+  warnIfPromptLogging();
+  // Temporary chats whose tab closed (no heartbeat) or whose 24 h passed: deleted within a minute.
+  sweepTemporaryChats(sqlite);
+  const sweeper = setInterval(() => {
+    try {
+      sweepTemporaryChats(sqlite);
+    } catch (e) {
+      console.error("[chat] could not delete expired temporary chats:", e instanceof Error ? e.message : e);
+    }
+  }, 60_000);
+  sweeper.unref();
   // SIGTERM/SIGINT: finish or stop in-flight work within bounded time, save the index, close the store.
   onShutdownSignal((signal) =>
     shutdown(
       {
         db: sqlite,
         stopIngest: () => ingest.stop(),
-        stopScheduler: () => scheduler.stop(),
+        stopScheduler: () => (clearInterval(sweeper), scheduler.stop()),
         drainPersist: () => persistQueue().drain(),
         embedIdle: embedRequestsDone,
         saveIndex: () => stopAnnIndex(sqlite),

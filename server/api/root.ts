@@ -12,6 +12,7 @@ import { conversationsRouter } from "./routers/conversations";
 import { providersRouter } from "./routers/providers";
 import { accessRouter } from "./routers/access";
 import { setupRouter } from "./routers/setup";
+import { privacyRouter } from "./routers/privacy";
 
 export const appRouter = createTRPCRouter({
   memory: memoryRouter,
@@ -27,6 +28,7 @@ export const appRouter = createTRPCRouter({
   providers: providersRouter,
   access: accessRouter,
   setup: setupRouter,
+  privacy: privacyRouter,
 });
 
 export type AppRouter = typeof appRouter;

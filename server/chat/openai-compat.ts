@@ -16,7 +16,9 @@ import { findNul, nulMessage } from "../http/guard";
 import { DEFAULT_SPACE, ServiceError, type MemoContext } from "../services/memory-service";
 import { SPACE_RE } from "../services/schemas";
 import type { RecalledMemory } from "../services/conversation-service";
+import { planFor, sentMemory, type SentMemory } from "./memory-policy";
 import { persistQueue, type PersistQueue } from "./persist";
+import { logPrompt } from "./prompt-log";
 import {
   createProvider,
   isConfigured,
@@ -29,7 +31,7 @@ import {
   type ProviderId,
 } from "./providers";
 import { sseFrame } from "./sse";
-import { recallForPrompt } from "./turn";
+import { NO_RECALL, recallForPrompt } from "./turn";
 
 export const MEMO_MODEL = "memo";
 export const MEMORY_PREAMBLE = "Memories recalled by Memo from earlier conversations with this user (dated; use them when they help):";
@@ -157,6 +159,8 @@ export interface PreparedCompletion {
   lastUser: string;
   recalled: RecalledMemory[];
   recallError: string | null;
+  /** What memory went to the provider (the exact text added to the system prompt, or none and why). */
+  sent: SentMemory;
   maxTokens: number | undefined;
   temperature: number | undefined;
 }
@@ -171,10 +175,13 @@ export async function prepareCompletion(memo: MemoContext, req: Request, body: C
   const userTexts = msgs.filter((m) => m.role === "user").map((m) => m.content);
   const lastUser = userTexts.at(-1);
   if (!lastUser?.trim()) throw new OpenAIHttpError(400, "messages must contain a user message with text", "invalid_request_error", "invalid_request", "messages");
-  const recall = await recallForPrompt(memo, { space, query: lastUser, context: userTexts.slice(0, -1).slice(-3) });
+  // The chat turn's sharing rules (server/chat/memory-policy.ts); no one here can be asked, so an undecided remote provider gets none.
+  const plan = planFor(memo.db, { recall: true, store: true, temporary: false }, provider.id, false);
+  const recall = plan.recall ? await recallForPrompt(memo, { space, query: lastUser, context: userTexts.slice(0, -1).slice(-3) }, { only: plan.only }) : NO_RECALL;
   const messages = [...msgs];
+  let memory = "";
   if (recall.block) {
-    const memory = `${MEMORY_PREAMBLE}\n\n${recall.block}`;
+    memory = `${MEMORY_PREAMBLE}\n\n${recall.block}`;
     const sys = messages.findIndex((m) => m.role === "system");
     if (sys >= 0) messages[sys] = { role: "system", content: `${messages[sys]!.content}\n\n${memory}` };
     else messages.unshift({ role: "system", content: memory });
@@ -187,6 +194,7 @@ export async function prepareCompletion(memo: MemoContext, req: Request, body: C
     lastUser,
     recalled: recall.memories,
     recallError: recall.error,
+    sent: sentMemory(plan, memory, recall.memories.map((m) => m.id)),
     maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
     temperature: body.temperature ?? undefined,
   };
@@ -204,12 +212,14 @@ function persistAfter(queue: PersistQueue, p: PreparedCompletion, reply: string,
 const memoInfo = (p: PreparedCompletion) => ({
   space: p.space,
   recall_error: p.recallError,
+  memory: { provider: p.sent.provider, shared: p.sent.sharing, reason: p.sent.reason, block: p.sent.block },
   recalled: p.recalled.map((m) => ({ id: m.id, content: m.content, timestamp: m.timestamp, match_type: m.matchType, importance: m.importance, scores: m.scores })),
 });
 
 /** Non-streaming: one chat.completion object. */
 export async function completeNonStreaming(memo: MemoContext, p: PreparedCompletion, signal: AbortSignal, queue = persistQueue()): Promise<Response> {
   const at = new Date().toISOString();
+  logPrompt("/v1/chat/completions", p.sent.provider, p.messages);
   const r: CompletionResult = await p.provider.complete(p.messages, { model: p.model, maxTokens: p.maxTokens, temperature: p.temperature, signal });
   persistAfter(queue, p, r.text, at);
   return Response.json(
@@ -222,8 +232,16 @@ export async function completeNonStreaming(memo: MemoContext, p: PreparedComplet
       usage: r.usage ? { prompt_tokens: r.usage.inputTokens, completion_tokens: r.usage.outputTokens, total_tokens: r.usage.inputTokens + r.usage.outputTokens } : undefined,
       memo: memoInfo(p),
     },
-    { headers: { "x-memo-space": p.space, "x-memo-recalled": String(p.recalled.length) } },
+    { headers: memoHeaders(p) },
   );
+}
+
+/**
+ * For clients that care what left the machine: the ids of the memories sent with the prompt
+ * (comma-separated, empty when none) and the sharing that applied (on, pinned, off, ask).
+ */
+function memoHeaders(p: PreparedCompletion): Record<string, string> {
+  return { "x-memo-space": p.space, "x-memo-recalled": p.sent.ids.join(","), "x-memo-memory-shared": p.sent.sharing };
 }
 
 /** Anthropic's stop reasons in OpenAI's words. */
@@ -243,6 +261,7 @@ export async function completeStreaming(memo: MemoContext, p: PreparedCompletion
   const abort = new AbortController();
   const onAbort = () => abort.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
+  logPrompt("/v1/chat/completions (stream)", p.sent.provider, p.messages);
   const gen = p.provider.stream(p.messages, { model: p.model, maxTokens: p.maxTokens, temperature: p.temperature, signal: abort.signal });
   const first = await gen.next(); // throws ProviderError → an HTTP error response
   const id = `chatcmpl-${crypto.randomUUID()}`;
@@ -315,8 +334,7 @@ export async function completeStreaming(memo: MemoContext, p: PreparedCompletion
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache, no-transform",
       "x-accel-buffering": "no",
-      "x-memo-space": p.space,
-      "x-memo-recalled": String(p.recalled.length),
+      ...memoHeaders(p),
     },
   });
 }

@@ -266,20 +266,21 @@ export function recoverUnpersisted(ctx: MemoContext, queue: PersistQueue, days =
   const since = new Date(Date.now() - days * 86_400_000).toISOString();
   const rows = ctx.db
     .prepare(
-      `SELECT a.id, a.conversation_id, a.content, a.recalled, c.space_id,
+      `SELECT a.id, a.conversation_id, a.content, a.recalled, a.sent, c.space_id,
               (SELECT json_array(u.role, u.content, u.created_at) FROM messages u
                 WHERE u.conversation_id = a.conversation_id AND (u.created_at < a.created_at OR (u.created_at = a.created_at AND u.rowid < a.rowid))
                 ORDER BY u.created_at DESC, u.rowid DESC LIMIT 1) AS prev
          FROM messages a JOIN conversations c ON c.id = a.conversation_id
-        WHERE a.role = 'assistant' AND a.persisted_at IS NULL AND a.created_at >= ?
+        WHERE a.role = 'assistant' AND a.persisted_at IS NULL AND a.created_at >= ? AND c.temporary = 0
         ORDER BY a.created_at, a.rowid`,
     )
-    .all(since) as { id: string; conversation_id: string; content: string; recalled: string | null; space_id: string; prev: string | null }[];
+    .all(since) as { id: string; conversation_id: string; content: string; recalled: string | null; sent: string | null; space_id: string; prev: string | null }[];
   let queued = 0;
   for (const a of rows) {
     const prev = a.prev ? (JSON.parse(a.prev) as [string, string, string]) : null;
     const command = a.recalled !== null && a.recalled.startsWith('{"command"'); // memory commands are not exchanges
-    if (!prev || prev[0] !== "user" || command || !stripInterruptedNote(a.content).trim()) {
+    const notStored = a.sent !== null && (JSON.parse(a.sent) as { stored?: boolean }).stored === false; // storing was off for it
+    if (!prev || prev[0] !== "user" || command || notStored || !stripInterruptedNote(a.content).trim()) {
       markExchangeSettled(ctx.db, a.id);
       continue;
     }

@@ -9,6 +9,8 @@
  */
 import { packMemories } from "../memory/pack";
 import type { RetrievedMemory } from "../memory/retrieve";
+import { recordRetrievals } from "../memory/store";
+import { touchTemporaryChat } from "../services/temporary-chats";
 import {
   appendMessages,
   createConversation,
@@ -22,6 +24,8 @@ import {
 } from "../services/conversation-service";
 import { DEFAULT_SPACE, FORGET_CONFIRM_OVER, forgetIds, forgetPreview, remember, search, ServiceError, type MemoContext } from "../services/memory-service";
 import { COMMAND_HELP, parseCommand } from "./commands";
+import { loadPrivacySettings, planFor, sentMemory, type ProviderEndpoint, type SentMemory } from "./memory-policy";
+import { logPrompt } from "./prompt-log";
 import { markExchangeSettled, persistQueue, type PersistQueue } from "./persist";
 import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type ProviderId } from "./providers";
 
@@ -56,6 +60,8 @@ export interface TurnInput {
   /** Use this provider (and model) for this turn instead of the selected one. */
   provider?: ProviderId;
   model?: string;
+  /** Start a temporary chat (reads memory or not, per Settings; never writes any). */
+  temporary?: boolean;
 }
 
 export interface TurnDeps {
@@ -65,6 +71,11 @@ export interface TurnDeps {
   /** Default: the app's queue. */
   persist?: PersistQueue;
   signal?: AbortSignal;
+  /**
+   * The caller can ask the owner whether a remote provider may receive memories (the chat page, default):
+   * an undecided one then gets a `consent` event instead of a reply. Otherwise it is treated as "off".
+   */
+  canAsk?: boolean;
 }
 
 export interface TurnTimings {
@@ -81,6 +92,10 @@ export type TurnEvent =
   | { type: "start"; conversation: Conversation; userMessage: StoredMessage }
   | { type: "recall"; memories: RecalledMemory[]; considered: number; queries: string[]; ms: number; error: string | null }
   | { type: "provider"; id: ProviderId; label: string; model: string | null }
+  /** Nothing was stored or sent: a remote provider would get memories and the owner has not said whether it may. */
+  | { type: "consent"; conversation: Conversation; endpoint: ProviderEndpoint; memories: number }
+  /** What memory goes to the provider with this prompt (the exact block, or none and why). */
+  | { type: "sent"; sent: SentMemory }
   | { type: "delta"; text: string }
   | { type: "command"; message: StoredMessage; command: CommandInfo }
   | { type: "done"; message: StoredMessage; timings: TurnTimings; finishReason: string | null }
@@ -125,22 +140,42 @@ export interface Recall {
   ms: number;
   /** Retrieval failed (e.g. the embedding server is down): the reply goes on without memories. */
   error: string | null;
+  /** The memories this recall counts as retrieved (promoteRecall). */
+  promotable: string[];
 }
 
-/** Retrieval for a prompt (SPEC §1 steps 2–6): recalled memories are promoted. */
-export async function recallForPrompt(memo: MemoContext, input: { space: string; query: string; context: string[] }): Promise<Recall> {
+export const NO_RECALL: Recall = { block: "", memories: [], considered: 0, queries: [], ms: 0, error: null, promotable: [] };
+
+/**
+ * Retrieval for a prompt (SPEC §1 steps 2–6). `only: "pinned"` keeps pinned memories only (what a
+ * provider may receive, server/chat/memory-policy.ts). The recalled memories are promoted unless
+ * `promote: false` (then promoteRecall does it once the prompt is sure to be sent).
+ */
+export async function recallForPrompt(
+  memo: MemoContext,
+  input: { space: string; query: string; context: string[] },
+  opts: { only?: "all" | "pinned"; promote?: boolean } = {},
+): Promise<Recall> {
   const t0 = performance.now();
   try {
-    const r = await search(memo, { query: input.query, space: input.space, context: input.context, promote: true });
-    const { block, included } = packRecalled(r.results, r.settings.topN, r.settings.tokenBudget);
-    return { block, memories: included.map(toRecalled), considered: r.results.length, queries: r.queries.map((q) => q.text), ms: ms(t0), error: null };
+    const r = await search(memo, { query: input.query, space: input.space, context: input.context, promote: false });
+    const usable = opts.only === "pinned" ? r.results.filter((m) => m.pinned) : r.results;
+    const { block, included } = packRecalled(usable, r.settings.topN, r.settings.tokenBudget);
+    const recall: Recall = { block, memories: included.map(toRecalled), considered: usable.length, queries: r.queries.map((q) => q.text), ms: ms(t0), error: null, promotable: usable.map((m) => m.id) };
+    if (opts.promote ?? true) promoteRecall(memo, recall);
+    return recall;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     // An empty space (nothing stored yet) is not an error worth showing.
-    if (e instanceof ServiceError && e.status === 404) return { block: "", memories: [], considered: 0, queries: [], ms: ms(t0), error: null };
+    if (e instanceof ServiceError && e.status === 404) return { ...NO_RECALL, ms: ms(t0) };
     console.warn(`[chat] memory recall failed, answering without memories: ${message}`);
-    return { block: "", memories: [], considered: 0, queries: [], ms: ms(t0), error: `Memory recall failed: ${message}` };
+    return { ...NO_RECALL, ms: ms(t0), error: `Memory recall failed: ${message}` };
   }
+}
+
+/** Count a recall into a prompt: retrieval_count +1 and importance promoted for what it found. */
+export function promoteRecall(memo: MemoContext, recall: Recall): void {
+  if (recall.promotable.length) recordRetrievals(memo.db, recall.promotable);
 }
 
 export function systemPrompt(block: string): string {
@@ -156,15 +191,32 @@ export function checkTurnInput(input: TurnInput): void {
 
 /** Resolve (or create) the conversation of a turn; throws 404 for an unknown id. */
 export function turnConversation(memo: MemoContext, input: TurnInput): Conversation {
-  if (input.conversationId) return getConversationOr404(memo.db, input.conversationId);
-  return createConversation(memo.db, { space: input.space ?? DEFAULT_SPACE });
+  if (input.conversationId) {
+    const conv = getConversationOr404(memo.db, input.conversationId);
+    if (input.temporary && !conv.temporary) throw new ServiceError(400, "temporary can only be chosen when a conversation starts; this one is not temporary");
+    if (conv.temporary) touchTemporaryChat(memo.db, conv.id);
+    return conv;
+  }
+  const readMemory = loadPrivacySettings(memo.db).temporaryReadsMemory;
+  return createConversation(memo.db, { space: input.space ?? DEFAULT_SPACE, temporary: input.temporary, readMemory });
+}
+
+/** A memory command this conversation does not allow (a temporary chat changes no memory; storing off refuses /remember). */
+function refusedCommand(conv: Conversation, type: string): string | null {
+  if (conv.temporary && (type === "remember" || type === "forget")) return "This is a temporary chat: it never changes memory, so /remember and /forget are off here.";
+  if (!conv.memory.store && type === "remember") return "Storing memories is off for this conversation: turn it on in the conversation header to use /remember.";
+  return null;
 }
 
 async function* runCommand(memo: MemoContext, conv: Conversation, message: string, cmd: NonNullable<ReturnType<typeof parseCommand>>): AsyncGenerator<TurnEvent> {
   let reply: string;
   let info: CommandInfo;
+  const refused = refusedCommand(conv, cmd.type);
   try {
-    switch (cmd.type) {
+    if (refused) {
+      reply = refused;
+      info = { type: "invalid", message: refused };
+    } else switch (cmd.type) {
       case "remember": {
         const r = await remember(memo, cmd.text, conv.spaceId);
         reply = r.message;
@@ -229,20 +281,35 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     return;
   }
 
-  const [userMessage] = appendMessages(memo.db, conv.id, [{ role: "user", content: message }]);
-  yield { type: "start", conversation: getConversationOr404(memo.db, conv.id), userMessage: userMessage! };
-
-  let provider: ChatProvider;
+  let provider: ChatProvider | null = null;
+  let providerFailure: ProviderError | null = null;
   try {
     provider = (deps.provider ?? ((id?: ProviderId) => getProvider(memo.db, id)))(input.provider);
   } catch (e) {
-    const pe = e instanceof ProviderError ? e : new ProviderError("not_configured", e instanceof Error ? e.message : String(e));
+    providerFailure = e instanceof ProviderError ? e : new ProviderError("not_configured", e instanceof Error ? e.message : String(e));
+  }
+
+  // What memory this turn may read, send and store: one decision for every way a turn runs.
+  const plan = provider ? planFor(memo.db, { recall: conv.memory.recall, store: conv.memory.store, temporary: conv.temporary }, provider.id, deps.canAsk ?? true) : null;
+  const recall = plan?.recall
+    ? await recallForPrompt(memo, { space: conv.spaceId, query: message, context: previousUserMessages(memo.db, conv.id, 3) }, { only: plan.only, promote: false })
+    : NO_RECALL;
+  if (plan?.sharing === "ask" && recall.memories.length) {
+    // Nothing is stored or sent until the owner says whether this provider may receive memories.
+    yield { type: "consent", conversation: getConversationOr404(memo.db, conv.id), endpoint: plan.endpoint, memories: recall.memories.length };
+    return;
+  }
+  if (plan?.promote) promoteRecall(memo, recall);
+
+  const [userMessage] = appendMessages(memo.db, conv.id, [{ role: "user", content: message }]);
+  yield { type: "start", conversation: getConversationOr404(memo.db, conv.id), userMessage: userMessage! };
+
+  if (!provider || !plan) {
+    const pe = providerFailure!;
     yield { type: "error", kind: pe.kind, status: pe.status, message: pe.message, partial: null };
     return;
   }
 
-  const context = previousUserMessages(memo.db, conv.id, 3, userMessage!.id);
-  const recall = await recallForPrompt(memo, { space: conv.spaceId, query: message, context });
   yield { type: "recall", memories: recall.memories, considered: recall.considered, queries: recall.queries, ms: recall.ms, error: recall.error };
 
   const prompt: ChatMessage[] = [
@@ -250,7 +317,10 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     ...promptHistory(memo.db, conv.id, HISTORY_TOKENS, userMessage!.id),
     { role: "user", content: message },
   ];
+  const sent = sentMemory(plan, recall.block, recall.memories.map((m) => m.id));
   yield { type: "provider", id: provider.id, label: provider.label, model: input.model ?? provider.model };
+  yield { type: "sent", sent };
+  logPrompt(`chat turn in conversation ${conv.id}`, sent.provider, prompt);
 
   let text = "";
   let firstTokenMs: number | null = null;
@@ -284,8 +354,8 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     return;
   }
   const content = text.trim() ? (failure ? text + interruptedNote(failure) : text) : "(the model returned an empty reply)";
-  const [assistant] = appendMessages(memo.db, conv.id, [{ role: "assistant", content, recalled: recall.memories }]);
-  if (text.trim()) {
+  const [assistant] = appendMessages(memo.db, conv.id, [{ role: "assistant", content, recalled: recall.memories, sent }]);
+  if (text.trim() && plan.store) {
     // Not awaited: the reply is complete for the page now; the queue retries and logs failures, and the
     // write records itself on the assistant message (recovery re-queues only unrecorded ones).
     void persist.enqueue({

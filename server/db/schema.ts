@@ -77,7 +77,14 @@ export const conversations = sqliteTable("conversations", {
   title: text("title").notNull().default("New conversation"),
   createdAt: text("created_at").notNull().default(now),
   updatedAt: text("updated_at").notNull().default(now),
-});
+  /** Memory per conversation (server/services/temporary-chats.ts): recall into prompts, store exchanges as memories. */
+  recallMemory: integer("recall_memory", { mode: "boolean" }).notNull().default(true),
+  storeMemory: integer("store_memory", { mode: "boolean" }).notNull().default(true),
+  /** A temporary chat: never stored as memory, deleted 24 h after it started or when its tab stops heartbeating. */
+  temporary: integer("temporary", { mode: "boolean" }).notNull().default(false),
+  expiresAt: text("expires_at"),
+  lastSeenAt: text("last_seen_at"),
+}, (t) => [index("conversations_temporary_idx").on(t.temporary, t.expiresAt)]);
 
 export const messages = sqliteTable(
   "messages",
@@ -89,6 +96,7 @@ export const messages = sqliteTable(
     role: text("role", { enum: ["user", "assistant", "system"] }).notNull(),
     content: text("content").notNull(),
     recalled: text("recalled"), // JSON: the memories recalled for this reply, with scores
+    sent: text("sent"), // JSON SentMemory: the exact memory block sent to the provider with this reply's prompt
     createdAt: text("created_at").notNull().default(now),
     /** On an assistant message: when its exchange became memories (server/chat/persist.ts), in the same transaction. */
     persistedAt: text("persisted_at"),

@@ -8,6 +8,7 @@
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { parseCommand } from "../chat/commands";
+import type { SentMemory } from "../chat/memory-policy";
 import type { ChatMessage } from "../chat/providers";
 import type { MatchType } from "../memory/fuse";
 import { estimateTokens } from "../memory/pack";
@@ -15,6 +16,7 @@ import type { ScoreBreakdown } from "../memory/retrieve";
 import { ensureSpace, spaceExists, type MemoryKind } from "../memory/store";
 import { DEFAULT_SPACE, ServiceError } from "./memory-service";
 import { SPACE_RE } from "./schemas";
+import { privacyNow, sweepTemporaryChats, temporaryColumns } from "./temporary-chats";
 
 export const DEFAULT_TITLE = "New conversation";
 export const MAX_TITLE = 200;
@@ -57,6 +59,8 @@ export interface StoredMessage {
   recalled: RecalledMemory[] | null;
   /** For the reply to a memory command: what it did. */
   command: CommandInfo | null;
+  /** For a reply: the memory that went to the provider with its prompt (null for older replies). */
+  sent: SentMemory | null;
 }
 
 export interface Conversation {
@@ -68,6 +72,11 @@ export interface Conversation {
   messageCount: number;
   /** The start of the last message, for the list. */
   preview: string | null;
+  /** Memory per conversation (server/services/temporary-chats.ts). */
+  memory: { recall: boolean; store: boolean };
+  /** A temporary chat: never stored as memory, deleted when its tab closes or at expiresAt. */
+  temporary: boolean;
+  expiresAt: string | null;
 }
 
 export interface NewMessage {
@@ -75,6 +84,7 @@ export interface NewMessage {
   content: string;
   recalled?: RecalledMemory[];
   command?: CommandInfo;
+  sent?: SentMemory;
   /** ISO time; default now (consecutive messages of one call get increasing times). */
   createdAt?: string;
 }
@@ -90,6 +100,9 @@ function rowToConversation(r: Row): Conversation {
     updatedAt: r.updated_at as string,
     messageCount: Number(r.message_count ?? 0),
     preview: (r.preview as string | null) ?? null,
+    memory: { recall: r.recall_memory !== 0, store: r.store_memory !== 0 },
+    temporary: r.temporary === 1,
+    expiresAt: (r.expires_at as string | null) ?? null,
   };
 }
 
@@ -105,6 +118,15 @@ function parseRecalled(raw: unknown): { recalled: RecalledMemory[] | null; comma
   return { recalled: null, command: null };
 }
 
+function parseSent(raw: unknown): SentMemory | null {
+  if (typeof raw !== "string" || !raw) return null;
+  try {
+    return JSON.parse(raw) as SentMemory;
+  } catch {
+    return null;
+  }
+}
+
 function rowToMessage(r: Row): StoredMessage {
   return {
     id: r.id as string,
@@ -113,10 +135,11 @@ function rowToMessage(r: Row): StoredMessage {
     content: r.content as string,
     createdAt: r.created_at as string,
     ...parseRecalled(r.recalled),
+    sent: parseSent(r.sent),
   };
 }
 
-const CONVERSATION_COLUMNS = `c.id, c.space_id, c.title, c.created_at, c.updated_at,
+const CONVERSATION_COLUMNS = `c.id, c.space_id, c.title, c.created_at, c.updated_at, c.recall_memory, c.store_memory, c.temporary, c.expires_at,
   (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count,
   (SELECT substr(m.content, 1, 140) FROM messages m WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.rowid DESC LIMIT 1) AS preview`;
 
@@ -136,19 +159,26 @@ export function titleFrom(message: string): string {
   return `${(at > 30 ? cut.slice(0, at) : cut).trimEnd()}…`;
 }
 
-export function createConversation(db: Database.Database, input: { space?: string; title?: string } = {}): Conversation {
+/** `temporary`: a temporary chat, which recalls memory only when `readMemory` (server/services/temporary-chats.ts). */
+export function createConversation(db: Database.Database, input: { space?: string; title?: string; temporary?: boolean; readMemory?: boolean } = {}): Conversation {
   const space = input.space ?? DEFAULT_SPACE;
   if (!SPACE_RE.test(space)) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
   const title = input.title === undefined ? DEFAULT_TITLE : cleanTitle(input.title);
   const id = crypto.randomUUID();
   db.transaction(() => {
     ensureSpace(db, space);
-    db.prepare("INSERT INTO conversations (id, space_id, title) VALUES (?, ?, ?)").run(id, space, title);
+    if (input.temporary) {
+      const t = temporaryColumns(input.readMemory ?? true, privacyNow());
+      db.prepare("INSERT INTO conversations (id, space_id, title, temporary, recall_memory, store_memory, expires_at, last_seen_at) VALUES (?, ?, ?, 1, ?, 0, ?, ?)").run(
+        id, space, title, t.recall ? 1 : 0, t.expiresAt, t.lastSeenAt,
+      );
+    } else db.prepare("INSERT INTO conversations (id, space_id, title) VALUES (?, ?, ?)").run(id, space, title);
   })();
   return getConversation(db, id)!;
 }
 
 export function getConversation(db: Database.Database, id: string): Conversation | undefined {
+  sweepTemporaryChats(db); // an expired temporary chat is gone, whoever asks
   const r = db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.id = ?`).get(id) as Row | undefined;
   return r ? rowToConversation(r) : undefined;
 }
@@ -159,14 +189,14 @@ export function getConversationOr404(db: Database.Database, id: string): Convers
   return c;
 }
 
-/** Conversations, most recently active first; optionally of one space. */
+/** Conversations, most recently active first; optionally of one space. Temporary chats are not listed. */
 export function listConversations(db: Database.Database, opts: { space?: string; limit?: number } = {}): Conversation[] {
   const limit = Math.min(Math.max(opts.limit ?? 200, 1), 1000);
   if (opts.space !== undefined && !spaceExists(db, opts.space)) throw new ServiceError(404, `space '${opts.space}' does not exist`);
   const rows = (
     opts.space === undefined
-      ? db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`).all(limit)
-      : db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.space_id = ? ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`).all(opts.space, limit)
+      ? db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`).all(limit)
+      : db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.space_id = ? AND c.temporary = 0 ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`).all(opts.space, limit)
   ) as Row[];
   return rows.map(rowToConversation);
 }
@@ -210,7 +240,7 @@ export function deleteConversation(db: Database.Database, id: string): { id: str
  */
 export function appendMessages(db: Database.Database, conversationId: string, msgs: NewMessage[]): StoredMessage[] {
   if (msgs.length === 0) return [];
-  const insert = db.prepare("INSERT INTO messages (id, conversation_id, role, content, recalled, created_at) VALUES (?, ?, ?, ?, ?, ?)");
+  const insert = db.prepare("INSERT INTO messages (id, conversation_id, role, content, recalled, sent, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
   const ids: string[] = [];
   db.transaction(() => {
     const conv = db.prepare("SELECT title FROM conversations WHERE id = ?").get(conversationId) as { title: string } | undefined;
@@ -222,7 +252,7 @@ export function appendMessages(db: Database.Database, conversationId: string, ms
       const created = m.createdAt ?? new Date(t++).toISOString();
       const id = crypto.randomUUID();
       const recalled = m.command ? JSON.stringify({ command: m.command }) : m.recalled ? JSON.stringify(m.recalled) : null;
-      insert.run(id, conversationId, m.role, m.content, recalled, created);
+      insert.run(id, conversationId, m.role, m.content, recalled, m.sent ? JSON.stringify(m.sent) : null, created);
       ids.push(id);
     }
     const firstUser = msgs.find((m) => m.role === "user");

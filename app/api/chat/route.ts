@@ -16,11 +16,15 @@ const chatInput = z.strictObject({
   message: z.string(),
   provider: z.enum(PROVIDER_IDS).optional(),
   model: z.string().trim().min(1).max(200).optional(),
+  /** Start a temporary chat: it may read memory (Settings) but never writes any, and is deleted when its page closes or after 24 h. */
+  temporary: z.boolean().optional(),
 });
 
 /**
- * POST /api/chat { conversationId?, space?, message, provider?, model? } → text/event-stream
- * One JSON object per event (TurnEvent): start, recall, provider, delta…, then done | command | error.
+ * POST /api/chat { conversationId?, space?, message, provider?, model?, temporary? } → text/event-stream
+ * One JSON object per event (TurnEvent): start, recall, provider, sent, delta…, then done | command | error;
+ * or only `consent` when a remote provider would get memories and the owner has not decided yet
+ * (nothing was stored; save a choice with privacy.setSharing and send again).
  * Bad input (empty message, unknown conversation) is a JSON 4xx before any event.
  * Closing the connection stops the provider request at once; what was generated is kept, marked as
  * interrupted (server/chat/turn.ts). A graceful shutdown does the same after its grace period.
