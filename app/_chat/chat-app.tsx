@@ -11,6 +11,7 @@ import type { StoredMessage } from "@/server/services/conversation-service";
 import { useTRPC } from "../_trpc/client";
 import { ConversationList } from "./conversation-list";
 import { MessageView, type UiMessage } from "./message";
+import { ConversationMemoryBar, SharingConsentDialog, type SharingQuestion } from "./privacy-chat";
 import { ProviderPicker } from "./provider-picker";
 
 const BTN = "rounded border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
@@ -30,6 +31,8 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
   const [draft, setDraft] = useState("");
   const [space, setSpace] = useState(initialSpace ?? "personal");
   const [streaming, setStreaming] = useState(false);
+  const [temporary, setTemporary] = useState(false);
+  const [sharingQuestion, setSharingQuestion] = useState<SharingQuestion | null>(null);
   const abortRef = useRef<AbortController | null>(null);
   const listRef = useRef<HTMLOListElement | null>(null);
   const loadedFor = useRef<string | undefined>(undefined);
@@ -94,7 +97,7 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
       const res = await fetch("/api/chat", {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ conversationId, space: conversationId ? undefined : space, message: text }),
+        body: JSON.stringify({ conversationId, space: conversationId ? undefined : space, message: text, temporary: !conversationId && temporary ? true : undefined }),
         signal: abort.signal,
       });
       if (!res.ok || !res.body) {
@@ -120,6 +123,22 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
           case "recall":
             patch(replyId, (m) => ({ ...m, recalled: ev.memories, recallError: ev.error }));
             break;
+          case "sent":
+            patch(replyId, (m) => ({ ...m, sent: ev.sent }));
+            break;
+          case "consent": {
+            // Nothing was stored or sent: ask, then send the message again (privacy-chat.tsx).
+            const id = ev.conversation.id;
+            loadedFor.current = id;
+            if (id !== conversationId) {
+              setConversationId(id);
+              window.history.replaceState(null, "", `/c/${id}`);
+            }
+            setMessages((ms) => ms.filter((m) => m.id !== userId && m.id !== replyId));
+            setSharingQuestion({ endpoint: ev.endpoint, memories: ev.memories, text });
+            finished = true;
+            break;
+          }
           case "provider":
             patch(replyId, (m) => ({ ...m, provider: ev.label }));
             break;
@@ -171,6 +190,7 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
     loadedFor.current = undefined;
     setConversationId(undefined);
     setMessages([]);
+    setTemporary(false);
     router.push(space === "personal" ? "/" : `/?space=${encodeURIComponent(space)}`);
   };
 
@@ -204,6 +224,21 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
           </label>
           <ProviderPicker />
         </div>
+        <ConversationMemoryBar conversation={conversation.data?.conversation} isNew={!conversationId} temporary={temporary} onTemporaryChange={setTemporary} />
+        {sharingQuestion && (
+          <SharingConsentDialog
+            question={sharingQuestion}
+            onAnswered={() => {
+              const q = sharingQuestion;
+              setSharingQuestion(null);
+              void send(q.text);
+            }}
+            onCancel={() => {
+              setDraft(sharingQuestion.text);
+              setSharingQuestion(null);
+            }}
+          />
+        )}
 
         {st && !st.ready && (
           <div role="status" className="space-y-1 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm dark:border-amber-800 dark:bg-amber-950" data-testid="no-provider">

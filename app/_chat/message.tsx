@@ -5,8 +5,10 @@ import "./markdown.css";
 import ReactMarkdown from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
+import type { SentMemory } from "@/server/chat/memory-policy";
 import type { CommandInfo, RecalledMemory } from "@/server/services/conversation-service";
 import { ForgetConfirm } from "./forget-confirm";
+import { SentTo } from "./sent-to";
 
 export interface UiMessage {
   id: string;
@@ -19,6 +21,8 @@ export interface UiMessage {
   /** Retrieval failed for this reply (it was answered without memories). */
   recallError?: string | null;
   provider?: string | null;
+  /** What memory went to the provider with this reply's prompt. */
+  sent?: SentMemory | null;
 }
 
 const BADGE: Record<string, string> = {
@@ -159,6 +163,7 @@ export function MessageView({ m, onUndo, undoing }: { m: UiMessage; onUndo?: (id
         )}
       </div>
       {m.recalled && <RecalledList memories={m.recalled} />}
+      {m.sent && <SentTo sent={m.sent} />}
     </li>
   );
 }

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
+import { MemorySharing } from "./memory-sharing";
 
 const INPUT = "w-full rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
 const BTN = "rounded border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
@@ -46,6 +47,7 @@ export function ProvidersSection() {
   const refresh = () => {
     void qc.invalidateQueries({ queryKey: trpc.providers.status.queryKey() });
     void qc.invalidateQueries({ queryKey: trpc.chat.status.queryKey() });
+    void qc.invalidateQueries({ queryKey: trpc.privacy.status.queryKey() });
   };
   const save = useMutation(
     trpc.providers.save.mutationOptions({
@@ -268,6 +270,7 @@ export function ProvidersSection() {
           </p>
         )}
       </form>
+      <MemorySharing />
     </section>
   );
 }
