@@ -21,6 +21,12 @@ const dataDir = process.env.MEMO_E2E_DATA_DIR;
 // The chat specs' OpenAI-compatible TEST DOUBLE (e2e/support/openai-fixture.ts): the app's chat provider.
 process.env.MEMO_E2E_FIXTURE_PORT ??= String(port + 1000);
 const fixtureURL = `http://127.0.0.1:${process.env.MEMO_E2E_FIXTURE_PORT}`;
+// A second instance of the same TEST DOUBLE that the app counts as a remote provider (MEMO_TREAT_AS_REMOTE,
+// test only), for the privacy spec: memory sharing rules without sending anything off this machine.
+process.env.MEMO_E2E_REMOTE_FIXTURE_PORT ??= String(port + 2000);
+const remoteFixtureHost = `127.0.0.1:${process.env.MEMO_E2E_REMOTE_FIXTURE_PORT}`;
+// The app's injected clock for temporary-chat expiry (MEMO_TEST_CLOCK_FILE, test only): milliseconds to add.
+process.env.MEMO_E2E_CLOCK_FILE ??= `${dataDir}-clock`;
 
 export default defineConfig({
   testDir: "./e2e",
@@ -61,6 +67,14 @@ export default defineConfig({
       stderr: "pipe",
     },
     {
+      command: `node --import tsx e2e/support/openai-fixture.ts --port ${process.env.MEMO_E2E_REMOTE_FIXTURE_PORT} --api-key sk-e2e-fixture`,
+      url: `http://${remoteFixtureHost}/__fixture/health`,
+      timeout: 30_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+    {
       command: "node scripts/start.mjs",
       url: `${baseURL}/api/health`, // 503 until the embedding server is ready; Playwright waits for 2xx
       timeout: 180_000, // the first run builds the app
@@ -82,6 +96,8 @@ export default defineConfig({
         MEMO_OPENAI_MODEL: "fixture-echo",
         MEMO_OPENAI_API_KEY: "sk-e2e-fixture",
         MEMO_PROVIDER_TIMEOUT_SEC: "20",
+        MEMO_TREAT_AS_REMOTE: remoteFixtureHost,
+        MEMO_TEST_CLOCK_FILE: process.env.MEMO_E2E_CLOCK_FILE,
       },
     },
   ],
