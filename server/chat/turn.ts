@@ -291,15 +291,18 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
 
   // What memory this turn may read, send and store: one decision for every way a turn runs.
   const plan = provider ? planFor(memo.db, { recall: conv.memory.recall, store: conv.memory.store, temporary: conv.temporary }, provider.id, deps.canAsk ?? true) : null;
-  const recall = plan?.recall
-    ? await recallForPrompt(memo, { space: conv.spaceId, query: message, context: previousUserMessages(memo.db, conv.id, 3) }, { only: plan.only, promote: false })
-    : NO_RECALL;
-  if (plan?.sharing === "ask" && recall.memories.length) {
-    // Nothing is stored or sent until the owner says whether this provider may receive memories.
-    yield { type: "consent", conversation: getConversationOr404(memo.db, conv.id), endpoint: plan.endpoint, memories: recall.memories.length };
-    return;
+  const context = previousUserMessages(memo.db, conv.id, 3); // before this message is stored
+  const recallNow = () => recallForPrompt(memo, { space: conv.spaceId, query: message, context }, { only: plan!.only, promote: false });
+  let recall: Recall | null = null;
+  if (plan?.sharing === "ask" && plan.recall) {
+    // An undecided remote provider: would this turn send it memories? Then nothing is stored or sent
+    // until the owner says whether it may.
+    recall = await recallNow();
+    if (recall.memories.length) {
+      yield { type: "consent", conversation: getConversationOr404(memo.db, conv.id), endpoint: plan.endpoint, memories: recall.memories.length };
+      return;
+    }
   }
-  if (plan?.promote) promoteRecall(memo, recall);
 
   const [userMessage] = appendMessages(memo.db, conv.id, [{ role: "user", content: message }]);
   yield { type: "start", conversation: getConversationOr404(memo.db, conv.id), userMessage: userMessage! };
@@ -310,6 +313,8 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     return;
   }
 
+  recall ??= plan.recall ? await recallNow() : NO_RECALL;
+  if (plan.promote) promoteRecall(memo, recall);
   yield { type: "recall", memories: recall.memories, considered: recall.considered, queries: recall.queries, ms: recall.ms, error: recall.error };
 
   const prompt: ChatMessage[] = [
