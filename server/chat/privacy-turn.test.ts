@@ -14,6 +14,7 @@ import { addMemories, type MemoContext } from "../services/memory-service";
 import { setConversationMemory, sweepTemporaryChats, TEMPORARY_LEASE_MS, TEMPORARY_TTL_MS, touchTemporaryChat } from "../services/temporary-chats";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
+import { providerMerge } from "../jobs/merge";
 import { setSharing, setTemporaryReadsMemory } from "./memory-policy";
 import { completeNonStreaming, prepareCompletion, readCompletionRequest } from "./openai-compat";
 import { PersistQueue, recoverUnpersisted } from "./persist";
@@ -233,4 +234,15 @@ test("/v1/chat/completions honours the same sharing; x-memo-recalled lists the i
   assert.ok(ids.includes(s.ids.pinned) && ids.includes(s.ids.plain), on.recalled!);
   assert.ok(on.received!.includes(PLAIN));
   assert.equal(on.shared, "on");
+});
+
+test("consolidation merges memories with the provider only where memory sharing is on", () => {
+  assert.equal(providerMerge(s.memo.db).merge, null);
+  assert.match(providerMerge(s.memo.db).reason!, new RegExp(`memory sharing with OpenAI-compatible \\(${host.replace(/\./g, "\\.")}\\) is not allowed yet`));
+  setSharing(s.memo.db, s.key, "pinned");
+  assert.match(providerMerge(s.memo.db).reason!, /pinned memories only/);
+  setSharing(s.memo.db, s.key, "off");
+  assert.match(providerMerge(s.memo.db).reason!, /is off/);
+  setSharing(s.memo.db, s.key, "on");
+  assert.equal(typeof providerMerge(s.memo.db).merge, "function");
 });

@@ -3,7 +3,8 @@
  * for a non-streaming completion at temperature 0, its answer cleaned of prefaces, quotes and fences.
  */
 import type Database from "better-sqlite3";
-import { complete, hasProvider, providerStatus, type ChatMessage } from "../chat/providers";
+import { loadPrivacySettings, providerEndpoint, sharingFor } from "../chat/memory-policy";
+import { complete, hasProvider, providerStatus, resolveProviderConfig, type ChatMessage } from "../chat/providers";
 import type { MergeFn } from "../memory/consolidate";
 
 export const MERGE_SYSTEM_PROMPT =
@@ -31,9 +32,20 @@ export function cleanMergedStatement(raw: string): string {
   return t;
 }
 
-/** The provider-backed MergeFn, or null with the reason when no chat provider is configured. */
+/**
+ * The provider-backed MergeFn, or null with the reason when no chat provider is configured, or when the
+ * provider may not receive memories (merging sends both to it; pinned ones are never merged, so "pinned
+ * memories only" allows nothing here): server/chat/memory-policy.ts.
+ */
 export function providerMerge(db: Database.Database): { merge: MergeFn | null; reason: string | null } {
   if (!hasProvider(db)) return { merge: null, reason: `nothing was merged: ${providerStatus(db).problem ?? "no chat provider is configured"}` };
+  const cfg = resolveProviderConfig(db);
+  const endpoint = providerEndpoint(cfg, cfg.active.value!);
+  const sharing = sharingFor(loadPrivacySettings(db), endpoint);
+  if (sharing !== "on") {
+    const how = sharing === "ask" ? "not allowed yet" : sharing === "pinned" ? "pinned memories only" : "off";
+    return { merge: null, reason: `nothing was merged: memory sharing with ${endpoint.label} (${endpoint.host}) is ${how} (Settings → Providers), and merging sends memories to it` };
+  }
   const merge: MergeFn = async (a, b, signal) =>
     cleanMergedStatement(await complete(mergeMessages(a, b), { db, temperature: 0, maxTokens: 512, signal }));
   return { merge, reason: null };
