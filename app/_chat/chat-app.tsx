@@ -128,12 +128,6 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
             break;
           case "consent": {
             // Nothing was stored or sent: ask, then send the message again (privacy-chat.tsx).
-            const id = ev.conversation.id;
-            loadedFor.current = id;
-            if (id !== conversationId) {
-              setConversationId(id);
-              window.history.replaceState(null, "", `/c/${id}`);
-            }
             setMessages((ms) => ms.filter((m) => m.id !== userId && m.id !== replyId));
             setSharingQuestion({ endpoint: ev.endpoint, memories: ev.memories, text });
             finished = true;

@@ -91,11 +91,13 @@ test("a remote provider nobody decided on: the page is asked first and nothing i
   const c = t.of("consent")!;
   assert.deepEqual({ host: c.endpoint.host, local: c.endpoint.local, key: c.endpoint.key, label: c.endpoint.label }, { host, local: false, key: s.key, label: "OpenAI-compatible" });
   assert.ok(c.memories >= 1);
+  assert.equal(c.conversation, null, "the conversation it would have started is not kept");
+  assert.equal(count(s, "conversations"), 0);
   assert.equal(t.sentRequests, 0, "the provider got nothing");
   assert.deepEqual({ memories: count(s, "memories"), messages: count(s, "messages"), retrievals: retrievals(s) }, before);
 
   // A client that cannot be asked gets the reply without memories, and is told why.
-  const api = await turn(s, { message: QUESTION, conversationId: c.conversation.id }, false);
+  const api = await turn(s, { message: QUESTION }, false);
   assert.deepEqual(api.received, [null]);
   assert.match(api.of("sent")!.sent.reason!, new RegExp(`^memory not shared with OpenAI-compatible \\(${host.replace(/\./g, "\\.")}\\)`));
 });

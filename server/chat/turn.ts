@@ -14,6 +14,7 @@ import { touchTemporaryChat } from "../services/temporary-chats";
 import {
   appendMessages,
   createConversation,
+  deleteConversation,
   getConversationOr404,
   previousUserMessages,
   promptHistory,
@@ -93,7 +94,7 @@ export type TurnEvent =
   | { type: "recall"; memories: RecalledMemory[]; considered: number; queries: string[]; ms: number; error: string | null }
   | { type: "provider"; id: ProviderId; label: string; model: string | null }
   /** Nothing was stored or sent: a remote provider would get memories and the owner has not said whether it may. */
-  | { type: "consent"; conversation: Conversation; endpoint: ProviderEndpoint; memories: number }
+  | { type: "consent"; conversation: Conversation | null; endpoint: ProviderEndpoint; memories: number }
   /** What memory goes to the provider with this prompt (the exact block, or none and why). */
   | { type: "sent"; sent: SentMemory }
   | { type: "delta"; text: string }
@@ -299,7 +300,10 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     // until the owner says whether it may.
     recall = await recallNow();
     if (recall.memories.length) {
-      yield { type: "consent", conversation: getConversationOr404(memo.db, conv.id), endpoint: plan.endpoint, memories: recall.memories.length };
+      // A conversation this message would have started is not kept empty: the answer starts it afresh.
+      const empty = getConversationOr404(memo.db, conv.id).messageCount === 0;
+      if (empty) deleteConversation(memo.db, conv.id);
+      yield { type: "consent", conversation: empty ? null : getConversationOr404(memo.db, conv.id), endpoint: plan.endpoint, memories: recall.memories.length };
       return;
     }
   }

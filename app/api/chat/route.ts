@@ -24,7 +24,8 @@ const chatInput = z.strictObject({
  * POST /api/chat { conversationId?, space?, message, provider?, model?, temporary? } → text/event-stream
  * One JSON object per event (TurnEvent): start, recall, provider, sent, delta…, then done | command | error;
  * or only `consent` when a remote provider would get memories and the owner has not decided yet
- * (nothing was stored; save a choice with privacy.setSharing and send again).
+ * (nothing was stored, and a conversation this message would have started is deleted again; save a
+ * choice with privacy.setSharing and send the same request again).
  * Bad input (empty message, unknown conversation) is a JSON 4xx before any event.
  * Closing the connection stops the provider request at once; what was generated is kept, marked as
  * interrupted (server/chat/turn.ts). A graceful shutdown does the same after its grace period.
