@@ -23,6 +23,7 @@ import {
 import { DEFAULT_SPACE, FORGET_CONFIRM_OVER, forgetIds, forgetPreview, remember, search, ServiceError, type MemoContext } from "../services/memory-service";
 import { COMMAND_HELP, parseCommand } from "./commands";
 import { markExchangeSettled, persistQueue, type PersistQueue } from "./persist";
+import { prepareReplacement, type Replacement } from "./replace";
 import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type ProviderId } from "./providers";
 
 export const MAX_MESSAGE_CHARS = 32_000;
@@ -56,6 +57,8 @@ export interface TurnInput {
   /** Use this provider (and model) for this turn instead of the selected one. */
   provider?: ProviderId;
   model?: string;
+  /** Regenerate / Retry / Edit: what the new answer replaces (server/chat/replace.ts). */
+  replace?: Replacement;
 }
 
 export interface TurnDeps {
@@ -221,15 +224,24 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   const { memo } = deps;
   const t0 = performance.now();
   const conv = turnConversation(memo, input);
-  const message = input.message;
+  const persist = deps.persist ?? persistQueue();
+  const rep = input.replace ? prepareReplacement(memo.db, conv.id, input.replace, input.message) : null;
+  const message = rep?.message ?? input.message;
+  const replaces = rep?.replaces ?? [];
+  const replacedIds = rep?.memoryIds ?? [];
+  // A replaced exchange whose successor stores no memory still leaves memory (a removal-only job).
+  const dropReplaced = () =>
+    replacedIds.length &&
+    void persist.enqueue({ space: conv.spaceId, conversationId: conv.id, user: "", assistant: "", timestamp: new Date().toISOString(), source: "chat", replaces: replacedIds });
 
   const cmd = parseCommand(message);
   if (cmd) {
     yield* runCommand(memo, conv, message, cmd);
+    dropReplaced();
     return;
   }
 
-  const [userMessage] = appendMessages(memo.db, conv.id, [{ role: "user", content: message }]);
+  const userMessage = rep?.userMessage ?? appendMessages(memo.db, conv.id, [{ role: "user", content: message }])[0];
   yield { type: "start", conversation: getConversationOr404(memo.db, conv.id), userMessage: userMessage! };
 
   let provider: ChatProvider;
@@ -238,6 +250,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   } catch (e) {
     const pe = e instanceof ProviderError ? e : new ProviderError("not_configured", e instanceof Error ? e.message : String(e));
     yield { type: "error", kind: pe.kind, status: pe.status, message: pe.message, partial: null };
+    dropReplaced();
     return;
   }
 
@@ -277,9 +290,9 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     failure = e instanceof ProviderError ? e : new ProviderError("upstream", e instanceof Error ? e.message : String(e), provider.id);
   }
 
-  const persist = deps.persist ?? persistQueue();
   const keep = !failure || text.trim().length > 0; // a cut-short reply is kept (interruptedNote)
   if (!keep) {
+    dropReplaced();
     yield { type: "error", kind: failure!.kind, status: failure!.status, message: failure!.message, partial: null };
     return;
   }
@@ -296,9 +309,11 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
       timestamp: userMessage!.createdAt,
       source: "chat",
       record: { messageId: assistant!.id },
+      replaces: replacedIds,
     });
   } else {
     markExchangeSettled(memo.db, assistant!.id);
+    dropReplaced();
   }
   if (failure) {
     yield { type: "error", kind: failure.kind, status: failure.status, message: failure.message, partial: assistant! };

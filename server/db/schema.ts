@@ -75,6 +75,8 @@ export const conversations = sqliteTable("conversations", {
     .notNull()
     .references(() => spaces.id),
   title: text("title").notNull().default("New conversation"),
+  /** Pinned conversations head the chat page's list. Titles and messages are searchable through conversation_fts (drizzle/0010). */
+  pinned: integer("pinned", { mode: "boolean" }).notNull().default(false),
   createdAt: text("created_at").notNull().default(now),
   updatedAt: text("updated_at").notNull().default(now),
 });
