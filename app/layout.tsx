@@ -20,9 +20,10 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <a href="#main" className="skip-link">
           Skip to content
         </a>
-        <header className="border-b border-zinc-200 dark:border-zinc-800">
-          <nav aria-label="Main" className="mx-auto flex max-w-5xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-3">
-            <Link href="/" className="font-semibold tracking-tight">
+        {/* One row of fixed height; on a phone the links scroll sideways instead of stacking. */}
+        <header className="h-[var(--header-h)] border-b border-zinc-200 dark:border-zinc-800">
+          <nav aria-label="Main" className="flex h-full items-center gap-x-3 overflow-x-auto whitespace-nowrap px-3">
+            <Link href="/" className="shrink-0 font-semibold tracking-tight">
               Memo
             </Link>
             <NavLinks />

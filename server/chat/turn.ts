@@ -21,12 +21,14 @@ import {
   type StoredMessage,
 } from "../services/conversation-service";
 import { DEFAULT_SPACE, FORGET_CONFIRM_OVER, forgetIds, forgetPreview, remember, search, ServiceError, type MemoContext } from "../services/memory-service";
-import { COMMAND_HELP, parseCommand } from "./commands";
+import { COMMAND_HELP, parseCommand, SHORTCUT_HELP } from "./commands";
 import { markExchangeSettled, persistQueue, type PersistQueue } from "./persist";
 import { prepareReplacement, type Replacement } from "./replace";
 import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type ProviderId } from "./providers";
 
-export const MAX_MESSAGE_CHARS = 32_000;
+import { MAX_MESSAGE_CHARS } from "./limits";
+
+export { MAX_MESSAGE_CHARS };
 /** Earlier dialogue sent with each message, newest first, within this many (estimated) tokens. */
 export const HISTORY_TOKENS = Number(process.env.MEMO_CHAT_HISTORY_TOKENS) || 3000;
 
@@ -193,7 +195,7 @@ async function* runCommand(memo: MemoContext, conv: Conversation, message: strin
         break;
       }
       case "help":
-        reply = `Memory commands:\n${COMMAND_HELP}`;
+        reply = `Memory commands:\n${COMMAND_HELP}\n\nKeyboard shortcuts:\n${SHORTCUT_HELP}`;
         info = { type: "help" };
         break;
       case "invalid":

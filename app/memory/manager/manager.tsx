@@ -53,6 +53,17 @@ export function Manager() {
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const text = useDebounced(f.text, 250);
+  // Links from elsewhere (the chat's "Remembered" line) open the Manager filtered: ?text=&space=&status=
+  useEffect(() => {
+    const q = new URLSearchParams(window.location.search);
+    const status = q.get("status");
+    const from: Partial<Filters> = {
+      ...(q.get("text") ? { text: q.get("text")! } : {}),
+      ...(q.get("space") ? { space: q.get("space")! } : {}),
+      ...(status === "live" || status === "deleted" || status === "all" ? { status } : {}),
+    };
+    if (Object.keys(from).length) setF((prev) => ({ ...prev, ...from }));
+  }, []);
 
   const input = useMemo(
     () => ({
