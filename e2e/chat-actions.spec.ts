@@ -65,7 +65,7 @@ test.describe("Message actions", () => {
     const edited = `Edited question ${t}`;
     const reply = await chat.edit(chat.userMessages.first(), edited);
     await expect(chat.replyText(reply)).toContainText(`Fixture reply to: ${edited}`);
-    await expect(chat.userMessages).toHaveText([edited]);
+    await expect(chat.userMessages.getByTestId("user-text")).toHaveText([edited]);
     await expect(chat.replies).toHaveCount(1);
     expect(await chatApi.providerCalls(edited)).toBe(1);
     const mem = await chatMemories(chatApi, space, 1, edited);
@@ -123,7 +123,8 @@ test.describe("Conversations", () => {
     await chat.goto(space);
     await chat.send(`Apricot jam recipe ${t}`);
     await chat.send(`Also: the secret ingredient is cardamom${t}`);
-    await chat.newChatButton.click();
+    // Another space: recall never crosses spaces, so its reply cannot quote the first conversation.
+    await chat.goto(`${space}-b`.slice(0, 64));
     await chat.send(`Bicycle repair ${t}`);
 
     await chat.search.fill(`apricot ${t}`);
@@ -135,9 +136,11 @@ test.describe("Conversations", () => {
     await expect(chat.conversationItems).toHaveCount(1);
     await expect(chat.conversationItems.getByTestId("conversation-snippet")).toContainText("cardamom");
     // FTS syntax is just text.
-    await chat.search.fill(`"bicycle* OR (${t} NEAR`);
+    await chat.search.fill(`"bicycle* (${t}:`);
     await expect(chat.conversation(/Bicycle repair/)).toHaveCount(1);
     await expect(chat.conversationItems).toHaveCount(1);
+    await chat.search.fill(`"*( ^:`);
+    await expect(chat.conversationItems).toHaveCount(0);
     await chat.search.fill(`nothing-like-this-${t}`);
     await expect(chat.conversationItems).toHaveCount(0);
     await expect(chat.conversations).toContainText("No conversation contains these words.");

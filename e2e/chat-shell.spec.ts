@@ -17,7 +17,7 @@ const shot = (page: Page, name: string) => page.screenshot({ path: `test-results
 
 /** The end marker of the long reply is visible: inside the viewport and above the composer's top edge. */
 async function expectEndAboveComposer(chat: ChatPage) {
-  const end = chat.lastReply().getByText("END-OF-LONG-REPLY");
+  const end = chat.replyText(chat.lastReply()).getByText("END-OF-LONG-REPLY", { exact: true }).last();
   await expect(end).toBeInViewport();
   const e = (await end.boundingBox())!;
   const c = (await chat.composer.boundingBox())!;
@@ -51,7 +51,7 @@ for (const size of SIZES) {
       await chat.input.press("Enter");
       const reply = chat.lastReply();
       // While it streams and the user stays at the bottom, the list follows the end.
-      await expect(reply.getByText(/Paragraph 3\./)).toBeVisible();
+      await expect(chat.replyText(reply).getByText(/Paragraph 3\./)).toBeVisible();
       expect(await chat.distanceFromEnd()).toBeLessThanOrEqual(32);
       await chat.settled(reply);
       await expectEndAboveComposer(chat);
@@ -60,7 +60,7 @@ for (const size of SIZES) {
       // Scrolled up during a stream: no snapping back, and a way down.
       await chat.input.fill("Once more, long [fixture:long]");
       await chat.input.press("Enter");
-      await expect(chat.lastReply().getByText(/Step 5:/)).toBeVisible();
+      await expect(chat.replyText(chat.lastReply()).getByText(/Step 5:/)).toBeVisible();
       await chat.scroller.evaluate((el) => el.scrollTo({ top: 0 }));
       await expect(chat.jumpToLatest).toBeVisible();
       await chat.settled(chat.lastReply());

@@ -62,7 +62,8 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
   // Load the stored conversation when it is opened (not while our own reply streams into it).
   useEffect(() => {
     if (!conversation.data || streaming) return;
-    if (loadedFor.current === conversation.data.conversation.id && messages.length >= conversation.data.messages.length) return;
+    // Once shown, the page's own list is the truth (a cached copy may predate an Edit or Regenerate).
+    if (loadedFor.current === conversation.data.conversation.id) return;
     loadedFor.current = conversation.data.conversation.id;
     setMessages(conversation.data.messages.map(fromStored));
     setSpace(conversation.data.conversation.spaceId);

@@ -92,7 +92,9 @@ function UserMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
   }
   return (
     <li className="group flex flex-col items-end" data-testid="user-message" data-id={m.id}>
-      <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-lg bg-zinc-900 px-3 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900">{m.content}</div>
+      <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-lg bg-zinc-900 px-3 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900" data-testid="user-text">
+        {m.content}
+      </div>
       <div className="mt-0.5 flex gap-1" data-testid="message-actions">
         {a.isLast && isStoredId(m.id) && (
           <button type="button" className={`${ACTION_BTN} text-red-700 dark:text-red-300`} onClick={a.onRegenerate} disabled={!a.idle} title="This message has no reply yet">

@@ -88,3 +88,9 @@ export function prepareReplacement(db: Database.Database, conversationId: string
 export function exchangeHashes(pair: ExchangePair): Set<string> {
   return new Set(chunkWords(exchangeText(pair.user, stripInterruptedNote(pair.assistant)), 300, 50).map(contentHash));
 }
+
+/** A test for recall: is this memory a chunk of one of the replaced exchanges? */
+export function replacedMemory(replaces: ExchangePair[]): (m: { content: string }) => boolean {
+  const hashes = new Set(replaces.flatMap((p) => [...exchangeHashes(p)]));
+  return (m) => hashes.has(contentHash(m.content));
+}

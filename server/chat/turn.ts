@@ -23,7 +23,7 @@ import {
 import { DEFAULT_SPACE, FORGET_CONFIRM_OVER, forgetIds, forgetPreview, remember, search, ServiceError, type MemoContext } from "../services/memory-service";
 import { COMMAND_HELP, parseCommand, SHORTCUT_HELP } from "./commands";
 import { markExchangeSettled, persistQueue, type PersistQueue } from "./persist";
-import { prepareReplacement, type Replacement } from "./replace";
+import { prepareReplacement, replacedMemory, type Replacement } from "./replace";
 import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type ProviderId } from "./providers";
 
 import { MAX_MESSAGE_CHARS } from "./limits";
@@ -133,12 +133,13 @@ export interface Recall {
 }
 
 /** Retrieval for a prompt (SPEC §1 steps 2–6): recalled memories are promoted. */
-export async function recallForPrompt(memo: MemoContext, input: { space: string; query: string; context: string[] }): Promise<Recall> {
+export async function recallForPrompt(memo: MemoContext, input: { space: string; query: string; context: string[]; exclude?: (m: RetrievedMemory) => boolean }): Promise<Recall> {
   const t0 = performance.now();
   try {
     const r = await search(memo, { query: input.query, space: input.space, context: input.context, promote: true });
-    const { block, included } = packRecalled(r.results, r.settings.topN, r.settings.tokenBudget);
-    return { block, memories: included.map(toRecalled), considered: r.results.length, queries: r.queries.map((q) => q.text), ms: ms(t0), error: null };
+    const results = input.exclude ? r.results.filter((m) => !input.exclude!(m)) : r.results;
+    const { block, included } = packRecalled(results, r.settings.topN, r.settings.tokenBudget);
+    return { block, memories: included.map(toRecalled), considered: results.length, queries: r.queries.map((q) => q.text), ms: ms(t0), error: null };
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     // An empty space (nothing stored yet) is not an error worth showing.
@@ -257,7 +258,8 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   }
 
   const context = previousUserMessages(memo.db, conv.id, 3, userMessage!.id);
-  const recall = await recallForPrompt(memo, { space: conv.spaceId, query: message, context });
+  // An answer given again must not be shaped by the memory of the answer it replaces.
+  const recall = await recallForPrompt(memo, { space: conv.spaceId, query: message, context, exclude: replaces.length ? replacedMemory(replaces) : undefined });
   yield { type: "recall", memories: recall.memories, considered: recall.considered, queries: recall.queries, ms: recall.ms, error: recall.error };
 
   const prompt: ChatMessage[] = [
