@@ -37,7 +37,8 @@ export function ChatToolbar({
         {title}
       </h1>
       <ProviderChip health={health} />
-      <div className="flex w-full flex-wrap items-center gap-x-3 gap-y-1 sm:w-auto">
+      {/* On a phone one line that scrolls sideways, not three stacked rows. */}
+      <div className="flex w-full flex-nowrap items-center gap-x-3 overflow-x-auto whitespace-nowrap sm:w-auto">
         <label className="flex items-center gap-1 text-sm">
           <span className="text-zinc-500">Space</span>
           <select

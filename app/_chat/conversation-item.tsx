@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import type { ConversationRow } from "./conversation-list";
 
-const BTN = "rounded px-1.5 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
+const BTN = "shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 
 /** "14:05" today, "Mon 30 Nov" this year, "30 Nov 2024" before. */
 export function shortDate(iso: string, now = new Date()): string {
@@ -95,7 +95,9 @@ export function ConversationItem({
           </div>
           {c.snippet && <Snippet text={c.snippet} />}
           <div className="flex items-center gap-0.5">
-            <span className="mr-auto truncate text-xs text-zinc-500">{c.spaceId}</span>
+            <span className="min-w-0 flex-1 truncate text-xs text-zinc-500" title={c.spaceId}>
+              {c.spaceId}
+            </span>
             {mode === "delete" ? (
               <>
                 <span className="text-xs">Delete?</span>

@@ -28,7 +28,7 @@ export function ProviderPicker() {
   if (!status.data || configured.length === 0) return null;
   const modelOptions = Array.from(new Set([...(active?.model ? [active.model] : []), ...(models.data?.models ?? [])]));
   return (
-    <div className="flex flex-wrap items-center gap-2 text-sm" data-testid="provider-picker">
+    <div className="flex flex-nowrap items-center gap-2 text-sm" data-testid="provider-picker">
       <label className="flex items-center gap-1">
         <span className="text-zinc-500">Provider</span>
         <select

@@ -40,7 +40,8 @@ interface DocumentView {
 }
 
 /** POST one file; resolves with an error message for the whole request, or null (the row says the rest). */
-const NEW_SPACE = "\u0000new";
+// Not a valid space name (spaces hold no blanks), so it cannot clash with one.
+const NEW_SPACE = " new";
 
 async function uploadOne(file: File, space: string): Promise<{ error: string } | { error: null; duplicate: boolean }> {
   const form = new FormData();

@@ -29,7 +29,7 @@ export function OverTimeChart({ points }: { points: OverTimePoint[] }) {
   return (
     <BarChart responsive data={points} style={{ width: "100%", height: 280 }} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
       <CartesianGrid strokeDasharray="3 3" stroke="#a1a1aa55" vertical={false} />
-      <XAxis dataKey="period" tick={{ fontSize: 11 }} minTickGap={16} tickFormatter={periodLabel} />
+      <XAxis dataKey="period" tick={{ fontSize: 11 }} minTickGap={16} interval="preserveStartEnd" tickFormatter={periodLabel} />
       <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
       <Tooltip labelFormatter={(l) => periodLabel(String(l))} />
       <Legend wrapperStyle={{ fontSize: 12 }} />
