@@ -30,15 +30,15 @@ function isCurrent(pathname: string, href: string): boolean {
 export function NavLinks() {
   const pathname = usePathname() ?? "/";
   return (
-    <ul className="flex shrink-0 flex-nowrap items-center gap-x-1 text-sm">
+    <ul className="flex flex-wrap items-center gap-x-1 text-sm sm:flex-nowrap">
       {GROUPS.map((g, gi) => (
-        <li key={gi} className="flex flex-nowrap items-center gap-x-1">
+        <li key={gi} className="flex flex-wrap items-center gap-x-1 sm:flex-nowrap">
           {g.label && (
-            <span className="px-1 text-xs font-medium uppercase tracking-wide text-zinc-500 dark:text-zinc-400" aria-hidden="true">
+            <span className="hidden px-1 text-xs font-medium uppercase tracking-wide text-zinc-500 sm:inline dark:text-zinc-400" aria-hidden="true">
               {g.label}
             </span>
           )}
-          <ul className="flex flex-nowrap items-center gap-x-1" aria-label={g.label}>
+          <ul className="flex flex-wrap items-center gap-x-1 sm:flex-nowrap" aria-label={g.label}>
             {g.links.map((n) => {
               const current = isCurrent(pathname, n.href);
               return (
@@ -46,7 +46,7 @@ export function NavLinks() {
                   <Link
                     href={n.href}
                     aria-current={current ? "page" : undefined}
-                    className={`inline-block rounded px-2 py-1 ${
+                    className={`inline-block rounded px-1.5 py-0.5 sm:px-2 sm:py-1 ${
                       current
                         ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900"
                         : "text-zinc-600 hover:bg-zinc-200 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100"

@@ -36,7 +36,7 @@ for (const size of SIZES) {
       await chat.goto(space);
       await expect(chat.input).toBeFocused();
       const header = (await page.locator("body > header").boundingBox())!;
-      expect(header.height).toBeLessThanOrEqual(48);
+      expect(header.height).toBeLessThanOrEqual(size.viewport.width < 640 ? 64 : 48);
       const c = (await chat.composer.boundingBox())!;
       expect(size.viewport.height - (c.y + c.height)).toBeLessThan(4);
       await expect(chat.providerChip).toHaveAttribute("data-state", "ready");
