@@ -8,6 +8,11 @@ import type { ChatApi } from "./support/chat-api";
  * OpenAI-compatible test double (e2e/support/openai-fixture.ts).
  */
 
+// A returning user: the first-run checklist (shown above the chat until dismissed) is out of the way;
+// the next spec finds it as a first run does.
+test.beforeEach(async ({ chatApi }) => void (await chatApi.setChecklistDismissed(true)));
+test.afterEach(async ({ chatApi }) => void (await chatApi.setChecklistDismissed(false)));
+
 const token = () => Math.random().toString(36).slice(2, 8);
 
 /** The space's live chat memories once the persistence queue has caught up with `expected` of them. */

@@ -8,6 +8,11 @@ import type { ChatPage } from "./pages/chat.page";
  * draft, keyboard shortcuts. Writes screenshots to test-results/screenshots/.
  */
 
+// A returning user: the first-run checklist (shown above the chat until dismissed) is out of the way;
+// the next spec finds it as a first run does.
+test.beforeEach(async ({ chatApi }) => void (await chatApi.setChecklistDismissed(true)));
+test.afterEach(async ({ chatApi }) => void (await chatApi.setChecklistDismissed(false)));
+
 const SIZES = [
   { name: "1280", viewport: { width: 1280, height: 800 } },
   { name: "390", viewport: { width: 390, height: 844 } },
@@ -84,6 +89,17 @@ for (const size of SIZES) {
 
 test.describe("Chat shell on a phone", () => {
   test.use({ viewport: { width: 390, height: 844 } });
+
+  test("a first run: banner and checklist above the chat, the chat below them", async ({ chat, chatApi, page }) => {
+    await chatApi.setChecklistDismissed(false);
+    await page.goto("/");
+    await expect(page.getByTestId("first-run-checklist")).toBeVisible();
+    const list = (await page.getByTestId("first-run-checklist").boundingBox())!;
+    const shell = (await page.getByTestId("chat-shell").boundingBox())!;
+    expect(shell.y).toBeGreaterThanOrEqual(list.y + list.height - 1);
+    await expect(chat.input).toBeVisible();
+    await shot(page, "chat-first-run-390");
+  });
 
   test("conversations live in a drawer", async ({ chat, space, page }) => {
     await chat.goto(space);

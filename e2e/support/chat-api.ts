@@ -31,6 +31,11 @@ export class ChatApi {
     return all.filter((r) => r.path === "/v1/chat/completions" && String([...(r.body?.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "").includes(text)).length;
   }
 
+  /** Hide (or show again) the first-run checklist above the chat, as a returning user has it. */
+  setChecklistDismissed(dismissed: boolean): Promise<unknown> {
+    return this.trpc("setup.setChecklistDismissed", { dismissed });
+  }
+
   /** Forget saved provider settings: the app's environment (the fixture) decides again. */
   resetProviders(): Promise<unknown> {
     return this.trpc("providers.reset");
