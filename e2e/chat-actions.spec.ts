@@ -59,6 +59,10 @@ test.describe("Message actions", () => {
     await chat.gotoConversation(await chat.conversationId());
     await expect(chat.replies).toHaveCount(1);
     await expect(chat.replyText(chat.lastReply())).toContainText("Answer number 2");
+    // "Remembered" opens the Manager on that memory.
+    await chat.lastReply().getByTestId("remembered-link").click();
+    await expect(chat.page.getByTestId("memory-row")).toHaveCount(1);
+    await expect(chat.page.getByTestId("memory-content")).toContainText("Answer number 2");
   });
 
   test("Edit resends in place and replaces what followed: memory keeps only the new exchange", async ({ chat, chatApi, space }) => {
