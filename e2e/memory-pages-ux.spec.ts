@@ -107,6 +107,7 @@ test.describe("Debug Search and Ingest", () => {
     await expect(ingest.documents).toHaveCount(1);
     // The new space is now an existing one to pick.
     await ingest.goto();
+    await expect(ingest.spaceInput.locator("option", { hasText: space })).toHaveCount(1);
     await ingest.setSpace(space);
     await expect(ingest.spaceInput).toHaveValue(space);
   });

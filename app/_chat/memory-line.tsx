@@ -9,7 +9,7 @@ import { RecalledList } from "./message";
 /** The Manager filtered to one memory (its text, in its space). */
 export function managerHref(content: string, space: string | undefined): string {
   // The Manager matches a substring as stored: the first line, cut, and no whitespace folding.
-  const q = new URLSearchParams({ text: (content.split("\n")[0] ?? "").slice(0, 80), status: "all" });
+  const q = new URLSearchParams({ text: (content.split("\n")[0] ?? "").slice(0, 80) });
   if (space) q.set("space", space);
   return `/memory/manager?${q}`;
 }
