@@ -30,15 +30,16 @@ function isCurrent(pathname: string, href: string): boolean {
 export function NavLinks() {
   const pathname = usePathname() ?? "/";
   return (
-    <ul className="flex flex-wrap items-center gap-x-1 text-sm sm:flex-nowrap">
+    // On a phone the groups flow with the "Memo" link as one wrapping row (two rows in all), not a block under it.
+    <ul className="contents text-sm sm:flex sm:flex-nowrap sm:items-center sm:gap-x-1">
       {GROUPS.map((g, gi) => (
-        <li key={gi} className="flex flex-wrap items-center gap-x-1 sm:flex-nowrap">
+        <li key={gi} className="contents sm:flex sm:flex-nowrap sm:items-center sm:gap-x-1">
           {g.label && (
             <span className="hidden px-1 text-xs font-medium uppercase tracking-wide text-zinc-500 sm:inline dark:text-zinc-400" aria-hidden="true">
               {g.label}
             </span>
           )}
-          <ul className="flex flex-wrap items-center gap-x-1 sm:flex-nowrap" aria-label={g.label}>
+          <ul className="flex flex-wrap items-center gap-x-1 text-sm sm:flex-nowrap" aria-label={g.label}>
             {g.links.map((n) => {
               const current = isCurrent(pathname, n.href);
               return (
