@@ -103,7 +103,7 @@ test.describe("Message actions", () => {
     await expect(chat.replyError(cut)).toContainText("closed the connection before the reply finished");
     await expect(cut).not.toContainText("terminated");
     await expect(chat.messages.getByRole("alert")).toHaveCount(1);
-    await chatMemories(chatApi, space, 1, "[interrupted:");
+    await chatMemories(chatApi, space, 1, "Fixture reply to: Cut"); // the note stays on the message, not in memory
     const ok = await chat.retry();
     await expect(chat.replyText(ok)).toContainText("No memory block received.");
     await expect(chat.replies).toHaveCount(1);

@@ -14,7 +14,7 @@ import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-em
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { PersistQueue, persistExchange } from "./persist";
 import { saveProviderSettings } from "./providers";
-import { exchangeMemoryIds, prepareReplacement } from "./replace";
+import { prepareReplacement } from "./replace";
 import { runTurn, type TurnEvent, type TurnInput } from "./turn";
 
 let emb: InProcessEmbedder;
@@ -106,12 +106,12 @@ test("a replacement that fails to write rolls back with the removal: the old exc
     embedder: { ...emb, embedDocuments: async (texts: string[]) => (await emb.embedDocuments(texts)).map(() => new Float32Array(3)) } as typeof emb,
   };
   const msgs = getConversationWithMessages(s.memo.db, first.conversationId).messages;
-  const pair = { user: msgs[0]!.content, assistant: msgs[1]!.content };
+  const recorded = JSON.parse((s.memo.db.prepare("SELECT memory_ids AS ids FROM messages WHERE id = ?").get(msgs[1]!.id) as { ids: string }).ids) as string[];
+  assert.deepEqual(recorded, [oldMem!.id], "the reply records the memory its exchange became");
   await assert.rejects(
-    persistExchange(broken, { space: "personal", conversationId: first.conversationId, user: "The boiler was serviced in May", assistant: "Noted.", timestamp: new Date().toISOString(), source: "test", replaces: [pair] }),
+    persistExchange(broken, { space: "personal", conversationId: first.conversationId, user: "The boiler was serviced in May", assistant: "Noted.", timestamp: new Date().toISOString(), source: "test", replaces: recorded }),
   );
   assert.deepEqual(liveChat(s.memo).map((m) => m.id), [oldMem!.id], "nothing removed, nothing half-written");
-  assert.deepEqual(exchangeMemoryIds(s.memo.db, "personal", first.conversationId, pair), [oldMem!.id]);
   assert.deepEqual(checkInvariant(s.memo.db), []);
 });
 
@@ -127,5 +127,6 @@ test("prepareReplacement refuses what cannot be replaced, and a dry run changes 
   const dry = prepareReplacement(s.memo.db, chat.conversationId, { type: "regenerate" }, "ignored", { dryRun: true });
   assert.equal(dry.message, "Plain message");
   assert.equal(dry.replaces.length, 1);
+  assert.equal(dry.memoryIds.length, 1, "the recorded memory of the reply it would replace");
   assert.deepEqual(getConversationWithMessages(s.memo.db, chat.conversationId).messages, before);
 });
