@@ -166,6 +166,7 @@ test.describe("Composer", () => {
     await chat.input.fill(`Slow one ${space} [fixture:slow]`);
     await chat.input.press("Enter");
     await expect(chat.stopButton).toBeVisible();
+    await expect(chat.replyText(chat.lastReply())).toContainText("Fixture reply"); // started: the message is stored
     await page.keyboard.press("Escape");
     await expect(chat.sendButton).toBeVisible();
     await chat.settled(chat.lastReply());
