@@ -210,3 +210,12 @@ export const loginAttempts = sqliteTable(
   },
   (t) => [index("login_attempts_ip_at_idx").on(t.ip, t.at), index("login_attempts_at_idx").on(t.at)],
 );
+
+/**
+ * Write log for in-memory vector indexes (migration 0008, filled by triggers on `memories`): one row per
+ * memory whose vector may have changed; `rid` NULL: replay impossible, rebuild. See server/memory/ann-index.ts.
+ */
+export const vecLog = sqliteTable("vec_log", {
+  seq: integer("seq").primaryKey({ autoIncrement: true }),
+  rid: integer("rid"),
+});
