@@ -85,6 +85,8 @@ export class AnnIndex {
   private verifyCounts = false;
   /** An update failed while a build was running: that build cannot be trusted either. */
   private rebuildRequested: string | null = null;
+  /** Statements of the catch-up, prepared once per build (a re-index swap recreates memory_vec, then rebuilds). */
+  private resyncStmts: { live: Database.Statement; vec: Database.Statement } | null = null;
   private poll: NodeJS.Timeout | null = null;
   private closed = false;
   private unsubscribe: () => void;
@@ -266,6 +268,7 @@ export class AnnIndex {
     this.state = "building";
     this.error = null;
     this.rebuildRequested = null;
+    this.resyncStmts = null;
     this.building = (async () => {
       // Yield first: a load from file has no await of its own, and `building` must be set before the
       // body (and its finally) runs.
@@ -412,8 +415,12 @@ export class AnnIndex {
   /** Make the index agree with the store about one rid. */
   private resync(rid: number): void {
     const key = BigInt(rid);
-    const live = this.db.prepare("SELECT 1 FROM memories WHERE rid = ? AND soft_deleted = 0").get(rid) !== undefined;
-    const row = live ? (this.db.prepare("SELECT space_id AS spaceId, embedding FROM memory_vec WHERE rowid = ?").get(key) as { spaceId: string; embedding: Buffer } | undefined) : undefined;
+    this.resyncStmts ??= {
+      live: this.db.prepare("SELECT 1 FROM memories WHERE rid = ? AND soft_deleted = 0"),
+      vec: this.db.prepare("SELECT space_id AS spaceId, embedding FROM memory_vec WHERE rowid = ?"),
+    };
+    const live = this.resyncStmts.live.get(rid) !== undefined;
+    const row = live ? (this.resyncStmts.vec.get(key) as { spaceId: string; embedding: Buffer } | undefined) : undefined;
     for (const [spaceId, s] of this.spaces) if (spaceId !== row?.spaceId && s.index.contains(key)) this.remove(spaceId, rid);
     if (row) this.add(row.spaceId, rid, new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength)));
   }
