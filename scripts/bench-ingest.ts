@@ -102,7 +102,12 @@ try {
     const c0 = cpuMs(sup.pid);
     const t = performance.now();
     for (const n of sizes) {
-      const res = await fetch(`${baseUrl}/v1/embeddings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: texts.slice(at, at + n) }) });
+      const send = () => fetch(`${baseUrl}/v1/embeddings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: texts.slice(at, at + n) }) });
+      // A kept-alive socket the server closed while idle fails at once ("other side closed"): resend once.
+      const res = await send().catch((e: unknown) => {
+        if (e instanceof TypeError) return send();
+        throw e;
+      });
       if (!res.ok) throw new Error(`raw /v1/embeddings answered ${res.status}: ${await res.text()}`);
       const body = (await res.json()) as { data: unknown[]; usage?: { prompt_tokens?: number } };
       if (body.data.length !== n) throw new Error("raw /v1/embeddings returned the wrong number of vectors");
