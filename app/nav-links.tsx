@@ -30,15 +30,16 @@ function isCurrent(pathname: string, href: string): boolean {
 export function NavLinks() {
   const pathname = usePathname() ?? "/";
   return (
-    <ul className="flex flex-wrap items-center gap-x-1 gap-y-1 text-sm">
+    // On a phone the groups flow with the "Memo" link as one wrapping row (two rows in all), not a block under it.
+    <ul className="contents text-sm sm:flex sm:flex-nowrap sm:items-center sm:gap-x-1">
       {GROUPS.map((g, gi) => (
-        <li key={gi} className="flex flex-wrap items-center gap-x-1">
+        <li key={gi} className="contents sm:flex sm:flex-nowrap sm:items-center sm:gap-x-1">
           {g.label && (
-            <span className="px-1 text-xs font-medium uppercase tracking-wide text-zinc-500 dark:text-zinc-400" aria-hidden="true">
+            <span className="hidden px-1 text-xs font-medium uppercase tracking-wide text-zinc-500 sm:inline dark:text-zinc-400" aria-hidden="true">
               {g.label}
             </span>
           )}
-          <ul className="flex flex-wrap items-center gap-x-1" aria-label={g.label}>
+          <ul className="flex flex-wrap items-center gap-x-1 text-sm sm:flex-nowrap" aria-label={g.label}>
             {g.links.map((n) => {
               const current = isCurrent(pathname, n.href);
               return (
@@ -46,7 +47,7 @@ export function NavLinks() {
                   <Link
                     href={n.href}
                     aria-current={current ? "page" : undefined}
-                    className={`inline-block rounded px-2 py-1.5 ${
+                    className={`inline-block rounded px-1.5 py-0.5 sm:px-2 sm:py-1 ${
                       current
                         ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900"
                         : "text-zinc-600 hover:bg-zinc-200 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100"

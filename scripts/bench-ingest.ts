@@ -5,8 +5,9 @@
  * parse → token chunking via the embedding server's /tokenize → dedup → embedding → one transaction per
  * batch) with the current embedding model served by the supervised embedding server, and sends the SAME
  * chunks to the same server as raw /v1/embeddings calls (32 per request, as the HTTP client batches).
- * Tokens are the server's own count (`usage.prompt_tokens`) of those chunks, so the ratio is the
- * pipeline's throughput against the embedder's own.
+ * Tokens are the server's own count (`usage.prompt_tokens`) of those chunks when it reports one; a server
+ * that does not (the USE-lite engine) has them counted by the model's own tokenizer before the timed runs
+ * (server/embedder/token-count.ts), so tokens/s and the ratio are defined for every model.
  *
  * Load drift: on a shared machine two identical raw runs a minute apart can differ by 2×. So the text is
  * ingested as `--pieces` files (default 4, split at paragraph breaks) and raw runs alternate with pipeline
@@ -28,6 +29,7 @@ import type { IngestStats } from "../server/ingest/pipeline";
 import { addDocument } from "../server/services/document-service";
 import type { MemoContext } from "../server/services/memory-service";
 import { englishText } from "../server/test/english-text";
+import { tokenCounterFor } from "../server/embedder/token-count";
 
 const { values } = parseArgs({
   options: {
@@ -86,17 +88,36 @@ try {
   for (const t of warm.slice(0, 40)) await embedder.tokenize(t);
   await embedder.embedDocuments(warm.slice(0, 8));
 
+  // Token counts of each text by the model's own tokenizer, used where a response carries no `usage`.
+  const counter = await tokenCounterFor(info.model, (t) => embedder.tokenize(t));
+  const counted = new Map<string, number>();
+  const countAll = async (texts: string[]) => {
+    for (const t of texts) if (!counted.has(t)) counted.set(t, await counter.count(t));
+  };
+  const tokenSources = new Set<string>();
   const raw = async (texts: string[], sizes: number[]) => {
+    await countAll(texts); // before the clock starts
     let tokens = 0;
     let at = 0;
     const c0 = cpuMs(sup.pid);
     const t = performance.now();
     for (const n of sizes) {
-      const res = await fetch(`${baseUrl}/v1/embeddings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: texts.slice(at, at + n) }) });
+      const send = () => fetch(`${baseUrl}/v1/embeddings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: texts.slice(at, at + n) }) });
+      // A kept-alive socket the server closed while idle fails at once ("other side closed"): resend once.
+      const res = await send().catch((e: unknown) => {
+        if (e instanceof TypeError) return send();
+        throw e;
+      });
       if (!res.ok) throw new Error(`raw /v1/embeddings answered ${res.status}: ${await res.text()}`);
       const body = (await res.json()) as { data: unknown[]; usage?: { prompt_tokens?: number } };
       if (body.data.length !== n) throw new Error("raw /v1/embeddings returned the wrong number of vectors");
-      tokens += body.usage?.prompt_tokens ?? 0;
+      if (typeof body.usage?.prompt_tokens === "number") {
+        tokens += body.usage.prompt_tokens;
+        tokenSources.add("embedding server usage.prompt_tokens");
+      } else {
+        for (const t of texts.slice(at, at + n)) tokens += counted.get(t)!;
+        tokenSources.add(counter.source);
+      }
       at += n;
     }
     const ms = performance.now() - t;
@@ -152,7 +173,7 @@ try {
     model: info.model,
     dim: info.dim,
     engine: sup.status().engine,
-    input: { bytes, files: nPieces, chunks: sum((s) => s.chunks), tokens, tokensCountedByChunker: sum((s) => s.tokens), avgChunkTokens: Math.round(sum((s) => s.tokens) / sum((s) => s.chunks)) },
+    input: { bytes, files: nPieces, chunks: sum((s) => s.chunks), tokens, tokensCountedBy: [...tokenSources], tokensCountedByChunker: sum((s) => s.tokens), avgChunkTokens: Math.round(sum((s) => s.tokens) / sum((s) => s.chunks)) },
     pipeline: {
       totalMs: Math.round(pipelineMs),
       tokensPerSec: tps(pipelineMs),

@@ -1,176 +1,107 @@
 /**
  * `npm run bench`: retrieval latency on synthetic stores, JSON out.
  *
- *   npm run bench -- --sizes 10000,100000 [--queries 200] [--dim 768] [--out bench.json]
+ *   npm run bench -- --sizes 10000,100000 [--queries 200] [--dim 768] [--sets clustered,fitted] [--out bench.json]
+ *                    [--no-embed-cost] [--stores-only]
  *
- * Each store holds n memories: 768-d unit vectors with cluster structure and Zipf-distributed text,
- * generated from a fixed seed and cached under data/bench/ so reruns are fast. Per size it reports
- * p50/p95 (ms) of hybrid retrieval excluding query embedding, the vector leg as served, an exact scan
- * in this process (the baseline), vec0 KNN, and the keyword leg alone; recall@10 of the served vector
- * leg against exact; and ratios against the baselines.
+ * Per size, two stores of n memories (generated from fixed seeds, cached under data/bench/), one per
+ * vector set (scripts/bench/synthetic.ts): `clustered` (cluster structure of low intrinsic dimension) and
+ * `fitted` (Gaussian with the spectrum of real USE-lite embeddings: no clusters to lean on). For each set:
+ * the served vector leg's p50/p95 and recall@10 against an exact scan in this process (the baseline),
+ * and the index build time. For the clustered store also: hybrid retrieval (searchWithVectors, one
+ * query), vec0 KNN and the keyword leg alone; `turn` and `turnNomic`, the chat turn's retrieval path
+ * (recallForPrompt: query building, both legs per query, fusion, filter, packing) with the offline
+ * profile's settings and with the nomic profile's (3 context messages and the anchor query), query
+ * embedding excluded; and `foreignWrites`: how long after another process wrote 100 memories searches
+ * are served by the index again. All in ms.
  */
+import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { dataDir } from "../server/config";
 import { openDb } from "../server/db";
+import { annFor, startAnnIndex, stopAnnIndex } from "../server/memory/ann-index";
 import { keywordSearch } from "../server/memory/keyword-search";
 import { buildQueries } from "../server/memory/query-builder";
 import { searchWithVectors } from "../server/memory/retrieve";
 import { defaultSettingsFor } from "../server/memory/settings";
-import { bindEmbeddingModel, insertMemories, type NewMemory } from "../server/memory/store";
-import { startAnnIndex } from "../server/memory/ann-index";
+import { bindEmbeddingModel, insertMemories, purgeMemories, type NewMemory } from "../server/memory/store";
 import { vec0Search, vectorSearchWithSource } from "../server/memory/vector-search";
+import { CLUSTERS, rng, text, vectorSpace, zipfSampler, type VectorSet } from "./bench/synthetic";
+import { timeTurns, type BenchTurn } from "./bench/turn";
 
 const { values } = parseArgs({
   options: {
     sizes: { type: "string", default: "10000" },
     queries: { type: "string", default: "200" },
     dim: { type: "string", default: "768" },
+    sets: { type: "string", default: "clustered,fitted" },
     out: { type: "string" },
     model: { type: "string", default: "nomic-embed-text-v1.5" },
+    "embed-cost": { type: "boolean", default: true },
+    /** Only generate (and cache) the stores, e.g. ahead of a long run. */
+    "stores-only": { type: "boolean", default: false },
   },
+  allowNegative: true,
 });
 
 const SPACE = "bench";
 const DIM = Number(values.dim);
 const NQ = Number(values.queries);
+const MODEL = values.model!;
+const OFFLINE_PROFILE = "universal-sentence-encoder-lite";
+const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
-/** mulberry32: small, fast, seedable. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function gauss(r: () => number): number {
-  const u = Math.max(1e-12, r());
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r());
-}
-
-function normalize(v: Float32Array): Float32Array {
-  let n = 0;
-  for (const x of v) n += x * x;
-  n = Math.sqrt(n) || 1;
-  for (let i = 0; i < v.length; i++) v[i]! /= n;
-  return v;
-}
-
-const VOCAB = 20_000;
-const CLUSTERS = 256;
-
-function makeWord(i: number): string {
-  const syll = ["ka", "lo", "mi", "ren", "tu", "sa", "vel", "dor", "pi", "xan", "qu", "bel", "ost", "ri", "na", "zem"];
-  let s = "";
-  let x = i + 17;
-  do {
-    s += syll[x % syll.length];
-    x = Math.floor(x / syll.length);
-  } while (x > 0);
-  return s;
-}
-
-/** Zipf(s≈1.07) sampler over VOCAB ranks via a precomputed CDF. */
-function zipfSampler(r: () => number) {
-  const cdf = new Float64Array(VOCAB);
-  let acc = 0;
-  for (let i = 0; i < VOCAB; i++) cdf[i] = acc += 1 / Math.pow(i + 1, 1.07);
-  for (let i = 0; i < VOCAB; i++) cdf[i]! /= acc;
-  return () => {
-    const u = r();
-    let lo = 0;
-    let hi = VOCAB - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid]! < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
-
-const LATENT = 32;
-
-/**
- * Vectors with cluster structure of low intrinsic dimension, as text embeddings have: points are drawn
- * around CLUSTERS centres in a 32-d latent space, mapped to DIM by a fixed random projection, offset by a
- * shared direction (embeddings are anisotropic) plus a little isotropic noise, then normalised.
- */
-function makeSpace(dim: number) {
-  const r = rng(7);
-  const proj = Float32Array.from({ length: dim * LATENT }, () => gauss(r) / Math.sqrt(LATENT));
-  const bias = normalize(Float32Array.from({ length: dim }, () => gauss(r)));
-  const centres = Array.from({ length: CLUSTERS }, () => Float32Array.from({ length: LATENT }, () => gauss(r)));
-  return {
-    point(topic: number, spread: number, rr: () => number): Float32Array {
-      const z = centres[topic]!.map((x) => x + spread * gauss(rr));
-      const v = new Float32Array(dim);
-      for (let i = 0; i < dim; i++) {
-        let a = 0.8 * bias[i]!;
-        for (let j = 0; j < LATENT; j++) a += proj[i * LATENT + j]! * z[j]!;
-        v[i] = a + 0.05 * gauss(rr);
-      }
-      return normalize(v);
-    },
-  };
-}
-
-function text(r: () => number, zipf: () => number, words: number, topic: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < words; i++) out.push(makeWord(r() < 0.15 ? 2000 + ((topic * 37 + Math.floor(r() * 40)) % 18000) : zipf()));
-  return out.join(" ");
-}
-
-async function buildStore(n: number) {
+async function buildStore(n: number, set: VectorSet) {
   const dir = path.join(dataDir(), "bench");
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `store-${n}-d${DIM}.db`);
+  const file = path.join(dir, `store-${n}-d${DIM}${set === "clustered" ? "" : `-${set}`}.db`);
   const opened = openDb(file);
   const db = opened.sqlite;
-  bindEmbeddingModel(db, values.model!, DIM);
+  bindEmbeddingModel(db, MODEL, DIM);
   const have = (db.prepare("SELECT count(*) AS n FROM memories WHERE space_id = ?").get(SPACE) as { n: number }).n;
-  if (have >= n) return { opened, built: false, buildMs: 0 };
+  if (have === n) return { opened, built: false, buildMs: 0 };
   if (have > 0) {
     opened.sqlite.close();
     for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
-    return buildStore(n);
+    return buildStore(n, set);
   }
   const t0 = performance.now();
   const r = rng(n);
   const zipf = zipfSampler(r);
-  const space = makeSpace(DIM);
+  const space = vectorSpace(set, DIM);
   const BATCH = 2000;
   for (let start = 0; start < n; start += BATCH) {
     const items: NewMemory[] = [];
     const vecs: Float32Array[] = [];
     for (let i = start; i < Math.min(n, start + BATCH); i++) {
       const topic = Math.floor(r() * CLUSTERS);
-      vecs.push(space.point(topic, 0.5, r));
-      items.push({ spaceId: SPACE, content: text(r, zipf, 20 + Math.floor(r() * 40), topic), timestamp: new Date(1.6e12 + i * 60_000).toISOString() });
+      vecs.push(space.point(topic, r));
+      // The fitted store is timed on its vector leg only: short texts keep its build (FTS) cheaper.
+      const words = set === "clustered" ? 20 + Math.floor(r() * 40) : 4;
+      items.push({ spaceId: SPACE, content: text(r, zipf, words, topic), timestamp: new Date(1.6e12 + i * 60_000).toISOString() });
     }
-    insertMemories(db, items, vecs, values.model!);
-    if (process.stderr.isTTY) process.stderr.write(`\rbuilding ${n}: ${Math.min(n, start + BATCH)}/${n}`);
+    insertMemories(db, items, vecs, MODEL);
+    if (start % 50_000 === 0) log(`building the ${set} store of ${n}: ${Math.min(n, start + BATCH)}/${n}`);
   }
-  if (process.stderr.isTTY) process.stderr.write("\n");
   db.pragma("wal_checkpoint(TRUNCATE)");
   return { opened, built: true, buildMs: performance.now() - t0 };
 }
 
 /** All live vectors of the space in one contiguous array, for the exact baseline. */
 function loadMatrix(db: import("better-sqlite3").Database) {
-  const rows = db.prepare("SELECT rowid AS rid, embedding FROM memory_vec WHERE space_id = ?").all(SPACE) as { rid: number; embedding: Buffer }[];
-  const mat = new Float32Array(rows.length * DIM);
-  const rids = new Int32Array(rows.length);
-  rows.forEach((row, i) => {
+  const rows = db.prepare("SELECT rowid AS rid, embedding FROM memory_vec WHERE space_id = ?").iterate(SPACE) as Iterable<{ rid: number; embedding: Buffer }>;
+  const count = (db.prepare("SELECT count(*) AS n FROM memories WHERE space_id = ? AND soft_deleted = 0").get(SPACE) as { n: number }).n;
+  const mat = new Float32Array(count * DIM);
+  const rids = new Int32Array(count);
+  let i = 0;
+  for (const row of rows) {
     mat.set(new Float32Array(row.embedding.buffer, row.embedding.byteOffset, DIM), i * DIM);
-    rids[i] = row.rid;
-  });
-  return { mat, rids };
+    rids[i++] = row.rid;
+  }
+  return { mat, rids: rids.subarray(0, i) };
 }
 
 /** Exact top-k by dot product (vectors are unit length) with a small insertion-sorted heap. */
@@ -208,85 +139,169 @@ function time<T>(fn: () => T): [number, T] {
   return [Number(process.hrtime.bigint() - t) / 1e6, v];
 }
 
-async function benchSize(n: number) {
-  const { opened, built, buildMs } = await buildStore(n);
+/** Start the served index: loaded from its saved files when current, else built (and the build timed). */
+async function startIndex(db: import("better-sqlite3").Database, file: string) {
+  const annDir = file.replace(/\.db$/, ".ann");
+  const rss0 = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const ann = startAnnIndex(db, DIM, annDir);
+  await ann.settled();
+  const ms = performance.now() - t0;
+  // The build time of a loaded index is the one measured when it was built (same code, kept beside it).
+  const sidecar = path.join(annDir, "bench-build.json");
+  if (!ann.loadedFromFile) fs.writeFileSync(sidecar, JSON.stringify({ buildMs: Math.round(ms), at: new Date().toISOString() }));
+  const built = fs.existsSync(sidecar) ? (JSON.parse(fs.readFileSync(sidecar, "utf8")) as { buildMs: number; at: string }) : null;
+  return {
+    buildMs: ann.loadedFromFile ? (built?.buildMs ?? null) : Math.round(ms),
+    ...(ann.loadedFromFile ? { loadMs: Math.round(ms), builtAt: built?.at ?? null } : {}),
+    indexLoadedFromFile: ann.loadedFromFile,
+    indexMB: ann.memoryMB(),
+    rssGrowthMB: +((process.memoryUsage().rss - rss0) / 1048576).toFixed(1),
+  };
+}
+
+/** Another process writes 100 memories; how long until this process's searches use the index again. */
+async function foreignWrites(db: import("better-sqlite3").Database, file: string, q: Float32Array) {
+  const ann = annFor(db)!;
+  const before = { ...ann.stats };
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "bench", "foreign-writer.ts"), "--db", file, "--space", SPACE, "--n", "100", "--dim", String(DIM), "--model", MODEL], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  await new Promise<void>((resolve, reject) => child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`foreign writer exited ${code}`)))));
+  const t0 = performance.now();
+  let searches = 0;
+  let source = "vec0";
+  while (source !== "ann" && performance.now() - t0 < 600_000) {
+    searches++;
+    source = vectorSearchWithSource(db, SPACE, q, 10).source;
+    if (source !== "ann") await new Promise((r) => setTimeout(r, 10));
+  }
+  const servedByIndexAfterMs = +(performance.now() - t0).toFixed(1);
+  const ids = JSON.parse(out) as string[];
+  const seen = vectorSearchWithSource(db, SPACE, q, 10).source === "ann" && ids.length === 100;
+  purgeMemories(db, ids); // leave the cached store as it was (this process's write: the hook updates the index)
+  return { writes: ids.length, servedByIndexAfterMs, searchesUntilServed: searches, fullRebuilds: ann.stats.builds - before.builds, rowsReplayed: ann.stats.replayedRows - before.replayedRows, servedAgain: seen };
+}
+
+async function benchSet(n: number, set: VectorSet) {
+  const { opened, built, buildMs } = await buildStore(n, set);
   const db = opened.sqlite;
-  const settings = defaultSettingsFor(values.model!);
+  const settings = defaultSettingsFor(MODEL);
   const r = rng(1234 + n);
   const zipf = zipfSampler(r);
-  const space = makeSpace(DIM);
+  const space = vectorSpace(set, DIM);
   const queries = Array.from({ length: NQ }, () => {
     const topic = Math.floor(r() * CLUSTERS);
-    return { vec: space.point(topic, 0.5, r), text: text(r, zipf, 4 + Math.floor(r() * 6), topic) };
+    return { topic, vec: space.point(topic, r), text: text(r, zipf, 4 + Math.floor(r() * 6), topic) };
   });
-  // The served index: loaded from its saved files when current, else built (timed) from vec0.
-  const annDir = path.join(path.dirname(opened.file), `ann-${n}-d${DIM}`);
-  const heapBefore = process.memoryUsage().rss;
-  const tb = performance.now();
-  const ann = startAnnIndex(db, DIM, annDir);
-  await ann.build();
-  const annBuildMs = performance.now() - tb;
-  const annRssMB = (process.memoryUsage().rss - heapBefore) / 1048576;
+  const index = await startIndex(db, opened.file);
   const { mat, rids } = loadMatrix(db);
   const k = 10;
   const pool = 50;
-  // Warm-up: page cache, statement cache, JIT.
   for (const q of queries.slice(0, 10)) {
     vectorSearchWithSource(db, SPACE, q.vec, pool);
-    vec0Search(db, SPACE, q.vec, pool);
-    keywordSearch(db, SPACE, q.text, pool, settings);
     exactTopK(mat, rids, q.vec, k);
   }
-  const hybrid: number[] = [];
   const vector: number[] = [];
   const exact: number[] = [];
-  const vec0: number[] = [];
-  const keyword: number[] = [];
   let recallHits = 0;
-  const sources = { vec0: 0 };
+  let servedByVec0 = 0;
   for (const q of queries) {
-    const qs = buildQueries(q.text, [], { contextMessages: 0, anchorQuery: false });
-    hybrid.push(time(() => searchWithVectors(db, { query: q.text, spaceId: SPACE, k }, settings, qs, [q.vec]))[0]);
     const [tv, served] = time(() => vectorSearchWithSource(db, SPACE, q.vec, pool));
     vector.push(tv);
-    if (served.source !== "ann") sources.vec0++;
+    if (served.source !== "ann") servedByVec0++;
     const [te, truth] = time(() => exactTopK(mat, rids, q.vec, k));
     exact.push(te);
-    vec0.push(time(() => vec0Search(db, SPACE, q.vec, pool))[0]);
-    keyword.push(time(() => keywordSearch(db, SPACE, q.text, pool, settings))[0]);
     const got = new Set(served.hits.slice(0, k).map((h) => h.rid));
     recallHits += truth.filter((x) => got.has(x)).length;
   }
-  const out = {
-    n,
-    hybrid: stats(hybrid),
+  const out: Record<string, unknown> = {
+    vectors: space.describe,
     vector: stats(vector),
     exact: stats(exact),
-    vec0: stats(vec0),
-    keyword: stats(keyword),
     recallAt10: +(recallHits / (NQ * k)).toFixed(4),
-    buildMs: Math.round(annBuildMs),
-    indexLoadedFromFile: ann.loadedFromFile,
-    indexMB: ann.memoryMB(),
-    rssGrowthMB: +annRssMB.toFixed(1),
+    ...index,
     storeBuildMs: Math.round(buildMs),
     storeBuilt: built,
-    queriesServedByVec0: sources.vec0,
-    ratios: {} as Record<string, number>,
+    queriesServedByVec0: servedByVec0,
   };
-  out.ratios = {
-    vectorOverExact: +(out.vector.p50 / out.exact.p50).toFixed(3),
-    vectorOverVec0: +(out.vector.p50 / out.vec0.p50).toFixed(3),
-    hybridOverExact: +(out.hybrid.p50 / out.exact.p50).toFixed(3),
-  };
-  opened.sqlite.close();
+  if (set === "clustered") {
+    const hybrid: number[] = [];
+    const vec0: number[] = [];
+    const keyword: number[] = [];
+    for (const q of queries.slice(0, 10)) keywordSearch(db, SPACE, q.text, pool, settings);
+    for (const [i, q] of queries.entries()) {
+      const qs = buildQueries(q.text, [], { contextMessages: 0, anchorQuery: false });
+      hybrid.push(time(() => searchWithVectors(db, { query: q.text, spaceId: SPACE, k }, settings, qs, [q.vec]))[0]);
+      if (i < 50) vec0.push(time(() => vec0Search(db, SPACE, q.vec, pool))[0]); // brute force: 50 queries are enough
+      keyword.push(time(() => keywordSearch(db, SPACE, q.text, pool, settings))[0]);
+    }
+    Object.assign(out, { hybrid: stats(hybrid), vec0: stats(vec0), keyword: stats(keyword) });
+    // Chat turns: a message of 8–16 words (so the nomic profile adds its anchor query) after 3 earlier
+    // user messages on the same topic; vectors drawn like the stored ones (main query, then anchor).
+    const turns: BenchTurn[] = queries.map((q) => ({
+      message: text(r, zipf, 8 + Math.floor(r() * 9), q.topic),
+      context: Array.from({ length: 3 }, () => text(r, zipf, 5 + Math.floor(r() * 8), q.topic)),
+      vectors: [q.vec, space.point(q.topic, r)],
+    }));
+    out.turn = await timeTurns(db, MODEL, DIM, SPACE, OFFLINE_PROFILE, turns);
+    out.turnNomic = await timeTurns(db, MODEL, DIM, SPACE, MODEL, turns);
+    out.foreignWrites = await foreignWrites(db, opened.file, queries[0]!.vec);
+    out.ratios = {
+      vectorOverExact: +((out.vector as { p50: number }).p50 / (out.exact as { p50: number }).p50).toFixed(3),
+      vectorOverVec0: +((out.vector as { p50: number }).p50 / stats(vec0).p50).toFixed(3),
+      hybridOverExact: +(stats(hybrid).p50 / (out.exact as { p50: number }).p50).toFixed(3),
+    };
+  }
+  stopAnnIndex(db);
+  db.close();
   return out;
+}
+
+/** What query embedding costs per turn with the offline model (left out of `turn`), on this machine. */
+async function queryEmbeddingCost() {
+  const { loadUseLite } = await import("../server/embedder/engines/use-lite");
+  const engine = await loadUseLite();
+  const r = rng(5);
+  const zipf = zipfSampler(r);
+  const ms: number[] = [];
+  for (let i = 0; i < 25; i++) {
+    const [context, message] = [text(r, zipf, 8, i), text(r, zipf, 12, i)];
+    const qs = buildQueries(message, [context], { contextMessages: 1, anchorQuery: false });
+    const t = performance.now();
+    await engine.embed(qs.map((q) => q.text));
+    if (i >= 5) ms.push(performance.now() - t);
+  }
+  await engine.close();
+  return { model: engine.modelId, perTurn: stats(ms), note: "USE-lite in process, the offline profile's one query per turn; nomic's cost per query: npm run bench:embed" };
 }
 
 async function main() {
   const sizes = values.sizes!.split(",").map((s) => Number(s.trim())).filter((x) => x > 0);
-  const result = { machine: { cpus: (await import("node:os")).availableParallelism(), node: process.version }, dim: DIM, queries: NQ, sizes: [] as unknown[] };
-  for (const n of sizes) result.sizes.push(await benchSize(n));
+  const sets = values.sets!.split(",").map((s) => s.trim()) as VectorSet[];
+  const result = {
+    command: `npm run bench -- ${process.argv.slice(2).join(" ")}`.trim(),
+    machine: { cpus: os.availableParallelism(), node: process.version, loadavg: os.loadavg().map((x) => +x.toFixed(2)) },
+    dim: DIM,
+    queries: NQ,
+    queryEmbedding: values["embed-cost"] ? await queryEmbeddingCost() : null,
+    sizes: [] as unknown[],
+  };
+  if (values["stores-only"]) {
+    for (const n of sizes) for (const set of sets) (await buildStore(n, set)).opened.sqlite.close();
+    return;
+  }
+  for (const n of sizes) {
+    const entry: Record<string, unknown> = { n };
+    for (const set of sets) {
+      log(`size ${n}, ${set} vectors…`);
+      const o = await benchSet(n, set);
+      if (set === "clustered") Object.assign(entry, o);
+      else entry[set] = o;
+    }
+    result.sizes.push(entry);
+    if (values.out) fs.writeFileSync(values.out, JSON.stringify(result, null, 2) + "\n"); // partial results survive a long run
+  }
   const json = JSON.stringify(result, null, 2);
   if (values.out) fs.writeFileSync(values.out, json + "\n");
   console.log(json);

@@ -5,10 +5,9 @@ import "./markdown.css";
 import ReactMarkdown from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
-import type { SentMemory } from "@/server/chat/memory-policy";
+import { useRef, type ComponentProps } from "react";
 import type { CommandInfo, RecalledMemory } from "@/server/services/conversation-service";
-import { ForgetConfirm } from "./forget-confirm";
-import { SentTo } from "./sent-to";
+import { CopyButton } from "./copy-button";
 
 export interface UiMessage {
   id: string;
@@ -21,8 +20,9 @@ export interface UiMessage {
   /** Retrieval failed for this reply (it was answered without memories). */
   recallError?: string | null;
   provider?: string | null;
-  /** What memory went to the provider with this reply's prompt. */
-  sent?: SentMemory | null;
+  /** What memory went to the provider with this reply's prompt (sent-to.tsx). */
+  sent?: import("@/server/chat/memory-policy").SentMemory | null;
+  createdAt?: string;
 }
 
 const BADGE: Record<string, string> = {
@@ -33,14 +33,36 @@ const BADGE: Record<string, string> = {
 
 const num = (v: number | null, digits: number) => (v === null || v === undefined ? "—" : v.toFixed(digits));
 
+/** A code block with its own "Copy code" button. */
+function CodeBlock({ node, ...props }: ComponentProps<"pre"> & { node?: unknown }) {
+  void node;
+  const ref = useRef<HTMLPreElement>(null);
+  return (
+    <div className="group relative">
+      <pre ref={ref} {...props} />
+      <div className="absolute right-1 top-1 opacity-80 group-hover:opacity-100">
+        <CopyButton label="Copy code" text={() => ref.current?.textContent ?? ""} className="rounded bg-zinc-700 px-1.5 py-0.5 text-xs font-medium text-zinc-100 hover:bg-zinc-600" />
+      </div>
+    </div>
+  );
+}
+
+const COMPONENTS = { pre: CodeBlock };
+
 export function Markdown({ text }: { text: string }) {
   return (
     <div className="md break-words">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} rehypePlugins={[[rehypeHighlight, { detect: false }]]}>
+      <ReactMarkdown remarkPlugins={[remarkGfm]} rehypePlugins={[[rehypeHighlight, { detect: false }]]} components={COMPONENTS}>
         {text}
       </ReactMarkdown>
     </div>
   );
+}
+
+/** A reply cut short is stored with a note appended (server/chat/turn.ts interruptedNote): show it apart, once. */
+export function splitInterrupted(content: string): { text: string; note: string | null } {
+  const m = /\n\n\[interrupted: ([^\]]*)\]$/.exec(content);
+  return m ? { text: content.slice(0, m.index), note: m[1]! } : { text: content, note: null };
 }
 
 /** Under a reply: which memories went into its prompt, and why each was recalled. */
@@ -91,7 +113,7 @@ export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
   );
 }
 
-function CommandDetails({ command, onUndo, undoing }: { command: CommandInfo; onUndo?: () => void; undoing?: boolean }) {
+export function CommandDetails({ command, onUndo, undoing }: { command: CommandInfo; onUndo?: () => void; undoing?: boolean }) {
   if (command.type !== "forget" || command.count === 0) return null;
   const expired = Date.parse(command.undo.until) < Date.now();
   return (
@@ -123,47 +145,5 @@ function CommandDetails({ command, onUndo, undoing }: { command: CommandInfo; on
         </button>
       )}
     </div>
-  );
-}
-
-export function MessageView({ m, onUndo, undoing }: { m: UiMessage; onUndo?: (id: string) => void; undoing?: boolean }) {
-  if (m.role === "user") {
-    return (
-      <li className="flex justify-end" data-testid="user-message">
-        <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-lg bg-zinc-900 px-3 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900">{m.content}</div>
-      </li>
-    );
-  }
-  return (
-    <li data-testid="assistant-message" data-status={m.status} aria-busy={m.status === "streaming"}>
-      <div className="rounded-lg border border-zinc-200 bg-white px-3 py-2 dark:border-zinc-800 dark:bg-zinc-900">
-        {m.content ? (
-          <div data-testid="reply">
-            <Markdown text={m.content} />
-          </div>
-        ) : m.status === "streaming" ? (
-          <p className="text-sm text-zinc-500" data-testid="thinking">
-            Thinking…
-          </p>
-        ) : null}
-        {m.command?.type === "forget" && (m.command.pending || m.command.cancelledAt) ? (
-          <ForgetConfirm messageId={m.id} command={m.command} />
-        ) : (
-          m.command && <CommandDetails command={m.command} onUndo={() => onUndo?.(m.id)} undoing={undoing} />
-        )}
-        {m.status === "error" && m.error && (
-          <p role="alert" className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200" data-testid="reply-error">
-            {m.error}
-          </p>
-        )}
-        {m.recallError && (
-          <p className="mt-2 text-xs text-amber-700 dark:text-amber-400" data-testid="recall-error">
-            {m.recallError} (answered without memories)
-          </p>
-        )}
-      </div>
-      {m.recalled && <RecalledList memories={m.recalled} />}
-      {m.sent && <SentTo sent={m.sent} />}
-    </li>
   );
 }

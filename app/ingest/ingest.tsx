@@ -40,17 +40,20 @@ interface DocumentView {
 }
 
 /** POST one file; resolves with an error message for the whole request, or null (the row says the rest). */
-async function uploadOne(file: File, space: string): Promise<string | null> {
+// Not a valid space name (spaces hold no blanks), so it cannot clash with one.
+const NEW_SPACE = " new";
+
+async function uploadOne(file: File, space: string): Promise<{ error: string } | { error: null; duplicate: boolean }> {
   const form = new FormData();
   form.append("space", space);
   form.append("file", file, file.name);
   try {
     const res = await fetch("/api/v1/documents", { method: "POST", body: form });
-    if (res.ok) return null;
-    const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
-    return body?.error?.message ?? `upload failed (HTTP ${res.status})`;
+    const body = (await res.json().catch(() => null)) as { documents?: { duplicateOf?: string }[]; error?: { message?: string } } | null;
+    if (res.ok) return { error: null, duplicate: Boolean(body?.documents?.[0]?.duplicateOf) };
+    return { error: body?.error?.message ?? `upload failed (HTTP ${res.status})` };
   } catch (e) {
-    return `upload failed: ${e instanceof Error ? e.message : String(e)}`;
+    return { error: `upload failed: ${e instanceof Error ? e.message : String(e)}` };
   }
 }
 
@@ -163,6 +166,8 @@ export function Ingest() {
   const inputId = useId();
   const fileRef = useRef<HTMLInputElement>(null);
   const [space, setSpace] = useState("personal");
+  const [newSpace, setNewSpace] = useState(false);
+  const [notices, setNotices] = useState<string[]>([]);
   const [dragging, setDragging] = useState(false);
   const [uploading, setUploading] = useState<{ key: string; name: string; size: number }[]>([]);
   const [requestErrors, setRequestErrors] = useState<string[]>([]);
@@ -186,13 +191,15 @@ export function Ingest() {
   const upload = async (files: File[]) => {
     if (!spaceValid || files.length === 0) return;
     setRequestErrors([]);
+    setNotices([]);
     const items = files.map((f, i) => ({ key: `${Date.now()}-${i}-${f.name}`, name: f.name, size: f.size, file: f }));
     setUploading((u) => [...u, ...items.map(({ key, name, size }) => ({ key, name, size }))]);
     // One request per file, in order: each row appears as soon as its file is stored, and a huge or bad
     // file never holds the others back.
     for (const it of items) {
-      const err = await uploadOne(it.file, space);
-      if (err) setRequestErrors((e) => [...e, `${it.name}: ${err}`]);
+      const r = await uploadOne(it.file, space);
+      if (r.error) setRequestErrors((e) => [...e, `${it.name}: ${r.error}`]);
+      else if ("duplicate" in r && r.duplicate) setNotices((n) => [...n, `${it.name} is already stored in '${space}' (identical content): nothing new was added.`]);
       setUploading((u) => u.filter((x) => x.key !== it.key));
       refresh();
     }
@@ -208,21 +215,47 @@ export function Ingest() {
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-2 text-sm">
+        {/* An existing space, or "New space…" and its name: a typo no longer creates a space silently. */}
         <label htmlFor={`${inputId}-space`}>Space</label>
-        <input
+        <select
           id={`${inputId}-space`}
-          list={`${inputId}-spaces`}
-          value={space}
-          onChange={(e) => setSpace(e.target.value.trim())}
-          aria-invalid={!spaceValid}
+          value={newSpace ? NEW_SPACE : space}
+          onChange={(e) => {
+            if (e.target.value === NEW_SPACE) {
+              setNewSpace(true);
+              setSpace("");
+            } else {
+              setNewSpace(false);
+              setSpace(e.target.value);
+            }
+          }}
           className={`${INPUT} w-56 max-w-full`}
-        />
-        <datalist id={`${inputId}-spaces`}>
-          {(spaces.data ?? []).map((s) => (
-            <option key={s} value={s} />
+        >
+          {Array.from(new Set([...(newSpace || !space ? [] : [space]), ...(spaces.data ?? [])])).map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
           ))}
-        </datalist>
-        {!spaceValid && <span className="text-xs text-red-700 dark:text-red-300">1–64 letters, digits, - or _</span>}
+          <option value={NEW_SPACE}>New space…</option>
+        </select>
+        {newSpace && (
+          <>
+            <label htmlFor={`${inputId}-new-space`} className="sr-only">
+              New space name
+            </label>
+            <input
+              id={`${inputId}-new-space`}
+              autoFocus
+              value={space}
+              placeholder="new space name"
+              onChange={(e) => setSpace(e.target.value.trim())}
+              aria-invalid={!spaceValid}
+              className={`${INPUT} w-56 max-w-full`}
+            />
+            {spaceValid && !spaceKnown && <span className="text-xs text-zinc-500">created with the first upload</span>}
+          </>
+        )}
+        {newSpace && space !== "" && !spaceValid && <span className="text-xs text-red-700 dark:text-red-300">1–64 letters, digits, - or _</span>}
       </div>
 
       <div
@@ -262,6 +295,13 @@ export function Ingest() {
         </p>
       </div>
 
+      {notices.length > 0 && (
+        <div role="status" className="rounded border border-sky-300 bg-sky-50 px-3 py-2 text-sm text-sky-900 dark:border-sky-800 dark:bg-sky-950 dark:text-sky-100" data-testid="ingest-notice">
+          {notices.map((n) => (
+            <p key={n}>{n}</p>
+          ))}
+        </div>
+      )}
       {requestErrors.length > 0 && (
         <div role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
           {requestErrors.map((e) => (

@@ -90,18 +90,20 @@ export function ProvidersSection() {
   const val = <K extends "openai" | "anthropic" | "llama">(section: K, field: keyof Draft[K], current: string | null | undefined) =>
     (draft[section][field] as string | undefined) ?? current ?? "";
 
-  const onSubmit = (e: FormEvent) => {
-    e.preventDefault();
-    setTestResult(null);
-    const clean = <T extends Record<string, string | undefined>>(o: T) => (Object.keys(o).length ? o : undefined);
-    save.mutate({
+  const clean = <T extends Record<string, string | undefined>>(o: T) => (Object.keys(o).length ? o : undefined);
+  // The form's values as a settings patch: what Save stores, and what Test tries before saving.
+  const patch = () => ({
       ...(draft.active !== undefined ? { active: draft.active } : {}),
       openai: clean(draft.openai),
       anthropic: clean(draft.anthropic),
       llama: clean(draft.llama),
       ...(draft.timeoutSec !== undefined ? { timeoutSec: draft.timeoutSec === "" ? null : Number(draft.timeoutSec) } : {}),
       ...(draft.maxTokens !== undefined ? { maxTokens: draft.maxTokens === "" ? null : Number(draft.maxTokens) } : {}),
-    });
+  });
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    setTestResult(null);
+    save.mutate(patch());
   };
   const dirty = JSON.stringify(draft) !== JSON.stringify(emptyDraft());
 
@@ -245,7 +247,7 @@ export function ProvidersSection() {
           <button type="submit" className={BTN_PRIMARY} disabled={!dirty || save.isPending}>
             Save
           </button>
-          <button type="button" className={BTN} disabled={test.isPending || dirty} onClick={() => (setTestResult(null), test.mutate({}))} title={dirty ? "Save first" : undefined}>
+          <button type="button" className={BTN} disabled={test.isPending} onClick={() => (setTestResult(null), test.mutate(dirty ? { settings: patch() } : {}))} title={dirty ? "Tests the values in the form (not saved yet)" : undefined}>
             {test.isPending ? "Testing…" : "Test"}
           </button>
           <button type="button" className={BTN} disabled={reset.isPending} onClick={() => reset.mutate()}>

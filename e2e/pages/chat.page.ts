@@ -16,6 +16,14 @@ export class ChatPage {
   readonly spaceSelect: Locator;
   readonly providerSelect: Locator;
   readonly modelSelect: Locator;
+  readonly composer: Locator;
+  readonly scroller: Locator;
+  readonly jumpToLatest: Locator;
+  readonly search: Locator;
+  readonly charCount: Locator;
+  readonly tooLong: Locator;
+  readonly providerChip: Locator;
+  readonly openDrawerButton: Locator;
 
   constructor(readonly page: Page) {
     this.title = page.getByTestId("conversation-title");
@@ -33,6 +41,54 @@ export class ChatPage {
     this.spaceSelect = page.getByRole("combobox", { name: "Space" });
     this.providerSelect = page.getByRole("combobox", { name: "Provider" });
     this.modelSelect = page.getByRole("combobox", { name: "Model" });
+    this.composer = form;
+    this.scroller = page.getByTestId("message-scroller");
+    this.jumpToLatest = page.getByRole("button", { name: "Jump to latest" });
+    this.search = page.getByRole("searchbox", { name: "Search conversations" });
+    this.charCount = page.getByTestId("char-count");
+    this.tooLong = page.getByTestId("too-long");
+    this.providerChip = page.getByTestId("provider-chip");
+    this.openDrawerButton = page.getByRole("button", { name: "Open conversations" });
+  }
+
+  /** The message list's distance from its end, in px (0: at the bottom). */
+  async distanceFromEnd(): Promise<number> {
+    return this.scroller.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+  }
+
+  /** Wait for a reply to finish (done or error). */
+  async settled(reply: Locator, timeout = 30_000): Promise<Locator> {
+    await expect(reply).toHaveAttribute("data-status", /^(done|error)$/, { timeout });
+    return reply;
+  }
+
+  /** Click an action under a message ("Copy", "Regenerate", "Retry", "Edit") and, for the ones that answer again, wait for the new reply. */
+  async regenerate(): Promise<Locator> {
+    await this.lastReply().getByRole("button", { name: "Regenerate" }).click();
+    return this.settled(this.lastReply());
+  }
+
+  async retry(): Promise<Locator> {
+    await this.page.getByRole("button", { name: "Retry" }).last().click();
+    await expect(this.lastReply()).toHaveAttribute("data-status", /^(streaming|done)$/);
+    return this.settled(this.lastReply());
+  }
+
+  /** Edit a user message in place and send it with Enter. */
+  async edit(userMessage: Locator, text: string): Promise<Locator> {
+    await userMessage.getByRole("button", { name: "Edit" }).click();
+    const box = this.page.getByRole("textbox", { name: "Edited message" });
+    await box.fill(text);
+    await box.press("Enter");
+    await expect(box).toHaveCount(0);
+    return this.settled(this.lastReply());
+  }
+
+  /** The conversation list, opened in its drawer first on a phone-sized page. */
+  async conversationNav(): Promise<Locator> {
+    if (await this.openDrawerButton.isVisible()) await this.openDrawerButton.click();
+    await expect(this.conversations).toBeVisible();
+    return this.conversations;
   }
 
   /** A new conversation (in `space` when given). */

@@ -33,8 +33,14 @@ export class IngestPage {
     await expect(this.heading).toBeVisible();
   }
 
+  /** Pick an existing space, or "New space…" and type its name. */
   async setSpace(space: string): Promise<void> {
-    await this.spaceInput.fill(space);
+    const known = await this.spaceInput.locator("option").allTextContents();
+    if (known.includes(space)) await this.spaceInput.selectOption(space);
+    else {
+      await this.spaceInput.selectOption({ label: "New space…" });
+      await this.page.getByRole("textbox", { name: "New space name" }).fill(space);
+    }
     await expect(this.documentsSection.getByRole("heading", { name: `Documents in ${space}` })).toBeVisible();
   }
 

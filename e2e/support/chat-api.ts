@@ -11,6 +11,31 @@ export class ChatApi {
     return body.result!.data;
   }
 
+  private async query<T>(procedure: string, input: unknown): Promise<T> {
+    const res = await this.request.get(`/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`);
+    const body = (await res.json()) as { result?: { data: T }; error?: { message: string } };
+    if (!res.ok()) throw new Error(`${procedure}: HTTP ${res.status()}: ${body.error?.message}`);
+    return body.result!.data;
+  }
+
+  /** The live memories of a space (Manager's list), newest first. */
+  async liveMemories(space: string): Promise<{ id: string; content: string; kind: string }[]> {
+    const r = await this.query<{ items: { id: string; content: string; kind: string }[] }>("manager.list", { space, status: "live", pageSize: 100, page: 1, sort: "created", order: "desc" });
+    return r.items;
+  }
+
+  /** The chat requests the OpenAI-compatible fixture received whose last user message contains `text`. */
+  async providerCalls(text: string): Promise<number> {
+    const res = await this.request.get(`http://127.0.0.1:${process.env.MEMO_E2E_FIXTURE_PORT}/__fixture/requests`);
+    const all = (await res.json()) as { path: string; body: { messages?: { role: string; content: unknown }[] } | null }[];
+    return all.filter((r) => r.path === "/v1/chat/completions" && String([...(r.body?.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "").includes(text)).length;
+  }
+
+  /** Hide (or show again) the first-run checklist above the chat, as a returning user has it. */
+  setChecklistDismissed(dismissed: boolean): Promise<unknown> {
+    return this.trpc("setup.setChecklistDismissed", { dismissed });
+  }
+
   /** Forget saved provider settings: the app's environment (the fixture) decides again. */
   resetProviders(): Promise<unknown> {
     return this.trpc("providers.reset");

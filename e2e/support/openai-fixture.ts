@@ -10,6 +10,10 @@
  * "No memory block received." Magic words in the last user message:
  *   [fixture:hang]    never answer          [fixture:500]    answer HTTP 500
  *   [fixture:slow]    300 ms between chunks [fixture:cut]    drop the connection mid-reply
+ *   [fixture:long]    a ~70-line Markdown reply (headings, list, table, code block), streamed 8 ms per piece
+ *   [fixture:count]   the reply ends with "Answer number N" (N-th request with this same last message)
+ *   [fixture:fail-once]  HTTP 500 the first time this exact message is asked, a normal reply after
+ *   [fixture:cut-once]   drop the connection mid-reply the first time, a normal reply after
  * Also: GET /v1/models, 401 for a wrong key, 404 model_not_found for an unknown model,
  * GET /__fixture/requests (what it received), GET /__fixture/health, GET /__fixture/streams (streamed
  * replies started, completed, and abandoned by the client mid-reply, with when the last one was).
@@ -66,6 +70,19 @@ export function fixtureReply(messages: FixtureMessage[]): string {
   return block ? `${head}\n\nMemory block received:\n\n${block}` : `${head}\n\nNo memory block received.`;
 }
 
+/** A long Markdown answer, the shape of a real model's: sections, a list, a table and a code block. */
+export function longMarkdown(): string {
+  const out: string[] = ["## Plan", ""];
+  for (let i = 1; i <= 24; i++) out.push(`${i}. Step ${i}: check the settings, write down what changed, and compare it with the previous run.`);
+  out.push("", "## Example", "", "```ts", "export function total(xs: number[]): number {", "  let sum = 0;", "  for (const x of xs) sum += x;", "  return sum;", "}", "```", "");
+  out.push("| Week | Runs | Notes |", "| --- | --- | --- |");
+  for (let i = 1; i <= 8; i++) out.push(`| ${i} | ${i * 3} | steady |`);
+  out.push("");
+  for (let i = 1; i <= 20; i++) out.push(`Paragraph ${i}. The quick brown fox jumps over the lazy dog while the reply keeps streaming line after line.`, "");
+  out.push("END-OF-LONG-REPLY");
+  return out.join("\n");
+}
+
 /** Split into small pieces (words with their spacing), as a model streams tokens. */
 export function pieces(s: string): string[] {
   return s.match(/\S+\s*|\s+/g) ?? [];
@@ -77,6 +94,8 @@ export class OpenAIFixtureServer {
   readonly requests: FixtureRequest[] = [];
   /** Streamed replies: started, sent to the end, and cut off before the end (the client closed the connection, or [fixture:cut]). */
   readonly streams = { started: 0, completed: 0, abandoned: 0, lastAbandonedAt: null as string | null };
+  /** How many times each last user message was asked (for [fixture:count] and the *-once failures). */
+  private readonly asked = new Map<string, number>();
   private server: http.Server;
   private sockets = new Set<import("node:net").Socket>();
   url = "";
@@ -152,8 +171,16 @@ export class OpenAIFixtureServer {
     const last = text([...messages].reverse().find((m) => m.role === "user")?.content ?? "");
     if (last.includes("[fixture:hang]")) return; // never answers; the client must time out
     if (last.includes("[fixture:500]")) return this.json(res, 500, { error: { message: "The fixture failed on purpose.", type: "server_error", param: null, code: null } });
+    const asked = (this.asked.get(last) ?? 0) + 1;
+    this.asked.set(last, asked);
+    if (last.includes("[fixture:fail-once]") && asked === 1) {
+      return this.json(res, 500, { error: { message: "The fixture failed on purpose (once).", type: "server_error", param: null, code: null } });
+    }
+    const cut = last.includes("[fixture:cut]") || (last.includes("[fixture:cut-once]") && asked === 1);
 
-    const reply = fixtureReply(messages);
+    let reply = fixtureReply(messages);
+    if (last.includes("[fixture:long]")) reply = `${reply}\n\n${longMarkdown()}`;
+    if (last.includes("[fixture:count]")) reply = `${reply}\n\nAnswer number ${asked}`;
     const id = `chatcmpl-fixture-${this.requests.length}`;
     const created = Math.floor(Date.now() / 1000);
     const promptTokens = Math.ceil(messages.map((m) => text(m.content)).join(" ").length / 4);
@@ -179,13 +206,13 @@ export class OpenAIFixtureServer {
     const send = (delta: Record<string, unknown>, finish: string | null) =>
       res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
     send({ role: "assistant", content: "" }, null);
-    const delay = last.includes("[fixture:slow]") ? 300 : this.chunkMs;
+    const delay = last.includes("[fixture:slow]") ? 300 : last.includes("[fixture:long]") ? 8 : this.chunkMs;
     const parts = pieces(reply);
     for (let i = 0; i < parts.length; i++) {
       if (res.destroyed) return; // the client went away: stop generating
       if (i > 0 && delay) await sleep(delay);
       send({ content: parts[i] }, null);
-      if (last.includes("[fixture:cut]") && i === 3) {
+      if (cut && i === 3) {
         await sleep(50); // let the first pieces reach the client, then drop the connection
         res.socket?.destroy();
         return;

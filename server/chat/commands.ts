@@ -19,6 +19,15 @@ export const COMMAND_HELP = [
   "`/help` — this list.",
 ].join("\n");
 
+/** The chat page's keyboard shortcuts (app/_chat/use-shortcuts.ts), listed by /help. */
+export const SHORTCUT_HELP = [
+  "- `Enter` — send; `Shift+Enter` — new line.",
+  "- `Esc` — stop the reply being written.",
+  "- `Ctrl+Shift+O` (`⌘+Shift+O` on a Mac) — new chat.",
+  "- `/` — put the cursor in the message box.",
+  "- `↑` in an empty message box — edit your last message.",
+].join("\n");
+
 const MAX_PATTERN = 1000;
 
 /** Remove one pair of matching quotes around the whole argument: /forget "green tea" → green tea. */

@@ -16,7 +16,7 @@
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { exchangeText } from "../memory/chunker";
-import { nowIso, purgeMemories } from "../memory/store";
+import { nowIso, purgeMemories, writeTransaction } from "../memory/store";
 import { addMemories, appContext, asServiceError, type MemoContext } from "../services/memory-service";
 
 /** Where an exchange's persistence is recorded. */
@@ -39,6 +39,11 @@ export interface ExchangeJob {
   source: string;
   /** Where its persistence is recorded (absent: not recorded, e.g. scripts writing ad-hoc exchanges). */
   record?: ExchangeRecord;
+  /**
+   * Regenerate, Retry, Edit: the recorded memories of the exchanges this one replaces, removed in the
+   * same transaction that writes (and records) this one. With an empty user/assistant, the job only removes them.
+   */
+  replaces?: string[];
 }
 
 export interface PersistQueueOptions {
@@ -227,7 +232,19 @@ export function removeExchangeMemories(db: Database.Database, messageId: string)
  * Write one exchange as memories of kind "chat" (one transaction for all its chunks, which also records
  * the exchange as persisted). An exchange already recorded writes nothing and answers its recorded ids.
  */
+/** Inside a write transaction: purge the replaced exchanges' chat memories of this conversation, except `keep`. */
+function removeReplaced(db: Database.Database, job: ExchangeJob, keep: string[] = []): void {
+  const own = (job.replaces ?? []).filter(
+    (id) => !keep.includes(id) && db.prepare("SELECT 1 FROM memories WHERE id = ? AND kind = 'chat' AND conversation_id IS ?").get(id, job.conversationId),
+  );
+  if (own.length) purgeMemories(db, own);
+}
+
 export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promise<string[]> {
+  if (!job.user.trim() || !job.assistant.trim()) {
+    if (job.replaces?.length) writeTransaction(ctx.db, () => removeReplaced(ctx.db, job));
+    return [];
+  }
   const text = exchangeText(job.user, stripInterruptedNote(job.assistant));
   const record = job.record;
   if (record) {
@@ -244,9 +261,15 @@ export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promi
             const done = recordedIds(ctx.db, record);
             return done ? [done] : null;
           },
-          after: (out) => recordPersisted(ctx.db, record, out[0] ?? []),
+          after: (out) => {
+            recordPersisted(ctx.db, record, out[0] ?? []);
+            // The same reply again deduplicates onto the old memory: that one stays.
+            removeReplaced(ctx.db, job, out[0] ?? []);
+          },
         }
-      : {},
+      : job.replaces?.length
+        ? { after: (out) => removeReplaced(ctx.db, job, out[0] ?? []) }
+        : {},
   );
   return ids!;
 }

@@ -580,6 +580,10 @@ function describeProviderError(e: unknown, ctx: { provider: ProviderId; label: s
     if (status === 503) return new ProviderError("unavailable", `${ctx.label} is unavailable (HTTP 503: ${msg}).`, ctx.provider);
     return new ProviderError("upstream", `${ctx.label} failed (HTTP ${status}: ${msg}).`, ctx.provider);
   }
+  // undici reports a connection dropped mid-body as a bare TypeError "terminated".
+  if (/^terminated$/i.test(innermostMessage(e)) || /^terminated$/i.test((e as Error)?.message ?? "")) {
+    return new ProviderError("upstream", `${ctx.label} closed the connection before the reply finished (${ctx.where}).`, ctx.provider);
+  }
   return new ProviderError("upstream", `${ctx.label} failed: ${upstreamMessage(e)}`, ctx.provider);
 }
 

@@ -24,13 +24,16 @@ import {
   type StoredMessage,
 } from "../services/conversation-service";
 import { DEFAULT_SPACE, FORGET_CONFIRM_OVER, forgetIds, forgetPreview, remember, search, ServiceError, type MemoContext } from "../services/memory-service";
-import { COMMAND_HELP, parseCommand } from "./commands";
+import { COMMAND_HELP, parseCommand, SHORTCUT_HELP } from "./commands";
 import { loadPrivacySettings, planFor, sentMemory, type ProviderEndpoint, type SentMemory } from "./memory-policy";
 import { logPrompt } from "./prompt-log";
 import { markExchangeSettled, persistQueue, type PersistQueue } from "./persist";
+import { prepareReplacement, replacedMemory, type Replacement } from "./replace";
 import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type ProviderId } from "./providers";
 
-export const MAX_MESSAGE_CHARS = 32_000;
+import { MAX_MESSAGE_CHARS } from "./limits";
+
+export { MAX_MESSAGE_CHARS };
 /** Earlier dialogue sent with each message, newest first, within this many (estimated) tokens. */
 export const HISTORY_TOKENS = Number(process.env.MEMO_CHAT_HISTORY_TOKENS) || 3000;
 
@@ -61,6 +64,8 @@ export interface TurnInput {
   /** Use this provider (and model) for this turn instead of the selected one. */
   provider?: ProviderId;
   model?: string;
+  /** Regenerate / Retry / Edit: what the new answer replaces (server/chat/replace.ts). */
+  replace?: Replacement;
   /** Start a temporary chat (reads memory or not, per Settings; never writes any). */
   temporary?: boolean;
 }
@@ -154,13 +159,14 @@ export const NO_RECALL: Recall = { block: "", memories: [], considered: 0, queri
  */
 export async function recallForPrompt(
   memo: MemoContext,
-  input: { space: string; query: string; context: string[] },
+  input: { space: string; query: string; context: string[]; exclude?: (m: RetrievedMemory) => boolean },
   opts: { only?: "all" | "pinned"; promote?: boolean } = {},
 ): Promise<Recall> {
   const t0 = performance.now();
   try {
     const r = await search(memo, { query: input.query, space: input.space, context: input.context, promote: false });
-    const usable = opts.only === "pinned" ? r.results.filter((m) => m.pinned) : r.results;
+    const kept = input.exclude ? r.results.filter((m) => !input.exclude!(m)) : r.results;
+    const usable = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
     const { block, included } = packRecalled(usable, r.settings.topN, r.settings.tokenBudget);
     const recall: Recall = { block, memories: included.map(toRecalled), considered: usable.length, queries: r.queries.map((q) => q.text), ms: ms(t0), error: null, promotable: usable.map((m) => m.id) };
     if (opts.promote ?? true) promoteRecall(memo, recall);
@@ -243,7 +249,7 @@ async function* runCommand(memo: MemoContext, conv: Conversation, message: strin
         break;
       }
       case "help":
-        reply = `Memory commands:\n${COMMAND_HELP}`;
+        reply = `Memory commands:\n${COMMAND_HELP}\n\nKeyboard shortcuts:\n${SHORTCUT_HELP}`;
         info = { type: "help" };
         break;
       case "invalid":
@@ -274,11 +280,20 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   const { memo } = deps;
   const t0 = performance.now();
   const conv = turnConversation(memo, input);
-  const message = input.message;
+  const persist = deps.persist ?? persistQueue();
+  const rep = input.replace ? prepareReplacement(memo.db, conv.id, input.replace, input.message) : null;
+  const message = rep?.message ?? input.message;
+  const replaces = rep?.replaces ?? [];
+  const replacedIds = rep?.memoryIds ?? [];
+  // A replaced exchange whose successor stores no memory still leaves memory (a removal-only job).
+  const dropReplaced = () =>
+    replacedIds.length &&
+    void persist.enqueue({ space: conv.spaceId, conversationId: conv.id, user: "", assistant: "", timestamp: new Date().toISOString(), source: "chat", replaces: replacedIds });
 
   const cmd = parseCommand(message);
   if (cmd) {
     yield* runCommand(memo, conv, message, cmd);
+    dropReplaced();
     return;
   }
 
@@ -291,9 +306,14 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   }
 
   // What memory this turn may read, send and store: one decision for every way a turn runs.
-  const plan = provider ? planFor(memo.db, { recall: conv.memory.recall, store: conv.memory.store, temporary: conv.temporary }, provider.id, deps.canAsk ?? true) : null;
-  const context = previousUserMessages(memo.db, conv.id, 3); // before this message is stored
-  const recallNow = () => recallForPrompt(memo, { space: conv.spaceId, query: message, context }, { only: plan!.only, promote: false });
+  // Regenerate and edit have already removed what they replace: they are never paused for the sharing
+  // question (an undecided remote provider gets no memories for them).
+  const canAsk = (deps.canAsk ?? true) && !rep;
+  const plan = provider ? planFor(memo.db, { recall: conv.memory.recall, store: conv.memory.store, temporary: conv.temporary }, provider.id, canAsk) : null;
+  const context = previousUserMessages(memo.db, conv.id, 3, rep?.userMessage?.id); // before this message
+  // An answer given again must not be shaped by the memory of the answer it replaces.
+  const exclude = replaces.length ? replacedMemory(replaces) : undefined;
+  const recallNow = () => recallForPrompt(memo, { space: conv.spaceId, query: message, context, exclude }, { only: plan!.only, promote: false });
   let recall: Recall | null = null;
   if (plan?.sharing === "ask" && plan.recall) {
     // An undecided remote provider: would this turn send it memories? Then nothing is stored or sent
@@ -308,12 +328,13 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     }
   }
 
-  const [userMessage] = appendMessages(memo.db, conv.id, [{ role: "user", content: message }]);
+  const userMessage = rep?.userMessage ?? appendMessages(memo.db, conv.id, [{ role: "user", content: message }])[0];
   yield { type: "start", conversation: getConversationOr404(memo.db, conv.id), userMessage: userMessage! };
 
   if (!provider || !plan) {
     const pe = providerFailure!;
     yield { type: "error", kind: pe.kind, status: pe.status, message: pe.message, partial: null };
+    dropReplaced();
     return;
   }
 
@@ -356,9 +377,9 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     failure = e instanceof ProviderError ? e : new ProviderError("upstream", e instanceof Error ? e.message : String(e), provider.id);
   }
 
-  const persist = deps.persist ?? persistQueue();
   const keep = !failure || text.trim().length > 0; // a cut-short reply is kept (interruptedNote)
   if (!keep) {
+    dropReplaced();
     yield { type: "error", kind: failure!.kind, status: failure!.status, message: failure!.message, partial: null };
     return;
   }
@@ -375,9 +396,11 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
       timestamp: userMessage!.createdAt,
       source: "chat",
       record: { messageId: assistant!.id },
+      replaces: replacedIds,
     });
   } else {
     markExchangeSettled(memo.db, assistant!.id);
+    dropReplaced();
   }
   if (failure) {
     yield { type: "error", kind: failure.kind, status: failure.status, message: failure.message, partial: assistant! };

@@ -75,6 +75,8 @@ export const conversations = sqliteTable("conversations", {
     .notNull()
     .references(() => spaces.id),
   title: text("title").notNull().default("New conversation"),
+  /** Pinned conversations head the chat page's list. Titles and messages are searchable through conversation_fts (drizzle/0010). */
+  pinned: integer("pinned", { mode: "boolean" }).notNull().default(false),
   createdAt: text("created_at").notNull().default(now),
   updatedAt: text("updated_at").notNull().default(now),
   /** Memory per conversation (server/services/temporary-chats.ts): recall into prompts, store exchanges as memories. */
@@ -216,3 +218,12 @@ export const loginAttempts = sqliteTable(
   },
   (t) => [index("login_attempts_ip_at_idx").on(t.ip, t.at), index("login_attempts_at_idx").on(t.at)],
 );
+
+/**
+ * Write log for in-memory vector indexes (migration 0008, filled by triggers on `memories`): one row per
+ * memory whose vector may have changed; `rid` NULL: replay impossible, rebuild. See server/memory/ann-index.ts.
+ */
+export const vecLog = sqliteTable("vec_log", {
+  seq: integer("seq").primaryKey({ autoIncrement: true }),
+  rid: integer("rid"),
+});

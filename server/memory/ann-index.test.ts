@@ -5,6 +5,7 @@ import { openTempStore } from "../test/temp-store";
 import { annFor, startAnnIndex, stopAnnIndex } from "./ann-index";
 import {
   insertMemories,
+  logVectorReset,
   purgeMemories,
   restoreMemories,
   setMeta,
@@ -87,6 +88,7 @@ test("the index and the store agree after a random sequence of add, delete, rest
   }
   assert.deepEqual(indexAgreesWithStore(db), []);
   assert.equal(ann.state, "ready");
+  stopAnnIndex(db);
 });
 
 test("search through the index matches exact vec0 search, within the space, without soft-deleted memories", async () => {
@@ -111,6 +113,7 @@ test("search through the index matches exact vec0 search, within the space, with
     assert.ok(Math.abs(hits[0]!.similarity - vec0Search(db, "work", q, 1)[0]!.similarity) < 0.01 || !exact.includes(hits[0]!.rid));
   }
   assert.ok(agree / 500 >= 0.98, `recall@10 ${agree / 500}`);
+  stopAnnIndex(db);
 });
 
 test("a restart loads the saved index when current and rebuilds it when the store moved on", async () => {
@@ -132,30 +135,117 @@ test("a restart loads the saved index when current and rebuilds it when the stor
   assert.deepEqual(indexAgreesWithStore(reopened.sqlite), []);
   stopAnnIndex(reopened.sqlite);
 
-  // Another writer moves the store on while the index is closed: the saved file is stale.
+  // Another writer moves the store on while the index is closed: the saved index is loaded and caught up
+  // on the logged rows instead of rebuilt.
   insertMemories(reopened.sqlite, [{ spaceId: "personal", content: "late" }], [randomUnit(r)], "test-32d");
   const third = startAnnIndex(reopened.sqlite, DIM, annDir);
   await third.build();
-  assert.equal(third.loadedFromFile, false, "a stale saved index is rebuilt");
+  assert.equal(third.loadedFromFile, true, "an older saved index is loaded");
+  assert.equal(vectorSearchWithSource(reopened.sqlite, "personal", randomUnit(r), 5).source, "ann", "and caught up before the search");
+  assert.equal(third.stats.replayedRows, 1);
+  assert.deepEqual(indexAgreesWithStore(reopened.sqlite), []);
+  stopAnnIndex(reopened.sqlite);
+
+  // A saved index the log no longer reaches back to (pruned) is rebuilt.
+  insertMemories(reopened.sqlite, [{ spaceId: "personal", content: "later" }], [randomUnit(r)], "test-32d");
+  reopened.sqlite.exec("DELETE FROM vec_log");
+  insertMemories(reopened.sqlite, [{ spaceId: "personal", content: "latest" }], [randomUnit(r)], "test-32d");
+  const fourth = startAnnIndex(reopened.sqlite, DIM, annDir);
+  await fourth.build();
+  assert.equal(vectorSearchWithSource(reopened.sqlite, "personal", randomUnit(r), 5).source, "vec0", "a gap in the log: vec0 serves while it rebuilds");
+  await fourth.settled();
+  assert.equal(fourth.stats.builds, 2, "loaded, then rebuilt from the store");
+  assert.equal(vectorSearchWithSource(reopened.sqlite, "personal", randomUnit(r), 5).source, "ann");
   assert.deepEqual(indexAgreesWithStore(reopened.sqlite), []);
   stopAnnIndex(reopened.sqlite);
   reopened.sqlite.close();
 });
 
-test("a write the index did not see (another process) sends search back to vec0 until rebuilt", async () => {
+test("writes by another connection are caught up from the write log, without a full rebuild", async () => {
   const s = openTempStore({ model: "test-32d", dim: DIM });
   stores.push(s);
   const r = rng(11);
-  insertMemories(s.sqlite, Array.from({ length: 50 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })), Array.from({ length: 50 }, () => randomUnit(r)), "test-32d");
+  const first = insertMemories(s.sqlite, Array.from({ length: 300 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })), Array.from({ length: 300 }, () => randomUnit(r)), "test-32d");
   const ann = startAnnIndex(s.sqlite, DIM, null);
   await ann.build();
   assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "ann");
-  // Simulate another process's commit: the generation moves without this index being told.
+
+  // Another process (a second connection to the same file) adds, deletes, restores, edits and moves memories.
   const other = openDb(s.file);
-  setMeta(other.sqlite, "vec_generation", String(Number(other.sqlite.prepare("SELECT value FROM meta WHERE key='vec_generation'").pluck().get()) + 1));
+  const added = insertMemories(other.sqlite, Array.from({ length: 40 }, (_, i) => ({ spaceId: i % 2 ? "personal" : "work", content: `o${i}` })), Array.from({ length: 40 }, () => randomUnit(r)), "test-32d");
+  softDeleteMemories(other.sqlite, [first[0]!, first[1]!, added[0]!]);
+  restoreMemories(other.sqlite, [first[1]!]);
+  updateMemoryContent(other.sqlite, first[2]!, "edited elsewhere", randomUnit(r), "test-32d");
+  purgeMemories(other.sqlite, [first[3]!]);
   other.sqlite.close();
-  assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "vec0", "stale index is not used");
+
+  // The next search catches up on the logged rows and is served by the index, which agrees with the store.
+  assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "ann");
+  assert.equal(vectorSearchWithSource(s.sqlite, "work", randomUnit(r), 5).source, "ann");
+  assert.deepEqual(indexAgreesWithStore(s.sqlite), []);
+  assert.equal(ann.stats.builds, 1, "no full rebuild");
+  assert.equal(ann.stats.catchUps, 1);
+  assert.ok(ann.stats.replayedRows >= 44 && ann.stats.replayedRows <= 46, `replayed ${ann.stats.replayedRows} rows`);
+
+  // This process's own writes interleaved with another's: each is seen once, nothing is lost.
+  const mine = insertMemories(s.sqlite, [{ spaceId: "personal", content: "mine" }], [randomUnit(r)], "test-32d");
+  const again = openDb(s.file);
+  insertMemories(again.sqlite, Array.from({ length: 600 }, (_, i) => ({ spaceId: "personal", content: `bulk${i}` })), Array.from({ length: 600 }, () => randomUnit(r)), "test-32d");
+  again.sqlite.close();
+  softDeleteMemories(s.sqlite, mine);
+  // 600 rows are more than a search replays in line: vec0 answers while the index catches up in the background.
+  assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "vec0");
+  await ann.settled();
+  assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "ann");
+  assert.deepEqual(indexAgreesWithStore(s.sqlite), []);
+  assert.equal(ann.stats.builds, 1, "still no full rebuild");
+  stopAnnIndex(s.sqlite);
+});
+
+test("an index update that fails schedules a rebuild: vec0 serves meanwhile, then the index again", async () => {
+  const s = openTempStore({ model: "test-32d", dim: DIM });
+  stores.push(s);
+  const r = rng(13);
+  insertMemories(s.sqlite, Array.from({ length: 200 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })), Array.from({ length: 200 }, () => randomUnit(r)), "test-32d");
+  const ann = startAnnIndex(s.sqlite, DIM, null);
   await ann.build();
+  assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "ann");
+  // Inject a failure into the graph the next write updates (the rebuild makes new graphs, without it).
+  const graph = (ann as unknown as { spaces: Map<string, { index: { add: (...a: unknown[]) => void } }> }).spaces.get("personal")!.index;
+  graph.add = () => {
+    throw new Error("injected: out of memory");
+  };
+  const [id] = insertMemories(s.sqlite, [{ spaceId: "personal", content: "the write the index missed" }], [randomUnit(r)], "test-32d");
+  assert.equal(ann.state, "stale");
+  assert.match(ann.error ?? "", /injected/);
+  assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "vec0", "the broken index is not used");
+  await ann.settled();
+  assert.equal(ann.state, "ready");
+  assert.equal(ann.stats.heals, 1);
+  assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "ann", "served by the index again");
+  assert.deepEqual(indexAgreesWithStore(s.sqlite), [], "the rebuilt index holds the write it had missed");
+  const row = s.sqlite.prepare("SELECT rid FROM memories WHERE id = ?").get(id) as { rid: number };
+  const v = s.sqlite.prepare("SELECT embedding FROM memory_vec WHERE rowid = ?").get(BigInt(row.rid)) as { embedding: Buffer };
+  assert.equal(ann.search("personal", new Float32Array(v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength)), 1)![0]!.rid, row.rid);
+  stopAnnIndex(s.sqlite);
+});
+
+test("a re-index swap (logged as a reset) makes a running index rebuild", async () => {
+  const s = openTempStore({ model: "test-32d", dim: DIM });
+  stores.push(s);
+  const r = rng(17);
+  insertMemories(s.sqlite, Array.from({ length: 50 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })), Array.from({ length: 50 }, () => randomUnit(r)), "test-32d");
+  const ann = startAnnIndex(s.sqlite, DIM, null);
+  await ann.build();
+  const other = openDb(s.file);
+  other.sqlite.transaction(() => {
+    logVectorReset(other.sqlite);
+    setMeta(other.sqlite, "vec_generation", String(Number(other.sqlite.prepare("SELECT value FROM meta WHERE key='vec_generation'").pluck().get()) + 1));
+  })();
+  other.sqlite.close();
+  assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "vec0");
+  await ann.settled();
+  assert.equal(ann.stats.builds, 2);
   assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "ann");
   stopAnnIndex(s.sqlite);
 });

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
 import usearch from "usearch";
-import { getMeta, onVectorWrite, type VectorWrite } from "./store";
+import { getMeta, onVectorWrite, vecLogSeq, type VectorWrite } from "./store";
 
 const { Index, MetricKind, ScalarKind } = usearch;
 type UIndex = InstanceType<typeof Index>;
@@ -11,30 +11,49 @@ type UIndex = InstanceType<typeof Index>;
  * In-memory HNSW index (usearch, f16) over memory_vec, one graph per space. vec0 stays the durable
  * store and the source of truth; this index only serves queries. It is
  * - built from vec0 at start-up in small slices that yield to the event loop (serving never blocks), or
- *   loaded from files saved earlier when their generation matches the store's `vec_generation`;
- * - updated after every committed write through store.onVectorWrite (add, delete, restore, re-embed);
- * - declared stale when the store's generation moves without it (another process wrote): search then
- *   falls back to vec0 until a rebuild completes.
- * Measured on this machine: recall@10 = 1.0 against exact at 20K clustered 768-d vectors (M=16,
- * ef_construction=64, ef_search=128), 0.15–0.4 ms per query.
+ *   loaded from files saved earlier and then caught up on what was written since;
+ * - updated after every committed write of this process through store.onVectorWrite;
+ * - caught up incrementally on writes by other processes (the MCP stdio server, a second app): triggers
+ *   log every memory whose vector may have changed in `vec_log` (drizzle/0008_vector_write_log.sql),
+ *   and the index re-reads exactly those rows. A few hundred rows are replayed before the search that
+ *   noticed them; more are replayed in the background while vec0 serves. Only a log that no longer
+ *   reaches back far enough, or a re-index swap, needs a full rebuild;
+ * - self-healing: an update that fails (or a build that fails) schedules a background rebuild; vec0
+ *   serves meanwhile, then the index again.
+ * The search is widened with the space's size (searchWidth). Rescoring the candidates with their f32
+ * vectors from vec0 was measured too and dropped: it changed no recall@10 figure (the f16 order of the
+ * true neighbours is right) and cost ~1.5 ms per query in vec0 point lookups.
  */
-export type AnnState = "empty" | "building" | "ready" | "stale" | "failed";
+export type AnnState = "empty" | "building" | "ready" | "catching-up" | "stale" | "failed";
 
 const CONNECTIVITY = 16;
 const EXPANSION_ADD = 64;
-/**
- * Search breadth: 128 keeps recall@10 at 1.0 up to 100K (measured); at 1M it gave 0.976, so spaces
- * above 200K vectors search twice as wide (~1 ms more per query).
- */
-const EXPANSION_SEARCH = 128;
-const EXPANSION_SEARCH_LARGE = 256;
-const LARGE_SPACE = 200_000;
+/** Build parameters recorded with a saved index: a file saved under others is rebuilt. */
+const PARAMS = `usearch-f16-cos-M${CONNECTIVITY}-efc${EXPANSION_ADD}`;
 const SLICE = 512;
+/** Log rows replayed before the search that found them; more go to the background. */
+const SYNC_REPLAY = 256;
+/** How often a ready index looks for other processes' writes without waiting for a search (ms). */
+const POLL_MS = 1000;
+/** Rebuild delays after failures: the first heal starts at once, repeated failures back off. */
+const BACKOFF_MS = [0, 1000, 5000, 30_000, 120_000];
 /**
  * One insertion thread: usearch 2.26's JS binding inserts a batch on several threads without giving each
  * its own thread slot, which corrupted the graph here (self-queries returned other vectors). Measured.
  */
 const BUILD_THREADS = 1;
+
+/**
+ * Candidates the graph search collects (its ef) for a space of `size` vectors: HNSW recall at a fixed
+ * width falls as the graph grows, so it widens with size. Measured with `npm run bench` and a sweep of
+ * widths on its two vector sets; the harder one (Gaussian with the spectrum of real embeddings, no
+ * clusters) sets the widths: recall@10 at 10K 0.995 with 128; at 100K 0.956 with 192, 0.989 with 384,
+ * 0.995 with 512. Beyond 200K twice that again (see README "Latency" for the 1M figures).
+ */
+export function searchWidth(size: number, k: number): number {
+  const ef = size <= 20_000 ? 128 : size <= 200_000 ? 512 : 1024;
+  return Math.max(k, ef);
+}
 
 interface SpaceIndex {
   index: UIndex;
@@ -48,13 +67,28 @@ export interface AnnSearchHit {
 
 export class AnnIndex {
   private spaces = new Map<string, SpaceIndex>();
+  /** The store generation and the last vec_log entry the index reflects. */
   private generation = 0;
+  private appliedSeq = 0;
   state: AnnState = "empty";
   lastBuildMs = 0;
   /** The last build loaded saved graphs instead of reading vec0. */
   loadedFromFile = false;
   error: string | null = null;
+  /** What the index did, for health and the benchmark. */
+  readonly stats = { builds: 0, heals: 0, catchUps: 0, replayedRows: 0 };
   private building: Promise<void> | null = null;
+  private catching: Promise<void> | null = null;
+  private rebuild: { timer: NodeJS.Timeout; promise: Promise<void> } | null = null;
+  private failures = 0;
+  /** After loading a saved index, check its sizes against the store once it has caught up. */
+  private verifyCounts = false;
+  /** An update failed while a build was running: that build cannot be trusted either. */
+  private rebuildRequested: string | null = null;
+  /** Statements of the catch-up, prepared once per build (a re-index swap recreates memory_vec, then rebuilds). */
+  private resyncStmts: { live: Database.Statement; vec: Database.Statement } | null = null;
+  private poll: NodeJS.Timeout | null = null;
+  private closed = false;
   private unsubscribe: () => void;
 
   constructor(
@@ -65,14 +99,15 @@ export class AnnIndex {
     this.unsubscribe = onVectorWrite(db, (w) => this.apply(w));
   }
 
-  private newIndex(expectedSize = 0): UIndex {
+  private newIndex(): UIndex {
     return new Index({
       dimensions: this.dim,
       metric: MetricKind.Cos,
       quantization: ScalarKind.F16,
       connectivity: CONNECTIVITY,
       expansion_add: EXPANSION_ADD,
-      expansion_search: expectedSize > LARGE_SPACE ? EXPANSION_SEARCH_LARGE : EXPANSION_SEARCH,
+      // The search width is set per query (searchWidth: usearch searches max(this, wanted) candidates).
+      expansion_search: 16,
       multi: false,
     });
   }
@@ -87,15 +122,15 @@ export class AnnIndex {
     return Number(getMeta(this.db, "vec_generation") ?? 0);
   }
 
-  /** Ready and in step with the store (no other process has written since). */
+  /** Ready and in step with the store; catches up on other processes' writes first when it can. */
   isFresh(): boolean {
     if (this.state !== "ready") return false;
-    if (this.storeGeneration() !== this.generation) {
-      this.state = "stale";
-      void this.build();
-      return false;
+    if (this.storeGeneration() === this.generation) {
+      if (this.verifyCounts) this.checkCounts();
+      return this.state === "ready";
     }
-    return true;
+    this.catchUp();
+    return this.state === "ready";
   }
 
   size(): number {
@@ -132,16 +167,21 @@ export class AnnIndex {
     }
   }
 
-  /** Called by the store after each committed write. */
+  /** Called by the store after each committed write of this connection. */
   private apply(w: VectorWrite): void {
-    if (this.state === "failed") return;
+    if (this.state === "failed" || this.state === "stale" || this.state === "empty") return; // a rebuild will read it
     try {
       for (const r of w.removed) this.remove(r.spaceId, r.rid);
       for (const a of w.added) this.add(a.spaceId, a.rid, a.vector);
-      if (this.state === "ready" || this.state === "building") this.generation = w.generation;
     } catch (e) {
-      this.state = "stale";
-      this.error = e instanceof Error ? e.message : String(e);
+      this.scheduleRebuild(`index update failed: ${e instanceof Error ? e.message : String(e)}`);
+      return;
+    }
+    // The write follows on from what the index reflects only when no other process wrote in between
+    // (generations are global and consecutive); otherwise catch-up will replay the gap, this write included.
+    if (w.generation === this.generation + 1 && this.state !== "catching-up") {
+      this.generation = w.generation;
+      if (w.seq !== undefined) this.appliedSeq = w.seq;
     }
   }
 
@@ -151,9 +191,9 @@ export class AnnIndex {
     const s = this.spaces.get(spaceId);
     if (!s || s.size === 0) return [];
     const q = query.byteOffset === 0 && query.length === query.buffer.byteLength / 4 ? query : query.slice();
-    const m = s.index.search(q, Math.min(k, s.size), 1);
+    const m = s.index.search(q, Math.min(searchWidth(s.size, k), s.size), 1);
     const out: AnnSearchHit[] = [];
-    for (let i = 0; i < m.keys.length; i++) {
+    for (let i = 0; i < Math.min(k, m.keys.length); i++) {
       const d = m.distances[i]!;
       if (!Number.isFinite(d)) continue;
       out.push({ rid: Number(m.keys[i]), similarity: 1 - d });
@@ -166,30 +206,37 @@ export class AnnIndex {
     return { index: `${base}.f16.usearch`, manifest: `${base}.json` };
   }
 
-  /** Load saved graphs when their generation matches the store; true when loaded. */
+  /**
+   * Load saved graphs of this store (same dimension and parameters, not newer than the store, with the
+   * log position they reflect when older); true when loaded. What was written since is caught up.
+   */
   private tryLoad(): boolean {
     if (!this.dir) return false;
     const manifestFile = path.join(this.dir, "manifest.json");
     if (!fs.existsSync(manifestFile)) return false;
     try {
-      const m = JSON.parse(fs.readFileSync(manifestFile, "utf8")) as { generation: number; dim: number; spaces: Record<string, number> };
-      if (m.generation !== this.storeGeneration() || m.dim !== this.dim) return false;
+      const m = JSON.parse(fs.readFileSync(manifestFile, "utf8")) as { generation: number; seq?: number; dim: number; params?: string; spaces: Record<string, number> };
+      const storeGen = this.storeGeneration();
+      if (m.dim !== this.dim || m.params !== PARAMS || m.generation > storeGen) return false;
+      if (m.generation < storeGen && typeof m.seq !== "number") return false;
       const spaces = new Map<string, SpaceIndex>();
       for (const [spaceId, size] of Object.entries(m.spaces)) {
-        const index = this.newIndex(size);
+        const index = this.newIndex();
         index.load(this.files(spaceId).index);
         if (index.size() !== size) return false;
         spaces.set(spaceId, { index, size });
       }
       this.spaces = spaces;
       this.generation = m.generation;
+      this.appliedSeq = m.seq ?? vecLogSeq(this.db);
+      this.verifyCounts = true;
       return true;
     } catch {
       return false;
     }
   }
 
-  /** Save the graphs with the generation they reflect, so the next start can skip the build. */
+  /** Save the graphs with the generation and log position they reflect. */
   save(): void {
     if (!this.dir || this.state !== "ready") return;
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -205,79 +252,226 @@ export class AnnIndex {
       spaces[spaceId] = s.size;
     }
     const tmp = path.join(this.dir, "manifest.json.tmp");
-    fs.writeFileSync(tmp, JSON.stringify({ generation: this.generation, dim: this.dim, spaces }), { mode: 0o600 });
+    fs.writeFileSync(tmp, JSON.stringify({ generation: this.generation, seq: this.appliedSeq, dim: this.dim, params: PARAMS, spaces }), { mode: 0o600 });
     fs.renameSync(tmp, path.join(this.dir, "manifest.json"));
   }
 
   /**
-   * Build (or load) the index. Reads vec0 in slices of 256 rows by rid and yields between slices, so
-   * requests keep being served (from vec0) meanwhile. Writes during the build reach the index through
-   * the write hook; a slice read later sees the committed state, so the two never disagree.
+   * Build (or load) the index. Reads vec0 in slices by rid and yields between slices, so requests keep
+   * being served (from vec0) meanwhile. Writes of this process during the build reach the index through
+   * the write hook; those of other processes are in the log after the position read at the start, and
+   * are caught up once the build is done.
    */
-  build(): Promise<void> {
+  build(opts: { fromStore?: boolean } = {}): Promise<void> {
     if (this.building) return this.building;
+    const t0 = performance.now();
+    this.state = "building";
+    this.error = null;
+    this.rebuildRequested = null;
+    this.resyncStmts = null;
     this.building = (async () => {
-      const t0 = performance.now();
-      this.state = "building";
-      this.error = null;
+      // Yield first: a load from file has no await of its own, and `building` must be set before the
+      // body (and its finally) runs.
+      await Promise.resolve();
+      let failure: string | null = null;
       try {
-        this.loadedFromFile = this.tryLoad();
-        if (this.loadedFromFile) {
-          this.state = "ready";
-          this.lastBuildMs = performance.now() - t0;
-          return;
-        }
-        this.generation = this.storeGeneration();
-        this.spaces = new Map();
-        const sizes = this.db.prepare("SELECT space_id AS spaceId, count(*) AS n FROM memories WHERE soft_deleted = 0 GROUP BY space_id").all() as { spaceId: string; n: number }[];
-        for (const { spaceId, n } of sizes) this.spaces.set(spaceId, { index: this.newIndex(n), size: 0 });
-        const page = this.db.prepare("SELECT rid FROM memories WHERE rid > ? AND soft_deleted = 0 ORDER BY rid LIMIT ?");
-        const vec = this.db.prepare("SELECT space_id AS spaceId, embedding FROM memory_vec WHERE rowid = ?");
-        let after = 0;
-        for (;;) {
-          const rids = page.all(after, SLICE) as { rid: number }[];
-          if (rids.length === 0) break;
-          // Group the slice by space and add each group as one matrix (one native call per group).
-          const groups = new Map<string, { keys: bigint[]; vectors: Float32Array[] }>();
-          for (const { rid } of rids) {
-            const row = vec.get(BigInt(rid)) as { spaceId: string; embedding: Buffer } | undefined;
-            if (!row) continue;
-            const key = BigInt(rid);
-            if (this.space(row.spaceId).index.contains(key)) continue; // added by the write hook during the build
-            let g = groups.get(row.spaceId);
-            if (!g) groups.set(row.spaceId, (g = { keys: [], vectors: [] }));
-            g.keys.push(key);
-            g.vectors.push(new Float32Array(row.embedding.buffer, row.embedding.byteOffset, this.dim));
-          }
-          for (const [spaceId, g] of groups) {
-            const matrix = new Float32Array(g.keys.length * this.dim);
-            g.vectors.forEach((v, i) => matrix.set(v, i * this.dim));
-            const s = this.space(spaceId);
-            s.index.add(BigUint64Array.from(g.keys), matrix, BUILD_THREADS);
-            s.size += g.keys.length;
-          }
-          after = rids[rids.length - 1]!.rid;
-          await new Promise((r) => setImmediate(r));
-        }
-        // Writes of this process during the build advanced this.generation through apply(); if another
-        // process wrote meanwhile, isFresh() sees the difference and rebuilds.
-        this.state = "ready";
-        this.lastBuildMs = performance.now() - t0;
-        this.save();
+        // A heal never reloads the saved graphs: they may be what could not be caught up.
+        this.loadedFromFile = !opts.fromStore && this.tryLoad();
+        if (!this.loadedFromFile) await this.buildFromStore();
       } catch (e) {
-        this.state = "failed";
-        this.error = e instanceof Error ? e.message : String(e);
+        failure = e instanceof Error ? e.message : String(e);
       } finally {
         this.building = null;
       }
+      if (this.closed) return;
+      failure ??= this.rebuildRequested;
+      if (failure !== null) {
+        this.state = "failed";
+        this.error = failure;
+        this.failures++;
+        this.scheduleRebuild(failure);
+        return;
+      }
+      this.state = "ready";
+      this.failures = 0;
+      this.stats.builds++;
+      this.lastBuildMs = performance.now() - t0;
+      if (!this.loadedFromFile) this.save();
+      this.startPolling();
     })();
     return this.building;
   }
 
-  close(): void {
-    this.unsubscribe();
+  private async buildFromStore(): Promise<void> {
+    const snapshot = this.db.transaction(() => ({ generation: this.storeGeneration(), seq: vecLogSeq(this.db) }))();
+    this.generation = snapshot.generation;
+    this.appliedSeq = snapshot.seq;
+    this.spaces = new Map();
+    const page = this.db.prepare("SELECT rid FROM memories WHERE rid > ? AND soft_deleted = 0 ORDER BY rid LIMIT ?");
+    const vec = this.db.prepare("SELECT space_id AS spaceId, embedding FROM memory_vec WHERE rowid = ?");
+    let after = 0;
+    for (;;) {
+      if (this.closed) return;
+      const rids = page.all(after, SLICE) as { rid: number }[];
+      if (rids.length === 0) break;
+      // Group the slice by space and add each group as one matrix (one native call per group).
+      const groups = new Map<string, { keys: bigint[]; vectors: Float32Array[] }>();
+      for (const { rid } of rids) {
+        const row = vec.get(BigInt(rid)) as { spaceId: string; embedding: Buffer } | undefined;
+        if (!row) continue;
+        const key = BigInt(rid);
+        if (this.space(row.spaceId).index.contains(key)) continue; // added by the write hook during the build
+        let g = groups.get(row.spaceId);
+        if (!g) groups.set(row.spaceId, (g = { keys: [], vectors: [] }));
+        g.keys.push(key);
+        g.vectors.push(new Float32Array(row.embedding.buffer, row.embedding.byteOffset, this.dim));
+      }
+      for (const [spaceId, g] of groups) {
+        const matrix = new Float32Array(g.keys.length * this.dim);
+        g.vectors.forEach((v, i) => matrix.set(v, i * this.dim));
+        const s = this.space(spaceId);
+        s.index.add(BigUint64Array.from(g.keys), matrix, BUILD_THREADS);
+        s.size += g.keys.length;
+      }
+      after = rids[rids.length - 1]!.rid;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  /** After an update error or a failed build: stop serving, rebuild in the background (with backoff). */
+  private scheduleRebuild(reason: string): void {
+    if (this.building) {
+      this.rebuildRequested ??= reason;
+      return;
+    }
+    if (this.closed || this.rebuild) return;
+    if (!this.db.open) return this.close(); // nothing left to heal: the store was closed under the index
+    if (this.state !== "failed") this.state = "stale";
+    this.error = reason;
+    this.stats.heals++;
+    const delay = BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)]!;
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    const timer = setTimeout(() => {
+      this.rebuild = null;
+      void this.build({ fromStore: true }).then(resolve);
+    }, delay);
+    timer.unref();
+    this.rebuild = { timer, promise };
+  }
+
+  /**
+   * Replay the log entries written since the index's position: each logged rid is re-read from the
+   * store (live with a vector: (re)added to its space; otherwise removed). Idempotent, so replaying this
+   * process's own writes again is harmless. Falls back to a rebuild when the log cannot explain the
+   * store's generation (pruned past the index's position, or a table swap).
+   */
+  private catchUp(): void {
+    if (this.state !== "ready" || this.catching) return;
+    const snap = this.db.transaction(() => ({
+      generation: this.storeGeneration(),
+      rows: this.db.prepare("SELECT seq, rid FROM vec_log WHERE seq > ? ORDER BY seq").all(this.appliedSeq) as { seq: number; rid: number | null }[],
+    }))();
+    // Log sequence numbers are consecutive (AUTOINCREMENT, pruned from the oldest end only): a first
+    // entry past the next expected one means entries the index never saw were pruned.
+    const gap = snap.rows.length > 0 && snap.rows[0]!.seq !== this.appliedSeq + 1;
+    if (gap || snap.rows.length === 0 || snap.rows.some((r) => r.rid === null)) {
+      this.scheduleRebuild(snap.rows.length === 0 ? "the store changed without a log entry" : gap ? "the write log no longer reaches back to this index" : "the vector table was replaced");
+      return;
+    }
+    const rids = [...new Set(snap.rows.map((r) => r.rid!))];
+    const finish = () => {
+      this.generation = snap.generation;
+      this.appliedSeq = snap.rows[snap.rows.length - 1]!.seq;
+      this.stats.catchUps++;
+      this.stats.replayedRows += rids.length;
+      this.state = "ready";
+    };
     try {
-      this.save();
+      if (rids.length <= SYNC_REPLAY) {
+        for (const rid of rids) this.resync(rid);
+        return finish();
+      }
+    } catch (e) {
+      return this.scheduleRebuild(`catch-up failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    this.state = "catching-up";
+    this.catching = (async () => {
+      try {
+        for (let i = 0; i < rids.length; i += SYNC_REPLAY) {
+          if (this.closed) return;
+          for (const rid of rids.slice(i, i + SYNC_REPLAY)) this.resync(rid);
+          await new Promise((r) => setImmediate(r));
+        }
+        finish();
+      } catch (e) {
+        this.scheduleRebuild(`catch-up failed: ${e instanceof Error ? e.message : String(e)}`);
+      } finally {
+        this.catching = null;
+      }
+    })();
+  }
+
+  /** Make the index agree with the store about one rid. */
+  private resync(rid: number): void {
+    const key = BigInt(rid);
+    this.resyncStmts ??= {
+      live: this.db.prepare("SELECT 1 FROM memories WHERE rid = ? AND soft_deleted = 0"),
+      vec: this.db.prepare("SELECT space_id AS spaceId, embedding FROM memory_vec WHERE rowid = ?"),
+    };
+    const live = this.resyncStmts.live.get(rid) !== undefined;
+    const row = live ? (this.resyncStmts.vec.get(key) as { spaceId: string; embedding: Buffer } | undefined) : undefined;
+    for (const [spaceId, s] of this.spaces) if (spaceId !== row?.spaceId && s.index.contains(key)) this.remove(spaceId, rid);
+    if (row) this.add(row.spaceId, rid, new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength)));
+  }
+
+  /**
+   * A loaded index, once in step with the store, must hold as many vectors per space as the store has
+   * live memories (a saved index of another store, or of an older copy restored since, would not): else
+   * rebuild. Counted in one read snapshot with the generation, so concurrent writers cannot skew it.
+   */
+  private checkCounts(): void {
+    const snap = this.db.transaction(() => ({
+      generation: this.storeGeneration(),
+      rows: this.db.prepare("SELECT space_id AS spaceId, count(*) AS n FROM memories WHERE soft_deleted = 0 GROUP BY space_id").all() as { spaceId: string; n: number }[],
+    }))();
+    if (snap.generation !== this.generation) return; // moved on meanwhile: check once caught up
+    this.verifyCounts = false;
+    const want = new Map(snap.rows.map((r) => [r.spaceId, r.n]));
+    const mismatch = [...new Set([...want.keys(), ...this.spaces.keys()])].some((sp) => (want.get(sp) ?? 0) !== (this.spaces.get(sp)?.size ?? 0));
+    if (mismatch) this.scheduleRebuild("the saved index does not match the store");
+  }
+
+  private startPolling(): void {
+    if (this.poll || this.closed) return;
+    this.poll = setInterval(() => {
+      if (!this.db.open) return this.close(); // the connection was closed under the index
+      try {
+        if (this.state === "ready" && this.storeGeneration() !== this.generation) this.catchUp();
+      } catch (e) {
+        this.scheduleRebuild(`catch-up failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }, POLL_MS);
+    this.poll.unref();
+  }
+
+  /** Resolves when no build, heal or background catch-up is pending (for tests and the benchmark). */
+  async settled(): Promise<void> {
+    for (;;) {
+      const p = this.building ?? this.rebuild?.promise ?? this.catching;
+      if (!p) return;
+      await p;
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    if (this.poll) clearInterval(this.poll);
+    if (this.rebuild) clearTimeout(this.rebuild.timer);
+    try {
+      if (this.db.open) this.save();
     } catch {
       /* best effort: a stale or missing file only means a rebuild */
     }

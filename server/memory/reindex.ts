@@ -24,7 +24,7 @@
  */
 import type Database from "better-sqlite3";
 import type { Embedder } from "./embed-client";
-import { boundModel, getMeta, reindexTarget, resetStatementCache, setMeta } from "./store";
+import { boundModel, getMeta, logVectorReset, reindexTarget, resetStatementCache, setMeta } from "./store";
 
 export interface ModelRef {
   model: string;
@@ -200,6 +200,7 @@ export function swapVectorTables(db: Database.Database): boolean {
       setMeta(db, "embedding_dim", String(t.dim));
       db.prepare("DELETE FROM meta WHERE key IN ('reindex_model', 'reindex_dim')").run();
       setMeta(db, "vec_generation", String(Number(getMeta(db, "vec_generation") ?? 0) + 1));
+      logVectorReset(db); // in-memory indexes cannot replay a table swap: they rebuild
       const p = readReindexProgress(db);
       const now = new Date().toISOString();
       if (p) writeProgress(db, { ...p, status: "done", done: rows.length, total: rows.length, updatedAt: now, finishedAt: now });

@@ -86,6 +86,8 @@ export interface VectorWrite {
   removed: { rid: number; spaceId: string }[];
   /** The store's vec_generation after this write. */
   generation: number;
+  /** The last vec_log entry this write made (its triggers' rows; see drizzle/0008_vector_write_log.sql). */
+  seq?: number;
 }
 
 type VectorListener = (w: VectorWrite) => void;
@@ -99,16 +101,34 @@ export function onVectorWrite(db: Database.Database, fn: VectorListener): () => 
   return () => set!.delete(fn);
 }
 
+/** Log position at the connection's last generation bump, read inside that write's transaction. */
+const bumpSeq = new WeakMap<Database.Database, number>();
+
+/** The newest vec_log entry (0 when empty). */
+export function vecLogSeq(db: Database.Database): number {
+  return (stmt(db, "SELECT coalesce(max(seq), 0) AS s FROM vec_log").get() as { s: number }).s;
+}
+
 /** Inside a write transaction: bump the generation that tells mirrors whether they are current. */
 function bumpGeneration(db: Database.Database): number {
   const g = Number(getMeta(db, "vec_generation") ?? 0) + 1;
   setMeta(db, "vec_generation", String(g));
+  bumpSeq.set(db, vecLogSeq(db));
   return g;
+}
+
+/**
+ * Inside a write transaction that replaces vectors wholesale (a re-index swap): tell every mirror that
+ * replaying the log cannot follow, so they rebuild.
+ */
+export function logVectorReset(db: Database.Database): void {
+  stmt(db, "INSERT INTO vec_log (rid) VALUES (NULL)").run();
 }
 
 function notify(db: Database.Database, w: VectorWrite): void {
   const set = listeners.get(db);
   if (!set || (w.added.length === 0 && w.removed.length === 0)) return;
+  if (w.generation) w.seq = bumpSeq.get(db);
   const held = heldWrites.get(db);
   if (held) return void held.push(w);
   for (const fn of set) fn(w);

@@ -64,6 +64,7 @@ test("totals, expiring soft-deletes and the top retrieved of one space", () => {
     memories: 5,
     pinned: 1,
     addedThisWeek: 3, // m1, m3, and m6 (added, then deleted)
+    addedThisWeekLive: 2, // m1 and m3: the ones also counted in memories
     softDeleted: 3,
     expiringWithin7Days: 2, // m5 (purged on 06-24) and m9 (overdue); m6 is purged on 07-15
     retrievals: 23,
@@ -130,6 +131,24 @@ test("memories over time by kind: continuous buckets, by event time or by time s
   assert.equal(autoBucket(0, 400 * 86_400_000), "week");
   assert.equal(autoBucket(0, 5 * 365 * 86_400_000), "month");
   assert.equal(new Date(bucketStart(Date.parse("2024-06-16T23:00:00Z"), "week")).toISOString(), "2024-06-10T00:00:00.000Z");
+});
+
+test("one old import does not stretch the time axis: what is older than the bulk is one leading bar", () => {
+  const s = openTempStore({ model: "test-model", dim: 8 });
+  stores.push(s);
+  const recent = Array.from({ length: 50 }, (_, i) => ({ spaceId: "c", content: `recent ${i}`, kind: "chat" as const, timestamp: new Date(NOW.getTime() - (i % 30) * 86_400_000).toISOString() }));
+  const old = { spaceId: "c", content: "from a 2021 import", kind: "import" as const, timestamp: "2021-03-04T10:00:00.000Z" };
+  insertMemories(s.sqlite, [...recent, old], [...recent, old].map((_, i) => axisVector(8, i % 8)), "test-model");
+  const o = analytics(s.sqlite, { space: "c" }, { now: NOW }).overTime;
+  assert.equal(o.bucket, "day", "the axis spans the 30 days of the bulk, not 3 years");
+  assert.ok(o.points[0]!.period.startsWith("before "), o.points[0]!.period);
+  assert.deepEqual([o.points[0]!.import, o.points[0]!.chat], [1, 0]);
+  assert.equal(o.earlier?.count, 1);
+  assert.equal(o.points.length, 1 + 30);
+  assert.equal(o.points.reduce((n, p) => n + p.chat + p.import, 0), 51, "every live memory counted once");
+  // Evenly spread data is not windowed.
+  const even = analytics(s.sqlite, { space: "c", basis: "created" }, { now: NOW }).overTime;
+  assert.equal(even.earlier, null);
 });
 
 test("the last job runs, newest first, with their JSON results", () => {

@@ -25,6 +25,7 @@ export const analyticsInput = z.strictObject({
 export type AnalyticsInput = z.infer<typeof analyticsInput>;
 
 export type Bucket = "day" | "week" | "month";
+export type OverTimePoint = { period: string } & Record<MemoryKind, number>;
 
 export interface Analytics {
   space: string | null;
@@ -36,6 +37,8 @@ export interface Analytics {
     pinned: number;
     /** Memories stored in the last 7 days (live or since soft-deleted). */
     addedThisWeek: number;
+    /** Of those, the ones still live (counted in `memories` too). */
+    addedThisWeekLive: number;
     softDeleted: number;
     /** Soft-deleted memories whose purge time (deleted_at + retention) is within the next 7 days (or overdue). */
     expiringWithin7Days: number;
@@ -45,7 +48,8 @@ export interface Analytics {
   };
   expiringSoon: { id: string; content: string; spaceId: string; deletedAt: string; purgeAt: string }[];
   topRetrieved: { id: string; content: string; spaceId: string; kind: MemoryKind; retrievalCount: number; lastRetrievedAt: string | null; importance: number; pinned: boolean }[];
-  overTime: { basis: "timestamp" | "created"; bucket: Bucket; points: ({ period: string } & Record<MemoryKind, number>)[] };
+  /** `earlier`: memories older than the chart's start, counted in its first ("before …") bar. */
+  overTime: { basis: "timestamp" | "created"; bucket: Bucket; points: OverTimePoint[]; earlier: { count: number; from: string; before: string } | null };
   /** Per day (UTC) of the last `days`: live memories whose last retrieval was that day. */
   retrievalsByDay: { day: string; retrievals: number }[];
   jobRuns: { id: number; job: string; startedAt: string; finishedAt: string | null; status: string; durationMs: number | null; result: unknown; error: string | null }[];
@@ -86,28 +90,41 @@ export function memoriesOverTime(db: Database.Database, space: string | null, ba
     .prepare(`SELECT ${col} AS t, kind FROM memories WHERE soft_deleted = 0 AND (@space IS NULL OR space_id = @space)`)
     .all({ space }) as { t: string; kind: MemoryKind }[];
   const times = rows.map((r) => Date.parse(r.t)).filter((t) => Number.isFinite(t));
-  if (times.length === 0) return { basis, bucket: (bucketIn === "auto" ? "day" : bucketIn) as Bucket, points: [] };
-  let min = Infinity;
-  let max = -Infinity;
-  for (const t of times) {
-    if (t < min) min = t;
-    if (t > max) max = t;
-  }
+  if (times.length === 0) return { basis, bucket: (bucketIn === "auto" ? "day" : bucketIn) as Bucket, points: [] as OverTimePoint[], earlier: null };
+  times.sort((a, b) => a - b);
+  const first = times[0]!;
+  const max = times.at(-1)!;
+  // A few old memories (one import from years ago) must not stretch the axis over empty years: when the
+  // oldest 5% span more than half of it, the chart starts at the 5th percentile and what is older is
+  // counted in one leading "before …" bar.
+  const p5 = times[Math.floor(times.length * 0.05)]!;
+  const windowed = max - first > 14 * DAY && p5 - first > (max - first) / 2;
+  // Memories just before the 5th percentile belong to the bulk: the chart reaches back half its span more.
+  const min = windowed ? times.find((t) => t >= p5 - (max - p5) / 2)! : first;
   const bucket: Bucket = bucketIn === "auto" ? autoBucket(min, max) : bucketIn;
   const counts = new Map<number, Record<MemoryKind, number>>();
   const empty = () => Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<MemoryKind, number>;
   // Fill every bucket between the first and the last (at most 2000, a guard for "day" over decades).
   for (let b = bucketStart(min, bucket), n = 0; b <= max && n < 2000; b = nextBucket(b, bucket), n++) counts.set(b, empty());
+  const start = bucketStart(min, bucket);
+  const earlier = empty();
+  let earlierCount = 0;
   for (const r of rows) {
     const t = Date.parse(r.t);
     if (!Number.isFinite(t)) continue;
+    if (t < start) {
+      earlier[r.kind] = (earlier[r.kind] ?? 0) + 1;
+      earlierCount++;
+      continue;
+    }
     const b = bucketStart(t, bucket);
     const c = counts.get(b) ?? empty();
     c[r.kind] = (c[r.kind] ?? 0) + 1;
     counts.set(b, c);
   }
-  const points = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([b, c]) => ({ period: label(b, bucket), ...c }));
-  return { basis, bucket, points };
+  const points: OverTimePoint[] = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([b, c]) => ({ period: label(b, bucket), ...c }));
+  if (earlierCount) points.unshift({ period: `before ${label(start, bucket)}`, ...earlier });
+  return { basis, bucket, points, earlier: earlierCount ? { count: earlierCount, from: iso(first), before: iso(start) } : null };
 }
 
 /** The analytics of one space (or all), as of `now`. */
@@ -123,6 +140,7 @@ export function analytics(db: Database.Database, input: AnalyticsInput = {}, opt
          coalesce(sum(soft_deleted = 0), 0) AS memories,
          coalesce(sum(soft_deleted = 0 AND pinned = 1), 0) AS pinned,
          coalesce(sum(created_at >= @weekAgo), 0) AS addedThisWeek,
+         coalesce(sum(created_at >= @weekAgo AND soft_deleted = 0), 0) AS addedThisWeekLive,
          coalesce(sum(soft_deleted = 1), 0) AS softDeleted,
          coalesce(sum(soft_deleted = 1 AND deleted_at IS NOT NULL AND deleted_at <= @expiryCutoff), 0) AS expiringWithin7Days,
          coalesce(sum(CASE WHEN soft_deleted = 0 THEN retrieval_count ELSE 0 END), 0) AS retrievals

@@ -69,6 +69,7 @@ export interface Conversation {
   title: string;
   createdAt: string;
   updatedAt: string;
+  pinned: boolean;
   messageCount: number;
   /** The start of the last message, for the list. */
   preview: string | null;
@@ -91,13 +92,14 @@ export interface NewMessage {
 
 type Row = Record<string, unknown>;
 
-function rowToConversation(r: Row): Conversation {
+export function rowToConversation(r: Row): Conversation {
   return {
     id: r.id as string,
     spaceId: r.space_id as string,
     title: r.title as string,
     createdAt: r.created_at as string,
     updatedAt: r.updated_at as string,
+    pinned: Boolean(r.pinned),
     messageCount: Number(r.message_count ?? 0),
     preview: (r.preview as string | null) ?? null,
     memory: { recall: r.recall_memory !== 0, store: r.store_memory !== 0 },
@@ -139,7 +141,7 @@ function rowToMessage(r: Row): StoredMessage {
   };
 }
 
-const CONVERSATION_COLUMNS = `c.id, c.space_id, c.title, c.created_at, c.updated_at, c.recall_memory, c.store_memory, c.temporary, c.expires_at,
+export const CONVERSATION_COLUMNS = `c.id, c.space_id, c.title, c.created_at, c.updated_at, c.pinned, c.recall_memory, c.store_memory, c.temporary, c.expires_at,
   (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count,
   (SELECT substr(m.content, 1, 140) FROM messages m WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.rowid DESC LIMIT 1) AS preview`;
 
@@ -189,14 +191,14 @@ export function getConversationOr404(db: Database.Database, id: string): Convers
   return c;
 }
 
-/** Conversations, most recently active first; optionally of one space. Temporary chats are not listed. */
+/** Conversations, pinned first, then most recently active first; optionally of one space. Temporary chats are not listed. */
 export function listConversations(db: Database.Database, opts: { space?: string; limit?: number } = {}): Conversation[] {
   const limit = Math.min(Math.max(opts.limit ?? 200, 1), 1000);
   if (opts.space !== undefined && !spaceExists(db, opts.space)) throw new ServiceError(404, `space '${opts.space}' does not exist`);
   const rows = (
     opts.space === undefined
-      ? db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`).all(limit)
-      : db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.space_id = ? AND c.temporary = 0 ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?`).all(opts.space, limit)
+      ? db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 ORDER BY c.pinned DESC, c.updated_at DESC, c.rowid DESC LIMIT ?`).all(limit)
+      : db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.space_id = ? AND c.temporary = 0 ORDER BY c.pinned DESC, c.updated_at DESC, c.rowid DESC LIMIT ?`).all(opts.space, limit)
   ) as Row[];
   return rows.map(rowToConversation);
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { sseFrame } from "@/server/chat/sse";
 import { runTurn, turnConversation, checkTurnInput, type TurnEvent } from "@/server/chat/turn";
 import { PROVIDER_IDS } from "@/server/chat/providers";
+import { prepareReplacement, type Replacement } from "@/server/chat/replace";
 import { handle, readBody } from "@/server/http/rest";
 import { beginRequest, closing, CLOSING_MESSAGE } from "@/server/ops/inflight";
 import { appContext, ServiceError } from "@/server/services/memory-service";
@@ -16,12 +17,24 @@ const chatInput = z.strictObject({
   message: z.string(),
   provider: z.enum(PROVIDER_IDS).optional(),
   model: z.string().trim().min(1).max(200).optional(),
+  /** Answer the last user message again, replacing the replies after it (Regenerate, Retry). */
+  regenerate: z.literal(true).optional(),
+  /** Replace this user message and everything after it by `message` (Edit). */
+  editMessageId: z.string().uuid("editMessageId must be a message id").optional(),
   /** Start a temporary chat: it may read memory (Settings) but never writes any, and is deleted when its page closes or after 24 h. */
   temporary: z.boolean().optional(),
 });
 
+function replacement(input: z.infer<typeof chatInput>): Replacement | undefined {
+  if (input.regenerate && input.editMessageId) throw new ServiceError(400, "regenerate and editMessageId cannot be combined");
+  if ((input.regenerate || input.editMessageId) && !input.conversationId) throw new ServiceError(400, "regenerate and editMessageId need a conversationId");
+  if (input.regenerate) return { type: "regenerate" };
+  if (input.editMessageId) return { type: "edit", messageId: input.editMessageId };
+  return undefined;
+}
+
 /**
- * POST /api/chat { conversationId?, space?, message, provider?, model?, temporary? } → text/event-stream
+ * POST /api/chat { conversationId?, space?, message, provider?, model?, regenerate?, editMessageId?, temporary? } → text/event-stream
  * One JSON object per event (TurnEvent): start, recall, provider, sent, delta…, then done | command | error;
  * or only `consent` when a remote provider would get memories and the owner has not decided yet
  * (nothing was stored, and a conversation this message would have started is deleted again; save a
@@ -36,14 +49,16 @@ export function POST(req: Request) {
     checkTurnInput(input);
     if (closing()) throw new ServiceError(503, CLOSING_MESSAGE);
     const memo = appContext();
+    const replace = replacement(input);
     const conversation = turnConversation(memo, input);
+    if (replace) prepareReplacement(memo.db, conversation.id, replace, input.message, { dryRun: true }); // 4xx before any event
     const abort = new AbortController();
     const inflight = beginRequest();
     const stop = (why: string) => () => abort.abort(new Error(why));
     // The client went away (Next aborts the request's signal, and cancels the body below), or Memo is stopping.
     req.signal.addEventListener("abort", stop("client disconnected"), { once: true });
     inflight.signal.addEventListener("abort", stop("Memo is shutting down"), { once: true });
-    const events = runTurn({ memo, signal: abort.signal }, { ...input, conversationId: conversation.id })[Symbol.asyncIterator]();
+    const events = runTurn({ memo, signal: abort.signal }, { conversationId: conversation.id, message: input.message, provider: input.provider, model: input.model, replace, temporary: input.temporary })[Symbol.asyncIterator]();
     const encoder = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {

@@ -61,11 +61,17 @@ export function Analytics() {
       {a && (
         <>
           <dl className="grid grid-cols-2 gap-3 md:grid-cols-5" aria-label="Totals">
-            <Stat id="memories" label="Memories" value={a.totals.memories} />
-            <Stat id="pinned" label="Pinned" value={a.totals.pinned} />
-            <Stat id="added-week" label="Added this week" value={a.totals.addedThisWeek} />
+            {/* Each figure says what it counts, so that side by side they agree. */}
+            <Stat id="memories" label="Memories" value={a.totals.memories} hint="live now (not deleted)" />
+            <Stat id="pinned" label="Pinned" value={a.totals.pinned} hint="of the live memories" />
+            <Stat
+              id="added-week"
+              label="Added this week"
+              value={a.totals.addedThisWeek}
+              hint={`stored in the last 7 days; ${a.totals.addedThisWeekLive} still live, ${a.totals.addedThisWeek - a.totals.addedThisWeekLive} since deleted or merged`}
+            />
             <Stat id="expiring" label="Deletes expiring ≤ 7 days" value={a.totals.expiringWithin7Days} hint={`${a.totals.softDeleted} soft-deleted; purged after ${a.retentionDays} days`} />
-            <Stat id="retrievals" label="Retrievals (all time)" value={a.totals.retrievals} />
+            <Stat id="retrievals" label="Retrievals (all time)" value={a.totals.retrievals} hint="times a live memory was recalled into a prompt" />
           </dl>
 
           <div className="grid gap-4 lg:grid-cols-3">
@@ -74,6 +80,12 @@ export function Analytics() {
                 Memories over time by kind <span className="font-normal text-zinc-500">(per {a.overTime.bucket}, {basis === "timestamp" ? "by when it happened" : "by when it was stored"})</span>
               </figcaption>
               {a.overTime.points.length ? <OverTimeChart points={a.overTime.points} /> : <p className="py-10 text-center text-sm text-zinc-500">No memories yet.</p>}
+              {a.overTime.earlier && (
+                <p className="mt-1 text-xs text-zinc-500" data-testid="over-time-earlier">
+                  The first bar counts the {a.overTime.earlier.count.toLocaleString("en-US")} older memor{a.overTime.earlier.count === 1 ? "y" : "ies"} (from {a.overTime.earlier.from.slice(0, 10)}), so that they do not stretch the axis.
+                </p>
+              )}
+              <p className="mt-1 text-xs text-zinc-500">Live memories per {a.overTime.bucket}; the bars add up to the {a.totals.memories.toLocaleString("en-US")} memories above.</p>
             </figure>
             <div className={`${CARD} min-w-0`}>
               <h2 className="mb-2 text-sm font-semibold">By kind</h2>

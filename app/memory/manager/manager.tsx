@@ -1,7 +1,7 @@
 "use client";
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useState } from "react";
+import { Fragment, useEffect, useMemo, useState } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { LifetimePanel } from "../lifetime-panel";
 
@@ -41,6 +41,25 @@ function useDebounced<T>(value: T, ms: number): T {
 
 const fmt = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "—");
 
+/** An undo in the table itself, where the deleted row was. */
+function UndoRow({ text, busy, onUndo, onClose }: { text: string; busy: boolean; onUndo: () => void; onClose: () => void }) {
+  return (
+    <tr data-testid="undo-toast">
+      <td colSpan={6} className="p-1">
+        <div role="status" className="flex items-center gap-3 rounded bg-zinc-900 px-3 py-1.5 text-sm text-white dark:bg-zinc-100 dark:text-zinc-900">
+          <span className="min-w-0 flex-1 truncate">{text}</span>
+          <button type="button" className="rounded border border-white/40 px-2 py-0.5 text-xs font-semibold hover:bg-white/10 disabled:opacity-50 dark:border-zinc-900/40" disabled={busy} onClick={onUndo}>
+            Undo
+          </button>
+          <button type="button" aria-label="Dismiss" className="px-1 text-xs opacity-70 hover:opacity-100" onClick={onClose}>
+            ✕
+          </button>
+        </div>
+      </td>
+    </tr>
+  );
+}
+
 export function Manager() {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -52,7 +71,24 @@ export function Manager() {
   const [confirmPurge, setConfirmPurge] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [undo, setUndo] = useState<{ ids: string[]; afterId: string | null; text: string } | null>(null);
   const text = useDebounced(f.text, 250);
+  useEffect(() => {
+    if (!undo) return;
+    const t = setTimeout(() => setUndo(null), 15_000);
+    return () => clearTimeout(t);
+  }, [undo]);
+  // Links from elsewhere (the chat's "Remembered" line) open the Manager filtered: ?text=&space=&status=
+  useEffect(() => {
+    const q = new URLSearchParams(window.location.search);
+    const status = q.get("status");
+    const from: Partial<Filters> = {
+      ...(q.get("text") ? { text: q.get("text")! } : {}),
+      ...(q.get("space") ? { space: q.get("space")! } : {}),
+      ...(status === "live" || status === "deleted" || status === "all" ? { status } : {}),
+    };
+    if (Object.keys(from).length) setF((prev) => ({ ...prev, ...from }));
+  }, []);
 
   const input = useMemo(
     () => ({
@@ -114,8 +150,16 @@ export function Manager() {
   );
   const del = useMutation(
     trpc.manager.delete.mutationOptions({
-      onSuccess: (r) => {
+      onSuccess: (r, v) => {
         setSelected(new Set());
+        // The undo sits where the row was (after the row above it), or above the table for several.
+        const at = v.ids.length === 1 ? pageIds.indexOf(v.ids[0]!) : -1;
+        const item = data?.items.find((m) => m.id === v.ids[0]);
+        setUndo({
+          ids: r.deleted,
+          afterId: at > 0 ? pageIds[at - 1]! : null,
+          text: v.ids.length === 1 && item ? `Deleted “${item.content.length > 50 ? `${item.content.slice(0, 50)}…` : item.content}”.` : `Deleted ${r.deleted.length} memories.`,
+        });
         done(`Deleted ${r.deleted.length}. Restorable until purged.`);
       },
       onError,
@@ -125,6 +169,7 @@ export function Manager() {
     trpc.manager.restore.mutationOptions({
       onSuccess: (r) => {
         setSelected(new Set());
+        setUndo(null);
         done(`Restored ${r.restored.length}.`);
       },
       onError,
@@ -304,7 +349,8 @@ export function Manager() {
       )}
 
       <div className="overflow-x-auto rounded border border-zinc-200 dark:border-zinc-800">
-        <table className="w-full table-auto text-left text-sm" aria-label="Memories" aria-busy={list.isFetching}>
+        {/* Fixed layout: the short columns keep their width; only the memory text wraps (it used to squeeze them letter by letter). */}
+        <table className="w-full table-fixed text-left text-sm" aria-label="Memories" aria-busy={list.isFetching}>
           <thead className="bg-zinc-100 text-xs uppercase tracking-wide text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
             <tr>
               <th scope="col" className="w-8 p-2">
@@ -313,26 +359,28 @@ export function Manager() {
               <th scope="col" className="p-2">
                 Memory
               </th>
-              <th scope="col" className="hidden p-2 md:table-cell">
+              <th scope="col" className="hidden w-36 p-2 md:table-cell">
                 Space
               </th>
-              <th scope="col" className="hidden p-2 md:table-cell">
+              <th scope="col" className="hidden w-28 p-2 md:table-cell">
                 Kind
               </th>
-              <th scope="col" className="hidden p-2 md:table-cell">
+              <th scope="col" className="hidden w-40 p-2 md:table-cell">
                 Time
               </th>
-              <th scope="col" className="hidden p-2 text-right lg:table-cell">
+              <th scope="col" className="hidden w-24 whitespace-nowrap p-2 text-right lg:table-cell">
                 Recalled
               </th>
             </tr>
           </thead>
           <tbody>
+            {undo && undo.afterId === null && <UndoRow text={undo.text} busy={busy} onUndo={() => restore.mutate({ ids: undo.ids })} onClose={() => setUndo(null)} />}
             {data?.items.map((m) => {
               const isEditing = editing?.id === m.id;
               const short = m.content.length > 60 ? `${m.content.slice(0, 60)}…` : m.content;
               return (
-                <tr key={m.id} data-testid="memory-row" data-id={m.id} data-deleted={m.softDeleted ? "true" : "false"} className={`border-t border-zinc-200 align-top dark:border-zinc-800 ${m.softDeleted ? "bg-zinc-100/60 dark:bg-zinc-900/60" : ""}`}>
+                <Fragment key={m.id}>
+                <tr data-testid="memory-row" data-id={m.id} data-deleted={m.softDeleted ? "true" : "false"} className={`border-t border-zinc-200 align-top dark:border-zinc-800 ${m.softDeleted ? "bg-zinc-100/60 dark:bg-zinc-900/60" : ""}`}>
                   <td className="p-2">
                     <input type="checkbox" aria-label={`Select: ${short}`} checked={selected.has(m.id)} onChange={() => toggle(m.id)} />
                   </td>
@@ -424,10 +472,10 @@ export function Manager() {
                       </div>
                     )}
                   </td>
-                  <td className="hidden p-2 md:table-cell">
-                    <span className="break-all">{m.spaceId}</span>
+                  <td className="hidden truncate p-2 md:table-cell" title={m.spaceId}>
+                    {m.spaceId}
                   </td>
-                  <td className="hidden p-2 md:table-cell">{m.kind}</td>
+                  <td className="hidden whitespace-nowrap p-2 md:table-cell">{m.kind}</td>
                   <td className="hidden whitespace-nowrap p-2 tabular-nums md:table-cell">
                     <time dateTime={m.timestamp} title={`stored ${fmt(m.createdAt)}`}>
                       {fmt(m.timestamp)}
@@ -437,6 +485,8 @@ export function Manager() {
                     {m.retrievalCount}×
                   </td>
                 </tr>
+                {undo && undo.afterId === m.id && <UndoRow text={undo.text} busy={busy} onUndo={() => restore.mutate({ ids: undo.ids })} onClose={() => setUndo(null)} />}
+                </Fragment>
               );
             })}
             {data && data.items.length === 0 && (

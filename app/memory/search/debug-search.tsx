@@ -68,6 +68,9 @@ export function DebugSearch() {
   };
   const result = useQuery({ ...trpc.memory.search.queryOptions(input), enabled: Boolean(submitted?.trim()) });
   const data = result.data;
+  // The saved settings: the "default" choices show their real values before the first search too.
+  const saved = useQuery(trpc.retrievalSettings.get.queryOptions());
+  const current = data?.settings ?? saved.data?.settings;
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -122,7 +125,7 @@ export function DebugSearch() {
               onChange={(e) => setContextMessages(e.target.value === "" ? undefined : Number(e.target.value))}
               className={INPUT}
             >
-              <option value="">default ({data?.settings.contextMessages ?? 3})</option>
+              <option value="">default ({current?.contextMessages ?? "…"})</option>
               {[0, 1, 2, 3].map((n) => (
                 <option key={n} value={n}>
                   {n}
@@ -133,13 +136,13 @@ export function DebugSearch() {
           <label className="flex items-center gap-2">
             Fusion
             <select value={fusion ?? ""} onChange={(e) => setFusion(e.target.value === "" ? undefined : (e.target.value as "rrf" | "linear"))} className={INPUT}>
-              <option value="">default{data ? ` (${data.settings.fusion})` : ""}</option>
+              <option value="">default{current ? ` (${current.fusion})` : ""}</option>
               <option value="rrf">RRF</option>
               <option value="linear">linear</option>
             </select>
           </label>
           <label className="flex items-center gap-2" title="A second query of the message's first 5 words, for messages longer than 7 words">
-            <input type="checkbox" checked={anchorQuery ?? data?.settings.anchorQuery ?? false} onChange={(e) => setAnchorQuery(e.target.checked)} />
+            <input type="checkbox" checked={anchorQuery ?? current?.anchorQuery ?? false} onChange={(e) => setAnchorQuery(e.target.checked)} />
             Anchor query
           </label>
           <label className="flex items-center gap-2" title="Drop vector-only results below the minimum similarity and keyword-only results below the FTS floor">

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
 import { persistQueue } from "../../chat/persist";
+import { providerHealth } from "../../chat/provider-health";
 import { providerStatus } from "../../chat/providers";
 import { getMessage, updateCommand } from "../../services/conversation-service";
 import { confirmForget } from "../../chat/forget-confirm";
@@ -9,8 +10,9 @@ import { restore, ServiceError } from "../../services/memory-service";
 /** The chat page's non-streaming needs; the reply itself streams from POST /api/chat. */
 export const chatRouter = createTRPCRouter({
   /** Is a provider ready (and if not, how to set one up)? Are exchanges waiting to be written to memory? */
-  status: publicProcedure.query(({ ctx }) => {
+  status: publicProcedure.query(async ({ ctx }) => {
     const p = providerStatus(ctx.memo.db);
+    const health = await providerHealth(ctx.memo.db);
     const active = p.providers.find((x) => x.id === p.active);
     return {
       ready: p.ready,
@@ -19,6 +21,8 @@ export const chatRouter = createTRPCRouter({
       label: active?.label ?? null,
       model: active?.model ?? null,
       persist: persistQueue().status(),
+      /** Live: ready / unreachable / not_configured, re-checked (server/chat/provider-health.ts). */
+      health,
     };
   }),
   /** Confirm (or decline) a /forget that asked first: forgets exactly the memories it listed, those still live. */

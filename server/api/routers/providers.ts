@@ -37,6 +37,26 @@ function status(db: Parameters<typeof providerStatus>[0]) {
 
 const providerId = z.enum(PROVIDER_IDS);
 
+class Rollback extends Error {}
+
+/**
+ * The configuration the form's unsaved values would give: applied and resolved inside a transaction
+ * that is then rolled back, so Test uses exactly Save's rules and nothing is stored.
+ */
+function resolveUnsavedConfig(db: Parameters<typeof providerStatus>[0], patch: Parameters<typeof saveProviderSettings>[1]): ReturnType<typeof resolveProviderConfig> {
+  let cfg: ReturnType<typeof resolveProviderConfig> | undefined;
+  try {
+    db.transaction(() => {
+      saveProviderSettings(db, patch);
+      cfg = resolveProviderConfig(db);
+      throw new Rollback();
+    })();
+  } catch (e) {
+    if (!(e instanceof Rollback)) throw e;
+  }
+  return cfg!;
+}
+
 /** Chat providers (Settings → Providers and the chat page's picker). API keys never leave the server. */
 export const providersRouter = createTRPCRouter({
   status: publicProcedure.query(({ ctx }) => status(ctx.memo.db)),
@@ -73,10 +93,10 @@ export const providersRouter = createTRPCRouter({
     }
   }),
   /** Send a tiny request and report how it went (Settings' "Test" button). */
-  test: publicProcedure.input(z.strictObject({ provider: providerId.optional() })).mutation(async ({ ctx, input }) => {
+  test: publicProcedure.input(z.strictObject({ provider: providerId.optional(), settings: providerSettingsPatchSchema.optional() })).mutation(async ({ ctx, input }) => {
     const t0 = performance.now();
     try {
-      const cfg = resolveProviderConfig(ctx.memo.db);
+      const cfg = input.settings ? resolveUnsavedConfig(ctx.memo.db, input.settings) : resolveProviderConfig(ctx.memo.db);
       const id = input.provider ?? cfg.active.value;
       if (!id) throw new ProviderError("not_configured", providerStatus(ctx.memo.db).problem ?? "No provider is configured.");
       const r = await createProvider(cfg, id).complete([{ role: "user", content: "Reply with the single word: OK" }], { maxTokens: 16 });

@@ -1,0 +1,61 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "../_trpc/client";
+import { ProviderChip, type Health } from "./provider-chip";
+import { ProviderPicker } from "./provider-picker";
+
+/** One compact row above the conversation: drawer button (phone), title, space, provider and its live state. */
+export function ChatToolbar({
+  title,
+  space,
+  spaceLocked,
+  onSpace,
+  onOpenDrawer,
+  health,
+}: {
+  title: string;
+  space: string;
+  spaceLocked: boolean;
+  onSpace: (s: string) => void;
+  onOpenDrawer: () => void;
+  health: Health | undefined;
+}) {
+  const trpc = useTRPC();
+  const spaces = useQuery(trpc.memory.spaces.queryOptions());
+  return (
+    <div className="flex shrink-0 flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 px-3 py-1.5 dark:border-zinc-800">
+      <button
+        type="button"
+        onClick={onOpenDrawer}
+        aria-label="Open conversations"
+        className="rounded border border-zinc-300 px-2 py-1 text-sm md:hidden dark:border-zinc-700"
+      >
+        <span aria-hidden="true">☰</span>
+      </button>
+      <h1 className="min-w-0 flex-1 truncate text-base font-semibold" data-testid="conversation-title">
+        {title}
+      </h1>
+      <ProviderChip health={health} />
+      {/* On a phone one line that scrolls sideways, not three stacked rows. */}
+      <div className="flex w-full flex-nowrap items-center gap-x-3 overflow-x-auto whitespace-nowrap sm:w-auto">
+        <label className="flex items-center gap-1 text-sm">
+          <span className="text-zinc-500">Space</span>
+          <select
+            aria-label="Space"
+            value={space}
+            disabled={spaceLocked}
+            title={spaceLocked ? "A conversation stays in its space" : "The space this conversation's memories belong to"}
+            onChange={(e) => onSpace(e.target.value)}
+            className="max-w-32 rounded border border-zinc-300 bg-white px-2 py-0.5 dark:border-zinc-700 dark:bg-zinc-900"
+          >
+            {Array.from(new Set([space, ...(spaces.data ?? ["personal"])])).map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <ProviderPicker />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,132 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+import type { ConversationRow } from "./conversation-list";
+
+const BTN = "shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
+
+/** "14:05" today, "Mon 30 Nov" this year, "30 Nov 2024" before. */
+export function shortDate(iso: string, now = new Date()): string {
+  const d = new Date(iso);
+  if (d.toDateString() === now.toDateString()) return d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+  if (d.getFullYear() === now.getFullYear()) return d.toLocaleDateString("en-GB", { weekday: "short", day: "numeric", month: "short" });
+  return d.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" });
+}
+
+/** Renders «matched» words of a search snippet as marks. */
+function Snippet({ text }: { text: string }) {
+  return (
+    <span className="line-clamp-2 text-xs text-zinc-500" data-testid="conversation-snippet">
+      {text.split(/(«[^»]*»)/).map((p, i) =>
+        p.startsWith("«") ? (
+          <mark key={i} className="rounded bg-amber-200 px-0.5 text-zinc-900 dark:bg-amber-700 dark:text-zinc-50">
+            {p.slice(1, -1)}
+          </mark>
+        ) : (
+          p
+        ),
+      )}
+    </span>
+  );
+}
+
+export function ConversationItem({
+  c,
+  current,
+  busy,
+  onOpen,
+  onRename,
+  onPin,
+  onExport,
+  onDelete,
+}: {
+  c: ConversationRow;
+  current: boolean;
+  busy: boolean;
+  onOpen?: () => void;
+  onRename: (title: string) => Promise<void>;
+  onPin: () => void;
+  onExport: () => void;
+  onDelete: () => void;
+}) {
+  const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
+  const [title, setTitle] = useState(c.title);
+  return (
+    <li
+      data-testid="conversation-item"
+      data-id={c.id}
+      data-pinned={c.pinned || undefined}
+      className={`rounded px-2 py-1 ${current ? "bg-zinc-200 dark:bg-zinc-800" : "hover:bg-zinc-100 dark:hover:bg-zinc-900"}`}
+    >
+      {mode === "rename" ? (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (title.trim()) void onRename(title).then(() => setMode("view"));
+          }}
+          className="flex items-center gap-1"
+        >
+          <label htmlFor={`rename-${c.id}`} className="sr-only">
+            New title
+          </label>
+          <input
+            id={`rename-${c.id}`}
+            autoFocus
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            onKeyDown={(e) => e.key === "Escape" && setMode("view")}
+            className="min-w-0 flex-1 rounded border border-zinc-300 bg-white px-1 py-0.5 text-sm dark:border-zinc-700 dark:bg-zinc-900"
+          />
+          <button type="submit" className={BTN} disabled={busy}>
+            Save
+          </button>
+        </form>
+      ) : (
+        <>
+          <div className="flex items-baseline gap-2">
+            <Link href={`/c/${c.id}`} onClick={onOpen} aria-current={current ? "page" : undefined} className="min-w-0 flex-1 truncate text-sm" title={c.title}>
+              {c.pinned && <span aria-label="pinned">📌 </span>}
+              {c.title}
+            </Link>
+            <time dateTime={c.updatedAt} className="shrink-0 text-[11px] tabular-nums text-zinc-500" title={new Date(c.updatedAt).toLocaleString()}>
+              {shortDate(c.updatedAt)}
+            </time>
+          </div>
+          {c.snippet && <Snippet text={c.snippet} />}
+          <div className="flex items-center gap-0.5">
+            <span className="min-w-0 flex-1 truncate text-xs text-zinc-500" title={c.spaceId}>
+              {c.spaceId}
+            </span>
+            {mode === "delete" ? (
+              <>
+                <span className="text-xs">Delete?</span>
+                <button type="button" className={`${BTN} text-red-700 dark:text-red-300`} onClick={onDelete} disabled={busy}>
+                  Yes, delete
+                </button>
+                <button type="button" className={BTN} onClick={() => setMode("view")}>
+                  No
+                </button>
+              </>
+            ) : (
+              <>
+                <button type="button" className={BTN} aria-label={`${c.pinned ? "Unpin" : "Pin"} ${c.title}`} onClick={onPin} disabled={busy}>
+                  {c.pinned ? "Unpin" : "Pin"}
+                </button>
+                <button type="button" className={BTN} aria-label={`Rename ${c.title}`} onClick={() => (setTitle(c.title), setMode("rename"))}>
+                  Rename
+                </button>
+                <button type="button" className={BTN} aria-label={`Export ${c.title} as Markdown`} onClick={onExport}>
+                  Export
+                </button>
+                <button type="button" className={BTN} aria-label={`Delete ${c.title}`} onClick={() => setMode("delete")}>
+                  Delete
+                </button>
+              </>
+            )}
+          </div>
+        </>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,179 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { ACTION_BTN, CopyButton } from "./copy-button";
+import { ForgetConfirm } from "./forget-confirm";
+import { CommandDetails, Markdown, splitInterrupted, type UiMessage } from "./message";
+import { MemoryLine } from "./memory-line";
+import { SentTo } from "./sent-to";
+import { MAX_CHARS } from "./composer";
+import { isStoredId } from "./use-chat-turn";
+
+export interface MessageActions {
+  /** No turn is running: Regenerate, Retry and Edit may start one. */
+  idle: boolean;
+  /** This is the conversation's last message. */
+  isLast: boolean;
+  space?: string;
+  editing: boolean;
+  onStartEdit: () => void;
+  onCancelEdit: () => void;
+  onSubmitEdit: (text: string) => void;
+  onRegenerate: () => void;
+  onUndo?: () => void;
+  undoing?: boolean;
+}
+
+function EditBox({ initial, onCancel, onSubmit }: { initial: string; onCancel: () => void; onSubmit: (text: string) => void }) {
+  const [text, setText] = useState(initial);
+  const ref = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }, []);
+  const tooLong = text.length > MAX_CHARS;
+  const submit = () => text.trim() && !tooLong && onSubmit(text);
+  return (
+    <form
+      className="w-full max-w-[85%] space-y-1"
+      aria-label="Edit message"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <label className="sr-only" htmlFor="edit-message">
+        Edited message
+      </label>
+      <textarea
+        id="edit-message"
+        ref={ref}
+        value={text}
+        rows={Math.min(10, Math.max(2, text.split("\n").length))}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape") {
+            e.preventDefault();
+            e.stopPropagation();
+            onCancel();
+          } else if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            submit();
+          }
+        }}
+        className="w-full resize-none rounded border border-zinc-300 bg-white px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900"
+      />
+      {tooLong && (
+        <p role="alert" className="text-xs text-red-700 dark:text-red-300">
+          {text.length.toLocaleString("en")} characters: the limit is {MAX_CHARS.toLocaleString("en")}.
+        </p>
+      )}
+      <div className="flex justify-end gap-2 text-xs text-zinc-500">
+        <span className="mr-auto self-center">Enter sends and replaces what followed · Esc cancels</span>
+        <button type="button" className={ACTION_BTN} onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="rounded bg-zinc-900 px-2 py-1 text-xs font-medium text-white disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900" disabled={!text.trim() || tooLong}>
+          Send
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function UserMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
+  if (a.editing) {
+    return (
+      <li className="flex justify-end" data-testid="user-message" data-editing="true">
+        <EditBox initial={m.content} onCancel={a.onCancelEdit} onSubmit={a.onSubmitEdit} />
+      </li>
+    );
+  }
+  return (
+    <li className="group flex flex-col items-end" data-testid="user-message" data-id={m.id}>
+      <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-lg bg-zinc-900 px-3 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900" data-testid="user-text">
+        {m.content}
+      </div>
+      <div className="mt-0.5 flex gap-1" data-testid="message-actions">
+        {a.isLast && isStoredId(m.id) && (
+          <button type="button" className={`${ACTION_BTN} text-red-700 dark:text-red-300`} onClick={a.onRegenerate} disabled={!a.idle} title="This message has no reply yet">
+            Retry
+          </button>
+        )}
+        <CopyButton label="Copy" text={() => m.content} />
+        {isStoredId(m.id) && (
+          <button type="button" className={ACTION_BTN} onClick={a.onStartEdit} disabled={!a.idle}>
+            Edit
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}
+
+function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
+  const { text, note } = splitInterrupted(m.content);
+  const failed = m.status === "error" || note !== null;
+  const stored = isStoredId(m.id);
+  return (
+    <li data-testid="assistant-message" data-status={m.status} aria-busy={m.status === "streaming"}>
+      <div className="rounded-lg border border-zinc-200 bg-white px-3 py-2 dark:border-zinc-800 dark:bg-zinc-900">
+        {text ? (
+          <div data-testid="reply">
+            <Markdown text={text} />
+          </div>
+        ) : m.status === "streaming" ? (
+          <p className="text-sm text-zinc-500" data-testid="thinking">
+            Thinking…
+          </p>
+        ) : null}
+        {m.command?.type === "forget" && (m.command.pending || m.command.cancelledAt) ? (
+          <ForgetConfirm messageId={m.id} command={m.command} />
+        ) : (
+          m.command && <CommandDetails command={m.command} onUndo={a.onUndo} undoing={a.undoing} />
+        )}
+        {/* One plain message per failure: the live error, or (after a reload) the note stored with a cut-short reply. */}
+        {m.status === "error" && m.error ? (
+          <p role="alert" className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200" data-testid="reply-error">
+            {text ? `The reply was cut short: ${m.error}` : m.error}
+          </p>
+        ) : note ? (
+          <p className="mt-2 text-xs text-amber-700 dark:text-amber-400" data-testid="reply-interrupted">
+            Interrupted: {note.replace(/^the /, "")}
+          </p>
+        ) : null}
+        {m.recallError && (
+          <p className="mt-2 text-xs text-amber-700 dark:text-amber-400" data-testid="recall-error">
+            {m.recallError} (answered without memories)
+          </p>
+        )}
+      </div>
+      {m.status !== "streaming" && (
+        <div className="mt-0.5 flex flex-wrap items-center gap-1" data-testid="message-actions">
+          {text && <CopyButton label="Copy" text={() => text} />}
+          {a.isLast && failed && (
+            <button type="button" className={`${ACTION_BTN} text-red-700 dark:text-red-300`} onClick={a.onRegenerate} disabled={!a.idle}>
+              Retry
+            </button>
+          )}
+          {a.isLast && !failed && stored && !m.command && (
+            <button type="button" className={ACTION_BTN} onClick={a.onRegenerate} disabled={!a.idle}>
+              Regenerate
+            </button>
+          )}
+          {m.provider && <span className="text-xs text-zinc-400">{m.provider}</span>}
+        </div>
+      )}
+      {/* The reply's footer: memory stored and recalled. Later lines about the reply (where it was sent, memory not used) go here too. */}
+      {!m.command && m.status !== "streaming" && <MemoryLine messageId={stored && text ? m.id : null} createdAt={m.createdAt} recalled={m.recalled} space={a.space} />}
+      {m.status === "streaming" && m.recalled && <MemoryLine messageId={null} recalled={m.recalled} space={a.space} />}
+      {m.sent && <SentTo sent={m.sent} />}
+    </li>
+  );
+}
+
+export function MessageView({ m, actions }: { m: UiMessage; actions: MessageActions }) {
+  return m.role === "user" ? <UserMessage m={m} a={actions} /> : <AssistantMessage m={m} a={actions} />;
+}

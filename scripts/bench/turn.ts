@@ -1,0 +1,78 @@
+/**
+ * The chat turn's retrieval path as `npm run bench` times it: the app's own entry point
+ * (recallForPrompt: query building, both legs for every query, fusion, filter, packing, promotion),
+ * with an embedder that hands back the query vectors the benchmark drew, so that query embedding, a
+ * model's cost rather than the pipeline's, is left out of the figure (and measured apart).
+ */
+import type Database from "better-sqlite3";
+import { recallForPrompt } from "../../server/chat/turn";
+import type { Embedder } from "../../server/memory/embed-client";
+import { defaultSettingsFor, saveRetrievalSettings } from "../../server/memory/settings";
+import type { MemoContext } from "../../server/services/memory-service";
+
+/** Serves precomputed query vectors in order; counts the time spent inside it. */
+export class PrecomputedQueryEmbedder implements Embedder {
+  next: Float32Array[] = [];
+  ms = 0;
+  calls = 0;
+  constructor(
+    private readonly model: string,
+    private readonly dim: number,
+  ) {}
+  async info() {
+    return { model: this.model, dim: this.dim };
+  }
+  async embedQueries(texts: string[]): Promise<Float32Array[]> {
+    const t = performance.now();
+    this.calls += texts.length;
+    if (texts.length > this.next.length) throw new Error(`the benchmark prepared ${this.next.length} query vectors, the turn asked for ${texts.length}`);
+    const out = this.next.slice(0, texts.length);
+    this.ms += performance.now() - t;
+    return out;
+  }
+  async embedDocuments(): Promise<Float32Array[]> {
+    throw new Error("the turn benchmark stores nothing");
+  }
+  async tokenize(): Promise<number[]> {
+    throw new Error("the turn benchmark tokenizes nothing");
+  }
+}
+
+export interface BenchTurn {
+  message: string;
+  context: string[];
+  /** Vectors for the turn's queries, in the order buildQueries makes them (main, anchor). */
+  vectors: Float32Array[];
+}
+
+function stats(xs: number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))]!;
+  return { p50: +q(0.5).toFixed(3), p95: +q(0.95).toFixed(3) };
+}
+
+/**
+ * Time `turns` through recallForPrompt with the retrieval settings of `profile` (saved as the store's
+ * settings for its model, as a person would in Settings). Returns p50/p95 in ms, query embedding excluded.
+ */
+export async function timeTurns(db: Database.Database, model: string, dim: number, space: string, profile: string, turns: BenchTurn[]) {
+  saveRetrievalSettings(db, model, defaultSettingsFor(profile));
+  const embedder = new PrecomputedQueryEmbedder(model, dim);
+  const memo: MemoContext = { db, embedder };
+  const times: number[] = [];
+  let queries = 0;
+  let recalled = 0;
+  for (const [i, t] of turns.entries()) {
+    embedder.next = t.vectors;
+    embedder.ms = 0;
+    const t0 = performance.now();
+    const r = await recallForPrompt(memo, { space, query: t.message, context: t.context });
+    const ms = performance.now() - t0 - embedder.ms;
+    if (r.error) throw new Error(`turn recall failed: ${r.error}`);
+    if (i >= 5) times.push(ms); // the first turns warm statement caches and the JIT
+    queries += r.queries.length;
+    recalled += r.memories.length;
+  }
+  db.prepare("DELETE FROM settings WHERE key = ?").run(`retrieval:${model}`);
+  return { ...stats(times), queriesPerTurn: +(queries / turns.length).toFixed(2), packedPerTurn: +(recalled / turns.length).toFixed(2) };
+}
