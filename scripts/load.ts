@@ -23,12 +23,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { OpenAIFixtureServer } from "../e2e/support/openai-fixture";
+import { freePort } from "../server/ops/child-process";
 import { englishText } from "../server/test/english-text";
 
 export interface LoadOptions {
@@ -57,17 +57,6 @@ function loopbackOnly(url: string): void {
   if (!(host === "localhost" || host === "[::1]" || host === "::1" || /^127\./.test(host))) {
     throw new Error(`the load script only sends traffic to this machine (127.0.0.1 / localhost), not to ${host}`);
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 interface StartedApp {

@@ -9,27 +9,19 @@
  * It prints {"event":"listening",...} and {"event":"ready",...} lines on stdout, and exits when its stdin
  * closes (--watch-stdin), so it never outlives the app that started it.
  */
-import http from "node:http";
+import type http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import type { ChatHistoryItem, LlamaChat as LlamaChatType, LlamaContext, LlamaModel } from "node-llama-cpp";
-import { readJsonBody, sendError, sendJson } from "../http/node-json";
 import { describeBackend } from "../embedder/engines/backend";
+import { childArgs, serveChild } from "../ops/child-main";
+import { readJsonBody, sendError, sendJson } from "../ops/node-json";
 
 const MAX_BODY = 8 * 1024 * 1024;
 
-const { values } = parseArgs({
-  options: {
-    port: { type: "string", default: "0" },
-    host: { type: "string", default: "127.0.0.1" },
-    model: { type: "string" },
-    threads: { type: "string" },
-    "ctx-size": { type: "string" },
-    parallel: { type: "string", default: "1" },
-    "max-tokens": { type: "string", default: "2048" },
-    "watch-stdin": { type: "boolean", default: false },
-  },
+const values = childArgs({
+  parallel: { type: "string", default: "1" },
+  "max-tokens": { type: "string", default: "2048" },
 });
 
 if (!values.model) {
@@ -48,7 +40,6 @@ interface Slot {
 let model: LlamaModel | undefined;
 let context: LlamaContext | undefined;
 let slots: Slot[] = [];
-let loadError: string | undefined;
 let description = "";
 const waiting: ((s: Slot) => void)[] = [];
 
@@ -140,6 +131,7 @@ async function chatCompletions(req: http.IncomingMessage, res: http.ServerRespon
   try {
     if (abort.signal.aborted) return;
     const promptTokens = slot.chat.model.tokenize(history.map((h) => ("text" in h ? h.text : (h.response as string[]).join(""))).join("\n")).length;
+    const sampling = { maxTokens, temperature: body.temperature ?? 0.8, topP: body.top_p, seed: body.seed, signal: abort.signal, stopOnAbortSignal: true };
     if (body.stream) {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
       const chunk = (delta: Record<string, unknown>, finish: string | null) =>
@@ -147,12 +139,7 @@ async function chatCompletions(req: http.IncomingMessage, res: http.ServerRespon
       res.write(chunk({ role: "assistant", content: "" }, null));
       let completionTokens = 0;
       const r = await slot.chat.generateResponse(history, {
-        maxTokens,
-        temperature: body.temperature ?? 0.8,
-        topP: body.top_p,
-        seed: body.seed,
-        signal: abort.signal,
-        stopOnAbortSignal: true,
+        ...sampling,
         onResponseChunk: (c) => {
           if (c.type !== undefined) return; // thoughts and other segments are not part of the reply
           completionTokens += c.tokens.length;
@@ -167,14 +154,7 @@ async function chatCompletions(req: http.IncomingMessage, res: http.ServerRespon
       );
       res.end("data: [DONE]\n\n");
     } else {
-      const r = await slot.chat.generateResponse(history, {
-        maxTokens,
-        temperature: body.temperature ?? 0.8,
-        topP: body.top_p,
-        seed: body.seed,
-        signal: abort.signal,
-        stopOnAbortSignal: true,
-      });
+      const r = await slot.chat.generateResponse(history, sampling);
       if (abort.signal.aborted) return;
       const completionTokens = slot.chat.model.tokenize(r.response).length;
       send(res, 200, {
@@ -195,77 +175,49 @@ async function chatCompletions(req: http.IncomingMessage, res: http.ServerRespon
   }
 }
 
-const server = http.createServer(async (req, res) => {
-  const url = req.url?.split("?")[0] ?? "/";
-  try {
-    if (req.method === "GET" && url === "/health") {
-      if (slots.length) return send(res, 200, { status: "ok" });
-      if (loadError) return error(res, 500, loadError, "server_error");
-      return error(res, 503, "Loading model", "unavailable_error");
-    }
-    if (!slots.length) return error(res, 503, loadError ?? "Loading model", "unavailable_error");
-    if (req.method === "GET" && (url === "/v1/models" || url === "/models")) {
-      return send(res, 200, {
-        object: "list",
-        data: [{ id: modelId, object: "model", created: 0, owned_by: "memo", meta: { n_ctx: context?.contextSize, n_ctx_train: model?.trainContextSize, engine: description } }],
-      });
-    }
-    if (req.method === "POST" && (url === "/v1/chat/completions" || url === "/chat/completions")) return await chatCompletions(req, res);
-    return error(res, 404, "File Not Found", "not_found_error");
-  } catch (e) {
-    if (!res.headersSent) error(res, 500, e instanceof Error ? e.message : String(e), "server_error");
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, url: string): Promise<void> {
+  if (req.method === "GET" && (url === "/v1/models" || url === "/models")) {
+    return send(res, 200, {
+      object: "list",
+      data: [{ id: modelId, object: "model", created: 0, owned_by: "memo", meta: { n_ctx: context?.contextSize, n_ctx_train: model?.trainContextSize, engine: description } }],
+    });
   }
-});
+  if (req.method === "POST" && (url === "/v1/chat/completions" || url === "/chat/completions")) return await chatCompletions(req, res);
+  return error(res, 404, "File Not Found", "not_found_error");
+}
 
-async function load(): Promise<void> {
+async function load(): Promise<Record<string, unknown>> {
+  const { getLlama, LlamaChat } = await import("node-llama-cpp");
+  const gpuEnv = (process.env.MEMO_LLAMA_GPU ?? "").trim().toLowerCase();
+  const gpu = ["off", "cpu", "false", "0"].includes(gpuEnv) ? false : gpuEnv === "cuda" || gpuEnv === "vulkan" || gpuEnv === "metal" ? gpuEnv : "auto";
+  let llama = await getLlama({ build: "never", gpu, skipDownload: true, progressLogs: false });
   try {
-    const { getLlama, LlamaChat } = await import("node-llama-cpp");
-    const gpuEnv = (process.env.MEMO_LLAMA_GPU ?? "").trim().toLowerCase();
-    const gpu = ["off", "cpu", "false", "0"].includes(gpuEnv) ? false : gpuEnv === "cuda" || gpuEnv === "vulkan" || gpuEnv === "metal" ? gpuEnv : "auto";
-    let llama = await getLlama({ build: "never", gpu, skipDownload: true, progressLogs: false });
-    try {
-      model = await llama.loadModel({ modelPath });
-    } catch (e) {
-      if (gpu === false) throw e;
-      process.stderr.write(`[chat-server] loading on ${llama.gpu || "cpu"} failed (${e instanceof Error ? e.message : String(e)}); retrying on CPU\n`);
-      llama = await getLlama({ build: "never", gpu: false, skipDownload: true, progressLogs: false });
-      model = await llama.loadModel({ modelPath });
-    }
-    // On a CPU, one thread fewer than the cores keeps the app responsive; tiny models want one.
-    const threads = Number(values.threads) || Math.max(1, os.availableParallelism() - 1);
-    const parallel = Math.max(1, Number(values.parallel) || 1);
-    const contextSize = Math.min(Number(values["ctx-size"]) || 4096, model.trainContextSize || 4096) * parallel;
-    context = await model.createContext({ contextSize, sequences: parallel, threads });
-    slots = Array.from({ length: parallel }, () => ({ chat: new LlamaChat({ contextSequence: context!.getSequence() }), busy: false }));
-    description = `llama.cpp via node-llama-cpp (${describeBackend(llama.gpu)}, ${threads} threads, ctx ${context.contextSize}, ${parallel} slot${parallel > 1 ? "s" : ""}, ${slots[0]!.chat.chatWrapper.wrapperName} template)`;
-    process.stdout.write(JSON.stringify({ event: "ready", model: modelId, engine: description }) + "\n");
+    model = await llama.loadModel({ modelPath });
   } catch (e) {
-    loadError = `failed to load chat model ${modelPath}: ${e instanceof Error ? e.message : String(e)}`;
-    process.stderr.write(loadError + "\n");
-    setTimeout(() => process.exit(1), 50);
+    if (gpu === false) throw e;
+    process.stderr.write(`[chat-server] loading on ${llama.gpu || "cpu"} failed (${e instanceof Error ? e.message : String(e)}); retrying on CPU\n`);
+    llama = await getLlama({ build: "never", gpu: false, skipDownload: true, progressLogs: false });
+    model = await llama.loadModel({ modelPath });
   }
+  // On a CPU, one thread fewer than the cores keeps the app responsive; tiny models want one.
+  const threads = Number(values.threads) || Math.max(1, os.availableParallelism() - 1);
+  const parallel = Math.max(1, Number(values.parallel) || 1);
+  const contextSize = Math.min(Number(values["ctx-size"]) || 4096, model.trainContextSize || 4096) * parallel;
+  context = await model.createContext({ contextSize, sequences: parallel, threads });
+  slots = Array.from({ length: parallel }, () => ({ chat: new LlamaChat({ contextSequence: context!.getSequence() }), busy: false }));
+  description = `llama.cpp via node-llama-cpp (${describeBackend(llama.gpu)}, ${threads} threads, ctx ${context.contextSize}, ${parallel} slot${parallel > 1 ? "s" : ""}, ${slots[0]!.chat.chatWrapper.wrapperName} template)`;
+  return { model: modelId, engine: description };
 }
 
-server.listen(Number(values.port), values.host, () => {
-  const addr = server.address();
-  const port = typeof addr === "object" && addr ? addr.port : Number(values.port);
-  process.stdout.write(JSON.stringify({ event: "listening", port, host: values.host }) + "\n");
-  void load();
+serveChild({
+  port: values.port,
+  host: values.host,
+  watchStdin: values["watch-stdin"],
+  load,
+  loadError: (e) => `failed to load chat model ${modelPath}: ${e instanceof Error ? e.message : String(e)}`,
+  handle,
+  close: async () => {
+    await context?.dispose();
+    await model?.dispose();
+  },
 });
-
-if (values["watch-stdin"]) {
-  // The parent holds our stdin open; when it dies (even by SIGKILL) the pipe closes and we follow.
-  process.stdin.on("end", () => process.exit(0));
-  process.stdin.on("error", () => process.exit(0));
-  process.stdin.resume();
-}
-for (const sig of ["SIGTERM", "SIGINT"] as const) {
-  process.on(sig, () => {
-    server.close();
-    void (async () => {
-      await context?.dispose();
-      await model?.dispose();
-    })().finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 1000).unref();
-  });
-}
