@@ -140,7 +140,8 @@ test("packing: memories that do not fit the budget are left out and not listed a
     chunkIndex: null,
     conversationId: null,
     matchType: "hybrid",
-    scores: { similarity: 0.9, ftsRank: 1, rrf: 0.03, bm25: -1, vectorRank: 1, fused: 1, final: 1 },
+    scores: { similarity: 0.9, ftsRank: 1, rrf: 0.03, bm25: -1, vectorRank: 1, fused: 1, final: 1, confidence: 1 },
+    moves: [],
   });
   const items = [mem("a", "short fact one"), mem("b", "x".repeat(3000)), mem("c", "short fact two"), mem("d", "short fact three")];
   const r = packRecalled(items, 6, 120);

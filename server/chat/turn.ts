@@ -7,8 +7,8 @@
  * runTurn() is an async generator of TurnEvents: the chat route streams them to the page as server-sent
  * events; the benchmark and tests read them directly.
  */
-import { packMemories } from "../memory/pack";
-import type { RetrievedMemory } from "../memory/retrieve";
+import { packMemories, type PackOptions } from "../memory/pack";
+import { packable, type RetrievedMemory } from "../memory/retrieve";
 import {
   appendMessages,
   createConversation,
@@ -110,12 +110,12 @@ function toRecalled(r: RetrievedMemory): RecalledMemory {
  * Pack the recalled memories under the budget and say which of them made it in: packMemories is greedy in
  * rank order, so a memory is in exactly when adding it to the prefix before it raises the count.
  */
-export function packRecalled(results: RetrievedMemory[], topN: number, tokenBudget: number): { block: string; included: RetrievedMemory[] } {
-  const { block } = packMemories(results, topN, tokenBudget);
+export function packRecalled(results: RetrievedMemory[], topN: number, tokenBudget: number, opts: PackOptions = {}): { block: string; included: RetrievedMemory[] } {
+  const { block } = packMemories(results, topN, tokenBudget, opts);
   const included: RetrievedMemory[] = [];
   let before = 0;
   for (let i = 0; i < Math.min(results.length, topN); i++) {
-    const used = packMemories(results.slice(0, i + 1), topN, tokenBudget).used;
+    const used = packMemories(results.slice(0, i + 1), topN, tokenBudget, opts).used;
     if (used > before) included.push(results[i]!);
     before = used;
   }
@@ -138,7 +138,11 @@ export async function recallForPrompt(memo: MemoContext, input: { space: string;
   try {
     const r = await search(memo, { query: input.query, space: input.space, context: input.context, promote: true });
     const results = input.exclude ? r.results.filter((m) => !input.exclude!(m)) : r.results;
-    const { block, included } = packRecalled(results, r.settings.topN, r.settings.tokenBudget);
+    // Only results at or above the minimum confidence reach the prompt (none: "no memory used").
+    const { block, included } = packRecalled(packable(results, r.settings.minConfidence), r.settings.topN, r.settings.tokenBudget, {
+      speakers: r.settings.packSpeakers,
+      assistantMaxChars: r.settings.assistantMaxChars,
+    });
     return { block, memories: included.map(toRecalled), considered: results.length, queries: r.queries.map((q) => q.text), ms: ms(t0), error: null };
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);

@@ -30,6 +30,26 @@ export const retrievalSettingsSchema = z.object({
   maxPostings: z.number().int().min(100).max(10_000_000),
   /** Token budget of the [Relevant Memories] block. */
   tokenBudget: z.number().int().min(50).max(32_000),
+  /** Dense query: drop words found in more than this share of memories before embedding (1 = off). */
+  denseMaxDocFraction: z.number().min(0.01).max(1),
+  /** Neighbour context: share of an exchange's score given to the adjacent exchanges of its session (0 = off). */
+  neighbourWeight: z.number().min(0).max(1),
+  /** Two exchanges are in one session when at most this many minutes apart. */
+  neighbourGapMinutes: z.number().int().min(1).max(1440),
+  /** Time-aware retrieval: score × (1 + dateBoost) inside a date window the query names (0 = off). */
+  dateBoost: z.number().min(0).max(5),
+  /** "recently", "last time": score × (1 + recencyBoost × 2^(−age/half-life)) (0 = off). */
+  recencyBoost: z.number().min(0).max(5),
+  recencyHalfLifeDays: z.number().min(1).max(3650),
+  /** Recency among near-duplicates: a newer result at least this similar to one above it moves above it (1 = off). */
+  duplicateSimilarity: z.number().min(0).max(1),
+  /** A question about the person: their own statements × (1 + personalBoost) over general asks (0 = off). */
+  personalBoost: z.number().min(0).max(5),
+  /** Calibrated confidence in [0, 1]: only results at or above it are packed and promoted (0 = all). */
+  minConfidence: z.number().min(0).max(1),
+  /** Packing: label who said what, trim assistant boilerplate, cap an assistant reply at this many characters. */
+  packSpeakers: z.boolean(),
+  assistantMaxChars: z.number().int().min(40).max(8000),
 });
 
 export type RetrievalSettings = z.infer<typeof retrievalSettingsSchema>;
@@ -49,6 +69,17 @@ const BASE: RetrievalSettings = {
   maxTerms: 12,
   maxPostings: 5000,
   tokenBudget: 1500,
+  denseMaxDocFraction: 1,
+  neighbourWeight: 0,
+  neighbourGapMinutes: 60,
+  dateBoost: 0,
+  recencyBoost: 0,
+  recencyHalfLifeDays: 30,
+  duplicateSimilarity: 1,
+  personalBoost: 0,
+  minConfidence: 0,
+  packSpeakers: true,
+  assistantMaxChars: 400,
 };
 
 /**

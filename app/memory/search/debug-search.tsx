@@ -3,11 +3,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
+import { ConfidenceLine, WouldBePacked } from "./confidence";
 
 const BADGE: Record<string, string> = {
   hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
   vector: "bg-sky-100 text-sky-800 dark:bg-sky-900 dark:text-sky-100",
   fts: "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-100",
+  neighbour: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
 };
 
 const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900";
@@ -221,11 +223,18 @@ export function DebugSearch() {
                 </dd>
                 <dt>importance weight</dt>
                 <dd>{data.settings.importanceWeight}</dd>
+                <dt>minimum confidence</dt>
+                <dd>{data.minConfidence}</dd>
+                <dt>dates in the query</dt>
+                <dd data-testid="time-windows">
+                  {data.time.windows.length ? data.time.windows.map((w) => `“${w.text}” ${w.start.slice(0, 10)}…${w.end.slice(0, 10)}`).join("; ") : "none"}
+                  {data.time.recent ? " · asks for recent" : ""}
+                </dd>
               </dl>
             </div>
           </div>
 
-          {data.results.length === 0 && <p className="text-sm">No memory matched.</p>}
+          {data.results.length === 0 ? <p className="text-sm">No memory matched.</p> : <WouldBePacked results={data.results} minConfidence={data.minConfidence} topN={data.settings.topN} />}
           <ol className="space-y-3">
             {data.results.map((r, i) => (
               <li key={r.id} data-testid="result" className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
@@ -261,6 +270,7 @@ export function DebugSearch() {
                   <Bar label="RRF" value={r.scores.rrf} max={rrfMax} text={r.scores.rrf.toFixed(4)} tone="bg-violet-600 dark:bg-violet-400" />
                   {/* The score the results are ranked by: the configured fusion (RRF or linear) plus importance. */}
                   <Bar label="score" value={r.scores.final} max={finalMax} text={r.scores.final.toFixed(3)} />
+                  <ConfidenceLine confidence={r.scores.confidence} minConfidence={data.minConfidence} moves={r.moves} />
                 </div>
               </li>
             ))}
