@@ -14,8 +14,8 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -3.759,
-  weights: { similarity: 2.569, keyword: 0, agreement: 1.076, termShare: 2.28, rareMatch: 0.245, dateMatch: 2.448, suitsIntent: 1.252 },
+  bias: -4.383,
+  weights: { similarity: 1.828, keyword: 0, agreement: 0.88, termShare: 2.964, rareMatch: 0.045, dateMatch: 2.402, suitsIntent: 1.367, personalQuery: 0.843 },
   similarityRange: [0.1, 0.7],
 };
 // END FITTED

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { confidenceModelFor, confidenceOf, features, FEATURES, fitLogistic, type Features, type RawSignals } from "./confidence";
 import { createRng } from "../test/retrieval-eval/rng";
 
-const base: RawSignals = { similarity: 0.3, keywordShare: 0.2, hybrid: false, termShare: 0.3, rareMatch: 0.4, dateMatch: false, suitsIntent: false };
+const base: RawSignals = { similarity: 0.3, keywordShare: 0.2, hybrid: false, termShare: 0.3, rareMatch: 0.4, dateMatch: false, suitsIntent: false, personalQuery: true };
 
 test("confidence lies in [0, 1] and never falls when a signal rises (every model)", () => {
   const r = createRng("monotone");
@@ -19,6 +19,7 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         rareMatch: r.next(),
         dateMatch: r.chance(0.3),
         suitsIntent: r.chance(0.5),
+        personalQuery: r.chance(0.5),
       };
       const c = confidenceOf(features(s, model), model);
       assert.ok(c >= 0 && c <= 1);
@@ -30,6 +31,7 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         { ...s, rareMatch: s.rareMatch + 0.1 },
         { ...s, dateMatch: true },
         { ...s, suitsIntent: true },
+        { ...s, personalQuery: true },
       ];
       for (const u of up) assert.ok(confidenceOf(features(u, model), model) >= c - 1e-12, `${name}: ${JSON.stringify(u)} ≥ ${JSON.stringify(s)}`);
     }

@@ -9,7 +9,7 @@
  */
 import { CONFIDENCE_MODELS, type ConfidenceModel } from "./confidence-models";
 
-export const FEATURES = ["similarity", "keyword", "agreement", "termShare", "rareMatch", "dateMatch", "suitsIntent"] as const;
+export const FEATURES = ["similarity", "keyword", "agreement", "termShare", "rareMatch", "dateMatch", "suitsIntent", "personalQuery"] as const;
 export type FeatureName = (typeof FEATURES)[number];
 export type Features = Record<FeatureName, number>;
 
@@ -28,6 +28,8 @@ export interface RawSignals {
   dateMatch: boolean;
   /** The kind of memory the query asks for (personal.ts): the person's own words for a personal question. */
   suitsIntent: boolean;
+  /** The query asks about the person or what the assistant said (not general knowledge, code, writing). */
+  personalQuery: boolean;
 }
 
 const clip = (x: number) => Math.min(1, Math.max(0, x));
@@ -43,6 +45,7 @@ export function features(s: RawSignals, model: ConfidenceModel): Features {
     rareMatch: clip(s.rareMatch),
     dateMatch: s.dateMatch ? 1 : 0,
     suitsIntent: s.suitsIntent ? 1 : 0,
+    personalQuery: s.personalQuery ? 1 : 0,
   };
 }
 
@@ -67,7 +70,7 @@ export function confidenceModelFor(model: string): ConfidenceModel {
  * Logistic regression with weights kept ≥ 0 (projected gradient descent, L2), for fitting the models
  * above. Plain and deterministic: a few thousand rows of six features.
  */
-export function fitLogistic(rows: { f: Features; y: 0 | 1 }[], opts: { iterations?: number; rate?: number; l2?: number } = {}): { bias: number; weights: Features; loss: number } {
+export function fitLogistic(rows: { f: Features; y: 0 | 1; w?: number }[], opts: { iterations?: number; rate?: number; l2?: number } = {}): { bias: number; weights: Features; loss: number } {
   const it = opts.iterations ?? 4000;
   const lr = opts.rate ?? 0.5;
   const l2 = opts.l2 ?? 1e-3;
@@ -88,7 +91,7 @@ export function fitLogistic(rows: { f: Features; y: 0 | 1 }[], opts: { iteration
       let z = b;
       for (const k of FEATURES) z += w[k] * r.f[k];
       const p = sigmoid(z);
-      const cw = r.y ? wPos : wNeg;
+      const cw = (r.y ? wPos : wNeg) * (r.w ?? 1);
       const e = cw * (p - r.y);
       loss -= cw * (r.y ? Math.log(Math.max(p, 1e-12)) : Math.log(Math.max(1 - p, 1e-12)));
       gb += e;

@@ -181,6 +181,7 @@ export function confidences(
         rareMatch: rare / Math.log(Math.max(2, ctx.docs) + 0.5),
         dateMatch: c.dateMatch,
         suitsIntent: m ? suitsIntent(ctx.intent, m.content) : false,
+        personalQuery: ctx.intent !== "general",
       },
       model,
     );

@@ -82,11 +82,16 @@ export function figures(store: LifeStore, rows: PerQuestion[], minConfidence: nu
 }
 
 /** Training rows for the confidence model: every result of every question, labelled gold or not. */
-export async function calibrationRows(store: LifeStore, ds: LifeDataset, questions: LifeQuestion[], s: RetrievalSettings, k = 10): Promise<{ f: Features; y: 0 | 1 }[]> {
-  const rows: { f: Features; y: 0 | 1 }[] = [];
+export async function calibrationRows(store: LifeStore, ds: LifeDataset, questions: LifeQuestion[], s: RetrievalSettings, k = 10): Promise<{ f: Features; y: 0 | 1; w: number }[]> {
+  const rows: { f: Features; y: 0 | 1; w: number }[] = [];
+  // Unanswerable turns count as much as answerable ones in all (there are fewer of them): their
+  // results are what the threshold exists to keep out of the prompt.
+  const nAns = questions.filter((q) => q.gold.length).length;
+  const nUn = questions.length - nAns;
+  const wUn = nUn ? nAns / nUn : 1;
   for (const q of questions) {
     const gold = new Set(q.gold.map((g) => store.idOf.get(g)!));
-    for (const r of (await searchLife(store, ds, q, s, k)).results) if (r.features) rows.push({ f: r.features, y: gold.has(r.id) ? 1 : 0 });
+    for (const r of (await searchLife(store, ds, q, s, k)).results) if (r.features) rows.push({ f: r.features, y: gold.has(r.id) ? 1 : 0, w: q.gold.length ? 1 : wUn });
   }
   return rows;
 }

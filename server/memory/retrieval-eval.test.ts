@@ -1,0 +1,62 @@
+/**
+ * Retrieval quality with the offline model: a slice of `npm run eval:retrieval` — the REPORTING half's
+ * questions (none of which chose a default) against a shorter history of the same person (every
+ * exchange a question can be about, plus 250 everyday fillers, in one space), ingested through the
+ * service with the real embedding server (USE-lite; embeddings cached in .cache/retrieval-eval), then
+ * searched with the shipped USE-lite defaults.
+ *
+ * Hybrid must never do worse than its best single leg (recall@10, with no tolerance), and unanswerable
+ * turns (general knowledge, code, writing, people never mentioned) must get at most 1 memory of 6 packed
+ * on average.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { generateLife, type LifeDataset } from "../test/retrieval-eval/life";
+import { openLifeStore, prepareQueries, USE_LITE, type LifeStore } from "../test/retrieval-eval/life-harness";
+import { figures, runQuestions } from "../test/retrieval-eval/life-metrics";
+import { defaultSettingsFor, type RetrievalSettings } from "./settings";
+
+let ds: LifeDataset;
+let store: LifeStore | undefined;
+let shipped: RetrievalSettings;
+const legs = () => ({
+  vector: { ...shipped, weights: { ...shipped.weights, fts: 0 }, qualityFilter: false },
+  keyword: { ...shipped, weights: { ...shipped.weights, vector: 0 }, qualityFilter: false },
+});
+
+before(
+  async () => {
+    ds = generateLife({ fillers: 250 });
+    ds.questions = ds.questions.filter((q) => q.half === "reporting");
+    store = await openLifeStore(ds);
+    shipped = defaultSettingsFor(store.model);
+    await prepareQueries(store, ds, ds.questions, [shipped, legs().vector]);
+  },
+  { timeout: 600_000 },
+);
+after(async () => {
+  await store?.close();
+});
+
+test("the slice: one space, the reporting half's questions of every type, every gold stored once", () => {
+  assert.equal(store!.model, USE_LITE);
+  assert.ok(ds.memories.length >= 450, `${ds.memories.length} memories`);
+  const types = new Set(ds.questions.map((q) => q.type));
+  for (const t of ["single-hop", "multi-hop", "temporal", "update", "assistant-said", "preference", "inference", "unanswerable"]) assert.ok(types.has(t as never), t);
+  for (const q of ds.questions) for (const g of q.gold) assert.ok(store!.idOf.get(g), `gold ${g} of ${q.id}`);
+});
+
+test("fused defaults ≥ each single leg (recall@10); unanswerable turns get ≤ 1 memory of 6 packed", async (t) => {
+  const fused = figures(store!, await runQuestions(store!, ds, ds.questions, shipped), shipped.minConfidence);
+  const v = figures(store!, await runQuestions(store!, ds, ds.questions, legs().vector), shipped.minConfidence);
+  const k = figures(store!, await runQuestions(store!, ds, ds.questions, legs().keyword), shipped.minConfidence);
+  t.diagnostic(
+    `n=${fused.answerable.n}+${fused.unanswerable.n} recall@10 fused ${fused.answerable.recall10} vector ${v.answerable.recall10} keyword ${k.answerable.recall10}; ` +
+      `packed r@6 ${fused.answerable.packedRecall6} (unfiltered ${fused.answerable.recall6}); unanswerable packed ${fused.unanswerable.packed}`,
+  );
+  assert.ok(fused.answerable.recall10 >= v.answerable.recall10, `fused ${fused.answerable.recall10} < vector ${v.answerable.recall10}`);
+  assert.ok(fused.answerable.recall10 >= k.answerable.recall10, `fused ${fused.answerable.recall10} < keyword ${k.answerable.recall10}`);
+  assert.ok(fused.unanswerable.packed <= 1.0, `unanswerable turns got ${fused.unanswerable.packed} memories packed`);
+  // Neither leg is trivially perfect, so the comparison means something.
+  assert.ok(v.answerable.recall10 < 0.97 && k.answerable.recall10 < 0.97);
+});
