@@ -14,8 +14,8 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -4.383,
-  weights: { similarity: 1.828, keyword: 0, agreement: 0.88, termShare: 2.964, rareMatch: 0.045, dateMatch: 2.402, suitsIntent: 1.367, personalQuery: 0.843 },
+  bias: -4.086,
+  weights: { similarity: 1.284, keyword: 0, agreement: 1.221, termShare: 2.54, rareMatch: 0, dateMatch: 2.733, suitsIntent: 1.436, personalQuery: 1.013 },
   similarityRange: [0.1, 0.7],
 };
 // END FITTED

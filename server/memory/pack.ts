@@ -54,9 +54,9 @@ export function trimAssistant(text: string, maxChars: number): string {
   return out.length > maxChars ? `${out.slice(0, maxChars).trimEnd()}…` : out;
 }
 
-/** "User: …\nAssistant: …" as two labelled lines; other content (documents, /remember) as it is. */
+/** "User: … Assistant: …" (stored on one line) as two labelled lines; other content (documents, /remember) as it is. */
 export function speakerBody(content: string, assistantMaxChars: number): string {
-  const m = /^\s*User:\s*([\s\S]*?)\n\s*Assistant:\s*([\s\S]*)$/.exec(content);
+  const m = /^\s*User:\s*([\s\S]*?)\s+Assistant:\s*([\s\S]*)$/.exec(content);
   if (!m) return formatBody(content);
   const user = m[1]!.trim().replace(/\s*\n\s*/g, " ");
   const reply = trimAssistant(m[2]!.trim().replace(/\s*\n\s*/g, " "), assistantMaxChars);

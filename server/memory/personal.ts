@@ -22,9 +22,9 @@ export function queryIntent(query: string): QueryIntent {
   return FIRST_PERSON.test(query) ? "personal" : "general";
 }
 
-/** The user's words of a "User: …\nAssistant: …" memory (the whole content otherwise). */
+/** The user's words of a "User: … Assistant: …" memory (the whole content otherwise). Stored exchanges are on one line (the chunker normalises whitespace). */
 export function userPart(content: string): string {
-  const m = /^\s*User:\s*([\s\S]*?)\n\s*Assistant:/.exec(content);
+  const m = /^\s*User:\s*([\s\S]*?)\s+Assistant:/.exec(content);
   return m ? m[1]! : content;
 }
 

@@ -58,6 +58,9 @@ test("packing keeps who said what and trims assistant boilerplate, under the bud
   assert.equal(used, 1);
   assert.match(block, /- 2024-05-02: the user said: “Bought a Corolla hybrid today\.”\n {2}you replied: “Hybrids save/);
   assert.doesNotMatch(block, /checklist|Congratulations/);
+  // As stored (the chunker puts an exchange on one line) it reads the same.
+  assert.equal(speakerBody(content.replace("\n", " "), 400), speakerBody(content, 400));
+  assert.equal(isSelfDisclosure("User: How do I descale a kettle? Assistant: I would use vinegar, my favourite trick."), false, "the assistant's words are not the user's");
   // Non-chat content (a document chunk, /remember) is packed as it is.
   assert.equal(speakerBody("Sister Anna lives in Berlin", 400), "Sister Anna lives in Berlin");
 });

@@ -80,7 +80,7 @@ const BASE: RetrievalSettings = {
   recencyHalfLifeDays: 30,
   duplicateSimilarity: 1,
   personalBoost: 0.5,
-  minConfidence: 0.3,
+  minConfidence: 0.25,
   packSpeakers: true,
   assistantMaxChars: 400,
 };

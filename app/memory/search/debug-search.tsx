@@ -50,7 +50,7 @@ export function DebugSearch() {
   const [context, setContext] = useState("");
   const [contextMessages, setContextMessages] = useState<number | undefined>(undefined);
   const [anchorQuery, setAnchorQuery] = useState<boolean | undefined>(undefined);
-  const [qualityFilter, setQualityFilter] = useState(true);
+  const [qualityFilter, setQualityFilter] = useState<boolean | undefined>(undefined);
   const [fusion, setFusion] = useState<"rrf" | "linear" | undefined>(undefined);
   const [submitted, setSubmitted] = useState<string | null>(null);
   const spaces = useQuery(trpc.memory.spaces.queryOptions());
@@ -61,7 +61,7 @@ export function DebugSearch() {
     k,
     context: context.split("\n").map((s) => s.trim()).filter(Boolean),
     options: {
-      qualityFilter,
+      ...(qualityFilter === undefined ? {} : { qualityFilter }),
       ...(anchorQuery === undefined ? {} : { anchorQuery }),
       ...(contextMessages === undefined ? {} : { contextMessages }),
       ...(fusion === undefined ? {} : { fusion }),
@@ -148,7 +148,7 @@ export function DebugSearch() {
             Anchor query
           </label>
           <label className="flex items-center gap-2" title="Drop vector-only results below the minimum similarity and keyword-only results below the FTS floor">
-            <input type="checkbox" checked={qualityFilter} onChange={(e) => setQualityFilter(e.target.checked)} />
+            <input type="checkbox" checked={qualityFilter ?? data?.settings.qualityFilter ?? false} onChange={(e) => setQualityFilter(e.target.checked)} />
             Quality filter
           </label>
         </fieldset>
