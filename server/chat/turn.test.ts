@@ -95,7 +95,8 @@ test("a fact chatted in one conversation is recalled in a new one: the provider 
   const sys = fixture.requests.at(-1)!.body!.messages![0]!;
   assert.equal(sys.role, "system");
   assert.ok(String(sys.content).startsWith(SYSTEM_PROMPT));
-  assert.match(String(sys.content), /\[Relevant Memories\]\n- \d{4}-\d{2}-\d{2}: User: My sister Anna moved to Lisbon/);
+  // Packed with who said what (the user's words, then the assistant's reply, boilerplate trimmed).
+  assert.match(String(sys.content), /\[Relevant Memories\]\n- \d{4}-\d{2}-\d{2}: the user said: “My sister Anna moved to Lisbon[^”]*”\n  you replied: “/);
   assert.match(second.reply, /Memory block received:[\s\S]*Lisbon/);
   // The reply is stored with the memories it used and their scores; the memory was promoted.
   const { messages } = getConversationWithMessages(s.memo.db, convB.id);

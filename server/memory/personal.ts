@@ -30,6 +30,8 @@ export function userPart(content: string): string {
 
 /** The user tells something about themselves: a first-person statement, not a bare question. */
 export function isSelfDisclosure(content: string): boolean {
+  // A note kept with /remember or an ingested document is the person's own material, not an everyday ask.
+  if (!/^\s*User:/.test(content)) return true;
   const u = userPart(content).trim();
   if (!FIRST_PERSON.test(u)) return false;
   const sentences = u.split(/(?<=[.!?])\s+/).filter(Boolean);

@@ -21,14 +21,15 @@ test("nomic defaults: the spec's RRF k=60, equal weights, min_similarity 0.7, to
   assert.equal(d.qualityFilter, true);
 });
 
-test("USE-lite defaults (chosen by eval:retrieval on its tuning half): RRF, 1 context message, no anchor, dense query cleaned, confidence threshold", () => {
+test("USE-lite defaults (chosen by eval:retrieval on its tuning half): linear, 1 context message, no anchor, dense query cleaned, confidence threshold", () => {
   const d = defaultSettingsFor(USE);
-  assert.equal(d.fusion, "rrf");
+  assert.equal(d.fusion, "linear");
   assert.deepEqual(d.weights, { vector: 1, fts: 1, anchor: 0.5 });
   assert.equal(d.contextMessages, 1);
   assert.equal(d.anchorQuery, false);
   assert.equal(d.qualityFilter, false);
-  assert.equal(d.denseMaxDocFraction, 0.15);
+  assert.equal(d.denseMaxDocFraction, 0.08);
+  assert.equal(d.personalBoost, 2);
   assert.equal(d.topN, 6);
   assert.ok(d.minConfidence > 0 && d.minConfidence < 1);
 });
@@ -36,7 +37,7 @@ test("USE-lite defaults (chosen by eval:retrieval on its tuning half): RRF, 1 co
 test("the model-independent techniques and the calibrated threshold are shared by every model", () => {
   const n = defaultSettingsFor(NOMIC);
   const u = defaultSettingsFor(USE);
-  for (const k of ["dateBoost", "recencyBoost", "personalBoost", "minConfidence", "packSpeakers"] as const) assert.equal(n[k], u[k], k);
+  for (const k of ["dateBoost", "recencyBoost", "minConfidence", "packSpeakers"] as const) assert.equal(n[k], u[k], k);
   assert.equal(n.denseMaxDocFraction, 1, "embedding-specific: off where nothing can be measured");
 });
 
@@ -48,7 +49,7 @@ test("every default is valid by the schema, and defaults are fresh copies", () =
 });
 
 test("saved settings overlay the model's defaults, per model, weights merged", () => {
-  const saved = saveRetrievalSettings(s.sqlite, USE, { topN: 10, fusion: "linear", weights: { vector: 0.7 } as never });
+  const saved = saveRetrievalSettings(s.sqlite, USE, { topN: 10, weights: { vector: 0.7 } as never });
   assert.equal(saved.topN, 10);
   assert.deepEqual(saved.weights, { vector: 0.7, fts: 1, anchor: 0.5 });
   const loaded = loadRetrievalSettings(s.sqlite, USE);

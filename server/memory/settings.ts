@@ -69,9 +69,10 @@ const BASE: RetrievalSettings = {
   maxTerms: 12,
   maxPostings: 5000,
   tokenBudget: 1500,
-  // Techniques that act on fused scores whatever the embedding model (chosen with USE-lite, whose
-  // chosen fusion is the same RRF k=60 with equal weights as the base): date windows, "recently",
-  // personal questions, and the minimum confidence, which is calibrated per model (confidence-models.ts).
+  // Techniques that act on fused scores whatever the embedding model (chosen with USE-lite): date
+  // windows, "recently", and the minimum confidence, which is calibrated per model (confidence-models.ts).
+  // The personal boost is moderate here (USE-lite measured ×3 under linear fusion; nomic's RRF scores
+  // cannot be measured offline).
   denseMaxDocFraction: 1,
   neighbourWeight: 0,
   neighbourGapMinutes: 60,
@@ -93,10 +94,10 @@ const BASE: RetrievalSettings = {
  * USE-lite values are chosen by `npm run eval:retrieval` on the TUNING half of a year-long history
  * (1,100 memories in one space; coordinate ascent, recall@10 then MRR) and reported on the other half;
  * see server/test/retrieval-eval/README.md and the README's retrieval section for the figures.
- * - RRF k=60 with equal weights overtook linear fusion (dense 0.5) once the date and personal boosts
- *   were on (second pass); 1 context message; no anchor query, no quality filter (the minimum
- *   confidence replaces it).
- * - the dense query drops words found in more than 15% of memories (a small gain).
+ * - linear fusion with equal weights (dense 0.5 before the date and personal boosts were on; 1.0 on the
+ *   second pass); 1 context message; no anchor query, no quality filter (the minimum confidence
+ *   replaces it); personal questions favour the person's own statements ×3.
+ * - the dense query drops words found in more than 8% of memories (a small gain).
  * - neighbour context and recency among near-duplicates did not help on this set: kept off (0 / 1).
  */
 const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
@@ -104,13 +105,14 @@ const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
   {
     match: /universal-sentence-encoder/i,
     settings: {
-      fusion: "rrf",
+      fusion: "linear",
       weights: { vector: 1, fts: 1, anchor: 0.5 },
       contextMessages: 1,
       anchorQuery: false,
       qualityFilter: false,
-      minSimilarity: 0.2,
-      denseMaxDocFraction: 0.15,
+      minSimilarity: 0,
+      denseMaxDocFraction: 0.08,
+      personalBoost: 2,
     },
   },
 ];
