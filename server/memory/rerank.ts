@@ -5,6 +5,7 @@ import { loadNeighbours, propagate } from "./neighbours";
 import { textStems } from "./keyword-search";
 import type { RetrievalSettings } from "./settings";
 import type { MemoryRow } from "./store";
+import { recencyOf } from "./recency";
 import { inWindows, type TimeIntent } from "./time-window";
 import { suitsIntent, type QueryIntent } from "./personal";
 
@@ -19,13 +20,8 @@ export interface Staged extends FusedCandidate {
   dateMatch: boolean;
 }
 
-/**
- * The date a memory's content is true as of: its timestamp, or its last edit when it has one
- * (`updated_at`, added by the memory edit feature). The one place that decides it.
- */
-export function memoryDate(m: Pick<MemoryRow, "timestamp"> & { updatedAt?: string | null }): string {
-  return m.updatedAt && m.updatedAt > m.timestamp ? m.updatedAt : m.timestamp;
-}
+/** The date a memory's content is true as of: max(timestamp, updated_at), the one rule in recency.ts. */
+export const memoryDate = recencyOf;
 
 /** Neighbour propagation over fused candidates; neighbours that were not candidates join as "neighbour". */
 export function withNeighbours(db: Database.Database, cands: FusedCandidate[], s: RetrievalSettings, sources: number): Staged[] {
