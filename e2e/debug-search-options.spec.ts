@@ -64,9 +64,11 @@ test.describe("Debug Search options", () => {
   });
 
   test("quality filter and fusion method change the results and say so", async ({ space, pipeline, api }) => {
-    const viaApi = await api.search({ query: "espresso for the dog", space });
+    // The USE-lite default has the filter off (the minimum confidence does its job): turn it on first.
+    const viaApi = await api.search({ query: "espresso for the dog", space, options: { qualityFilter: true } });
     await pipeline.goto();
     await pipeline.search("espresso for the dog", { space });
+    if (!(await pipeline.qualityFilter.isChecked())) await pipeline.setQualityFilter(true);
     expect(await pipeline.resultCount()).toBe(viaApi.results.length);
     if (viaApi.dropped.length) await expect(pipeline.droppedItems).toHaveCount(viaApi.dropped.length);
     await pipeline.setQualityFilter(false);

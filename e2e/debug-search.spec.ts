@@ -84,10 +84,12 @@ test.describe("Debug Search page", () => {
 
   test("turning the quality filter off shows more results or the same, never an error", async ({ api, space, debugSearch }) => {
     await api.addMemories([DOG, PUPPY, TAX, ESPRESSO].map((text) => ({ text, space })));
-    const viaApi = await api.search({ query: QUERY, space });
+    // The USE-lite default has the filter off (the minimum confidence does its job): turn it on first.
+    const viaApi = await api.search({ query: QUERY, space, options: { qualityFilter: true } });
 
     await debugSearch.goto();
     await debugSearch.search(QUERY, { space });
+    if (!(await debugSearch.qualityFilter.isChecked())) await debugSearch.setQualityFilter(true);
     await expect(debugSearch.error).toBeHidden();
     const filtered = await debugSearch.resultCount();
     expect(filtered).toBe(viaApi.results.length);

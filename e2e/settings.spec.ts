@@ -13,9 +13,10 @@ test.describe("Settings page", () => {
     const filter = settings.retrievalForm.getByRole("checkbox", { name: /Quality filter/ });
     const save = settings.retrievalForm.getByRole("button", { name: "Save retrieval settings" });
     const original = await topN.inputValue();
+    const filterDefault = await filter.isChecked();
     try {
       await topN.fill("9");
-      await filter.uncheck();
+      await filter.setChecked(false);
       await save.click();
       await expect(settings.retrievalSaved).toHaveText(`Saved for ${model}.`);
       const found = await api.search({ query: "recipe eggs", space });
@@ -39,7 +40,7 @@ test.describe("Settings page", () => {
     }
     await page.reload();
     await expect(topN).toHaveValue(original);
-    await expect(filter).toBeChecked();
+    await expect(filter).toBeChecked({ checked: filterDefault });
     await settings.retrievalForm.getByRole("button", { name: "Reset to model defaults" }).click();
     await expect(settings.retrievalSaved).toHaveText(`Saved for ${model}.`);
   });

@@ -1,205 +1,202 @@
 /**
- * Retrieval evaluation with the offline embedding model (USE-lite, served by the real embedding server).
+ * Retrieval evaluation with the offline embedding model (USE-lite, the real embedding server behind a
+ * disk cache): one person's year of chat, 1,100 memories in ONE space, every question searched against
+ * all of it (server/test/retrieval-eval/life.ts and README.md there).
  *
- *   npm run eval:retrieval [-- --out FILE] [--markdown FILE] [--conversations N] [--seed S] [--store DIR] [--quiet]
+ *   npm run eval:retrieval [-- --out FILE.json] [--markdown FILE.md] [--fit] [--cache DIR] [--quiet]
  *
- * --store DIR keeps the store there and reuses it on the next run when it holds the same test set.
- *
- * Builds a temp store from the deterministic test set (server/test/retrieval-eval), embeds every query
- * text once, then runs the retrieval pipeline after embedding (`searchWithVectors`) under many settings:
- * each leg alone, RRF (equal and weighted), linear fusion with dense weights 0.2–1.0, with and without
- * conversation context and the anchor query, and the quality filter at several min_similarity values.
- * Prints a JSON summary (stdout) and a Markdown table (stdout, after the JSON); progress goes to stderr.
+ * 1. Tuning half: each technique's setting is chosen in turn (coordinate ascent from the previous
+ *    defaults, two passes, answerable recall@10 then MRR), then the confidence model is fitted on the tuning half's
+ *    results (--fit writes it into server/memory/confidence-models.ts), then the minimum confidence:
+ *    the lowest that keeps unanswerable turns at ≤ 1 packed memory of 6.
+ * 2. Both halves are reported under the SHIPPED defaults (settings.ts, confidence-models.ts), beside
+ *    the previous defaults (every new technique off, no threshold) and each leg alone, from this run.
+ * JSON on stdout (and --out), then the Markdown tables; progress on stderr.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_CONVERSATIONS, DEFAULT_SEED, generateDataset, type EvalDataset } from "../server/test/retrieval-eval/dataset";
-import {
-  applyPatch,
-  LEG_KEYWORD,
-  LEG_VECTOR,
-  openEvalStore,
-  QueryVectorCache,
-  runConfig,
-  useLiteDefaults,
-  type ConfigResult,
-  type SettingsPatch,
-} from "../server/test/retrieval-eval/harness";
-import type { RetrievalSettings } from "../server/memory/settings";
+import { confidenceModelFor, fitLogistic, FEATURES } from "../server/memory/confidence";
+import { defaultSettingsFor, type RetrievalSettings } from "../server/memory/settings";
+import { generateLife, LIFE_TYPES, type LifeQuestion } from "../server/test/retrieval-eval/life";
+import { DEFAULT_CACHE_DIR, openLifeStore, prepareQueries, USE_LITE } from "../server/test/retrieval-eval/life-harness";
+import { calibrationRows, figures, runQuestions, type Evaluation } from "../server/test/retrieval-eval/life-metrics";
 
 const { values } = parseArgs({
   options: {
     out: { type: "string" },
     markdown: { type: "string" },
-    conversations: { type: "string" },
-    seed: { type: "string" },
+    fit: { type: "boolean", default: false },
+    cache: { type: "string" },
     quiet: { type: "boolean", default: false },
-    store: { type: "string" },
   },
 });
-
 const log = (m: string) => {
   if (!values.quiet) process.stderr.write(`[eval] ${m}\n`);
 };
 
-const K = 10;
+type Patch = Partial<Omit<RetrievalSettings, "weights">> & { weights?: Partial<RetrievalSettings["weights"]> };
+const apply = (s: RetrievalSettings, p: Patch): RetrievalSettings => ({ ...s, ...p, weights: { ...s.weights, ...(p.weights ?? {}) } });
 
-const FUSIONS: { id: string; patch: SettingsPatch }[] = [
-  { id: "rrf v1:f1", patch: { fusion: "rrf", rrfK: 60, weights: { vector: 1, fts: 1 } } },
-  { id: "rrf v0.5:f1", patch: { fusion: "rrf", rrfK: 60, weights: { vector: 0.5, fts: 1 } } },
-  { id: "rrf v0.3:f1", patch: { fusion: "rrf", rrfK: 60, weights: { vector: 0.3, fts: 1 } } },
-  ...[0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0].map((v) => ({ id: `linear v${v}:f1`, patch: { fusion: "linear" as const, weights: { vector: v, fts: 1 } } })),
+/** The defaults before this evaluation: every technique off, no confidence threshold. */
+const PREVIOUS: Patch = { denseMaxDocFraction: 1, neighbourWeight: 0, dateBoost: 0, recencyBoost: 0, duplicateSimilarity: 1, personalBoost: 0, minConfidence: 0 };
+/** The whole previous USE-lite profile (linear fusion, dense 0.5, 1 context message, quality filter 0.2). */
+const PREVIOUS_FULL: Patch = { ...PREVIOUS, fusion: "linear", rrfK: 60, weights: { vector: 0.5, fts: 1, anchor: 0.5 }, contextMessages: 1, anchorQuery: false, qualityFilter: true, minSimilarity: 0.2 };
+const LEG_VECTOR: Patch = { weights: { vector: 1, fts: 0 }, qualityFilter: false };
+const LEG_KEYWORD: Patch = { weights: { vector: 0, fts: 1 }, qualityFilter: false };
+
+/** Knobs tuned in this order, each over these values, the others held. */
+const KNOBS: { name: string; values: Patch[] }[] = [
+  { name: "fusion", values: [0.3, 0.4, 0.5, 0.7, 1].map((v): Patch => ({ fusion: "linear", weights: { vector: v } })).concat([{ fusion: "rrf", weights: { vector: 1 } }]) },
+  { name: "contextMessages", values: [0, 1, 2].map((c) => ({ contextMessages: c })) },
+  { name: "denseMaxDocFraction", values: [1, 0.3, 0.15, 0.08].map((v) => ({ denseMaxDocFraction: v })) },
+  { name: "neighbourWeight", values: [0, 0.1, 0.2, 0.3, 0.5].map((v) => ({ neighbourWeight: v })) },
+  { name: "dateBoost", values: [0, 0.25, 0.5, 1, 2].map((v) => ({ dateBoost: v })) },
+  { name: "recencyBoost", values: [0, 0.25, 0.5, 1].map((v) => ({ recencyBoost: v })) },
+  { name: "personalBoost", values: [0, 0.25, 0.5, 1, 2].map((v) => ({ personalBoost: v })) },
+  { name: "duplicateSimilarity", values: [1, 0.9, 0.8, 0.7, 0.6].map((v) => ({ duplicateSimilarity: v })) },
+  { name: "minSimilarity", values: [0, 0.1, 0.2].map((v) => ({ qualityFilter: v > 0, minSimilarity: v })) },
 ];
-
-const QUERY_VARIANTS: { id: string; patch: SettingsPatch }[] = [0, 1, 3].flatMap((ctx) => [
-  { id: `ctx${ctx} noanchor`, patch: { contextMessages: ctx, anchorQuery: false } },
-  { id: `ctx${ctx} anchor1`, patch: { contextMessages: ctx, anchorQuery: true, weights: { anchor: 1 } } },
-  { id: `ctx${ctx} anchor0.5`, patch: { contextMessages: ctx, anchorQuery: true, weights: { anchor: 0.5 } } },
-]);
-
-const MIN_SIMILARITIES = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7];
-
-function merge(...patches: SettingsPatch[]): SettingsPatch {
-  const out: SettingsPatch = {};
-  for (const p of patches) Object.assign(out, { ...p, weights: { ...(out.weights ?? {}), ...(p.weights ?? {}) } });
-  return out;
-}
-
-function describe(s: RetrievalSettings): string {
-  const fusion = s.fusion === "rrf" ? `rrf(k=${s.rrfK})` : "linear";
-  const w = `v${s.weights.vector}:f${s.weights.fts}`;
-  const anchor = s.anchorQuery ? `anchor×${s.weights.anchor}` : "no anchor";
-  const filter = s.qualityFilter ? `filter ≥${s.minSimilarity}` : "no filter";
-  return `${fusion} ${w}, ctx ${s.contextMessages}, ${anchor}, ${filter}`;
-}
 
 async function main() {
   const tAll = Date.now();
-  const ds: EvalDataset = generateDataset({
-    seed: values.seed ? (/^\d+$/.test(values.seed) ? Number(values.seed) : values.seed) : DEFAULT_SEED,
-    conversations: values.conversations ? Number(values.conversations) : DEFAULT_CONVERSATIONS,
-  });
-  const nMem = ds.conversations.reduce((s, c) => s + c.memories.length, 0);
-  log(`test set: ${ds.conversations.length} conversations, ${nMem} memories, ${ds.questions.length} questions`);
-
-  const store = await openEvalStore(ds, { log, dir: values.store, reuse: Boolean(values.store) });
+  const ds = generateLife();
+  const tuning = ds.questions.filter((q) => q.half === "tuning");
+  const reporting = ds.questions.filter((q) => q.half === "reporting");
+  log(`history: ${ds.memories.length} memories in one space, ${ds.memories[0]!.timestamp.slice(0, 10)} … ${ds.memories.at(-1)!.timestamp.slice(0, 10)}; questions: ${tuning.length} tuning, ${reporting.length} reporting`);
+  const store = await openLifeStore(ds, { log, cacheDir: values.cache ?? DEFAULT_CACHE_DIR });
   try {
-    const cache = new QueryVectorCache(store.ctx);
-    await cache.prepare([...ds.questions, ...ds.unanswerable]);
-    log(`embedded ${cache.size} distinct query texts in ${cache.embedMs} ms`);
-
-    const defaults = useLiteDefaults(store.model);
-    const results: ConfigResult[] = [];
-    const seen = new Set<string>();
-    const run = (group: string, name: string, patch: SettingsPatch) => {
-      const settings = applyPatch(defaults, patch);
-      const key = JSON.stringify(settings);
-      if (seen.has(key + group)) return results.find((r) => JSON.stringify(r.settings) === key && r.group === group)!;
-      seen.add(key + group);
-      const r = runConfig(store, cache, ds.questions, settings, { name, group }, K, ds.unanswerable);
-      results.push(r);
-      return r;
+    log(`store ready in ${store.ingestMs} ms (${store.embedder.misses} passages embedded, the rest cached)`);
+    const shipped = defaultSettingsFor(USE_LITE);
+    const evalOn = async (qs: LifeQuestion[], s: RetrievalSettings) => {
+      await prepareQueries(store, ds, qs, [s]);
+      return runQuestions(store, ds, qs, s);
     };
+    const score = (e: Evaluation) => e.answerable.recall10 + 0.1 * e.answerable.mrr;
 
-    const tSearch = Date.now();
-    // 1. Each leg alone, under every query variant.
-    for (const qv of QUERY_VARIANTS) {
-      run("vector only", `vector ${qv.id}`, merge({ fusion: "linear" }, qv.patch, LEG_VECTOR));
-      run("keyword only", `keyword ${qv.id}`, merge({ fusion: "linear" }, qv.patch, LEG_KEYWORD));
-    }
-    log(`legs done (${results.length} configs)`);
-    // 2. Fusion methods × query variants, quality filter off.
-    for (const f of FUSIONS) for (const qv of QUERY_VARIANTS) run("fusion", `${f.id} ${qv.id}`, merge(f.patch, qv.patch, { qualityFilter: false }));
-    log(`fusion grid done (${results.length} configs)`);
-    // 3. Quality filter sweep on the best fusion configurations (and the shipped default's shape).
-    const fusionRuns = results.filter((r) => r.group === "fusion").sort((a, b) => b.recall - a.recall || b.mrr - a.mrr);
-    const bases = [...fusionRuns.slice(0, 5).map((r) => r.settings), { ...defaults, qualityFilter: false }];
-    for (const b of bases) {
-      for (const minSimilarity of MIN_SIMILARITIES) {
-        const s: SettingsPatch = { ...b, qualityFilter: true, minSimilarity };
-        run("quality filter", describe(applyPatch(defaults, s)), s);
+    // 1. Tuning half: coordinate ascent over the knobs, from the previous defaults (not from the shipped
+    //    ones, so what this run chooses does not depend on what an earlier run shipped).
+    const previous = apply(shipped, PREVIOUS_FULL);
+    let chosen = previous;
+    const tuningLog: { knob: string; value: string; recall10: number; mrr: number }[] = [];
+    // Two passes: a knob chosen late (the personal boost) can change what suits an earlier one.
+    for (const knob of [...KNOBS, ...KNOBS]) {
+      let best: { s: RetrievalSettings; e: Evaluation } | null = null;
+      for (const v of knob.values) {
+        const s = apply(chosen, v);
+        const e = figures(store, await evalOn(tuning, s), 0);
+        tuningLog.push({ knob: knob.name, value: JSON.stringify(v), recall10: e.answerable.recall10, mrr: e.answerable.mrr });
+        if (!best || score(e) > score(best.e) + 1e-9) best = { s, e };
       }
+      chosen = best!.s;
+      log(`tuning: ${knob.name} → ${JSON.stringify(knob.values.find((v) => JSON.stringify(apply(chosen, v)) === JSON.stringify(chosen)))} (recall@10 ${best!.e.answerable.recall10}, MRR ${best!.e.answerable.mrr})`);
     }
-    // 4. The shipped defaults, and the legs under the defaults' query settings (the spec's comparison).
-    const def = run("default", `default (${describe(defaults)})`, {});
-    const qp: SettingsPatch = { contextMessages: defaults.contextMessages, anchorQuery: defaults.anchorQuery, weights: { anchor: defaults.weights.anchor } };
-    const legV = run("default legs", "vector only, default query settings", merge(qp, LEG_VECTOR));
-    const legK = run("default legs", "keyword only, default query settings", merge(qp, LEG_KEYWORD));
-    const searchMs = Date.now() - tSearch;
-    log(`${results.length} configurations × ${ds.questions.length} questions in ${searchMs} ms`);
 
-    const bestOf = (group: string) => results.filter((r) => r.group === group).sort((a, b) => b.recall - a.recall || b.mrr - a.mrr)[0]!;
-    const bestLeg = [bestOf("vector only"), bestOf("keyword only")].sort((a, b) => b.recall - a.recall)[0]!;
-    const bestFused = [bestOf("fusion"), bestOf("quality filter")].sort((a, b) => b.recall - a.recall || b.mrr - a.mrr)[0]!;
-    const slim = (r: ConfigResult) => ({
-      name: r.name,
-      group: r.group,
-      recall10: r.recall,
-      recall6: r.recall6,
-      mrr10: r.mrr,
-      returned: r.returned,
-      returnedUnanswerable: r.returnedUnanswerable,
-      perType: Object.fromEntries(Object.entries(r.perType).map(([t, f]) => [t, { n: f.n, recall10: f.recall, recall6: f.recall6, mrr10: f.mrr }])),
-      settings: r.settings,
-      ms: r.ms,
-    });
-    const typeCounts: Record<string, number> = {};
-    for (const q of ds.questions) typeCounts[q.type] = (typeCounts[q.type] ?? 0) + 1;
+    // 2. Confidence model, fitted on the tuning half's results under the chosen settings.
+    const rows = await calibrationRows(store, ds, tuning, chosen);
+    const fitted = fitLogistic(rows);
+    const fit = { bias: round(fitted.bias), weights: Object.fromEntries(FEATURES.map((f) => [f, round(fitted.weights[f])])), loss: round(fitted.loss), rows: rows.length, positives: rows.filter((r) => r.y).length };
+    log(`confidence fit on ${rows.length} results (${fit.positives} gold): ${JSON.stringify(fit.weights)} bias ${fit.bias}`);
+    const model = confidenceModelFor(USE_LITE);
+    if (values.fit) {
+      writeFitted(fit.bias, fit.weights as Record<(typeof FEATURES)[number], number>, model.similarityRange);
+      // Use the new fit in this run too (the module object is what retrieval reads).
+      model.bias = fit.bias;
+      Object.assign(model.weights, fit.weights);
+      log("wrote the fitted coefficients into server/memory/confidence-models.ts");
+    }
+
+    // 3. Minimum confidence, on tuning: the lowest that keeps unanswerable turns at ≤ 1 packed memory
+    //    (the precision target: memories that do not matter stay out of the prompt), so that packed
+    //    recall@6 stays as high as it can. Whether packed recall@6 then stays within 2 points of
+    //    unfiltered is reported, not assumed (the two targets can conflict).
+    const tunedRows = await evalOn(tuning, chosen);
+    const sweep = [0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8].map((t) => ({ t, e: figures(store, tunedRows, t) }));
+    const quiet = sweep.find((x) => x.e.unanswerable.packed <= 1.0);
+    const minConfidence = quiet ? quiet.t : sweep[sweep.length - 1]!.t;
+    chosen = { ...chosen, minConfidence };
+    log(`tuning: minConfidence → ${minConfidence}`);
+
+    // 4. Report both halves under the shipped defaults, the previous defaults and each leg.
+    const configs: { name: string; s: RetrievalSettings }[] = [
+      { name: "shipped defaults", s: shipped },
+      { name: "previous defaults", s: previous },
+      { name: "vector leg (shipped settings)", s: apply(shipped, LEG_VECTOR) },
+      { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
+      { name: "chosen on tuning (this run)", s: chosen },
+    ];
+    const report: Record<string, Record<string, Evaluation>> = {};
+    for (const c of configs) {
+      report[c.name] = {};
+      for (const [half, qs] of [["tuning", tuning], ["reporting", reporting]] as const) {
+        report[c.name]![half] = figures(store, await evalOn(qs, c.s), c.s.minConfidence);
+      }
+      log(`${c.name}: reporting recall@10 ${report[c.name]!.reporting!.answerable.recall10}, unanswerable packed ${report[c.name]!.reporting!.unanswerable.packed}`);
+    }
+    const differs = (Object.keys(chosen) as (keyof RetrievalSettings)[]).filter((k) => JSON.stringify(chosen[k]) !== JSON.stringify(shipped[k]));
     const summary = {
-      model: store.model,
-      k: K,
+      model: USE_LITE,
+      command: "npm run eval:retrieval",
       dataset: {
-        seed: ds.seed,
-        conversations: ds.conversations.length,
-        memories: nMem,
-        questions: ds.questions.length,
-        unanswerable: ds.unanswerable.length,
-        questionTypes: typeCounts,
-        zeroKeywordOverlap: ds.questions.filter((q) => q.overlap === 0).length,
+        memories: ds.memories.length,
+        space: ds.space,
+        from: ds.memories[0]!.timestamp,
+        to: ds.memories.at(-1)!.timestamp,
+        questions: { tuning: countTypes(tuning), reporting: countTypes(reporting) },
       },
-      timings: {
-        embedderStartMs: store.startMs,
-        ingestMs: store.ingestMs,
-        queryEmbedMs: cache.embedMs,
-        queryTexts: cache.size,
-        searchMs,
-        configurations: results.length,
-        totalMs: Date.now() - tAll,
-      },
-      default: { ...slim(def), legs: { vector: slim(legV), keyword: slim(legK) }, atLeastBestLeg: def.recall >= Math.max(legV.recall, legK.recall) },
-      best: { leg: slim(bestLeg), fused: slim(bestFused) },
-      results: results.map(slim),
+      shippedDiffersFromChosen: differs,
+      chosen,
+      confidenceFit: fit,
+      minConfidenceSweep: sweep.map((x) => ({ minConfidence: x.t, packedRecall6: x.e.answerable.packedRecall6, recall6: x.e.answerable.recall6, unanswerablePacked: x.e.unanswerable.packed })),
+      tuningLog,
+      report,
+      timings: { ingestMs: store.ingestMs, passagesEmbedded: store.embedder.misses, embedMs: store.embedder.embedMs, totalMs: Date.now() - tAll },
     };
     const json = JSON.stringify(summary, null, 2);
     if (values.out) fs.writeFileSync(values.out, json + "\n");
     process.stdout.write(json + "\n\n");
-    const md = markdown(summary.dataset, results, def, legV, legK);
+    const md = markdown(summary.dataset.memories, report);
     if (values.markdown) fs.writeFileSync(values.markdown, md);
     process.stdout.write(md);
+    if (differs.length) log(`note: the shipped defaults differ from this run's choice in: ${differs.join(", ")}`);
     log(`done in ${((Date.now() - tAll) / 1000).toFixed(1)} s`);
   } finally {
     await store.close();
   }
 }
 
-function markdown(dataset: { conversations: number; memories: number; questions: number }, results: ConfigResult[], def: ConfigResult, legV: ConfigResult, legK: ConfigResult): string {
-  const f = (x: number) => x.toFixed(3);
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+function countTypes(qs: LifeQuestion[]) {
+  return Object.fromEntries(LIFE_TYPES.map((t) => [t, qs.filter((q) => q.type === t).length]));
+}
+
+function writeFitted(bias: number, weights: Record<string, number>, range: [number, number]) {
+  const file = path.join(process.cwd(), "server/memory/confidence-models.ts");
+  const src = fs.readFileSync(file, "utf8");
+  const w = FEATURES.map((f) => `${f}: ${weights[f]}`).join(", ");
+  const block = `// BEGIN FITTED (written by npm run eval:retrieval -- --fit)\nconst USE_LITE: ConfidenceModel = {\n  bias: ${bias},\n  weights: { ${w} },\n  similarityRange: [${range[0]}, ${range[1]}],\n};\n// END FITTED`;
+  fs.writeFileSync(file, src.replace(/\/\/ BEGIN FITTED[\s\S]*?\/\/ END FITTED/, block));
+}
+
+function markdown(memories: number, report: Record<string, Record<string, Evaluation>>): string {
+  const f = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
+  const types = LIFE_TYPES.filter((t) => t !== "unanswerable");
   const lines = [
-    `## Retrieval eval: USE-lite, ${dataset.conversations} conversations, ${dataset.memories} memories, ${dataset.questions} questions, recall@${K} / MRR@${K}`,
+    `### Retrieval eval (USE-lite, ${memories} memories in one space; \`npm run eval:retrieval\`)`,
     "",
-    `Default: recall ${f(def.recall)}, MRR ${f(def.mrr)} — vector leg ${f(legV.recall)}, keyword leg ${f(legK.recall)} (same query settings).`,
+    "Answerable: recall@10 / recall@6 / MRR@10, packed recall@6 (at the minimum confidence). Unanswerable: memories packed of 6. Per-type columns: recall@10.",
     "",
-    "Per-type columns are recall@10. *returned*: mean results left after the quality filter (of 10) for answerable questions;",
-    "*noise*: the same for unanswerable questions (nothing relevant exists; lower means less unrelated text in the prompt).",
-    "",
-    "| group | configuration | recall@10 | MRR@10 | recall@6 | paraphrase | keyword | follow-up | long | returned | noise |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    `| half | configuration | recall@10 | recall@6 | MRR | packed r@6 | unanswerable packed | ${types.join(" | ")} |`,
+    `|---|---|---:|---:|---:|---:|---:|${types.map(() => "---:").join("|")}|`,
   ];
-  for (const r of results) {
-    const t = r.perType;
-    lines.push(
-      `| ${r.group} | ${r.name} | ${f(r.recall)} | ${f(r.mrr)} | ${f(r.recall6)} | ${f(t.paraphrase.recall)} | ${f(t.keyword.recall)} | ${f(t.followup.recall)} | ${f(t.long.recall)} | ${r.returned.toFixed(1)} | ${r.returnedUnanswerable?.toFixed(1) ?? "–"} |`,
-    );
+  for (const half of ["reporting", "tuning"]) {
+    for (const [name, byHalf] of Object.entries(report)) {
+      const e = byHalf[half]!;
+      lines.push(
+        `| ${half} | ${name} | ${f(e.answerable.recall10)} | ${f(e.answerable.recall6)} | ${f(e.answerable.mrr)} | ${f(e.answerable.packedRecall6)} | ${e.unanswerable.packed.toFixed(2)} | ${types.map((t) => f(e.perType[t]?.recall10)).join(" | ")} |`,
+      );
+    }
   }
   return lines.join("\n") + "\n";
 }

@@ -29,6 +29,7 @@ const BADGE: Record<string, string> = {
   hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
   vector: "bg-sky-100 text-sky-800 dark:bg-sky-900 dark:text-sky-100",
   fts: "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-100",
+  neighbour: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
 };
 
 const num = (v: number | null, digits: number) => (v === null || v === undefined ? "—" : v.toFixed(digits));
@@ -67,7 +68,13 @@ export function splitInterrupted(content: string): { text: string; note: string 
 
 /** Under a reply: which memories went into its prompt, and why each was recalled. */
 export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
-  if (!memories.length) return null;
+  // Nothing reached the minimum confidence: the reply was written without any memory.
+  if (!memories.length)
+    return (
+      <p className="mt-2 text-xs text-zinc-500" data-testid="no-memory-used">
+        No memory used
+      </p>
+    );
   return (
     <details className="mt-2 rounded border border-zinc-200 text-sm dark:border-zinc-800" data-testid="recalled">
       <summary className="cursor-pointer select-none px-2 py-1 text-xs font-medium text-zinc-600 dark:text-zinc-400">

@@ -10,6 +10,7 @@ const BTN_PRIMARY = "rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-wh
 
 interface Draft {
   topN: string;
+  minConfidence: string;
   minSimilarity: string;
   ftsFloor: string;
   importanceWeight: string;
@@ -24,6 +25,7 @@ interface Draft {
 
 interface Settings {
   topN: number;
+  minConfidence: number;
   minSimilarity: number;
   ftsFloor: number;
   importanceWeight: number;
@@ -36,6 +38,7 @@ interface Settings {
 
 const toDraft = (s: Settings): Draft => ({
   topN: String(s.topN),
+  minConfidence: String(s.minConfidence),
   minSimilarity: String(s.minSimilarity),
   ftsFloor: String(s.ftsFloor),
   importanceWeight: String(s.importanceWeight),
@@ -89,6 +92,7 @@ export function RetrievalSection() {
     if (!draft) return;
     save.mutate({
       topN: Number(draft.topN),
+      minConfidence: Number(draft.minConfidence),
       minSimilarity: Number(draft.minSimilarity),
       ftsFloor: Number(draft.ftsFloor),
       importanceWeight: Number(draft.importanceWeight),
@@ -127,6 +131,7 @@ export function RetrievalSection() {
         <form onSubmit={submit} aria-label="Retrieval settings" className="space-y-4">
           <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
             <NumberField id="rs-topn" label="Memories per reply (top N)" hint={`1–20; default ${d.topN}`} value={draft.topN} onChange={(v) => set("topN", v)} min={1} max={20} step={1} />
+            <NumberField id="rs-minconf" label="Minimum confidence" hint={`Only memories at least this likely to be relevant (0–1) go into a prompt; 0 packs all; default ${d.minConfidence}`} value={draft.minConfidence} onChange={(v) => set("minConfidence", v)} min={0} max={1} step={0.05} />
             <NumberField id="rs-minsim" label="Minimum similarity" hint={`Vector-only results below this are dropped; default ${d.minSimilarity}`} value={draft.minSimilarity} onChange={(v) => set("minSimilarity", v)} min={-1} max={1} step={0.01} />
             <NumberField id="rs-ftsfloor" label="FTS floor" hint={`Keyword-only results with a BM25 score below this are dropped; default ${d.ftsFloor}`} value={draft.ftsFloor} onChange={(v) => set("ftsFloor", v)} min={0} step={0.1} />
             <NumberField id="rs-impw" label="Importance weight" hint={`score × (1 + weight × importance/5); default ${d.importanceWeight}`} value={draft.importanceWeight} onChange={(v) => set("importanceWeight", v)} min={0} max={5} step={0.05} />

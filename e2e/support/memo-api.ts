@@ -76,7 +76,7 @@ export class MemoApi {
     return ((await res.json()) as { ids: string[][] }).ids;
   }
 
-  async search(body: { query: string; space?: string; k?: number; context?: string[] }): Promise<SearchResponse> {
+  async search(body: { query: string; space?: string; k?: number; context?: string[]; options?: Record<string, unknown> }): Promise<SearchResponse> {
     const res = await this.request.post("/api/v1/search", { data: body });
     await expectStatus(res, 200, "POST /api/v1/search");
     return (await res.json()) as SearchResponse;

@@ -95,7 +95,8 @@ test("a fact chatted in one conversation is recalled in a new one: the provider 
   const sys = fixture.requests.at(-1)!.body!.messages![0]!;
   assert.equal(sys.role, "system");
   assert.ok(String(sys.content).startsWith(SYSTEM_PROMPT));
-  assert.match(String(sys.content), /\[Relevant Memories\]\n- \d{4}-\d{2}-\d{2}: User: My sister Anna moved to Lisbon/);
+  // Packed with who said what (the user's words, then the assistant's reply, boilerplate trimmed).
+  assert.match(String(sys.content), /\[Relevant Memories\]\n- \d{4}-\d{2}-\d{2}: the user said: “My sister Anna moved to Lisbon[^”]*”\n  you replied: “/);
   assert.match(second.reply, /Memory block received:[\s\S]*Lisbon/);
   // The reply is stored with the memories it used and their scores; the memory was promoted.
   const { messages } = getConversationWithMessages(s.memo.db, convB.id);
@@ -140,7 +141,8 @@ test("packing: memories that do not fit the budget are left out and not listed a
     chunkIndex: null,
     conversationId: null,
     matchType: "hybrid",
-    scores: { similarity: 0.9, ftsRank: 1, rrf: 0.03, bm25: -1, vectorRank: 1, fused: 1, final: 1 },
+    scores: { similarity: 0.9, ftsRank: 1, rrf: 0.03, bm25: -1, vectorRank: 1, fused: 1, final: 1, confidence: 1 },
+    moves: [],
   });
   const items = [mem("a", "short fact one"), mem("b", "x".repeat(3000)), mem("c", "short fact two"), mem("d", "short fact three")];
   const r = packRecalled(items, 6, 120);

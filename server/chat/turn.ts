@@ -7,8 +7,8 @@
  * runTurn() is an async generator of TurnEvents: the chat route streams them to the page as server-sent
  * events; the benchmark and tests read them directly.
  */
-import { packMemories } from "../memory/pack";
-import type { RetrievedMemory } from "../memory/retrieve";
+import { packMemories, type PackOptions } from "../memory/pack";
+import { packable, type RetrievedMemory } from "../memory/retrieve";
 import { recordRetrievals } from "../memory/store";
 import { touchTemporaryChat } from "../services/temporary-chats";
 import {
@@ -126,12 +126,12 @@ function toRecalled(r: RetrievedMemory): RecalledMemory {
  * Pack the recalled memories under the budget and say which of them made it in: packMemories is greedy in
  * rank order, so a memory is in exactly when adding it to the prefix before it raises the count.
  */
-export function packRecalled(results: RetrievedMemory[], topN: number, tokenBudget: number): { block: string; included: RetrievedMemory[] } {
-  const { block } = packMemories(results, topN, tokenBudget);
+export function packRecalled(results: RetrievedMemory[], topN: number, tokenBudget: number, opts: PackOptions = {}): { block: string; included: RetrievedMemory[] } {
+  const { block } = packMemories(results, topN, tokenBudget, opts);
   const included: RetrievedMemory[] = [];
   let before = 0;
   for (let i = 0; i < Math.min(results.length, topN); i++) {
-    const used = packMemories(results.slice(0, i + 1), topN, tokenBudget).used;
+    const used = packMemories(results.slice(0, i + 1), topN, tokenBudget, opts).used;
     if (used > before) included.push(results[i]!);
     before = used;
   }
@@ -166,9 +166,14 @@ export async function recallForPrompt(
   try {
     const r = await search(memo, { query: input.query, space: input.space, context: input.context, promote: false });
     const kept = input.exclude ? r.results.filter((m) => !input.exclude!(m)) : r.results;
-    const usable = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
-    const { block, included } = packRecalled(usable, r.settings.topN, r.settings.tokenBudget);
-    const recall: Recall = { block, memories: included.map(toRecalled), considered: usable.length, queries: r.queries.map((q) => q.text), ms: ms(t0), error: null, promotable: usable.map((m) => m.id) };
+    const allowed = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
+    // Only results at or above the minimum confidence reach the prompt (none: "no memory used"), and only those count as recalled.
+    const usable = packable(allowed, r.settings.minConfidence);
+    const { block, included } = packRecalled(usable, r.settings.topN, r.settings.tokenBudget, {
+      speakers: r.settings.packSpeakers,
+      assistantMaxChars: r.settings.assistantMaxChars,
+    });
+    const recall: Recall = { block, memories: included.map(toRecalled), considered: allowed.length, queries: r.queries.map((q) => q.text), ms: ms(t0), error: null, promotable: usable.map((m) => m.id) };
     if (opts.promote ?? true) promoteRecall(memo, recall);
     return recall;
   } catch (e) {

@@ -68,7 +68,7 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
             content: z.string(),
             timestamp: z.string(),
             kind: z.string(),
-            match_type: z.enum(["vector", "fts", "hybrid"]),
+            match_type: z.enum(["vector", "fts", "hybrid", "neighbour"]),
             importance: z.number(),
             score: z.number(),
             similarity: z.number().nullable(),

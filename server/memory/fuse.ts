@@ -1,6 +1,7 @@
 import { recencyOf } from "./recency";
 
-export type MatchType = "vector" | "fts" | "hybrid";
+/** "neighbour": found by neither leg, recalled as the adjacent exchange of a match (neighbours.ts). */
+export type MatchType = "vector" | "fts" | "hybrid" | "neighbour";
 
 export interface RankedList {
   kind: "vector" | "fts";

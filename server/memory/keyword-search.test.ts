@@ -196,5 +196,5 @@ test("keywordSearchScored: the ceiling is Σ FTS5 idf of the kept terms, what a 
   assert.ok(Math.abs(-hits[0]!.bm25 - ceiling) < 1e-9, `bm25 ${hits[0]!.bm25} vs ceiling ${ceiling}`);
   // keywordSearch gives the same hits; no term, no hits and no ceiling.
   assert.deepEqual(keywordSearch(s.sqlite, "personal", "apple pear", 10), hits);
-  assert.deepEqual(keywordSearchScored(s.sqlite, "personal", "the of and", 10), { hits: [], ceiling: 0 });
+  assert.deepEqual(keywordSearchScored(s.sqlite, "personal", "the of and", 10), { hits: [], ceiling: 0, terms: [] });
 });

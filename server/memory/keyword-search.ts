@@ -39,6 +39,7 @@ function stripDiacritics(s: string): string {
 
 interface Term {
   word: string;
+  stem: string;
   df: number;
 }
 
@@ -62,7 +63,7 @@ function selectTerms(db: Database.Database | null, text: string, opts: KeywordOp
     if (seen.has(stem)) continue;
     seen.add(stem);
     const df = db ? docFrequency(db, stem) : 0;
-    terms.push({ word: w, df });
+    terms.push({ word: w, stem, df });
   }
   if (terms.length === 0) return null;
   let kept = terms;
@@ -135,6 +136,8 @@ function counts(db: Database.Database): { n: number; spaces: number } {
 function liveDocCount(db: Database.Database): number {
   return counts(db).n;
 }
+/** Live memories in the store (cached for 5 s, as the keyword leg uses it). */
+export const liveMemoryCount = liveDocCount;
 
 const KEYWORD_JOINED = `SELECT memory_fts.rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts
   JOIN memories m ON m.rid = memory_fts.rowid
@@ -167,6 +170,8 @@ export interface ScoredKeywordHits {
   hits: KeywordHit[];
   /** The query's bm25 ceiling (see bm25Ceiling): what linear fusion divides −bm25 by; 0 without terms. */
   ceiling: number;
+  /** The kept query terms (Porter stems) with FTS5's idf: what a result's matched-term share is measured in. */
+  terms: { stem: string; idf: number }[];
 }
 
 /** keywordSearch plus the query's bm25 ceiling, for score normalisation in linear fusion. */
@@ -178,7 +183,7 @@ export function keywordSearchScored(
   opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
 ): ScoredKeywordHits {
   const terms = selectTerms(db, text, opts);
-  if (!terms) return { hits: [], ceiling: 0 };
+  if (!terms) return { hits: [], ceiling: 0, terms: [] };
   const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
   // The space filter is a join per matching row (half the leg's cost at 10K). When every live memory is
   // in one space (most stores), rank first and filter the top rows afterwards; the filter still holds if
@@ -190,5 +195,35 @@ export function keywordSearchScored(
         .slice(0, limit)
         .map(({ rid, bm25 }) => ({ rid, bm25 }))
     : (stmtFor(db, KEYWORD_JOINED).all(match, spaceId, limit) as KeywordHit[]);
-  return { hits, ceiling: bm25Ceiling(db, terms) };
+  const n = liveDocCount(db);
+  return { hits, ceiling: bm25Ceiling(db, terms), terms: terms.map((t) => ({ stem: t.stem, idf: Math.max(1e-6, Math.log((n - t.df + 0.5) / (t.df + 0.5))) })) };
+}
+
+/** Porter stems of a text's words, as the keyword leg sees them (for matched-term shares). */
+export function textStems(text: string): Set<string> {
+  return new Set(queryWords(text).map((w) => stemmer(stripDiacritics(w))));
+}
+
+/**
+ * The query for the dense leg: words found in more than `maxDocFraction` of the memories (speakers'
+ * names, role labels) dropped, since they dominate a small encoder's vector and match everything. Word
+ * order and stopwords stay (the encoder reads sentences). Unchanged below 50 memories or at 1.
+ */
+export function cleanDenseQuery(db: Database.Database, text: string, maxDocFraction: number): { text: string; dropped: string[] } {
+  if (maxDocFraction >= 1) return { text, dropped: [] };
+  const total = liveDocCount(db);
+  if (total < 50) return { text, dropped: [] };
+  const dropped: string[] = [];
+  const out = text.replace(/[\p{L}\p{N}\p{M}]+/gu, (w) => {
+    const lw = w.normalize("NFKC").toLowerCase();
+    if (STOPWORDS.has(lw) || lw.length < 2) return w;
+    const df = docFrequency(db, stemmer(stripDiacritics(lw)));
+    if (df / total > maxDocFraction) {
+      dropped.push(w);
+      return "";
+    }
+    return w;
+  });
+  const cleaned = out.replace(/[ \t]{2,}/g, " ").trim();
+  return cleaned && dropped.length ? { text: cleaned, dropped } : { text, dropped: [] };
 }

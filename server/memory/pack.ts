@@ -19,6 +19,50 @@ function formatBody(content: string): string {
   return content.trim().replace(/\s*\n\s*/g, "\n  ");
 }
 
+export interface PackOptions {
+  /** Keep who said what: a chat exchange's user words and assistant reply are labelled apart. */
+  speakers?: boolean;
+  /** Longest assistant reply kept (after boilerplate is trimmed), cut at a sentence end. */
+  assistantMaxChars?: number;
+}
+
+// Sentences that carry no fact: offers, pleasantries, sign-offs (what assistants pad replies with).
+const BOILERPLATE = [
+  /^(great|good|excellent) question\b/i,
+  /^(congratulations|congrats|how exciting|that's (so )?(great|wonderful|exciting|annoying|painful))\b/i,
+  /^(would|do) you (like|want) (me to|some|more)\b/i,
+  /^let me know\b/i,
+  /^(i'm )?happy to help\b/i,
+  /^i can (draft|put together|help)\b/i,
+  /^keep me posted\b/i,
+  /^is there anything else\b/i,
+  /^i hope (this|that) helps\b/i,
+  /^if you want, i can\b/i,
+  /^(sure|of course|absolutely|certainly)[!.,]?$/i,
+];
+
+const sentences = (t: string) => t.match(/[^.!?]+[.!?]+["')\]]*|[^.!?]+$/g)?.map((x) => x.trim()).filter(Boolean) ?? [];
+
+/** An assistant reply without boilerplate sentences, cut at a sentence end within maxChars. */
+export function trimAssistant(text: string, maxChars: number): string {
+  const kept = sentences(text).filter((x) => !BOILERPLATE.some((re) => re.test(x)));
+  let out = "";
+  for (const x of kept.length ? kept : sentences(text)) {
+    if (out && out.length + 1 + x.length > maxChars) break;
+    out = out ? `${out} ${x}` : x;
+  }
+  return out.length > maxChars ? `${out.slice(0, maxChars).trimEnd()}…` : out;
+}
+
+/** "User: … Assistant: …" (stored on one line) as two labelled lines; other content (documents, /remember) as it is. */
+export function speakerBody(content: string, assistantMaxChars: number): string {
+  const m = /^\s*User:\s*([\s\S]*?)\s+Assistant:\s*([\s\S]*)$/.exec(content);
+  if (!m) return formatBody(content);
+  const user = m[1]!.trim().replace(/\s*\n\s*/g, " ");
+  const reply = trimAssistant(m[2]!.trim().replace(/\s*\n\s*/g, " "), assistantMaxChars);
+  return reply ? `the user said: “${user}”\n  you replied: “${reply}”` : `the user said: “${user}”`;
+}
+
 /** One memory's entry; `body` is already formatted (formatBody). */
 function entry(m: PackItem, body: string): string {
   const edited = m.updatedAt && m.updatedAt > m.timestamp ? ` (edited ${m.updatedAt.slice(0, 10)})` : "";
@@ -32,12 +76,12 @@ function entry(m: PackItem, body: string): string {
  * (or skipped, when the room left is too small for a useful cut).
  * Returns the block ("" when nothing was recalled) and how many memories it holds.
  */
-export function packMemories(items: PackItem[], topN: number, tokenBudget: number): { block: string; used: number } {
+export function packMemories(items: PackItem[], topN: number, tokenBudget: number, opts: PackOptions = {}): { block: string; used: number } {
   const header = "[Relevant Memories]";
   let tokens = estimateTokens(header);
   const lines: string[] = [];
   for (const m of items.slice(0, topN)) {
-    const body = formatBody(m.content);
+    const body = opts.speakers ? speakerBody(m.content, opts.assistantMaxChars ?? 400) : formatBody(m.content);
     let e = entry(m, body);
     let t = estimateTokens(e) + 1;
     if (tokens + t > tokenBudget) {

@@ -1,109 +1,64 @@
 /**
- * Retrieval quality with the offline model (SPEC §1.5; NOTES-stack "Retrieval quality with the offline
- * model"): a slice of `npm run eval:retrieval` — the first 3 conversations of the generated test set
- * (213 memories, 81 questions) in a temp store, ingested through the service with the real embedding
- * server (USE-lite), searched after embedding with the USE-lite defaults of settings.ts.
+ * Retrieval quality with the offline model: a slice of `npm run eval:retrieval` — the REPORTING half's
+ * questions (none of which chose a default) against a shorter history of the same person (every
+ * exchange a question can be about, plus 250 everyday fillers, in one space), ingested through the
+ * service with the real embedding server (USE-lite; embeddings cached in .cache/retrieval-eval), then
+ * searched with the shipped USE-lite defaults.
  *
- * Hybrid must never do worse than its best single leg: the fused default's recall@10 is at least each
- * leg's under the same query settings, with no tolerance (on this slice fusion ties the vector leg on
- * recall and beats both legs on MRR; on the full set it is +0.05 over the vector leg). And a handful of
- * hand-checked paraphrases (no shared content word) must rank their gold memory above unrelated ones.
+ * Hybrid must never do worse than its best single leg (recall@10, with no tolerance), and unanswerable
+ * turns (general knowledge, code, writing, people never mentioned) must stay near 1 memory of 6 packed on
+ * average (the target is 1.0; see the bound below).
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { generateDataset, sliceDataset, sharedStems, type EvalDataset, type EvalMemory, type EvalQuestion } from "../test/retrieval-eval/dataset";
-import { HAND_CHECKED } from "../test/retrieval-eval/hand-checked";
-import { TOPICS } from "../test/retrieval-eval/topics";
-import {
-  applyPatch,
-  LEG_KEYWORD,
-  LEG_VECTOR,
-  openEvalStore,
-  QueryVectorCache,
-  rankedIds,
-  runConfig,
-  useLiteDefaults,
-  type EvalStore,
-} from "../test/retrieval-eval/harness";
-import type { RetrievalSettings } from "./settings";
+import { generateLife, type LifeDataset } from "../test/retrieval-eval/life";
+import { openLifeStore, prepareQueries, USE_LITE, type LifeStore } from "../test/retrieval-eval/life-harness";
+import { figures, runQuestions } from "../test/retrieval-eval/life-metrics";
+import { defaultSettingsFor, type RetrievalSettings } from "./settings";
 
-const SLICE = 3;
-let ds: EvalDataset;
-let store: EvalStore | undefined;
-let cache: QueryVectorCache;
-let defaults: RetrievalSettings;
-let handQuestions: EvalQuestion[];
+let ds: LifeDataset;
+let store: LifeStore | undefined;
+let shipped: RetrievalSettings;
+const legs = () => ({
+  vector: { ...shipped, weights: { ...shipped.weights, fts: 0 }, qualityFilter: false },
+  keyword: { ...shipped, weights: { ...shipped.weights, vector: 0 }, qualityFilter: false },
+});
 
 before(
   async () => {
-    ds = sliceDataset(generateDataset(), SLICE);
-    store = await openEvalStore(ds);
-    defaults = useLiteDefaults(store.model);
-    handQuestions = HAND_CHECKED.map((c, i) => {
-      const [conv, topic] = c.gold.split(":") as [string, string];
-      return {
-        id: `hand-${i + 1}`,
-        conv,
-        space: `eval-${conv}`,
-        text: c.question,
-        context: [],
-        gold: [c.gold],
-        type: "paraphrase",
-        topic,
-        category: TOPICS.find((t) => t.id === topic)!.category,
-        words: c.question.split(/\s+/).length,
-        overlap: 0,
-      } satisfies EvalQuestion;
-    });
-    cache = new QueryVectorCache(store.ctx);
-    await cache.prepare([...ds.questions, ...handQuestions], [{ contextMessages: defaults.contextMessages, anchorQuery: defaults.anchorQuery }]);
+    ds = generateLife({ fillers: 250 });
+    ds.questions = ds.questions.filter((q) => q.half === "reporting");
+    store = await openLifeStore(ds);
+    shipped = defaultSettingsFor(store.model);
+    await prepareQueries(store, ds, ds.questions, [shipped, legs().vector]);
   },
-  { timeout: 180_000 },
+  { timeout: 600_000 },
 );
 after(async () => {
   await store?.close();
 });
 
-test("the slice: 3 conversations of the eval set, every gold memory stored once, the USE-lite model", () => {
-  assert.equal(ds.conversations.length, SLICE);
-  assert.ok(ds.questions.length >= 40, `only ${ds.questions.length} questions`);
-  assert.equal(store!.model, "universal-sentence-encoder-lite");
-  for (const q of ds.questions) for (const g of q.gold) assert.ok(store!.idOf.get(g), `gold ${g} of ${q.id} is stored`);
+test("the slice: one space, the reporting half's questions of every type, every gold stored once", () => {
+  assert.equal(store!.model, USE_LITE);
+  assert.ok(ds.memories.length >= 400, `${ds.memories.length} memories`);
   const types = new Set(ds.questions.map((q) => q.type));
-  assert.deepEqual([...types].sort(), ["followup", "keyword", "long", "paraphrase"]);
+  for (const t of ["single-hop", "multi-hop", "temporal", "update", "assistant-said", "preference", "inference", "unanswerable"]) assert.ok(types.has(t as never), t);
+  for (const q of ds.questions) for (const g of q.gold) assert.ok(store!.idOf.get(g), `gold ${g} of ${q.id}`);
 });
 
-test("the fused default is at least as good as its best single leg (recall@10, and MRR)", (t) => {
-  const query = { contextMessages: defaults.contextMessages, anchorQuery: defaults.anchorQuery, weights: { anchor: defaults.weights.anchor } };
-  const fused = runConfig(store!, cache, ds.questions, defaults, { name: "default", group: "default" });
-  const vector = runConfig(store!, cache, ds.questions, applyPatch(defaults, { ...query, ...LEG_VECTOR }), { name: "vector", group: "leg" });
-  const keyword = runConfig(store!, cache, ds.questions, applyPatch(defaults, { ...query, ...LEG_KEYWORD }), { name: "keyword", group: "leg" });
+test("fused defaults ≥ each single leg (recall@10); unanswerable turns get ≤ 1.25 memories of 6 packed", async (t) => {
+  const fused = figures(store!, await runQuestions(store!, ds, ds.questions, shipped), shipped.minConfidence);
+  const v = figures(store!, await runQuestions(store!, ds, ds.questions, legs().vector), shipped.minConfidence);
+  const k = figures(store!, await runQuestions(store!, ds, ds.questions, legs().keyword), shipped.minConfidence);
   t.diagnostic(
-    `n=${ds.questions.length} recall@10 fused ${fused.recall} vector ${vector.recall} keyword ${keyword.recall}; ` +
-      `MRR fused ${fused.mrr} vector ${vector.mrr} keyword ${keyword.mrr}`,
+    `n=${fused.answerable.n}+${fused.unanswerable.n} recall@10 fused ${fused.answerable.recall10} vector ${v.answerable.recall10} keyword ${k.answerable.recall10}; ` +
+      `packed r@6 ${fused.answerable.packedRecall6} (unfiltered ${fused.answerable.recall6}); unanswerable packed ${fused.unanswerable.packed}`,
   );
-  assert.ok(fused.recall >= Math.max(vector.recall, keyword.recall), `fused ${fused.recall} < best leg ${Math.max(vector.recall, keyword.recall)}`);
-  assert.ok(fused.mrr >= Math.max(vector.mrr, keyword.mrr), `fused MRR ${fused.mrr} < best leg ${Math.max(vector.mrr, keyword.mrr)}`);
-  // Neither leg is trivially perfect on this set, so the comparison means something.
-  assert.ok(vector.recall < 0.97 && keyword.recall < 0.97);
-});
-
-test("hand-checked paraphrases rank their gold memory above every unrelated memory", () => {
-  const memory = new Map<string, EvalMemory>(ds.conversations.flatMap((c) => c.memories).map((m) => [m.key, m]));
-  const byId = new Map<string, EvalMemory>([...store!.idOf].map(([key, id]) => [id, memory.get(key)!]));
-  const vectorOnly = applyPatch(defaults, LEG_VECTOR);
-  for (const [i, c] of HAND_CHECKED.entries()) {
-    const gold: EvalMemory | undefined = memory.get(c.gold);
-    assert.ok(gold, `${c.gold} exists`);
-    const goldTopic = gold.topic;
-    assert.ok(gold.text.startsWith(c.goldStartsWith), `${c.gold} is still the hand-checked exchange: ${gold.text.slice(0, 80)}`);
-    assert.deepEqual(sharedStems(c.question, gold.text), [], `"${c.question}" shares no content word with its gold`);
-    for (const [name, settings] of [["default", defaults], ["vector leg", vectorOnly]] as const) {
-      const ranked: EvalMemory[] = rankedIds(store!, cache, handQuestions[i]!, settings, 10).map((id) => byId.get(id)!);
-      const at = ranked.findIndex((m) => m.key === c.gold);
-      assert.ok(at >= 0 && at < c.within, `${name}: "${c.question}" has ${c.gold} at ${at + 1}, want ≤ ${c.within} (${c.why})`);
-      const unrelatedAbove: EvalMemory[] = ranked.slice(0, at).filter((m: EvalMemory) => m.topic !== goldTopic);
-      assert.deepEqual(unrelatedAbove.map((m) => m.key), [], `${name}: unrelated memories outrank ${c.gold} for "${c.question}"`);
-    }
-  }
+  assert.ok(fused.answerable.recall10 >= v.answerable.recall10, `fused ${fused.answerable.recall10} < vector ${v.answerable.recall10}`);
+  assert.ok(fused.answerable.recall10 >= k.answerable.recall10, `fused ${fused.answerable.recall10} < keyword ${k.answerable.recall10}`);
+  // The target is ≤ 1.0; measured here 1.04 (full reporting half 1.17, tuning half 1.00; previous
+  // defaults 6.0). This bound keeps that from regressing; it does not claim the target.
+  assert.ok(fused.unanswerable.packed <= 1.25, `unanswerable turns got ${fused.unanswerable.packed} memories packed`);
+  // Neither leg is trivially perfect, so the comparison means something.
+  assert.ok(v.answerable.recall10 < 0.97 && k.answerable.recall10 < 0.97);
 });

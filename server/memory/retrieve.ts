@@ -1,7 +1,11 @@
 import type Database from "better-sqlite3";
 import type { Embedder } from "./embed-client";
 import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList } from "./fuse";
-import { keywordSearchScored } from "./keyword-search";
+import { cleanDenseQuery, keywordSearchScored, liveMemoryCount } from "./keyword-search";
+import { confidences, memoryDate, memoryVectors, newerFirst, withIntent, withNeighbours, withTime } from "./rerank";
+import { queryIntent } from "./personal";
+import { parseTimeIntent, type TimeIntent } from "./time-window";
+import type { Features } from "./confidence";
 import { buildQueries, candidatePool, type RetrievalQuery } from "./query-builder";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "./reindex";
@@ -19,6 +23,10 @@ export interface RetrieveRequest {
   promote?: boolean;
   /** Candidate pool per list; default candidatePool(k) (SPEC §1.4). Debug Search overrides it. */
   pool?: number;
+  /** The turn's date (ISO), what "last week" is resolved against: now, or an imported conversation's date. */
+  now?: string;
+  /** Embedding model id (picks the confidence coefficients); default USE-lite's. */
+  model?: string;
 }
 
 export interface ScoreBreakdown {
@@ -29,6 +37,8 @@ export interface ScoreBreakdown {
   vectorRank: number | null;
   fused: number;
   final: number;
+  /** Calibrated confidence in [0, 1] (confidence.ts); packed and promoted only at or above minConfidence. */
+  confidence: number;
 }
 
 export interface RetrievedMemory {
@@ -46,6 +56,10 @@ export interface RetrievedMemory {
   conversationId: string | null;
   matchType: MatchType;
   scores: ScoreBreakdown;
+  /** What moved it: neighbour bonus, date window, recency, newer-than-duplicate, and the confidence's main features. */
+  moves: string[];
+  /** The confidence model's inputs, each in [0, 1] (Debug Search; fitting). */
+  features?: Features;
 }
 
 export interface RetrieveResult {
@@ -59,6 +73,24 @@ export interface RetrieveResult {
   vectorSource: VectorSource | null;
   /** Set while results are keyword-only because the store is re-indexing for a new embedding model. */
   notice?: string;
+  /** Dates the query named and whether it asked for recent memories. */
+  time: TimeIntent;
+  /** The threshold in force: results at or above it are what a prompt would get (and what is promoted). */
+  minConfidence: number;
+}
+
+/** The results a prompt gets: at or above the minimum confidence. */
+export function packable<T extends { scores: { confidence: number } }>(results: T[], minConfidence: number): T[] {
+  return results.filter((r) => r.scores.confidence >= minConfidence);
+}
+
+/** What the dense leg embeds for each query: the text cleaned of very common words and of date words. */
+export function denseTexts(db: Database.Database, queries: RetrievalQuery[], settings: RetrievalSettings, time: TimeIntent): string[] {
+  return queries.map((q) => {
+    let text = q.text;
+    for (const w of time.windows) text = text.replace(w.text, " ").replace(/\s{2,}/g, " ").trim() || q.text;
+    return cleanDenseQuery(db, text, settings.denseMaxDocFraction).text;
+  });
 }
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
@@ -78,7 +110,8 @@ export async function retrieve(db: Database.Database, embedder: Embedder, req: R
     contextMessages: settings.contextMessages,
     anchorQuery: settings.anchorQuery,
   });
-  const vectors = settings.weights.vector > 0 ? await embedder.embedQueries(queries.map((q) => q.text)) : [];
+  const time = parseTimeIntent(req.query, new Date(req.now ?? Date.now()));
+  const vectors = settings.weights.vector > 0 ? await embedder.embedQueries(denseTexts(db, queries, settings, time)) : [];
   const embedMs = ms(t0);
   const out = searchWithVectors(db, req, settings, queries, vectors);
   const p = reindex ? readReindexProgress(db) : null;
@@ -99,6 +132,7 @@ export function searchWithVectors(
   const k = req.k ?? settings.topN;
   const pool = req.pool ?? candidatePool(k);
   const lists: RankedList[] = [];
+  let ftsTerms: { stem: string; idf: number }[] = [];
   let vectorMs = 0;
   let keywordMs = 0;
   let vectorSource: VectorSource | null = null;
@@ -114,17 +148,30 @@ export function searchWithVectors(
     vectorMs += ms(t);
     t = process.hrtime.bigint();
     if (settings.weights.fts > 0) {
-      const { hits, ceiling } = keywordSearchScored(db, req.spaceId, q.text, pool, settings);
+      const { hits, ceiling, terms } = keywordSearchScored(db, req.spaceId, q.text, pool, settings);
+      if (q.role === "main") ftsTerms = terms;
       lists.push({ kind: "fts", weight: settings.weights.fts * roleWeight, ceiling, items: hits.map((h) => ({ rid: h.rid, score: -h.bm25 })) });
     }
     keywordMs += ms(t);
   });
   const tf = process.hrtime.bigint();
-  const fused = fuse(lists, settings.fusion, settings.rrfK);
-  const { kept, dropped } = settings.qualityFilter ? qualityFilter(fused, settings) : { kept: fused, dropped: [] };
-  const rows = getMemoriesByRid(db, fused.map((c) => c.rid));
-  const ordered = applyImportance(kept, (rid) => rows.get(rid), settings.importanceWeight).slice(0, k);
-  const toResult = (c: (typeof ordered)[number] | (typeof dropped)[number], final: number): RetrievedMemory | null => {
+  const time = parseTimeIntent(req.query, new Date(req.now ?? Date.now()));
+  const fusedRaw = fuse(lists, settings.fusion, settings.rrfK);
+  const staged0 = withNeighbours(db, fusedRaw, settings, Math.max(k * 2, 20));
+  const rows = getMemoriesByRid(db, staged0.map((c) => c.rid));
+  const intent = queryIntent(req.query);
+  const staged = withIntent(withTime(staged0, rows, time, settings, Date.parse(req.now ?? new Date().toISOString())), rows, intent, settings);
+  const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
+  const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
+  const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
+  // Near-duplicate check and confidence need the stored vectors of the leading results only.
+  const head = weighted.slice(0, k + 10);
+  const vecs = memoryVectors(db, head.map((c) => c.rid));
+  const dated = (rid: number) => memoryDate(rows.get(rid)!);
+  const ordered = newerFirst(head, dated, vecs, settings.duplicateSimilarity).slice(0, k);
+  const ceiling = lists.find((l) => l.kind === "fts")?.ceiling ?? 0;
+  const conf = confidences(ordered, { model: req.model ?? "universal-sentence-encoder-lite", rows, queryVector: vectors[0] ?? null, vectors: vecs, ceiling, terms: ftsTerms, docs: liveMemoryCount(db), intent });
+  const toResult = (c: (typeof ordered)[number] | (typeof dropped)[number], final: number, confidence: number, because: string[], f?: Features): RetrievedMemory | null => {
     const m = rows.get(c.rid);
     if (!m || m.softDeleted) return null;
     return {
@@ -140,25 +187,32 @@ export function searchWithVectors(
       chunkIndex: m.chunkIndex,
       conversationId: m.conversationId,
       matchType: c.matchType,
-      scores: { similarity: c.similarity, ftsRank: c.ftsRank, rrf: c.rrf, bm25: c.bm25, vectorRank: c.vectorRank, fused: c.fused, final },
+      scores: { similarity: c.similarity, ftsRank: c.ftsRank, rrf: c.rrf, bm25: c.bm25, vectorRank: c.vectorRank, fused: c.fused, final, confidence },
+      moves: [...c.moves, ...because],
+      ...(f ? { features: f } : {}),
     };
   };
-  const results = ordered.map((c) => toResult(c, c.final)).filter((r): r is RetrievedMemory => r !== null);
+  const results = ordered
+    .map((c, i) => toResult(c, c.final, conf[i]!.confidence, conf[i]!.because.slice(0, 2).map((b) => `confidence: ${b.feature} +${b.logit.toFixed(2)}`), conf[i]!.features))
+    .filter((r): r is RetrievedMemory => r !== null);
   const droppedOut = dropped
     .slice(0, 50)
     .map((c) => {
-      const r = toResult(c, c.fused);
+      const r = toResult(c, c.fused, 0, []);
       return r ? { ...r, reason: c.reason } : null;
     })
     .filter((r): r is RetrievedMemory & { reason: string } => r !== null);
   const fuseMs = ms(tf);
-  if (req.promote && results.length) recordRetrievals(db, results.map((r) => r.id));
+  const promoted = packable(results, settings.minConfidence);
+  if (req.promote && promoted.length) recordRetrievals(db, promoted.map((r) => r.id));
   return {
     results,
     dropped: droppedOut,
     queries,
     pool,
     vectorSource,
+    time,
+    minConfidence: settings.minConfidence,
     timings: { embedMs: 0, vectorMs, keywordMs, fuseMs, retrievalMs: ms(tStart), totalMs: ms(tStart) },
   };
 }

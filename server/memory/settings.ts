@@ -30,6 +30,26 @@ export const retrievalSettingsSchema = z.object({
   maxPostings: z.number().int().min(100).max(10_000_000),
   /** Token budget of the [Relevant Memories] block. */
   tokenBudget: z.number().int().min(50).max(32_000),
+  /** Dense query: drop words found in more than this share of memories before embedding (1 = off). */
+  denseMaxDocFraction: z.number().min(0.01).max(1),
+  /** Neighbour context: share of an exchange's score given to the adjacent exchanges of its session (0 = off). */
+  neighbourWeight: z.number().min(0).max(1),
+  /** Two exchanges are in one session when at most this many minutes apart. */
+  neighbourGapMinutes: z.number().int().min(1).max(1440),
+  /** Time-aware retrieval: score × (1 + dateBoost) inside a date window the query names (0 = off). */
+  dateBoost: z.number().min(0).max(5),
+  /** "recently", "last time": score × (1 + recencyBoost × 2^(−age/half-life)) (0 = off). */
+  recencyBoost: z.number().min(0).max(5),
+  recencyHalfLifeDays: z.number().min(1).max(3650),
+  /** Recency among near-duplicates: a newer result at least this similar to one above it moves above it (1 = off). */
+  duplicateSimilarity: z.number().min(0).max(1),
+  /** A question about the person: their own statements × (1 + personalBoost) over general asks (0 = off). */
+  personalBoost: z.number().min(0).max(5),
+  /** Calibrated confidence in [0, 1]: only results at or above it are packed and promoted (0 = all). */
+  minConfidence: z.number().min(0).max(1),
+  /** Packing: label who said what, trim assistant boilerplate, cap an assistant reply at this many characters. */
+  packSpeakers: z.boolean(),
+  assistantMaxChars: z.number().int().min(40).max(8000),
 });
 
 export type RetrievalSettings = z.infer<typeof retrievalSettingsSchema>;
@@ -49,24 +69,36 @@ const BASE: RetrievalSettings = {
   maxTerms: 12,
   maxPostings: 5000,
   tokenBudget: 1500,
+  // Techniques that act on fused scores whatever the embedding model (chosen with USE-lite): date
+  // windows, "recently", and the minimum confidence, which is calibrated per model (confidence-models.ts).
+  // The personal boost is moderate here (USE-lite measured ×3 under linear fusion; nomic's RRF scores
+  // cannot be measured offline).
+  denseMaxDocFraction: 1,
+  neighbourWeight: 0,
+  neighbourGapMinutes: 60,
+  dateBoost: 2,
+  recencyBoost: 0.25,
+  recencyHalfLifeDays: 30,
+  duplicateSimilarity: 1,
+  personalBoost: 0.5,
+  minConfidence: 0.25,
+  packSpeakers: true,
+  assistantMaxChars: 400,
 };
 
 /**
  * Defaults per embedding model family. nomic-embed-text-v1.5 keeps the seeds' RRF k=60 with equal
- * weights, 3 context messages, the anchor query and min_similarity 0.7 (it cannot be measured offline).
+ * weights, 3 context messages, the anchor query and min_similarity 0.7 (it cannot be measured offline);
+ * it shares the model-independent techniques above and its confidence is calibrated to mean the same.
  *
- * USE-lite values are measured by `npm run eval:retrieval` (16 synthetic multi-session conversations,
- * 1,123 memories, 390 questions; recall@10, MRR@10), confirmed on a second seed (418 questions:
- * default 0.919 vs best leg 0.892). Best single leg: vector with 1 context message, 0.882 (keyword 0.769).
- * - linear fusion, dense weight 0.5: 0.920, MRR 0.667 (vector leg: MRR 0.537); dense 0.4–1.0 all give
- *   0.920–0.926, 0.5 has the best MRR and recall@6 on both seeds. RRF k=60 peaks at 0.890: equal-rank
- *   voting lets the weaker list outvote the stronger one, as on the benchmark in NOTES-stack.
- * - 1 context message: 3 dilute the small encoder's single query vector (0.923 → 0.872); none loses
- *   the follow-ups (recall on them 0.921 → 0.778).
- * - no anchor query: it lowers every configuration (0.923 → 0.869 at anchor weight 1, 0.900 at 0.5).
- * - quality filter at 0.2: USE-lite gives a paraphrased question's gold memory a median similarity of
- *   0.36 (p10 0.22), so 0.35 costs 0.041 and 0.7 costs 0.128; 0.2 costs 0.003 and still drops
- *   vector-only results unrelated to the question.
+ * USE-lite values are chosen by `npm run eval:retrieval` on the TUNING half of a year-long history
+ * (1,100 memories in one space; coordinate ascent, recall@10 then MRR) and reported on the other half;
+ * see server/test/retrieval-eval/README.md and the README's retrieval section for the figures.
+ * - linear fusion with equal weights (dense 0.5 before the date and personal boosts were on; 1.0 on the
+ *   second pass); 1 context message; no anchor query, no quality filter (the minimum confidence
+ *   replaces it); personal questions favour the person's own statements ×3.
+ * - the dense query drops words found in more than 8% of memories (a small gain).
+ * - neighbour context and recency among near-duplicates did not help on this set: kept off (0 / 1).
  */
 const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
   { match: /nomic-embed-text/i, settings: {} },
@@ -74,11 +106,13 @@ const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
     match: /universal-sentence-encoder/i,
     settings: {
       fusion: "linear",
-      weights: { vector: 0.5, fts: 1, anchor: 0.5 },
+      weights: { vector: 1, fts: 1, anchor: 0.5 },
       contextMessages: 1,
       anchorQuery: false,
-      qualityFilter: true,
-      minSimilarity: 0.2,
+      qualityFilter: false,
+      minSimilarity: 0,
+      denseMaxDocFraction: 0.08,
+      personalBoost: 2,
     },
   },
 ];

@@ -50,7 +50,7 @@ test("create in a space (created when new), list newest first, rename, delete wi
 test("messages keep their order and recalled memories; the first user message names the conversation", () => {
   const d = db();
   const c = createConversation(d);
-  const recalled = [{ id: "m1", content: "fact", timestamp: "2024-01-01T00:00:00.000Z", kind: "chat" as const, matchType: "hybrid" as const, importance: 2, pinned: false, scores: { similarity: 0.8, ftsRank: 1, rrf: 0.03, bm25: -2, vectorRank: 1, fused: 0.5, final: 0.6 } }];
+  const recalled = [{ id: "m1", content: "fact", timestamp: "2024-01-01T00:00:00.000Z", kind: "chat" as const, matchType: "hybrid" as const, importance: 2, pinned: false, scores: { similarity: 0.8, ftsRank: 1, rrf: 0.03, bm25: -2, vectorRank: 1, fused: 0.5, final: 0.6, confidence: 1 } }];
   appendMessages(d, c.id, [
     { role: "user", content: "What did I say about the boat trip to the islands next summer with everyone?" },
     { role: "assistant", content: "You said…", recalled },

@@ -182,7 +182,7 @@ export async function search(ctx: MemoContext, input: SearchInput & { promote?: 
   const { model } = await activeModel(ctx);
   const { pool, ...overrides } = input.options ?? {};
   const settings = { ...loadRetrievalSettings(ctx.db, model), ...overrides };
-  const res = await retrieve(ctx.db, ctx.embedder, { query: input.query, spaceId, k: input.k, context: input.context, promote: input.promote, pool }, settings);
+  const res = await retrieve(ctx.db, ctx.embedder, { query: input.query, spaceId, k: input.k, context: input.context, promote: input.promote, pool, model }, settings);
   // Memories from an ingested file carry its name (joined from documents by document_id).
   return { ...res, results: withDocumentNames(ctx.db, res.results), dropped: withDocumentNames(ctx.db, res.dropped), model, settings };
 }

@@ -3,11 +3,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
+import { ConfidenceLine, WouldBePacked } from "./confidence";
 
 const BADGE: Record<string, string> = {
   hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
   vector: "bg-sky-100 text-sky-800 dark:bg-sky-900 dark:text-sky-100",
   fts: "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-100",
+  neighbour: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
 };
 
 const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900";
@@ -48,7 +50,7 @@ export function DebugSearch() {
   const [context, setContext] = useState("");
   const [contextMessages, setContextMessages] = useState<number | undefined>(undefined);
   const [anchorQuery, setAnchorQuery] = useState<boolean | undefined>(undefined);
-  const [qualityFilter, setQualityFilter] = useState(true);
+  const [qualityFilter, setQualityFilter] = useState<boolean | undefined>(undefined);
   const [fusion, setFusion] = useState<"rrf" | "linear" | undefined>(undefined);
   const [submitted, setSubmitted] = useState<string | null>(null);
   const spaces = useQuery(trpc.memory.spaces.queryOptions());
@@ -59,7 +61,7 @@ export function DebugSearch() {
     k,
     context: context.split("\n").map((s) => s.trim()).filter(Boolean),
     options: {
-      qualityFilter,
+      ...(qualityFilter === undefined ? {} : { qualityFilter }),
       ...(anchorQuery === undefined ? {} : { anchorQuery }),
       ...(contextMessages === undefined ? {} : { contextMessages }),
       ...(fusion === undefined ? {} : { fusion }),
@@ -146,7 +148,7 @@ export function DebugSearch() {
             Anchor query
           </label>
           <label className="flex items-center gap-2" title="Drop vector-only results below the minimum similarity and keyword-only results below the FTS floor">
-            <input type="checkbox" checked={qualityFilter} onChange={(e) => setQualityFilter(e.target.checked)} />
+            <input type="checkbox" checked={qualityFilter ?? data?.settings.qualityFilter ?? false} onChange={(e) => setQualityFilter(e.target.checked)} />
             Quality filter
           </label>
         </fieldset>
@@ -221,11 +223,18 @@ export function DebugSearch() {
                 </dd>
                 <dt>importance weight</dt>
                 <dd>{data.settings.importanceWeight}</dd>
+                <dt>minimum confidence</dt>
+                <dd>{data.minConfidence}</dd>
+                <dt>dates in the query</dt>
+                <dd data-testid="time-windows">
+                  {data.time.windows.length ? data.time.windows.map((w) => `“${w.text}” ${w.start.slice(0, 10)}…${w.end.slice(0, 10)}`).join("; ") : "none"}
+                  {data.time.recent ? " · asks for recent" : ""}
+                </dd>
               </dl>
             </div>
           </div>
 
-          {data.results.length === 0 && <p className="text-sm">No memory matched.</p>}
+          {data.results.length === 0 ? <p className="text-sm">No memory matched.</p> : <WouldBePacked results={data.results} minConfidence={data.minConfidence} topN={data.settings.topN} />}
           <ol className="space-y-3">
             {data.results.map((r, i) => (
               <li key={r.id} data-testid="result" className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
@@ -261,6 +270,7 @@ export function DebugSearch() {
                   <Bar label="RRF" value={r.scores.rrf} max={rrfMax} text={r.scores.rrf.toFixed(4)} tone="bg-violet-600 dark:bg-violet-400" />
                   {/* The score the results are ranked by: the configured fusion (RRF or linear) plus importance. */}
                   <Bar label="score" value={r.scores.final} max={finalMax} text={r.scores.final.toFixed(3)} />
+                  <ConfidenceLine confidence={r.scores.confidence} minConfidence={data.minConfidence} moves={r.moves} />
                 </div>
               </li>
             ))}

@@ -7,12 +7,13 @@ export const dynamic = "force-dynamic";
 
 /**
  * POST /api/v1/search { query, space?, k?, context? } →
- * { results: [{ id, content, timestamp, matchType, importance, scores: { similarity, ftsRank, rrf } }], timings }
+ * { results: [{ id, content, timestamp, matchType, importance, scores: { similarity, ftsRank, rrf, confidence, … }, moves }],
+ *   minConfidence, time, timings } — a prompt would get the results with scores.confidence ≥ minConfidence.
  */
 export function POST(req: Request) {
   return handle(async () => {
     const input = await readBody(req, searchInput);
     const r = await search(appContext(), input);
-    return json({ results: r.results, dropped: r.dropped, queries: r.queries, timings: r.timings, model: r.model, ...(r.notice ? { notice: r.notice } : {}) });
+    return json({ results: r.results, dropped: r.dropped, queries: r.queries, minConfidence: r.minConfidence, time: r.time, timings: r.timings, model: r.model, ...(r.notice ? { notice: r.notice } : {}) });
   });
 }

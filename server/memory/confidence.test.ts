@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { confidenceModelFor, confidenceOf, features, FEATURES, fitLogistic, type Features, type RawSignals } from "./confidence";
+import { createRng } from "../test/retrieval-eval/rng";
+
+const base: RawSignals = { similarity: 0.3, keywordShare: 0.2, hybrid: false, termShare: 0.3, rareMatch: 0.4, dateMatch: false, suitsIntent: false, personalQuery: true };
+
+test("confidence lies in [0, 1] and never falls when a signal rises (every model)", () => {
+  const r = createRng("monotone");
+  for (const name of ["universal-sentence-encoder-lite", "nomic-embed-text-v1.5"]) {
+    const model = confidenceModelFor(name);
+    for (const k of FEATURES) assert.ok(model.weights[k] >= 0, `${name}: weight of ${k} is ≥ 0`);
+    for (let i = 0; i < 300; i++) {
+      const s: RawSignals = {
+        similarity: r.next() * 1.2 - 0.1,
+        keywordShare: r.next(),
+        hybrid: r.chance(0.5),
+        termShare: r.next(),
+        rareMatch: r.next(),
+        dateMatch: r.chance(0.3),
+        suitsIntent: r.chance(0.5),
+        personalQuery: r.chance(0.5),
+      };
+      const c = confidenceOf(features(s, model), model);
+      assert.ok(c >= 0 && c <= 1);
+      const up: RawSignals[] = [
+        { ...s, similarity: (s.similarity ?? 0) + 0.1 },
+        { ...s, keywordShare: s.keywordShare + 0.1 },
+        { ...s, hybrid: true },
+        { ...s, termShare: s.termShare + 0.1 },
+        { ...s, rareMatch: s.rareMatch + 0.1 },
+        { ...s, dateMatch: true },
+        { ...s, suitsIntent: true },
+        { ...s, personalQuery: true },
+      ];
+      for (const u of up) assert.ok(confidenceOf(features(u, model), model) >= c - 1e-12, `${name}: ${JSON.stringify(u)} ≥ ${JSON.stringify(s)}`);
+    }
+  }
+});
+
+test("the same threshold means the same for both models: similarity is read in each model's own range", () => {
+  const use = confidenceModelFor("universal-sentence-encoder-lite");
+  const nomic = confidenceModelFor("nomic-embed-text-v1.5");
+  const at = (m: typeof use, q: number) => m.similarityRange[0] + q * (m.similarityRange[1] - m.similarityRange[0]);
+  for (const q of [0, 0.25, 0.5, 1]) {
+    const a = confidenceOf(features({ ...base, similarity: at(use, q) }, use), use);
+    const b = confidenceOf(features({ ...base, similarity: at(nomic, q) }, nomic), nomic);
+    assert.ok(Math.abs(a - b) < 1e-9);
+  }
+  // A cosine of 0.45 is weak for nomic (unrelated text sits near 0.4) but fair for USE-lite.
+  assert.ok(confidenceOf(features({ ...base, similarity: 0.45 }, nomic), nomic) < confidenceOf(features({ ...base, similarity: 0.45 }, use), use));
+});
+
+test("fitting: non-negative weights that separate the classes, a feature without signal gets no weight", () => {
+  const r = createRng("fit");
+  const rows: { f: Features; y: 0 | 1 }[] = [];
+  for (let i = 0; i < 600; i++) {
+    const y = r.chance(0.2) ? 1 : 0;
+    const f = Object.fromEntries(FEATURES.map((k) => [k, r.next()])) as Features;
+    f.similarity = Math.min(1, Math.max(0, (y ? 0.7 : 0.3) + (r.next() - 0.5) * 0.4));
+    f.keyword = Math.min(1, Math.max(0, (y ? 0.6 : 0.35) + (r.next() - 0.5) * 0.5));
+    f.dateMatch = 1 - f.similarity; // anti-correlated with the label: must be clipped at 0, not go negative
+    rows.push({ f, y: y as 0 | 1 });
+  }
+  const fit = fitLogistic(rows, { iterations: 1500 });
+  for (const k of FEATURES) assert.ok(fit.weights[k] >= 0);
+  assert.ok(fit.weights.similarity > 1 && fit.weights.keyword > 0.3, JSON.stringify(fit.weights));
+  assert.equal(fit.weights.dateMatch, 0);
+  const model = { bias: fit.bias, weights: fit.weights, similarityRange: [0, 1] as [number, number] };
+  const p = (y: 0 | 1) => rows.filter((x) => x.y === y).map((x) => confidenceOf(x.f, model));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  assert.ok(mean(p(1)) > 0.6 && mean(p(0)) < 0.4, `positives ${mean(p(1))}, negatives ${mean(p(0))}`);
+});

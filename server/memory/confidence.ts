@@ -1,0 +1,104 @@
+/**
+ * Calibrated relevance: one confidence in [0, 1] per result, a logistic function of features every
+ * retrieval has, whatever the embedding model. Its coefficients are fitted on the tuning half of
+ * `npm run eval:retrieval` (`-- --fit`, see server/test/retrieval-eval/README.md) and kept in
+ * confidence-models.ts; the "minimum confidence" setting then means the same for every model.
+ *
+ * Every weight is ≥ 0, so confidence never falls when a feature rises (more similar, more query words
+ * matched, both legs agreeing): the threshold cannot drop a result for getting better.
+ */
+import { CONFIDENCE_MODELS, type ConfidenceModel } from "./confidence-models";
+
+export const FEATURES = ["similarity", "keyword", "agreement", "termShare", "rareMatch", "dateMatch", "suitsIntent", "personalQuery"] as const;
+export type FeatureName = (typeof FEATURES)[number];
+export type Features = Record<FeatureName, number>;
+
+export interface RawSignals {
+  /** Cosine similarity to the query (null when unknown). */
+  similarity: number | null;
+  /** −bm25 over the query's bm25 ceiling (0 when the keyword leg did not find it). */
+  keywordShare: number;
+  /** Found by both legs. */
+  hybrid: boolean;
+  /** Share of the query's keyword idf the memory's words cover. */
+  termShare: number;
+  /** The rarest query term it contains: that term's idf over the largest idf possible in the store. */
+  rareMatch: number;
+  /** In a date window the query named. */
+  dateMatch: boolean;
+  /** The kind of memory the query asks for (personal.ts): the person's own words for a personal question. */
+  suitsIntent: boolean;
+  /** The query asks about the person or what the assistant said (not general knowledge, code, writing). */
+  personalQuery: boolean;
+}
+
+const clip = (x: number) => Math.min(1, Math.max(0, x));
+
+/** Features in [0, 1]; similarity is rescaled by the model's own range so that 0.5 means the same for each. */
+export function features(s: RawSignals, model: ConfidenceModel): Features {
+  const sim = s.similarity === null ? 0 : clip((s.similarity - model.similarityRange[0]) / (model.similarityRange[1] - model.similarityRange[0]));
+  return {
+    similarity: sim,
+    keyword: clip(s.keywordShare),
+    agreement: s.hybrid ? 1 : 0,
+    termShare: clip(s.termShare),
+    rareMatch: clip(s.rareMatch),
+    dateMatch: s.dateMatch ? 1 : 0,
+    suitsIntent: s.suitsIntent ? 1 : 0,
+    personalQuery: s.personalQuery ? 1 : 0,
+  };
+}
+
+export const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+
+export function confidenceOf(f: Features, model: ConfidenceModel): number {
+  let z = model.bias;
+  for (const k of FEATURES) z += model.weights[k] * f[k];
+  return sigmoid(z);
+}
+
+/** What moved a result's confidence most: each feature's share of the logit, largest first. */
+export function contributions(f: Features, model: ConfidenceModel): { feature: FeatureName; logit: number }[] {
+  return FEATURES.map((k) => ({ feature: k, logit: model.weights[k] * f[k] })).filter((c) => c.logit > 0).sort((a, b) => b.logit - a.logit);
+}
+
+export function confidenceModelFor(model: string): ConfidenceModel {
+  return (CONFIDENCE_MODELS.find((m) => new RegExp(m.match, "i").test(model)) ?? CONFIDENCE_MODELS[0]!).model;
+}
+
+/**
+ * Logistic regression with weights kept ≥ 0 (projected gradient descent, L2), for fitting the models
+ * above. Plain and deterministic: a few thousand rows of six features.
+ */
+export function fitLogistic(rows: { f: Features; y: 0 | 1; w?: number }[], opts: { iterations?: number; rate?: number; l2?: number } = {}): { bias: number; weights: Features; loss: number } {
+  const it = opts.iterations ?? 4000;
+  const lr = opts.rate ?? 0.5;
+  const l2 = opts.l2 ?? 1e-3;
+  const w = Object.fromEntries(FEATURES.map((k) => [k, 0])) as Features;
+  let b = 0;
+  const n = Math.max(1, rows.length);
+  // Balance the classes: positives are rare among candidates, and an unweighted fit would put every
+  // confidence near the base rate.
+  const pos = rows.filter((r) => r.y === 1).length;
+  const wPos = pos ? n / (2 * pos) : 1;
+  const wNeg = n - pos ? n / (2 * (n - pos)) : 1;
+  let loss = 0;
+  for (let i = 0; i < it; i++) {
+    const g = Object.fromEntries(FEATURES.map((k) => [k, 0])) as Features;
+    let gb = 0;
+    loss = 0;
+    for (const r of rows) {
+      let z = b;
+      for (const k of FEATURES) z += w[k] * r.f[k];
+      const p = sigmoid(z);
+      const cw = (r.y ? wPos : wNeg) * (r.w ?? 1);
+      const e = cw * (p - r.y);
+      loss -= cw * (r.y ? Math.log(Math.max(p, 1e-12)) : Math.log(Math.max(1 - p, 1e-12)));
+      gb += e;
+      for (const k of FEATURES) g[k] += e * r.f[k];
+    }
+    b -= (lr * gb) / n;
+    for (const k of FEATURES) w[k] = Math.max(0, w[k] - lr * (g[k] / n + l2 * w[k]));
+  }
+  return { bias: b, weights: w, loss: loss / n };
+}

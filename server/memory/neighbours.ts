@@ -1,0 +1,75 @@
+import type Database from "better-sqlite3";
+
+/**
+ * Neighbour context: an answer is often a short reply ("yes, the 14th") whose keywords sit in the exchange
+ * before it. Part of an exchange's score goes to the adjacent exchanges of its session (the memory just
+ * before and just after it in the same space, within `gapMinutes`, in the same conversation when both
+ * have one).
+ */
+
+export interface Neighbourhood {
+  /** rid → the rids adjacent to it (at most two). */
+  adjacent: Map<number, number[]>;
+}
+
+/**
+ * Propagation arithmetic: bonus(n) = weight × max over adjacent sources s of score(s), computed from the
+ * scores before propagation (no chains), added to n's own score (0 when n was not a candidate). Returns
+ * the new scores and, for each rid that gained, the source it gained from.
+ */
+export function propagate(
+  scores: Map<number, number>,
+  adjacent: Map<number, number[]>,
+  weight: number,
+): { scores: Map<number, number>; from: Map<number, { rid: number; bonus: number }> } {
+  const out = new Map(scores);
+  const from = new Map<number, { rid: number; bonus: number }>();
+  if (weight <= 0) return { scores: out, from };
+  for (const [src, score] of scores) {
+    for (const n of adjacent.get(src) ?? []) {
+      const bonus = weight * score;
+      const best = from.get(n);
+      if (!best || bonus > best.bonus) from.set(n, { rid: src, bonus });
+    }
+  }
+  for (const [n, { bonus }] of from) out.set(n, (scores.get(n) ?? 0) + bonus);
+  return { scores: out, from };
+}
+
+const stmts = new WeakMap<Database.Database, { prev: Database.Statement; next: Database.Statement; self: Database.Statement }>();
+function prepared(db: Database.Database) {
+  let s = stmts.get(db);
+  if (!s) {
+    const cols = "rid, timestamp, conversation_id AS conv";
+    s = {
+      self: db.prepare(`SELECT ${cols}, space_id AS space FROM memories WHERE rid = ?`),
+      prev: db.prepare(`SELECT ${cols} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND document_id IS NULL AND timestamp < ? AND timestamp >= ? ORDER BY timestamp DESC LIMIT 1`),
+      next: db.prepare(`SELECT ${cols} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND document_id IS NULL AND timestamp > ? AND timestamp <= ? ORDER BY timestamp ASC LIMIT 1`),
+    };
+    stmts.set(db, s);
+  }
+  return s;
+}
+
+/** The adjacent exchanges of each given memory (document chunks have no session neighbours). */
+export function loadNeighbours(db: Database.Database, rids: number[], gapMinutes: number): Map<number, number[]> {
+  const s = prepared(db);
+  const gap = gapMinutes * 60_000;
+  const out = new Map<number, number[]>();
+  for (const rid of rids) {
+    const m = s.self.get(rid) as { rid: number; timestamp: string; conv: string | null; space: string } | undefined;
+    if (!m) continue;
+    const t = Date.parse(m.timestamp);
+    if (!Number.isFinite(t)) continue;
+    const lo = new Date(t - gap).toISOString();
+    const hi = new Date(t + gap).toISOString();
+    const adj: number[] = [];
+    for (const n of [s.prev.get(m.space, m.timestamp, lo), s.next.get(m.space, m.timestamp, hi)] as ({ rid: number; conv: string | null } | undefined)[]) {
+      if (!n) continue;
+      if (m.conv && n.conv && m.conv !== n.conv) continue;
+      adj.push(n.rid);
+    }
+    if (adj.length) out.set(rid, adj);
+  }
+  return out;
+}

@@ -1,0 +1,46 @@
+/**
+ * Who a memory is about. Chat histories mix two kinds of exchange: the person telling the assistant
+ * about their life ("We adopted a beagle", "I'm allergic to nuts") and everyday asks that say nothing
+ * about them ("How do I descale a kettle?"). A question about the person ("what's my dog called?",
+ * "do I like horror films?") is answered by the first kind; a general-knowledge turn by neither.
+ */
+
+export type QueryIntent = "personal" | "assistant" | "general";
+
+const FIRST_PERSON = /\b(i|i'm|i've|i'd|i'll|my|mine|me|we|we're|we've|our|ours|us)\b/i;
+const HOW_TO = /^\s*(how (do|can|should|would) (i|we)|what('s| is) the (best|easiest|cleanest|quickest) way|can you|could you|please|write|give me|explain|show me)\b/i;
+const ASKS_ASSISTANT = /\b(you|your) (suggest|suggested|recommend|recommended|advise|advised|propose|proposed|told|tell|said|say|gave|give|mention|mentioned|think|thought)\b|\byour (advice|tip|suggestion|recommendation|idea)\b|\bdid you\b/i;
+
+// "How do I fix the leak I told you about?" is about the person even though it starts like a how-to.
+const TOLD_YOU = /\b(i|we) (told|mentioned to|said to|asked) you\b|\bremember (when|that|what) (i|we)\b/i;
+
+/** What a query asks about: the person's own life, what the assistant said, or neither. */
+export function queryIntent(query: string): QueryIntent {
+  if (ASKS_ASSISTANT.test(query)) return "assistant";
+  if (TOLD_YOU.test(query)) return "personal";
+  if (HOW_TO.test(query)) return "general";
+  return FIRST_PERSON.test(query) ? "personal" : "general";
+}
+
+/** The user's words of a "User: … Assistant: …" memory (the whole content otherwise). Stored exchanges are on one line (the chunker normalises whitespace). */
+export function userPart(content: string): string {
+  const m = /^\s*User:\s*([\s\S]*?)\s+Assistant:/.exec(content);
+  return m ? m[1]! : content;
+}
+
+/** The user tells something about themselves: a first-person statement, not a bare question. */
+export function isSelfDisclosure(content: string): boolean {
+  // A note kept with /remember or an ingested document is the person's own material, not an everyday ask.
+  if (!/^\s*User:/.test(content)) return true;
+  const u = userPart(content).trim();
+  if (!FIRST_PERSON.test(u)) return false;
+  const sentences = u.split(/(?<=[.!?])\s+/).filter(Boolean);
+  return sentences.some((s) => !s.trim().endsWith("?") && FIRST_PERSON.test(s));
+}
+
+/** Does this memory suit the query's intent (the confidence feature and the personal boost)? */
+export function suitsIntent(intent: QueryIntent, content: string): boolean {
+  if (intent === "general") return false;
+  if (intent === "assistant") return true;
+  return isSelfDisclosure(content);
+}

@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { inWindows, parseTimeIntent } from "./time-window";
+
+// A fixed clock: every relative date below resolves against this turn's date.
+const REF = new Date("2024-09-15T12:00:00.000Z");
+
+test("a month without a year is the month of the turn's year, or the year before when it would lie ahead", () => {
+  const may = parseTimeIntent("What did I say about the car in May?", REF).windows;
+  assert.deepEqual(may.map((w) => [w.start, w.end]), [["2024-05-01T00:00:00.000Z", "2024-05-31T23:59:59.999Z"]]);
+  const nov = parseTimeIntent("What happened in November?", REF).windows;
+  assert.equal(nov[0]!.start, "2023-11-01T00:00:00.000Z", "November 2024 has not happened yet on 15 Sep 2024");
+});
+
+test("relative dates: last week is the week around 7 days ago, yesterday a day (±1 for time zones)", () => {
+  const week = parseTimeIntent("what did I mention about the dog last week?", REF).windows[0]!;
+  assert.equal(week.start, "2024-09-05T00:00:00.000Z");
+  assert.equal(week.end, "2024-09-11T23:59:59.999Z");
+  assert.equal(week.text, "last week");
+  const y = parseTimeIntent("Remind me what I said yesterday", REF).windows[0]!;
+  assert.equal(y.start, "2024-09-13T00:00:00.000Z");
+  assert.equal(y.end, "2024-09-15T23:59:59.999Z");
+  const few = parseTimeIntent("I told you a few days ago", REF).windows[0]!;
+  assert.equal(few.start, "2024-09-10T00:00:00.000Z");
+  assert.ok(inWindows("2024-09-11T18:00:00.000Z", [week]));
+  assert.equal(inWindows("2024-09-12T00:00:00.000Z", [week]), null);
+});
+
+test("an absolute day, and 'the day after <event>' is not taken for tomorrow", () => {
+  const d = parseTimeIntent("What did we do on June 3rd?", REF).windows[0]!;
+  assert.equal(d.start, "2024-06-02T00:00:00.000Z");
+  assert.equal(parseTimeIntent("what did I do the day after the concert?", REF).windows.length, 0);
+  assert.equal(parseTimeIntent("What's my dog called?", REF).windows.length, 0);
+});
+
+test("'recently' and 'last time' ask for recent memories; plain questions do not", () => {
+  assert.equal(parseTimeIntent("What did I say recently about work?", REF).recent, true);
+  assert.equal(parseTimeIntent("What did we talk about last time?", REF).recent, true);
+  assert.equal(parseTimeIntent("Which breed is my dog?", REF).recent, false);
+});

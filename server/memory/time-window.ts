@@ -1,0 +1,76 @@
+import * as chrono from "chrono-node";
+
+/** A span of time a query names, resolved against the turn's date. */
+export interface TimeWindow {
+  /** Inclusive bounds, ISO-8601 UTC. */
+  start: string;
+  end: string;
+  /** The words that named it ("last week", "in May"). */
+  text: string;
+}
+
+export interface TimeIntent {
+  windows: TimeWindow[];
+  /** "recently", "last time", "latest": favour the newest memories. */
+  recent: boolean;
+}
+
+const DAY = 86_400_000;
+const RECENT = /\b(recently|lately|latest|most recent|the other day|last time|these days|nowadays|currently|right now|any more|anymore|still)\b/i;
+// "the day after" / "the week before" followed by an event ("the concert") is relative to that event, not to today.
+const EVENT_RELATIVE = /^the (day|week|night|morning|evening|month) (after|before)$/i;
+
+const dayStart = (t: number) => Math.floor(t / DAY) * DAY;
+
+/**
+ * Dates named in a query ("last week", "in May", "on June 3rd", "two days ago"), parsed with chrono-node
+ * against `ref` (the turn's date, or the conversation's for imports). Dates never lie in the future of
+ * the turn: a month or day without a year that would, is taken from the year before. Each becomes a
+ * window of its granularity: a day (±1 for time zones), a week, or a month.
+ */
+export function parseTimeIntent(query: string, ref: Date): TimeIntent {
+  const windows: TimeWindow[] = [];
+  const now = ref.getTime();
+  for (const r of chrono.parse(query, { instant: ref, timezone: 0 }, { forwardDate: false })) {
+    if (EVENT_RELATIVE.test(r.text.trim())) continue;
+    let t = r.start.date().getTime();
+    const yearKnown = r.start.isCertain("year");
+    if (t > now + DAY && !yearKnown) {
+      const d = r.start.date();
+      d.setUTCFullYear(d.getUTCFullYear() - 1);
+      t = d.getTime();
+    }
+    if (t > now + DAY) continue; // a plan, not a memory
+    let start: number;
+    let end: number;
+    const text = r.text.toLowerCase();
+    if (/\bweek/.test(text)) {
+      start = dayStart(t) - 3 * DAY;
+      end = dayStart(t) + 4 * DAY - 1;
+    } else if (/\bfew days|couple of days|several days/.test(text)) {
+      start = dayStart(t) - 2 * DAY;
+      end = dayStart(t) + 3 * DAY - 1;
+    } else if (r.start.isCertain("day") || r.start.isCertain("weekday")) {
+      start = dayStart(t) - DAY;
+      end = dayStart(t) + 2 * DAY - 1;
+    } else if (r.start.isCertain("month")) {
+      const d = new Date(t);
+      start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+      end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1;
+    } else continue;
+    if (r.end) end = Math.max(end, dayStart(r.end.date().getTime()) + DAY - 1);
+    windows.push({ start: new Date(start).toISOString(), end: new Date(Math.min(end, now + DAY)).toISOString(), text: r.text });
+  }
+  return { windows, recent: RECENT.test(query) };
+}
+
+/** Is this date inside one of the windows? */
+export function inWindows(iso: string, windows: TimeWindow[]): TimeWindow | null {
+  for (const w of windows) if (iso >= w.start && iso <= w.end) return w;
+  return null;
+}
+
+/** The words of the query that only name a date ("last week"), to keep them out of the keyword leg's matching. */
+export function dateWords(intent: TimeIntent): string[] {
+  return intent.windows.flatMap((w) => w.text.toLowerCase().split(/\s+/));
+}

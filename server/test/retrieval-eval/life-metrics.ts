@@ -1,0 +1,99 @@
+import { packable } from "../../memory/retrieve";
+import type { RetrievalSettings } from "../../memory/settings";
+import { FEATURES, type Features } from "../../memory/confidence";
+import { LIFE_TYPES, type LifeDataset, type LifeQuestion, type LifeType } from "./life";
+import { searchLife, type LifeStore } from "./life-harness";
+
+/** Figures of one configuration over some questions (see README of this folder). */
+export interface TypeFigures {
+  n: number;
+  /** Answerable: share of gold in the top 6 / top 10, averaged; MRR@10 of the first gold. */
+  recall6: number;
+  recall10: number;
+  mrr: number;
+  /** recall@6 of what would be packed (results at or above the minimum confidence, at most 6). */
+  packedRecall6: number;
+  /** Mean memories packed (of 6): on unanswerable turns this is the noise that reaches the prompt. */
+  packed: number;
+}
+
+export interface Evaluation {
+  answerable: TypeFigures;
+  unanswerable: TypeFigures;
+  perType: Partial<Record<LifeType, TypeFigures>>;
+  /** Knowledge updates: share where the newer memory ranks above the stale one (or the stale one is absent). */
+  newerFirst: number | null;
+}
+
+const r4 = (x: number) => Math.round(x * 10_000) / 10_000;
+const TOP_N = 6;
+
+export interface PerQuestion {
+  q: LifeQuestion;
+  ids: string[];
+  confidences: number[];
+  /** Features of each result (for fitting the confidence model). */
+  features?: Features[];
+}
+
+export async function runQuestions(store: LifeStore, ds: LifeDataset, questions: LifeQuestion[], s: RetrievalSettings, k = 10): Promise<PerQuestion[]> {
+  const out: PerQuestion[] = [];
+  for (const q of questions) {
+    const r = await searchLife(store, ds, q, s, k);
+    out.push({ q, ids: r.results.map((x) => x.id), confidences: r.results.map((x) => x.scores.confidence) });
+  }
+  return out;
+}
+
+export function figures(store: LifeStore, rows: PerQuestion[], minConfidence: number): Evaluation {
+  const agg = (sel: PerQuestion[]): TypeFigures => {
+    let r6 = 0, r10 = 0, mrr = 0, p6 = 0, packed = 0;
+    for (const { q, ids, confidences } of sel) {
+      const gold = q.gold.map((g) => store.idOf.get(g)!);
+      const packedIds = packable(ids.map((id, i) => ({ id, scores: { confidence: confidences[i]! } })), minConfidence).slice(0, TOP_N).map((x) => x.id);
+      packed += packedIds.length;
+      if (!gold.length) continue;
+      r6 += gold.filter((g) => ids.slice(0, 6).includes(g)).length / gold.length;
+      r10 += gold.filter((g) => ids.slice(0, 10).includes(g)).length / gold.length;
+      p6 += gold.filter((g) => packedIds.includes(g)).length / gold.length;
+      const first = ids.findIndex((id) => gold.includes(id));
+      mrr += first >= 0 && first < 10 ? 1 / (first + 1) : 0;
+    }
+    const n = sel.length || 1;
+    return { n: sel.length, recall6: r4(r6 / n), recall10: r4(r10 / n), mrr: r4(mrr / n), packedRecall6: r4(p6 / n), packed: r4(packed / n) };
+  };
+  const perType: Partial<Record<LifeType, TypeFigures>> = {};
+  for (const t of LIFE_TYPES) {
+    const sel = rows.filter((x) => x.q.type === t);
+    if (sel.length) perType[t] = agg(sel);
+  }
+  const upd = rows.filter((x) => x.q.stale);
+  const newer = upd.filter((x) => {
+    const a = x.ids.indexOf(store.idOf.get(x.q.gold[0]!)!);
+    const b = x.ids.indexOf(store.idOf.get(x.q.stale!)!);
+    return a >= 0 && (b < 0 || a < b);
+  }).length;
+  return {
+    answerable: agg(rows.filter((x) => x.q.gold.length > 0)),
+    unanswerable: agg(rows.filter((x) => x.q.gold.length === 0)),
+    perType,
+    newerFirst: upd.length ? r4(newer / upd.length) : null,
+  };
+}
+
+/** Training rows for the confidence model: every result of every question, labelled gold or not. */
+export async function calibrationRows(store: LifeStore, ds: LifeDataset, questions: LifeQuestion[], s: RetrievalSettings, k = 10): Promise<{ f: Features; y: 0 | 1; w: number }[]> {
+  const rows: { f: Features; y: 0 | 1; w: number }[] = [];
+  // Unanswerable turns count as much as answerable ones in all (there are fewer of them): their
+  // results are what the threshold exists to keep out of the prompt.
+  const nAns = questions.filter((q) => q.gold.length).length;
+  const nUn = questions.length - nAns;
+  const wUn = nUn ? nAns / nUn : 1;
+  for (const q of questions) {
+    const gold = new Set(q.gold.map((g) => store.idOf.get(g)!));
+    for (const r of (await searchLife(store, ds, q, s, k)).results) if (r.features) rows.push({ f: r.features, y: gold.has(r.id) ? 1 : 0, w: q.gold.length ? 1 : wUn });
+  }
+  return rows;
+}
+
+export const featureNames = FEATURES;

@@ -1,0 +1,196 @@
+import { GENERIC_FILLERS, personalFillers } from "./fillers";
+import { assistantSaid, inferences, preferences, UNANSWERABLE, updates } from "./life-items";
+import { lifeFillers } from "./life-fillers";
+import { makePersona } from "./persona";
+import { elaborate, elaborateFiller } from "./replies";
+import { createRng } from "./rng";
+import { TOPICS, type Exchange } from "./topics";
+import { memoryText, type EvalMemory } from "./dataset";
+
+/**
+ * The long-history test set of `npm run eval:retrieval`: ONE person's year of chat with an assistant,
+ * 1,000+ exchanges in one space, and every question searched against all of it.
+ *
+ * Two halves with nothing in common but the history: topics of the bank alternate between them (even
+ * index: tuning, odd: reporting), and so do the items of life-items.ts. Defaults are chosen on the
+ * tuning half's questions; figures are reported on the reporting half's.
+ *
+ * Question types: single-hop (a fact in one exchange), multi-hop (2 exchanges sessions apart),
+ * temporal ("in May", "last week", "a few days ago", against the question's date), knowledge update
+ * (a fact changed later: gold is the newer exchange), assistant-said ("what did you suggest…"),
+ * preference, inference (the answer follows from a fact the question does not name), and
+ * unanswerable (gold is empty: nothing should be packed).
+ */
+
+export type LifeType = "single-hop" | "multi-hop" | "temporal" | "update" | "assistant-said" | "preference" | "inference" | "unanswerable";
+export const LIFE_TYPES: LifeType[] = ["single-hop", "multi-hop", "temporal", "update", "assistant-said", "preference", "inference", "unanswerable"];
+export type Half = "tuning" | "reporting";
+
+export interface LifeQuestion {
+  id: string;
+  half: Half;
+  type: LifeType;
+  text: string;
+  /** Earlier user messages of the asking chat (follow-ups), oldest first. */
+  context: string[];
+  gold: string[];
+  /** Knowledge updates: the stale exchange the gold replaced. */
+  stale?: string;
+  /** The turn's date, what relative dates resolve against. */
+  at: string;
+}
+
+export interface LifeDataset {
+  seed: number | string;
+  space: string;
+  persona: string;
+  memories: EvalMemory[];
+  questions: LifeQuestion[];
+}
+
+export const LIFE_SEED = 20250107;
+export const LIFE_SPACE = "eval-life";
+const START = Date.UTC(2024, 0, 2);
+const SPAN_DAYS = 355;
+const ASKED_AT = "2025-01-06T10:00:00.000Z";
+const DAY = 86_400_000;
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** How each topic is named in a dated question ("What did I tell you about {label} in May?"). */
+const LABEL: Record<string, string> = {
+  dog: "our dog", cat: "our cat", pottery: "the pottery course", climbing: "climbing", guitar: "the guitar", running: "my race training",
+  garden: "the vegetable garden", bookclub: "book club", wedding: "the wedding", parent: "my parent's operation", kid: "my kid's team",
+  anniversary: "our anniversary", "friend-birthday": "the birthday surprise", job: "the new job", project: "the project deadline",
+  conference: "my conference talk", trip: "our trip", hike: "the hike", passport: "my passport", allergy: "my allergy",
+  restaurant: "that restaurant", cooking: "my cooking", vegetarian: "going vegetarian", knee: "my knee", sleep: "my sleep",
+  dentist: "the dentist", moving: "the new apartment", car: "the car", language: "learning the language", saving: "our savings",
+  concert: "the concert", volunteering: "volunteering",
+};
+
+interface Slot {
+  e: Exchange;
+  key: string;
+  t: number;
+}
+
+export interface LifeOptions {
+  seed?: number | string;
+  /** Generated everyday fillers (default: enough for ~1,100 memories). */
+  fillers?: number;
+}
+
+export function generateLife(opts: LifeOptions = {}): LifeDataset {
+  const seed = opts.seed ?? LIFE_SEED;
+  const r = createRng(seed);
+  const persona = makePersona(r.fork("persona"));
+  const slots: Slot[] = [];
+  const qs: Omit<LifeQuestion, "id">[] = [];
+  const half = (i: number): Half => (i % 2 === 0 ? "tuning" : "reporting");
+  const topicFacts: { topic: string; half: Half; keys: string[] }[] = [];
+
+  TOPICS.forEach((topic, ti) => {
+    const tr = r.fork(`topic:${topic.id}`);
+    const arc = topic.build(tr, persona);
+    const h = half(ti);
+    const times = arc.facts.map(() => tr.next()).sort((a, b) => a - b);
+    const keys = arc.facts.map((f) => `${topic.id}:${f.key}`);
+    arc.facts.forEach((f, i) => slots.push({ e: { user: f.user, assistant: elaborate(tr, topic.category, f.assistant) }, key: keys[i]!, t: times[i]! }));
+    arc.distractors.forEach((d, i) => slots.push({ e: { user: d.user, assistant: elaborate(tr, topic.category, d.assistant) }, key: `${topic.id}:d${i}`, t: tr.next() }));
+    topicFacts.push({ topic: topic.id, half: h, keys });
+    for (const q of arc.questions) {
+      qs.push({
+        half: h,
+        type: q.gold.length > 1 ? "multi-hop" : "single-hop",
+        text: q.text,
+        context: q.type === "followup" && q.lead ? q.lead.slice(-3) : [],
+        gold: q.gold.map((g) => `${topic.id}:${g}`),
+        at: ASKED_AT,
+      });
+    }
+    if (keys.length >= 2) {
+      qs.push({
+        half: h,
+        type: "multi-hop",
+        text: tr.pick([`Give me the whole story of ${LABEL[topic.id]}: how did it start and how did it turn out?`, `Recap ${LABEL[topic.id]} for me, from the beginning to the latest news.`]),
+        context: [],
+        gold: [keys[0]!, keys[keys.length - 1]!],
+        at: ASKED_AT,
+      });
+    }
+  });
+
+  const ir = r.fork("items");
+  updates(persona).forEach((u, i) => {
+    slots.push({ e: u.old, key: `update${i}:old`, t: ir.next() * 0.45 });
+    slots.push({ e: u.new, key: `update${i}:new`, t: 0.55 + ir.next() * 0.4 });
+    qs.push({ half: half(i), type: "update", text: u.q, context: [], gold: [`update${i}:new`], stale: `update${i}:old`, at: ASKED_AT });
+  });
+  const singles: [LifeType, ReturnType<typeof assistantSaid>][] = [
+    ["assistant-said", assistantSaid()],
+    ["preference", preferences(persona)],
+    ["inference", inferences(persona)],
+  ];
+  for (const [type, items] of singles) {
+    items.forEach((it, i) => {
+      slots.push({ e: it.e, key: `${type}${i}`, t: ir.next() });
+      qs.push({ half: half(i), type, text: it.q, context: [], gold: [`${type}${i}`], at: ASKED_AT });
+    });
+  }
+  UNANSWERABLE.forEach((text, i) => qs.push({ half: half(i), type: "unanswerable", text, context: [], gold: [], at: ASKED_AT }));
+
+  // Everyday filler: the bulk of the year.
+  const fr = r.fork("fillers");
+  const everyday = [...personalFillers(persona), ...GENERIC_FILLERS];
+  const target = opts.fillers ?? Math.max(0, 1100 - slots.length - everyday.length);
+  for (const [i, e] of [...everyday, ...lifeFillers(fr, target)].entries()) {
+    slots.push({ e: { user: e.user, assistant: elaborateFiller(fr, e.assistant) }, key: `x${i + 1}`, t: fr.next() });
+  }
+  if (opts.fillers !== undefined) slots.splice(0, slots.length, ...slots.filter((s) => !s.key.startsWith("x") || Number(s.key.slice(1)) <= opts.fillers!));
+
+  // Timeline: sessions of 1–6 exchanges over a year, minutes apart within a session.
+  slots.sort((a, b) => a.t - b.t);
+  const tl = r.fork("timeline");
+  const memories: EvalMemory[] = [];
+  let lastDay = -1;
+  for (let i = 0; i < slots.length; ) {
+    const size = tl.int(1, 6);
+    let day = Math.floor(slots[i]!.t * SPAN_DAYS);
+    if (day < lastDay) day = lastDay;
+    lastDay = day;
+    let at = START + day * DAY + tl.int(7, 20) * 3_600_000 + tl.int(0, 59) * 60_000;
+    for (const s of slots.slice(i, i + size)) {
+      memories.push({ key: s.key, conv: "life", timestamp: new Date(at).toISOString(), text: memoryText(s.e), topic: s.key.split(":")[0] ?? null, role: s.key.startsWith("x") ? "filler" : "fact" });
+      at += tl.int(2, 9) * 60_000;
+    }
+    i += size;
+  }
+  const when = new Map(memories.map((m) => [m.key, m.timestamp]));
+
+  // Temporal questions: a topic's fact named by its month, or by a relative date asked some days later.
+  const qr = r.fork("temporal");
+  for (const { topic, half: h, keys } of topicFacts) {
+    const f = qr.pick(keys);
+    const t = Date.parse(when.get(f)!);
+    const month = new Date(t).getUTCMonth();
+    const sameMonth = keys.filter((k) => new Date(when.get(k)!).getUTCMonth() === month);
+    qs.push({ half: h, type: "temporal", text: qr.pick([`What did I tell you about ${LABEL[topic]} in ${MONTHS[month]}?`, `Back in ${MONTHS[month]}, what was going on with ${LABEL[topic]}?`]), context: [], gold: sameMonth, at: ASKED_AT });
+    const rel = qr.pick([
+      { words: "last week", after: 7, span: 3 },
+      { words: "a few days ago", after: 3, span: 2 },
+      { words: "yesterday", after: 1, span: 1 },
+    ]);
+    const near = keys.filter((k) => Math.abs(Date.parse(when.get(k)!) - t) <= rel.span * DAY);
+    qs.push({
+      half: h,
+      type: "temporal",
+      text: qr.pick([`What did I mention about ${LABEL[topic]} ${rel.words}?`, `Remind me what I said ${rel.words} about ${LABEL[topic]}.`]),
+      context: [],
+      gold: near,
+      at: new Date(t + rel.after * DAY + 2 * 3_600_000).toISOString(),
+    });
+  }
+
+  const questions = qs.map((q, i) => ({ ...q, id: `q${String(i + 1).padStart(3, "0")}` }));
+  for (const q of questions) for (const g of q.gold) if (!when.has(g)) throw new Error(`gold ${g} of ${q.id} is not a memory`);
+  return { seed, space: LIFE_SPACE, persona: persona.name, memories, questions };
+}
