@@ -28,7 +28,8 @@ export function MemoryLine({ messageId, createdAt, recalled, space }: { messageI
     refetchInterval: (q) => (fresh && (q.state.data?.length ?? 0) === 0 ? 1500 : false),
   });
   const stored = remembered.data ?? [];
-  if (!recalled?.length && !stored.length) return null;
+  // recalled = [] means recall ran and nothing reached the minimum confidence: say "No memory used".
+  if (!recalled && !stored.length) return null;
   return (
     <div className="mt-1 flex flex-wrap items-start gap-x-3 gap-y-1" data-testid="memory-line">
       {stored.length > 0 && (
@@ -41,7 +42,7 @@ export function MemoryLine({ messageId, createdAt, recalled, space }: { messageI
           )).flatMap((el, i) => (i ? [<span key={`s${i}`}> · </span>, el] : [el]))}
         </p>
       )}
-      {recalled && recalled.length > 0 && (
+      {recalled && (
         <div className="min-w-0 flex-1">
           <RecalledList memories={recalled} />
         </div>
