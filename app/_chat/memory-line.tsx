@@ -28,7 +28,7 @@ export function MemoryLine({ messageId, createdAt, recalled, space }: { messageI
     refetchInterval: (q) => (fresh && (q.state.data?.length ?? 0) === 0 ? 1500 : false),
   });
   const stored = remembered.data ?? [];
-  // recalled [] (not null): the turn ran recall and nothing reached the minimum confidence.
+  // recalled = [] means recall ran and nothing reached the minimum confidence: say "No memory used".
   if (!recalled && !stored.length) return null;
   return (
     <div className="mt-1 flex flex-wrap items-start gap-x-3 gap-y-1" data-testid="memory-line">
