@@ -4,7 +4,9 @@ import { test, expect } from "./fixtures";
  * Debug Search shows each result's calibrated confidence and what moved it, and what a prompt would get
  * at the current minimum confidence (the same figures the API returns).
  */
-const DOG = "User: Our dog Rex is a beagle and he loves chasing tennis balls.\nAssistant: Beagles have lots of energy; long walks help.";
+// A subject no other spec stores: keyword statistics (df) are store-wide, and the e2e store holds every spec's
+// memories, so a word common elsewhere (other specs store many dog facts) would be dropped from the dense query here.
+const DOG = "User: Our tortoise Shelly is a Hermann's tortoise and she loves eating dandelions.\nAssistant: Tortoises need calcium and a warm basking spot.";
 const CSS = "User: How do I center text in a table cell?\nAssistant: Use text-align: center and vertical-align: middle on the cell.";
 const TAX = "User: The quarterly tax report is due at the end of April.\nAssistant: Put a reminder in your calendar a week before.";
 
@@ -12,7 +14,7 @@ test("each result shows its confidence and what moved it; the would-be-packed li
   // Stored three days ago: "a few days ago" in the query names the window they are in.
   const at = new Date(Date.now() - 3 * 86_400_000).toISOString();
   await api.addMemories([DOG, CSS, TAX].map((text) => ({ text, space, timestamp: at })));
-  const query = "What did I tell you about my dog a few days ago?";
+  const query = "What did I tell you about my tortoise a few days ago?";
   const viaApi = (await api.search({ query, space })) as unknown as {
     results: { content: string; scores: { confidence: number }; moves: string[] }[];
     minConfidence: number;
