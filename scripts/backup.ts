@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { dataDir, dbPath } from "../server/config";
+import { dataDir, dbPath } from "../server/core/config";
 import { backupDatabase } from "../server/ops/backup";
 
 const { values } = parseArgs({ options: { out: { type: "string" } } });

@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { parseArgs } from "node:util";
-import { dataDir } from "../server/config";
+import { dataDir } from "../server/core/config";
 import { findLlamaServer } from "../server/embedder/models";
 import { writeFullNomicGguf, writeTinyNomicGguf } from "../server/test/gguf/write-gguf";
 

@@ -23,11 +23,11 @@ import { parseArgs } from "node:util";
 import { openDb } from "../server/db";
 import { EmbedderSupervisor } from "../server/embedder/supervisor";
 import { prefixesFor } from "../server/embedder/models";
-import { HttpEmbedClient } from "../server/memory/embed-client";
+import { HttpEmbedClient } from "../server/embedder/client";
 import { queueFor } from "../server/ingest/queue";
 import type { IngestStats } from "../server/ingest/pipeline";
 import { addDocument } from "../server/services/document-service";
-import type { MemoContext } from "../server/services/memory-service";
+import type { MemoContext } from "../server/core/context";
 import { englishText } from "../server/test/english-text";
 import { tokenCounterFor } from "../server/embedder/token-count";
 

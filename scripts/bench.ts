@@ -20,7 +20,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { dataDir } from "../server/config";
+import { dataDir } from "../server/core/config";
 import { openDb } from "../server/db";
 import { annFor, startAnnIndex, stopAnnIndex } from "../server/memory/ann-index";
 import { keywordSearch } from "../server/memory/keyword-search";

@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { loadUseLite } from "../server/embedder/engines/use-lite";
-import { toUnitVector } from "../server/memory/embed-client";
+import { toUnitVector } from "../server/embedder/client";
 import { englishSentence } from "../server/test/english-text";
 import { generateDataset } from "../server/test/retrieval-eval/dataset";
 import { createRng } from "../server/test/retrieval-eval/rng";

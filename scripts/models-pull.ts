@@ -12,7 +12,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { modelsDir } from "../server/config";
+import { modelsDir } from "../server/core/config";
 import { DownloadError, downloadModel, type DownloadProgress } from "../server/embedder/download";
 import { CHAT_GGUF, chatModelsDir, NOMIC_GGUF, nomicGgufPresent } from "../server/embedder/models";
 

@@ -8,7 +8,7 @@
  *   npm run set-password -- --remove    forget the password (Memo then refuses to listen on a network address)
  */
 import { parseArgs } from "node:util";
-import { dbPath } from "../server/config";
+import { dbPath } from "../server/core/config";
 import { openDb } from "../server/db";
 import { DEFAULT_SCRYPT, hashPassword, passwordProblem } from "../server/auth/password";
 import { hasOwnerPassword, removeOwnerPassword, setOwnerPasswordHash } from "../server/auth/store";

@@ -6,9 +6,9 @@
  */
 import type Database from "better-sqlite3";
 import { recallForPrompt } from "../../server/chat/turn";
-import type { Embedder } from "../../server/memory/embed-client";
+import type { Embedder } from "../../server/core/context";
 import { defaultSettingsFor, saveRetrievalSettings } from "../../server/memory/settings";
-import type { MemoContext } from "../../server/services/memory-service";
+import type { MemoContext } from "../../server/core/context";
 
 /** Serves precomputed query vectors in order; counts the time spent inside it. */
 export class PrecomputedQueryEmbedder implements Embedder {

@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import { appContext, asServiceError } from "../services/memory-service";
+import { appContext } from "../core/context";
+import { asServiceError, TRPC_CODE_BY_STATUS } from "../core/errors";
 
 /** tRPC context: the store and embedder every procedure works with. */
 export const createTRPCContext = async (opts: { headers: Headers }) => ({ memo: appContext(), headers: opts.headers });
@@ -16,21 +17,12 @@ const t = initTRPC.context<Awaited<ReturnType<typeof createTRPCContext>>>().crea
   },
 });
 
-const CODE_BY_STATUS = {
-  400: "BAD_REQUEST",
-  404: "NOT_FOUND",
-  409: "CONFLICT",
-  413: "PAYLOAD_TOO_LARGE",
-  502: "BAD_GATEWAY",
-  503: "SERVICE_UNAVAILABLE",
-} as const;
-
 /** Service errors become tRPC errors with the matching code and the same readable message. */
 const serviceErrors = t.middleware(async ({ next }) => {
   const res = await next();
   if (!res.ok) {
     const se = asServiceError(res.error.cause);
-    if (se) throw new TRPCError({ code: CODE_BY_STATUS[se.status], message: se.message, cause: se });
+    if (se) throw new TRPCError({ code: TRPC_CODE_BY_STATUS[se.status], message: se.message, cause: se });
   }
   return res;
 });

@@ -17,7 +17,7 @@ import { POST as chatRoute } from "../../app/api/chat/route";
 import { POST as completionsRoute } from "../../app/v1/chat/completions/route";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { drainRequests, inflightCount } from "../ops/inflight";
-import { setAppContext, type MemoContext } from "../services/memory-service";
+import { setAppContext, type MemoContext } from "../core/context";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { checkInvariant } from "../memory/store";

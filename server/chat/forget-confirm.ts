@@ -5,7 +5,9 @@
  */
 import { writeTransaction } from "../memory/store";
 import { getMessage, updateCommand, type StoredMessage } from "../services/conversation-service";
-import { forgetIds, ServiceError, type MemoContext } from "../services/memory-service";
+import { forgetIds } from "../services/memory-service";
+import { type MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
 
 export function confirmForget(memo: MemoContext, messageId: string, confirm: boolean): { message: StoredMessage; forgotten: number } {
   return writeTransaction(memo.db, () => {

@@ -4,7 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { modelsDir } from "../config";
+import { modelsDir } from "../core/config";
 
 export interface LocalGguf {
   path: string;

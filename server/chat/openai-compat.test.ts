@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
-import { addMemories, type MemoContext } from "../services/memory-service";
+import { addMemories } from "../services/memory-service";
+import { type MemoContext } from "../core/context";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import {

@@ -17,7 +17,9 @@ import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { exchangeText } from "../memory/chunker";
 import { nowIso, purgeMemories, writeTransaction } from "../memory/store";
-import { addMemories, appContext, asServiceError, type MemoContext } from "../services/memory-service";
+import { addMemories } from "../services/memory-service";
+import { appContext, type MemoContext } from "../core/context";
+import { asServiceError } from "../core/errors";
 
 /** Where an exchange's persistence is recorded. */
 export type ExchangeRecord = { messageId: string } | { pendingId: string };

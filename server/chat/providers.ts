@@ -15,7 +15,7 @@ import type Database from "better-sqlite3";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { z } from "zod";
-import { modelsDir } from "../config";
+import { modelsDir } from "../core/config";
 import { getDb } from "../db";
 import { getLocalChatServer, LocalServerUnavailableError } from "./local-server";
 import { detectedServer, type DetectedServer } from "./detect-local";

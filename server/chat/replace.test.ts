@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { checkInvariant } from "../memory/store";
 import { createConversation, getConversationWithMessages } from "../services/conversation-service";
-import { type MemoContext } from "../services/memory-service";
+import { type MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { PersistQueue, persistExchange } from "./persist";

@@ -13,7 +13,7 @@ import { stripInterruptedNote } from "./persist";
 import { chunkWords, exchangeText } from "../memory/chunker";
 import { contentHash } from "../memory/store";
 import { listMessages, type StoredMessage } from "../services/conversation-service";
-import { ServiceError } from "../services/memory-service";
+import { ServiceError } from "../core/errors";
 
 /** A user message and the reply that followed it, as persisted (the reply's stored text). */
 export interface ExchangePair {

@@ -23,7 +23,9 @@ import {
   type RecalledMemory,
   type StoredMessage,
 } from "../services/conversation-service";
-import { DEFAULT_SPACE, FORGET_CONFIRM_OVER, forgetIds, forgetPreview, remember, search, ServiceError, type MemoContext } from "../services/memory-service";
+import { DEFAULT_SPACE, FORGET_CONFIRM_OVER, forgetIds, forgetPreview, remember, search } from "../services/memory-service";
+import { type MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
 import { COMMAND_HELP, parseCommand, SHORTCUT_HELP } from "./commands";
 import { loadPrivacySettings, planFor, sentMemory, type ProviderEndpoint, type SentMemory } from "./memory-policy";
 import { logPrompt } from "./prompt-log";

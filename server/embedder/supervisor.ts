@@ -1,5 +1,5 @@
 import path from "node:path";
-import { embedPort } from "../config";
+import { embedPort } from "../core/config";
 import { freePort, killOnExit } from "../ops/child-process";
 import { ChildServer, type ChildLaunch, type ChildServerState, type ChildServerTuning } from "../ops/child-server";
 import { chooseEmbeddingModel, embedThreads, findLlamaServer, type EmbeddingModelChoice } from "./models";

@@ -6,7 +6,9 @@
 import { z } from "zod";
 import { planChatGptImport } from "../services/chatgpt-import";
 import { enqueueImport, waitForImport, type ImportKind } from "../services/import-jobs";
-import { appContext, DEFAULT_SPACE, ServiceError } from "../services/memory-service";
+import { DEFAULT_SPACE } from "../services/memory-service";
+import { appContext } from "../core/context";
+import { ServiceError } from "../core/errors";
 import { spaceName } from "../services/schemas";
 import { MAX_IMPORT_BYTES, planExportImport } from "../services/transfer-service";
 import { errorResponse, handle, json, readBody } from "./rest";

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { z } from "zod";
-import { StoreError } from "../memory/store";
-import { EmbedderResponseError } from "../memory/embed-client";
+import { StoreError } from "../core/errors";
+import { EmbedderResponseError } from "../embedder/client";
 import { EmbedderUnavailableError } from "../embedder/supervisor";
-import { ServiceError } from "../services/memory-service";
+import { ServiceError } from "../core/errors";
 import { batchInput, forgetInput, newMemoryInput, searchInput } from "../services/schemas";
 import { handle, MAX_JSON_BYTES, readBody } from "./rest";
 

@@ -1,5 +1,5 @@
 import { ZodError, type ZodType } from "zod";
-import { asServiceError, ServiceError } from "../services/memory-service";
+import { asServiceError, ServiceError } from "../core/errors";
 import { findNul, nulMessage } from "./guard";
 
 export const MAX_JSON_BYTES = 2 * 1024 * 1024;

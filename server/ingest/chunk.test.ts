@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Embedder } from "../memory/embed-client";
+import type { Embedder } from "../core/context";
 import { englishText } from "../test/english-text";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { chunkSections, hardSplit, packUnits, splitUnits, TokenCounter, type SectionUnits, type Unit } from "./chunk";

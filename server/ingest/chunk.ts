@@ -14,7 +14,7 @@
  * a new chunk, and a section longer than one chunk is cut into windows whose overlap is the run of
  * trailing units closest to 10% of the chunk size. Continuation windows repeat the section's heading line.
  */
-import type { Embedder } from "../memory/embed-client";
+import type { Embedder } from "../core/context";
 import type { Section } from "./parse";
 
 export const CHUNK_TOKENS = 512;

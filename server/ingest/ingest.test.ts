@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, test } from "node:test";
 import { EmbedderUnavailableError } from "../embedder/supervisor";
-import type { Embedder } from "../memory/embed-client";
+import type { Embedder } from "../core/context";
 import { checkInvariant, softDeleteMemories } from "../memory/store";
 import { makeCorruptPdf, makeImageOnlyPdf, makePng, makeTextPdf } from "../test/doc-fixtures";
 import { englishText } from "../test/english-text";
@@ -23,7 +23,9 @@ import {
   uploadDocuments,
   type UploadRow,
 } from "../services/document-service";
-import { search, ServiceError, type MemoContext } from "../services/memory-service";
+import { search } from "../services/memory-service";
+import { type MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
 import { documentMemoryIds, getDocument, insertDocuments, updateDocument } from "./documents";
 import { IngestQueue, queueFor, uploadsDirFor, type QueueOptions } from "./queue";
 

@@ -13,7 +13,7 @@
  * Failure: this function throws, leaving the batches it wrote; the queue (queue.ts) then removes every
  * memory of the document in one transaction, so a failed or cancelled document has no memories at all.
  */
-import type { MemoContext } from "../services/memory-service";
+import type { MemoContext } from "../core/context";
 import { activeModel } from "../services/memory-service";
 import { contentHash, findLiveByHash, insertMemories, writeTransaction, type NewMemory } from "../memory/store";
 import { chunkSections, TokenCounter, type ChunkOptions, type PlannedChunk } from "./chunk";

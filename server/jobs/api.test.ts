@@ -11,7 +11,7 @@ import { POST as runRoute } from "../../app/api/v1/jobs/[job]/run/route";
 import { GET as runsRoute } from "../../app/api/v1/jobs/runs/route";
 import { createCaller } from "../api/root";
 import { insertMemories } from "../memory/store";
-import { setAppContext, type MemoContext } from "../services/memory-service";
+import { setAppContext, type MemoContext } from "../core/context";
 import { openTempStore } from "../test/temp-store";
 import { hashedVector, TEST_MODEL_A, TestDimEmbedder } from "../test/test-dim-embedder";
 import { runExclusive } from "./runner";

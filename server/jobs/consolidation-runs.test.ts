@@ -10,7 +10,7 @@ import { POST as undoRoute } from "../../app/api/v1/jobs/runs/[id]/undo/route";
 import { consolidate } from "../memory/consolidate";
 import { similarityProblem, textProblem } from "../memory/merge-guard";
 import { checkInvariant, getMemory, insertMemories, updateMemoryContent, type MemoryKind } from "../memory/store";
-import { setAppContext, type MemoContext } from "../services/memory-service";
+import { setAppContext, type MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { applyConsolidationPreview, previewConsolidation, undoConsolidationRun } from "./consolidation-runs";

@@ -5,7 +5,8 @@
 import { runDecay, type JobCounts } from "../memory/decay";
 import { consolidate, type MergeFn } from "../memory/consolidate";
 import { boundModel, reindexTarget } from "../memory/store";
-import { activeModel, type MemoContext } from "../services/memory-service";
+import { activeModel } from "../services/memory-service";
+import { type MemoContext } from "../core/context";
 import { providerMerge } from "./merge";
 import { runExclusive, type RunRecord, type Trigger } from "./runner";
 import { consolidationThreshold, decayingKinds, loadJobSettings } from "./settings";

@@ -6,7 +6,7 @@
  */
 import type Database from "better-sqlite3";
 import { stopAnnIndex } from "../memory/ann-index";
-import type { Embedder } from "../memory/embed-client";
+import type { Embedder } from "../core/context";
 import {
   beginReindex,
   cancelReindex,

@@ -9,7 +9,7 @@ import os from "node:os";
 import { after, test } from "node:test";
 import { openDb } from "../db";
 import { setMeta } from "../memory/store";
-import type { MemoContext } from "../services/memory-service";
+import type { MemoContext } from "../core/context";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { hashedVector, TEST_MODEL_A, TestDimEmbedder } from "../test/test-dim-embedder";
 import { insertMemories } from "../memory/store";

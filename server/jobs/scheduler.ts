@@ -7,7 +7,8 @@
  */
 import cron, { type ScheduledTask } from "node-cron";
 import type Database from "better-sqlite3";
-import { activeModel, type MemoContext } from "../services/memory-service";
+import { activeModel } from "../services/memory-service";
+import { type MemoContext } from "../core/context";
 import { runConsolidateJob, runDecayJob, type JobRunOptions } from "./jobs";
 import type { RunRecord } from "./runner";
 import { dailyCron, loadJobSettings } from "./settings";

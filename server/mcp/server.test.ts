@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { getMemory } from "../memory/store";
-import type { MemoContext } from "../services/memory-service";
+import type { MemoContext } from "../core/context";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { createMemoMcpServer } from "./server";

@@ -6,7 +6,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { asServiceError, DEFAULT_SPACE, forget, forgetPreview, remember, search, type MemoContext } from "../services/memory-service";
+import { DEFAULT_SPACE, forget, forgetPreview, remember, search } from "../services/memory-service";
+import { type MemoContext } from "../core/context";
+import { asServiceError } from "../core/errors";
 import { MAX_MEMORY_CHARS, MAX_QUERY_CHARS, SPACE_RE } from "../services/schemas";
 
 const space = z.string().regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'").optional().describe(`Memory space (default "${DEFAULT_SPACE}")`);

@@ -14,7 +14,7 @@
  * as proposals, which applyMerges() writes later (after the user confirmed them).
  */
 import type Database from "better-sqlite3";
-import type { Embedder } from "./embed-client";
+import type { Embedder } from "../core/context";
 import type { JobCounts } from "./decay";
 import { similarityProblem, textProblem } from "./merge-guard";
 import { insertMemories, listSpaces, reindexTarget, softDeleteMemories, writeTransaction } from "./store";

@@ -23,7 +23,7 @@
  * only and says so (retrieve.ts: RetrieveResult.notice); the vector leg comes back with the swap.
  */
 import type Database from "better-sqlite3";
-import type { Embedder } from "./embed-client";
+import type { Embedder } from "../core/context";
 import { boundModel, getMeta, logVectorReset, reindexTarget, resetStatementCache, setMeta } from "./store";
 
 export interface ModelRef {

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { Embedder } from "./embed-client";
+import type { Embedder } from "../core/context";
 import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList } from "./fuse";
 import { cleanDenseQuery, keywordSearchScored, liveMemoryCount } from "./keyword-search";
 import { confidences, memoryDate, memoryVectors, newerFirst, withIntent, withNeighbours, withTime } from "./rerank";

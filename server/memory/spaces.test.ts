@@ -8,10 +8,11 @@ import { after, test } from "node:test";
 import type Database from "better-sqlite3";
 import { axisVector, openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { createSpace, deleteSpace as deleteSpaceService, listSpaceSummaries, renameSpace as renameSpaceService } from "../services/spaces-service";
-import { ServiceError } from "../services/memory-service";
+import { ServiceError } from "../core/errors";
 import { annFor, startAnnIndex, stopAnnIndex } from "./ann-index";
 import { beginReindex, pendingBatch, storeBatch, swapVectorTables } from "./reindex";
-import { checkInvariant, deleteSpace, getMemory, insertMemories, renameSpace, restoreMemories, softDeleteMemories, spaceExists, spaceReferences, StoreError } from "./store";
+import { checkInvariant, deleteSpace, getMemory, insertMemories, renameSpace, restoreMemories, softDeleteMemories, spaceExists, spaceReferences } from "./store";
+import { StoreError } from "../core/errors";
 import { vec0Search, vectorSearchWithSource } from "./vector-search";
 
 const DIM = 8;

@@ -6,27 +6,8 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type Database from "better-sqlite3";
 import { axisVector, openTempStore, rawCounts, type TempStore } from "../test/temp-store";
-import {
-  bindEmbeddingModel,
-  boundModel,
-  checkInvariant,
-  findLiveByHash,
-  findLiveContaining,
-  getMemory,
-  contentHash,
-  insertMemories,
-  purgeMemories,
-  recordRetrievals,
-  restoreMemories,
-  setPinned,
-  softDeleteMemories,
-  spaceExists,
-  storeCounts,
-  StoreError,
-  updateMemoryContent,
-  vectorTableDim,
-  type NewMemory,
-} from "./store";
+import { bindEmbeddingModel, boundModel, checkInvariant, findLiveByHash, findLiveContaining, getMemory, contentHash, insertMemories, purgeMemories, recordRetrievals, restoreMemories, setPinned, softDeleteMemories, spaceExists, storeCounts, updateMemoryContent, vectorTableDim, type NewMemory } from "./store";
+import { StoreError } from "../core/errors";
 import { keywordSearch } from "./keyword-search";
 import { vectorSearch } from "./vector-search";
 

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import type { OpenedDb } from "../db";
+import { StoreError } from "../core/errors";
 
 export type MemoryKind = "chat" | "document" | "remember" | "import" | "consolidated";
 
@@ -39,16 +40,6 @@ export interface NewMemory {
   conversationId?: string | null;
   documentId?: string | null;
   chunkIndex?: number | null;
-}
-
-export class StoreError extends Error {
-  constructor(
-    message: string,
-    readonly code: "MODEL_MISMATCH" | "NOT_FOUND" | "INVALID",
-  ) {
-    super(message);
-    this.name = "StoreError";
-  }
 }
 
 const COLUMNS = `id, rid, space_id AS spaceId, content, timestamp, importance, retrieval_count AS retrievalCount,

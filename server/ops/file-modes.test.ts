@@ -8,13 +8,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { dbPath } from "../config";
+import { dbPath } from "../core/config";
 import { openDb } from "../db";
 import { IngestQueue } from "../ingest/queue";
 import { startAnnIndex, stopAnnIndex } from "../memory/ann-index";
 import { bindEmbeddingModel, insertMemories } from "../memory/store";
 import { addDocument, uploadDocuments } from "../services/document-service";
-import type { MemoContext } from "../services/memory-service";
+import type { MemoContext } from "../core/context";
 import { hashedVector, TEST_MODEL_A, TestDimEmbedder } from "../test/test-dim-embedder";
 import { backupDatabase } from "./backup";
 

@@ -68,7 +68,7 @@ function restartApp(): Promise<string> {
 
 test("edit, purge, /forget and delete-document, each followed by a restart, leave exactly what the user left", { timeout: 300_000 }, async () => {
   const { getDb } = await import("../db");
-  const { HttpEmbedClient } = await import("../memory/embed-client");
+  const { HttpEmbedClient } = await import("../embedder/client");
   const { checkInvariant, getMemory } = await import("../memory/store");
   const { PersistQueue } = await import("../chat/persist");
   const { runTurn } = await import("../chat/turn");

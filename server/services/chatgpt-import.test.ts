@@ -12,7 +12,9 @@ import { checkInvariant, spaceExists } from "../memory/store";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { parseChatGptExport, planChatGptImport } from "./chatgpt-import";
-import { search, ServiceError, type MemoContext } from "./memory-service";
+import { search } from "./memory-service";
+import { type MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
 import { exportMemories, importGroups } from "./transfer-service";
 
 const FIXTURE = path.join(import.meta.dirname, "../test/fixtures/chatgpt-conversations.json");

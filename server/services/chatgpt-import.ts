@@ -14,7 +14,7 @@
  * into `chat` memories stamped with the user message's ORIGINAL time, in the chosen space.
  */
 import { chunkWords, exchangeText } from "../memory/chunker";
-import { ServiceError } from "./memory-service";
+import { ServiceError } from "../core/errors";
 import { spaceName } from "./schemas";
 import type { ImportGroup, ImportPlan } from "./transfer-service";
 

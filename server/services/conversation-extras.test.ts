@@ -6,7 +6,7 @@ import { after, test } from "node:test";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { appendMessages, createConversation, deleteConversation, listConversations, renameConversation } from "./conversation-service";
 import { conversationMarkdown, conversationMatch, exportFileName, pinConversation, searchConversations } from "./conversation-extras";
-import { ServiceError } from "./memory-service";
+import { ServiceError } from "../core/errors";
 
 const stores: TempStore[] = [];
 after(() => stores.forEach((s) => s.close()));

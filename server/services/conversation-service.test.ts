@@ -15,7 +15,7 @@ import {
   titleFrom,
   updateCommand,
 } from "./conversation-service";
-import { ServiceError } from "./memory-service";
+import { ServiceError } from "../core/errors";
 
 const stores: TempStore[] = [];
 after(() => stores.forEach((s) => s.close()));

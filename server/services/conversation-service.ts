@@ -14,7 +14,8 @@ import type { MatchType } from "../memory/fuse";
 import { estimateTokens } from "../memory/pack";
 import type { ScoreBreakdown } from "../memory/retrieve";
 import { ensureSpace, spaceExists, type MemoryKind } from "../memory/store";
-import { DEFAULT_SPACE, ServiceError } from "./memory-service";
+import { DEFAULT_SPACE } from "./memory-service";
+import { ServiceError } from "../core/errors";
 import { SPACE_RE } from "./schemas";
 import { privacyNow, sweepTemporaryChats, temporaryColumns } from "./temporary-chats";
 

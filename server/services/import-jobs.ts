@@ -4,7 +4,8 @@
  * (on globalThis: route handlers and the tRPC route are separate bundles); the last 20 are kept.
  */
 import crypto from "node:crypto";
-import { asServiceError, type MemoContext } from "./memory-service";
+import { type MemoContext } from "../core/context";
+import { asServiceError } from "../core/errors";
 import { importGroups, type ImportPlan } from "./transfer-service";
 
 export type ImportKind = "memo" | "chatgpt";

@@ -17,7 +17,9 @@ import {
   setPinnedMany,
   softDeleteMany,
 } from "./manager-service";
-import { addMemories, search, ServiceError, type MemoContext } from "./memory-service";
+import { addMemories, search } from "./memory-service";
+import { type MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
 
 let emb: InProcessEmbedder;
 const stores: TempStore[] = [];

@@ -16,7 +16,9 @@ import {
   updateMemoryContent,
   type MemoryKind,
 } from "../memory/store";
-import { activeModel, ServiceError, type MemoContext } from "./memory-service";
+import { activeModel } from "./memory-service";
+import { type MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
 import { memoryKind, memoryText, spaceName } from "./schemas";
 
 /** Soft-deleted memories are purged this many days after deleted_at (SPEC §3 default). */

@@ -6,26 +6,17 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { EmbedderUnavailableError } from "../embedder/supervisor";
 import { handle } from "../http/rest";
-import { EmbedderResponseError, HttpEmbedClient } from "../memory/embed-client";
-import { checkInvariant, getMemory, spaceExists, StoreError, vectorTableDim } from "../memory/store";
+import { EmbedderResponseError, HttpEmbedClient } from "../embedder/client";
+import { checkInvariant, getMemory, spaceExists, vectorTableDim } from "../memory/store";
+import { StoreError } from "../core/errors";
 import { FakeEmbeddingServer, type FakeEmbedMode } from "../test/fake-embedding-server";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { reindexDone } from "../jobs/reindex-job";
 import { listRuns } from "../jobs/runner";
-import {
-  addMemories,
-  asServiceError,
-  deleteMemory,
-  FORGET_UNDO_DAYS,
-  forget,
-  health,
-  remember,
-  restore,
-  search,
-  ServiceError,
-  type MemoContext,
-} from "./memory-service";
+import { addMemories, deleteMemory, FORGET_UNDO_DAYS, forget, health, remember, restore, search } from "./memory-service";
+import { type MemoContext } from "../core/context";
+import { asServiceError, ServiceError } from "../core/errors";
 
 let emb: InProcessEmbedder;
 const stores: TempStore[] = [];

@@ -3,10 +3,9 @@ import type Database from "better-sqlite3";
 import { startAnnIndex } from "../memory/ann-index";
 import { reconcileEmbeddingModel } from "../jobs/reindex-job";
 import { withDocumentNames } from "../ingest/documents";
-import { getDb } from "../db";
-import { EmbedderUnavailableError, getEmbedder, type EmbedderStatus } from "../embedder/supervisor";
 import { chunkWords } from "../memory/chunker";
-import { EmbedderResponseError, HttpEmbedClient, type Embedder } from "../memory/embed-client";
+import type { MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
 import { retrieve, type RetrievedMemory, type RetrieveResult } from "../memory/retrieve";
 import { loadRetrievalSettings, type RetrievalSettings } from "../memory/settings";
 import {
@@ -23,7 +22,6 @@ import {
   softDeleteMemories,
   spaceExists,
   storeCounts,
-  StoreError,
   writeTransaction,
   type MemoryRow,
   type NewMemory,
@@ -32,49 +30,6 @@ import type { NewMemoryInput, SearchInput } from "./schemas";
 
 export const DEFAULT_SPACE = "personal";
 export const FORGET_UNDO_DAYS = 7;
-
-/** What every service needs: the store and an embedder (the supervised server in the app). */
-export interface MemoContext {
-  db: Database.Database;
-  embedder: Embedder;
-  embedderStatus?: () => EmbedderStatus;
-}
-
-/** An error with the HTTP status it maps to; the message is meant for people. */
-export class ServiceError extends Error {
-  constructor(
-    readonly status: 400 | 404 | 409 | 413 | 502 | 503,
-    message: string,
-  ) {
-    super(message);
-    this.name = "ServiceError";
-  }
-}
-
-/** Translate engine errors into ServiceErrors; rethrow anything unexpected. */
-export function asServiceError(e: unknown): ServiceError | undefined {
-  if (e instanceof ServiceError) return e;
-  if (e instanceof EmbedderUnavailableError) return new ServiceError(503, e.message);
-  if (e instanceof EmbedderResponseError) return new ServiceError(502, `The embedding server gave a bad answer: ${e.message}. Nothing was written.`);
-  if (e instanceof StoreError) return new ServiceError(e.code === "NOT_FOUND" ? 404 : e.code === "MODEL_MISMATCH" ? 409 : 400, e.message);
-  return undefined;
-}
-
-const g = globalThis as unknown as { __memoContext?: MemoContext };
-
-/** The app's context: the process-wide store and supervised embedding server. */
-export function appContext(): MemoContext {
-  if (!g.__memoContext) {
-    const sup = getEmbedder();
-    const embedder = new HttpEmbedClient(() => sup.ensureHealthy(10_000), { onTransportError: () => sup.reportFailure() });
-    g.__memoContext = { db: getDb().sqlite, embedder, embedderStatus: () => sup.status() };
-  }
-  return g.__memoContext;
-}
-
-export function setAppContext(ctx: MemoContext | undefined): void {
-  g.__memoContext = ctx;
-}
 
 /** The model the store is bound to, binding an empty store to the embedder's model on first use. */
 export async function activeModel(ctx: MemoContext): Promise<{ model: string; dim: number }> {

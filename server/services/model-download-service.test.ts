@@ -13,12 +13,13 @@ import path from "node:path";
 import { after, afterEach, before, test } from "node:test";
 import { EmbedderSupervisor } from "../embedder/supervisor";
 import { reindexDone } from "../jobs/reindex-job";
-import { HttpEmbedClient } from "../memory/embed-client";
+import { HttpEmbedClient } from "../embedder/client";
 import { boundModel } from "../memory/store";
 import { TINY_NOMIC_FILE, writeTinyNomicGguf } from "../test/gguf/write-gguf";
 import { MirrorServer } from "../test/mirror-server";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { addMemories, type MemoContext } from "./memory-service";
+import { addMemories } from "./memory-service";
+import { type MemoContext } from "../core/context";
 import { modelDownloadStatus, resetModelDownloadState, startModelDownload, switchEmbedder } from "./model-download-service";
 
 const NAME = "nomic-embed-text-v1.5.Q8_0.gguf";

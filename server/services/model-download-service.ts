@@ -6,11 +6,12 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { modelsDir } from "../config";
+import { modelsDir } from "../core/config";
 import { DownloadError, downloadModel, type DownloadProgress } from "../embedder/download";
 import { NOMIC_GGUF, nomicGgufPresent } from "../embedder/models";
 import { getEmbedder, type EmbedderSupervisor } from "../embedder/supervisor";
-import { activeModel, appContext, type MemoContext } from "./memory-service";
+import { activeModel } from "./memory-service";
+import { appContext, type MemoContext } from "../core/context";
 
 export type ModelDownloadPhase =
   /** Nothing to download: a nomic GGUF is there, or MEMO_EMBED_MODEL names the model. */

@@ -4,7 +4,9 @@
  */
 import { z } from "zod";
 import { defaultSettingsFor, loadRetrievalSettings, retrievalSettingsSchema, saveRetrievalSettings, type RetrievalSettings } from "../memory/settings";
-import { activeModel, ServiceError, type MemoContext } from "./memory-service";
+import { activeModel } from "./memory-service";
+import { type MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
 
 export const retrievalPatchInput = retrievalSettingsSchema.partial().strict();
 export type RetrievalPatch = z.infer<typeof retrievalPatchInput>;

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
-import { dataDir, dbPath } from "../config";
+import { dataDir, dbPath } from "../core/config";
 import { getLocalDetector, type DetectionStatus } from "../chat/detect-local";
 import { listLocalGgufs, type LocalGguf } from "../chat/local-models";
 import { currentLocalChatServer } from "../chat/local-server";
@@ -15,7 +15,7 @@ import { PROVIDER_LABELS, providerStatus, type ProviderId, type Source } from ".
 import { reindexStatus } from "../jobs/reindex-job";
 import type { ReindexProgress } from "../memory/reindex";
 import { modelDownloadStatus, type ModelDownloadStatus } from "./model-download-service";
-import type { MemoContext } from "./memory-service";
+import type { MemoContext } from "../core/context";
 
 const CHECKLIST_KEY = "ui.firstRunChecklist";
 /** node-llama-cpp's prebuilt GPU builds (optional packages; present when they installed for this machine). */

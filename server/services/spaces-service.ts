@@ -7,7 +7,8 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { deleteSpace as storeDeleteSpace, ensureSpace, renameSpace as storeRenameSpace, spaceExists, spaceReferences } from "../memory/store";
-import { DEFAULT_SPACE, ServiceError } from "./memory-service";
+import { DEFAULT_SPACE } from "./memory-service";
+import { ServiceError } from "../core/errors";
 import { spaceName } from "./schemas";
 
 export interface SpaceSummary {

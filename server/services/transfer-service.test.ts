@@ -7,7 +7,9 @@ import { after, before, test } from "node:test";
 import { checkInvariant, softDeleteMemories } from "../memory/store";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
-import { addMemories, search, ServiceError, type MemoContext } from "./memory-service";
+import { addMemories, search } from "./memory-service";
+import { type MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
 import { EXPORT_VERSION, exportFileName, exportMemories, importGroups, planExportImport, type ExportFile } from "./transfer-service";
 
 let emb: InProcessEmbedder;

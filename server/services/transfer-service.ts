@@ -13,7 +13,9 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { contentHash, findLiveByHash, insertMemories, spaceExists, type MemoryKind, type NewMemory } from "../memory/store";
-import { activeModel, DEFAULT_SPACE, ServiceError, type MemoContext } from "./memory-service";
+import { activeModel, DEFAULT_SPACE } from "./memory-service";
+import { type MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
 import { isoTimestamp, memoryKind, memoryText, spaceName } from "./schemas";
 
 export const EXPORT_FORMAT = "memo-export";

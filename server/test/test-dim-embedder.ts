@@ -5,7 +5,8 @@
  * the same words get the same vector. Embedding can be held (hold()/release()) so a test can act while a
  * re-index is half-way.
  */
-import { toUnitVector, type Embedder } from "../memory/embed-client";
+import { toUnitVector } from "../embedder/client";
+import { type Embedder } from "../core/context";
 
 export const TEST_MODEL_A = "test-4d-a";
 export const TEST_MODEL_B = "test-4d-b";

@@ -5,7 +5,8 @@ import { PROVIDER_IDS } from "@/server/chat/providers";
 import { prepareReplacement, type Replacement } from "@/server/chat/replace";
 import { handle, readBody } from "@/server/http/rest";
 import { beginRequest, closing, CLOSING_MESSAGE } from "@/server/ops/inflight";
-import { appContext, ServiceError } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
+import { ServiceError } from "@/server/core/errors";
 import { spaceName } from "@/server/services/schemas";
 
 export const runtime = "nodejs";

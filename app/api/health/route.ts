@@ -1,5 +1,6 @@
 import { handle, json } from "@/server/http/rest";
-import { appContext, health } from "@/server/services/memory-service";
+import { health } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { listModels, openAIErrorResponse } from "@/server/chat/openai-compat";
-import { appContext } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

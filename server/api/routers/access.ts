@@ -1,13 +1,12 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
+import { TRPC_CODE_BY_STATUS } from "../../core/errors";
 import { accessConfig, clientAddress, isLoopbackAddress, loginRequired, readCookie } from "../../auth/access";
 import { principalOf } from "../../auth/gate";
 import { changeOwnerPassword } from "../../auth/login";
 import { MAX_PASSWORD_CHARS } from "../../auth/password";
 import { countSessions, createApiToken, deleteAllSessions, hasOwnerPassword, listApiTokens, revokeApiToken, SESSION_COOKIE } from "../../auth/store";
-
-const STATUS_CODE = { 400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 409: "CONFLICT", 429: "TOO_MANY_REQUESTS" } as const;
 
 /**
  * Managing access is for the owner at a browser (a session) or at the machine (loopback, no sign-in):
@@ -60,7 +59,7 @@ export const accessRouter = createTRPCRouter({
         keepSession: readCookie(ctx.headers, SESSION_COOKIE),
         loginRequired: loginRequired(ctx.headers, cfg),
       });
-      if (!r.ok) throw new TRPCError({ code: STATUS_CODE[r.status], message: r.message });
+      if (!r.ok) throw new TRPCError({ code: TRPC_CODE_BY_STATUS[r.status], message: r.message });
       return { sessionsRevoked: r.sessionsRevoked };
     }),
   /** Sign out every browser, this one included. */

@@ -1,6 +1,6 @@
 import { createTRPCRouter, publicProcedure } from "../trpc";
 import { analytics, analyticsInput } from "../../services/analytics-service";
-import { ServiceError } from "../../services/memory-service";
+import { ServiceError } from "../../core/errors";
 import { spaceExists } from "../../memory/store";
 import { loadJobSettings } from "../../jobs/settings";
 import { keep, lifetimeOverview } from "../../services/lifetime-service";

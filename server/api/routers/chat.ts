@@ -5,7 +5,8 @@ import { providerHealth } from "../../chat/provider-health";
 import { providerStatus } from "../../chat/providers";
 import { getMessage, updateCommand } from "../../services/conversation-service";
 import { confirmForget } from "../../chat/forget-confirm";
-import { restore, ServiceError } from "../../services/memory-service";
+import { restore } from "../../services/memory-service";
+import { ServiceError } from "../../core/errors";
 
 /** The chat page's non-streaming needs; the reply itself streams from POST /api/chat. */
 export const chatRouter = createTRPCRouter({

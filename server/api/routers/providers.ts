@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
+import { trpcCodeFor } from "../../core/errors";
 import { currentLocalChatServer } from "../../chat/local-server";
 import {
   createProvider,
@@ -13,19 +14,9 @@ import {
   saveProviderSettings,
 } from "../../chat/providers";
 
-const CODE_BY_STATUS: Record<number, TRPCError["code"]> = {
-  400: "BAD_REQUEST",
-  404: "NOT_FOUND",
-  429: "TOO_MANY_REQUESTS",
-  499: "CLIENT_CLOSED_REQUEST",
-  502: "BAD_GATEWAY",
-  503: "SERVICE_UNAVAILABLE",
-  504: "GATEWAY_TIMEOUT",
-};
-
 /** Provider failures become tRPC errors with the same readable message. */
 function providerError(e: unknown): never {
-  if (e instanceof ProviderError) throw new TRPCError({ code: CODE_BY_STATUS[e.status] ?? "BAD_GATEWAY", message: e.message, cause: e });
+  if (e instanceof ProviderError) throw new TRPCError({ code: trpcCodeFor(e.status, "BAD_GATEWAY"), message: e.message, cause: e });
   throw e;
 }
 

@@ -5,12 +5,14 @@ import path from "node:path";
 import type Database from "better-sqlite3";
 import { openDb } from "../../db";
 import { EmbedderSupervisor } from "../../embedder/supervisor";
-import { HttpEmbedClient, type Embedder } from "../../memory/embed-client";
+import { HttpEmbedClient } from "../../embedder/client";
+import { type Embedder } from "../../core/context";
 import { buildQueries, type RetrievalQuery } from "../../memory/query-builder";
 import { denseTexts, searchWithVectors, type RetrieveResult } from "../../memory/retrieve";
 import type { RetrievalSettings } from "../../memory/settings";
 import { parseTimeIntent } from "../../memory/time-window";
-import { addMemories, type MemoContext } from "../../services/memory-service";
+import { addMemories } from "../../services/memory-service";
+import { type MemoContext } from "../../core/context";
 import type { LifeDataset, LifeQuestion } from "./life";
 
 /**

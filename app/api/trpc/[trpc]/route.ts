@@ -3,13 +3,14 @@ import { appRouter } from "@/server/api/root";
 import { createTRPCContext } from "@/server/api/trpc";
 import { checkJsonBody, findNul, isRejection, nulMessage, withBody } from "@/server/http/guard";
 import { MAX_JSON_BYTES } from "@/server/http/rest";
+import { TRPC_CODE_BY_STATUS } from "@/server/core/errors";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** A tRPC-shaped error for input refused before tRPC parses it. */
 function refuse(status: 400 | 413, message: string): Response {
-  const code = status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST";
+  const code = TRPC_CODE_BY_STATUS[status];
   return Response.json({ error: { message, code: -32600, data: { code, httpStatus: status } } }, { status });
 }
 

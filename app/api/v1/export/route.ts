@@ -1,5 +1,5 @@
 import { errorResponse, handle } from "@/server/http/rest";
-import { appContext } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 import { spaceName } from "@/server/services/schemas";
 import { exportFileName, exportMemories } from "@/server/services/transfer-service";
 

@@ -1,6 +1,7 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { forgetInput } from "@/server/services/schemas";
-import { appContext, forget, forgetPreview } from "@/server/services/memory-service";
+import { forget, forgetPreview } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,7 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { newMemoryInput } from "@/server/services/schemas";
-import { addMemories, appContext } from "@/server/services/memory-service";
+import { addMemories } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

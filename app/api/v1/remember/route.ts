@@ -1,6 +1,7 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { rememberInput } from "@/server/services/schemas";
-import { appContext, remember } from "@/server/services/memory-service";
+import { remember } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,7 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { searchInput } from "@/server/services/schemas";
-import { appContext, search } from "@/server/services/memory-service";
+import { search } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

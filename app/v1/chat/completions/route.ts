@@ -1,6 +1,6 @@
 import { completeNonStreaming, completeStreaming, OpenAIHttpError, openAIErrorResponse, prepareCompletion, readCompletionRequest } from "@/server/chat/openai-compat";
 import { beginRequest, closing, CLOSING_MESSAGE, trackBody } from "@/server/ops/inflight";
-import { appContext } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

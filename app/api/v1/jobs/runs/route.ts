@@ -1,7 +1,7 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { reindexStatus } from "@/server/jobs/reindex-job";
 import { JOB_NAMES, listRuns } from "@/server/jobs/runner";
-import { appContext } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

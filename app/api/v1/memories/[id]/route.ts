@@ -1,5 +1,6 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
-import { appContext, deleteMemory, getMemoryOr404 } from "@/server/services/memory-service";
+import { deleteMemory, getMemoryOr404 } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

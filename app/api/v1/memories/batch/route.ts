@@ -1,6 +1,7 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { batchInput } from "@/server/services/schemas";
-import { addMemories, appContext } from "@/server/services/memory-service";
+import { addMemories } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 import { requireAccess } from "@/server/auth/gate";
 
 export const runtime = "nodejs";

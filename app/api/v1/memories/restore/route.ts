@@ -1,6 +1,7 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { idsInput } from "@/server/services/schemas";
-import { appContext, restore } from "@/server/services/memory-service";
+import { restore } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

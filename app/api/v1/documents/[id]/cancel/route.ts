@@ -1,5 +1,5 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
-import { appContext } from "@/server/services/memory-service";
+import { appContext } from "@/server/core/context";
 import { cancelDocument } from "@/server/services/document-service";
 
 export const runtime = "nodejs";

@@ -1,17 +1,5 @@
-import { prefixesFor } from "../embedder/models";
-import { EmbedderUnavailableError } from "../embedder/supervisor";
-
-/** What the memory engine needs from an embedding model. */
-export interface Embedder {
-  /** Model id and dimension, learnt from the server. */
-  info(): Promise<{ model: string; dim: number }>;
-  /** Embed retrieval queries (with the model's query prefix). Vectors are unit length. */
-  embedQueries(texts: string[]): Promise<Float32Array[]>;
-  /** Embed stored text (with the model's document prefix). Vectors are unit length. */
-  embedDocuments(texts: string[]): Promise<Float32Array[]>;
-  /** Token ids by the model's own tokenizer. */
-  tokenize(text: string): Promise<number[]>;
-}
+import { prefixesFor } from "./models";
+import { EmbedderUnavailableError } from "./supervisor";
 
 export class EmbedderResponseError extends Error {
   readonly code = "EMBEDDER_BAD_RESPONSE";
@@ -33,7 +21,7 @@ export function embedRequestsDone(): Promise<void> {
  * Client for an embedding server speaking llama-server's HTTP API. `baseUrl` is asked for before every
  * call: with the supervisor it waits for health, so a write never starts against a dead server.
  */
-export class HttpEmbedClient implements Embedder {
+export class HttpEmbedClient {
   private cached: { model: string; dim: number } | null = null;
 
   constructor(

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { EmbedderUnavailableError } from "../embedder/supervisor";
+import { EmbedderUnavailableError } from "./supervisor";
 import { FakeEmbeddingServer } from "../test/fake-embedding-server";
-import { EmbedderResponseError, HttpEmbedClient, toUnitVector } from "./embed-client";
+import { EmbedderResponseError, HttpEmbedClient, toUnitVector } from "./client";
 
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 
