@@ -2,7 +2,8 @@
  * The dependency rule of docs/architecture.md, checked by `npm run lint`:
  *   core → memory → use cases (ingest, chat, jobs) → services → adapters (auth, http, api, mcp) → app.
  * A folder may import from its own layer's lower neighbours and anything below it, never from above.
- * Tests (*.test.ts) and test support (server/test/) may reach anything; product code never imports them.
+ * Tests (*.test.ts) and test support (server/test/) may reach anything; product code (server/, app/) never
+ * imports them. scripts/ (benches, evals, dev tools) may use the test support (fixture servers, eval data).
  */
 const layer = {
   core: "^server/(core|db|ops|embedder)/",
@@ -43,7 +44,7 @@ module.exports = {
       name: "no-test-code-in-product",
       comment: "test doubles live under server/test/ and e2e/ and are used only by tests",
       severity: "error",
-      from: { path: "^(server|app|scripts)/", pathNot: tests },
+      from: { path: "^(server|app)/", pathNot: tests },
       to: { path: tests },
     },
     {

@@ -40,7 +40,7 @@ for (const k of ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY",
 
 const { OpenAIFixtureServer, FIXTURE_MODEL } = await import("../e2e/support/openai-fixture");
 const { writeTinyLlamaGguf } = await import("../server/test/gguf/write-tiny-llama");
-const { addMemories } = await import("../server/services/memory-service");
+const { addMemories } = await import("../server/memory/write");
   const { appContext } = await import("../server/core/context");
 const { PersistQueue } = await import("../server/chat/persist");
 const { getProvider, resetProviderSettings, saveProviderSettings } = await import("../server/chat/providers");

@@ -16,7 +16,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { confidenceModelFor, fitLogistic, FEATURES } from "../server/memory/confidence";
+import { confidenceModelFor, fitLogistic } from "../server/memory/confidence";
+import { FEATURES } from "../server/memory/confidence-features";
 import { defaultSettingsFor, type RetrievalSettings } from "../server/memory/settings";
 import { generateLife, LIFE_TYPES, type LifeQuestion } from "../server/test/retrieval-eval/life";
 import { DEFAULT_CACHE_DIR, openLifeStore, prepareQueries, USE_LITE } from "../server/test/retrieval-eval/life-harness";

@@ -2,7 +2,7 @@ import { getDb } from "./db";
 import { getEmbedder } from "./embedder/supervisor";
 import { stopAnnIndex } from "./memory/ann-index";
 import { boundModel } from "./memory/store";
-import { startVectorIndex } from "./services/memory-service";
+import { startVectorIndex } from "./memory/model-check";
 import { appContext } from "./core/context";
 import { startScheduler } from "./jobs/scheduler";
 import { startIngestQueue } from "./ingest/queue";
@@ -14,7 +14,7 @@ import { startModelDownload, stopModelDownload } from "./services/model-download
 import { getLocalDetector } from "./chat/detect-local";
 import { resolveProviderConfig } from "./chat/providers";
 import { warnIfPromptLogging } from "./chat/prompt-log";
-import { sweepTemporaryChats } from "./services/temporary-chats";
+import { sweepTemporaryChats } from "./chat/temporary-chats";
 
 /**
  * Open (and migrate) the store, start building the vector index for the recorded model, start the

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
-import type { Conversation } from "@/server/services/conversation-service";
+import type { Conversation } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 import { ChatToolbar } from "./chat-toolbar";
 import { Composer } from "./composer";

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import type { Conversation } from "@/server/services/conversation-service";
+import type { Conversation } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 import { ConversationItem } from "./conversation-item";
 

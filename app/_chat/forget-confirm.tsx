@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import type { CommandInfo } from "@/server/services/conversation-service";
+import type { CommandInfo } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 
 type Forget = Extract<CommandInfo, { type: "forget" }>;

@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import type { RecalledMemory } from "@/server/services/conversation-service";
+import type { RecalledMemory } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 import { RecalledList } from "./message";
 

@@ -6,7 +6,7 @@ import ReactMarkdown from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import { useRef, type ComponentProps } from "react";
-import type { CommandInfo, RecalledMemory } from "@/server/services/conversation-service";
+import type { CommandInfo, RecalledMemory } from "@/server/chat/conversations";
 import { CopyButton } from "./copy-button";
 
 export interface UiMessage {

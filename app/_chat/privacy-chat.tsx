@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import type { ProviderEndpoint, SharingMode } from "@/server/chat/memory-policy";
-import type { Conversation } from "@/server/services/conversation-service";
+import type { Conversation } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 
 const CHIP = "rounded-full border px-2 py-0.5 text-xs font-medium";

@@ -3,7 +3,7 @@
 import { useRef, useState } from "react";
 import { readSseJson } from "@/server/chat/sse";
 import type { TurnEvent } from "@/server/chat/turn";
-import type { Conversation, StoredMessage } from "@/server/services/conversation-service";
+import type { Conversation, StoredMessage } from "@/server/chat/conversations";
 import type { UiMessage } from "./message";
 import type { SharingQuestion } from "./privacy-chat";
 

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
+import { stmt } from "../core/statements";
 
 /**
  * The auth tables (server/db/schema.ts: auth_owner, auth_sessions, api_tokens, login_attempts). Secrets
@@ -13,15 +14,6 @@ export const TOKEN_PREFIX = "memo_";
 const SESSION_DAYS_DEFAULT = 30;
 /** Last-seen (and the sliding expiry) is written at most this often per session / token. */
 const TOUCH_EVERY_MS = 60_000;
-
-const stmts = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-function stmt(db: Database.Database, sql: string): Database.Statement {
-  let m = stmts.get(db);
-  if (!m) stmts.set(db, (m = new Map()));
-  let s = m.get(sql);
-  if (!s) m.set(sql, (s = db.prepare(sql)));
-  return s;
-}
 
 export function sha256(s: string): string {
   return crypto.createHash("sha256").update(s, "utf8").digest("hex");

@@ -4,8 +4,8 @@
  * reply's record change in one transaction.
  */
 import { writeTransaction } from "../memory/store";
-import { getMessage, updateCommand, type StoredMessage } from "../services/conversation-service";
-import { forgetIds } from "../services/memory-service";
+import { getMessage, updateCommand, type StoredMessage } from "./conversations";
+import { forgetIds } from "../memory/forget";
 import { type MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 

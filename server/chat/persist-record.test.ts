@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { checkInvariant, getMemory, purgeMemories } from "../memory/store";
-import { appendMessages, createConversation, deleteConversation } from "../services/conversation-service";
+import { appendMessages, createConversation, deleteConversation } from "./conversations";
 import { editMemory } from "../services/manager-service";
-import { forget } from "../services/memory-service";
+import { forget } from "../memory/forget";
 import { type MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";

@@ -17,7 +17,7 @@ import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { exchangeText } from "../memory/chunker";
 import { nowIso, purgeMemories, writeTransaction } from "../memory/store";
-import { addMemories } from "../services/memory-service";
+import { addMemories } from "../memory/write";
 import { appContext, type MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { checkInvariant } from "../memory/store";
-import { createConversation, getConversationWithMessages } from "../services/conversation-service";
+import { createConversation, getConversationWithMessages } from "./conversations";
 import { type MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";

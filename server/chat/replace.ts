@@ -12,7 +12,7 @@ import { parseCommand } from "./commands";
 import { stripInterruptedNote } from "./persist";
 import { chunkWords, exchangeText } from "../memory/chunker";
 import { contentHash } from "../memory/store";
-import { listMessages, type StoredMessage } from "../services/conversation-service";
+import { listMessages, type StoredMessage } from "./conversations";
 import { ServiceError } from "../core/errors";
 
 /** A user message and the reply that followed it, as persisted (the reply's stored text). */

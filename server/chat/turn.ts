@@ -10,7 +10,7 @@
 import { packMemories, type PackOptions } from "../memory/pack";
 import { packable, type RetrievedMemory } from "../memory/retrieve";
 import { recordRetrievals } from "../memory/store";
-import { touchTemporaryChat } from "../services/temporary-chats";
+import { touchTemporaryChat } from "./temporary-chats";
 import {
   appendMessages,
   createConversation,
@@ -22,8 +22,11 @@ import {
   type Conversation,
   type RecalledMemory,
   type StoredMessage,
-} from "../services/conversation-service";
-import { DEFAULT_SPACE, FORGET_CONFIRM_OVER, forgetIds, forgetPreview, remember, search } from "../services/memory-service";
+} from "./conversations";
+import { FORGET_CONFIRM_OVER, forgetIds, forgetPreview } from "../memory/forget";
+import { search } from "../memory/search";
+import { remember } from "../memory/write";
+import { DEFAULT_SPACE } from "../core/validators";
 import { type MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { COMMAND_HELP, parseCommand, SHORTCUT_HELP } from "./commands";

@@ -6,10 +6,10 @@
 import { z } from "zod";
 import { planChatGptImport } from "../services/chatgpt-import";
 import { enqueueImport, waitForImport, type ImportKind } from "../services/import-jobs";
-import { DEFAULT_SPACE } from "../services/memory-service";
+import { DEFAULT_SPACE } from "../core/validators";
 import { appContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { spaceName } from "../services/schemas";
+import { spaceName } from "../core/validators";
 import { MAX_IMPORT_BYTES, planExportImport } from "../services/transfer-service";
 import { errorResponse, handle, json, readBody } from "./rest";
 import { requireAccess } from "../auth/gate";

@@ -5,7 +5,7 @@ import { StoreError } from "../core/errors";
 import { EmbedderResponseError } from "../embedder/client";
 import { EmbedderUnavailableError } from "../embedder/supervisor";
 import { ServiceError } from "../core/errors";
-import { batchInput, forgetInput, newMemoryInput, searchInput } from "../services/schemas";
+import { batchInput, forgetInput, newMemoryInput, searchInput } from "../core/validators";
 import { handle, MAX_JSON_BYTES, readBody } from "./rest";
 
 const req = (body: BodyInit | null, headers: Record<string, string> = {}) =>

@@ -15,7 +15,7 @@
  * trailing units closest to 10% of the chunk size. Continuation windows repeat the section's heading line.
  */
 import type { Embedder } from "../core/context";
-import type { Section } from "./parse";
+import type { Section } from "./section";
 
 export const CHUNK_TOKENS = 512;
 export const OVERLAP_RATIO = 0.1;

@@ -3,7 +3,7 @@
  * starts a section, so a chunk never straddles two topics unless a section is too long for one chunk.
  * Lines inside fenced code blocks are never headings. YAML front matter is dropped.
  */
-import type { Section } from "./parse";
+import type { Section } from "./section";
 
 const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;

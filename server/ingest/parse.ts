@@ -6,15 +6,7 @@
 import { decodeUtf8, detectType, IngestError, type DocumentKind } from "./detect";
 import { splitMarkdown } from "./markdown";
 import { extractPdfText } from "./pdf";
-
-export interface Section {
-  /** The heading line(s) as written in the source (Markdown), or null. */
-  heading: string | null;
-  /** Titles of the enclosing headings, outermost first (Markdown), e.g. ["Guide", "Install"]. */
-  path: string[];
-  /** The section's text, starting with its heading line when it has one. */
-  text: string;
-}
+import type { Section } from "./section";
 
 export interface ParsedDocument {
   kind: DocumentKind;

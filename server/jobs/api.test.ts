@@ -14,7 +14,7 @@ import { insertMemories } from "../memory/store";
 import { setAppContext, type MemoContext } from "../core/context";
 import { openTempStore } from "../test/temp-store";
 import { hashedVector, TEST_MODEL_A, TestDimEmbedder } from "../test/test-dim-embedder";
-import { runExclusive } from "./runner";
+import { runExclusive } from "../core/job-runner";
 
 // The tests choose the chat provider: none from the environment or from a developer's data/models/chat/.
 for (const k of ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_ANTHROPIC_API_KEY", "MEMO_ANTHROPIC_BASE_URL", "MEMO_ANTHROPIC_MODEL", "MEMO_CHAT_MODEL"]) delete process.env[k];

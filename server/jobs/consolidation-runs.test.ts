@@ -15,7 +15,7 @@ import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-em
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { applyConsolidationPreview, previewConsolidation, undoConsolidationRun } from "./consolidation-runs";
 import { runConsolidateJob } from "./jobs";
-import { getRun } from "./runner";
+import { getRun } from "../core/job-runner";
 
 let emb: InProcessEmbedder;
 const stores: TempStore[] = [];

@@ -10,11 +10,11 @@ import type { JobCounts } from "../memory/decay";
 import { type MergeProposal, writeMerge } from "../memory/consolidate";
 import { similarityProblem, textProblem } from "../memory/merge-guard";
 import { purgeMemories, restoreMemories, writeTransaction } from "../memory/store";
-import { activeModel } from "../services/memory-service";
+import { activeModel } from "../memory/model-check";
 import { type MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { runConsolidateJob, type JobRunOptions } from "./jobs";
-import { getRun, runExclusive, type RunRecord } from "./runner";
+import { getRun, runExclusive, type RunRecord } from "../core/job-runner";
 import { consolidationThreshold, loadJobSettings } from "./settings";
 
 export const UNDO_DAYS = 7;

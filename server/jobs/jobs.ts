@@ -5,10 +5,10 @@
 import { runDecay, type JobCounts } from "../memory/decay";
 import { consolidate, type MergeFn } from "../memory/consolidate";
 import { boundModel, reindexTarget } from "../memory/store";
-import { activeModel } from "../services/memory-service";
+import { activeModel } from "../memory/model-check";
 import { type MemoContext } from "../core/context";
 import { providerMerge } from "./merge";
-import { runExclusive, type RunRecord, type Trigger } from "./runner";
+import { runExclusive, type RunRecord, type Trigger } from "../core/job-runner";
 import { consolidationThreshold, decayingKinds, loadJobSettings } from "./settings";
 
 export const RUNNABLE_JOBS = ["decay", "consolidate"] as const;

@@ -8,14 +8,14 @@ import { spawnSync } from "node:child_process";
 import os from "node:os";
 import { after, test } from "node:test";
 import { openDb } from "../db";
-import { setMeta } from "../memory/store";
+import { setMeta } from "../core/meta";
 import type { MemoContext } from "../core/context";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { hashedVector, TEST_MODEL_A, TestDimEmbedder } from "../test/test-dim-embedder";
 import { insertMemories } from "../memory/store";
 import { runConsolidateJob, runDecayJob } from "./jobs";
-import { leaseHolder, tryTakeLease } from "./lease";
-import { listRuns, runExclusive, type RunRecord } from "./runner";
+import { leaseHolder, tryTakeLease } from "../core/lease";
+import { listRuns, runExclusive, type RunRecord } from "../core/job-runner";
 import { JobScheduler, slotOf } from "./scheduler";
 import { dailyCron, DEFAULT_JOB_SETTINGS, loadJobSettings, saveJobSettings } from "./settings";
 

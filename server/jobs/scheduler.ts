@@ -7,10 +7,10 @@
  */
 import cron, { type ScheduledTask } from "node-cron";
 import type Database from "better-sqlite3";
-import { activeModel } from "../services/memory-service";
+import { activeModel } from "../memory/model-check";
 import { type MemoContext } from "../core/context";
 import { runConsolidateJob, runDecayJob, type JobRunOptions } from "./jobs";
-import type { RunRecord } from "./runner";
+import type { RunRecord } from "../core/job-runner";
 import { dailyCron, loadJobSettings } from "./settings";
 
 export interface SchedulerOptions {

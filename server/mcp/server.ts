@@ -6,10 +6,13 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { DEFAULT_SPACE, forget, forgetPreview, remember, search } from "../services/memory-service";
+import { forget, forgetPreview } from "../memory/forget";
+import { search } from "../memory/search";
+import { remember } from "../memory/write";
+import { DEFAULT_SPACE } from "../core/validators";
 import { type MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
-import { MAX_MEMORY_CHARS, MAX_QUERY_CHARS, SPACE_RE } from "../services/schemas";
+import { MAX_MEMORY_CHARS, MAX_QUERY_CHARS, SPACE_RE } from "../core/validators";
 
 const space = z.string().regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'").optional().describe(`Memory space (default "${DEFAULT_SPACE}")`);
 

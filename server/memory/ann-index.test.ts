@@ -3,15 +3,8 @@ import { after, test } from "node:test";
 import { openDb } from "../db";
 import { openTempStore } from "../test/temp-store";
 import { annFor, startAnnIndex, stopAnnIndex } from "./ann-index";
-import {
-  insertMemories,
-  logVectorReset,
-  purgeMemories,
-  restoreMemories,
-  setMeta,
-  softDeleteMemories,
-  updateMemoryContent,
-} from "./store";
+import { insertMemories, logVectorReset, purgeMemories, restoreMemories, softDeleteMemories, updateMemoryContent } from "./store";
+import { setMeta } from "../core/meta";
 import { vec0Search, vectorSearchWithSource } from "./vector-search";
 
 const DIM = 32;

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
 import usearch from "usearch";
-import { getMeta, onVectorWrite, vecLogSeq, type VectorWrite } from "./store";
+import { onVectorWrite, vecLogSeq, type VectorWrite } from "./store";
+import { getMeta } from "../core/meta";
 
 const { Index, MetricKind, ScalarKind } = usearch;
 type UIndex = InstanceType<typeof Index>;

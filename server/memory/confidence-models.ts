@@ -3,7 +3,7 @@
  * `npm run eval:retrieval -- --fit` on the tuning half and pasted here by that command; nomic-embed-text
  * shares them with its similarity rescaled to its own range (nothing of nomic can be measured offline).
  */
-import type { FeatureName } from "./confidence";
+import type { FeatureName } from "./confidence-features";
 
 export interface ConfidenceModel {
   bias: number;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { confidenceModelFor, confidenceOf, features, FEATURES, fitLogistic, type Features, type RawSignals } from "./confidence";
+import { confidenceModelFor, confidenceOf, features, fitLogistic, type RawSignals } from "./confidence";
+import { FEATURES, type Features } from "./confidence-features";
 import { createRng } from "../test/retrieval-eval/rng";
 
 const base: RawSignals = { similarity: 0.3, keywordShare: 0.2, hybrid: false, termShare: 0.3, rareMatch: 0.4, dateMatch: false, suitsIntent: false, personalQuery: true };

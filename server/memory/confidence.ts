@@ -7,11 +7,9 @@
  * Every weight is ≥ 0, so confidence never falls when a feature rises (more similar, more query words
  * matched, both legs agreeing): the threshold cannot drop a result for getting better.
  */
+import { FEATURES, type FeatureName, type Features } from "./confidence-features";
 import { CONFIDENCE_MODELS, type ConfidenceModel } from "./confidence-models";
 
-export const FEATURES = ["similarity", "keyword", "agreement", "termShare", "rareMatch", "dateMatch", "suitsIntent", "personalQuery"] as const;
-export type FeatureName = (typeof FEATURES)[number];
-export type Features = Record<FeatureName, number>;
 
 export interface RawSignals {
   /** Cosine similarity to the query (null when unknown). */

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { runDecayJob } from "../jobs/jobs";
-import { listRuns } from "../jobs/runner";
+import { listRuns } from "../core/job-runner";
 import { saveJobSettings } from "../jobs/settings";
 import { hashedVector, TEST_MODEL_A } from "../test/test-dim-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";

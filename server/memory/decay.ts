@@ -15,7 +15,8 @@
  * the next week see the same ages. Steps 2 and 3 are idempotent by nature; step 1 by the day mark.
  */
 import type Database from "better-sqlite3";
-import { getMeta, purgeMemories, setMeta, softDeleteMemories, writeTransaction } from "./store";
+import { purgeMemories, softDeleteMemories, writeTransaction } from "./store";
+import { getMeta, setMeta } from "../core/meta";
 
 export interface DecayOptions {
   idleDays: number;

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { stemmer } from "stemmer";
 import { STOPWORDS } from "./stopwords";
+import { stmt } from "../core/statements";
 
 export interface KeywordOptions {
   /** Drop a term found in more than this fraction of memories (once the store has ≥ 50). */
@@ -102,7 +103,7 @@ const DF_CACHE_TTL_MS = 60_000;
  * old count is harmless). Small stores read it fresh.
  */
 function docFrequency(db: Database.Database, stem: string): number {
-  const read = () => ((stmtFor(db, "SELECT doc FROM memory_fts_vocab WHERE term = ?").get(stem) as { doc: number } | undefined)?.doc ?? 0);
+  const read = () => ((stmt(db, "SELECT doc FROM memory_fts_vocab WHERE term = ?").get(stem) as { doc: number } | undefined)?.doc ?? 0);
   if (liveDocCount(db) < DF_CACHE_MIN_DOCS) return read();
   let cache = dfCache.get(db);
   if (!cache) dfCache.set(db, (cache = new Map()));
@@ -146,15 +147,6 @@ const KEYWORD_ONE_SPACE = `SELECT f.rid, f.bm25, m.space_id AS spaceId FROM
   (SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm25 LIMIT ?) f
   JOIN memories m ON m.rid = f.rid ORDER BY f.bm25`;
 
-const stmts = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-function stmtFor(db: Database.Database, sql: string): Database.Statement {
-  let m = stmts.get(db);
-  if (!m) stmts.set(db, (m = new Map()));
-  let st = m.get(sql);
-  if (!st) m.set(sql, (st = db.prepare(sql)));
-  return st;
-}
-
 /** BM25-ranked keyword matches within one space, best first. */
 export function keywordSearch(
   db: Database.Database,
@@ -190,11 +182,11 @@ export function keywordSearchScored(
   // the 5-second count is stale, at worst returning fewer rows. memory_fts holds live rows only.
   const single = counts(db).spaces <= 1;
   const hits = single
-    ? (stmtFor(db, KEYWORD_ONE_SPACE).all(match, limit * 2) as (KeywordHit & { spaceId: string })[])
+    ? (stmt(db, KEYWORD_ONE_SPACE).all(match, limit * 2) as (KeywordHit & { spaceId: string })[])
         .filter((h) => h.spaceId === spaceId)
         .slice(0, limit)
         .map(({ rid, bm25 }) => ({ rid, bm25 }))
-    : (stmtFor(db, KEYWORD_JOINED).all(match, spaceId, limit) as KeywordHit[]);
+    : (stmt(db, KEYWORD_JOINED).all(match, spaceId, limit) as KeywordHit[]);
   const n = liveDocCount(db);
   return { hits, ceiling: bm25Ceiling(db, terms), terms: terms.map((t) => ({ stem: t.stem, idf: Math.max(1e-6, Math.log((n - t.df + 0.5) / (t.df + 0.5))) })) };
 }

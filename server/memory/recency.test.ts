@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { editMemory, getManagedMemory } from "../services/manager-service";
-import { addMemories, search } from "../services/memory-service";
+import { search } from "./search";
+import { addMemories } from "./write";
 import { type MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";

@@ -6,15 +6,19 @@
  */
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { reindexDone, reindexStatus } from "../jobs/reindex-job";
-import { listRuns } from "../jobs/runner";
-import { addMemories, activeModel, forget, restore, search } from "../services/memory-service";
+import { reindexDone, reindexStatus } from "./reindex-job";
+import { listRuns } from "../core/job-runner";
+import { forget, restore } from "./forget";
+import { search } from "./search";
+import { addMemories } from "./write";
+import { activeModel } from "./model-check";
 import { type MemoContext } from "../core/context";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { hashedVector, TEST_MODEL_A, TEST_MODEL_B, TestDimEmbedder } from "../test/test-dim-embedder";
 import { annFor, stopAnnIndex } from "./ann-index";
 import { beginReindex, pendingBatch, readReindexProgress, storeBatch } from "./reindex";
-import { boundModel, checkInvariant, getMemory, getMeta, purgeMemories, reindexTarget, updateMemoryContent, vectorTableDim } from "./store";
+import { boundModel, checkInvariant, getMemory, purgeMemories, reindexTarget, updateMemoryContent, vectorTableDim } from "./store";
+import { getMeta } from "../core/meta";
 
 const stores: TempStore[] = [];
 after(() =>

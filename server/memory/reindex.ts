@@ -24,7 +24,9 @@
  */
 import type Database from "better-sqlite3";
 import type { Embedder } from "../core/context";
-import { boundModel, getMeta, logVectorReset, reindexTarget, resetStatementCache, setMeta } from "./store";
+import { boundModel, logVectorReset, reindexTarget } from "./store";
+import { resetStatementCache } from "../core/statements";
+import { getMeta, setMeta } from "../core/meta";
 
 export interface ModelRef {
   model: string;

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
-import { confidenceModelFor, confidenceOf, contributions, features, type FeatureName, type Features } from "./confidence";
+import { confidenceModelFor, confidenceOf, contributions, features } from "./confidence";
+import { type FeatureName, type Features } from "./confidence-features";
 import type { FusedCandidate } from "./fuse";
 import { loadNeighbours, propagate } from "./neighbours";
 import { textStems } from "./keyword-search";

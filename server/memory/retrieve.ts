@@ -5,7 +5,7 @@ import { cleanDenseQuery, keywordSearchScored, liveMemoryCount } from "./keyword
 import { confidences, memoryDate, memoryVectors, newerFirst, withIntent, withNeighbours, withTime } from "./rerank";
 import { queryIntent } from "./personal";
 import { parseTimeIntent, type TimeIntent } from "./time-window";
-import type { Features } from "./confidence";
+import type { Features } from "./confidence-features";
 import { buildQueries, candidatePool, type RetrievalQuery } from "./query-builder";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "./reindex";

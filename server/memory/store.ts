@@ -2,6 +2,8 @@ import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import type { OpenedDb } from "../db";
 import { StoreError } from "../core/errors";
+import { getMeta, setMeta } from "../core/meta";
+import { resetStatementCache, stmt } from "../core/statements";
 
 export type MemoryKind = "chat" | "document" | "remember" | "import" | "consolidated";
 
@@ -60,16 +62,6 @@ export function nowIso(): string {
 }
 
 const vecBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-
-// Prepared statements are cached per connection: preparing costs more than running them.
-const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-function stmt(db: Database.Database, sql: string): Database.Statement {
-  let m = stmtCache.get(db);
-  if (!m) stmtCache.set(db, (m = new Map()));
-  let s = m.get(sql);
-  if (!s) m.set(sql, (s = db.prepare(sql)));
-  return s;
-}
 
 /** What one committed write did to memory_vec, for in-memory indexes that mirror it. */
 export interface VectorWrite {
@@ -157,24 +149,7 @@ export function reindexTarget(db: Database.Database): { model: string; dim: numb
   return model && dim ? { model, dim } : undefined;
 }
 
-/** Drop this connection's cached statements (after vector tables are dropped or created). */
-export function resetStatementCache(db: Database.Database): void {
-  stmtCache.delete(db);
-}
-
 const blobToVector = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-
-export function getMeta(db: Database.Database, key: string): string | undefined {
-  const r = stmt(db, "SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
-  return r?.value;
-}
-
-export function setMeta(db: Database.Database, key: string, value: string): void {
-  stmt(db, "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(
-    key,
-    value,
-  );
-}
 
 /** Dimension memory_vec was created with, read from its declaration. */
 export function vectorTableDim(db: Database.Database): number | undefined {
@@ -188,7 +163,7 @@ function recreateVectorTable(db: Database.Database, dim: number): void {
   db.exec(
     `CREATE VIRTUAL TABLE memory_vec USING vec0(space_id text partition key, embedding float[${dim}] distance_metric=cosine)`,
   );
-  stmtCache.delete(db);
+  resetStatementCache(db);
 }
 
 /**

@@ -9,7 +9,7 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import type { MemoryKind } from "../memory/store";
 import { SOFT_DELETE_RETENTION_DAYS } from "./manager-service";
-import { spaceName } from "./schemas";
+import { spaceName } from "../core/validators";
 
 export const KINDS: MemoryKind[] = ["chat", "document", "remember", "import", "consolidated"];
 const DAY = 86_400_000;

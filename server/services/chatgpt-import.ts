@@ -15,7 +15,7 @@
  */
 import { chunkWords, exchangeText } from "../memory/chunker";
 import { ServiceError } from "../core/errors";
-import { spaceName } from "./schemas";
+import { spaceName } from "../core/validators";
 import type { ImportGroup, ImportPlan } from "./transfer-service";
 
 export interface ChatGptExchange {

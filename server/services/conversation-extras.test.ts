@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { appendMessages, createConversation, deleteConversation, listConversations, renameConversation } from "./conversation-service";
+import { appendMessages, createConversation, deleteConversation, listConversations, renameConversation } from "../chat/conversations";
 import { conversationMarkdown, conversationMatch, exportFileName, pinConversation, searchConversations } from "./conversation-extras";
 import { ServiceError } from "../core/errors";
 

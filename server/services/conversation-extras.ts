@@ -4,7 +4,7 @@
  */
 import type Database from "better-sqlite3";
 import { quoteFtsTerm } from "../memory/keyword-search";
-import { CONVERSATION_COLUMNS, getConversationOr404, listMessages, rowToConversation, type Conversation } from "./conversation-service";
+import { CONVERSATION_COLUMNS, getConversationOr404, listMessages, rowToConversation, type Conversation } from "../chat/conversations";
 import { ServiceError } from "../core/errors";
 
 export const MAX_SEARCH_QUERY = 200;

@@ -17,7 +17,8 @@ import {
   setPinnedMany,
   softDeleteMany,
 } from "./manager-service";
-import { addMemories, search } from "./memory-service";
+import { search } from "../memory/search";
+import { addMemories } from "../memory/write";
 import { type MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 

@@ -16,10 +16,10 @@ import {
   updateMemoryContent,
   type MemoryKind,
 } from "../memory/store";
-import { activeModel } from "./memory-service";
+import { activeModel } from "../memory/model-check";
 import { type MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { memoryKind, memoryText, spaceName } from "./schemas";
+import { memoryKind, memoryText, spaceName } from "../core/validators";
 
 /** Soft-deleted memories are purged this many days after deleted_at (SPEC §3 default). */
 export const SOFT_DELETE_RETENTION_DAYS = 30;

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { defaultSettingsFor, loadRetrievalSettings, retrievalSettingsSchema, saveRetrievalSettings, type RetrievalSettings } from "../memory/settings";
-import { activeModel } from "./memory-service";
+import { activeModel } from "../memory/model-check";
 import { type MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 

@@ -12,7 +12,7 @@ import { getLocalDetector, type DetectionStatus } from "../chat/detect-local";
 import { listLocalGgufs, type LocalGguf } from "../chat/local-models";
 import { currentLocalChatServer } from "../chat/local-server";
 import { PROVIDER_LABELS, providerStatus, type ProviderId, type Source } from "../chat/providers";
-import { reindexStatus } from "../jobs/reindex-job";
+import { reindexStatus } from "../memory/reindex-job";
 import type { ReindexProgress } from "../memory/reindex";
 import { modelDownloadStatus, type ModelDownloadStatus } from "./model-download-service";
 import type { MemoContext } from "../core/context";

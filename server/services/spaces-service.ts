@@ -7,9 +7,9 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { deleteSpace as storeDeleteSpace, ensureSpace, renameSpace as storeRenameSpace, spaceExists, spaceReferences } from "../memory/store";
-import { DEFAULT_SPACE } from "./memory-service";
+import { DEFAULT_SPACE } from "../core/validators";
 import { ServiceError } from "../core/errors";
-import { spaceName } from "./schemas";
+import { spaceName } from "../core/validators";
 
 export interface SpaceSummary {
   id: string;

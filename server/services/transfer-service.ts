@@ -13,10 +13,11 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { contentHash, findLiveByHash, insertMemories, spaceExists, type MemoryKind, type NewMemory } from "../memory/store";
-import { activeModel, DEFAULT_SPACE } from "./memory-service";
+import { activeModel } from "../memory/model-check";
+import { DEFAULT_SPACE } from "../core/validators";
 import { type MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { isoTimestamp, memoryKind, memoryText, spaceName } from "./schemas";
+import { isoTimestamp, memoryKind, memoryText, spaceName } from "../core/validators";
 
 export const EXPORT_FORMAT = "memo-export";
 export const EXPORT_VERSION = 1;

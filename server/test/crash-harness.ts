@@ -90,7 +90,7 @@ boot();
 // boot() installed the app's graceful shutdown; the workload below stops starting new writes on SIGTERM too.
 let stopping = false;
 process.on("SIGTERM", () => (stopping = true));
-const { addMemories, remember } = await import("../services/memory-service");
+const { addMemories, remember } = await import("../memory/write");
   const { appContext } = await import("../core/context");
 const { persistQueue } = await import("../chat/persist");
 const { runTurn } = await import("../chat/turn");

@@ -7,7 +7,7 @@ import { handle, readBody } from "@/server/http/rest";
 import { beginRequest, closing, CLOSING_MESSAGE } from "@/server/ops/inflight";
 import { appContext } from "@/server/core/context";
 import { ServiceError } from "@/server/core/errors";
-import { spaceName } from "@/server/services/schemas";
+import { spaceName } from "@/server/core/validators";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { listModels, openAIErrorResponse } from "@/server/chat/openai-compat";
+import { listModels, openAIErrorResponse } from "@/server/http/openai-compat";
 import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";

@@ -5,7 +5,7 @@ import { spaceExists } from "../../memory/store";
 import { loadJobSettings } from "../../jobs/settings";
 import { keep, lifetimeOverview } from "../../services/lifetime-service";
 import { memoryIdsInput } from "../../services/manager-service";
-import { spaceName } from "../../services/schemas";
+import { spaceName } from "../../core/validators";
 import { z } from "zod";
 
 export const analyticsRouter = createTRPCRouter({

@@ -3,9 +3,9 @@ import { createTRPCRouter, publicProcedure } from "../trpc";
 import { persistQueue } from "../../chat/persist";
 import { providerHealth } from "../../chat/provider-health";
 import { providerStatus } from "../../chat/providers";
-import { getMessage, updateCommand } from "../../services/conversation-service";
+import { getMessage, updateCommand } from "../../chat/conversations";
 import { confirmForget } from "../../chat/forget-confirm";
-import { restore } from "../../services/memory-service";
+import { restore } from "../../memory/forget";
 import { ServiceError } from "../../core/errors";
 
 /** The chat page's non-streaming needs; the reply itself streams from POST /api/chat. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
-import * as conversations from "../../services/conversation-service";
+import * as conversations from "../../chat/conversations";
 import * as extras from "../../services/conversation-extras";
-import { spaceName } from "../../services/schemas";
+import { spaceName } from "../../core/validators";
 
 const id = z.string().uuid("id must be a conversation id");
 const title = z.string().trim().min(1, "title must not be empty").max(conversations.MAX_TITLE, `title must be at most ${conversations.MAX_TITLE} characters`);

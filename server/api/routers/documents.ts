@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
-import { spaceName } from "../../services/schemas";
+import { spaceName } from "../../core/validators";
 import * as documents from "../../services/document-service";
 
 const idInput = z.strictObject({ id: z.string().uuid("id must be a document id") });

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
 import { runCounts, runJobNow, RUNNABLE_JOBS } from "../../jobs/jobs";
-import { leaseHolder } from "../../jobs/lease";
-import { reindexStatus } from "../../jobs/reindex-job";
-import { JOB_NAMES, listRuns } from "../../jobs/runner";
+import { leaseHolder } from "../../core/lease";
+import { reindexStatus } from "../../memory/reindex-job";
+import { JOB_NAMES, listRuns } from "../../core/job-runner";
 import { getScheduler } from "../../jobs/scheduler";
 import { consolidationThreshold, jobSettingsPatchSchema, loadJobSettings, saveJobSettings } from "../../jobs/settings";
 import { boundModel } from "../../memory/store";

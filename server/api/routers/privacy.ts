@@ -2,8 +2,8 @@ import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
 import { loadPrivacySettings, providerEndpoint, setSharing, setTemporaryReadsMemory, sharingFor, SHARING_MODES } from "../../chat/memory-policy";
 import { isConfigured, PROVIDER_IDS, resolveProviderConfig } from "../../chat/providers";
-import { getConversationOr404 } from "../../services/conversation-service";
-import { setConversationMemory, TEMPORARY_HEARTBEAT_MS, touchTemporaryChat } from "../../services/temporary-chats";
+import { getConversationOr404 } from "../../chat/conversations";
+import { setConversationMemory, TEMPORARY_HEARTBEAT_MS, touchTemporaryChat } from "../../chat/temporary-chats";
 
 const conversationId = z.string().uuid("id must be a conversation id");
 

@@ -11,7 +11,7 @@ import { buildQueries, type RetrievalQuery } from "../../memory/query-builder";
 import { denseTexts, searchWithVectors, type RetrieveResult } from "../../memory/retrieve";
 import type { RetrievalSettings } from "../../memory/settings";
 import { parseTimeIntent } from "../../memory/time-window";
-import { addMemories } from "../../services/memory-service";
+import { addMemories } from "../../memory/write";
 import { type MemoContext } from "../../core/context";
 import type { LifeDataset, LifeQuestion } from "./life";
 

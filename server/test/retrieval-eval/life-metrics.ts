@@ -1,6 +1,6 @@
 import { packable } from "../../memory/retrieve";
 import type { RetrievalSettings } from "../../memory/settings";
-import { FEATURES, type Features } from "../../memory/confidence";
+import { FEATURES, type Features } from "../../memory/confidence-features";
 import { LIFE_TYPES, type LifeDataset, type LifeQuestion, type LifeType } from "./life";
 import { searchLife, type LifeStore } from "./life-harness";
 

@@ -1,4 +1,4 @@
-import { loginHandler } from "@/server/auth/http";
+import { loginHandler } from "@/server/http/auth";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { logoutHandler } from "@/server/auth/http";
+import { logoutHandler } from "@/server/http/auth";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { errorResponse, handle } from "@/server/http/rest";
 import { appContext } from "@/server/core/context";
-import { spaceName } from "@/server/services/schemas";
+import { spaceName } from "@/server/core/validators";
 import { exportFileName, exportMemories } from "@/server/services/transfer-service";
 
 export const runtime = "nodejs";

@@ -1,6 +1,6 @@
 import { handle, json, readBody } from "@/server/http/rest";
-import { newMemoryInput } from "@/server/services/schemas";
-import { addMemories } from "@/server/services/memory-service";
+import { newMemoryInput } from "@/server/core/validators";
+import { addMemories } from "@/server/memory/write";
 import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";

@@ -1,6 +1,6 @@
 import { handle, json, readBody } from "@/server/http/rest";
-import { rememberInput } from "@/server/services/schemas";
-import { remember } from "@/server/services/memory-service";
+import { rememberInput } from "@/server/core/validators";
+import { remember } from "@/server/memory/write";
 import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";

@@ -1,4 +1,4 @@
-import { completeNonStreaming, completeStreaming, OpenAIHttpError, openAIErrorResponse, prepareCompletion, readCompletionRequest } from "@/server/chat/openai-compat";
+import { completeNonStreaming, completeStreaming, OpenAIHttpError, openAIErrorResponse, prepareCompletion, readCompletionRequest } from "@/server/http/openai-compat";
 import { beginRequest, closing, CLOSING_MESSAGE, trackBody } from "@/server/ops/inflight";
 import { appContext } from "@/server/core/context";
 
@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
  * persisted. Space: header `x-memo-space` or body field `memo_space` (default "personal").
  * Model: "memo", "<provider>:<model>", or a model name for the selected provider. Errors use OpenAI's shape.
  * A client that disconnects cancels the provider request; a streamed reply cut short is persisted with
- * what was sent, marked as interrupted (server/chat/openai-compat.ts). A graceful shutdown does the same
+ * what was sent, marked as interrupted (server/http/openai-compat.ts). A graceful shutdown does the same
  * after its grace period.
  */
 export async function POST(req: Request) {

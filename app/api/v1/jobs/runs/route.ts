@@ -1,6 +1,6 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
-import { reindexStatus } from "@/server/jobs/reindex-job";
-import { JOB_NAMES, listRuns } from "@/server/jobs/runner";
+import { reindexStatus } from "@/server/memory/reindex-job";
+import { JOB_NAMES, listRuns } from "@/server/core/job-runner";
 import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";

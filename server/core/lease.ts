@@ -8,7 +8,7 @@
 import crypto from "node:crypto";
 import os from "node:os";
 import type Database from "better-sqlite3";
-import { getMeta, setMeta } from "../memory/store";
+import { getMeta, setMeta } from "./meta";
 
 export interface Lease {
   job: string;

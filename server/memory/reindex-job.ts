@@ -1,11 +1,11 @@
 /**
  * Runs the re-index (server/memory/reindex.ts) as a background job of this process: started when the
- * memory service finds the embedder serving another model than the store's (activeModel()), exclusive
+ * embedding-model check (model-check.ts, activeModel()) finds the embedder serving another model than the store's, exclusive
  * across processes (lease `reindex`), recorded in job_runs, resumed after a crash or restart (the next
  * activeModel() call finds memory_vec_next and continues where it stopped).
  */
 import type Database from "better-sqlite3";
-import { stopAnnIndex } from "../memory/ann-index";
+import { stopAnnIndex } from "./ann-index";
 import type { Embedder } from "../core/context";
 import {
   beginReindex,
@@ -17,10 +17,10 @@ import {
   storeHoldsVectors,
   type ModelRef,
   type ReindexProgress,
-} from "../memory/reindex";
-import { boundModel, reindexTarget } from "../memory/store";
-import { leaseHolder } from "./lease";
-import { runExclusive, type RunRecord } from "./runner";
+} from "./reindex";
+import { boundModel, reindexTarget } from "./store";
+import { leaseHolder } from "../core/lease";
+import { runExclusive, type RunRecord } from "../core/job-runner";
 
 export interface ReindexHooks {
   /** Start serving vector queries for the new dimension once swapped (the ANN index). */

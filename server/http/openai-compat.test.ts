@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
-import { addMemories } from "../services/memory-service";
+import { addMemories } from "../memory/write";
 import { type MemoContext } from "../core/context";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
@@ -22,9 +22,9 @@ import {
   readCompletionRequest,
   resolveModel,
 } from "./openai-compat";
-import { PersistQueue } from "./persist";
-import { ProviderError, saveProviderSettings } from "./providers";
-import { readSseJson } from "./sse";
+import { PersistQueue } from "../chat/persist";
+import { ProviderError, saveProviderSettings } from "../chat/providers";
+import { readSseJson } from "../chat/sse";
 
 let store: TempStore;
 let memo: MemoContext;

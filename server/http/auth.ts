@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { getDb } from "../db";
-import { handle, json, readBody } from "../http/rest";
-import { accessConfig, clientAddress, loginRequired, readCookie, requestIsHttps } from "./access";
-import { signIn } from "./login";
-import { MAX_PASSWORD_CHARS } from "./password";
-import { deleteSession, SESSION_COOKIE, sessionDays } from "./store";
+import { handle, json, readBody } from "./rest";
+import { accessConfig, clientAddress, loginRequired, readCookie, requestIsHttps } from "../auth/access";
+import { signIn } from "../auth/login";
+import { MAX_PASSWORD_CHARS } from "../auth/password";
+import { deleteSession, SESSION_COOKIE, sessionDays } from "../auth/store";
 
 /** The session cookie: httpOnly (no script can read it), SameSite=Lax, Secure when the request came over https. */
 export function sessionCookie(token: string, req: Request): string {

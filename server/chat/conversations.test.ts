@@ -14,7 +14,7 @@ import {
   renameConversation,
   titleFrom,
   updateCommand,
-} from "./conversation-service";
+} from "./conversations";
 import { ServiceError } from "../core/errors";
 
 const stores: TempStore[] = [];

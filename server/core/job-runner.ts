@@ -6,7 +6,7 @@
  * recorded as `skipped` with the reason.
  */
 import type Database from "better-sqlite3";
-import { getMeta, setMeta } from "../memory/store";
+import { getMeta, setMeta } from "./meta";
 import { leaseHolder, releaseLease, renewLease, takeLeaseIn, type Lease } from "./lease";
 
 export const JOB_NAMES = ["decay", "consolidate", "reindex"] as const;

@@ -11,16 +11,16 @@
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { formatZod, MAX_JSON_BYTES, readCapped } from "../http/rest";
-import { findNul, nulMessage } from "../http/guard";
-import { DEFAULT_SPACE } from "../services/memory-service";
+import { formatZod, MAX_JSON_BYTES, readCapped } from "./rest";
+import { findNul, nulMessage } from "./guard";
+import { DEFAULT_SPACE } from "../core/validators";
 import { type MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { SPACE_RE } from "../services/schemas";
-import type { RecalledMemory } from "../services/conversation-service";
-import { planFor, sentMemory, type SentMemory } from "./memory-policy";
-import { persistQueue, type PersistQueue } from "./persist";
-import { logPrompt } from "./prompt-log";
+import { SPACE_RE } from "../core/validators";
+import type { RecalledMemory } from "../chat/conversations";
+import { planFor, sentMemory, type SentMemory } from "../chat/memory-policy";
+import { persistQueue, type PersistQueue } from "../chat/persist";
+import { logPrompt } from "../chat/prompt-log";
 import {
   createProvider,
   isConfigured,
@@ -31,9 +31,9 @@ import {
   type ChatProvider,
   type CompletionResult,
   type ProviderId,
-} from "./providers";
-import { sseFrame } from "./sse";
-import { NO_RECALL, recallForPrompt } from "./turn";
+} from "../chat/providers";
+import { sseFrame } from "../chat/sse";
+import { NO_RECALL, recallForPrompt } from "../chat/turn";
 
 export const MEMO_MODEL = "memo";
 export const MEMORY_PREAMBLE = "Memories recalled by Memo from earlier conversations with this user (dated; use them when they help):";

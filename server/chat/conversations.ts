@@ -7,16 +7,16 @@
  */
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
-import { parseCommand } from "../chat/commands";
-import type { SentMemory } from "../chat/memory-policy";
-import type { ChatMessage } from "../chat/providers";
+import { parseCommand } from "./commands";
+import type { SentMemory } from "./memory-policy";
+import type { ChatMessage } from "./providers";
 import type { MatchType } from "../memory/fuse";
 import { estimateTokens } from "../memory/pack";
 import type { ScoreBreakdown } from "../memory/retrieve";
 import { ensureSpace, spaceExists, type MemoryKind } from "../memory/store";
-import { DEFAULT_SPACE } from "./memory-service";
+import { DEFAULT_SPACE } from "../core/validators";
 import { ServiceError } from "../core/errors";
-import { SPACE_RE } from "./schemas";
+import { SPACE_RE } from "../core/validators";
 import { privacyNow, sweepTemporaryChats, temporaryColumns } from "./temporary-chats";
 
 export const DEFAULT_TITLE = "New conversation";

@@ -12,7 +12,7 @@
  */
 import fs from "node:fs";
 import type Database from "better-sqlite3";
-import { ServiceError } from "./memory-service";
+import { ServiceError } from "../core/errors";
 
 export const TEMPORARY_TTL_MS = 24 * 3600_000;
 export const TEMPORARY_LEASE_MS = 2 * 60_000;

@@ -1,0 +1,46 @@
+import type Database from "better-sqlite3";
+
+/** Names of documents by id (search results show where a memory came from). */
+export function documentNames(db: Database.Database, ids: (string | null)[]): Map<string, string> {
+  const wanted = [...new Set(ids.filter((x): x is string => typeof x === "string"))];
+  const out = new Map<string, string>();
+  if (wanted.length === 0) return out;
+  const rows = db.prepare("SELECT id, name FROM documents WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(wanted)) as {
+    id: string;
+    name: string;
+  }[];
+  for (const r of rows) out.set(r.id, r.name);
+  return out;
+}
+
+/** Every document a memory belongs to, by memory id (names in link order). */
+export function documentSources(db: Database.Database, memoryIds: string[]): Map<string, { id: string; name: string }[]> {
+  const out = new Map<string, { id: string; name: string }[]>();
+  if (memoryIds.length === 0) return out;
+  const rows = db
+    .prepare(
+      `SELECT l.memory_id AS mid, d.id, d.name FROM document_chunks l JOIN documents d ON d.id = l.document_id
+        WHERE l.memory_id IN (SELECT value FROM json_each(?)) ORDER BY l.rowid`,
+    )
+    .all(JSON.stringify([...new Set(memoryIds)])) as { mid: string; id: string; name: string }[];
+  for (const r of rows) {
+    const list = out.get(r.mid) ?? [];
+    list.push({ id: r.id, name: r.name });
+    out.set(r.mid, list);
+  }
+  return out;
+}
+
+/** Add `documentName` (the first source) and `documentNames` (every source) to results from documents. */
+export function withDocumentNames<T extends { id: string; documentId: string | null }>(
+  db: Database.Database,
+  items: T[],
+): (T & { documentName: string | null; documentNames: string[] })[] {
+  const names = documentNames(db, items.map((i) => i.documentId));
+  const sources = documentSources(db, items.filter((i) => i.documentId).map((i) => i.id));
+  return items.map((i) => {
+    const all = (sources.get(i.id) ?? []).map((s) => s.name);
+    const first = i.documentId ? (names.get(i.documentId) ?? all[0] ?? null) : null;
+    return { ...i, documentName: first, documentNames: all.length ? all : first ? [first] : [] };
+  });
+}

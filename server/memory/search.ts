@@ -1,0 +1,27 @@
+import type { MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
+import { DEFAULT_SPACE, type SearchInput } from "../core/validators";
+import { withDocumentNames } from "./document-names";
+import { activeModel } from "./model-check";
+import { retrieve, type RetrievedMemory, type RetrieveResult } from "./retrieve";
+import { loadRetrievalSettings, type RetrievalSettings } from "./settings";
+import { spaceExists } from "./store";
+
+/** A search result; `documentName` is the source file of a memory from document ingestion, `documentNames` every file it is in. */
+export type SearchResult = Omit<RetrieveResult, "results" | "dropped"> & {
+  results: (RetrievedMemory & { documentName: string | null; documentNames: string[] })[];
+  dropped: (RetrievedMemory & { reason: string; documentName: string | null; documentNames: string[] })[];
+  model: string;
+  settings: RetrievalSettings;
+};
+
+export async function search(ctx: MemoContext, input: SearchInput & { promote?: boolean }): Promise<SearchResult> {
+  const spaceId = input.space ?? DEFAULT_SPACE;
+  if (!spaceExists(ctx.db, spaceId)) throw new ServiceError(404, `space '${spaceId}' does not exist`);
+  const { model } = await activeModel(ctx);
+  const { pool, ...overrides } = input.options ?? {};
+  const settings = { ...loadRetrievalSettings(ctx.db, model), ...overrides };
+  const res = await retrieve(ctx.db, ctx.embedder, { query: input.query, spaceId, k: input.k, context: input.context, promote: input.promote, pool, model }, settings);
+  // Memories from an ingested file carry its name (joined from documents by document_id).
+  return { ...res, results: withDocumentNames(ctx.db, res.results), dropped: withDocumentNames(ctx.db, res.dropped), model, settings };
+}
