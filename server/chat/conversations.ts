@@ -74,7 +74,7 @@ export interface Conversation {
   messageCount: number;
   /** The start of the last message, for the list. */
   preview: string | null;
-  /** Memory per conversation (server/services/temporary-chats.ts). */
+  /** Memory per conversation (server/chat/temporary-chats.ts). */
   memory: { recall: boolean; store: boolean };
   /** A temporary chat: never stored as memory, deleted when its tab closes or at expiresAt. */
   temporary: boolean;
@@ -162,7 +162,7 @@ export function titleFrom(message: string): string {
   return `${(at > 30 ? cut.slice(0, at) : cut).trimEnd()}…`;
 }
 
-/** `temporary`: a temporary chat, which recalls memory only when `readMemory` (server/services/temporary-chats.ts). */
+/** `temporary`: a temporary chat, which recalls memory only when `readMemory` (server/chat/temporary-chats.ts). */
 export function createConversation(db: Database.Database, input: { space?: string; title?: string; temporary?: boolean; readMemory?: boolean } = {}): Conversation {
   const space = input.space ?? DEFAULT_SPACE;
   if (!SPACE_RE.test(space)) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");

@@ -79,7 +79,7 @@ export const conversations = sqliteTable("conversations", {
   pinned: integer("pinned", { mode: "boolean" }).notNull().default(false),
   createdAt: text("created_at").notNull().default(now),
   updatedAt: text("updated_at").notNull().default(now),
-  /** Memory per conversation (server/services/temporary-chats.ts): recall into prompts, store exchanges as memories. */
+  /** Memory per conversation (server/chat/temporary-chats.ts): recall into prompts, store exchanges as memories. */
   recallMemory: integer("recall_memory", { mode: "boolean" }).notNull().default(true),
   storeMemory: integer("store_memory", { mode: "boolean" }).notNull().default(true),
   /** A temporary chat: never stored as memory, deleted 24 h after it started or when its tab stops heartbeating. */

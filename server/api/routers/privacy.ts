@@ -9,7 +9,7 @@ const conversationId = z.string().uuid("id must be a conversation id");
 
 /**
  * What memory leaves the machine and what a conversation keeps (server/chat/memory-policy.ts,
- * server/services/temporary-chats.ts): per-provider sharing, temporary chats, memory per conversation.
+ * server/chat/temporary-chats.ts): per-provider sharing, temporary chats, memory per conversation.
  */
 export const privacyRouter = createTRPCRouter({
   /** Each configured provider: where its prompts go, whether that is this machine, and what it may receive. */
