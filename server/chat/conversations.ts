@@ -14,9 +14,9 @@ import type { MatchType } from "../memory/fuse";
 import { estimateTokens } from "../memory/pack";
 import type { ScoreBreakdown } from "../memory/retrieve";
 import { ensureSpace, spaceExists, type MemoryKind } from "../memory/store";
-import { DEFAULT_SPACE } from "../core/validators";
+import { DEFAULT_SPACE } from "../core/space-name";
 import { ServiceError } from "../core/errors";
-import { SPACE_RE } from "../core/validators";
+import { SPACE_RE } from "../core/space-name";
 import { privacyNow, sweepTemporaryChats, temporaryColumns } from "./temporary-chats";
 
 export const DEFAULT_TITLE = "New conversation";

@@ -8,6 +8,7 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
+import { readSetting, writeSetting } from "../core/settings-store";
 
 export const DEFAULT_DETECT_PORTS = [11434, 1234, 8080] as const;
 const KNOWN: Record<number, string> = { 11434: "Ollama", 1234: "LM Studio", 8080: "llama-server" };
@@ -42,23 +43,16 @@ const settingsSchema = z.object({ enabled: z.boolean().optional(), preferredPort
 type DetectSettings = z.infer<typeof settingsSchema>;
 
 export function loadDetectSettings(db: Database.Database): DetectSettings {
-  const row = db.prepare("SELECT value FROM settings WHERE key = ?").get(SETTINGS_KEY) as { value: string } | undefined;
-  if (!row) return {};
-  try {
-    const p = settingsSchema.safeParse(JSON.parse(row.value));
-    return p.success ? p.data : {};
-  } catch {
-    return {};
-  }
+  const saved = readSetting(db, SETTINGS_KEY);
+  if (saved === undefined) return {};
+  const p = settingsSchema.safeParse(saved);
+  return p.success ? p.data : {};
 }
 
 /** Turn detection on or off, or prefer one of the found servers (one statement). */
 export function saveDetectSettings(db: Database.Database, patch: DetectSettings): DetectSettings {
   const next = settingsSchema.parse({ ...loadDetectSettings(db), ...settingsSchema.parse(patch) });
-  db.prepare(
-    `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
-     ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-  ).run(SETTINGS_KEY, JSON.stringify(next));
+  writeSetting(db, SETTINGS_KEY, next);
   return next;
 }
 

@@ -14,6 +14,7 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { normalizeOpenAIBaseUrl, PROVIDER_LABELS, resolveProviderConfig, type ProviderConfig, type ProviderId } from "./providers";
+import { readSetting, writeSetting } from "../core/settings-store";
 
 export const SHARING_MODES = ["on", "off", "pinned"] as const;
 export type SharingMode = (typeof SHARING_MODES)[number];
@@ -100,13 +101,9 @@ export const privacySettingsSchema = z.strictObject({
 export type PrivacySettings = z.infer<typeof privacySettingsSchema>;
 
 export function loadPrivacySettings(db: Database.Database): PrivacySettings {
-  const row = db.prepare("SELECT value FROM settings WHERE key = ?").get(SETTINGS_KEY) as { value: string } | undefined;
-  try {
-    const parsed = privacySettingsSchema.safeParse(row ? JSON.parse(row.value) : {});
-    if (parsed.success) return parsed.data;
-  } catch {
-    /* a damaged value: the defaults (remote providers are asked again) */
-  }
+  // A damaged value reads as nothing saved: the defaults (remote providers are asked again).
+  const parsed = privacySettingsSchema.safeParse(readSetting(db, SETTINGS_KEY) ?? {});
+  if (parsed.success) return parsed.data;
   return privacySettingsSchema.parse({});
 }
 
@@ -115,10 +112,7 @@ function updatePrivacySettings(db: Database.Database, f: (s: PrivacySettings) =>
     const s = loadPrivacySettings(db);
     f(s);
     const clean = privacySettingsSchema.parse(s);
-    db.prepare(
-      `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
-       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    ).run(SETTINGS_KEY, JSON.stringify(clean));
+    writeSetting(db, SETTINGS_KEY, clean);
     return clean;
   })();
 }

@@ -19,6 +19,7 @@ import { modelsDir } from "../core/config";
 import { getDb } from "../db";
 import { getLocalChatServer, LocalServerUnavailableError } from "./local-server";
 import { detectedServer, type DetectedServer } from "./detect-local";
+import { deleteSetting, readSetting, writeSetting } from "../core/settings-store";
 
 // ---------------------------------------------------------------------------------------------------------
 // Types
@@ -145,21 +146,14 @@ export const providerSettingsPatchSchema = z.strictObject({
 export type ProviderSettingsPatch = z.infer<typeof providerSettingsPatchSchema>;
 
 export function loadSavedProviderSettings(db: Database.Database): SavedProviderSettings {
-  const row = db.prepare("SELECT value FROM settings WHERE key = ?").get(SETTINGS_KEY) as { value: string } | undefined;
-  if (!row) return {};
-  try {
-    const parsed = savedProviderSettingsSchema.safeParse(JSON.parse(row.value));
-    return parsed.success ? parsed.data : {};
-  } catch {
-    return {};
-  }
+  const saved = readSetting(db, SETTINGS_KEY);
+  if (saved === undefined) return {};
+  const parsed = savedProviderSettingsSchema.safeParse(saved);
+  return parsed.success ? parsed.data : {};
 }
 
 function writeSaved(db: Database.Database, s: SavedProviderSettings): void {
-  db.prepare(
-    `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
-     ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-  ).run(SETTINGS_KEY, JSON.stringify(s));
+  writeSetting(db, SETTINGS_KEY, s);
 }
 
 /** Apply a patch to the saved settings (one statement, so one transaction). */
@@ -195,7 +189,7 @@ export function saveProviderSettings(db: Database.Database, patch: ProviderSetti
 
 /** Forget everything saved: the environment alone decides again. */
 export function resetProviderSettings(db: Database.Database): void {
-  db.prepare("DELETE FROM settings WHERE key = ?").run(SETTINGS_KEY);
+  deleteSetting(db, SETTINGS_KEY);
 }
 
 function checkBaseUrl(url: string, what: string): void {

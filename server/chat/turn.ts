@@ -26,7 +26,7 @@ import {
 import { FORGET_CONFIRM_OVER, forgetIds, forgetPreview } from "../memory/forget";
 import { search } from "../memory/search";
 import { remember } from "../memory/write";
-import { DEFAULT_SPACE } from "../core/validators";
+import { DEFAULT_SPACE } from "../core/space-name";
 import { type MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { COMMAND_HELP, parseCommand, SHORTCUT_HELP } from "./commands";

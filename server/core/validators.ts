@@ -1,10 +1,8 @@
 import { z } from "zod";
+import { SPACE_RE } from "./space-name";
 
 /** Zod schemas shared by the tRPC routers and the REST routes: one definition of valid input. */
 
-/** The space every memory and conversation is in unless another is named. */
-export const DEFAULT_SPACE = "personal";
-export const SPACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
 export const MAX_MEMORY_CHARS = 100_000;
 export const MAX_QUERY_CHARS = 8_000;
 

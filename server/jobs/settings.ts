@@ -7,6 +7,7 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
+import { readSetting, writeSetting } from "../core/settings-store";
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "a time of day as HH:MM (24-hour)");
 
@@ -75,11 +76,10 @@ export type JobSettingsPatch = z.infer<typeof jobSettingsPatchSchema>;
 const KEY = "jobs";
 
 export function loadJobSettings(db: Database.Database): JobSettings {
-  const row = db.prepare("SELECT value FROM settings WHERE key = ?").get(KEY) as { value: string } | undefined;
+  const saved = readSetting(db, KEY) as Partial<JobSettings> | undefined;
   const base = structuredClone(DEFAULT_JOB_SETTINGS);
-  if (!row) return base;
+  if (saved === undefined) return base;
   try {
-    const saved = JSON.parse(row.value) as Partial<JobSettings>;
     const merged = {
       decay: { ...base.decay, ...(saved.decay ?? {}) },
       consolidate: { ...base.consolidate, ...(saved.consolidate ?? {}), thresholds: { ...(saved.consolidate?.thresholds ?? {}) } },
@@ -108,10 +108,7 @@ export function saveJobSettings(db: Database.Database, patch: JobSettingsPatch):
       consolidate: { ...cur.consolidate, ...consolidateRest, thresholds },
       lifetime: { ...cur.lifetime, ...(p.lifetime ?? {}) },
     });
-    db.prepare(
-      `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
-       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    ).run(KEY, JSON.stringify(next));
+    writeSetting(db, KEY, next);
     return next;
   })();
 }

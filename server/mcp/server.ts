@@ -9,10 +9,11 @@ import { z } from "zod";
 import { forget, forgetPreview } from "../memory/forget";
 import { search } from "../memory/search";
 import { remember } from "../memory/write";
-import { DEFAULT_SPACE } from "../core/validators";
+import { DEFAULT_SPACE } from "../core/space-name";
 import { type MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
-import { MAX_MEMORY_CHARS, MAX_QUERY_CHARS, SPACE_RE } from "../core/validators";
+import { MAX_MEMORY_CHARS, MAX_QUERY_CHARS } from "../core/validators";
+import { SPACE_RE } from "../core/space-name";
 
 const space = z.string().regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'").optional().describe(`Memory space (default "${DEFAULT_SPACE}")`);
 

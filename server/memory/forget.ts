@@ -1,6 +1,6 @@
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { DEFAULT_SPACE } from "../core/validators";
+import { DEFAULT_SPACE } from "../core/space-name";
 import { findLiveContaining, getMemory, restoreMemories, softDeleteMemories, spaceExists, type MemoryRow } from "./store";
 
 export const FORGET_UNDO_DAYS = 7;

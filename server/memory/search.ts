@@ -1,6 +1,7 @@
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { DEFAULT_SPACE, type SearchInput } from "../core/validators";
+import { type SearchInput } from "../core/validators";
+import { DEFAULT_SPACE } from "../core/space-name";
 import { withDocumentNames } from "./document-names";
 import { activeModel } from "./model-check";
 import { retrieve, type RetrievedMemory, type RetrieveResult } from "./retrieve";

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
+import { readSetting, writeSetting } from "../core/settings-store";
 
 export const retrievalSettingsSchema = z.object({
   /** Memories packed into the prompt (SPEC: default 6, 1–20). */
@@ -128,10 +129,9 @@ const settingsKey = (model: string) => `retrieval:${model}`;
 /** The effective settings for a model: its defaults overlaid with what the person saved. */
 export function loadRetrievalSettings(db: Database.Database, model: string): RetrievalSettings {
   const base = defaultSettingsFor(model);
-  const row = db.prepare("SELECT value FROM settings WHERE key = ?").get(settingsKey(model)) as { value: string } | undefined;
-  if (!row) return base;
+  const saved = readSetting(db, settingsKey(model)) as Partial<RetrievalSettings> | undefined;
+  if (saved === undefined) return base;
   try {
-    const saved = JSON.parse(row.value) as Partial<RetrievalSettings>;
     return retrievalSettingsSchema.parse({ ...base, ...saved, weights: { ...base.weights, ...(saved.weights ?? {}) } });
   } catch {
     return base;
@@ -141,9 +141,6 @@ export function loadRetrievalSettings(db: Database.Database, model: string): Ret
 export function saveRetrievalSettings(db: Database.Database, model: string, patch: Partial<RetrievalSettings>): RetrievalSettings {
   const current = loadRetrievalSettings(db, model);
   const next = retrievalSettingsSchema.parse({ ...current, ...patch, weights: { ...current.weights, ...(patch.weights ?? {}) } });
-  db.prepare(
-    `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
-     ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-  ).run(settingsKey(model), JSON.stringify(next));
+  writeSetting(db, settingsKey(model), next);
   return next;
 }

@@ -1,6 +1,7 @@
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { DEFAULT_SPACE, type NewMemoryInput } from "../core/validators";
+import { type NewMemoryInput } from "../core/validators";
+import { DEFAULT_SPACE } from "../core/space-name";
 import { chunkWords } from "./chunker";
 import { activeModel } from "./model-check";
 import { contentHash, findLiveByHash, insertMemories, setPinned, writeTransaction, type NewMemory } from "./store";

@@ -23,10 +23,10 @@ import {
 } from "../ingest/documents";
 import { discardStaged, MultipartError, readMultipart, type StagedFile } from "../ingest/multipart";
 import { queueFor, type IngestQueue } from "../ingest/queue";
-import { DEFAULT_SPACE } from "../core/validators";
+import { DEFAULT_SPACE } from "../core/space-name";
 import { type MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { SPACE_RE } from "../core/validators";
+import { SPACE_RE } from "../core/space-name";
 
 export const DEFAULT_MAX_UPLOAD_MB = 50;
 

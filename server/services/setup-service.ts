@@ -16,6 +16,7 @@ import { reindexStatus } from "../memory/reindex-job";
 import type { ReindexProgress } from "../memory/reindex";
 import { modelDownloadStatus, type ModelDownloadStatus } from "./model-download-service";
 import type { MemoContext } from "../core/context";
+import { readSetting, writeSetting } from "../core/settings-store";
 
 const CHECKLIST_KEY = "ui.firstRunChecklist";
 /** node-llama-cpp's prebuilt GPU builds (optional packages; present when they installed for this machine). */
@@ -34,19 +35,11 @@ export interface SetupStatus {
 }
 
 export function checklistDismissed(db: Database.Database): boolean {
-  const row = db.prepare("SELECT value FROM settings WHERE key = ?").get(CHECKLIST_KEY) as { value: string } | undefined;
-  try {
-    return row ? JSON.parse(row.value)?.dismissed === true : false;
-  } catch {
-    return false;
-  }
+  return (readSetting(db, CHECKLIST_KEY) as { dismissed?: unknown } | null | undefined)?.dismissed === true;
 }
 
 export function setChecklistDismissed(db: Database.Database, dismissed: boolean): void {
-  db.prepare(
-    `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
-     ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-  ).run(CHECKLIST_KEY, JSON.stringify({ dismissed }));
+  writeSetting(db, CHECKLIST_KEY, { dismissed });
 }
 
 function installedGpuBuilds(): string[] {

@@ -7,7 +7,7 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { deleteSpace as storeDeleteSpace, ensureSpace, renameSpace as storeRenameSpace, spaceExists, spaceReferences } from "../memory/store";
-import { DEFAULT_SPACE } from "../core/validators";
+import { DEFAULT_SPACE } from "../core/space-name";
 import { ServiceError } from "../core/errors";
 import { spaceName } from "../core/validators";
 

@@ -14,7 +14,7 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import { contentHash, findLiveByHash, insertMemories, spaceExists, type MemoryKind, type NewMemory } from "../memory/store";
 import { activeModel } from "../memory/model-check";
-import { DEFAULT_SPACE } from "../core/validators";
+import { DEFAULT_SPACE } from "../core/space-name";
 import { type MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { isoTimestamp, memoryKind, memoryText, spaceName } from "../core/validators";

@@ -3,10 +3,10 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
+import { SPACE_RE } from "@/server/core/space-name";
 
 const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
 const BTN_PRIMARY = "rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
-const SPACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** POST a file to an import route; resolves with the error message, or null when the job was queued. */
 async function upload(url: string, file: File): Promise<string | null> {

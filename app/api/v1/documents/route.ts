@@ -1,7 +1,7 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { appContext } from "@/server/core/context";
 import { listDocuments, uploadDocuments } from "@/server/services/document-service";
-import { SPACE_RE } from "@/server/core/validators";
+import { SPACE_RE } from "@/server/core/space-name";
 import { requireAccess } from "@/server/auth/gate";
 
 export const runtime = "nodejs";
