@@ -1,5 +1,5 @@
 /**
- * The app's MergeFn for consolidation: the configured chat provider (server/chat/providers.ts), asked
+ * The app's MergeFn for consolidation: the configured chat provider (server/chat/providers/), asked
  * for a non-streaming completion at temperature 0, its answer cleaned of prefaces, quotes and fences.
  */
 import type Database from "better-sqlite3";

@@ -1,7 +1,7 @@
 /**
  * TEST DOUBLE: an OpenAI-compatible chat server on 127.0.0.1:0 (GET /v1/models, POST
  * /v1/chat/completions, streaming and not) that answers deterministically, so consolidation runs through
- * the real provider path (server/chat/providers.ts → the `openai` client → HTTP) without a model.
+ * the real provider path (server/chat/providers/ → the `openai` client → HTTP) without a model.
  *
  * Merge requests (the consolidation prompt's <memory_1>…</memory_1><memory_2>…</memory_2>) are answered
  * with the longer of the two statements (the first on a tie) — what a model does with near-duplicates

@@ -1,0 +1,307 @@
+/** Provider configuration: Settings (key `chat.providers`) over environment over defaults, and the status the browser sees. */
+import fs from "node:fs";
+import path from "node:path";
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import { modelsDir } from "../../core/config";
+import { detectedServer, type DetectedServer } from "../detect-local";
+import { deleteSetting, readSetting, writeSetting } from "../../core/settings-store";
+import { PROVIDER_IDS, PROVIDER_LABELS, ProviderError, type ProviderId } from "./types";
+
+// ---------------------------------------------------------------------------------------------------------
+// Configuration: Settings over environment
+
+const SETTINGS_KEY = "chat.providers";
+export const DEFAULT_TIMEOUT_SEC = 120;
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+export const DEFAULT_MAX_TOKENS = 2048;
+
+const trimmed = z.string().trim().max(2000);
+export const savedProviderSettingsSchema = z.strictObject({
+  active: z.enum(PROVIDER_IDS).nullable().optional(),
+  openai: z.strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() }).optional(),
+  anthropic: z.strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() }).optional(),
+  llama: z.strictObject({ modelPath: trimmed.optional() }).optional(),
+  timeoutSec: z.number().int().min(1).max(3600).optional(),
+  maxTokens: z.number().int().min(1).max(200_000).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+});
+export type SavedProviderSettings = z.infer<typeof savedProviderSettingsSchema>;
+
+/** A change from the Settings page: "" clears a saved value (the environment applies again); undefined keeps it. */
+export const providerSettingsPatchSchema = z.strictObject({
+  active: z.enum(PROVIDER_IDS).nullable().optional(),
+  openai: z.strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() }).optional(),
+  anthropic: z.strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() }).optional(),
+  llama: z.strictObject({ modelPath: trimmed.optional() }).optional(),
+  timeoutSec: z.number().int().min(1).max(3600).nullable().optional(),
+  maxTokens: z.number().int().min(1).max(200_000).nullable().optional(),
+  temperature: z.number().min(0).max(2).nullable().optional(),
+});
+export type ProviderSettingsPatch = z.infer<typeof providerSettingsPatchSchema>;
+
+export function loadSavedProviderSettings(db: Database.Database): SavedProviderSettings {
+  const saved = readSetting(db, SETTINGS_KEY);
+  if (saved === undefined) return {};
+  const parsed = savedProviderSettingsSchema.safeParse(saved);
+  return parsed.success ? parsed.data : {};
+}
+
+function writeSaved(db: Database.Database, s: SavedProviderSettings): void {
+  writeSetting(db, SETTINGS_KEY, s);
+}
+
+/** Apply a patch to the saved settings (one statement, so one transaction). */
+export function saveProviderSettings(db: Database.Database, patch: ProviderSettingsPatch): SavedProviderSettings {
+  const p = providerSettingsPatchSchema.parse(patch);
+  if (p.openai?.baseUrl) checkBaseUrl(p.openai.baseUrl, "OpenAI-compatible base URL");
+  if (p.anthropic?.baseUrl) checkBaseUrl(p.anthropic.baseUrl, "Anthropic base URL");
+  const tx = db.transaction(() => {
+    const cur = loadSavedProviderSettings(db);
+    const next: SavedProviderSettings = structuredClone(cur);
+    if (p.active !== undefined) next.active = p.active;
+    for (const section of ["openai", "anthropic", "llama"] as const) {
+      const patchSection = p[section] as Record<string, string | undefined> | undefined;
+      if (!patchSection) continue;
+      const target = { ...((next[section] as Record<string, string | undefined> | undefined) ?? {}) };
+      for (const [k, v] of Object.entries(patchSection)) {
+        if (v === undefined) continue;
+        if (v === "") delete target[k];
+        else target[k] = v;
+      }
+      (next as Record<string, unknown>)[section] = Object.keys(target).length ? target : undefined;
+    }
+    for (const k of ["timeoutSec", "maxTokens", "temperature"] as const) {
+      if (p[k] === null) delete next[k];
+      else if (p[k] !== undefined) next[k] = p[k] as number;
+    }
+    const clean = savedProviderSettingsSchema.parse(JSON.parse(JSON.stringify(next)));
+    writeSaved(db, clean);
+    return clean;
+  });
+  return tx();
+}
+
+/** Forget everything saved: the environment alone decides again. */
+export function resetProviderSettings(db: Database.Database): void {
+  deleteSetting(db, SETTINGS_KEY);
+}
+
+function checkBaseUrl(url: string, what: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new ProviderError("bad_request", `${what} '${url}' is not a URL (example: http://localhost:11434/v1)`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new ProviderError("bad_request", `${what} must start with http:// or https://`);
+}
+
+/** Ollama and LM Studio are often given without /v1: an endpoint URL with no path gets /v1. */
+export function normalizeOpenAIBaseUrl(url: string): string {
+  const u = new URL(url);
+  if (u.pathname === "/" || u.pathname === "") u.pathname = "/v1";
+  return u.toString().replace(/\/+$/, "");
+}
+
+/** "detected": a local OpenAI-compatible server found on loopback (server/chat/detect-local.ts). */
+export type Source = "settings" | "env" | "default" | "detected" | null;
+
+interface Sourced<T> {
+  value: T;
+  source: Source;
+}
+
+function pick<T>(saved: T | undefined, env: T | undefined, fallback?: T): Sourced<T | null> {
+  if (saved !== undefined && saved !== "") return { value: saved, source: "settings" };
+  if (env !== undefined && env !== "") return { value: env, source: "env" };
+  if (fallback !== undefined) return { value: fallback, source: "default" };
+  return { value: null, source: null };
+}
+
+export interface ProviderConfig {
+  active: Sourced<ProviderId | null>;
+  openai: { baseUrl: Sourced<string | null>; apiKey: Sourced<string | null>; model: Sourced<string | null> };
+  anthropic: { baseUrl: Sourced<string | null>; apiKey: Sourced<string | null>; model: Sourced<string | null> };
+  llama: { modelPath: Sourced<string | null> };
+  timeoutMs: number;
+  maxTokens: number | null;
+  temperature: number | null;
+}
+
+/** A chat GGUF in data/models/chat/ (the first by name), when no path is configured. */
+function discoveredChatModel(): string | undefined {
+  const dir = path.join(modelsDir(), "chat");
+  if (!fs.existsSync(dir)) return undefined;
+  const f = fs.readdirSync(dir).filter((n) => n.toLowerCase().endsWith(".gguf")).sort()[0];
+  return f ? path.join(dir, f) : undefined;
+}
+
+function envProvider(): ProviderId | undefined {
+  const v = process.env.MEMO_PROVIDER?.trim().toLowerCase();
+  if (!v) return undefined;
+  if ((PROVIDER_IDS as readonly string[]).includes(v)) return v as ProviderId;
+  console.warn(`[chat] MEMO_PROVIDER='${process.env.MEMO_PROVIDER}' is not one of ${PROVIDER_IDS.join(", ")}; ignored`);
+  return undefined;
+}
+
+/** The effective configuration: Settings over environment over defaults. */
+export function resolveProviderConfig(db: Database.Database): ProviderConfig {
+  const s = loadSavedProviderSettings(db);
+  const env = process.env;
+  const openaiKey = pick(s.openai?.apiKey, env.MEMO_OPENAI_API_KEY);
+  const openaiBase = pick(s.openai?.baseUrl, env.MEMO_OPENAI_BASE_URL, openaiKey.value ? DEFAULT_OPENAI_BASE_URL : undefined);
+  const cfg: ProviderConfig = {
+    active: { value: null, source: null },
+    openai: {
+      baseUrl: openaiBase,
+      apiKey: openaiKey,
+      model: pick(s.openai?.model, env.MEMO_OPENAI_MODEL, openaiBase.value === DEFAULT_OPENAI_BASE_URL ? DEFAULT_OPENAI_MODEL : undefined),
+    },
+    anthropic: {
+      baseUrl: pick(s.anthropic?.baseUrl, env.MEMO_ANTHROPIC_BASE_URL),
+      apiKey: pick(s.anthropic?.apiKey, env.MEMO_ANTHROPIC_API_KEY),
+      model: pick(s.anthropic?.model, env.MEMO_ANTHROPIC_MODEL, DEFAULT_ANTHROPIC_MODEL),
+    },
+    llama: { modelPath: pick(s.llama?.modelPath, env.MEMO_CHAT_MODEL, discoveredChatModel()) },
+    timeoutMs: (s.timeoutSec ?? (Number(env.MEMO_PROVIDER_TIMEOUT_SEC) || DEFAULT_TIMEOUT_SEC)) * 1000,
+    maxTokens: s.maxTokens ?? null,
+    temperature: s.temperature ?? null,
+  };
+  if (s.active !== undefined) cfg.active = { value: s.active, source: "settings" };
+  else {
+    const e = envProvider();
+    if (e) cfg.active = { value: e, source: "env" };
+    else {
+      // Nothing chosen: the first provider set up in Settings or the environment, else one found on disk
+      // (a chat GGUF in data/models/chat/), else a local server found on loopback.
+      const first = PROVIDER_IDS.find((id) => isConfigured(cfg, id).ok && explicitlySet(cfg, id)) ?? PROVIDER_IDS.find((id) => isConfigured(cfg, id).ok);
+      cfg.active = { value: first ?? null, source: first ? "default" : null };
+      if (!first) useDetected(cfg, detectedServer(db));
+    }
+  }
+  // OpenAI-compatible picked (e.g. a model chosen in the chat page's picker) but given no endpoint of its
+  // own: the detected local server still serves it.
+  if (cfg.active.value === "openai" && !cfg.openai.baseUrl.value) useDetected(cfg, detectedServer(db), false);
+  return cfg;
+}
+
+function explicitlySet(cfg: ProviderConfig, id: ProviderId): boolean {
+  const src = id === "llama" ? cfg.llama.modelPath.source : id === "openai" ? cfg.openai.baseUrl.source : cfg.anthropic.apiKey.source;
+  return src === "settings" || src === "env" || (id === "openai" && cfg.openai.apiKey.source !== null);
+}
+
+/** No provider configured: chat through the detected local server (with its first listed model unless one was picked). */
+function useDetected(cfg: ProviderConfig, d: DetectedServer | null, activate = true): void {
+  if (!d) return;
+  cfg.openai.baseUrl = { value: d.baseUrl, source: "detected" };
+  if (!cfg.openai.model.value) cfg.openai.model = { value: d.model, source: "detected" };
+  if (activate) cfg.active = { value: "openai", source: "detected" };
+}
+
+/** Whether a provider has what it needs, and if not, what is missing (for people). */
+export function isConfigured(cfg: ProviderConfig, id: ProviderId): { ok: boolean; missing: string | null } {
+  switch (id) {
+    case "llama": {
+      const p = cfg.llama.modelPath.value;
+      if (!p) return { ok: false, missing: "a chat model GGUF (MEMO_CHAT_MODEL, Settings, or a .gguf in data/models/chat/)" };
+      if (!fs.existsSync(p)) return { ok: false, missing: `the chat model file ${p} (it does not exist)` };
+      return { ok: true, missing: null };
+    }
+    case "openai":
+      return cfg.openai.baseUrl.value ? { ok: true, missing: null } : { ok: false, missing: "a base URL (MEMO_OPENAI_BASE_URL) or an API key (MEMO_OPENAI_API_KEY)" };
+    case "anthropic":
+      return cfg.anthropic.apiKey.value ? { ok: true, missing: null } : { ok: false, missing: "an API key (MEMO_ANTHROPIC_API_KEY)" };
+  }
+}
+
+export const HOW_TO_CONFIGURE =
+  "No chat provider is configured. Open Settings → Providers and set one up (a local GGUF chat model, any " +
+  "OpenAI-compatible endpoint such as Ollama, LM Studio, llama-server, vLLM or OpenAI, or Anthropic), or start " +
+  "Memo with environment variables, e.g. MEMO_PROVIDER=openai MEMO_OPENAI_BASE_URL=http://localhost:11434/v1 " +
+  "MEMO_OPENAI_MODEL=llama3.2, or MEMO_PROVIDER=llama MEMO_CHAT_MODEL=/path/to/model.gguf. " +
+  "/remember and /forget work without a provider.";
+
+/** What the browser may see: no keys, only whether each is set and where each value comes from. */
+export interface ProviderStatus {
+  active: ProviderId | null;
+  activeSource: Source;
+  ready: boolean;
+  /** Why chat cannot work yet, and how to fix it (null when ready). */
+  problem: string | null;
+  timeoutSec: number;
+  maxTokens: number | null;
+  temperature: number | null;
+  providers: {
+    id: ProviderId;
+    label: string;
+    configured: boolean;
+    missing: string | null;
+    model: string | null;
+    modelSource: Source;
+    baseUrl: string | null;
+    baseUrlSource: Source;
+    apiKeySet: boolean;
+    apiKeySource: Source;
+    modelPath?: string | null;
+    modelPathSource?: Source;
+  }[];
+}
+
+export function providerStatus(db: Database.Database): ProviderStatus {
+  const cfg = resolveProviderConfig(db);
+  const c = (id: ProviderId) => isConfigured(cfg, id);
+  const active = cfg.active.value;
+  const activeOk = active ? c(active) : null;
+  return {
+    active,
+    activeSource: cfg.active.source,
+    ready: Boolean(activeOk?.ok),
+    problem: !active ? HOW_TO_CONFIGURE : activeOk!.ok ? null : `${PROVIDER_LABELS[active]} is selected but needs ${activeOk!.missing}. ${HOW_TO_CONFIGURE}`,
+    timeoutSec: Math.round(cfg.timeoutMs / 1000),
+    maxTokens: cfg.maxTokens,
+    temperature: cfg.temperature,
+    providers: [
+      {
+        id: "llama",
+        label: PROVIDER_LABELS.llama,
+        configured: c("llama").ok,
+        missing: c("llama").missing,
+        model: cfg.llama.modelPath.value ? path.basename(cfg.llama.modelPath.value).replace(/\.gguf$/i, "") : null,
+        modelSource: cfg.llama.modelPath.source,
+        baseUrl: null,
+        baseUrlSource: null,
+        apiKeySet: false,
+        apiKeySource: null,
+        modelPath: cfg.llama.modelPath.value,
+        modelPathSource: cfg.llama.modelPath.source,
+      },
+      {
+        id: "openai",
+        label: PROVIDER_LABELS.openai,
+        configured: c("openai").ok,
+        missing: c("openai").missing,
+        model: cfg.openai.model.value,
+        modelSource: cfg.openai.model.source,
+        baseUrl: cfg.openai.baseUrl.value,
+        baseUrlSource: cfg.openai.baseUrl.source,
+        apiKeySet: Boolean(cfg.openai.apiKey.value),
+        apiKeySource: cfg.openai.apiKey.source,
+      },
+      {
+        id: "anthropic",
+        label: PROVIDER_LABELS.anthropic,
+        configured: c("anthropic").ok,
+        missing: c("anthropic").missing,
+        model: cfg.anthropic.model.value,
+        modelSource: cfg.anthropic.model.source,
+        baseUrl: cfg.anthropic.baseUrl.value,
+        baseUrlSource: cfg.anthropic.baseUrl.source,
+        apiKeySet: Boolean(cfg.anthropic.apiKey.value),
+        apiKeySource: cfg.anthropic.apiKey.source,
+      },
+    ],
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Chat providers: the local llama.cpp chat server (supervised child process), any
+ * OpenAI-compatible endpoint (the official `openai` client) and Anthropic's Messages API (the official
+ * SDK), behind one small interface: stream(messages) yields text, complete(messages) returns it.
+ *
+ * Configuration comes from Settings (the `settings` table, key `chat.providers`) and the environment:
+ * a value saved in Settings wins, the environment fills in the rest. API keys stay on the server:
+ * providerStatus() says only whether a key is set.
+ *
+ * Errors are ProviderErrors with a kind (down, auth, timeout, bad model, ...) and a message for people.
+ *
+ * This index is the one entry point: types.ts (the interface and ProviderError), config.ts (Settings over
+ * environment, status), streaming.ts (request building, stream parsing, error mapping, deadlines shared by
+ * both clients), openai.ts and anthropic.ts (one file per API).
+ */
+import path from "node:path";
+import type Database from "better-sqlite3";
+import { getDb } from "../../db";
+import { getLocalChatServer } from "../local-server";
+import { AnthropicProvider } from "./anthropic";
+import { DEFAULT_MAX_TOKENS, HOW_TO_CONFIGURE, type ProviderConfig, isConfigured, normalizeOpenAIBaseUrl, providerStatus, resolveProviderConfig } from "./config";
+import { OpenAICompatibleProvider } from "./openai";
+import { type ChatMessage, type ChatProvider, type GenerateOptions, PROVIDER_LABELS, ProviderError, type ProviderId } from "./types";
+
+/** Build a provider from the configuration; a ProviderError says what is missing. */
+export function createProvider(cfg: ProviderConfig, id: ProviderId): ChatProvider {
+  const conf = isConfigured(cfg, id);
+  if (!conf.ok) throw new ProviderError("not_configured", `${PROVIDER_LABELS[id]} needs ${conf.missing}. ${HOW_TO_CONFIGURE}`, id);
+  const common = { timeoutMs: cfg.timeoutMs, maxTokens: cfg.maxTokens, temperature: cfg.temperature };
+  switch (id) {
+    case "llama": {
+      const modelPath = cfg.llama.modelPath.value!;
+      const modelName = path.basename(modelPath).replace(/\.gguf$/i, "");
+      const label = `${PROVIDER_LABELS.llama} (${modelName})`;
+      return new OpenAICompatibleProvider({
+        id,
+        label,
+        baseUrl: async (signal) => `${await getLocalChatServer(modelPath).ensureHealthy(cfg.timeoutMs, signal)}/v1`,
+        apiKey: null,
+        model: modelName,
+        // The local server is slow to start a long prompt on a CPU; the default local max is its own.
+        ...common,
+        maxTokens: cfg.maxTokens ?? DEFAULT_MAX_TOKENS,
+        onTransportError: () => getLocalChatServer(modelPath).reportFailure(),
+      });
+    }
+    case "openai": {
+      const base = normalizeOpenAIBaseUrl(cfg.openai.baseUrl.value!);
+      return new OpenAICompatibleProvider({
+        id,
+        label: PROVIDER_LABELS.openai,
+        baseUrl: async () => base,
+        apiKey: cfg.openai.apiKey.value,
+        model: cfg.openai.model.value,
+        ...common,
+      });
+    }
+    case "anthropic":
+      return new AnthropicProvider({
+        apiKey: cfg.anthropic.apiKey.value!,
+        model: cfg.anthropic.model.value!,
+        baseUrl: cfg.anthropic.baseUrl.value,
+        ...common,
+      });
+  }
+}
+
+/** The selected provider (or `id`), ready to use; a ProviderError (not_configured) says how to set one up. */
+export function getProvider(db: Database.Database, id?: ProviderId | null): ChatProvider {
+  const cfg = resolveProviderConfig(db);
+  const chosen = id ?? cfg.active.value;
+  if (!chosen) throw new ProviderError("not_configured", HOW_TO_CONFIGURE);
+  return createProvider(cfg, chosen);
+}
+
+/** Whether chat can be attempted at all (something is selected and has what it needs). */
+export function hasProvider(db: Database.Database): boolean {
+  return providerStatus(db).ready;
+}
+
+/**
+ * A one-shot completion with the selected provider, for work that is not a chat turn (the consolidation
+ * job merges two memories with it). Throws ProviderError (kind "not_configured" when there is none).
+ */
+export async function complete(
+  messages: ChatMessage[],
+  opts: GenerateOptions & { db?: Database.Database; provider?: ProviderId } = {},
+): Promise<string> {
+  const { db = getDb().sqlite, provider, ...rest } = opts;
+  return (await getProvider(db, provider).complete(messages, rest)).text;
+}
+
+export * from "./types";
+export * from "./config";
+export * from "./streaming";
+export * from "./openai";
+export * from "./anthropic";
