@@ -25,7 +25,7 @@ test("a backup taken while another process writes is consistent, restorable and 
         "--import",
         "tsx",
         "-e",
-        `import { openDb } from "./server/db/index.ts"; import { insertMemories } from "./server/memory/store.ts";
+        `import { openDb } from "./server/db/index.ts"; import { insertMemories } from "./server/memory/store/index.ts";
          const db = openDb(${JSON.stringify(s.file)}).sqlite;
          const v = () => { const a = new Float32Array(${dim}); a[Math.floor(Math.random()*${dim})] = 1; return a; };
          const end = Date.now() + 1500; let i = 0;

@@ -1,0 +1,97 @@
+/** The read path: memories by id or rid, substring matches for /forget, counts and the consistency check. */
+import type Database from "better-sqlite3";
+import { stmt } from "../../core/statements";
+import { COLUMNS, type MemoryRow, reindexTarget, rowToMemory } from "./rows";
+
+export function getMemory(db: Database.Database, id: string): MemoryRow | undefined {
+  const r = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+  return r ? rowToMemory(r) : undefined;
+}
+
+export function getMemoriesByRid(db: Database.Database, rids: number[]): Map<number, MemoryRow> {
+  const out = new Map<number, MemoryRow>();
+  if (rids.length === 0) return out;
+  const rows = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE rid IN (SELECT value FROM json_each(?))`).all(
+    JSON.stringify(rids),
+  ) as Record<string, unknown>[];
+  for (const r of rows) out.set(r.rid as number, rowToMemory(r));
+  return out;
+}
+
+/** Live memories of a space whose content contains `pattern`, case-insensitively (Unicode-aware). */
+export function findLiveContaining(db: Database.Database, spaceId: string, pattern: string, limit = 10_000): MemoryRow[] {
+  const needle = pattern.toLocaleLowerCase();
+  // ASCII lower() in SQL prefilters; non-ASCII patterns are matched in JS over the space's live rows.
+  const ascii = /^[\x00-\x7f]*$/.test(pattern);
+  const rows = (
+    ascii
+      ? stmt(db, `SELECT ${COLUMNS} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND instr(lower(content), ?) > 0 LIMIT ?`).all(
+          spaceId,
+          needle,
+          limit,
+        )
+      : stmt(db, `SELECT ${COLUMNS} FROM memories WHERE space_id = ? AND soft_deleted = 0`).all(spaceId)
+  ) as Record<string, unknown>[];
+  return rows
+    .map(rowToMemory)
+    .filter((m) => m.content.toLocaleLowerCase().includes(needle))
+    .slice(0, limit);
+}
+
+export interface StoreCounts {
+  memories: number;
+  vectors: number;
+  fts: number;
+}
+
+/** Live-row counts of the three tables; equal when the store is consistent. */
+export function storeCounts(db: Database.Database): StoreCounts {
+  const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+  return {
+    memories: one("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0"),
+    vectors:
+      one("SELECT count(*) AS n FROM memory_vec") +
+      // During a re-index, a memory written with the new model has its vector in memory_vec_next only.
+      (reindexTarget(db)
+        ? one(`SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_vec v WHERE v.rowid = m.rid)
+             AND EXISTS (SELECT 1 FROM memory_vec_next x WHERE x.rowid = m.rid)`)
+        : 0),
+    fts: one("SELECT count(*) AS n FROM memory_fts"),
+  };
+}
+
+/** A re-index is in progress and memory_vec_next holds a vector for this rid. */
+export function hasNextVector(db: Database.Database, rid: number): boolean {
+  return reindexTarget(db) !== undefined && stmt(db, "SELECT 1 FROM memory_vec_next WHERE rowid = ?").get(BigInt(rid)) !== undefined;
+}
+
+/**
+ * The three-table invariant, checked row by row: every live memory has exactly one vector and one FTS
+ * row under its rid, and nothing else is there. Returns the problems found (empty when consistent).
+ */
+export function checkInvariant(db: Database.Database): string[] {
+  const problems: string[] = [];
+  const c = storeCounts(db);
+  if (c.memories !== c.vectors || c.memories !== c.fts) {
+    problems.push(`live counts differ: memories=${c.memories} vectors=${c.vectors} fts=${c.fts}`);
+  }
+  // During a re-index a live memory's vector may be in memory_vec_next alone (written with the new model).
+  const orNext = reindexTarget(db) ? " AND NOT EXISTS (SELECT 1 FROM memory_vec_next x WHERE x.rowid = m.rid)" : "";
+  const missingVec = db
+    .prepare(`SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_vec v WHERE v.rowid = m.rid)${orNext}`)
+    .get() as { n: number };
+  if (missingVec.n) problems.push(`${missingVec.n} live memories lack a vector`);
+  const missingFts = db
+    .prepare("SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_fts f WHERE f.rowid = m.rid)")
+    .get() as { n: number };
+  if (missingFts.n) problems.push(`${missingFts.n} live memories lack an FTS row`);
+  const strayVec = db
+    .prepare("SELECT count(*) AS n FROM memory_vec v WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = v.rowid AND m.soft_deleted = 0)")
+    .get() as { n: number };
+  if (strayVec.n) problems.push(`${strayVec.n} vectors belong to no live memory`);
+  const strayFts = db
+    .prepare("SELECT count(*) AS n FROM memory_fts f WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = f.rowid AND m.soft_deleted = 0)")
+    .get() as { n: number };
+  if (strayFts.n) problems.push(`${strayFts.n} FTS rows belong to no live memory`);
+  return problems;
+}
