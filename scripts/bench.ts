@@ -22,7 +22,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { dataDir } from "../server/core/config";
 import { openDb } from "../server/db";
-import { annFor, startAnnIndex, stopAnnIndex } from "../server/memory/ann-index";
+import { annFor, startAnnIndex, stopAnnIndex } from "../server/memory/ann-registry";
 import { keywordSearch } from "../server/memory/keyword-search";
 import { buildQueries } from "../server/memory/query-builder";
 import { searchWithVectors } from "../server/memory/retrieve";

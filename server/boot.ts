@@ -1,6 +1,6 @@
 import { getDb } from "./db";
 import { getEmbedder } from "./embedder/supervisor";
-import { stopAnnIndex } from "./memory/ann-index";
+import { stopAnnIndex } from "./memory/ann-registry";
 import { boundModel } from "./memory/store";
 import { startVectorIndex } from "./memory/model-check";
 import { appContext } from "./core/context";

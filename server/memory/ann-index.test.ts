@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { openDb } from "../db";
 import { openTempStore } from "../test/temp-store";
-import { annFor, startAnnIndex, stopAnnIndex } from "./ann-index";
+import { annFor, startAnnIndex, stopAnnIndex } from "./ann-registry";
 import { insertMemories, logVectorReset, purgeMemories, restoreMemories, softDeleteMemories, updateMemoryContent } from "./store";
 import { setMeta } from "../core/meta";
 import { vec0Search, vectorSearchWithSource } from "./vector-search";

@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 import usearch from "usearch";
 import { onVectorWrite, vecLogSeq, type VectorWrite } from "./store";
 import { getMeta } from "../core/meta";
+import { type AnnSearchHit, type AnnState, BACKOFF_MS, BUILD_THREADS, CONNECTIVITY, EXPANSION_ADD, PARAMS, POLL_MS, SLICE, SYNC_REPLAY, searchWidth } from "./ann-params";
 
 const { Index, MetricKind, ScalarKind } = usearch;
 type UIndex = InstanceType<typeof Index>;
@@ -25,45 +26,10 @@ type UIndex = InstanceType<typeof Index>;
  * vectors from vec0 was measured too and dropped: it changed no recall@10 figure (the f16 order of the
  * true neighbours is right) and cost ~1.5 ms per query in vec0 point lookups.
  */
-export type AnnState = "empty" | "building" | "ready" | "catching-up" | "stale" | "failed";
-
-const CONNECTIVITY = 16;
-const EXPANSION_ADD = 64;
-/** Build parameters recorded with a saved index: a file saved under others is rebuilt. */
-const PARAMS = `usearch-f16-cos-M${CONNECTIVITY}-efc${EXPANSION_ADD}`;
-const SLICE = 512;
-/** Log rows replayed before the search that found them; more go to the background. */
-const SYNC_REPLAY = 256;
-/** How often a ready index looks for other processes' writes without waiting for a search (ms). */
-const POLL_MS = 1000;
-/** Rebuild delays after failures: the first heal starts at once, repeated failures back off. */
-const BACKOFF_MS = [0, 1000, 5000, 30_000, 120_000];
-/**
- * One insertion thread: usearch 2.26's JS binding inserts a batch on several threads without giving each
- * its own thread slot, which corrupted the graph here (self-queries returned other vectors). Measured.
- */
-const BUILD_THREADS = 1;
-
-/**
- * Candidates the graph search collects (its ef) for a space of `size` vectors: HNSW recall at a fixed
- * width falls as the graph grows, so it widens with size. Measured with `npm run bench` and a sweep of
- * widths on its two vector sets; the harder one (Gaussian with the spectrum of real embeddings, no
- * clusters) sets the widths: recall@10 at 10K 0.995 with 128; at 100K 0.956 with 192, 0.989 with 384,
- * 0.995 with 512. Beyond 200K twice that again (see README "Latency" for the 1M figures).
- */
-export function searchWidth(size: number, k: number): number {
-  const ef = size <= 20_000 ? 128 : size <= 200_000 ? 512 : 1024;
-  return Math.max(k, ef);
-}
 
 interface SpaceIndex {
   index: UIndex;
   size: number;
-}
-
-export interface AnnSearchHit {
-  rid: number;
-  similarity: number;
 }
 
 export class AnnIndex {
@@ -477,27 +443,4 @@ export class AnnIndex {
       /* best effort: a stale or missing file only means a rebuild */
     }
   }
-}
-
-const registry = new WeakMap<Database.Database, AnnIndex>();
-
-/** The index serving this connection, if one was started. */
-export function annFor(db: Database.Database): AnnIndex | undefined {
-  return registry.get(db);
-}
-
-/** Start (build or load) the ANN index of a store; `dir` persists it (null: memory only). */
-export function startAnnIndex(db: Database.Database, dim: number, dir: string | null): AnnIndex {
-  const existing = registry.get(db);
-  if (existing && existing.dim === dim) return existing;
-  existing?.close();
-  const idx = new AnnIndex(db, dim, dir);
-  registry.set(db, idx);
-  void idx.build();
-  return idx;
-}
-
-export function stopAnnIndex(db: Database.Database): void {
-  registry.get(db)?.close();
-  registry.delete(db);
 }

@@ -21,7 +21,7 @@ import { FixtureChatServer, fixtureMerge } from "../test/fixture-chat-server";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { hashedVector, TEST_MODEL_A, TestDimEmbedder } from "../test/test-dim-embedder";
-import { annFor, startAnnIndex, stopAnnIndex } from "./ann-index";
+import { annFor, startAnnIndex, stopAnnIndex } from "./ann-registry";
 import { consolidate, disjointPairs, similarPairs } from "./consolidate";
 import { checkInvariant, getMemory, insertMemories } from "./store";
 

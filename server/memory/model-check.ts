@@ -1,7 +1,7 @@
 import path from "node:path";
 import type Database from "better-sqlite3";
 import type { MemoContext } from "../core/context";
-import { startAnnIndex } from "./ann-index";
+import { startAnnIndex } from "./ann-registry";
 import { reconcileEmbeddingModel } from "./reindex-job";
 import { bindEmbeddingModel, boundModel } from "./store";
 

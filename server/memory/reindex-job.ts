@@ -5,7 +5,7 @@
  * activeModel() call finds memory_vec_next and continues where it stopped).
  */
 import type Database from "better-sqlite3";
-import { stopAnnIndex } from "./ann-index";
+import { stopAnnIndex } from "./ann-registry";
 import type { Embedder } from "../core/context";
 import {
   beginReindex,

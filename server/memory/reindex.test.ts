@@ -15,7 +15,7 @@ import { activeModel } from "./model-check";
 import { type MemoContext } from "../core/context";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { hashedVector, TEST_MODEL_A, TEST_MODEL_B, TestDimEmbedder } from "../test/test-dim-embedder";
-import { annFor, stopAnnIndex } from "./ann-index";
+import { annFor, stopAnnIndex } from "./ann-registry";
 import { beginReindex, pendingBatch, readReindexProgress, storeBatch } from "./reindex";
 import { boundModel, checkInvariant, getMemory, purgeMemories, reindexTarget, updateMemoryContent, vectorTableDim } from "./store";
 import { getMeta } from "../core/meta";

@@ -9,7 +9,7 @@ import type Database from "better-sqlite3";
 import { axisVector, openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { createSpace, deleteSpace as deleteSpaceService, listSpaceSummaries, renameSpace as renameSpaceService } from "../services/spaces-service";
 import { ServiceError } from "../core/errors";
-import { annFor, startAnnIndex, stopAnnIndex } from "./ann-index";
+import { annFor, startAnnIndex, stopAnnIndex } from "./ann-registry";
 import { beginReindex, pendingBatch, storeBatch, swapVectorTables } from "./reindex";
 import { checkInvariant, deleteSpace, getMemory, insertMemories, renameSpace, restoreMemories, softDeleteMemories, spaceExists, spaceReferences } from "./store";
 import { StoreError } from "../core/errors";

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { annFor } from "./ann-index";
+import { annFor } from "./ann-registry";
 
 export interface VectorHit {
   rid: number;

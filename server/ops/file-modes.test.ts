@@ -11,7 +11,7 @@ import { after, test } from "node:test";
 import { dbPath } from "../core/config";
 import { openDb } from "../db";
 import { IngestQueue } from "../ingest/queue";
-import { startAnnIndex, stopAnnIndex } from "../memory/ann-index";
+import { startAnnIndex, stopAnnIndex } from "../memory/ann-registry";
 import { bindEmbeddingModel, insertMemories } from "../memory/store";
 import { addDocument, uploadDocuments } from "../services/document-service";
 import type { MemoContext } from "../core/context";
