@@ -4,12 +4,12 @@ import Link from "next/link";
 import { useState, type KeyboardEvent, type RefObject } from "react";
 import { parseCommand } from "@/server/chat/commands";
 import { MAX_MESSAGE_CHARS } from "@/server/chat/limits";
+import { BTN_MD as BTN } from "../_ui/styles";
 
 export const MAX_CHARS = MAX_MESSAGE_CHARS;
 /** The count appears from here on: well before the limit, so a long paste is not a surprise. */
 const COUNT_FROM = Math.round(MAX_CHARS * 0.8);
 
-const BTN = "rounded border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
 const BTN_PRIMARY = "rounded bg-zinc-900 px-4 py-2 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
 const n = (x: number) => x.toLocaleString("en");
 

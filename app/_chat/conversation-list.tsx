@@ -1,10 +1,11 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import type { Conversation } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 import { ConversationItem } from "./conversation-item";
+import { useDebounced } from "../_ui/use-debounced";
 
 export type ConversationRow = Conversation & { snippet?: string | null };
 
@@ -20,15 +21,6 @@ export function groupConversations(rows: ConversationRow[], now = new Date()): {
     groups[g]!.items.push(c);
   }
   return groups.filter((g) => g.items.length);
-}
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [v, setV] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setV(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return v;
 }
 
 /** The conversations: search, open, new chat, and per conversation pin, rename, export and delete. */

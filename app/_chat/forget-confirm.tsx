@@ -4,9 +4,9 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import type { CommandInfo } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
+import { BTN } from "../_ui/styles";
 
 type Forget = Extract<CommandInfo, { type: "forget" }>;
-const BTN = "rounded border border-zinc-300 px-2 py-1 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
 
 /**
  * A /forget that asks first (more than 3 matches, or a pinned one): the matches, then Forget / Keep. After

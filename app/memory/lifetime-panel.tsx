@@ -2,8 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../_trpc/client";
+import { CARD } from "../_ui/styles";
 
-const CARD = "rounded border border-zinc-200 p-3 dark:border-zinc-800";
 const BTN = "rounded border border-zinc-300 px-2 py-0.5 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
 
 /**

@@ -3,8 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../_trpc/client";
+import { INPUT as SELECT } from "../_ui/styles";
 
-const SELECT = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
 
 const CHOICES = [
   { value: "", label: "Ask the first time" },

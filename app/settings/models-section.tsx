@@ -6,8 +6,8 @@ import { useTRPC } from "../_trpc/client";
 import { FirstRunChecklist } from "../_setup/first-run-checklist";
 import { mb } from "../_setup/format";
 import { useSetupStatus } from "../_setup/use-setup-status";
+import { BTN } from "../_ui/styles";
 
-const BTN = "rounded border border-zinc-300 px-2 py-1 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
 
 /**
  * Settings → Models: the embedding model and its engine, the GGUFs in data/models/ (pick one to chat

@@ -1,6 +1,6 @@
 import { ZodError, type ZodType } from "zod";
 import { asServiceError, ServiceError } from "../core/errors";
-import { findNul, nulMessage } from "./guard";
+import { findNul, isRejection, nulMessage, readBytesCapped } from "./guard";
 
 export const MAX_JSON_BYTES = 2 * 1024 * 1024;
 
@@ -50,27 +50,9 @@ export async function readCapped(
   maxBytes: number,
   tooLarge: (maxBytes: number) => Error = (n) => new ServiceError(413, `request body is larger than ${n} bytes`),
 ): Promise<Uint8Array> {
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(maxBytes);
-    }
-    parts.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  const bytes = await readBytesCapped(req, maxBytes);
+  if (isRejection(bytes)) throw tooLarge(maxBytes);
+  return bytes;
 }
 
 export function formatZod(e: ZodError): string {

@@ -5,9 +5,8 @@ import { useState } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { KIND_COLORS, OverTimeChart, RecallChart } from "./charts";
 import { LifetimePanel } from "../lifetime-panel";
+import { CARD, INPUT } from "../../_ui/styles";
 
-const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
-const CARD = "rounded border border-zinc-200 p-3 dark:border-zinc-800";
 const fmt = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "—");
 
 function Stat({ id, label, value, hint }: { id: string; label: string; value: number; hint?: string }) {

@@ -4,9 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { ConsolidationReview, UndoRunButton } from "./consolidation-review";
+import { BTN_MD as BTN, CARD } from "../../_ui/styles";
 
-const CARD = "rounded border border-zinc-200 p-3 dark:border-zinc-800";
-const BTN = "rounded border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
 const fmt = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : "—");
 
 type Job = "decay" | "consolidate";

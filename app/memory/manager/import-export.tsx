@@ -4,9 +4,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
+import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT } from "../../_ui/styles";
 
-const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900";
-const BTN_PRIMARY = "rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
 
 /** POST a file to an import route; resolves with the error message, or null when the job was queued. */
 async function upload(url: string, file: File): Promise<string | null> {

@@ -6,17 +6,7 @@ import { useTRPC } from "../../_trpc/client";
 import { LifetimePanel } from "../lifetime-panel";
 import { BTN, BTN_DANGER, BTN_PRIMARY, INPUT } from "../../_ui/styles";
 import { EMPTY, FilterForm, type Filters } from "./filter-form";
-
-
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [v, setV] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setV(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return v;
-}
+import { useDebounced } from "../../_ui/use-debounced";
 
 const fmt = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "—");
 
