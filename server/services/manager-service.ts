@@ -14,7 +14,7 @@ import {
   restoreMemories,
   softDeleteMemories,
   updateMemoryContent,
-  type MemoryKind,
+  type MemoryRow,
 } from "../memory/store";
 import { activeModel } from "../memory/model-check";
 import { type MemoContext } from "../core/context";
@@ -51,31 +51,14 @@ export const listFilterInput = z.strictObject({
 });
 export type ListFilter = z.infer<typeof listFilterInput>;
 
-export interface ManagedMemory {
-  id: string;
-  spaceId: string;
-  content: string;
-  timestamp: string;
-  importance: number;
-  retrievalCount: number;
-  lastRetrievedAt: string | null;
-  pinned: boolean;
-  softDeleted: boolean;
-  deletedAt: string | null;
+/** A memory as the Manager lists it: the stored row (without rid and hash) plus its sources and purge date. */
+export type ManagedMemory = Omit<MemoryRow, "rid" | "contentHash"> & {
   /** When a soft-deleted memory is purged for good (deletedAt + retention). */
   purgeAt: string | null;
-  kind: MemoryKind;
-  conversationId: string | null;
-  documentId: string | null;
   documentName: string | null;
   /** Every document this memory belongs to (a shared chunk has several). */
   documentNames: string[];
-  chunkIndex: number | null;
-  embeddingModel: string;
-  createdAt: string;
-  /** When the content was last edited (null: never). */
-  updatedAt: string | null;
-}
+};
 
 export interface MemoryPage {
   items: ManagedMemory[];

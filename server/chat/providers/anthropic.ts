@@ -42,17 +42,30 @@ export class AnthropicProvider implements ChatProvider {
     }
   }
 
+  /** The request body stream() and complete() share. */
+  private request(messages: ChatMessage[], opts: GenerateOptions, model: string, stream: boolean) {
+    return toAnthropicRequest(messages, {
+      model,
+      maxTokens: opts.maxTokens ?? this.o.maxTokens,
+      temperature: opts.temperature ?? this.o.temperature,
+      stream,
+    });
+  }
+
+  /** What a failed request becomes: our deadline, the caller's cancel, or the API's own error. */
+  private failure(e: unknown, deadline: Deadline, model: string, timedOut: string): ProviderError {
+    if (deadline.timedOut) return new ProviderError("timeout", timedOut, this.id);
+    // Cancelled by the caller (client gone, shutdown): whatever reason the signal carries, say "aborted".
+    if (deadline.signal.aborted) return new ProviderError("aborted", "The request was cancelled.", this.id);
+    return toProviderError(e, this.ctx(model));
+  }
+
   async *stream(messages: ChatMessage[], opts: GenerateOptions = {}): AsyncGenerator<string, CompletionResult, undefined> {
     const timeoutMs = opts.timeoutMs ?? this.o.timeoutMs;
     const deadline = new Deadline(timeoutMs, opts.signal);
     const model = opts.model || this.o.model;
     try {
-      const body = toAnthropicRequest(messages, {
-        model,
-        maxTokens: opts.maxTokens ?? this.o.maxTokens,
-        temperature: opts.temperature ?? this.o.temperature,
-        stream: true,
-      }) as Anthropic.Messages.MessageCreateParamsStreaming;
+      const body = this.request(messages, opts, model, true) as Anthropic.Messages.MessageCreateParamsStreaming;
       const stream = await this.client.messages.create(body, { signal: deadline.signal, timeout: timeoutMs });
       let text = "";
       let finish: string | null = null;
@@ -79,10 +92,7 @@ export class AnthropicProvider implements ChatProvider {
       if (deadline.signal.aborted) throw deadline.signal.reason ?? new Error("aborted");
       return { text, model: answeredModel, finishReason: finish, usage: { inputTokens, outputTokens } };
     } catch (e) {
-      if (deadline.timedOut) throw new ProviderError("timeout", `${this.label} sent nothing for ${Math.round(timeoutMs / 1000)} s; giving up.`, this.id);
-      // Cancelled by the caller (client gone, shutdown): whatever reason the signal carries, say "aborted".
-      if (deadline.signal.aborted) throw new ProviderError("aborted", "The request was cancelled.", this.id);
-      throw toProviderError(e, this.ctx(model));
+      throw this.failure(e, deadline, model, `${this.label} sent nothing for ${Math.round(timeoutMs / 1000)} s; giving up.`);
     } finally {
       deadline.done();
     }
@@ -93,20 +103,12 @@ export class AnthropicProvider implements ChatProvider {
     const deadline = new Deadline(timeoutMs, opts.signal);
     const model = opts.model || this.o.model;
     try {
-      const body = toAnthropicRequest(messages, {
-        model,
-        maxTokens: opts.maxTokens ?? this.o.maxTokens,
-        temperature: opts.temperature ?? this.o.temperature,
-        stream: false,
-      }) as Anthropic.Messages.MessageCreateParamsNonStreaming;
+      const body = this.request(messages, opts, model, false) as Anthropic.Messages.MessageCreateParamsNonStreaming;
       const r = await this.client.messages.create(body, { signal: deadline.signal, timeout: timeoutMs });
       const text = r.content.map((b) => (b.type === "text" ? b.text : "")).join("");
       return { text, model: r.model || model, finishReason: r.stop_reason ?? null, usage: { inputTokens: r.usage.input_tokens, outputTokens: r.usage.output_tokens } };
     } catch (e) {
-      if (deadline.timedOut) throw new ProviderError("timeout", `${this.label} did not answer within ${Math.round(timeoutMs / 1000)} s.`, this.id);
-      // Cancelled by the caller (client gone, shutdown): whatever reason the signal carries, say "aborted".
-      if (deadline.signal.aborted) throw new ProviderError("aborted", "The request was cancelled.", this.id);
-      throw toProviderError(e, this.ctx(model));
+      throw this.failure(e, deadline, model, `${this.label} did not answer within ${Math.round(timeoutMs / 1000)} s.`);
     } finally {
       deadline.done();
     }

@@ -1,11 +1,10 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { appContext } from "@/server/core/context";
 import { deleteDocument, getDocumentOr404 } from "@/server/services/document-service";
+import { UUID_RE as UUID } from "@/server/core/space-name";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** GET /api/v1/documents/:id → status and progress (chunksDone / chunksTotal), error when failed */
 export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }) {

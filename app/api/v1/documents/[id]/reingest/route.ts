@@ -1,11 +1,10 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { appContext } from "@/server/core/context";
 import { reingestDocument } from "@/server/services/document-service";
+import { UUID_RE as UUID } from "@/server/core/space-name";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** POST /api/v1/documents/:id/reingest → 202, the document queued again (only chunks not stored yet are embedded) */
 export async function POST(_req: Request, { params }: { params: Promise<{ id: string }> }) {
