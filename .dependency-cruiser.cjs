@@ -31,14 +31,54 @@ const rule = (name, from, to, comment) => ({
 
 module.exports = {
   forbidden: [
-    rule("core-is-the-bottom", layer.core, above("memory", "ingest", "chat", "jobs", "services", "auth", "http", "adapters", "app"), "core (config, errors, context, db, child processes, the embedding server) imports nothing above it"),
-    rule("memory-below-use-cases", layer.memory, above("ingest", "chat", "jobs", "services", "auth", "http", "adapters", "app"), "the pipeline stages know nothing of the use cases"),
-    rule("ingest-is-a-leaf-use-case", layer.ingest, above("chat", "jobs", "services", "auth", "http", "adapters", "app"), "ingestion uses memory and core only"),
-    rule("chat-below-jobs", layer.chat, above("jobs", "services", "auth", "http", "adapters", "app"), "chat may use ingest, memory and core"),
-    rule("jobs-below-services", layer.jobs, above("services", "auth", "http", "adapters", "app"), "jobs may use chat (the merge provider), ingest, memory and core"),
-    rule("services-below-adapters", layer.services, above("auth", "http", "adapters", "app"), "services are called by adapters, never the reverse"),
-    rule("auth-below-http", layer.auth, above("http", "adapters", "app"), "access control is used by the HTTP adapters"),
-    rule("http-below-api", layer.http, above("adapters", "app"), "plain HTTP helpers and handlers sit under tRPC and MCP"),
+    rule(
+      "core-is-the-bottom",
+      layer.core,
+      above("memory", "ingest", "chat", "jobs", "services", "auth", "http", "adapters", "app"),
+      "core (config, errors, context, db, child processes, the embedding server) imports nothing above it",
+    ),
+    rule(
+      "memory-below-use-cases",
+      layer.memory,
+      above("ingest", "chat", "jobs", "services", "auth", "http", "adapters", "app"),
+      "the pipeline stages know nothing of the use cases",
+    ),
+    rule(
+      "ingest-is-a-leaf-use-case",
+      layer.ingest,
+      above("chat", "jobs", "services", "auth", "http", "adapters", "app"),
+      "ingestion uses memory and core only",
+    ),
+    rule(
+      "chat-below-jobs",
+      layer.chat,
+      above("jobs", "services", "auth", "http", "adapters", "app"),
+      "chat may use ingest, memory and core",
+    ),
+    rule(
+      "jobs-below-services",
+      layer.jobs,
+      above("services", "auth", "http", "adapters", "app"),
+      "jobs may use chat (the merge provider), ingest, memory and core",
+    ),
+    rule(
+      "services-below-adapters",
+      layer.services,
+      above("auth", "http", "adapters", "app"),
+      "services are called by adapters, never the reverse",
+    ),
+    rule(
+      "auth-below-http",
+      layer.auth,
+      above("http", "adapters", "app"),
+      "access control is used by the HTTP adapters",
+    ),
+    rule(
+      "http-below-api",
+      layer.http,
+      above("adapters", "app"),
+      "plain HTTP helpers and handlers sit under tRPC and MCP",
+    ),
     rule("adapters-below-app", layer.adapters, layer.app, "tRPC and MCP are used by the app"),
     {
       name: "no-test-code-in-product",

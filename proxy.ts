@@ -16,5 +16,7 @@ export function proxy(req: NextRequest) {
 }
 
 export const config = {
-  matcher: ["/((?!_next/static/|_next/image|favicon\\.ico$|icon\\.svg$|api/v1/documents$|api/v1/import$|api/v1/import/chatgpt$|api/v1/memories/batch$).*)"],
+  matcher: [
+    "/((?!_next/static/|_next/image|favicon\\.ico$|icon\\.svg$|api/v1/documents$|api/v1/import$|api/v1/import/chatgpt$|api/v1/memories/batch$).*)",
+  ],
 };

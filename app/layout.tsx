@@ -22,7 +22,10 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         </a>
         {/* Fixed height (the chat shell sits below it): one row, two compact rows on a phone. */}
         <header className="h-[var(--header-h)] overflow-hidden border-b border-zinc-200 dark:border-zinc-800">
-          <nav aria-label="Main" className="flex h-full flex-wrap content-center items-center gap-x-2 whitespace-nowrap px-3 sm:flex-nowrap sm:gap-x-3">
+          <nav
+            aria-label="Main"
+            className="flex h-full flex-wrap content-center items-center gap-x-2 whitespace-nowrap px-3 sm:flex-nowrap sm:gap-x-3"
+          >
             <Link href="/" className="shrink-0 font-semibold tracking-tight">
               Memo
             </Link>

@@ -35,7 +35,10 @@ export function NavLinks() {
       {GROUPS.map((g, gi) => (
         <li key={gi} className="contents sm:flex sm:flex-nowrap sm:items-center sm:gap-x-1">
           {g.label && (
-            <span className="hidden px-1 text-xs font-medium uppercase tracking-wide text-zinc-500 sm:inline dark:text-zinc-400" aria-hidden="true">
+            <span
+              className="hidden px-1 text-xs font-medium uppercase tracking-wide text-zinc-500 sm:inline dark:text-zinc-400"
+              aria-hidden="true"
+            >
               {g.label}
             </span>
           )}

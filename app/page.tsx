@@ -3,7 +3,6 @@ import { SPACE_RE } from "@/server/core/space-name";
 
 export const dynamic = "force-dynamic";
 
-
 /** Chat: a new conversation (the first message creates it and the address becomes /c/<id>); `?space=` picks its space. */
 export default async function Home({ searchParams }: { searchParams: Promise<{ space?: string | string[] }> }) {
   const { space } = await searchParams;

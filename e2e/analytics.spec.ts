@@ -6,8 +6,19 @@ test.describe("Analytics page", () => {
   test("shows the right counts after known inserts", async ({ api, space, analytics, page }) => {
     const ids = await api.addMemories([
       { text: "Analytics one: a chat about hiking boots", space, kind: "chat", timestamp: "2024-01-10T10:00:00.000Z" },
-      { text: "Analytics two: the hiking guide chapter 3", space, kind: "document", timestamp: "2024-01-11T10:00:00.000Z" },
-      { text: "Analytics three: always pack a rain jacket", space, kind: "remember", pinned: true, timestamp: "2024-02-01T10:00:00.000Z" },
+      {
+        text: "Analytics two: the hiking guide chapter 3",
+        space,
+        kind: "document",
+        timestamp: "2024-01-11T10:00:00.000Z",
+      },
+      {
+        text: "Analytics three: always pack a rain jacket",
+        space,
+        kind: "remember",
+        pinned: true,
+        timestamp: "2024-02-01T10:00:00.000Z",
+      },
       { text: "Analytics four: imported trail notes", space, kind: "import", timestamp: "2024-02-20T10:00:00.000Z" },
     ]);
     await api.deleteMemory(ids[3]![0]!);
@@ -21,7 +32,13 @@ test.describe("Analytics page", () => {
     await expect(analytics.stat("expiring")).toContainText("1 soft-deleted; purged after 30 days");
     expect(await analytics.value("retrievals")).toBe(0);
     await expect(page.getByText("Nothing has been recalled yet.")).toBeVisible();
-    for (const [kind, n] of [["chat", 1], ["document", 1], ["remember", 1], ["import", 0], ["consolidated", 0]] as const) {
+    for (const [kind, n] of [
+      ["chat", 1],
+      ["document", 1],
+      ["remember", 1],
+      ["import", 0],
+      ["consolidated", 0],
+    ] as const) {
       await expect(analytics.byKind.getByRole("listitem").filter({ hasText: kind })).toContainText(String(n));
     }
     // Over time by when it happened: daily buckets from January to February 2024, with bars.
@@ -44,7 +61,9 @@ test.describe("Analytics page", () => {
     expect(await analytics.value("added-week")).toBe(6);
 
     // All spaces together count at least this space.
-    const all = page.waitForResponse((r) => r.url().includes("analytics.overview") && !decodeURIComponent(r.url()).includes(space));
+    const all = page.waitForResponse(
+      (r) => r.url().includes("analytics.overview") && !decodeURIComponent(r.url()).includes(space),
+    );
     await analytics.space.selectOption("");
     await all;
     await expect(analytics.stat("memories")).toBeVisible();

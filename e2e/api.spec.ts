@@ -38,13 +38,29 @@ test.describe("HTTP API", () => {
     { name: "an array instead of an object", body: [{ text: "hello" }], message: /expected object/ },
     { name: "text as a number", body: { text: 42 }, message: /text: .*expected string/ },
     { name: "missing text", body: { space: "x" }, message: /text: / },
-    { name: "importance as a string", body: { text: "valid text", importance: "high" }, message: /importance: .*expected number/ },
+    {
+      name: "importance as a string",
+      body: { text: "valid text", importance: "high" },
+      message: /importance: .*expected number/,
+    },
     { name: "importance out of range", body: { text: "valid text", importance: 9 }, message: /importance: / },
     { name: "pinned as a string", body: { text: "valid text", pinned: "yes" }, message: /pinned: .*expected boolean/ },
     { name: "unknown kind", body: { text: "valid text", kind: "gossip" }, message: /kind: / },
-    { name: "invalid timestamp", body: { text: "valid text", timestamp: "yesterday-ish" }, message: /timestamp must be an ISO-8601/ },
-    { name: "space with spaces and punctuation", body: { text: "valid text", space: "my space!" }, message: /space must be 1–64 letters/ },
-    { name: "space longer than 64", body: { text: "valid text", space: "s".repeat(65) }, message: /space must be 1–64/ },
+    {
+      name: "invalid timestamp",
+      body: { text: "valid text", timestamp: "yesterday-ish" },
+      message: /timestamp must be an ISO-8601/,
+    },
+    {
+      name: "space with spaces and punctuation",
+      body: { text: "valid text", space: "my space!" },
+      message: /space must be 1–64 letters/,
+    },
+    {
+      name: "space longer than 64",
+      body: { text: "valid text", space: "s".repeat(65) },
+      message: /space must be 1–64/,
+    },
     { name: "unknown key", body: { text: "valid text", colour: "red" }, message: /Unrecognized key/ },
     { name: "NUL in text", body: { text: "bad\u0000text" }, message: /NUL/ },
   ];
@@ -63,7 +79,11 @@ test.describe("HTTP API", () => {
   test("POST /api/v1/memories/batch is all or nothing", async ({ api, space }) => {
     const before = await api.counts();
     const res = await api.postRaw("/api/v1/memories/batch", {
-      items: [{ text: "a valid memory about sailing", space }, { text: "", space }, { text: "another valid one", space }],
+      items: [
+        { text: "a valid memory about sailing", space },
+        { text: "", space },
+        { text: "another valid one", space },
+      ],
     });
     await expectReadable400(res, /items\.1\.text: text must not be empty/);
     await expectReadable400(await api.postRaw("/api/v1/memories/batch", { items: [] }), /items must not be empty/);
@@ -76,9 +96,18 @@ test.describe("HTTP API", () => {
     const before = await api.counts();
     await expectReadable400(await api.postRaw("/api/v1/search", { query: "", space }), /query must not be empty/);
     await expectReadable400(await api.postRaw("/api/v1/search", { query: 7, space }), /query: .*expected string/);
-    await expectReadable400(await api.postRaw("/api/v1/search", { query: "door", space, k: 0 }), /k must be at least 1/);
-    await expectReadable400(await api.postRaw("/api/v1/search", { query: "door", space, k: "ten" }), /k: .*expected number/);
-    await expectReadable400(await api.postRaw("/api/v1/search", { query: "door", space: "bad space" }), /space must be/);
+    await expectReadable400(
+      await api.postRaw("/api/v1/search", { query: "door", space, k: 0 }),
+      /k must be at least 1/,
+    );
+    await expectReadable400(
+      await api.postRaw("/api/v1/search", { query: "door", space, k: "ten" }),
+      /k: .*expected number/,
+    );
+    await expectReadable400(
+      await api.postRaw("/api/v1/search", { query: "door", space: "bad space" }),
+      /space must be/,
+    );
     await expectReadable400(await api.postRaw("/api/v1/search", `{"query": `), /not valid JSON/);
 
     const missing = await api.postRaw("/api/v1/search", { query: "door", space: "no-such-space-e2e" });
@@ -90,7 +119,17 @@ test.describe("HTTP API", () => {
   test("FTS query syntax in a search is plain text, never an error", async ({ api, space }) => {
     const [id] = await api.addMemory({ text: `Keyboard shortcut notes: press "AND( NEAR * to test the parser`, space });
     await api.addMemory({ text: "The lighthouse keeper painted the door blue", space });
-    for (const query of [FTS_SYNTAX, `${FTS_SYNTAX} parser`, `NEAR(parser shortcut, 2)`, `parser OR door`, `"`, `*`, `-door`, `col:parser`, `^parser`]) {
+    for (const query of [
+      FTS_SYNTAX,
+      `${FTS_SYNTAX} parser`,
+      `NEAR(parser shortcut, 2)`,
+      `parser OR door`,
+      `"`,
+      `*`,
+      `-door`,
+      `col:parser`,
+      `^parser`,
+    ]) {
       await test.step(query, async () => {
         const res = await api.postRaw("/api/v1/search", { query, space });
         expect(res.status(), await res.text()).toBe(200);
@@ -130,7 +169,10 @@ test.describe("HTTP API", () => {
     expect((await api.forget("blue", space)).count).toBe(0);
     const missing = await api.postRaw("/api/v1/forget", { pattern: "blue", space: "no-such-space-e2e" });
     expect(missing.status()).toBe(404);
-    await expectReadable400(await api.postRaw("/api/v1/forget", { pattern: "b", space }), /pattern must have at least 2 characters/);
+    await expectReadable400(
+      await api.postRaw("/api/v1/forget", { pattern: "b", space }),
+      /pattern must have at least 2 characters/,
+    );
 
     const restored = await api.restore(forgot.undo.ids);
     expect(restored.restored.sort()).toEqual([...forgot.undo.ids].sort());
@@ -143,7 +185,10 @@ test.describe("HTTP API", () => {
     // Restoring twice changes nothing; ids that are not memory ids are a 400.
     expect((await api.restore(forgot.undo.ids)).restored).toEqual([]);
     expect(await api.counts()).toEqual(added);
-    await expectReadable400(await api.postRaw("/api/v1/memories/restore", { ids: ["not-an-id"] }), /ids must be memory ids/);
+    await expectReadable400(
+      await api.postRaw("/api/v1/memories/restore", { ids: ["not-an-id"] }),
+      /ids must be memory ids/,
+    );
   });
 
   test("DELETE /api/v1/memories/:id is a soft delete that restore undoes", async ({ api, space }) => {

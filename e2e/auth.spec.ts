@@ -9,7 +9,7 @@ import { LoginPage } from "./pages/login.page";
 import { LAN_PASSWORD, SECRET_KEYS, startLanServer, type LanServer } from "./support/lan-server";
 
 /**
- * Access control (SPEC §10, issue 8 item 5). On loopback (the main e2e server) there is no sign-in, but a
+ * Access control (docs/architecture.md#access-and-security, issue 8 item 5). On loopback (the main e2e server) there is no sign-in, but a
  * cross-site mutation and a request addressed to another host name are refused. On 0.0.0.0 (a second
  * server started here) every page and API needs a session or an API token; sign-in is rate limited; only
  * hashes are stored; provider keys never reach the browser.
@@ -28,7 +28,10 @@ test.afterAll(async () => {
   await lan?.stop();
 });
 
-async function lanRequest(playwright: { request: { newContext(o: object): Promise<APIRequestContext> } }, headers: Record<string, string> = {}): Promise<APIRequestContext> {
+async function lanRequest(
+  playwright: { request: { newContext(o: object): Promise<APIRequestContext> } },
+  headers: Record<string, string> = {},
+): Promise<APIRequestContext> {
   return playwright.request.newContext({ baseURL: lan.url, extraHTTPHeaders: headers, maxRedirects: 0 });
 }
 
@@ -72,7 +75,13 @@ test("on 0.0.0.0, every page and API needs a session; a session opens them all",
     { method: "POST", path: "/api/v1/import", body: {}, status: 401, check: /sign in first/ },
     { method: "POST", path: "/api/v1/memories/batch", body: { items: [] }, status: 401, check: /sign in first/ },
     { method: "GET", path: "/v1/models", status: 401, check: /"type":"authentication_error","code":"invalid_api_key"/ },
-    { method: "POST", path: "/v1/chat/completions", body: { model: "memo", messages: [] }, status: 401, check: /authentication_error/ },
+    {
+      method: "POST",
+      path: "/v1/chat/completions",
+      body: { model: "memo", messages: [] },
+      status: 401,
+      check: /authentication_error/,
+    },
     { method: "POST", path: "/mcp", body: rpc, status: 401, check: /"jsonrpc":"2.0","error":\{"code":-32001/ },
   ];
   for (const c of cases) {
@@ -89,14 +98,27 @@ test("on 0.0.0.0, every page and API needs a session; a session opens them all",
   expect((await forged.get("/api/health")).status()).toBe(401);
 
   const session = await lanRequest(playwright, { cookie: `memo_session=${await signInCookie(anon)}` });
-  for (const p of ["/", "/settings", "/memory/search", "/api/health", "/api/trpc/health.get", "/api/v1/documents", "/v1/models"]) {
+  for (const p of [
+    "/",
+    "/settings",
+    "/memory/search",
+    "/api/health",
+    "/api/trpc/health.get",
+    "/api/v1/documents",
+    "/v1/models",
+  ]) {
     expect((await session.get(p)).status(), p).toBe(200);
   }
-  expect((await session.post("/mcp", { data: rpc, headers: { accept: "application/json, text/event-stream" } })).status()).toBe(200);
+  expect(
+    (await session.post("/mcp", { data: rpc, headers: { accept: "application/json, text/event-stream" } })).status(),
+  ).toBe(200);
   await Promise.all([anon.dispose(), forged.dispose(), session.dispose()]);
 });
 
-test("sign in and out in the browser: back where you were, httpOnly SameSite cookie, session gone after sign-out", async ({ browser, playwright }) => {
+test("sign in and out in the browser: back where you were, httpOnly SameSite cookie, session gone after sign-out", async ({
+  browser,
+  playwright,
+}) => {
   const { context, page, errors } = await lanBrowser(browser);
   const login = new LoginPage(page);
   await page.goto("/memory/search");
@@ -115,7 +137,9 @@ test("sign in and out in the browser: back where you were, httpOnly SameSite coo
 
   // Signed in, the navigation offers Sign out; it ends the session on the server, not just in this browser.
   await page.goto("/settings");
-  await expect(new AccessPage(page).mode).toContainText("Memo listens on 0.0.0.0: every page and API needs a sign-in or an API token.");
+  await expect(new AccessPage(page).mode).toContainText(
+    "Memo listens on 0.0.0.0: every page and API needs a sign-in or an API token.",
+  );
   await login.signOut.click();
   await expect(page).toHaveURL(/\/login$/);
   expect((await context.cookies()).filter((c) => c.name === "memo_session")).toEqual([]);
@@ -132,7 +156,10 @@ test("sign in and out in the browser: back where you were, httpOnly SameSite coo
   await context.close();
 });
 
-test("API tokens: created in Settings and shown once, used by programs, powerless to manage access, revoked in Settings", async ({ browser, playwright }) => {
+test("API tokens: created in Settings and shown once, used by programs, powerless to manage access, revoked in Settings", async ({
+  browser,
+  playwright,
+}) => {
   const { context, page, errors } = await lanBrowser(browser);
   await page.goto("/login?next=%2Fsettings");
   await new LoginPage(page).signIn(LAN_PASSWORD);
@@ -147,13 +174,25 @@ test("API tokens: created in Settings and shown once, used by programs, powerles
 
   const program = await lanRequest(playwright, { authorization: `Bearer ${token}` });
   expect((await program.get("/v1/models")).status()).toBe(200);
-  expect((await program.post("/api/v1/memories", { data: { text: "Written with an API token", space: "tokens" } })).status()).toBe(201);
+  expect(
+    (await program.post("/api/v1/memories", { data: { text: "Written with an API token", space: "tokens" } })).status(),
+  ).toBe(201);
   const found = await program.post("/api/v1/search", { data: { query: "API token", space: "tokens" } });
   expect((await found.json()).results[0].content).toBe("Written with an API token");
-  const mcp = await program.post("/mcp", { data: { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }, headers: { accept: "application/json, text/event-stream" } });
+  const mcp = await program.post("/mcp", {
+    data: { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+    headers: { accept: "application/json, text/event-stream" },
+  });
   expect(mcp.status()).toBe(200);
   // Token requests are exempt from the Origin check (a browser cannot send Authorization cross-site).
-  expect((await program.post("/api/v1/forget", { data: { pattern: "nothing like this", space: "tokens" }, headers: { origin: "https://elsewhere.example" } })).status()).toBe(200);
+  expect(
+    (
+      await program.post("/api/v1/forget", {
+        data: { pattern: "nothing like this", space: "tokens" },
+        headers: { origin: "https://elsewhere.example" },
+      })
+    ).status(),
+  ).toBe(200);
   // A token may use Memo, not manage access.
   const mint = await program.post("/api/trpc/access.createToken", { data: { name: "escalation" } });
   expect(mint.status()).toBe(403);
@@ -173,18 +212,36 @@ test("Origin check: a session does not make a cross-site mutation pass", async (
   const cookie = `memo_session=${await signInCookie(anon)}`;
   const session = await lanRequest(playwright, { cookie });
   const body = { data: { text: "cross-site attempt", space: "csrf" } };
-  for (const headers of <Record<string, string>[]>[{ origin: "https://evil.example" }, { origin: "null" }, { "sec-fetch-site": "cross-site" }, { origin: "http://127.0.0.1:1" }]) {
+  for (const headers of <Record<string, string>[]>[
+    { origin: "https://evil.example" },
+    { origin: "null" },
+    { "sec-fetch-site": "cross-site" },
+    { origin: "http://127.0.0.1:1" },
+  ]) {
     const res = await session.post("/api/v1/remember", { ...body, headers });
     expect(res.status(), JSON.stringify(headers)).toBe(403);
     expect((await res.json()).error.message).toMatch(/cross-site request refused/);
   }
-  expect((await session.post("/api/v1/remember", { ...body, headers: { origin: lan.url, "sec-fetch-site": "same-origin" } })).status()).toBe(201);
+  expect(
+    (
+      await session.post("/api/v1/remember", { ...body, headers: { origin: lan.url, "sec-fetch-site": "same-origin" } })
+    ).status(),
+  ).toBe(201);
   // Sign-in itself is a mutation: login CSRF is refused too.
-  expect((await anon.post("/api/auth/login", { data: { password: LAN_PASSWORD }, headers: { origin: "https://evil.example" } })).status()).toBe(403);
+  expect(
+    (
+      await anon.post("/api/auth/login", {
+        data: { password: LAN_PASSWORD },
+        headers: { origin: "https://evil.example" },
+      })
+    ).status(),
+  ).toBe(403);
   await Promise.all([anon.dispose(), session.dispose()]);
 });
 
-test("sign-in is rate limited per client address with backoff; the client cannot pick its address", async ({ playwright }) => {
+test("sign-in is rate limited per client address with backoff; the client cannot pick its address", async ({
+  playwright,
+}) => {
   const anon = await lanRequest(playwright);
   await signInCookie(anon); // a success first: this address starts with a clean slate
   const spoof = { "x-forwarded-for": "203.0.113.9", "x-memo-peer": "198.51.100.7" };
@@ -206,7 +263,9 @@ test("sign-in is rate limited per client address with backoff; the client cannot
   await anon.dispose();
 });
 
-test("only hashes are stored: the password, session cookies and API tokens are not in the database files", async ({ playwright }) => {
+test("only hashes are stored: the password, session cookies and API tokens are not in the database files", async ({
+  playwright,
+}) => {
   const anon = await lanRequest(playwright);
   const sessionValue = await signInCookie(anon);
   const session = await lanRequest(playwright, { cookie: `memo_session=${sessionValue}`, origin: lan.url });
@@ -216,7 +275,9 @@ test("only hashes are stored: the password, session cookies and API tokens are n
 
   const db = new Database(lan.dbFile, { readonly: true });
   const owner = db.prepare("SELECT password_hash FROM auth_owner").get() as { password_hash: string };
-  const tokenRow = db.prepare("SELECT token_hash FROM api_tokens WHERE name = 'hash check'").get() as { token_hash: string };
+  const tokenRow = db.prepare("SELECT token_hash FROM api_tokens WHERE name = 'hash check'").get() as {
+    token_hash: string;
+  };
   const sessionRow = db.prepare("SELECT id_hash FROM auth_sessions WHERE id_hash = ?").get(sha256(sessionValue));
   db.close();
   expect(owner.password_hash).toMatch(/^scrypt\$17\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
@@ -225,16 +286,22 @@ test("only hashes are stored: the password, session cookies and API tokens are n
   const dir = path.dirname(lan.dbFile);
   for (const f of fs.readdirSync(dir).filter((n) => n.startsWith("memory.db"))) {
     const bytes = fs.readFileSync(path.join(dir, f));
-    for (const secret of [LAN_PASSWORD, token, sessionValue]) expect(bytes.includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${f}`).toBe(false);
+    for (const secret of [LAN_PASSWORD, token, sessionValue])
+      expect(bytes.includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${f}`).toBe(false);
   }
   await Promise.all([anon.dispose(), session.dispose()]);
 });
 
-test("provider keys never reach the browser: not in any page, tRPC answer or API response", async ({ browser, playwright }) => {
+test("provider keys never reach the browser: not in any page, tRPC answer or API response", async ({
+  browser,
+  playwright,
+}) => {
   const anon = await lanRequest(playwright);
   const session = await lanRequest(playwright, { cookie: `memo_session=${await signInCookie(anon)}`, origin: lan.url });
   const saved = "sk-ant-e2e-SAVED-in-settings-5e6f";
-  expect((await session.post("/api/trpc/providers.save", { data: { anthropic: { apiKey: saved } } })).status()).toBe(200);
+  expect((await session.post("/api/trpc/providers.save", { data: { anthropic: { apiKey: saved } } })).status()).toBe(
+    200,
+  );
   const secrets = [...SECRET_KEYS, saved];
 
   const { context, page, errors } = await lanBrowser(browser);
@@ -254,26 +321,54 @@ test("provider keys never reach the browser: not in any page, tRPC answer or API
     await page.waitForLoadState("networkidle");
   }
   // And what the pages' APIs answer when asked directly, including the ones about providers.
-  const direct = ["/api/trpc/providers.status", "/api/trpc/chat.status", "/api/trpc/access.status", "/api/trpc/jobs.status", "/api/health", "/v1/models", "/api/v1/export"];
+  const direct = [
+    "/api/trpc/providers.status",
+    "/api/trpc/chat.status",
+    "/api/trpc/access.status",
+    "/api/trpc/jobs.status",
+    "/api/health",
+    "/v1/models",
+    "/api/v1/export",
+  ];
   for (const p of direct) bodies.push({ url: p, text: await (await session.get(p)).text() });
-  bodies.push({ url: "providers.models", text: await (await session.get(`/api/trpc/providers.models?input=${encodeURIComponent(JSON.stringify({ provider: "anthropic" }))}`)).text() });
+  bodies.push({
+    url: "providers.models",
+    text: await (
+      await session.get(
+        `/api/trpc/providers.models?input=${encodeURIComponent(JSON.stringify({ provider: "anthropic" }))}`,
+      )
+    ).text(),
+  });
 
   expect(bodies.length).toBeGreaterThan(20);
-  expect(bodies.some((b) => b.url.includes("providers.status") && b.text.includes('"apiKeySet":true')), "the browser only learns that a key is set").toBe(true);
-  for (const b of bodies) for (const s of secrets) expect(b.text.includes(s), `${s.slice(0, 12)}… in ${b.url}`).toBe(false);
+  expect(
+    bodies.some((b) => b.url.includes("providers.status") && b.text.includes('"apiKeySet":true')),
+    "the browser only learns that a key is set",
+  ).toBe(true);
+  for (const b of bodies)
+    for (const s of secrets) expect(b.text.includes(s), `${s.slice(0, 12)}… in ${b.url}`).toBe(false);
   expect(errors).toEqual([]);
   await Promise.all([anon.dispose(), session.dispose(), context.close()]);
 });
 
 test.describe("on loopback (no sign-in)", () => {
-  test("a cross-site page in a real browser cannot write, and other host names are refused", async ({ page, api, baseURL }) => {
+  test("a cross-site page in a real browser cannot write, and other host names are refused", async ({
+    page,
+    api,
+    baseURL,
+  }) => {
     const before = await api.counts();
     // A page on another origin (the chat test double's port) posts to Memo like a CSRF attack would.
     await page.goto(`http://127.0.0.1:${process.env.MEMO_E2E_FIXTURE_PORT}/__fixture/health`);
     // (no-cors: the page cannot read the answer, but the request is sent, with the browser's Origin header.)
     const answered = page.waitForResponse(`${baseURL}/api/v1/remember`);
     await page.evaluate(async (target) => {
-      await fetch(`${target}/api/v1/remember`, { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body: JSON.stringify({ text: "planted by another site" }) });
+      await fetch(`${target}/api/v1/remember`, {
+        method: "POST",
+        mode: "no-cors",
+        headers: { "content-type": "text/plain" },
+        body: JSON.stringify({ text: "planted by another site" }),
+      });
     }, baseURL!);
     const res0 = await answered;
     expect(res0.status(), "refused by the Origin check").toBe(403);
@@ -284,14 +379,30 @@ test.describe("on loopback (no sign-in)", () => {
     expect((await res.json()).error.message).toMatch(/Host 'attacker.example:80' refused/);
   });
 
-  test("same-origin pages and programs without Origin work; Settings says no sign-in is needed", async ({ page, request, api }) => {
+  test("same-origin pages and programs without Origin work; Settings says no sign-in is needed", async ({
+    page,
+    request,
+    api,
+  }) => {
     const before = await api.counts();
-    expect((await request.post("/api/v1/remember", { data: { text: "from a script on this machine", space: "loopback-e2e" } })).status()).toBe(201);
-    expect((await request.post("/api/v1/remember", { data: { text: "x" }, headers: { origin: "https://evil.example" } })).status()).toBe(403);
+    expect(
+      (
+        await request.post("/api/v1/remember", {
+          data: { text: "from a script on this machine", space: "loopback-e2e" },
+        })
+      ).status(),
+    ).toBe(201);
+    expect(
+      (
+        await request.post("/api/v1/remember", { data: { text: "x" }, headers: { origin: "https://evil.example" } })
+      ).status(),
+    ).toBe(403);
     expect((await api.counts()).memories).toBe(before.memories + 1);
     const access = new AccessPage(page);
     await access.goto();
-    await expect(access.mode).toContainText("Memo listens on loopback (127.0.0.1): only this machine can reach it, and no sign-in is needed.");
+    await expect(access.mode).toContainText(
+      "Memo listens on loopback (127.0.0.1): only this machine can reach it, and no sign-in is needed.",
+    );
     const login = new LoginPage(page);
     await login.goto();
     await expect(login.status).toContainText("No owner password is set");

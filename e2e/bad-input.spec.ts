@@ -35,10 +35,21 @@ async function snapshot(request: APIRequestContext): Promise<Snapshot> {
   const h = await (await request.get("/api/health")).json();
   const docs = (await json(request, "/api/v1/documents")).documents as { id: string; status: string }[];
   const spaces = (await json(request, "/api/trpc/memory.spaces")).result.data as string[];
-  const convs = (await json(request, `/api/trpc/conversations.list?input=${encodeURIComponent(JSON.stringify({ limit: 1000 }))}`)).result.data as unknown[];
+  const convs = (
+    await json(request, `/api/trpc/conversations.list?input=${encodeURIComponent(JSON.stringify({ limit: 1000 }))}`)
+  ).result.data as unknown[];
   const tokens = (await json(request, "/api/trpc/access.tokens")).result.data as unknown[];
   const { memories, vectors, fts, consistent } = h.store;
-  return { memories, vectors, fts, consistent, documents: docs.map((d) => `${d.id}:${d.status}`).sort(), spaces: [...spaces].sort(), conversations: convs.length, tokens: tokens.length };
+  return {
+    memories,
+    vectors,
+    fts,
+    consistent,
+    documents: docs.map((d) => `${d.id}:${d.status}`).sort(),
+    spaces: [...spaces].sort(),
+    conversations: convs.length,
+    tokens: tokens.length,
+  };
 }
 
 /** Wait until no document is being ingested and no chat exchange is being persisted (earlier specs' work). */
@@ -49,7 +60,12 @@ async function quiet(request: APIRequestContext): Promise<Snapshot> {
     const chat = (await json(request, "/api/trpc/chat.status")).result.data as { persist: { pending: number } };
     const s = await snapshot(request);
     const key = JSON.stringify(s);
-    if (!docs.some((d) => d.status === "queued" || d.status === "processing") && chat.persist.pending === 0 && key === prev) return s;
+    if (
+      !docs.some((d) => d.status === "queued" || d.status === "processing") &&
+      chat.persist.pending === 0 &&
+      key === prev
+    )
+      return s;
     prev = key;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -92,13 +108,25 @@ const JSON_ENDPOINTS: { path: string; cap: number | null }[] = [
 function genericJsonCases(): BadCase[] {
   const out: BadCase[] = [];
   for (const { path, cap } of JSON_ENDPOINTS) {
-    const c = (name: string, body: unknown, status: number | number[], message?: RegExp): BadCase => ({ name, api: "rest", path, body, status, message });
+    const c = (name: string, body: unknown, status: number | number[], message?: RegExp): BadCase => ({
+      name,
+      api: "rest",
+      path,
+      body,
+      status,
+      message,
+    });
     out.push(
       c("empty body", Buffer.alloc(0), 400, /body is empty/),
       c("whitespace body", "   \n", 400, /not valid JSON/),
       c("truncated JSON", '{"text": "unterminated', 400, /not valid JSON/),
       c("invalid UTF-8 (Latin-1 é)", raw('{"text":"caf', [0xe9], '"}'), 400, /not valid UTF-8/),
-      c("invalid UTF-8 (lone continuation and overlong bytes)", raw('{"query":"', [0x80, 0xc0, 0xaf], '"}'), 400, /not valid UTF-8/),
+      c(
+        "invalid UTF-8 (lone continuation and overlong bytes)",
+        raw('{"query":"', [0x80, 0xc0, 0xaf], '"}'),
+        400,
+        /not valid UTF-8/,
+      ),
       c("a raw NUL byte in a string", raw('{"text":"a', [0x00], 'b"}'), 400, /not valid JSON/),
       c("an escaped NUL in a key", '{"\\u0000":1}', 400, /NUL|Unrecognized key|expected|memo export|conversations/),
       // An empty conversations.json is a valid (empty) ChatGPT export: accepted, nothing to write.
@@ -121,7 +149,11 @@ test.describe("bad input", () => {
     // A space of our own holding ordinary memories: /forget patterns below must match none of them.
     space = `bad-input-${Date.now().toString(36)}`;
     const res = await request.post("/api/v1/memories/batch", {
-      data: { items: ["Rex the dog loves tennis balls", "Tax filing is due April 15", "Pick up milk and bread"].map((text) => ({ text, space })) },
+      data: {
+        items: ["Rex the dog loves tennis balls", "Tax filing is due April 15", "Pick up milk and bread"].map(
+          (text) => ({ text, space }),
+        ),
+      },
     });
     expect(res.status()).toBe(201);
   });
@@ -135,7 +167,14 @@ test.describe("bad input", () => {
   });
 
   test("POST /api/v1/memories, /batch and /remember: wrong types, limits, NUL, bad spaces", async ({ request }) => {
-    const m = (name: string, body: unknown, status: number, message?: RegExp, path = "/api/v1/memories"): BadCase => ({ name, api: "rest", path, body, status, message });
+    const m = (name: string, body: unknown, status: number, message?: RegExp, path = "/api/v1/memories"): BadCase => ({
+      name,
+      api: "rest",
+      path,
+      body,
+      status,
+      message,
+    });
     const tenMb = bigJson(10 * MB, "text", { space });
     await runAll(request, [
       m("a 10 MB memory", tenMb, 413, /larger than/),
@@ -150,7 +189,12 @@ test.describe("bad input", () => {
       m("importance 2.5", { text: "valid", importance: 2.5, space }, 400, /importance/),
       m("pinned as a string", { text: "valid", pinned: "yes", space }, 400, /pinned/),
       m("an unknown kind", { text: "valid", kind: "gossip", space }, 400, /kind/),
-      m("timestamp not a date", { text: "valid", timestamp: "yesterday-ish", space }, 400, /timestamp must be an ISO-8601/),
+      m(
+        "timestamp not a date",
+        { text: "valid", timestamp: "yesterday-ish", space },
+        400,
+        /timestamp must be an ISO-8601/,
+      ),
       m("timestamp as a huge number", { text: "valid", timestamp: 1e308, space }, 400, /timestamp/),
       m("space with path traversal", { text: "valid", space: "../../etc" }, 400, /space must be 1–64/),
       m("space with a NUL", { text: "valid", space: "personal\u0000" }, 400, /space must be|NUL/),
@@ -159,10 +203,39 @@ test.describe("bad input", () => {
       m("empty space name", { text: "valid", space: "" }, 400, /space must be 1–64/),
       m("an unknown key", { text: "valid", space, __proto__x: 1 }, 400, /Unrecognized key/),
       m("batch: items empty", { items: [] }, 400, /items must not be empty/, "/api/v1/memories/batch"),
-      m("batch: 1001 items", { items: Array.from({ length: 1001 }, () => ({ text: "x", space })) }, 400, /at most 1000 items/, "/api/v1/memories/batch"),
+      m(
+        "batch: 1001 items",
+        { items: Array.from({ length: 1001 }, () => ({ text: "x", space })) },
+        400,
+        /at most 1000 items/,
+        "/api/v1/memories/batch",
+      ),
       m("batch: items not an array", { items: "nope" }, 400, /items/, "/api/v1/memories/batch"),
-      m("batch: one bad item refuses them all", { items: [{ text: "fine one", space }, { text: "", space }] }, 400, /items\.1\.text/, "/api/v1/memories/batch"),
-      m("batch: a NUL in the 3rd item", { items: [{ text: "a", space }, { text: "b", space }, { text: "c\u0000", space }] }, 400, /items\.2\.text.*NUL/, "/api/v1/memories/batch"),
+      m(
+        "batch: one bad item refuses them all",
+        {
+          items: [
+            { text: "fine one", space },
+            { text: "", space },
+          ],
+        },
+        400,
+        /items\.1\.text/,
+        "/api/v1/memories/batch",
+      ),
+      m(
+        "batch: a NUL in the 3rd item",
+        {
+          items: [
+            { text: "a", space },
+            { text: "b", space },
+            { text: "c\u0000", space },
+          ],
+        },
+        400,
+        /items\.2\.text.*NUL/,
+        "/api/v1/memories/batch",
+      ),
       m("remember: empty", { text: "", space }, 400, /text must not be empty/, "/api/v1/remember"),
       m("remember: 10 MB", tenMb, 413, /larger than/, "/api/v1/remember"),
       m("remember: NUL", { text: "\u0000", space }, 400, /NUL|empty/, "/api/v1/remember"),
@@ -171,8 +244,17 @@ test.describe("bad input", () => {
     ]);
   });
 
-  test("POST /api/v1/search: negative and huge k, wrong types, unknown spaces; FTS5 syntax is plain text", async ({ request }) => {
-    const s = (name: string, body: unknown, status: number, message?: RegExp): BadCase => ({ name, api: "rest", path: "/api/v1/search", body, status, message });
+  test("POST /api/v1/search: negative and huge k, wrong types, unknown spaces; FTS5 syntax is plain text", async ({
+    request,
+  }) => {
+    const s = (name: string, body: unknown, status: number, message?: RegExp): BadCase => ({
+      name,
+      api: "rest",
+      path: "/api/v1/search",
+      body,
+      status,
+      message,
+    });
     const ks: [unknown, RegExp][] = [
       [-1, /k must be at least 1/],
       [0, /k must be at least 1/],
@@ -185,7 +267,24 @@ test.describe("bad input", () => {
       [true, /expected number/],
       [[5], /expected number/],
     ];
-    const fts = [`"AND( NEAR *`, `NEAR(rex tennis, 2)`, `rex OR milk`, `"`, `*`, `-rex`, `content:rex`, `^rex`, `rex AND`, `(`, `)`, `{rex tennis}`, `rex + milk`, `"unterminated`, `rex*`, `NOT NOT`];
+    const fts = [
+      `"AND( NEAR *`,
+      `NEAR(rex tennis, 2)`,
+      `rex OR milk`,
+      `"`,
+      `*`,
+      `-rex`,
+      `content:rex`,
+      `^rex`,
+      `rex AND`,
+      `(`,
+      `)`,
+      `{rex tennis}`,
+      `rex + milk`,
+      `"unterminated`,
+      `rex*`,
+      `NOT NOT`,
+    ];
     await runAll(request, [
       ...ks.map(([k, msg]) => s(`k = ${JSON.stringify(k)}`, { query: "dog", space, k }, 400, msg)),
       s("empty query", { query: "", space }, 400, /query must not be empty/),
@@ -196,7 +295,12 @@ test.describe("bad input", () => {
       s("a NUL in the query", { query: "dog\u0000", space }, 400, /NUL/),
       s("query of 8,001 characters", { query: "a".repeat(8001), space }, 400, /at most 8000/),
       s("a 10 MB query", bigJson(10 * MB, "query", { space }), 413, /larger than/),
-      s("an unknown space", { query: "dog", space: "no-such-space-bad-input" }, 404, /space 'no-such-space-bad-input' does not exist/),
+      s(
+        "an unknown space",
+        { query: "dog", space: "no-such-space-bad-input" },
+        404,
+        /space 'no-such-space-bad-input' does not exist/,
+      ),
       s("space with path traversal", { query: "dog", space: "../personal" }, 400, /space must be/),
       s("context not an array", { query: "dog", space, context: "we talked" }, 400, /context/),
       s("context of numbers", { query: "dog", space, context: [1, 2] }, 400, /context/),
@@ -211,10 +315,40 @@ test.describe("bad input", () => {
     ]);
   });
 
-  test("POST /api/v1/forget: regex and LIKE metacharacters are literal text; bad patterns are refused", async ({ request }) => {
-    const f = (name: string, body: unknown, status: number, message?: RegExp): BadCase => ({ name, api: "rest", path: "/api/v1/forget", body, status, message });
+  test("POST /api/v1/forget: regex and LIKE metacharacters are literal text; bad patterns are refused", async ({
+    request,
+  }) => {
+    const f = (name: string, body: unknown, status: number, message?: RegExp): BadCase => ({
+      name,
+      api: "rest",
+      path: "/api/v1/forget",
+      body,
+      status,
+      message,
+    });
     // Each would match (and forget) memories of the space if it were a regex, a LIKE or a GLOB pattern.
-    const literal = [".*", ".+", "[a-z]+", "(a|e)", "a|e", "\\w+", "^R", "s$", "%%", "_%", "%_", "Re_", "R%", "T*", "[[:alpha:]]", "(?i)rex", "\\d", "**", "?x", ".{2}"];
+    const literal = [
+      ".*",
+      ".+",
+      "[a-z]+",
+      "(a|e)",
+      "a|e",
+      "\\w+",
+      "^R",
+      "s$",
+      "%%",
+      "_%",
+      "%_",
+      "Re_",
+      "R%",
+      "T*",
+      "[[:alpha:]]",
+      "(?i)rex",
+      "\\d",
+      "**",
+      "?x",
+      ".{2}",
+    ];
     await runAll(request, [
       ...literal.map((pattern) => f(`literal: ${pattern}`, { pattern, space }, 200, /"count":0/)),
       f("empty pattern", { pattern: "", space }, 400, /at least 2 characters/),
@@ -230,7 +364,14 @@ test.describe("bad input", () => {
   });
 
   test("ids, documents, jobs, export, import, chat and sign-in routes", async ({ request }) => {
-    const r = (name: string, method: BadCase["method"], path: string, status: number, message?: RegExp, body?: unknown): BadCase => ({ name, api: "rest", method, path, status, message, body });
+    const r = (
+      name: string,
+      method: BadCase["method"],
+      path: string,
+      status: number,
+      message?: RegExp,
+      body?: unknown,
+    ): BadCase => ({ name, api: "rest", method, path, status, message, body });
     await runAll(request, [
       r("memory id not a UUID", "GET", "/api/v1/memories/not-a-uuid", 400, /UUID/),
       r("memory id with encoded path traversal", "GET", "/api/v1/memories/..%2F..%2Fetc%2Fpasswd", 400, /UUID/),
@@ -240,7 +381,9 @@ test.describe("bad input", () => {
       r("delete an unknown memory", "DELETE", `/api/v1/memories/${UUID0}`, 404, /not found/),
       r("purge an unknown memory", "DELETE", `/api/v1/memories/${UUID0}?purge=true`, 404, /not found/),
       r("restore: ids empty", "POST", "/api/v1/memories/restore", 400, /ids/, { ids: [] }),
-      r("restore: ids not UUIDs", "POST", "/api/v1/memories/restore", 400, /ids must be memory ids/, { ids: ["../../etc/passwd"] }),
+      r("restore: ids not UUIDs", "POST", "/api/v1/memories/restore", 400, /ids must be memory ids/, {
+        ids: ["../../etc/passwd"],
+      }),
       r("restore: ids a string", "POST", "/api/v1/memories/restore", 400, /ids/, { ids: UUID0 }),
       r("restore: 10,001 ids", "POST", "/api/v1/memories/restore", 400, /ids/, { ids: Array(10_001).fill(UUID0) }),
       r("document id not a UUID", "GET", "/api/v1/documents/..%2F..%2Fetc", 400, /UUID/),
@@ -250,25 +393,65 @@ test.describe("bad input", () => {
       r("cancel an unknown document", "POST", `/api/v1/documents/${UUID0}/cancel`, 404),
       r("reingest an unknown document", "POST", `/api/v1/documents/${UUID0}/reingest`, 404),
       r("documents of a bad space", "GET", "/api/v1/documents?space=..%2Fx", 400, /space must be/),
-      r("documents of an unknown space", "GET", "/api/v1/documents?space=no-such-space-bad-input", 404, /does not exist/),
+      r(
+        "documents of an unknown space",
+        "GET",
+        "/api/v1/documents?space=no-such-space-bad-input",
+        404,
+        /does not exist/,
+      ),
       r("export a bad space", "GET", "/api/v1/export?space=%2Fetc%2Fpasswd", 400, /space must be/),
       r("an unknown job", "POST", "/api/v1/jobs/rm-rf/run", 404, /no job 'rm-rf'/),
       r("job runs: limit -1", "GET", "/api/v1/jobs/runs?limit=-1", 400, /limit must be/),
       r("job runs: limit 1e9", "GET", "/api/v1/jobs/runs?limit=1000000000", 400, /limit must be/),
       r("job runs: limit not a number", "GET", "/api/v1/jobs/runs?limit=ten", 400, /limit must be/),
       r("job runs: an unknown job", "GET", "/api/v1/jobs/runs?job=%27%3B--", 400, /job must be one of/),
-      r("import: not an export", "POST", "/api/v1/import?wait=true", 400, undefined, { format: "something-else", memories: [] }),
-      r("import: a newer version", "POST", "/api/v1/import?wait=true", 400, /version/, { format: "memo-export", version: 99, memories: [] }),
-      r("import: a NUL in a memory", "POST", "/api/v1/import?wait=true", 400, /NUL/, { format: "memo-export", version: 1, memories: [{ space, content: "a\u0000b", timestamp: "2024-01-01T00:00:00.000Z" }] }),
-      r("import: a bad target space", "POST", "/api/v1/import?space=..%2Fx", 400, /space must be/, { format: "memo-export", version: 1, memories: [] }),
-      r("import ChatGPT: an object, not a list", "POST", "/api/v1/import/chatgpt?wait=true", 400, undefined, { conversations: [] }),
-      r("import ChatGPT: conversations of numbers", "POST", "/api/v1/import/chatgpt?wait=true", 400, undefined, [1, 2, 3]),
+      r("import: not an export", "POST", "/api/v1/import?wait=true", 400, undefined, {
+        format: "something-else",
+        memories: [],
+      }),
+      r("import: a newer version", "POST", "/api/v1/import?wait=true", 400, /version/, {
+        format: "memo-export",
+        version: 99,
+        memories: [],
+      }),
+      r("import: a NUL in a memory", "POST", "/api/v1/import?wait=true", 400, /NUL/, {
+        format: "memo-export",
+        version: 1,
+        memories: [{ space, content: "a\u0000b", timestamp: "2024-01-01T00:00:00.000Z" }],
+      }),
+      r("import: a bad target space", "POST", "/api/v1/import?space=..%2Fx", 400, /space must be/, {
+        format: "memo-export",
+        version: 1,
+        memories: [],
+      }),
+      r("import ChatGPT: an object, not a list", "POST", "/api/v1/import/chatgpt?wait=true", 400, undefined, {
+        conversations: [],
+      }),
+      r(
+        "import ChatGPT: conversations of numbers",
+        "POST",
+        "/api/v1/import/chatgpt?wait=true",
+        400,
+        undefined,
+        [1, 2, 3],
+      ),
       r("chat: empty message", "POST", "/api/chat", 400, /message/, { message: "", space }),
       r("chat: a NUL in the message", "POST", "/api/chat", 400, /NUL/, { message: "hi\u0000", space }),
       r("chat: a 10 MB message", "POST", "/api/chat", 413, /larger than/, bigJson(10 * MB, "message", { space })),
-      r("chat: conversationId not a UUID", "POST", "/api/chat", 400, /conversationId/, { message: "hi", conversationId: "../x" }),
-      r("chat: an unknown conversation", "POST", "/api/chat", 404, /conversation/, { message: "hi", conversationId: UUID0 }),
-      r("chat: an unknown provider", "POST", "/api/chat", 400, /provider/, { message: "hi", space, provider: "skynet" }),
+      r("chat: conversationId not a UUID", "POST", "/api/chat", 400, /conversationId/, {
+        message: "hi",
+        conversationId: "../x",
+      }),
+      r("chat: an unknown conversation", "POST", "/api/chat", 404, /conversation/, {
+        message: "hi",
+        conversationId: UUID0,
+      }),
+      r("chat: an unknown provider", "POST", "/api/chat", 400, /provider/, {
+        message: "hi",
+        space,
+        provider: "skynet",
+      }),
       r("chat: a bad space", "POST", "/api/chat", 400, /space must be/, { message: "hi", space: "a b" }),
       r("sign-in: empty password", "POST", "/api/auth/login", 400, /password/, { password: "" }),
       r("sign-in: password as a number", "POST", "/api/auth/login", 400, /password/, { password: 12345678 }),
@@ -278,23 +461,99 @@ test.describe("bad input", () => {
   });
 
   test("uploads: refused requests and path traversal in file names", async ({ request }) => {
-    const u = (name: string, multipart: BadCase["multipart"], status: number, message?: RegExp, path = "/api/v1/documents"): BadCase => ({ name, api: "rest", path, multipart, status, message });
+    const u = (
+      name: string,
+      multipart: BadCase["multipart"],
+      status: number,
+      message?: RegExp,
+      path = "/api/v1/documents",
+    ): BadCase => ({ name, api: "rest", path, multipart, status, message });
     const md = "# Notes\n\nA perfectly fine file.\n";
     await runAll(request, [
-      { name: "JSON instead of multipart", api: "rest", path: "/api/v1/documents", body: { file: "x" }, status: 400, message: /multipart\/form-data/ },
-      { name: "empty body", api: "rest", path: "/api/v1/documents", body: Buffer.alloc(0), headers: { "content-type": "multipart/form-data; boundary=x" }, status: 400 },
-      { name: "garbage after a multipart header", api: "rest", path: "/api/v1/documents", body: raw([0xff, 0xfe, 0x00, 0x01], "garbage"), headers: { "content-type": "multipart/form-data; boundary=zzz" }, status: 400 },
+      {
+        name: "JSON instead of multipart",
+        api: "rest",
+        path: "/api/v1/documents",
+        body: { file: "x" },
+        status: 400,
+        message: /multipart\/form-data/,
+      },
+      {
+        name: "empty body",
+        api: "rest",
+        path: "/api/v1/documents",
+        body: Buffer.alloc(0),
+        headers: { "content-type": "multipart/form-data; boundary=x" },
+        status: 400,
+      },
+      {
+        name: "garbage after a multipart header",
+        api: "rest",
+        path: "/api/v1/documents",
+        body: raw([0xff, 0xfe, 0x00, 0x01], "garbage"),
+        headers: { "content-type": "multipart/form-data; boundary=zzz" },
+        status: 400,
+      },
       u("no file at all", { fields: { space } }, 400, /no file in the request/),
-      u("a file in the wrong field", { files: [{ field: "upload", name: "a.md", bytes: md }], fields: { space } }, 400, /unexpected file field/),
-      ...["../../etc/passwd.md", "..\\..\\windows\\win.ini", "notes/../../../../tmp/x.md", "/etc/passwd", "\\\\server\\share\\x.txt", " .. "].map((name) =>
-        u(`path traversal in the file name: ${name}`, { files: [{ name, bytes: md }], fields: { space } }, 400, /path with '\.\.'|absolute path/),
+      u(
+        "a file in the wrong field",
+        { files: [{ field: "upload", name: "a.md", bytes: md }], fields: { space } },
+        400,
+        /unexpected file field/,
+      ),
+      ...[
+        "../../etc/passwd.md",
+        "..\\..\\windows\\win.ini",
+        "notes/../../../../tmp/x.md",
+        "/etc/passwd",
+        "\\\\server\\share\\x.txt",
+        " .. ",
+      ].map((name) =>
+        u(
+          `path traversal in the file name: ${name}`,
+          { files: [{ name, bytes: md }], fields: { space } },
+          400,
+          /path with '\.\.'|absolute path/,
+        ),
       ),
       u("a NUL in the file name", { files: [{ name: "a\u0000.md", bytes: md }], fields: { space } }, 400, /NUL/),
-      u("a good file next to a traversal name: neither is taken", { files: [{ name: "good.md", bytes: md }, { name: "../evil.md", bytes: md }], fields: { space } }, 400, /path with '\.\.'/),
-      u("a bad space field", { files: [{ name: "a.md", bytes: md }], fields: { space: "../etc" } }, 400, /space must be/),
-      u("a bad space in the query", { files: [{ name: "a.md", bytes: md }] }, 400, /space must be/, "/api/v1/documents?space=a%20b"),
-      u("101 files in one request", { files: Array.from({ length: 101 }, (_, i) => ({ name: `f${i}.md`, bytes: `# ${i}\n` })), fields: { space } }, 413, /too many files/),
-      u("a form field over 4 KB", { files: [{ name: "a.md", bytes: md }], fields: { space: "s".repeat(5000) } }, 400, /longer than 4096 bytes/),
+      u(
+        "a good file next to a traversal name: neither is taken",
+        {
+          files: [
+            { name: "good.md", bytes: md },
+            { name: "../evil.md", bytes: md },
+          ],
+          fields: { space },
+        },
+        400,
+        /path with '\.\.'/,
+      ),
+      u(
+        "a bad space field",
+        { files: [{ name: "a.md", bytes: md }], fields: { space: "../etc" } },
+        400,
+        /space must be/,
+      ),
+      u(
+        "a bad space in the query",
+        { files: [{ name: "a.md", bytes: md }] },
+        400,
+        /space must be/,
+        "/api/v1/documents?space=a%20b",
+      ),
+      u(
+        "101 files in one request",
+        { files: Array.from({ length: 101 }, (_, i) => ({ name: `f${i}.md`, bytes: `# ${i}\n` })), fields: { space } },
+        413,
+        /too many files/,
+      ),
+      u(
+        "a form field over 4 KB",
+        { files: [{ name: "a.md", bytes: md }], fields: { space: "s".repeat(5000) } },
+        400,
+        /longer than 4096 bytes/,
+      ),
     ]);
   });
 
@@ -310,12 +569,20 @@ test.describe("bad input", () => {
     ];
     const B = "----memo-bad-input-files";
     const body = raw(
-      ...files.flatMap((f) => [`--${B}\r\nContent-Disposition: form-data; name="file"; filename="${f.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`, [...f.bytes], "\r\n"]),
+      ...files.flatMap((f) => [
+        `--${B}\r\nContent-Disposition: form-data; name="file"; filename="${f.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        [...f.bytes],
+        "\r\n",
+      ]),
       `--${B}\r\nContent-Disposition: form-data; name="space"\r\n\r\n${space}\r\n--${B}--\r\n`,
     );
-    const res = await request.post("/api/v1/documents", { headers: { "content-type": `multipart/form-data; boundary=${B}` }, data: body });
+    const res = await request.post("/api/v1/documents", {
+      headers: { "content-type": `multipart/form-data; boundary=${B}` },
+      data: body,
+    });
     expect(res.status()).toBe(202);
-    const rows = ((await res.json()) as { documents: { id: string; name: string; status: string; error?: string }[] }).documents;
+    const rows = ((await res.json()) as { documents: { id: string; name: string; status: string; error?: string }[] })
+      .documents;
     expect(rows.map((r) => r.name)).toEqual(files.map((f) => f.name));
     // Type, size and encoding are checked at upload; a PDF's structure when it is parsed, moments later.
     for (const [i, f] of files.entries()) {
@@ -337,7 +604,14 @@ test.describe("bad input", () => {
 
   test("tRPC (/api/trpc): methods, unknown procedures, malformed and hostile input", async ({ request }) => {
     const q = (proc: string, input: unknown) => `/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify(input))}`;
-    const t = (name: string, method: BadCase["method"], path: string, status: number, message?: RegExp, body?: unknown): BadCase => ({ name, api: "trpc", method, path, status, message, body });
+    const t = (
+      name: string,
+      method: BadCase["method"],
+      path: string,
+      status: number,
+      message?: RegExp,
+      body?: unknown,
+    ): BadCase => ({ name, api: "trpc", method, path, status, message, body });
     await runAll(request, [
       t("a mutation sent as GET", "GET", q("memory.add", { text: "x", space }), 405),
       t("a query sent as POST", "POST", "/api/trpc/memory.search", 405, undefined, { query: "dog", space }),
@@ -347,50 +621,133 @@ test.describe("bad input", () => {
       t("search: k 1e9", "GET", q("memory.search", { query: "dog", space, k: 1e9 }), 400, /k must be at most 100/),
       t("search: k as a string", "GET", q("memory.search", { query: "dog", space, k: "5" }), 400, /expected number/),
       t("search: a NUL in the query (URL input)", "GET", q("memory.search", { query: "do\u0000g", space }), 400, /NUL/),
-      t("search: an unknown space", "GET", q("memory.search", { query: "dog", space: "no-such-space-bad-input" }), 404, /does not exist/),
-      t("search: FTS5 syntax is plain text", "GET", q("memory.search", { query: `"AND( NEAR *`, space }), 200, /"results":/),
+      t(
+        "search: an unknown space",
+        "GET",
+        q("memory.search", { query: "dog", space: "no-such-space-bad-input" }),
+        404,
+        /does not exist/,
+      ),
+      t(
+        "search: FTS5 syntax is plain text",
+        "GET",
+        q("memory.search", { query: `"AND( NEAR *`, space }),
+        200,
+        /"results":/,
+      ),
       t("add: empty body", "POST", "/api/trpc/memory.add", 400, undefined, Buffer.alloc(0)),
-      t("add: invalid UTF-8", "POST", "/api/trpc/memory.add", 400, /not valid UTF-8/, raw('{"text":"caf', [0xe9], '"}')),
+      t(
+        "add: invalid UTF-8",
+        "POST",
+        "/api/trpc/memory.add",
+        400,
+        /not valid UTF-8/,
+        raw('{"text":"caf', [0xe9], '"}'),
+      ),
       t("add: a raw NUL byte", "POST", "/api/trpc/memory.add", 400, /NUL/, raw('{"text":"a', [0x00], '"}')),
       t("add: an escaped NUL", "POST", "/api/trpc/memory.add", 400, /NUL/, { text: "a\u0000", space }),
-      t("add: a body over 2 MB", "POST", "/api/trpc/memory.add", 413, /larger than/, bigJson(MAX_JSON + 1, "text", { space })),
+      t(
+        "add: a body over 2 MB",
+        "POST",
+        "/api/trpc/memory.add",
+        413,
+        /larger than/,
+        bigJson(MAX_JSON + 1, "text", { space }),
+      ),
       t("add: a 10 MB memory", "POST", "/api/trpc/memory.add", 413, /larger than/, bigJson(10 * MB, "text", { space })),
       t("add: truncated JSON", "POST", "/api/trpc/memory.add", 400, undefined, '{"text": "x'),
       t("add: text as a number", "POST", "/api/trpc/memory.add", 400, /expected string/, { text: 5, space }),
       t("add: an array", "POST", "/api/trpc/memory.add", 400, undefined, [{ text: "x" }]),
-      t("forget: a regex matches nothing", "POST", "/api/trpc/memory.forget", 200, /"count":0/, { pattern: ".*", space }),
-      t("forget: one character", "POST", "/api/trpc/memory.forget", 400, /at least 2 characters/, { pattern: "x", space }),
-      t("conversations: rename with a NUL", "POST", "/api/trpc/conversations.rename", 400, /NUL|conversation id/, { id: UUID0, title: "a\u0000" }),
-      t("conversations: title of 10,000 characters", "POST", "/api/trpc/conversations.rename", 400, /title must be at most/, { id: UUID0, title: "t".repeat(10_000) }),
-      t("conversations: delete a non-id", "POST", "/api/trpc/conversations.delete", 400, /conversation id/, { id: "../../x" }),
-      t("conversations: create in a bad space", "POST", "/api/trpc/conversations.create", 400, /space must be/, { space: "../x" }),
+      t("forget: a regex matches nothing", "POST", "/api/trpc/memory.forget", 200, /"count":0/, {
+        pattern: ".*",
+        space,
+      }),
+      t("forget: one character", "POST", "/api/trpc/memory.forget", 400, /at least 2 characters/, {
+        pattern: "x",
+        space,
+      }),
+      t("conversations: rename with a NUL", "POST", "/api/trpc/conversations.rename", 400, /NUL|conversation id/, {
+        id: UUID0,
+        title: "a\u0000",
+      }),
+      t(
+        "conversations: title of 10,000 characters",
+        "POST",
+        "/api/trpc/conversations.rename",
+        400,
+        /title must be at most/,
+        { id: UUID0, title: "t".repeat(10_000) },
+      ),
+      t("conversations: delete a non-id", "POST", "/api/trpc/conversations.delete", 400, /conversation id/, {
+        id: "../../x",
+      }),
+      t("conversations: create in a bad space", "POST", "/api/trpc/conversations.create", 400, /space must be/, {
+        space: "../x",
+      }),
       t("manager: edit a non-id", "POST", "/api/trpc/manager.edit", 400, undefined, { id: "../x", content: "y" }),
-      t("manager: importance 7", "POST", "/api/trpc/manager.setImportance", 400, /importance must be 0–5/, { ids: [UUID0], importance: 7 }),
+      t("manager: importance 7", "POST", "/api/trpc/manager.setImportance", 400, /importance must be 0–5/, {
+        ids: [UUID0],
+        importance: 7,
+      }),
       t("manager: delete 0 ids", "POST", "/api/trpc/manager.delete", 400, undefined, { ids: [] }),
       t("spaces: create ../etc", "POST", "/api/trpc/spaces.create", 400, /space|name/, { name: "../etc" }),
-      t("spaces: delete without confirmation", "POST", "/api/trpc/spaces.delete", 400, undefined, { name: space, confirm: "nope" }),
+      t("spaces: delete without confirmation", "POST", "/api/trpc/spaces.delete", 400, undefined, {
+        name: space,
+        confirm: "nope",
+      }),
       t("jobs: run an unknown job", "POST", "/api/trpc/jobs.run", 400, undefined, { job: "rm-rf" }),
       t("retrieval settings: topN -1", "POST", "/api/trpc/retrievalSettings.save", 400, undefined, { topN: -1 }),
-      t("retrieval settings: an unknown key", "POST", "/api/trpc/retrievalSettings.save", 400, undefined, { evil: true }),
-      t("providers: select an unknown provider", "POST", "/api/trpc/providers.select", 400, undefined, { provider: "skynet" }),
-      t("access: a token name with control characters", "POST", "/api/trpc/access.createToken", 400, /control characters/, { name: "a\u0007b" }),
+      t("retrieval settings: an unknown key", "POST", "/api/trpc/retrievalSettings.save", 400, undefined, {
+        evil: true,
+      }),
+      t("providers: select an unknown provider", "POST", "/api/trpc/providers.select", 400, undefined, {
+        provider: "skynet",
+      }),
+      t(
+        "access: a token name with control characters",
+        "POST",
+        "/api/trpc/access.createToken",
+        400,
+        /control characters/,
+        { name: "a\u0007b" },
+      ),
       t("access: an empty token name", "POST", "/api/trpc/access.createToken", 400, /name the token/, { name: "  " }),
       t("access: revoke a non-id", "POST", "/api/trpc/access.revokeToken", 400, /token id/, { id: "../x" }),
-      t("access: revoke an unknown token", "POST", "/api/trpc/access.revokeToken", 404, /no live API token/, { id: UUID0 }),
-      t("access: a short password", "POST", "/api/trpc/access.setPassword", 400, /at least 8 characters/, { password: "short" }),
+      t("access: revoke an unknown token", "POST", "/api/trpc/access.revokeToken", 404, /no live API token/, {
+        id: UUID0,
+      }),
+      t("access: a short password", "POST", "/api/trpc/access.setPassword", 400, /at least 8 characters/, {
+        password: "short",
+      }),
     ]);
   });
 
   test("OpenAI-compatible /v1: bodies, types, limits and spaces", async ({ request }) => {
     const path = "/v1/chat/completions";
     const msg = [{ role: "user", content: "hello" }];
-    const o = (name: string, body: unknown, status: number, message?: RegExp, headers?: Record<string, string>): BadCase => ({ name, api: "openai", path, body, status, message, headers });
+    const o = (
+      name: string,
+      body: unknown,
+      status: number,
+      message?: RegExp,
+      headers?: Record<string, string>,
+    ): BadCase => ({ name, api: "openai", path, body, status, message, headers });
     await runAll(request, [
       o("empty body", Buffer.alloc(0), 400, /body is empty/),
       o("truncated JSON", '{"model":"memo",', 400, /not valid UTF-8 JSON/),
-      o("invalid UTF-8", raw('{"model":"memo","messages":[{"role":"user","content":"caf', [0xe9], '"}]}'), 400, /not valid UTF-8/),
+      o(
+        "invalid UTF-8",
+        raw('{"model":"memo","messages":[{"role":"user","content":"caf', [0xe9], '"}]}'),
+        400,
+        /not valid UTF-8/,
+      ),
       o("a body over 2 MB", bigJson(MAX_JSON + 1, "model"), 413, /larger than/),
-      o("a 10 MB message", Buffer.from(JSON.stringify({ model: "memo", messages: [{ role: "user", content: "x".repeat(10 * MB) }] })), 413, /larger than/),
+      o(
+        "a 10 MB message",
+        Buffer.from(JSON.stringify({ model: "memo", messages: [{ role: "user", content: "x".repeat(10 * MB) }] })),
+        413,
+        /larger than/,
+      ),
       o("an empty object", {}, 400, /model/),
       o("model empty", { model: "", messages: msg }, 400, /model must not be empty/),
       o("model as a number", { model: 4, messages: msg }, 400, /model/),
@@ -402,9 +759,16 @@ test.describe("bad input", () => {
       o("max_tokens -1", { model: "memo", messages: msg, max_tokens: -1 }, 400, /max_tokens/),
       o("max_tokens 1.5", { model: "memo", messages: msg, max_tokens: 1.5 }, 400, /max_tokens/),
       o("stream as a string", { model: "memo", messages: msg, stream: "yes" }, 400, /stream/),
-      o("tools (not supported)", { model: "memo", messages: msg, tools: [{ type: "function" }] }, 400, /tools and functions are not supported/),
+      o(
+        "tools (not supported)",
+        { model: "memo", messages: msg, tools: [{ type: "function" }] },
+        400,
+        /tools and functions are not supported/,
+      ),
       o("a NUL in a message", { model: "memo", messages: [{ role: "user", content: "hi\u0000" }] }, 400, /NUL/),
-      o("space header with path traversal", { model: "memo", messages: msg }, 400, /space/, { "x-memo-space": "../personal" }),
+      o("space header with path traversal", { model: "memo", messages: msg }, 400, /space/, {
+        "x-memo-space": "../personal",
+      }),
       o("memo_space with a space", { model: "memo", messages: msg, memo_space: "a b" }, 400, /space/),
       o("an unconfigured provider", { model: "anthropic:claude", messages: msg }, 404, /not configured/),
       { name: "GET on completions", api: "openai", method: "GET", path, status: 405 },
@@ -415,35 +779,79 @@ test.describe("bad input", () => {
   test("MCP (/mcp): transport garbage is a 4xx; bad tool arguments are tool errors", async ({ request }) => {
     const rpc = (method: string, params: unknown, id: number | string = 1) => ({ jsonrpc: "2.0", id, method, params });
     const call = (name: string, args: unknown) => rpc("tools/call", { name, arguments: args });
-    const m = (name: string, body: unknown, status: number, message?: RegExp, headers?: Record<string, string>): BadCase => ({ name, api: "mcp", path: "/mcp", body, status, message, headers });
-    const tool = (name: string, body: unknown, mcpError: RegExp): BadCase => ({ name, api: "mcp", path: "/mcp", body, status: 200, mcpError });
+    const m = (
+      name: string,
+      body: unknown,
+      status: number,
+      message?: RegExp,
+      headers?: Record<string, string>,
+    ): BadCase => ({ name, api: "mcp", path: "/mcp", body, status, message, headers });
+    const tool = (name: string, body: unknown, mcpError: RegExp): BadCase => ({
+      name,
+      api: "mcp",
+      path: "/mcp",
+      body,
+      status: 200,
+      mcpError,
+    });
     await runAll(request, [
       m("empty body", Buffer.alloc(0), 400, /Parse error|JSON/i),
       m("truncated JSON", '{"jsonrpc":"2.0",', 400, /Parse error/i),
-      m("invalid UTF-8", raw('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"', [0xe9], '"}}'), 400, /not valid UTF-8/),
-      m("a raw NUL byte", raw('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"', [0x00], '"}}'), 400, /NUL/),
+      m(
+        "invalid UTF-8",
+        raw('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"', [0xe9], '"}}'),
+        400,
+        /not valid UTF-8/,
+      ),
+      m(
+        "a raw NUL byte",
+        raw('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"', [0x00], '"}}'),
+        400,
+        /NUL/,
+      ),
       m("a body over 2 MB", bigJson(MAX_JSON + 1, "jsonrpc"), 413, /larger than/),
-      m("a 10 MB remember", Buffer.from(JSON.stringify(call("remember", { text: "x".repeat(10 * MB), space }))), 413, /larger than/),
+      m(
+        "a 10 MB remember",
+        Buffer.from(JSON.stringify(call("remember", { text: "x".repeat(10 * MB), space }))),
+        413,
+        /larger than/,
+      ),
       m("not JSON-RPC", { hello: "world" }, 400, /Invalid Request|JSON-RPC/i),
       m("an empty batch", [], 400, /Invalid Request|JSON-RPC/i),
       m("JSON-RPC 1.0", { jsonrpc: "1.0", id: 1, method: "tools/list" }, 400, /Invalid Request|JSON-RPC/i),
-      m("no Accept header for JSON and SSE", rpc("tools/list", {}), 406, /Not Acceptable|accept/i, { accept: "text/html" }),
-      m("text/plain content type", JSON.stringify(rpc("tools/list", {})), 415, /Unsupported Media Type|Content-Type/i, { "content-type": "text/plain" }),
+      m("no Accept header for JSON and SSE", rpc("tools/list", {}), 406, /Not Acceptable|accept/i, {
+        accept: "text/html",
+      }),
+      m("text/plain content type", JSON.stringify(rpc("tools/list", {})), 415, /Unsupported Media Type|Content-Type/i, {
+        "content-type": "text/plain",
+      }),
       m("an escaped NUL in tool arguments", call("search_memory", { query: "dog\u0000", space }), 400, /NUL/),
       { name: "GET", api: "mcp", method: "GET", path: "/mcp", status: 405, message: /Method not allowed/ },
       { name: "DELETE", api: "mcp", method: "DELETE", path: "/mcp", status: 405, message: /Method not allowed/ },
       tool("an unknown tool", call("drop_all_memories", {}), /drop_all_memories|not found/i),
       tool("remember: empty text", call("remember", { text: "", space }), /text|too_small|at least/i),
       tool("remember: text as a number", call("remember", { text: 5, space }), /text|expected string/i),
-      tool("remember: 100,001 characters", call("remember", { text: "a".repeat(100_001), space }), /text|too_big|at most/i),
+      tool(
+        "remember: 100,001 characters",
+        call("remember", { text: "a".repeat(100_001), space }),
+        /text|too_big|at most/i,
+      ),
       tool("remember: a bad space", call("remember", { text: "valid", space: "../x" }), /space must be/),
       tool("search: k -1", call("search_memory", { query: "dog", space, k: -1 }), /k|too_small/i),
       tool("search: k 1e9", call("search_memory", { query: "dog", space, k: 1e9 }), /k|too_big/i),
       tool("search: k as a string", call("search_memory", { query: "dog", space, k: "5" }), /k|expected number/i),
       tool("search: empty query", call("search_memory", { query: "", space }), /query|too_small/i),
-      tool("search: an unknown space", call("search_memory", { query: "dog", space: "no-such-space-bad-input" }), /space 'no-such-space-bad-input' does not exist/),
+      tool(
+        "search: an unknown space",
+        call("search_memory", { query: "dog", space: "no-such-space-bad-input" }),
+        /space 'no-such-space-bad-input' does not exist/,
+      ),
       tool("forget: one character", call("forget", { pattern: "a", space }), /pattern|too_small|at least/i),
-      tool("forget: an unknown space", call("forget", { pattern: "dog", space: "no-such-space-bad-input" }), /does not exist/),
+      tool(
+        "forget: an unknown space",
+        call("forget", { pattern: "dog", space: "no-such-space-bad-input" }),
+        /does not exist/,
+      ),
       m("forget: a regex matches nothing", call("forget", { pattern: ".*", space }), 200, /"count":0/),
     ]);
   });

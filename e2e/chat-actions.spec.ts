@@ -41,7 +41,11 @@ async function closedPort(): Promise<number> {
 }
 
 test.describe("Message actions", () => {
-  test("Regenerate calls the provider again and replaces the reply: one reply, one memory", async ({ chat, chatApi, space }) => {
+  test("Regenerate calls the provider again and replaces the reply: one reply, one memory", async ({
+    chat,
+    chatApi,
+    space,
+  }) => {
     const q = `Pick a number ${token()} [fixture:count]`;
     await chat.goto(space);
     const first = await chat.send(q);
@@ -65,7 +69,11 @@ test.describe("Message actions", () => {
     await expect(chat.page.getByTestId("memory-content")).toContainText("Answer number 2");
   });
 
-  test("Edit resends in place and replaces what followed: memory keeps only the new exchange", async ({ chat, chatApi, space }) => {
+  test("Edit resends in place and replaces what followed: memory keeps only the new exchange", async ({
+    chat,
+    chatApi,
+    space,
+  }) => {
     const t = token();
     await chat.goto(space);
     await chat.send(`Original question ${t}`);
@@ -95,7 +103,11 @@ test.describe("Message actions", () => {
     await chatMemories(chatApi, space, 1, q);
   });
 
-  test("a mid-stream failure is reported once, in plain words; Retry replaces the cut-short reply and its memory", async ({ chat, chatApi, space }) => {
+  test("a mid-stream failure is reported once, in plain words; Retry replaces the cut-short reply and its memory", async ({
+    chat,
+    chatApi,
+    space,
+  }) => {
     const q = `Cut ${token()} [fixture:cut-once]`;
     await chat.goto(space);
     const cut = await chat.send(q);
@@ -118,7 +130,9 @@ test.describe("Message actions", () => {
     await chat.userMessages.last().getByRole("button", { name: "Copy", exact: true }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("Show me code [fixture:long]");
     await reply.getByRole("button", { name: "Copy code" }).click();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain("export function total(xs: number[]): number {");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(
+      "export function total(xs: number[]): number {",
+    );
     await reply.getByRole("button", { name: "Copy", exact: true }).click();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toContain("Fixture reply to: Show me code");
@@ -127,7 +141,11 @@ test.describe("Message actions", () => {
 });
 
 test.describe("Conversations", () => {
-  test("Search conversations filters by title and message text, safely; pin and export", async ({ chat, space, page }) => {
+  test("Search conversations filters by title and message text, safely; pin and export", async ({
+    chat,
+    space,
+    page,
+  }) => {
     const t = token();
     await chat.goto(space);
     await chat.send(`Apricot jam recipe ${t}`);
@@ -159,11 +177,16 @@ test.describe("Conversations", () => {
     await expect(chat.conversations.getByRole("region", { name: "Today" })).toBeVisible();
     const apricot = chat.conversation(/Apricot jam/);
     await apricot.getByRole("button", { name: /^Pin / }).click();
-    await expect(chat.conversations.getByRole("region", { name: "Pinned" }).getByRole("link", { name: /Apricot jam/ })).toBeVisible();
+    await expect(
+      chat.conversations.getByRole("region", { name: "Pinned" }).getByRole("link", { name: /Apricot jam/ }),
+    ).toBeVisible();
     await expect(apricot.locator("time")).toHaveText(/^\d{2}:\d{2}$/);
 
     const download = page.waitForEvent("download");
-    await chat.conversation(/Apricot jam/).getByRole("button", { name: /^Export .* as Markdown$/ }).click();
+    await chat
+      .conversation(/Apricot jam/)
+      .getByRole("button", { name: /^Export .* as Markdown$/ })
+      .click();
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/^apricot-jam-recipe.*\.md$/);
     const md = await (await file.createReadStream()).toArray();
@@ -171,12 +194,21 @@ test.describe("Conversations", () => {
     expect(text).toContain(`# Apricot jam recipe ${t}`);
     expect(text).toContain(`## You · `);
     expect(text).toContain(`cardamom${t}`);
-    await chat.conversation(/Apricot jam/).getByRole("button", { name: /^Unpin / }).click();
+    await chat
+      .conversation(/Apricot jam/)
+      .getByRole("button", { name: /^Unpin / })
+      .click();
   });
 });
 
 test.describe("Provider state", () => {
-  test("the chip goes from ready to unreachable; Settings' Test tries the form's unsaved values", async ({ chat, chatApi, providers, space, page }) => {
+  test("the chip goes from ready to unreachable; Settings' Test tries the form's unsaved values", async ({
+    chat,
+    chatApi,
+    providers,
+    space,
+    page,
+  }) => {
     await chat.goto(space);
     await expect(chat.providerChip).toHaveAttribute("data-state", "ready");
     const port = await closedPort();

@@ -11,7 +11,12 @@ import { memoryBlock, type FixtureRequest } from "./support/openai-fixture";
 const token = () => Math.random().toString(36).slice(2, 8);
 const fixtureURL = `http://127.0.0.1:${process.env.MEMO_E2E_FIXTURE_PORT}`;
 
-test("a general-knowledge question uses no memory: the page says so and the provider gets no memory block", async ({ chat, chatApi, space, request }) => {
+test("a general-knowledge question uses no memory: the page says so and the provider gets no memory block", async ({
+  chat,
+  chatApi,
+  space,
+  request,
+}) => {
   const code = token();
   const fact = `Our dog Pepper-${code} is a beagle and she hates the vacuum cleaner.`;
   await chat.goto(space);

@@ -50,7 +50,11 @@ for (const size of SIZES) {
       await shot(page, `chat-empty-${size.name}`);
     });
 
-    test("the end of a long streamed reply stays in view above the composer; scrolling up shows Jump to latest", async ({ chat, space, page }) => {
+    test("the end of a long streamed reply stays in view above the composer; scrolling up shows Jump to latest", async ({
+      chat,
+      space,
+      page,
+    }) => {
       await chat.goto(space);
       await chat.input.fill("Give me the long plan [fixture:long]");
       await chat.input.press("Enter");
@@ -115,7 +119,12 @@ test.describe("Chat shell on a phone", () => {
 });
 
 test.describe("Composer", () => {
-  test("an over-long paste is refused before sending, with the limit, kept across a reload, and can be ingested instead", async ({ chat, chatApi, space, page }) => {
+  test("an over-long paste is refused before sending, with the limit, kept across a reload, and can be ingested instead", async ({
+    chat,
+    chatApi,
+    space,
+    page,
+  }) => {
     await chat.goto(space);
     const marker = `overlong-${space}`;
     await chat.input.fill(`${marker} ${"x".repeat(26_000)}`);
@@ -152,7 +161,11 @@ test.describe("Composer", () => {
     await expect(chat.input).toHaveValue("half-written thought");
   });
 
-  test("shortcuts: / focuses the composer, ↑ edits the last message, Esc stops, Ctrl+Shift+O starts a new chat; /help lists them", async ({ chat, space, page }) => {
+  test("shortcuts: / focuses the composer, ↑ edits the last message, Esc stops, Ctrl+Shift+O starts a new chat; /help lists them", async ({
+    chat,
+    space,
+    page,
+  }) => {
     await chat.goto(space);
     const help = await chat.send("/help");
     for (const k of ["Esc", "Ctrl+Shift+O", "↑", "/"]) await expect(chat.replyText(help)).toContainText(k);

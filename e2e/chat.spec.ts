@@ -19,7 +19,12 @@ async function closedPort(): Promise<number> {
 }
 
 test.describe("Chat", () => {
-  test("a fact chatted in one conversation is recalled in a new one: the reply echoes it and lists it under the reply", async ({ chat, chatApi, space, page }) => {
+  test("a fact chatted in one conversation is recalled in a new one: the reply echoes it and lists it under the reply", async ({
+    chat,
+    chatApi,
+    space,
+    page,
+  }) => {
     const code = token();
     const fact = `My sister Anna moved to Lisbon and her cat is called Biscuit-${code}.`;
     await chat.goto(space);
@@ -68,7 +73,9 @@ test.describe("Chat", () => {
 
     // The memory is pinned: /forget lists it and asks first; nothing is forgotten until confirmed.
     const f = await chat.send(`/forget LOCKER CODE IS ${code}`);
-    await expect(chat.replyText(f)).toContainText(`1 memory matches “LOCKER CODE IS ${code}”, 1 of them pinned. Nothing is forgotten until you confirm.`);
+    await expect(chat.replyText(f)).toContainText(
+      `1 memory matches “LOCKER CODE IS ${code}”, 1 of them pinned. Nothing is forgotten until you confirm.`,
+    );
     await expect(f.getByTestId("forget-match")).toHaveText([new RegExp(`My locker code is ${code}-7781`)]);
     expect((await api.search({ query: "locker code", space })).results.map((x) => x.id)).toContain(m.id);
     await f.getByTestId("forget-confirm-yes").click();
@@ -84,7 +91,12 @@ test.describe("Chat", () => {
     await expect(chat.replies.last().getByTestId("forget-undone")).toBeVisible();
   });
 
-  test("a provider that is down shows an error, not a hang; so does one that never answers", async ({ chat, chatApi, providers, space }) => {
+  test("a provider that is down shows an error, not a hang; so does one that never answers", async ({
+    chat,
+    chatApi,
+    providers,
+    space,
+  }) => {
     const port = await closedPort();
     await providers.goto();
     await providers.baseUrl.fill(`http://127.0.0.1:${port}/v1`);
@@ -95,7 +107,9 @@ test.describe("Chat", () => {
     await chat.goto(space);
     const t0 = Date.now();
     const down = await chat.send("Is anyone there?", { timeout: 10_000 });
-    await expect(chat.replyError(down)).toContainText(`Cannot reach OpenAI-compatible at http://127.0.0.1:${port}/v1: connection refused`);
+    await expect(chat.replyError(down)).toContainText(
+      `Cannot reach OpenAI-compatible at http://127.0.0.1:${port}/v1: connection refused`,
+    );
     expect(Date.now() - t0).toBeLessThan(10_000);
 
     // The fixture again, but it never answers this message: the configured 2 s timeout ends it.
@@ -105,7 +119,13 @@ test.describe("Chat", () => {
     await expect(chat.input).toBeEnabled();
   });
 
-  test("with no provider, the page says how to configure one and memory commands still work", async ({ chat, chatApi, providers, space, page }) => {
+  test("with no provider, the page says how to configure one and memory commands still work", async ({
+    chat,
+    chatApi,
+    providers,
+    space,
+    page,
+  }) => {
     void chatApi; // resets the provider settings afterwards
     await providers.goto();
     await providers.choose("None (memory commands only)");
@@ -116,14 +136,21 @@ test.describe("Chat", () => {
     await chat.goto(space);
     await expect(chat.noProvider).toContainText("No chat provider is ready.");
     await expect(chat.noProvider).toContainText("MEMO_PROVIDER=openai");
-    await expect(chat.noProvider.getByRole("link", { name: "Configure a provider in Settings" })).toHaveAttribute("href", "/settings#providers");
+    await expect(chat.noProvider.getByRole("link", { name: "Configure a provider in Settings" })).toHaveAttribute(
+      "href",
+      "/settings#providers",
+    );
     const r = await chat.send("/remember The spare key is under the blue pot");
     await expect(chat.replyText(r)).toContainText("Remembered (pinned)");
     const q = await chat.send("Where is the spare key?");
     await expect(chat.replyError(q)).toContainText("No chat provider is configured. Open Settings → Providers");
   });
 
-  test("conversations: streamed Markdown with highlighted code; rename and delete from the list", async ({ chat, space, page }) => {
+  test("conversations: streamed Markdown with highlighted code; rename and delete from the list", async ({
+    chat,
+    space,
+    page,
+  }) => {
     const title = `Code ${token()}`;
     await chat.goto(space);
     const reply = await chat.send(`${title}\n\n\`\`\`js\nconst answer = 42;\n\`\`\`\n\n- **bold** item`);
@@ -134,7 +161,9 @@ test.describe("Chat", () => {
     await chat.rename(title, `${title} renamed`);
     await expect(chat.title).toHaveText(`${title} renamed`);
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow, "no horizontal scrolling on a phone-sized screen").toBeLessThanOrEqual(0);
     await page.screenshot({ path: "test-results/chat-narrow.png", fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });

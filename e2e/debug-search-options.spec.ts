@@ -55,10 +55,15 @@ test.describe("Debug Search options", () => {
     const without = await pipeline.contents();
     const withoutTypes = await pipeline.matchTypes();
     const dogWithout = without.indexOf(DOG);
-    expect(dogWithout === -1 || withoutTypes[dogWithout] === "vector", "without context no keyword ties the question to Rex").toBe(true);
+    expect(
+      dogWithout === -1 || withoutTypes[dogWithout] === "vector",
+      "without context no keyword ties the question to Rex",
+    ).toBe(true);
 
     await pipeline.setContextMessages(1);
-    expect(await pipeline.queries()).toEqual([{ role: "main", text: "Tell me about my dog Rex\nwhat does he like to play with?" }]);
+    expect(await pipeline.queries()).toEqual([
+      { role: "main", text: "Tell me about my dog Rex\nwhat does he like to play with?" },
+    ]);
     await expect(pipeline.result(0)).toContainText(DOG);
     await expect(pipeline.result(0).getByTestId("match-badge")).toHaveText("hybrid");
   });
@@ -77,10 +82,14 @@ test.describe("Debug Search options", () => {
 
     await pipeline.setFusion("rrf");
     await expect(pipeline.timings).toContainText("fusion rrf");
-    const rrfScores = await pipeline.results.getByRole("meter", { name: "score" }).evaluateAll((els) => els.map((e) => Number(e.getAttribute("aria-valuenow"))));
+    const rrfScores = await pipeline.results
+      .getByRole("meter", { name: "score" })
+      .evaluateAll((els) => els.map((e) => Number(e.getAttribute("aria-valuenow"))));
     await pipeline.setFusion("linear");
     await expect(pipeline.timings).toContainText("fusion linear");
-    const linearScores = await pipeline.results.getByRole("meter", { name: "score" }).evaluateAll((els) => els.map((e) => Number(e.getAttribute("aria-valuenow"))));
+    const linearScores = await pipeline.results
+      .getByRole("meter", { name: "score" })
+      .evaluateAll((els) => els.map((e) => Number(e.getAttribute("aria-valuenow"))));
     expect(linearScores).not.toEqual(rrfScores);
     expect(linearScores).toEqual([...linearScores].sort((a, b) => b - a));
   });

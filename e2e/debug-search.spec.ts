@@ -36,18 +36,26 @@ test.describe("Debug Search page", () => {
     for (const bar of ["similarity", "FTS rank", "RRF", "score"]) {
       await expect(debugSearch.result(0).getByRole("meter", { name: bar })).toBeVisible();
     }
-    const scores = await debugSearch.results.getByRole("meter", { name: "score" }).evaluateAll((els) => els.map((e) => Number(e.getAttribute("aria-valuenow"))));
+    const scores = await debugSearch.results
+      .getByRole("meter", { name: "score" })
+      .evaluateAll((els) => els.map((e) => Number(e.getAttribute("aria-valuenow"))));
     expect(scores, "results are shown in score order").toEqual([...scores].sort((a, b) => b - a));
     await expect(debugSearch.timings).toContainText(`${types.length} results`);
 
     await page.screenshot({ path: "test-results/debug-search.png", fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow, "no horizontal scrolling on a phone-sized screen").toBeLessThanOrEqual(0);
     await page.screenshot({ path: "test-results/debug-search-narrow.png", fullPage: true });
   });
 
-  test("a search in a space that does not exist shows a readable error", async ({ debugSearch, consoleWatch, page }) => {
+  test("a search in a space that does not exist shows a readable error", async ({
+    debugSearch,
+    consoleWatch,
+    page,
+  }) => {
     const ghost = `ghost-${Date.now().toString(36)}`;
     // The space list is read when the page opens; a space that vanished since (another data folder, a stale
     // tab) is still offered. Simulate that by adding a space the store does not have to the list.
@@ -82,7 +90,11 @@ test.describe("Debug Search page", () => {
     await expect(debugSearch.banner).toContainText(`(${health.embedder.dim}-d) — ready`);
   });
 
-  test("turning the quality filter off shows more results or the same, never an error", async ({ api, space, debugSearch }) => {
+  test("turning the quality filter off shows more results or the same, never an error", async ({
+    api,
+    space,
+    debugSearch,
+  }) => {
     await api.addMemories([DOG, PUPPY, TAX, ESPRESSO].map((text) => ({ text, space })));
     // The USE-lite default has the filter off (the minimum confidence does its job): turn it on first.
     const viaApi = await api.search({ query: QUERY, space, options: { qualityFilter: true } });
@@ -94,7 +106,9 @@ test.describe("Debug Search page", () => {
     const filtered = await debugSearch.resultCount();
     expect(filtered).toBe(viaApi.results.length);
     if (viaApi.dropped.length > 0) {
-      await expect(debugSearch.page.getByText(`${viaApi.dropped.length} candidates dropped by the quality filter`)).toBeVisible();
+      await expect(
+        debugSearch.page.getByText(`${viaApi.dropped.length} candidates dropped by the quality filter`),
+      ).toBeVisible();
     }
 
     await debugSearch.setQualityFilter(false);
@@ -126,7 +140,11 @@ test.describe("Debug Search page", () => {
     await expect(debugSearch.anchorQuery).toBeChecked();
   });
 
-  test("a query that matches nothing says so, and the page logs no console errors", async ({ debugSearch, consoleWatch, page }) => {
+  test("a query that matches nothing says so, and the page logs no console errors", async ({
+    debugSearch,
+    consoleWatch,
+    page,
+  }) => {
     await page.goto("/");
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Debug Search" }).click();
     await expect(debugSearch.heading).toBeVisible();

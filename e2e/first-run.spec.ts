@@ -6,7 +6,10 @@ import { test, expect } from "./fixtures";
  * server runs with MEMO_OFFLINE=1, so the banner says the bundled model is in use and why.
  */
 test.describe("First run", () => {
-  test("the banner says which model is in use and why; the checklist can be dismissed and reopened from Settings", async ({ page, consoleWatch }) => {
+  test("the banner says which model is in use and why; the checklist can be dismissed and reopened from Settings", async ({
+    page,
+    consoleWatch,
+  }) => {
     void consoleWatch;
     await page.goto("/");
     const banner = page.getByTestId("model-banner");
@@ -49,7 +52,10 @@ test.describe("First run", () => {
       await expect(models.getByTestId("first-run-checklist")).toBeVisible();
     } finally {
       // Leave the store as a first run finds it, for the other specs.
-      await page.request.post("/api/trpc/setup.setChecklistDismissed", { data: { dismissed: false }, headers: { origin: new URL(page.url()).origin } });
+      await page.request.post("/api/trpc/setup.setChecklistDismissed", {
+        data: { dismissed: false },
+        headers: { origin: new URL(page.url()).origin },
+      });
     }
     await page.goto("/");
     await expect(checklist).toBeVisible();

@@ -6,12 +6,27 @@ import { englishText } from "../server/test/english-text";
 const PDF_PHRASE = "The lighthouse keeper counted seventeen gulls on the northern breakwater";
 
 async function pdfFile(name = "keeper.pdf"): Promise<UploadFile> {
-  const bytes = await makeTextPdf([[englishText(2500, "e2e-pdf-1"), `${PDF_PHRASE} before sunrise.`, englishText(1500, "e2e-pdf-2")], [englishText(3000, "e2e-pdf-3")]]);
+  const bytes = await makeTextPdf([
+    [englishText(2500, "e2e-pdf-1"), `${PDF_PHRASE} before sunrise.`, englishText(1500, "e2e-pdf-2")],
+    [englishText(3000, "e2e-pdf-3")],
+  ]);
   return { name, mimeType: "application/pdf", buffer: Buffer.from(bytes) };
 }
 
 function markdownFile(name = "field-guide.md"): UploadFile {
-  const md = ["# Field guide", "", englishText(6000, "e2e-md-1"), "", "## Tides", "", englishText(8000, "e2e-md-2"), "", "## Birds", "", englishText(8000, "e2e-md-3")].join("\n");
+  const md = [
+    "# Field guide",
+    "",
+    englishText(6000, "e2e-md-1"),
+    "",
+    "## Tides",
+    "",
+    englishText(8000, "e2e-md-2"),
+    "",
+    "## Birds",
+    "",
+    englishText(8000, "e2e-md-3"),
+  ].join("\n");
   return { name, mimeType: "text/markdown", buffer: Buffer.from(md, "utf8") };
 }
 
@@ -26,7 +41,12 @@ interface DocumentJson {
 }
 
 test.describe("Ingest page", () => {
-  test("upload two files, watch both progress bars reach 100%, find the PDF's phrase in Debug Search", async ({ page, space, debugSearch, api }) => {
+  test("upload two files, watch both progress bars reach 100%, find the PDF's phrase in Debug Search", async ({
+    page,
+    space,
+    debugSearch,
+    api,
+  }) => {
     const ingest = new IngestPage(page);
     await ingest.goto();
     await ingest.setSpace(space);
@@ -70,12 +90,21 @@ test.describe("Ingest page", () => {
     await expect(first.getByTestId("result-source")).toContainText("from keeper.pdf");
   });
 
-  test("bad files show why on their rows; delete and re-ingest work from the page", async ({ page, space, consoleWatch, api }) => {
+  test("bad files show why on their rows; delete and re-ingest work from the page", async ({
+    page,
+    space,
+    consoleWatch,
+    api,
+  }) => {
     void consoleWatch;
     const ingest = new IngestPage(page);
     await ingest.goto();
     await ingest.setSpace(space);
-    const good: UploadFile = { name: "good.txt", mimeType: "text/plain", buffer: Buffer.from(englishText(3000, "e2e-good"), "utf8") };
+    const good: UploadFile = {
+      name: "good.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from(englishText(3000, "e2e-good"), "utf8"),
+    };
     await ingest.drop([
       { name: "empty.md", mimeType: "text/markdown", buffer: Buffer.alloc(0) },
       { name: "photo.pdf", mimeType: "application/pdf", buffer: makePng() },
@@ -105,20 +134,32 @@ test.describe("Ingest page", () => {
     await expect(ingest.documents).toHaveCount(2);
 
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow, "no horizontal scrolling on a phone-sized screen").toBeLessThanOrEqual(0);
   });
 });
 
 test.describe("Documents API", () => {
-  test("POST several files → 202 with a row per file; GET status; re-upload adds nothing; DELETE keeps the store consistent", async ({ request, space, api }) => {
+  test("POST several files → 202 with a row per file; GET status; re-upload adds nothing; DELETE keeps the store consistent", async ({
+    request,
+    space,
+    api,
+  }) => {
     const form = new FormData();
     form.append("space", space);
-    form.append("file", new Blob([Buffer.from("# Notes\n\n" + englishText(2000, "api-md"))], { type: "text/markdown" }), "notes.md");
+    form.append(
+      "file",
+      new Blob([Buffer.from(`# Notes\n\n${englishText(2000, "api-md")}`)], { type: "text/markdown" }),
+      "notes.md",
+    );
     form.append("file", new Blob([new Uint8Array(0)]), "empty.txt");
     const res = await request.post("/api/v1/documents", { multipart: form });
     expect(res.status()).toBe(202);
-    const { documents } = (await res.json()) as { documents: { id: string; name: string; status: string; error?: string }[] };
+    const { documents } = (await res.json()) as {
+      documents: { id: string; name: string; status: string; error?: string }[];
+    };
     expect(documents.map((d) => [d.name, d.status])).toEqual([
       ["notes.md", "queued"],
       ["empty.txt", "failed"],
@@ -126,20 +167,29 @@ test.describe("Documents API", () => {
     expect(documents[1]!.error).toBe("the file is empty (0 bytes)");
 
     const id = documents[0]!.id;
-    await expect.poll(async () => ((await (await request.get(`/api/v1/documents/${id}`)).json()) as DocumentJson).status, { timeout: 60_000 }).toBe("done");
+    await expect
+      .poll(async () => ((await (await request.get(`/api/v1/documents/${id}`)).json()) as DocumentJson).status, {
+        timeout: 60_000,
+      })
+      .toBe("done");
     const doc = (await (await request.get(`/api/v1/documents/${id}`)).json()) as DocumentJson;
     expect(doc.chunksDone).toBe(doc.chunksTotal);
     expect(doc.memories).toBe(doc.chunksTotal);
 
-    const list = (await (await request.get(`/api/v1/documents?space=${space}`)).json()) as { documents: DocumentJson[] };
+    const list = (await (await request.get(`/api/v1/documents?space=${space}`)).json()) as {
+      documents: DocumentJson[];
+    };
     expect(list.documents.map((d) => d.name).sort()).toEqual(["empty.txt", "notes.md"]);
 
     const countsBefore = await api.counts();
     const again = new FormData();
-    again.append("file", new Blob([Buffer.from("# Notes\n\n" + englishText(2000, "api-md"))]), "notes.md");
+    again.append("file", new Blob([Buffer.from(`# Notes\n\n${englishText(2000, "api-md")}`)]), "notes.md");
     const res2 = await request.post(`/api/v1/documents?space=${space}`, { multipart: again });
     expect(res2.status()).toBe(202);
-    expect(((await res2.json()) as { documents: { id: string; duplicateOf?: string }[] }).documents[0]).toMatchObject({ id, duplicateOf: id });
+    expect(((await res2.json()) as { documents: { id: string; duplicateOf?: string }[] }).documents[0]).toMatchObject({
+      id,
+      duplicateOf: id,
+    });
     expect(await api.counts()).toEqual(countsBefore);
 
     const del = await request.delete(`/api/v1/documents/${id}`);

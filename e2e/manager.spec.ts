@@ -20,7 +20,9 @@ interface StoredMemory {
 
 test.describe("Manager page", () => {
   test("pin, edit, delete and restore a memory", async ({ api, space, manager, request }) => {
-    const [[alpha], [beta], [gamma]] = (await api.addMemories([ALPHA, BETA, GAMMA].map((text) => ({ text, space })))) as [[string], [string], [string]];
+    const [[alpha], [beta], [gamma]] = (await api.addMemories(
+      [ALPHA, BETA, GAMMA].map((text) => ({ text, space })),
+    )) as [[string], [string], [string]];
     const get = async (id: string) => (await (await request.get(`/api/v1/memories/${id}`)).json()) as StoredMemory;
     const start = await api.counts();
 
@@ -49,7 +51,9 @@ test.describe("Manager page", () => {
     expect(now.results[0]?.id).toBe(beta);
     const old = await api.search({ query: "car parked level three garage", space });
     const oldHit = [...old.results, ...old.dropped].find((r) => r.id === beta);
-    expect(oldHit === undefined || oldHit.matchType === "vector", "the old words no longer match by keyword").toBe(true);
+    expect(oldHit === undefined || oldHit.matchType === "vector", "the old words no longer match by keyword").toBe(
+      true,
+    );
     expect(await api.counts()).toEqual(start);
 
     // Delete: gone from the live list and from search; visible under "deleted" with its purge date; restore brings it back.
@@ -107,7 +111,12 @@ test.describe("Manager page", () => {
     expect(await api.counts()).toEqual(start);
   });
 
-  test("export a space, import it into another with progress, and nothing doubles on a second import", async ({ api, space, manager, request }, testInfo) => {
+  test("export a space, import it into another with progress, and nothing doubles on a second import", async ({
+    api,
+    space,
+    manager,
+    request,
+  }, testInfo) => {
     await api.addMemories([
       { text: ALPHA, space, timestamp: "2024-03-01T10:00:00.000Z", pinned: true },
       { text: BETA, space, timestamp: "2024-03-02T10:00:00.000Z", importance: 3 },
@@ -115,8 +124,15 @@ test.describe("Manager page", () => {
     ]);
     const res = await request.get(`/api/v1/export?space=${space}`);
     expect(res.status()).toBe(200);
-    expect(res.headers()["content-disposition"]).toMatch(new RegExp(`attachment; filename="memo-export-${space}-\\d{4}-\\d{2}-\\d{2}\\.json"`));
-    const file = (await res.json()) as { format: string; version: number; count: number; memories: { content: string; timestamp: string; pinned: boolean; importance: number; kind: string }[] };
+    expect(res.headers()["content-disposition"]).toMatch(
+      new RegExp(`attachment; filename="memo-export-${space}-\\d{4}-\\d{2}-\\d{2}\\.json"`),
+    );
+    const file = (await res.json()) as {
+      format: string;
+      version: number;
+      count: number;
+      memories: { content: string; timestamp: string; pinned: boolean; importance: number; kind: string }[];
+    };
     expect([file.format, file.version, file.count]).toEqual(["memo-export", 1, 3]);
     const exported = testInfo.outputPath("export.json");
     fs.writeFileSync(exported, JSON.stringify(file));
@@ -126,13 +142,22 @@ test.describe("Manager page", () => {
     await manager.importFile("memo", exported, copy);
     const job = manager.job(`Memo · export.json → ${copy}`).first();
     await expect(job).toHaveAttribute("data-status", "done");
-    await expect(job.getByTestId("import-summary")).toContainText("3 memories for 1 space · 3 imported, 0 already stored");
+    await expect(job.getByTestId("import-summary")).toContainText(
+      "3 memories for 1 space · 3 imported, 0 already stored",
+    );
     await expect(job.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "100");
     await manager.showSpace(copy);
     await expect(manager.rows).toHaveCount(3);
     const again = await request.get(`/api/v1/export?space=${copy}`);
     const copied = (await again.json()) as typeof file;
-    const strip = (f: typeof file) => f.memories.map(({ content, timestamp, pinned, importance, kind }) => ({ content, timestamp, pinned, importance, kind }));
+    const strip = (f: typeof file) =>
+      f.memories.map(({ content, timestamp, pinned, importance, kind }) => ({
+        content,
+        timestamp,
+        pinned,
+        importance,
+        kind,
+      }));
     expect(strip(copied)).toEqual(strip(file));
 
     // The same file again: every memory is already stored.
@@ -142,7 +167,12 @@ test.describe("Manager page", () => {
     await expect(manager.rows).toHaveCount(3);
   });
 
-  test("ChatGPT import through the page: exchanges with original times, progress, dedup; a bad file is refused", async ({ api, space, manager, consoleWatch }, testInfo) => {
+  test("ChatGPT import through the page: exchanges with original times, progress, dedup; a bad file is refused", async ({
+    api,
+    space,
+    manager,
+    consoleWatch,
+  }, testInfo) => {
     const target = `${space.slice(0, 56)}-gpt`;
     await manager.goto();
     await manager.importFile("chatgpt", CHATGPT_FIXTURE, target);

@@ -13,16 +13,25 @@ async function exercise(client: Client, space: string): Promise<void> {
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual(["forget", "remember", "search_memory"]);
   const code = token();
-  const r = await client.callTool({ name: "remember", arguments: { text: `The boat is moored at pier ${code}`, space } });
+  const r = await client.callTool({
+    name: "remember",
+    arguments: { text: `The boat is moored at pier ${code}`, space },
+  });
   expect(r.isError).toBeFalsy();
   const ids = (r.structuredContent as Structured).ids as string[];
   expect(ids).toHaveLength(1);
-  const s = await client.callTool({ name: "search_memory", arguments: { query: "where is the boat moored", space, k: 5 } });
+  const s = await client.callTool({
+    name: "search_memory",
+    arguments: { query: "where is the boat moored", space, k: 5 },
+  });
   const results = (s.structuredContent as Structured).results as { id: string; content: string }[];
   expect(results.map((x) => x.id)).toContain(ids[0]);
   const f = await client.callTool({ name: "forget", arguments: { pattern: `pier ${code}`, space } });
   expect((f.structuredContent as Structured).count).toBe(1);
-  const after = await client.callTool({ name: "search_memory", arguments: { query: "where is the boat moored", space } });
+  const after = await client.callTool({
+    name: "search_memory",
+    arguments: { query: "where is the boat moored", space },
+  });
   expect(((after.structuredContent as Structured).results as { id: string }[]).map((x) => x.id)).not.toContain(ids[0]);
 }
 
@@ -33,7 +42,10 @@ test.describe("MCP server", () => {
     try {
       await exercise(client, space);
       // An error is a tool error with a readable message.
-      const bad = await client.callTool({ name: "search_memory", arguments: { query: "x", space: "no-such-space-here" } });
+      const bad = await client.callTool({
+        name: "search_memory",
+        arguments: { query: "x", space: "no-such-space-here" },
+      });
       expect(bad.isError).toBe(true);
       expect(JSON.stringify(bad.content)).toContain("space 'no-such-space-here' does not exist");
     } finally {
@@ -47,7 +59,11 @@ test.describe("MCP server", () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ["--import", "tsx", path.join("scripts", "mcp-stdio.ts")],
-      env: { ...(process.env as Record<string, string>), MEMO_DATA_DIR: process.env.MEMO_E2E_DATA_DIR!, MEMO_OFFLINE: "1" },
+      env: {
+        ...(process.env as Record<string, string>),
+        MEMO_DATA_DIR: process.env.MEMO_E2E_DATA_DIR!,
+        MEMO_OFFLINE: "1",
+      },
       stderr: "pipe",
     });
     const client = new Client({ name: "memo-e2e-stdio", version: "1.0.0" });

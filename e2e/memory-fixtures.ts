@@ -5,7 +5,12 @@ import { ManagerPage } from "./pages/manager.page";
 import { SettingsPage } from "./pages/settings.page";
 
 /** The memory pages' page objects; each watches the console like the base fixtures' debugSearch. */
-export const test = base.extend<{ manager: ManagerPage; analytics: AnalyticsPage; settings: SettingsPage; pipeline: DebugSearchPipelinePage }>({
+export const test = base.extend<{
+  manager: ManagerPage;
+  analytics: AnalyticsPage;
+  settings: SettingsPage;
+  pipeline: DebugSearchPipelinePage;
+}>({
   manager: async ({ page, consoleWatch }, use) => {
     void consoleWatch;
     await use(new ManagerPage(page));

@@ -11,15 +11,25 @@ import { ManagerPage } from "./pages/manager.page";
  * screenshots of Manager and Analytics at 1280×800 and 390×844 to test-results/screenshots/.
  */
 
-const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
 const DAY = 86_400_000;
 
 test.describe("Manager and Analytics", () => {
-  test("Manager at 1280 px: short columns stay readable; a delete offers Undo where the row was", async ({ page, api, space, consoleWatch }) => {
+  test("Manager at 1280 px: short columns stay readable; a delete offers Undo where the row was", async ({
+    page,
+    api,
+    space,
+    consoleWatch,
+  }) => {
     void consoleWatch;
     await page.setViewportSize({ width: 1280, height: 800 });
     await api.addMemories([
-      { text: `First memory with a rather long text that goes on and on about the garden, the roses, the tomatoes and the weather ${"and more ".repeat(20)}`, space, kind: "chat" },
+      {
+        text: `First memory with a rather long text that goes on and on about the garden, the roses, the tomatoes and the weather ${"and more ".repeat(20)}`,
+        space,
+        kind: "chat",
+      },
       { text: "Second memory: the middle one", space, kind: "remember" },
       { text: "Third memory, the last one", space, kind: "import" },
     ]);
@@ -61,11 +71,21 @@ test.describe("Manager and Analytics", () => {
     await shot(page, "manager-390");
   });
 
-  test("Analytics: an old import is one leading bar, and the figures say what they count", async ({ page, api, space, consoleWatch }) => {
+  test("Analytics: an old import is one leading bar, and the figures say what they count", async ({
+    page,
+    api,
+    space,
+    consoleWatch,
+  }) => {
     void consoleWatch;
     const now = Date.now();
     await api.addMemories([
-      ...Array.from({ length: 24 }, (_, i) => ({ text: `Recent note ${i} about the week`, space, kind: "chat" as const, timestamp: new Date(now - (i % 12) * DAY).toISOString() })),
+      ...Array.from({ length: 24 }, (_, i) => ({
+        text: `Recent note ${i} about the week`,
+        space,
+        kind: "chat" as const,
+        timestamp: new Date(now - (i % 12) * DAY).toISOString(),
+      })),
       { text: "An exchange imported from 2023", space, kind: "import" as const, timestamp: "2023-02-01T10:00:00.000Z" },
     ]);
     const a = new AnalyticsPage(page);
@@ -88,18 +108,29 @@ test.describe("Debug Search and Ingest", () => {
   test("Debug Search shows the saved default before the first search", async ({ page, consoleWatch }) => {
     void consoleWatch;
     const saved = await page.request.get("/api/trpc/retrievalSettings.get");
-    const n = ((await saved.json()) as { result: { data: { settings: { contextMessages: number } } } }).result.data.settings.contextMessages;
+    const n = ((await saved.json()) as { result: { data: { settings: { contextMessages: number } } } }).result.data
+      .settings.contextMessages;
     await page.goto("/memory/search");
-    await expect(page.getByRole("combobox", { name: "Context messages" }).locator("option").first()).toHaveText(`default (${n})`);
+    await expect(page.getByRole("combobox", { name: "Context messages" }).locator("option").first()).toHaveText(
+      `default (${n})`,
+    );
   });
 
-  test("Ingest: pick a space or New space…; an identical re-upload says it is already stored", async ({ page, space, consoleWatch }) => {
+  test("Ingest: pick a space or New space…; an identical re-upload says it is already stored", async ({
+    page,
+    space,
+    consoleWatch,
+  }) => {
     void consoleWatch;
     const ingest = new IngestPage(page);
     await ingest.goto();
     await expect(ingest.spaceInput.locator("option").last()).toHaveText("New space…");
     await ingest.setSpace(space);
-    const file = { name: "notes.md", mimeType: "text/markdown", buffer: Buffer.from(`# Notes ${space}\n\nThe heron nests by the river.\n`) };
+    const file = {
+      name: "notes.md",
+      mimeType: "text/markdown",
+      buffer: Buffer.from(`# Notes ${space}\n\nThe heron nests by the river.\n`),
+    };
     await ingest.upload([file]);
     await expect(ingest.documents).toHaveCount(1);
     await ingest.upload([file]);

@@ -4,7 +4,9 @@ import { seedShowcase, SHOWCASE_SPACE } from "./support/showcase";
 /** Every memory page loads without console errors, fits a phone screen, and works from the keyboard. Screenshots: test-results/*.png */
 
 async function noHorizontalScroll(page: import("@playwright/test").Page): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow, "no horizontal scrolling").toBeLessThanOrEqual(0);
 }
 
@@ -63,7 +65,8 @@ test.describe("memory pages", () => {
   test("navigation: one layout, current page marked, skip link and keyboard focus", async ({ manager, page }) => {
     await manager.goto();
     const nav = page.getByRole("navigation", { name: "Main" });
-    for (const name of ["Chat", "Ingest", "Debug Search", "Manager", "Analytics", "Settings"]) await expect(nav.getByRole("link", { name, exact: true })).toBeVisible();
+    for (const name of ["Chat", "Ingest", "Debug Search", "Manager", "Analytics", "Settings"])
+      await expect(nav.getByRole("link", { name, exact: true })).toBeVisible();
     await expect(nav.getByRole("link", { name: "Manager", exact: true })).toHaveAttribute("aria-current", "page");
     await expect(nav.getByRole("link", { name: "Analytics", exact: true })).not.toHaveAttribute("aria-current", "page");
 
@@ -88,7 +91,8 @@ test.describe("memory pages", () => {
 
     // Phone width: every link still reachable without horizontal scrolling.
     await page.setViewportSize({ width: 360, height: 740 });
-    for (const name of ["Chat", "Ingest", "Debug Search", "Manager", "Analytics", "Settings"]) await expect(nav.getByRole("link", { name, exact: true })).toBeInViewport();
+    for (const name of ["Chat", "Ingest", "Debug Search", "Manager", "Analytics", "Settings"])
+      await expect(nav.getByRole("link", { name, exact: true })).toBeInViewport();
     await noHorizontalScroll(page);
   });
 });

@@ -82,19 +82,35 @@ test.describe("Privacy", () => {
     expect(got).toContain(pinned);
     expect(got).not.toContain(plain);
     expect(await privacy.sentBlock(p)).toBe(got);
-    await expect(privacy.sentLine(p)).toContainText(`only pinned memories are shared with OpenAI-compatible (${remote})`);
+    await expect(privacy.sentLine(p)).toContainText(
+      `only pinned memories are shared with OpenAI-compatible (${remote})`,
+    );
     await page.screenshot({ path: "test-results/privacy-sent-to.png", fullPage: true });
 
     // The OpenAI-compatible endpoint follows the same choice and says which memories it sent.
-    const res = await request.post("/v1/chat/completions", { data: { model: "memo", memo_space: space, messages: [{ role: "user", content: `Where is my passport ${code}?` }] } });
+    const res = await request.post("/v1/chat/completions", {
+      data: {
+        model: "memo",
+        memo_space: space,
+        messages: [{ role: "user", content: `Where is my passport ${code}?` }],
+      },
+    });
     expect(res.status()).toBe(200);
     const ids = res.headers()["x-memo-recalled"]!.split(",");
-    const pinnedHit = (await api.search({ query: `passport ${code} oak desk`, space })).results.find((r) => r.content === pinned)!;
+    const pinnedHit = (await api.search({ query: `passport ${code} oak desk`, space })).results.find(
+      (r) => r.content === pinned,
+    )!;
     expect(ids).toEqual([pinnedHit.id]);
     expect(res.headers()["x-memo-memory-shared"]).toBe("pinned");
   });
 
-  test("a loopback provider gets memories without asking; the Sent to block is what it received", async ({ chat, privacy, privacyApi, api, space }) => {
+  test("a loopback provider gets memories without asking; the Sent to block is what it received", async ({
+    chat,
+    privacy,
+    privacyApi,
+    api,
+    space,
+  }) => {
     const code = token();
     await api.addMemory({ text: `The spare house key ${code} is under the blue flower pot.`, space });
     await chat.goto(space);
@@ -131,7 +147,9 @@ test.describe("Privacy", () => {
     await expect(chat.replyText(r)).toContainText("Memory block received:"); // it read memory
     await expect(chat.replyText(r)).toContainText("4-8-1-5");
     const id = await chat.conversationId();
-    await expect(privacy.temporaryChip).toContainText("Temporary chat: never stored as memory; deleted when this tab closes or at");
+    await expect(privacy.temporaryChip).toContainText(
+      "Temporary chat: never stored as memory; deleted when this tab closes or at",
+    );
     const rem = await chat.send(`/remember my locker ${code} is number 12`);
     await expect(chat.replyText(rem)).toContainText("temporary chat: it never changes memory");
     await expect(chat.conversationById(id)).toHaveCount(0); // not listed
@@ -143,8 +161,17 @@ test.describe("Privacy", () => {
     await chatApi.waitForMemory(space, `plumber Tuesday ${code}`, `plumber comes on Tuesday`);
     await privacyApi.persistIdle();
     const after = await api.counts();
-    expect(after).toEqual({ memories: before.memories + 1, vectors: before.vectors + 1, fts: before.fts + 1, consistent: true });
-    expect((await api.search({ query: `locker ${code} bike lock`, space })).results.some((m) => m.content.includes(`locker ${code}`))).toBe(false);
+    expect(after).toEqual({
+      memories: before.memories + 1,
+      vectors: before.vectors + 1,
+      fts: before.fts + 1,
+      consistent: true,
+    });
+    expect(
+      (await api.search({ query: `locker ${code} bike lock`, space })).results.some((m) =>
+        m.content.includes(`locker ${code}`),
+      ),
+    ).toBe(false);
 
     // 24 hours later (injected clock) it is gone, page or not.
     privacyApi.setClockOffset(24 * 3600_000 + 60_000);
@@ -159,14 +186,22 @@ test.describe("Privacy", () => {
     await tab.page.getByRole("checkbox", { name: "Temporary chat" }).check();
     await tab.send("A quick temporary question");
     const tabId = await tab.conversationId();
-    const get = () => request.get(`/api/trpc/conversations.get?input=${encodeURIComponent(JSON.stringify({ id: tabId }))}`);
+    const get = () =>
+      request.get(`/api/trpc/conversations.get?input=${encodeURIComponent(JSON.stringify({ id: tabId }))}`);
     expect((await get()).status()).toBe(200);
     await ctx.close();
     privacyApi.setClockOffset(3 * 60_000);
     expect((await get()).status()).toBe(404);
   });
 
-  test("memory per conversation: storing off adds no memory; recall off sends none; both shown as chips and kept", async ({ chat, chatApi, privacy, privacyApi, api, space }) => {
+  test("memory per conversation: storing off adds no memory; recall off sends none; both shown as chips and kept", async ({
+    chat,
+    chatApi,
+    privacy,
+    privacyApi,
+    api,
+    space,
+  }) => {
     const code = token();
     await chat.goto(space);
     await chat.send(`Hello ${code}, starting a conversation about the garden.`);
@@ -184,7 +219,11 @@ test.describe("Privacy", () => {
     await chatApi.waitForMemory(space, `bins Thursday ${code}`, "bins go out on Thursday");
     await privacyApi.persistIdle();
     expect((await api.counts()).memories).toBe(before.memories + 1);
-    expect((await api.search({ query: `greenhouse combination ${code}`, space })).results.some((m) => m.content.includes("greenhouse combination"))).toBe(false);
+    expect(
+      (await api.search({ query: `greenhouse combination ${code}`, space })).results.some((m) =>
+        m.content.includes("greenhouse combination"),
+      ),
+    ).toBe(false);
 
     await chat.gotoConversation(conversationId);
     await expect(privacy.storingOffChip).toBeVisible();

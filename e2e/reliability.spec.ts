@@ -53,11 +53,15 @@ test.describe("reliability", () => {
   test("npm run load -- --short: 50 concurrent chat turns, searches, an ingestion and a long write, nothing failed", async ({}, testInfo) => {
     test.setTimeout(240_000);
     const out = path.join(os.tmpdir(), `memo-load-${process.pid}-${Date.now()}.json`);
-    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/load.ts", "--short", "--app", "next", "--json", "--out", out], {
-      env: { ...process.env, MEMO_NEXT_DIST_DIR: process.env.MEMO_E2E_DIST_DIR },
-      encoding: "utf8",
-      timeout: 220_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      ["--import", "tsx", "scripts/load.ts", "--short", "--app", "next", "--json", "--out", out],
+      {
+        env: { ...process.env, MEMO_NEXT_DIST_DIR: process.env.MEMO_E2E_DIST_DIR },
+        encoding: "utf8",
+        timeout: 220_000,
+      },
+    );
     expect(fs.existsSync(out), `the load script wrote its report\n${r.stderr}\n${r.stdout}`.slice(-4000)).toBe(true);
     const report = JSON.parse(fs.readFileSync(out, "utf8")) as {
       ok: boolean;
@@ -73,7 +77,10 @@ test.describe("reliability", () => {
       errors: string[];
     };
     fs.rmSync(out, { force: true });
-    await testInfo.attach("load-report.json", { body: JSON.stringify(report, null, 2), contentType: "application/json" });
+    await testInfo.attach("load-report.json", {
+      body: JSON.stringify(report, null, 2),
+      contentType: "application/json",
+    });
     expect(report.errors).toEqual([]);
     expect(report.failedRequests).toBe(0);
     expect(report.sqliteBusy).toBe(0);

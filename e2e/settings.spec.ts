@@ -3,10 +3,21 @@ import { test, expect } from "./memory-fixtures";
 /** Settings: retrieval parameters saved per model and used by search; spaces created, renamed (memories move) and deleted (with confirmation). */
 
 test.describe("Settings page", () => {
-  test("retrieval settings are saved for the current model and used by search", async ({ settings, request, page, api, space }) => {
+  test("retrieval settings are saved for the current model and used by search", async ({
+    settings,
+    request,
+    page,
+    api,
+    space,
+  }) => {
     const model = (await api.health()).embedder.model!;
     // 12 memories: with top N 9 and no quality filter, a search without k returns 9 of them.
-    await api.addMemories(Array.from({ length: 12 }, (_, i) => ({ text: `Settings test note ${i + 1}: the recipe needs ${i + 2} eggs`, space })));
+    await api.addMemories(
+      Array.from({ length: 12 }, (_, i) => ({
+        text: `Settings test note ${i + 1}: the recipe needs ${i + 2} eggs`,
+        space,
+      })),
+    );
     await settings.goto();
     await expect(settings.retrieval).toContainText(model);
     const topN = settings.retrievalForm.getByRole("spinbutton", { name: "Memories per reply (top N)" });
@@ -45,7 +56,13 @@ test.describe("Settings page", () => {
     await expect(settings.retrievalSaved).toHaveText(`Saved for ${model}.`);
   });
 
-  test("create, rename (memories move with it) and delete a space", async ({ settings, api, space, page, consoleWatch }) => {
+  test("create, rename (memories move with it) and delete a space", async ({
+    settings,
+    api,
+    space,
+    page,
+    consoleWatch,
+  }) => {
     const renamed = `${space.slice(0, 56)}-moved`;
     await settings.goto();
     await settings.createSpace(space);

@@ -30,18 +30,29 @@ const { values } = parseArgs({
 });
 const RUNS = Math.max(1, Number(values.runs));
 const MEMORIES = Math.max(0, Number(values.memories));
-const PROVIDERS = values.provider.split(",").map((s) => s.trim()).filter(Boolean);
+const PROVIDERS = values.provider
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-bench-chat-"));
 process.env.MEMO_DATA_DIR = dataDir;
 process.env.MEMO_OFFLINE = "1";
 process.env.MEMO_CHAT_THREADS ??= "1";
-for (const k of ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_ANTHROPIC_API_KEY", "MEMO_CHAT_MODEL"]) delete process.env[k];
+for (const k of [
+  "MEMO_PROVIDER",
+  "MEMO_OPENAI_BASE_URL",
+  "MEMO_OPENAI_API_KEY",
+  "MEMO_OPENAI_MODEL",
+  "MEMO_ANTHROPIC_API_KEY",
+  "MEMO_CHAT_MODEL",
+])
+  delete process.env[k];
 
 const { OpenAIFixtureServer, FIXTURE_MODEL } = await import("../e2e/support/openai-fixture");
 const { writeTinyLlamaGguf } = await import("../server/test/gguf/write-tiny-llama");
 const { addMemories } = await import("../server/memory/write");
-  const { appContext } = await import("../server/core/context");
+const { appContext } = await import("../server/core/context");
 const { PersistQueue } = await import("../server/chat/persist");
 const { getProvider, resetProviderSettings, saveProviderSettings } = await import("../server/chat/providers");
 const { runTurn, recallForPrompt, systemPrompt } = await import("../server/chat/turn");
@@ -49,8 +60,35 @@ const { stopLocalChatServer } = await import("../server/chat/local-server");
 const { getEmbedder } = await import("../server/embedder/supervisor");
 
 const SPACE = "bench";
-const TOPICS = ["garden", "car", "dentist", "birthday", "holiday", "project", "recipe", "book", "flight", "budget", "piano", "running", "office", "cat", "dog"];
-const VERBS = ["planned", "talked about", "booked", "forgot", "finished", "started", "moved", "changed", "cancelled", "remembered"];
+const TOPICS = [
+  "garden",
+  "car",
+  "dentist",
+  "birthday",
+  "holiday",
+  "project",
+  "recipe",
+  "book",
+  "flight",
+  "budget",
+  "piano",
+  "running",
+  "office",
+  "cat",
+  "dog",
+];
+const VERBS = [
+  "planned",
+  "talked about",
+  "booked",
+  "forgot",
+  "finished",
+  "started",
+  "moved",
+  "changed",
+  "cancelled",
+  "remembered",
+];
 const QUESTIONS = [
   "What did I say about the dentist appointment?",
   "When is my sister's birthday party again?",
@@ -64,7 +102,13 @@ function quantiles(xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
   const q = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))]!;
   const r = (x: number) => Math.round(x * 10) / 10;
-  return { p50: r(q(0.5)), p95: r(q(0.95)), min: r(s[0]!), max: r(s.at(-1)!), mean: r(s.reduce((a, b) => a + b, 0) / s.length) };
+  return {
+    p50: r(q(0.5)),
+    p95: r(q(0.95)),
+    min: r(s[0]!),
+    max: r(s.at(-1)!),
+    mean: r(s.reduce((a, b) => a + b, 0) / s.length),
+  };
 }
 
 const memo = appContext();
@@ -72,7 +116,7 @@ const queue = new PersistQueue(() => memo, { log: (l, m) => l !== "info" && cons
 
 async function seed(): Promise<number> {
   const items = Array.from({ length: MEMORIES }, (_, i) => ({
-    text: `On day ${i} I ${VERBS[i % VERBS.length]} the ${TOPICS[i % TOPICS.length]} with ${["Anna", "Ben", "Chloe", "Dev"][i % 4]}; note ${i * 7919 % 1000}.`,
+    text: `On day ${i} I ${VERBS[i % VERBS.length]} the ${TOPICS[i % TOPICS.length]} with ${["Anna", "Ben", "Chloe", "Dev"][i % 4]}; note ${(i * 7919) % 1000}.`,
     space: SPACE,
     timestamp: new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString(),
   }));
@@ -174,7 +218,7 @@ try {
   }
   const embedder = getEmbedder().status();
   process.stdout.write(
-    JSON.stringify(
+    `${JSON.stringify(
       {
         bench: "chat time to first token: memory on (whole turn) vs the provider alone",
         when: new Date().toISOString(),
@@ -186,7 +230,7 @@ try {
       },
       null,
       2,
-    ) + "\n",
+    )}\n`,
   );
 } finally {
   await fixture?.close();

@@ -31,8 +31,11 @@ const { values } = parseArgs({
 });
 
 const QUERY = "search_query: what did I tell you about my sister's trip to Lisbon last spring?";
-const WORDS = "the quick brown fox jumps over a lazy dog while my sister plans her trip to lisbon and we talk about work family food travel music books".split(" ");
-const PASSAGE = "search_document: " + Array.from({ length: 300 }, (_, i) => WORDS[(i * 7) % WORDS.length]).join(" ");
+const WORDS =
+  "the quick brown fox jumps over a lazy dog while my sister plans her trip to lisbon and we talk about work family food travel music books".split(
+    " ",
+  );
+const PASSAGE = `search_document: ${Array.from({ length: 300 }, (_, i) => WORDS[(i * 7) % WORDS.length]).join(" ")}`;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -61,9 +64,14 @@ async function waitHealthy(url: string, child: ChildProcess, timeoutMs = 180_000
 
 async function embedOnce(url: string, text: string): Promise<number> {
   const t = performance.now();
-  const r = await fetch(`${url}/v1/embeddings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: text }) });
+  const r = await fetch(`${url}/v1/embeddings`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ input: text }),
+  });
   const body = (await r.json()) as { data?: { embedding: number[] }[] };
-  if (!r.ok || !body.data?.[0]?.embedding.length) throw new Error(`embedding failed: ${JSON.stringify(body).slice(0, 200)}`);
+  if (!r.ok || !body.data?.[0]?.embedding.length)
+    throw new Error(`embedding failed: ${JSON.stringify(body).slice(0, 200)}`);
   return performance.now() - t;
 }
 
@@ -91,10 +99,36 @@ async function run(kind: "node-llama-cpp" | "llama-server", model: string, threa
   let url: string;
   if (kind === "llama-server") {
     const port = await freePort();
-    child = spawn(findLlamaServer()!, ["-m", model, "--embeddings", "--host", "127.0.0.1", "--port", String(port), "-c", "2048", "-b", "2048", "-ub", "2048", "-t", String(threads), "-tb", String(threads)], { env, stdio: ["ignore", "ignore", "ignore"] });
+    child = spawn(
+      findLlamaServer()!,
+      [
+        "-m",
+        model,
+        "--embeddings",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "-c",
+        "2048",
+        "-b",
+        "2048",
+        "-ub",
+        "2048",
+        "-t",
+        String(threads),
+        "-tb",
+        String(threads),
+      ],
+      { env, stdio: ["ignore", "ignore", "ignore"] },
+    );
     url = `http://127.0.0.1:${port}`;
   } else {
-    child = spawn(process.execPath, ["--import", "tsx", "server/embedder/main.ts", "--port", "0", "--model", model, "--threads", String(threads)], { env, stdio: ["ignore", "pipe", "ignore"] });
+    child = spawn(
+      process.execPath,
+      ["--import", "tsx", "server/embedder/main.ts", "--port", "0", "--model", model, "--threads", String(threads)],
+      { env, stdio: ["ignore", "pipe", "ignore"] },
+    );
     url = await new Promise<string>((resolve) => {
       readline.createInterface({ input: child.stdout! }).on("line", (line) => {
         const m = line.match(/"event":"listening","port":(\d+)/);
@@ -113,7 +147,10 @@ async function run(kind: "node-llama-cpp" | "llama-server", model: string, threa
 async function main() {
   const dir = path.join(dataDir(), "bench", "models");
   fs.mkdirSync(dir, { recursive: true });
-  const model = path.join(dir, values.tiny ? "nomic-embed-text-v1.5-test-tiny.gguf" : "nomic-embed-text-v1.5-bench-q8_0.gguf");
+  const model = path.join(
+    dir,
+    values.tiny ? "nomic-embed-text-v1.5-test-tiny.gguf" : "nomic-embed-text-v1.5-bench-q8_0.gguf",
+  );
   if (!fs.existsSync(model)) {
     console.error(`writing ${model} (random weights, nomic-embed-text-v1.5 shape)…`);
     if (values.tiny) writeTinyNomicGguf(model, { seed: 1 });
@@ -128,7 +165,10 @@ async function main() {
     if (native) {
       const nat = await run("llama-server", model, t);
       row.llamaServer = nat;
-      row.ratio = { query: +(node.query.p50 / nat.query.p50).toFixed(3), passage: +(node.passage.p50 / nat.passage.p50).toFixed(3) };
+      row.ratio = {
+        query: +(node.query.p50 / nat.query.p50).toFixed(3),
+        passage: +(node.passage.p50 / nat.passage.p50).toFixed(3),
+      };
     }
     rows.push(row);
     console.error(JSON.stringify(row));
@@ -142,7 +182,7 @@ async function main() {
     results: rows,
   };
   const json = JSON.stringify(result, null, 2);
-  if (values.out) fs.writeFileSync(values.out, json + "\n");
+  if (values.out) fs.writeFileSync(values.out, `${json}\n`);
   console.log(json);
 }
 

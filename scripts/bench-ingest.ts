@@ -78,8 +78,12 @@ try {
   const text = englishText(bytes, values.seed);
   const nPieces = Math.max(1, Math.floor(Number(values.pieces)));
   const paragraphs = text.split("\n\n");
-  const pieces = Array.from({ length: nPieces }, (_, i) =>
-    paragraphs.slice(Math.round((i * paragraphs.length) / nPieces), Math.round(((i + 1) * paragraphs.length) / nPieces)).join("\n\n") + "\n",
+  const pieces = Array.from(
+    { length: nPieces },
+    (_, i) =>
+      `${paragraphs
+        .slice(Math.round((i * paragraphs.length) / nPieces), Math.round(((i + 1) * paragraphs.length) / nPieces))
+        .join("\n\n")}\n`,
   );
   log(`model ${info.model} (${info.dim}-d); ${bytes} bytes of generated English in ${nPieces} file(s)`);
 
@@ -102,7 +106,12 @@ try {
     const c0 = cpuMs(sup.pid);
     const t = performance.now();
     for (const n of sizes) {
-      const send = () => fetch(`${baseUrl}/v1/embeddings`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: texts.slice(at, at + n) }) });
+      const send = () =>
+        fetch(`${baseUrl}/v1/embeddings`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ input: texts.slice(at, at + n) }),
+        });
       // A kept-alive socket the server closed while idle fails at once ("other side closed"): resend once.
       const res = await send().catch((e: unknown) => {
         if (e instanceof TypeError) return send();
@@ -130,12 +139,17 @@ try {
   const { chunkSections } = await import("../server/ingest/chunk");
   const planned: string[][] = [];
   for (const [i, p] of pieces.entries()) {
-    planned.push((await chunkSections((await parseDocument(Buffer.from(p, "utf8"), `bench-${i + 1}.txt`)).sections, embedder)).chunks.map((c) => prefix + c.content));
+    planned.push(
+      (
+        await chunkSections((await parseDocument(Buffer.from(p, "utf8"), `bench-${i + 1}.txt`)).sections, embedder)
+      ).chunks.map((c) => prefix + c.content),
+    );
   }
 
   type Raw = Awaited<ReturnType<typeof raw>>;
   const raws: Raw[] = [];
-  const runs: { ms: number; serverCpuMs: number | null; appCpuMs: number; tokens: number; sameRequests: Raw | null }[] = [];
+  const runs: { ms: number; serverCpuMs: number | null; appCpuMs: number; tokens: number; sameRequests: Raw | null }[] =
+    [];
   for (let i = 0; i < nPieces; i++) {
     log(`piece ${i + 1}/${nPieces}: raw embedder run (${planned[i]!.length} chunks, 32 per request)…`);
     raws.push(await raw(planned[i]!, by32(planned[i]!.length)));
@@ -147,10 +161,12 @@ try {
     await queue.whenIdle();
     const ms = performance.now() - t0;
     const app = process.cpuUsage(app0);
-    if (failure || done.length !== i + 1) throw new Error(`ingestion did not finish: ${failure ?? "no result"} (document ${row.id})`);
+    if (failure || done.length !== i + 1)
+      throw new Error(`ingestion did not finish: ${failure ?? "no result"} (document ${row.id})`);
     const stats = done[i]!;
     const texts = stats.embedded.map((c) => prefix + c.content);
-    if (texts.join("\u0000") !== planned[i]!.join("\u0000")) throw new Error("the pipeline embedded other chunks than planned");
+    if (texts.join("\u0000") !== planned[i]!.join("\u0000"))
+      throw new Error("the pipeline embedded other chunks than planned");
     const serverCpuMs = cpu0 === null ? null : cpuMs(sup.pid)! - cpu0;
     const sameRequests = values["same-batches"] ? await raw(texts, stats.batches) : null;
     runs.push({ ms, serverCpuMs, appCpuMs: (app.user + app.system) / 1000, tokens: raws[i]!.tokens, sameRequests });
@@ -162,7 +178,9 @@ try {
   const tokens = runs.reduce((n, r) => n + r.tokens, 0);
   const pipelineMs = runs.reduce((n, r) => n + r.ms, 0);
   const rawMs = runs.reduce((n, r, i) => n + r.tokens / ((raws[i]!.tps + raws[i + 1]!.tps) / 2 / 1000), 0);
-  const rawCpu = raws.slice(0, nPieces).every((r) => r.cpuMs !== null) ? raws.slice(0, nPieces).reduce((n, r) => n + r.cpuMs!, 0) : null;
+  const rawCpu = raws.slice(0, nPieces).every((r) => r.cpuMs !== null)
+    ? raws.slice(0, nPieces).reduce((n, r) => n + r.cpuMs!, 0)
+    : null;
   const pipeCpu = runs.every((r) => r.serverCpuMs !== null) ? runs.reduce((n, r) => n + r.serverCpuMs!, 0) : null;
   const sameMs = values["same-batches"] ? runs.reduce((n, r) => n + r.sameRequests!.ms, 0) : null;
   const sum = (f: (s: IngestStats) => number) => done.reduce((n, s) => n + f(s), 0);
@@ -173,7 +191,15 @@ try {
     model: info.model,
     dim: info.dim,
     engine: sup.status().engine,
-    input: { bytes, files: nPieces, chunks: sum((s) => s.chunks), tokens, tokensCountedBy: [...tokenSources], tokensCountedByChunker: sum((s) => s.tokens), avgChunkTokens: Math.round(sum((s) => s.tokens) / sum((s) => s.chunks)) },
+    input: {
+      bytes,
+      files: nPieces,
+      chunks: sum((s) => s.chunks),
+      tokens,
+      tokensCountedBy: [...tokenSources],
+      tokensCountedByChunker: sum((s) => s.tokens),
+      avgChunkTokens: Math.round(sum((s) => s.tokens) / sum((s) => s.chunks)),
+    },
     pipeline: {
       totalMs: Math.round(pipelineMs),
       tokensPerSec: tps(pipelineMs),
@@ -186,7 +212,11 @@ try {
       },
       tokenizeCalls: sum((s) => s.tokenizeCalls),
       requests: batches.length,
-      chunksPerRequest: { mean: round(batches.reduce((a, b) => a + b, 0) / Math.max(1, batches.length), 1), min: Math.min(...batches), max: Math.max(...batches) },
+      chunksPerRequest: {
+        mean: round(batches.reduce((a, b) => a + b, 0) / Math.max(1, batches.length), 1),
+        min: Math.min(...batches),
+        max: Math.max(...batches),
+      },
       embeddingServerCpuMs: pipeCpu === null ? null : Math.round(pipeCpu),
       appCpuMs: Math.round(runs.reduce((n, r) => n + r.appCpuMs, 0)),
     },
@@ -206,7 +236,7 @@ try {
   };
   const json = JSON.stringify(result, null, 2);
   console.log(json);
-  if (values.out) fs.writeFileSync(values.out, json + "\n");
+  if (values.out) fs.writeFileSync(values.out, `${json}\n`);
   await queue.stop();
   opened.sqlite.close();
 } finally {

@@ -55,7 +55,9 @@ const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(Math.max(1e-12, r()))
 function vectors(n: number, dim: number, seed: number, shared = 0): Float32Array[] {
   const r = rng(seed);
   const common = Float32Array.from({ length: dim }, () => gauss(r));
-  const centres = Array.from({ length: Math.max(1, Math.floor(n / 4)) }, () => Float32Array.from({ length: dim }, (_, k) => gauss(r) + shared * common[k]!));
+  const centres = Array.from({ length: Math.max(1, Math.floor(n / 4)) }, () =>
+    Float32Array.from({ length: dim }, (_, k) => gauss(r) + shared * common[k]!),
+  );
   return Array.from({ length: n }, () => {
     const c = centres[Math.floor(r() * centres.length)]!;
     const noise = 0.15 + r() * 0.5;
@@ -109,12 +111,13 @@ function pairwise(label: string, shared: number) {
   const arrays = vs.map((v) => Array.from(v));
   let cos = 0;
   let cnt = 0;
-  for (let i = 0; i < vs.length; i += 7) for (let j = i + 1; j < vs.length; j += 5) {
-    let s = 0;
-    for (let k = 0; k < DIM; k++) s += vs[i]![k]! * vs[j]![k]!;
-    cos += s;
-    cnt++;
-  }
+  for (let i = 0; i < vs.length; i += 7)
+    for (let j = i + 1; j < vs.length; j += 5) {
+      let s = 0;
+      for (let k = 0; k < DIM; k++) s += vs[i]![k]! * vs[j]![k]!;
+      cos += s;
+      cnt++;
+    }
   // Warm both up (JIT), then interleave so machine noise hits both alike.
   for (let i = 0; i < 5; i++) {
     disjointPairs(similarPairs(vs, THRESHOLD));
@@ -143,7 +146,11 @@ function pairwise(label: string, shared: number) {
     iterations: ITER,
     pairs: found.length,
     ms: p,
-    baseline: { what: "naive per-pair cosine over number[][] (norms recomputed per pair)", ms: base, pairs: baselineFound.length },
+    baseline: {
+      what: "naive per-pair cosine over number[][] (norms recomputed per pair)",
+      ms: base,
+      pairs: baselineFound.length,
+    },
     samePairsAsBaseline: key(found) === key(baselineFound),
     ratioP50: +(p.p50 / base.p50).toFixed(3),
     speedupP50: +(base.p50 / p.p50).toFixed(2),
@@ -163,7 +170,11 @@ try {
     const slice = all.slice(i, i + 1000);
     insertMemories(
       db,
-      slice.map((_, k) => ({ spaceId: "bench", content: `memory ${i + k}`, timestamp: new Date(Date.UTC(2024, 0, 1) + (i + k) * 60_000).toISOString() })),
+      slice.map((_, k) => ({
+        spaceId: "bench",
+        content: `memory ${i + k}`,
+        timestamp: new Date(Date.UTC(2024, 0, 1) + (i + k) * 60_000).toISOString(),
+      })),
       slice,
       "bench-a",
     );
@@ -175,7 +186,11 @@ try {
   for (let after = 0; ; ) {
     const rows = pendingBatch(db, after, 1000);
     if (!rows.length) break;
-    storeBatch(db, rows, rows.map((r) => all[r.rid - 1]!));
+    storeBatch(
+      db,
+      rows,
+      rows.map((r) => all[r.rid - 1]!),
+    );
     after = rows[rows.length - 1]!.rid;
   }
   const [swapMs, swapped] = time(() => swapVectorTables(db));
@@ -190,7 +205,13 @@ try {
         pairwise: spread,
         pairwiseAnisotropic: anisotropic,
         load: { what: `read ${N} most recent live memories with their vectors from memory_vec`, ms: stats(loads) },
-        swap: { what: "re-index swap: recreate memory_vec and copy the new vectors, one transaction", rows: total, swapped, ms: +swapMs.toFixed(1), usPerRow: +((swapMs * 1000) / total).toFixed(1) },
+        swap: {
+          what: "re-index swap: recreate memory_vec and copy the new vectors, one transaction",
+          rows: total,
+          swapped,
+          ms: +swapMs.toFixed(1),
+          usPerRow: +((swapMs * 1000) / total).toFixed(1),
+        },
       },
       null,
       2,

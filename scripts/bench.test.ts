@@ -18,7 +18,11 @@ function runJson(script: string, args: string[], env: Record<string, string> = {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-bench-smoke-"));
   dirs.push(dataDir);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: root, env: { ...process.env, MEMO_DATA_DIR: dataDir, MEMO_OFFLINE: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+      cwd: root,
+      env: { ...process.env, MEMO_DATA_DIR: dataDir, MEMO_OFFLINE: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
@@ -35,7 +39,8 @@ function runJson(script: string, args: string[], env: Record<string, string> = {
   });
 }
 
-const finite = (x: unknown, what: string) => assert.ok(typeof x === "number" && Number.isFinite(x), `${what} is a finite number (${String(x)})`);
+const finite = (x: unknown, what: string) =>
+  assert.ok(typeof x === "number" && Number.isFinite(x), `${what} is a finite number (${String(x)})`);
 
 test("npm run bench: whole-turn timings for both profiles, recall on both vector sets, and catch-up after another process's writes", async () => {
   const r = await runJson("scripts/bench.ts", ["--sizes", "400", "--queries", "12", "--no-embed-cost"]);
@@ -59,7 +64,9 @@ test("npm run bench: whole-turn timings for both profiles, recall on both vector
 });
 
 test("npm run bench:ingest: a finite ratio with the offline model, tokens counted by its own tokenizer", async () => {
-  const r = await runJson("scripts/bench-ingest.ts", ["--mb", "0.01", "--pieces", "1"], { MEMO_EMBED_MODEL: "use-lite" });
+  const r = await runJson("scripts/bench-ingest.ts", ["--mb", "0.01", "--pieces", "1"], {
+    MEMO_EMBED_MODEL: "use-lite",
+  });
   assert.equal(r.model, "universal-sentence-encoder-lite");
   assert.ok(r.input.tokens > 1000, `tokens counted (${r.input.tokens})`);
   assert.deepEqual(r.input.tokensCountedBy, ["universal-sentence-encoder-lite SentencePiece tokenizer (in process)"]);

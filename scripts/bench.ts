@@ -81,7 +81,11 @@ async function buildStore(n: number, set: VectorSet) {
       vecs.push(space.point(topic, r));
       // The fitted store is timed on its vector leg only: short texts keep its build (FTS) cheaper.
       const words = set === "clustered" ? 20 + Math.floor(r() * 40) : 4;
-      items.push({ spaceId: SPACE, content: text(r, zipf, words, topic), timestamp: new Date(1.6e12 + i * 60_000).toISOString() });
+      items.push({
+        spaceId: SPACE,
+        content: text(r, zipf, words, topic),
+        timestamp: new Date(1.6e12 + i * 60_000).toISOString(),
+      });
     }
     insertMemories(db, items, vecs, MODEL);
     if (start % 50_000 === 0) log(`building the ${set} store of ${n}: ${Math.min(n, start + BATCH)}/${n}`);
@@ -92,8 +96,12 @@ async function buildStore(n: number, set: VectorSet) {
 
 /** All live vectors of the space in one contiguous array, for the exact baseline. */
 function loadMatrix(db: import("better-sqlite3").Database) {
-  const rows = db.prepare("SELECT rowid AS rid, embedding FROM memory_vec WHERE space_id = ?").iterate(SPACE) as Iterable<{ rid: number; embedding: Buffer }>;
-  const count = (db.prepare("SELECT count(*) AS n FROM memories WHERE space_id = ? AND soft_deleted = 0").get(SPACE) as { n: number }).n;
+  const rows = db
+    .prepare("SELECT rowid AS rid, embedding FROM memory_vec WHERE space_id = ?")
+    .iterate(SPACE) as Iterable<{ rid: number; embedding: Buffer }>;
+  const count = (
+    db.prepare("SELECT count(*) AS n FROM memories WHERE space_id = ? AND soft_deleted = 0").get(SPACE) as { n: number }
+  ).n;
   const mat = new Float32Array(count * DIM);
   const rids = new Int32Array(count);
   let i = 0;
@@ -124,7 +132,9 @@ function exactTopK(mat: Float32Array, rids: Int32Array, q: Float32Array, k: numb
       bestI[j] = i;
     }
   }
-  return Array.from(bestI).filter((i) => i >= 0).map((i) => rids[i]!);
+  return Array.from(bestI)
+    .filter((i) => i >= 0)
+    .map((i) => rids[i]!);
 }
 
 function stats(xs: number[]) {
@@ -149,8 +159,11 @@ async function startIndex(db: import("better-sqlite3").Database, file: string) {
   const ms = performance.now() - t0;
   // The build time of a loaded index is the one measured when it was built (same code, kept beside it).
   const sidecar = path.join(annDir, "bench-build.json");
-  if (!ann.loadedFromFile) fs.writeFileSync(sidecar, JSON.stringify({ buildMs: Math.round(ms), at: new Date().toISOString() }));
-  const built = fs.existsSync(sidecar) ? (JSON.parse(fs.readFileSync(sidecar, "utf8")) as { buildMs: number; at: string }) : null;
+  if (!ann.loadedFromFile)
+    fs.writeFileSync(sidecar, JSON.stringify({ buildMs: Math.round(ms), at: new Date().toISOString() }));
+  const built = fs.existsSync(sidecar)
+    ? (JSON.parse(fs.readFileSync(sidecar, "utf8")) as { buildMs: number; at: string })
+    : null;
   return {
     buildMs: ann.loadedFromFile ? (built?.buildMs ?? null) : Math.round(ms),
     ...(ann.loadedFromFile ? { loadMs: Math.round(ms), builtAt: built?.at ?? null } : {}),
@@ -164,10 +177,30 @@ async function startIndex(db: import("better-sqlite3").Database, file: string) {
 async function foreignWrites(db: import("better-sqlite3").Database, file: string, q: Float32Array) {
   const ann = annFor(db)!;
   const before = { ...ann.stats };
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "bench", "foreign-writer.ts"), "--db", file, "--space", SPACE, "--n", "100", "--dim", String(DIM), "--model", MODEL], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(import.meta.dirname, "bench", "foreign-writer.ts"),
+      "--db",
+      file,
+      "--space",
+      SPACE,
+      "--n",
+      "100",
+      "--dim",
+      String(DIM),
+      "--model",
+      MODEL,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   let out = "";
   child.stdout.on("data", (d) => (out += d));
-  await new Promise<void>((resolve, reject) => child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`foreign writer exited ${code}`)))));
+  await new Promise<void>((resolve, reject) =>
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`foreign writer exited ${code}`)))),
+  );
   const t0 = performance.now();
   let searches = 0;
   let source = "vec0";
@@ -180,7 +213,14 @@ async function foreignWrites(db: import("better-sqlite3").Database, file: string
   const ids = JSON.parse(out) as string[];
   const seen = vectorSearchWithSource(db, SPACE, q, 10).source === "ann" && ids.length === 100;
   purgeMemories(db, ids); // leave the cached store as it was (this process's write: the hook updates the index)
-  return { writes: ids.length, servedByIndexAfterMs, searchesUntilServed: searches, fullRebuilds: ann.stats.builds - before.builds, rowsReplayed: ann.stats.replayedRows - before.replayedRows, servedAgain: seen };
+  return {
+    writes: ids.length,
+    servedByIndexAfterMs,
+    searchesUntilServed: searches,
+    fullRebuilds: ann.stats.builds - before.builds,
+    rowsReplayed: ann.stats.replayedRows - before.replayedRows,
+    servedAgain: seen,
+  };
 }
 
 async function benchSet(n: number, set: VectorSet) {
@@ -273,15 +313,26 @@ async function queryEmbeddingCost() {
     if (i >= 5) ms.push(performance.now() - t);
   }
   await engine.close();
-  return { model: engine.modelId, perTurn: stats(ms), note: "USE-lite in process, the offline profile's one query per turn; nomic's cost per query: npm run bench:embed" };
+  return {
+    model: engine.modelId,
+    perTurn: stats(ms),
+    note: "USE-lite in process, the offline profile's one query per turn; nomic's cost per query: npm run bench:embed",
+  };
 }
 
 async function main() {
-  const sizes = values.sizes!.split(",").map((s) => Number(s.trim())).filter((x) => x > 0);
+  const sizes = values
+    .sizes!.split(",")
+    .map((s) => Number(s.trim()))
+    .filter((x) => x > 0);
   const sets = values.sets!.split(",").map((s) => s.trim()) as VectorSet[];
   const result = {
     command: `npm run bench -- ${process.argv.slice(2).join(" ")}`.trim(),
-    machine: { cpus: os.availableParallelism(), node: process.version, loadavg: os.loadavg().map((x) => +x.toFixed(2)) },
+    machine: {
+      cpus: os.availableParallelism(),
+      node: process.version,
+      loadavg: os.loadavg().map((x) => +x.toFixed(2)),
+    },
     dim: DIM,
     queries: NQ,
     queryEmbedding: values["embed-cost"] ? await queryEmbeddingCost() : null,
@@ -300,10 +351,10 @@ async function main() {
       else entry[set] = o;
     }
     result.sizes.push(entry);
-    if (values.out) fs.writeFileSync(values.out, JSON.stringify(result, null, 2) + "\n"); // partial results survive a long run
+    if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`); // partial results survive a long run
   }
   const json = JSON.stringify(result, null, 2);
-  if (values.out) fs.writeFileSync(values.out, json + "\n");
+  if (values.out) fs.writeFileSync(values.out, `${json}\n`);
   console.log(json);
 }
 

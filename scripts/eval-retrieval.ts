@@ -37,18 +37,44 @@ const log = (m: string) => {
 };
 
 type Patch = Partial<Omit<RetrievalSettings, "weights">> & { weights?: Partial<RetrievalSettings["weights"]> };
-const apply = (s: RetrievalSettings, p: Patch): RetrievalSettings => ({ ...s, ...p, weights: { ...s.weights, ...(p.weights ?? {}) } });
+const apply = (s: RetrievalSettings, p: Patch): RetrievalSettings => ({
+  ...s,
+  ...p,
+  weights: { ...s.weights, ...(p.weights ?? {}) },
+});
 
 /** The defaults before this evaluation: every technique off, no confidence threshold. */
-const PREVIOUS: Patch = { denseMaxDocFraction: 1, neighbourWeight: 0, dateBoost: 0, recencyBoost: 0, duplicateSimilarity: 1, personalBoost: 0, minConfidence: 0 };
+const PREVIOUS: Patch = {
+  denseMaxDocFraction: 1,
+  neighbourWeight: 0,
+  dateBoost: 0,
+  recencyBoost: 0,
+  duplicateSimilarity: 1,
+  personalBoost: 0,
+  minConfidence: 0,
+};
 /** The whole previous USE-lite profile (linear fusion, dense 0.5, 1 context message, quality filter 0.2). */
-const PREVIOUS_FULL: Patch = { ...PREVIOUS, fusion: "linear", rrfK: 60, weights: { vector: 0.5, fts: 1, anchor: 0.5 }, contextMessages: 1, anchorQuery: false, qualityFilter: true, minSimilarity: 0.2 };
+const PREVIOUS_FULL: Patch = {
+  ...PREVIOUS,
+  fusion: "linear",
+  rrfK: 60,
+  weights: { vector: 0.5, fts: 1, anchor: 0.5 },
+  contextMessages: 1,
+  anchorQuery: false,
+  qualityFilter: true,
+  minSimilarity: 0.2,
+};
 const LEG_VECTOR: Patch = { weights: { vector: 1, fts: 0 }, qualityFilter: false };
 const LEG_KEYWORD: Patch = { weights: { vector: 0, fts: 1 }, qualityFilter: false };
 
 /** Knobs tuned in this order, each over these values, the others held. */
 const KNOBS: { name: string; values: Patch[] }[] = [
-  { name: "fusion", values: [0.3, 0.4, 0.5, 0.7, 1].map((v): Patch => ({ fusion: "linear", weights: { vector: v } })).concat([{ fusion: "rrf", weights: { vector: 1 } }]) },
+  {
+    name: "fusion",
+    values: [0.3, 0.4, 0.5, 0.7, 1]
+      .map((v): Patch => ({ fusion: "linear", weights: { vector: v } }))
+      .concat([{ fusion: "rrf", weights: { vector: 1 } }]),
+  },
   { name: "contextMessages", values: [0, 1, 2].map((c) => ({ contextMessages: c })) },
   { name: "denseMaxDocFraction", values: [1, 0.3, 0.15, 0.08].map((v) => ({ denseMaxDocFraction: v })) },
   { name: "neighbourWeight", values: [0, 0.1, 0.2, 0.3, 0.5].map((v) => ({ neighbourWeight: v })) },
@@ -64,7 +90,9 @@ async function main() {
   const ds = generateLife();
   const tuning = ds.questions.filter((q) => q.half === "tuning");
   const reporting = ds.questions.filter((q) => q.half === "reporting");
-  log(`history: ${ds.memories.length} memories in one space, ${ds.memories[0]!.timestamp.slice(0, 10)} … ${ds.memories.at(-1)!.timestamp.slice(0, 10)}; questions: ${tuning.length} tuning, ${reporting.length} reporting`);
+  log(
+    `history: ${ds.memories.length} memories in one space, ${ds.memories[0]!.timestamp.slice(0, 10)} … ${ds.memories.at(-1)!.timestamp.slice(0, 10)}; questions: ${tuning.length} tuning, ${reporting.length} reporting`,
+  );
   const store = await openLifeStore(ds, { log, cacheDir: values.cache ?? DEFAULT_CACHE_DIR });
   try {
     log(`store ready in ${store.ingestMs} ms (${store.embedder.misses} passages embedded, the rest cached)`);
@@ -86,18 +114,33 @@ async function main() {
       for (const v of knob.values) {
         const s = apply(chosen, v);
         const e = figures(store, await evalOn(tuning, s), 0);
-        tuningLog.push({ knob: knob.name, value: JSON.stringify(v), recall10: e.answerable.recall10, mrr: e.answerable.mrr });
+        tuningLog.push({
+          knob: knob.name,
+          value: JSON.stringify(v),
+          recall10: e.answerable.recall10,
+          mrr: e.answerable.mrr,
+        });
         if (!best || score(e) > score(best.e) + 1e-9) best = { s, e };
       }
       chosen = best!.s;
-      log(`tuning: ${knob.name} → ${JSON.stringify(knob.values.find((v) => JSON.stringify(apply(chosen, v)) === JSON.stringify(chosen)))} (recall@10 ${best!.e.answerable.recall10}, MRR ${best!.e.answerable.mrr})`);
+      log(
+        `tuning: ${knob.name} → ${JSON.stringify(knob.values.find((v) => JSON.stringify(apply(chosen, v)) === JSON.stringify(chosen)))} (recall@10 ${best!.e.answerable.recall10}, MRR ${best!.e.answerable.mrr})`,
+      );
     }
 
     // 2. Confidence model, fitted on the tuning half's results under the chosen settings.
     const rows = await calibrationRows(store, ds, tuning, chosen);
     const fitted = fitLogistic(rows);
-    const fit = { bias: round(fitted.bias), weights: Object.fromEntries(FEATURES.map((f) => [f, round(fitted.weights[f])])), loss: round(fitted.loss), rows: rows.length, positives: rows.filter((r) => r.y).length };
-    log(`confidence fit on ${rows.length} results (${fit.positives} gold): ${JSON.stringify(fit.weights)} bias ${fit.bias}`);
+    const fit = {
+      bias: round(fitted.bias),
+      weights: Object.fromEntries(FEATURES.map((f) => [f, round(fitted.weights[f])])),
+      loss: round(fitted.loss),
+      rows: rows.length,
+      positives: rows.filter((r) => r.y).length,
+    };
+    log(
+      `confidence fit on ${rows.length} results (${fit.positives} gold): ${JSON.stringify(fit.weights)} bias ${fit.bias}`,
+    );
     const model = confidenceModelFor(USE_LITE);
     if (values.fit) {
       writeFitted(fit.bias, fit.weights as Record<(typeof FEATURES)[number], number>, model.similarityRange);
@@ -112,7 +155,10 @@ async function main() {
     //    recall@6 stays as high as it can. Whether packed recall@6 then stays within 2 points of
     //    unfiltered is reported, not assumed (the two targets can conflict).
     const tunedRows = await evalOn(tuning, chosen);
-    const sweep = [0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8].map((t) => ({ t, e: figures(store, tunedRows, t) }));
+    const sweep = [0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8].map((t) => ({
+      t,
+      e: figures(store, tunedRows, t),
+    }));
     const quiet = sweep.find((x) => x.e.unanswerable.packed <= 1.0);
     const minConfidence = quiet ? quiet.t : sweep[sweep.length - 1]!.t;
     chosen = { ...chosen, minConfidence };
@@ -129,12 +175,19 @@ async function main() {
     const report: Record<string, Record<string, Evaluation>> = {};
     for (const c of configs) {
       report[c.name] = {};
-      for (const [half, qs] of [["tuning", tuning], ["reporting", reporting]] as const) {
+      for (const [half, qs] of [
+        ["tuning", tuning],
+        ["reporting", reporting],
+      ] as const) {
         report[c.name]![half] = figures(store, await evalOn(qs, c.s), c.s.minConfidence);
       }
-      log(`${c.name}: reporting recall@10 ${report[c.name]!.reporting!.answerable.recall10}, unanswerable packed ${report[c.name]!.reporting!.unanswerable.packed}`);
+      log(
+        `${c.name}: reporting recall@10 ${report[c.name]!.reporting!.answerable.recall10}, unanswerable packed ${report[c.name]!.reporting!.unanswerable.packed}`,
+      );
     }
-    const differs = (Object.keys(chosen) as (keyof RetrievalSettings)[]).filter((k) => JSON.stringify(chosen[k]) !== JSON.stringify(shipped[k]));
+    const differs = (Object.keys(chosen) as (keyof RetrievalSettings)[]).filter(
+      (k) => JSON.stringify(chosen[k]) !== JSON.stringify(shipped[k]),
+    );
     const summary = {
       model: USE_LITE,
       command: "npm run eval:retrieval",
@@ -148,14 +201,24 @@ async function main() {
       shippedDiffersFromChosen: differs,
       chosen,
       confidenceFit: fit,
-      minConfidenceSweep: sweep.map((x) => ({ minConfidence: x.t, packedRecall6: x.e.answerable.packedRecall6, recall6: x.e.answerable.recall6, unanswerablePacked: x.e.unanswerable.packed })),
+      minConfidenceSweep: sweep.map((x) => ({
+        minConfidence: x.t,
+        packedRecall6: x.e.answerable.packedRecall6,
+        recall6: x.e.answerable.recall6,
+        unanswerablePacked: x.e.unanswerable.packed,
+      })),
       tuningLog,
       report,
-      timings: { ingestMs: store.ingestMs, passagesEmbedded: store.embedder.misses, embedMs: store.embedder.embedMs, totalMs: Date.now() - tAll },
+      timings: {
+        ingestMs: store.ingestMs,
+        passagesEmbedded: store.embedder.misses,
+        embedMs: store.embedder.embedMs,
+        totalMs: Date.now() - tAll,
+      },
     };
     const json = JSON.stringify(summary, null, 2);
-    if (values.out) fs.writeFileSync(values.out, json + "\n");
-    process.stdout.write(json + "\n\n");
+    if (values.out) fs.writeFileSync(values.out, `${json}\n`);
+    process.stdout.write(`${json}\n\n`);
     const md = markdown(summary.dataset.memories, report);
     if (values.markdown) fs.writeFileSync(values.markdown, md);
     process.stdout.write(md);
@@ -199,7 +262,7 @@ function markdown(memories: number, report: Record<string, Record<string, Evalua
       );
     }
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 main().catch((e) => {

@@ -15,15 +15,18 @@ import { generateDataset } from "../server/test/retrieval-eval/dataset";
 import { createRng } from "../server/test/retrieval-eval/rng";
 import { effectiveDimension, fitSpectrum } from "./bench/spectrum";
 
-const { values } = parseArgs({ options: { out: { type: "string", default: "scripts/bench/use-lite-spectrum.json" }, prose: { type: "string", default: "1200" } } });
+const { values } = parseArgs({
+  options: {
+    out: { type: "string", default: "scripts/bench/use-lite-spectrum.json" },
+    prose: { type: "string", default: "1200" },
+  },
+});
 
 const ds = generateDataset();
-const texts = [
-  ...ds.conversations.flatMap((c) => c.memories.map((m) => m.text)),
-  ...ds.questions.map((q) => q.text),
-];
+const texts = [...ds.conversations.flatMap((c) => c.memories.map((m) => m.text)), ...ds.questions.map((q) => q.text)];
 const rng = createRng("fit-spectrum");
-for (let i = 0; i < Number(values.prose); i++) texts.push(Array.from({ length: rng.int(1, 4) }, () => englishSentence(rng)).join(" "));
+for (let i = 0; i < Number(values.prose); i++)
+  texts.push(Array.from({ length: rng.int(1, 4) }, () => englishSentence(rng)).join(" "));
 const engine = await loadUseLite();
 const vectors: Float32Array[] = [];
 for (let i = 0; i < texts.length; i += 16) {
@@ -33,7 +36,23 @@ for (let i = 0; i < texts.length; i += 16) {
 }
 process.stderr.write("\nfitting…\n");
 await engine.close();
-const spec = fitSpectrum(vectors, `${engine.modelId}: ${texts.length} texts (retrieval test set exchanges and questions, generated prose)`);
-const out = { ...spec, meanNormSq: +spec.meanNormSq.toFixed(6), eigenvalues: spec.eigenvalues.map((x) => +x.toPrecision(5)) };
-fs.writeFileSync(values.out!, JSON.stringify(out) + "\n");
-console.log(JSON.stringify({ out: values.out, n: spec.n, dim: spec.dim, meanNormSq: out.meanNormSq, effectiveDimension: +effectiveDimension(spec.eigenvalues).toFixed(1), top10: out.eigenvalues.slice(0, 10) }));
+const spec = fitSpectrum(
+  vectors,
+  `${engine.modelId}: ${texts.length} texts (retrieval test set exchanges and questions, generated prose)`,
+);
+const out = {
+  ...spec,
+  meanNormSq: +spec.meanNormSq.toFixed(6),
+  eigenvalues: spec.eigenvalues.map((x) => +x.toPrecision(5)),
+};
+fs.writeFileSync(values.out!, `${JSON.stringify(out)}\n`);
+console.log(
+  JSON.stringify({
+    out: values.out,
+    n: spec.n,
+    dim: spec.dim,
+    meanNormSq: out.meanNormSq,
+    effectiveDimension: +effectiveDimension(spec.eigenvalues).toFixed(1),
+    top10: out.eigenvalues.slice(0, 10),
+  }),
+);

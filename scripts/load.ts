@@ -83,7 +83,10 @@ async function startApp(app: "start" | "next", fixtureUrl: string, log: (m: stri
     MEMO_OPENAI_MODEL: "fixture-echo",
     MEMO_OPENAI_API_KEY: KEY,
   };
-  const args = app === "start" ? ["scripts/start.mjs"] : ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"];
+  const args =
+    app === "start"
+      ? ["scripts/start.mjs"]
+      : ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"];
   const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
@@ -92,7 +95,8 @@ async function startApp(app: "start" | "next", fixtureUrl: string, log: (m: stri
   const t0 = Date.now();
   log(`starting Memo (${app === "start" ? "scripts/start.mjs" : "next start"}) on ${url}, data in ${dataDir}`);
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`Memo exited (${child.exitCode}) before it was ready:\n${out.slice(-3000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`Memo exited (${child.exitCode}) before it was ready:\n${out.slice(-3000)}`);
     try {
       const res = await fetch(`${url}/api/health`);
       await res.body?.cancel();
@@ -122,12 +126,26 @@ async function startApp(app: "start" | "next", fixtureUrl: string, log: (m: stri
 }
 
 /** POST /api/chat and read the event stream to its end. */
-async function chatTurn(base: string, body: Record<string, unknown>): Promise<{ ok: boolean; ms: number; firstTokenMs: number | null; conversationId: string | null; error?: string }> {
+async function chatTurn(
+  base: string,
+  body: Record<string, unknown>,
+): Promise<{ ok: boolean; ms: number; firstTokenMs: number | null; conversationId: string | null; error?: string }> {
   const t0 = performance.now();
   let firstTokenMs: number | null = null;
-  const res = await fetch(`${base}/api/chat`, { method: "POST", headers: { "content-type": "application/json", origin: base }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/api/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify(body),
+  });
   const conversationId = res.headers.get("x-memo-conversation");
-  if (!res.ok || !res.body) return { ok: false, ms: performance.now() - t0, firstTokenMs, conversationId, error: `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}` };
+  if (!res.ok || !res.body)
+    return {
+      ok: false,
+      ms: performance.now() - t0,
+      firstTokenMs,
+      conversationId,
+      error: `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`,
+    };
   const reader = res.body.getReader();
   const dec = new TextDecoder();
   let buf = "";
@@ -141,7 +159,10 @@ async function chatTurn(base: string, body: Record<string, unknown>): Promise<{ 
     while ((at = buf.indexOf("\n\n")) >= 0) {
       const frame = buf.slice(0, at);
       buf = buf.slice(at + 2);
-      const data = frame.split("\n").find((l) => l.startsWith("data: "))?.slice(6);
+      const data = frame
+        .split("\n")
+        .find((l) => l.startsWith("data: "))
+        ?.slice(6);
       if (!data) continue;
       const ev = JSON.parse(data) as { type: string; message?: string };
       if (ev.type === "delta" && firstTokenMs === null) firstTokenMs = performance.now() - t0;
@@ -149,12 +170,26 @@ async function chatTurn(base: string, body: Record<string, unknown>): Promise<{ 
       if (ev.type === "error") error = ev.message;
     }
   }
-  return { ok: end !== null && !error, ms: performance.now() - t0, firstTokenMs, conversationId, error: error ?? (end ? undefined : "the stream ended without a done event") };
+  return {
+    ok: end !== null && !error,
+    ms: performance.now() - t0,
+    firstTokenMs,
+    conversationId,
+    error: error ?? (end ? undefined : "the stream ended without a done event"),
+  };
 }
 
-async function postJson(base: string, p: string, body: unknown): Promise<{ status: number; body: unknown; ms: number }> {
+async function postJson(
+  base: string,
+  p: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown; ms: number }> {
   const t0 = performance.now();
-  const res = await fetch(`${base}${p}`, { method: "POST", headers: { "content-type": "application/json", origin: base }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${p}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -186,9 +221,13 @@ export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> &
   try {
     // Warm-up (not measured): the space exists and has something to find.
     const seed = await postJson(base, "/api/v1/memories/batch", {
-      items: Array.from({ length: 20 }, (_, i) => ({ text: `Seed note ${i}: ${englishText(300, `seed-${i}`)}`, space: SPACE })),
+      items: Array.from({ length: 20 }, (_, i) => ({
+        text: `Seed note ${i}: ${englishText(300, `seed-${i}`)}`,
+        space: SPACE,
+      })),
     });
-    if (seed.status !== 201) throw new Error(`warm-up failed: ${seed.status} ${JSON.stringify(seed.body).slice(0, 300)}`);
+    if (seed.status !== 201)
+      throw new Error(`warm-up failed: ${seed.status} ${JSON.stringify(seed.body).slice(0, 300)}`);
     if (app) {
       readerDb = new Database(path.join(app.dataDir, "memory", "memory.db"), { readonly: true, fileMustExist: true });
     }
@@ -228,13 +267,18 @@ export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> &
       for (let i = 0; Date.now() < until; i++) {
         const startedAt = Date.now();
         try {
-          const r = await postJson(base!, "/api/v1/search", { query: `what did ${["Rosa", "Karim", "Eli", "Noor"][(w + i) % 4]} say about the ${["market", "concert", "harbour", "library"][i % 4]}?`, space: SPACE, k: 5 });
+          const r = await postJson(base!, "/api/v1/search", {
+            query: `what did ${["Rosa", "Karim", "Eli", "Noor"][(w + i) % 4]} say about the ${["market", "concert", "harbour", "library"][i % 4]}?`,
+            space: SPACE,
+            k: 5,
+          });
           if (r.status !== 200) {
             searchFailed++;
             fail("search", `HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
           } else {
             searchMs.push(r.ms);
-            if (longWrite === null ? false : startedAt < longWrite.to && startedAt + r.ms > longWrite.from) searchDuringLongWrite.push(r.ms);
+            if (longWrite === null ? false : startedAt < longWrite.to && startedAt + r.ms > longWrite.from)
+              searchDuringLongWrite.push(r.ms);
           }
         } catch (e) {
           searchFailed++;
@@ -261,7 +305,13 @@ export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> &
         const d = (await r.json()) as { status: string; chunksDone: number; chunksTotal: number; error: string | null };
         if (d.status === "done" || d.status === "failed" || d.status === "cancelled") {
           if (d.status !== "done") fail("ingest", `${d.status}: ${d.error}`);
-          return { status: d.status, bytes: docBytes, chunks: d.chunksTotal, seconds: +((performance.now() - t) / 1000).toFixed(1), finishedWithinRun: Date.now() < until };
+          return {
+            status: d.status,
+            bytes: docBytes,
+            chunks: d.chunksTotal,
+            seconds: +((performance.now() - t) / 1000).toFixed(1),
+            finishedWithinRun: Date.now() < until,
+          };
         }
         await new Promise((r) => setTimeout(r, 500));
       }
@@ -273,7 +323,10 @@ export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> &
       const from = Date.now();
       longWrite = { items: longWriteItems, ms: 0, status: 0, from, to: Number.MAX_SAFE_INTEGER };
       const r = await postJson(base!, "/api/v1/memories/batch", {
-        items: Array.from({ length: longWriteItems }, (_, i) => ({ text: `Bulk note ${i}: ${englishText(200, `bulk-${i}`)}`, space: SPACE })),
+        items: Array.from({ length: longWriteItems }, (_, i) => ({
+          text: `Bulk note ${i}: ${englishText(200, `bulk-${i}`)}`,
+          space: SPACE,
+        })),
       });
       longWrite = { items: longWriteItems, ms: Math.round(r.ms), status: r.status, from, to: Date.now() };
       if (r.status !== 201) fail("long write", `HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
@@ -289,7 +342,9 @@ export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> &
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    log(`load: ${o.chats} chat turns at a time, ${o.searchers} searchers, 1 document, 1 long write, for ${o.seconds} s`);
+    log(
+      `load: ${o.chats} chat turns at a time, ${o.searchers} searchers, 1 document, 1 long write, for ${o.seconds} s`,
+    );
     await Promise.all([
       ...Array.from({ length: o.chats }, (_, w) => chatWorker(w)),
       ...Array.from({ length: o.searchers }, (_, w) => searchWorker(w)),
@@ -317,10 +372,15 @@ export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> &
     const secretInLogs = logText.includes(KEY);
     const persistRetries = (logText.match(/persisting the .* failed \(attempt/g) ?? []).length;
     const persistGaveUp = (logText.match(/GAVE UP persisting/g) ?? []).length;
-    const failedRequests = chatFailed + searchFailed + (doc.status === "done" ? 0 : 1) + ((longWrite as { status: number } | null)?.status === 201 ? 0 : 1);
+    const failedRequests =
+      chatFailed +
+      searchFailed +
+      (doc.status === "done" ? 0 : 1) +
+      ((longWrite as { status: number } | null)?.status === 201 ? 0 : 1);
     const lw = longWrite as { items: number; ms: number; status: number } | null;
     const report = {
-      ok: failedRequests === 0 && sqliteBusy === 0 && Boolean(store?.consistent) && !secretInLogs && persistGaveUp === 0,
+      ok:
+        failedRequests === 0 && sqliteBusy === 0 && Boolean(store?.consistent) && !secretInLogs && persistGaveUp === 0,
       mode: o.short ? "short" : "full",
       seconds: +elapsed.toFixed(1),
       target: o.url ? base : "started by the load script",
@@ -332,7 +392,14 @@ export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> &
         latencyMs: stats(chatMs),
         firstTokenMs: stats(firstTokenMs),
       },
-      search: { concurrency: o.searchers, requests: searchMs.length, failed: searchFailed, perSecond: +(searchMs.length / elapsed).toFixed(2), latencyMs: stats(searchMs), duringLongWriteMs: stats(searchDuringLongWrite) },
+      search: {
+        concurrency: o.searchers,
+        requests: searchMs.length,
+        failed: searchFailed,
+        perSecond: +(searchMs.length / elapsed).toFixed(2),
+        latencyMs: stats(searchMs),
+        duringLongWriteMs: stats(searchDuringLongWrite),
+      },
       ingestion: doc,
       longWrite: lw ? { items: lw.items, ms: lw.ms, status: lw.status } : null,
       sqliteReadsMs: app ? stats(sqliteReadMs) : "only when the script started Memo",
@@ -340,7 +407,11 @@ export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> &
       sqliteBusy: app ? sqliteBusy : "only when the script started Memo",
       secretInLogs: app ? secretInLogs : "only when the script started Memo",
       persistence: app
-        ? { retries: persistRetries, gaveUp: persistGaveUp, firstRetries: (logText.match(/persisting the .* failed \(attempt[^\n]*/g) ?? []).slice(0, 3) }
+        ? {
+            retries: persistRetries,
+            gaveUp: persistGaveUp,
+            firstRetries: (logText.match(/persisting the .* failed \(attempt[^\n]*/g) ?? []).slice(0, 3),
+          }
         : "only when the script started Memo",
       store,
       shutdown,
@@ -380,7 +451,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(im
     log: values.json ? () => undefined : undefined,
   });
   const text = JSON.stringify(report, null, 2);
-  if (values.out) fs.writeFileSync(values.out, text + "\n");
+  if (values.out) fs.writeFileSync(values.out, `${text}\n`);
   console.log(text);
   process.exit(report.ok ? 0 : 1);
 }

@@ -63,7 +63,9 @@ const defined = Object.fromEntries(Object.entries(shape).filter(([, v]) => v !==
 const seed = int("seed", values.seed) ?? 1;
 
 if (!/^nomic-embed-text-v1\.5/i.test(path.basename(out))) {
-  console.error(`note: ${path.basename(out)} does not start with nomic-embed-text-v1.5, so the app will not use nomic prefixes`);
+  console.error(
+    `note: ${path.basename(out)} does not start with nomic-embed-text-v1.5, so the app will not use nomic prefixes`,
+  );
 }
 const t0 = performance.now();
 const info = values.full

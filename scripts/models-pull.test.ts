@@ -63,9 +63,16 @@ function pull(dataDir: string, args: string[], opts: { killWhen?: () => boolean 
 const modelFile = (dataDir: string) => path.join(dataDir, "models", NAME);
 const sizeOf = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
 
-test("a slow mirror that drops the connection once: the pull resumes with Range, completes and verifies", { timeout: 120_000 }, async () => {
+test("a slow mirror that drops the connection once: the pull resumes with Range, completes and verifies", {
+  timeout: 120_000,
+}, async () => {
   // Just over 15 s in all (the old code's total timeout): about 15.5 s of body plus the retry's 1 s backoff.
-  const mirror = await MirrorServer.start({ file: source, name: NAME, bytesPerSec: Math.ceil(size / 15.5), dropAtOffset: Math.floor(size * 0.4) });
+  const mirror = await MirrorServer.start({
+    file: source,
+    name: NAME,
+    bytesPerSec: Math.ceil(size / 15.5),
+    dropAtOffset: Math.floor(size * 0.4),
+  });
   const dataDir = path.join(work, "slow");
   try {
     const t0 = Date.now();
@@ -92,7 +99,9 @@ test("a slow mirror that drops the connection once: the pull resumes with Range,
   }
 });
 
-test("a wrong --sha256 fails with 'sha256 mismatch', exits non-zero and leaves no model file", { timeout: 60_000 }, async () => {
+test("a wrong --sha256 fails with 'sha256 mismatch', exits non-zero and leaves no model file", {
+  timeout: 60_000,
+}, async () => {
   const mirror = await MirrorServer.start({ file: source, name: NAME });
   const dataDir = path.join(work, "wrong");
   try {
@@ -117,7 +126,9 @@ test("a run killed half-way is resumed by the next run from the kept .part", { t
   const dataDir = path.join(work, "killed");
   const part = `${modelFile(dataDir)}.part`;
   try {
-    const first = await pull(dataDir, ["--url", mirror.url, "--sha256", sha], { killWhen: () => sizeOf(part) > size * 0.3 });
+    const first = await pull(dataDir, ["--url", mirror.url, "--sha256", sha], {
+      killWhen: () => sizeOf(part) > size * 0.3,
+    });
     assert.equal(first.signal, "SIGKILL");
     const kept = sizeOf(part);
     assert.ok(kept > 0 && kept < size, `kept ${kept} of ${size}`);
@@ -128,7 +139,12 @@ test("a run killed half-way is resumed by the next run from the kept .part", { t
     assert.equal(mirror.requests.at(-1)!.range, `bytes=${kept}-`);
     assert.equal(mirror.requests.at(-1)!.sent, size - kept);
     assert.match(second.out, /resuming at/);
-    assert.equal(createHash("sha256").update(fs.readFileSync(modelFile(dataDir))).digest("hex"), sha);
+    assert.equal(
+      createHash("sha256")
+        .update(fs.readFileSync(modelFile(dataDir)))
+        .digest("hex"),
+      sha,
+    );
   } finally {
     await mirror.close();
   }

@@ -28,7 +28,9 @@ const { values } = parseArgs({
 const chat = values.chat;
 const pinned = chat ? CHAT_GGUF : NOMIC_GGUF;
 const url = values.url ?? (chat ? undefined : process.env.MEMO_MODEL_URL) ?? pinned.url;
-const sha256 = (values.sha256 ?? (chat ? undefined : process.env.MEMO_MODEL_SHA256) ?? pinned.sha256).trim().toLowerCase();
+const sha256 = (values.sha256 ?? (chat ? undefined : process.env.MEMO_MODEL_SHA256) ?? pinned.sha256)
+  .trim()
+  .toLowerCase();
 const dir = chat ? chatModelsDir() : modelsDir();
 // A mirror keeps the file's own name when it has one (the embedder looks for nomic-embed-text-v1.5*.gguf).
 const urlName = decodeURIComponent(new URL(url).pathname.split("/").pop() ?? "");
@@ -69,7 +71,10 @@ function progress(p: DownloadProgress): void {
     return;
   }
   if (p.phase === "connecting") {
-    if (lastPhase !== "connecting" && p.resumedFrom > 0) console.log(`models:pull: resuming at ${mb(p.resumedFrom)} MB (kept from an earlier run or a dropped connection)`);
+    if (lastPhase !== "connecting" && p.resumedFrom > 0)
+      console.log(
+        `models:pull: resuming at ${mb(p.resumedFrom)} MB (kept from an earlier run or a dropped connection)`,
+      );
     lastPhase = p.phase;
     return;
   }
@@ -114,7 +119,9 @@ async function main() {
         console.log(`models:pull: ${m}`);
       },
     });
-    console.log(`models:pull: sha256 ok (${r.sha256}); saved ${r.path} (${mb(r.bytes)} MB, ${r.attempts} attempt${r.attempts > 1 ? "s" : ""}).`);
+    console.log(
+      `models:pull: sha256 ok (${r.sha256}); saved ${r.path} (${mb(r.bytes)} MB, ${r.attempts} attempt${r.attempts > 1 ? "s" : ""}).`,
+    );
     console.log(
       chat
         ? "Restart Memo: with no other chat provider configured it now chats through this model on the local llama.cpp server."
@@ -123,7 +130,10 @@ async function main() {
   } catch (e) {
     if (tty) process.stdout.write("\n");
     if (e instanceof DownloadError) {
-      if (e.kind === "offline") fail(`${e.message}. Copy the GGUF into ${dir} or ${chat ? "set MEMO_CHAT_MODEL" : "set MEMO_EMBED_MODEL"} to its path.`);
+      if (e.kind === "offline")
+        fail(
+          `${e.message}. Copy the GGUF into ${dir} or ${chat ? "set MEMO_CHAT_MODEL" : "set MEMO_EMBED_MODEL"} to its path.`,
+        );
       fail(e.message);
     }
     fail(`unexpected error: ${e instanceof Error ? e.message : String(e)}`);

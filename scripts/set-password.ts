@@ -62,12 +62,16 @@ async function main(): Promise<void> {
   try {
     if (values.remove) {
       const r = removeOwnerPassword(sqlite);
-      console.log(`Owner password removed from ${file}; ${r.sessionsRevoked} session(s) signed out. Memo will only listen on loopback now.`);
+      console.log(
+        `Owner password removed from ${file}; ${r.sessionsRevoked} session(s) signed out. Memo will only listen on loopback now.`,
+      );
       return;
     }
     let password: string;
     if (process.stdin.isTTY) {
-      console.error(hasOwnerPassword(sqlite) ? `Changing the owner password of ${file}.` : `Setting the owner password of ${file}.`);
+      console.error(
+        hasOwnerPassword(sqlite) ? `Changing the owner password of ${file}.` : `Setting the owner password of ${file}.`,
+      );
       password = await promptHidden("New owner password: ");
       const problem = passwordProblem(password);
       if (problem) fail(problem);

@@ -29,7 +29,10 @@ async function ownerPasswordSet() {
     const { default: Database } = await import("better-sqlite3");
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'auth_owner'").get() !== undefined && db.prepare("SELECT 1 FROM auth_owner WHERE id = 1").get() !== undefined;
+      return (
+        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'auth_owner'").get() !== undefined &&
+        db.prepare("SELECT 1 FROM auth_owner WHERE id = 1").get() !== undefined
+      );
     } finally {
       db.close();
     }
@@ -54,17 +57,31 @@ function newestMtime(dir) {
 // (server/services/model-download-service.ts): the app serves on the bundled model meanwhile.
 
 const buildId = path.join(root, process.env.MEMO_NEXT_DIST_DIR || ".next", "BUILD_ID");
-const sources = Math.max(newestMtime("app"), newestMtime("server"), newestMtime("public"), fs.statSync("package.json").mtimeMs, fs.statSync("next.config.mjs").mtimeMs, ...["proxy.ts", "instrumentation.ts"].filter((f) => fs.existsSync(f)).map((f) => fs.statSync(f).mtimeMs));
+const sources = Math.max(
+  newestMtime("app"),
+  newestMtime("server"),
+  newestMtime("public"),
+  fs.statSync("package.json").mtimeMs,
+  fs.statSync("next.config.mjs").mtimeMs,
+  ...["proxy.ts", "instrumentation.ts"].filter((f) => fs.existsSync(f)).map((f) => fs.statSync(f).mtimeMs),
+);
 if (!fs.existsSync(buildId) || fs.statSync(buildId).mtimeMs < sources) {
   console.log("[memo] building the app (first start or sources changed)…");
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
 console.log(`[memo] serving on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
-const child = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", port, "-H", host], {
-  stdio: "inherit",
-  env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-});
+const child = spawn(
+  process.execPath,
+  [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", port, "-H", host],
+  {
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  },
+);
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

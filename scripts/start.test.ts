@@ -21,9 +21,18 @@ function tempDir(): string {
   return d;
 }
 
-function run(args: string[], env: Record<string, string>, input?: string, timeoutMs = 30_000): Promise<{ code: number | null; out: string }> {
+function run(
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, MEMO_OFFLINE: "1", MEMO_DETECT_LOCAL: "0", NEXT_TELEMETRY_DISABLED: "1", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, MEMO_OFFLINE: "1", MEMO_DETECT_LOCAL: "0", NEXT_TELEMETRY_DISABLED: "1", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -47,7 +56,10 @@ test("on 0.0.0.0 with an empty data folder, npm start refuses and says how to se
     const data = tempDir();
     const r = await run(["scripts/start.mjs"], { MEMO_HOST: host, MEMO_DATA_DIR: data, PORT: "39123" });
     assert.equal(r.code, 2, r.out);
-    assert.match(r.out, new RegExp(`Memo refuses to listen on ${host.replace(/\./g, "\\.")}: no owner password is set`));
+    assert.match(
+      r.out,
+      new RegExp(`Memo refuses to listen on ${host.replace(/\./g, "\\.")}: no owner password is set`),
+    );
     assert.match(r.out, /npm run set-password/);
     assert.deepEqual(fs.readdirSync(data), [], "nothing was created");
   }
@@ -79,7 +91,12 @@ test("set-password reads stdin, stores only an scrypt hash, and then npm start g
   fs.mkdirSync(path.join(root, dist), { recursive: true });
   dirs.push(path.join(root, dist));
   fs.writeFileSync(path.join(root, dist, "BUILD_ID"), "test");
-  const started = await run(["scripts/start.mjs"], { MEMO_HOST: "0.0.0.0", MEMO_DATA_DIR: data, PORT: "39124", MEMO_NEXT_DIST_DIR: dist });
+  const started = await run(["scripts/start.mjs"], {
+    MEMO_HOST: "0.0.0.0",
+    MEMO_DATA_DIR: data,
+    PORT: "39124",
+    MEMO_NEXT_DIST_DIR: dist,
+  });
   assert.doesNotMatch(started.out, /refuses/);
   assert.match(started.out, /\[memo\] serving on http:\/\/0\.0\.0\.0:39124/);
 

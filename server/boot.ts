@@ -38,7 +38,11 @@ export function boot(): void {
   // provider always wins, and then the ports are left alone).
   getLocalDetector().start(sqlite, () => {
     const c = resolveProviderConfig(sqlite);
-    return !c.active.value || c.active.source === "detected" || (c.active.value === "openai" && c.openai.baseUrl.source === "detected");
+    return (
+      !c.active.value ||
+      c.active.source === "detected" ||
+      (c.active.value === "openai" && c.openai.baseUrl.source === "detected")
+    );
   });
   warnIfPromptLogging();
   // Temporary chats whose tab closed (no heartbeat) or whose 24 h passed: deleted within a minute.

@@ -20,7 +20,13 @@ import { ConversationMemoryBar, SharingConsentDialog, type SharingQuestion } fro
  * The chat page: an app shell under the site header. Conversations on the side (a drawer on a phone),
  * the conversation in its own scrolling area, the composer below it (never over it).
  */
-export function ChatApp({ conversationId: initialId, initialSpace }: { conversationId?: string; initialSpace?: string }) {
+export function ChatApp({
+  conversationId: initialId,
+  initialSpace,
+}: {
+  conversationId?: string;
+  initialSpace?: string;
+}) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const router = useRouter();
@@ -79,9 +85,13 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
   const { messages, setMessages, streaming } = turn;
 
   const status = useQuery({ ...trpc.chat.status.queryOptions(), refetchInterval: streaming ? false : 10_000 });
-  const conversation = useQuery({ ...trpc.conversations.get.queryOptions({ id: conversationId ?? "" }), enabled: Boolean(conversationId) && !streaming });
+  const conversation = useQuery({
+    ...trpc.conversations.get.queryOptions({ id: conversationId ?? "" }),
+    enabled: Boolean(conversationId) && !streaming,
+  });
 
   // Load the stored conversation when it is opened (not while our own reply streams into it).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reloads only when the stored data or streaming changes; the ref guards repeats
   useEffect(() => {
     if (!conversation.data || streaming) return;
     // Once shown, the page's own list is the truth (a cached copy may predate an Edit or Regenerate).
@@ -89,7 +99,6 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
     loadedFor.current = conversation.data.conversation.id;
     setMessages(conversation.data.messages.map(fromStored));
     setSpace(conversation.data.conversation.spaceId);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [conversation.data, streaming]);
 
   useEffect(() => {
@@ -102,7 +111,9 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
     inputRef.current?.focus();
   }, [initialId, setMessages]);
 
-  const undo = useMutation(trpc.chat.undoForget.mutationOptions({ onSuccess: (r) => turn.patch(r.message.id, () => fromStored(r.message)) }));
+  const undo = useMutation(
+    trpc.chat.undoForget.mutationOptions({ onSuccess: (r) => turn.patch(r.message.id, () => fromStored(r.message)) }),
+  );
 
   const newChat = () => {
     turn.stop();
@@ -136,7 +147,14 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
 
   const st = status.data;
   const notFound = conversation.error?.data?.code === "NOT_FOUND" || conversation.error?.data?.code === "BAD_REQUEST";
-  const list = (onOpen?: () => void) => <ConversationList currentId={conversationId} onNew={newChat} onOpen={onOpen} onDeleted={(id) => id === conversationId && newChat()} />;
+  const list = (onOpen?: () => void) => (
+    <ConversationList
+      currentId={conversationId}
+      onNew={newChat}
+      onOpen={onOpen}
+      onDeleted={(id) => id === conversationId && newChat()}
+    />
+  );
 
   return (
     <div
@@ -145,12 +163,23 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
       className="-mb-6 -mt-6 ml-[calc(50%-50vw)] flex h-[calc(100dvh-var(--header-h))] w-screen border-t border-zinc-200 dark:border-zinc-800"
       data-testid="chat-shell"
     >
-      <aside className="hidden w-72 shrink-0 flex-col border-r border-zinc-200 p-3 md:flex dark:border-zinc-800">{list()}</aside>
+      <aside className="hidden w-72 shrink-0 flex-col border-r border-zinc-200 p-3 md:flex dark:border-zinc-800">
+        {list()}
+      </aside>
       {drawer && (
         <div className="fixed inset-0 z-40 md:hidden" role="dialog" aria-modal="true" aria-label="Conversations">
-          <button type="button" aria-label="Close conversations" className="absolute inset-0 bg-black/40" onClick={() => setDrawer(false)} />
+          <button
+            type="button"
+            aria-label="Close conversations"
+            className="absolute inset-0 bg-black/40"
+            onClick={() => setDrawer(false)}
+          />
           <aside className="absolute inset-y-0 left-0 flex w-[85%] max-w-xs flex-col gap-2 bg-zinc-50 p-3 shadow-xl dark:bg-zinc-950">
-            <button type="button" className="self-end rounded px-2 py-1 text-sm hover:bg-zinc-200 dark:hover:bg-zinc-800" onClick={() => setDrawer(false)}>
+            <button
+              type="button"
+              className="self-end rounded px-2 py-1 text-sm hover:bg-zinc-200 dark:hover:bg-zinc-800"
+              onClick={() => setDrawer(false)}
+            >
               Close
             </button>
             {list(() => setDrawer(false))}
@@ -167,7 +196,12 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
           health={st?.health}
         />
         <div className="px-3 pt-1">
-          <ConversationMemoryBar conversation={conversation.data?.conversation} isNew={!conversationId} temporary={temporary} onTemporaryChange={setTemporary} />
+          <ConversationMemoryBar
+            conversation={conversation.data?.conversation}
+            isNew={!conversationId}
+            temporary={temporary}
+            onTemporaryChange={setTemporary}
+          />
         </div>
         {sharingQuestion && (
           <SharingConsentDialog
@@ -185,7 +219,11 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
         )}
         <div className="shrink-0 space-y-1 empty:hidden">
           {st && !st.ready && (
-            <div role="status" className="mx-3 mt-2 space-y-1 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm dark:border-amber-800 dark:bg-amber-950" data-testid="no-provider">
+            <div
+              role="status"
+              className="mx-3 mt-2 space-y-1 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm dark:border-amber-800 dark:bg-amber-950"
+              data-testid="no-provider"
+            >
               <p className="font-medium">No chat provider is ready.</p>
               <p>{st.problem}</p>
               <p>
@@ -197,23 +235,44 @@ export function ChatApp({ conversationId: initialId, initialSpace }: { conversat
           )}
           {st && st.persist.failed.length > 0 && (
             <p className="mx-3 mt-2 rounded border border-red-300 bg-red-50 px-3 py-2 text-xs text-red-800 dark:bg-red-950 dark:text-red-200">
-              {st.persist.failed.length} exchange(s) could not be saved to memory ({st.persist.failed.at(-1)?.error}); they will be retried at the next start.
+              {st.persist.failed.length} exchange(s) could not be saved to memory ({st.persist.failed.at(-1)?.error});
+              they will be retried at the next start.
             </p>
           )}
           {notFound && (
-            <p role="alert" className="mx-3 mt-2 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
-              This conversation does not exist (it may have been deleted). <Link href="/" className="underline">Start a new one</Link>.
+            <p
+              role="alert"
+              className="mx-3 mt-2 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+            >
+              This conversation does not exist (it may have been deleted).{" "}
+              <Link href="/" className="underline">
+                Start a new one
+              </Link>
+              .
             </p>
           )}
         </div>
 
         <div className="relative min-h-0 flex-1">
-          <div ref={scroll.scrollRef} onScroll={scroll.onScroll} className="h-full overflow-y-auto overscroll-contain" data-testid="message-scroller">
-            <ol ref={scroll.contentRef} className="mx-auto max-w-3xl space-y-4 px-3 py-4" aria-label="Messages" aria-live="polite" data-testid="messages">
+          <div
+            ref={scroll.scrollRef}
+            onScroll={scroll.onScroll}
+            className="h-full overflow-y-auto overscroll-contain"
+            data-testid="message-scroller"
+          >
+            <ol
+              ref={scroll.contentRef}
+              className="mx-auto max-w-3xl space-y-4 px-3 py-4"
+              aria-label="Messages"
+              aria-live="polite"
+              data-testid="messages"
+            >
               {messages.length === 0 && !notFound && (
                 <li className="rounded border border-dashed border-zinc-300 p-4 text-sm text-zinc-500 dark:border-zinc-700">
-                  Ask anything: what you said in earlier conversations is recalled by meaning and by keyword, and shown under each reply. Type{" "}
-                  <code>/remember &lt;text&gt;</code> to pin a fact, <code>/forget &lt;pattern&gt;</code> to forget, <code>/help</code> for commands and keyboard shortcuts.
+                  Ask anything: what you said in earlier conversations is recalled by meaning and by keyword, and shown
+                  under each reply. Type <code>/remember &lt;text&gt;</code> to pin a fact,{" "}
+                  <code>/forget &lt;pattern&gt;</code> to forget, <code>/help</code> for commands and keyboard
+                  shortcuts.
                 </li>
               )}
               {messages.map((m, i) => (

@@ -45,7 +45,9 @@ export function ChatToolbar({
             aria-label="Space"
             value={space}
             disabled={spaceLocked}
-            title={spaceLocked ? "A conversation stays in its space" : "The space this conversation's memories belong to"}
+            title={
+              spaceLocked ? "A conversation stays in its space" : "The space this conversation's memories belong to"
+            }
             onChange={(e) => onSpace(e.target.value)}
             className="max-w-32 rounded border border-zinc-300 bg-white px-2 py-0.5 dark:border-zinc-700 dark:bg-zinc-900"
           >

@@ -10,17 +10,24 @@ export const MAX_CHARS = MAX_MESSAGE_CHARS;
 /** The count appears from here on: well before the limit, so a long paste is not a surprise. */
 const COUNT_FROM = Math.round(MAX_CHARS * 0.8);
 
-const BTN_PRIMARY = "rounded bg-zinc-900 px-4 py-2 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
+const BTN_PRIMARY =
+  "rounded bg-zinc-900 px-4 py-2 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
 const n = (x: number) => x.toLocaleString("en");
 
 /** Store an over-long message as a document of the space instead (the Ingest pipeline: chunked, embedded, searchable). */
-async function ingestText(text: string, space: string): Promise<{ ok: true; name: string; duplicate: boolean } | { ok: false; error: string }> {
+async function ingestText(
+  text: string,
+  space: string,
+): Promise<{ ok: true; name: string; duplicate: boolean } | { ok: false; error: string }> {
   const name = `pasted-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-")}.txt`;
   const form = new FormData();
   form.append("file", new File([text], name, { type: "text/plain" }));
   form.append("space", space);
   const res = await fetch("/api/v1/documents", { method: "POST", body: form });
-  const body = (await res.json().catch(() => null)) as { documents?: { status: string; error?: string; duplicateOf?: string }[]; error?: { message?: string } } | null;
+  const body = (await res.json().catch(() => null)) as {
+    documents?: { status: string; error?: string; duplicateOf?: string }[];
+    error?: { message?: string };
+  } | null;
   const doc = body?.documents?.[0];
   if (!res.ok || !doc) return { ok: false, error: body?.error?.message ?? `HTTP ${res.status}` };
   if (doc.status === "failed") return { ok: false, error: doc.error ?? "the document could not be stored" };
@@ -41,7 +48,9 @@ export interface ComposerProps {
 
 /** The message box: send / stop, the character count near the limit, and an over-long message kept and offered to Ingest. */
 export function Composer({ value, onChange, onSend, streaming, onStop, onEditLast, inputRef, space }: ComposerProps) {
-  const [ingest, setIngest] = useState<{ state: "busy" } | { state: "done"; text: string } | { state: "failed"; text: string } | null>(null);
+  const [ingest, setIngest] = useState<
+    { state: "busy" } | { state: "done"; text: string } | { state: "failed"; text: string } | null
+  >(null);
   const tooLong = value.length > MAX_CHARS;
   const cmd = parseCommand(value);
   const send = () => {
@@ -63,7 +72,12 @@ export function Composer({ value, onChange, onSend, streaming, onStop, onEditLas
     const r = await ingestText(value, space);
     if (!r.ok) return setIngest({ state: "failed", text: `Could not ingest it: ${r.error}` });
     onChange("");
-    setIngest({ state: "done", text: r.duplicate ? `This text is already stored as a document in '${space}'.` : `Stored as the document ${r.name} in '${space}': it is being chunked and embedded.` });
+    setIngest({
+      state: "done",
+      text: r.duplicate
+        ? `This text is already stored as a document in '${space}'.`
+        : `Stored as the document ${r.name} in '${space}': it is being chunked and embedded.`,
+    });
   };
 
   return (
@@ -76,10 +90,14 @@ export function Composer({ value, onChange, onSend, streaming, onStop, onEditLas
       className="space-y-1 px-3 pb-2 pt-2"
     >
       {tooLong && (
-        <div role="alert" className="space-y-1 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200" data-testid="too-long">
+        <div
+          role="alert"
+          className="space-y-1 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+          data-testid="too-long"
+        >
           <p>
-            This message is {n(value.length)} characters; a message can be at most {n(MAX_CHARS)}. It was not sent, and it is kept here. Shorten it, or store it as a
-            document: its text becomes memory that later chats recall.
+            This message is {n(value.length)} characters; a message can be at most {n(MAX_CHARS)}. It was not sent, and
+            it is kept here. Shorten it, or store it as a document: its text becomes memory that later chats recall.
           </p>
           <button type="button" className={BTN} onClick={() => void toIngest()} disabled={ingest?.state === "busy"}>
             {ingest?.state === "busy" ? "Ingesting…" : "Ingest as a document"}
@@ -87,7 +105,11 @@ export function Composer({ value, onChange, onSend, streaming, onStop, onEditLas
         </div>
       )}
       {ingest && ingest.state !== "busy" && (
-        <p role="status" className={`text-sm ${ingest.state === "failed" ? "text-red-700 dark:text-red-300" : "text-emerald-700 dark:text-emerald-400"}`} data-testid="ingest-result">
+        <p
+          role="status"
+          className={`text-sm ${ingest.state === "failed" ? "text-red-700 dark:text-red-300" : "text-emerald-700 dark:text-emerald-400"}`}
+          data-testid="ingest-result"
+        >
           {ingest.text}{" "}
           {ingest.state === "done" && (
             <Link href="/ingest" className="underline">
@@ -134,7 +156,10 @@ export function Composer({ value, onChange, onSend, streaming, onStop, onEditLas
                 : "Enter to send, Shift+Enter for a new line, Esc stops a reply."}
         </p>
         {value.length >= COUNT_FROM && (
-          <span className={`shrink-0 tabular-nums ${tooLong ? "font-semibold text-red-700 dark:text-red-300" : ""}`} data-testid="char-count">
+          <span
+            className={`shrink-0 tabular-nums ${tooLong ? "font-semibold text-red-700 dark:text-red-300" : ""}`}
+            data-testid="char-count"
+          >
             {n(value.length)} / {n(MAX_CHARS)}
           </span>
         )}

@@ -4,13 +4,16 @@ import Link from "next/link";
 import { useState } from "react";
 import type { ConversationRow } from "./conversation-list";
 
-const BTN = "shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
+const BTN =
+  "shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 
 /** "14:05" today, "Mon 30 Nov" this year, "30 Nov 2024" before. */
 export function shortDate(iso: string, now = new Date()): string {
   const d = new Date(iso);
-  if (d.toDateString() === now.toDateString()) return d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
-  if (d.getFullYear() === now.getFullYear()) return d.toLocaleDateString("en-GB", { weekday: "short", day: "numeric", month: "short" });
+  if (d.toDateString() === now.toDateString())
+    return d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+  if (d.getFullYear() === now.getFullYear())
+    return d.toLocaleDateString("en-GB", { weekday: "short", day: "numeric", month: "short" });
   return d.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" });
 }
 
@@ -85,11 +88,25 @@ export function ConversationItem({
       ) : (
         <>
           <div className="flex items-baseline gap-2">
-            <Link href={`/c/${c.id}`} onClick={onOpen} aria-current={current ? "page" : undefined} className="min-w-0 flex-1 truncate text-sm" title={c.title}>
-              {c.pinned && <span aria-label="pinned">📌 </span>}
+            <Link
+              href={`/c/${c.id}`}
+              onClick={onOpen}
+              aria-current={current ? "page" : undefined}
+              className="min-w-0 flex-1 truncate text-sm"
+              title={c.title}
+            >
+              {c.pinned && (
+                <span role="img" aria-label="pinned">
+                  📌{" "}
+                </span>
+              )}
               {c.title}
             </Link>
-            <time dateTime={c.updatedAt} className="shrink-0 text-[11px] tabular-nums text-zinc-500" title={new Date(c.updatedAt).toLocaleString()}>
+            <time
+              dateTime={c.updatedAt}
+              className="shrink-0 text-[11px] tabular-nums text-zinc-500"
+              title={new Date(c.updatedAt).toLocaleString()}
+            >
               {shortDate(c.updatedAt)}
             </time>
           </div>
@@ -101,7 +118,12 @@ export function ConversationItem({
             {mode === "delete" ? (
               <>
                 <span className="text-xs">Delete?</span>
-                <button type="button" className={`${BTN} text-red-700 dark:text-red-300`} onClick={onDelete} disabled={busy}>
+                <button
+                  type="button"
+                  className={`${BTN} text-red-700 dark:text-red-300`}
+                  onClick={onDelete}
+                  disabled={busy}
+                >
                   Yes, delete
                 </button>
                 <button type="button" className={BTN} onClick={() => setMode("view")}>
@@ -110,16 +132,32 @@ export function ConversationItem({
               </>
             ) : (
               <>
-                <button type="button" className={BTN} aria-label={`${c.pinned ? "Unpin" : "Pin"} ${c.title}`} onClick={onPin} disabled={busy}>
+                <button
+                  type="button"
+                  className={BTN}
+                  aria-label={`${c.pinned ? "Unpin" : "Pin"} ${c.title}`}
+                  onClick={onPin}
+                  disabled={busy}
+                >
                   {c.pinned ? "Unpin" : "Pin"}
                 </button>
-                <button type="button" className={BTN} aria-label={`Rename ${c.title}`} onClick={() => (setTitle(c.title), setMode("rename"))}>
+                <button
+                  type="button"
+                  className={BTN}
+                  aria-label={`Rename ${c.title}`}
+                  onClick={() => (setTitle(c.title), setMode("rename"))}
+                >
                   Rename
                 </button>
                 <button type="button" className={BTN} aria-label={`Export ${c.title} as Markdown`} onClick={onExport}>
                   Export
                 </button>
-                <button type="button" className={BTN} aria-label={`Delete ${c.title}`} onClick={() => setMode("delete")}>
+                <button
+                  type="button"
+                  className={BTN}
+                  aria-label={`Delete ${c.title}`}
+                  onClick={() => setMode("delete")}
+                >
                   Delete
                 </button>
               </>

@@ -12,9 +12,18 @@ export type ConversationRow = Conversation & { snippet?: string | null };
 const DAY = 86_400_000;
 
 /** Pinned first, then Today / Yesterday / Previous 7 days / Older by last activity (local time). */
-export function groupConversations(rows: ConversationRow[], now = new Date()): { label: string; items: ConversationRow[] }[] {
+export function groupConversations(
+  rows: ConversationRow[],
+  now = new Date(),
+): { label: string; items: ConversationRow[] }[] {
   const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
-  const groups: { label: string; items: ConversationRow[] }[] = ["Pinned", "Today", "Yesterday", "Previous 7 days", "Older"].map((label) => ({ label, items: [] }));
+  const groups: { label: string; items: ConversationRow[] }[] = [
+    "Pinned",
+    "Today",
+    "Yesterday",
+    "Previous 7 days",
+    "Older",
+  ].map((label) => ({ label, items: [] }));
   for (const c of rows) {
     const t = Date.parse(c.updatedAt);
     const g = c.pinned ? 0 : t >= midnight ? 1 : t >= midnight - DAY ? 2 : t >= midnight - 7 * DAY ? 3 : 4;
@@ -24,7 +33,17 @@ export function groupConversations(rows: ConversationRow[], now = new Date()): {
 }
 
 /** The conversations: search, open, new chat, and per conversation pin, rename, export and delete. */
-export function ConversationList({ currentId, onNew, onDeleted, onOpen }: { currentId?: string; onNew: () => void; onDeleted: (id: string) => void; onOpen?: () => void }) {
+export function ConversationList({
+  currentId,
+  onNew,
+  onDeleted,
+  onOpen,
+}: {
+  currentId?: string;
+  onNew: () => void;
+  onDeleted: (id: string) => void;
+  onOpen?: () => void;
+}) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [query, setQuery] = useState("");
@@ -38,9 +57,16 @@ export function ConversationList({ currentId, onNew, onDeleted, onOpen }: { curr
   };
   const onError = (e: { message: string }) => setError(e.message);
   const ok = () => (setError(null), refresh());
-  const rename = useMutation(trpc.conversations.rename.mutationOptions({ onSuccess: (c) => (ok(), void qc.invalidateQueries({ queryKey: trpc.conversations.get.queryKey({ id: c.id }) })), onError }));
+  const rename = useMutation(
+    trpc.conversations.rename.mutationOptions({
+      onSuccess: (c) => (ok(), void qc.invalidateQueries({ queryKey: trpc.conversations.get.queryKey({ id: c.id }) })),
+      onError,
+    }),
+  );
   const pin = useMutation(trpc.conversations.pin.mutationOptions({ onSuccess: ok, onError }));
-  const del = useMutation(trpc.conversations.delete.mutationOptions({ onSuccess: (r) => (ok(), onDeleted(r.id)), onError }));
+  const del = useMutation(
+    trpc.conversations.delete.mutationOptions({ onSuccess: (r) => (ok(), onDeleted(r.id)), onError }),
+  );
   const exp = useMutation(
     trpc.conversations.exportMarkdown.mutationOptions({
       onSuccess: (r) => {
@@ -92,10 +118,16 @@ export function ConversationList({ currentId, onNew, onDeleted, onOpen }: { curr
         </p>
       )}
       <div className="min-h-0 flex-1 overflow-y-auto overscroll-contain pr-1" data-testid="conversation-scroller">
-        {rows?.length === 0 && <p className="px-2 text-xs text-zinc-500">{q ? "No conversation contains these words." : "No conversations yet."}</p>}
+        {rows?.length === 0 && (
+          <p className="px-2 text-xs text-zinc-500">
+            {q ? "No conversation contains these words." : "No conversations yet."}
+          </p>
+        )}
         {groups.map((g) => (
           <section key={g.label} aria-label={g.label} className="mb-2">
-            <h2 className="px-2 pb-0.5 pt-1 text-[11px] font-semibold uppercase tracking-wide text-zinc-500">{g.label}</h2>
+            <h2 className="px-2 pb-0.5 pt-1 text-[11px] font-semibold uppercase tracking-wide text-zinc-500">
+              {g.label}
+            </h2>
             <ul className="space-y-0.5" data-testid="conversation-list">
               {g.items.map((c) => (
                 <ConversationItem

@@ -25,7 +25,15 @@ export const ACTION_BTN =
   "rounded px-1.5 py-0.5 text-xs font-medium text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 
 /** A copy button whose accessible name stays `label`; what happened is announced beside it. */
-export function CopyButton({ label, text, className = ACTION_BTN }: { label: string; text: () => string; className?: string }) {
+export function CopyButton({
+  label,
+  text,
+  className = ACTION_BTN,
+}: {
+  label: string;
+  text: () => string;
+  className?: string;
+}) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   return (
     <button

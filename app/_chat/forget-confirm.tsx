@@ -34,7 +34,11 @@ export function ForgetConfirm({ messageId, command: initial }: { messageId: stri
       ) : (
         <ul className="space-y-1 rounded border border-zinc-200 p-2 dark:border-zinc-800">
           {items.map((i) => (
-            <li key={i.id} className="break-words text-zinc-600 line-through decoration-zinc-400 dark:text-zinc-400" data-testid="forgotten-item">
+            <li
+              key={i.id}
+              className="break-words text-zinc-600 line-through decoration-zinc-400 dark:text-zinc-400"
+              data-testid="forgotten-item"
+            >
               {i.content.length > 300 ? `${i.content.slice(0, 300)}…` : i.content}
             </li>
           ))}
@@ -42,10 +46,22 @@ export function ForgetConfirm({ messageId, command: initial }: { messageId: stri
       )}
       {command.pending ? (
         <div className="flex gap-2">
-          <button type="button" className={BTN} disabled={confirm.isPending} onClick={() => confirm.mutate({ messageId, confirm: true })} data-testid="forget-confirm-yes">
+          <button
+            type="button"
+            className={BTN}
+            disabled={confirm.isPending}
+            onClick={() => confirm.mutate({ messageId, confirm: true })}
+            data-testid="forget-confirm-yes"
+          >
             Forget {command.pending.ids.length} memor{command.pending.ids.length === 1 ? "y" : "ies"}
           </button>
-          <button type="button" className={BTN} disabled={confirm.isPending} onClick={() => confirm.mutate({ messageId, confirm: false })} data-testid="forget-confirm-no">
+          <button
+            type="button"
+            className={BTN}
+            disabled={confirm.isPending}
+            onClick={() => confirm.mutate({ messageId, confirm: false })}
+            data-testid="forget-confirm-no"
+          >
             Keep them
           </button>
         </div>
@@ -62,7 +78,11 @@ export function ForgetConfirm({ messageId, command: initial }: { messageId: stri
           Undo
         </button>
       )}
-      {error && <p role="alert" className="text-xs text-red-700">{error.message}</p>}
+      {error && (
+        <p role="alert" className="text-xs text-red-700">
+          {error.message}
+        </p>
+      )}
     </div>
   );
 }

@@ -19,7 +19,17 @@ export function managerHref(content: string, space: string | undefined): string 
  * memories recalled into its prompt. The exchange is written after the reply, off its path, so a fresh
  * reply polls briefly until its memory appears.
  */
-export function MemoryLine({ messageId, createdAt, recalled, space }: { messageId: string | null; createdAt?: string; recalled: RecalledMemory[] | null; space?: string }) {
+export function MemoryLine({
+  messageId,
+  createdAt,
+  recalled,
+  space,
+}: {
+  messageId: string | null;
+  createdAt?: string;
+  recalled: RecalledMemory[] | null;
+  space?: string;
+}) {
   const trpc = useTRPC();
   const fresh = createdAt ? Date.now() - Date.parse(createdAt) < 120_000 : false;
   const remembered = useQuery({
@@ -35,11 +45,19 @@ export function MemoryLine({ messageId, createdAt, recalled, space }: { messageI
       {stored.length > 0 && (
         <p className="py-1 text-xs text-zinc-600 dark:text-zinc-400" data-testid="remembered">
           <span className="font-medium">Remembered</span>{" "}
-          {stored.map((m, i) => (
-            <Link key={m.id} href={managerHref(m.content, space)} className="text-blue-700 underline dark:text-blue-400" data-testid="remembered-link" title={m.content}>
-              {stored.length === 1 ? "this exchange" : `part ${i + 1}`}
-            </Link>
-          )).flatMap((el, i) => (i ? [<span key={`s${i}`}> · </span>, el] : [el]))}
+          {stored
+            .map((m, i) => (
+              <Link
+                key={m.id}
+                href={managerHref(m.content, space)}
+                className="text-blue-700 underline dark:text-blue-400"
+                data-testid="remembered-link"
+                title={m.content}
+              >
+                {stored.length === 1 ? "this exchange" : `part ${i + 1}`}
+              </Link>
+            ))
+            .flatMap((el, i) => (i ? [<span key={`s${i}`}> · </span>, el] : [el]))}
         </p>
       )}
       {recalled && (

@@ -24,7 +24,15 @@ export interface MessageActions {
   undoing?: boolean;
 }
 
-function EditBox({ initial, onCancel, onSubmit }: { initial: string; onCancel: () => void; onSubmit: (text: string) => void }) {
+function EditBox({
+  initial,
+  onCancel,
+  onSubmit,
+}: {
+  initial: string;
+  onCancel: () => void;
+  onSubmit: (text: string) => void;
+}) {
   const [text, setText] = useState(initial);
   const ref = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
@@ -75,7 +83,11 @@ function EditBox({ initial, onCancel, onSubmit }: { initial: string; onCancel: (
         <button type="button" className={ACTION_BTN} onClick={onCancel}>
           Cancel
         </button>
-        <button type="submit" className="rounded bg-zinc-900 px-2 py-1 text-xs font-medium text-white disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900" disabled={!text.trim() || tooLong}>
+        <button
+          type="submit"
+          className="rounded bg-zinc-900 px-2 py-1 text-xs font-medium text-white disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900"
+          disabled={!text.trim() || tooLong}
+        >
           Send
         </button>
       </div>
@@ -93,12 +105,21 @@ function UserMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
   }
   return (
     <li className="group flex flex-col items-end" data-testid="user-message" data-id={m.id}>
-      <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-lg bg-zinc-900 px-3 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900" data-testid="user-text">
+      <div
+        className="max-w-[85%] whitespace-pre-wrap break-words rounded-lg bg-zinc-900 px-3 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900"
+        data-testid="user-text"
+      >
         {m.content}
       </div>
       <div className="mt-0.5 flex gap-1" data-testid="message-actions">
         {a.isLast && isStoredId(m.id) && (
-          <button type="button" className={`${ACTION_BTN} text-red-700 dark:text-red-300`} onClick={a.onRegenerate} disabled={!a.idle} title="This message has no reply yet">
+          <button
+            type="button"
+            className={`${ACTION_BTN} text-red-700 dark:text-red-300`}
+            onClick={a.onRegenerate}
+            disabled={!a.idle}
+            title="This message has no reply yet"
+          >
             Retry
           </button>
         )}
@@ -136,7 +157,11 @@ function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
         )}
         {/* One plain message per failure: the live error, or (after a reload) the note stored with a cut-short reply. */}
         {m.status === "error" && m.error ? (
-          <p role="alert" className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200" data-testid="reply-error">
+          <p
+            role="alert"
+            className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+            data-testid="reply-error"
+          >
             {text ? `The reply was cut short: ${m.error}` : m.error}
           </p>
         ) : note ? (
@@ -154,7 +179,12 @@ function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
         <div className="mt-0.5 flex flex-wrap items-center gap-1" data-testid="message-actions">
           {text && <CopyButton label="Copy" text={() => text} />}
           {a.isLast && failed && (
-            <button type="button" className={`${ACTION_BTN} text-red-700 dark:text-red-300`} onClick={a.onRegenerate} disabled={!a.idle}>
+            <button
+              type="button"
+              className={`${ACTION_BTN} text-red-700 dark:text-red-300`}
+              onClick={a.onRegenerate}
+              disabled={!a.idle}
+            >
               Retry
             </button>
           )}
@@ -167,7 +197,14 @@ function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
         </div>
       )}
       {/* The reply's footer: memory stored and recalled. Later lines about the reply (where it was sent, memory not used) go here too. */}
-      {!m.command && m.status !== "streaming" && <MemoryLine messageId={stored && text ? m.id : null} createdAt={m.createdAt} recalled={m.recalled} space={a.space} />}
+      {!m.command && m.status !== "streaming" && (
+        <MemoryLine
+          messageId={stored && text ? m.id : null}
+          createdAt={m.createdAt}
+          recalled={m.recalled}
+          space={a.space}
+        />
+      )}
       {m.status === "streaming" && m.recalled && <MemoryLine messageId={null} recalled={m.recalled} space={a.space} />}
       {m.sent && <SentTo sent={m.sent} />}
     </li>

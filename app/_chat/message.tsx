@@ -42,7 +42,11 @@ function CodeBlock({ node, ...props }: ComponentProps<"pre"> & { node?: unknown 
     <div className="group relative">
       <pre ref={ref} {...props} />
       <div className="absolute right-1 top-1 opacity-80 group-hover:opacity-100">
-        <CopyButton label="Copy code" text={() => ref.current?.textContent ?? ""} className="rounded bg-zinc-700 px-1.5 py-0.5 text-xs font-medium text-zinc-100 hover:bg-zinc-600" />
+        <CopyButton
+          label="Copy code"
+          text={() => ref.current?.textContent ?? ""}
+          className="rounded bg-zinc-700 px-1.5 py-0.5 text-xs font-medium text-zinc-100 hover:bg-zinc-600"
+        />
       </div>
     </div>
   );
@@ -53,7 +57,11 @@ const COMPONENTS = { pre: CodeBlock };
 export function Markdown({ text }: { text: string }) {
   return (
     <div className="md break-words">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} rehypePlugins={[[rehypeHighlight, { detect: false }]]} components={COMPONENTS}>
+      <ReactMarkdown
+        remarkPlugins={[remarkGfm]}
+        rehypePlugins={[[rehypeHighlight, { detect: false }]]}
+        components={COMPONENTS}
+      >
         {text}
       </ReactMarkdown>
     </div>
@@ -85,14 +93,20 @@ export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
           <li key={m.id} className="border-t border-zinc-100 pt-2 dark:border-zinc-800" data-testid="recalled-memory">
             <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
               <time dateTime={m.timestamp}>{m.timestamp.slice(0, 10)}</time>
-              <span className={`rounded px-1.5 py-0.5 font-medium ${BADGE[m.matchType] ?? ""}`} data-testid="recalled-match">
+              <span
+                className={`rounded px-1.5 py-0.5 font-medium ${BADGE[m.matchType] ?? ""}`}
+                data-testid="recalled-match"
+              >
                 {m.matchType}
               </span>
               <span>importance {m.importance}</span>
               {m.pinned && <span>pinned</span>}
               <span className="text-zinc-400">{m.kind}</span>
             </div>
-            <p className="mt-1 whitespace-pre-wrap break-words text-zinc-800 dark:text-zinc-200" data-testid="recalled-content">
+            <p
+              className="mt-1 whitespace-pre-wrap break-words text-zinc-800 dark:text-zinc-200"
+              data-testid="recalled-content"
+            >
               {m.content.length > 600 ? `${m.content.slice(0, 600)}…` : m.content}
             </p>
             <dl className="mt-1 flex flex-wrap gap-x-3 text-xs tabular-nums text-zinc-500" aria-label="Score breakdown">
@@ -120,14 +134,26 @@ export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
   );
 }
 
-export function CommandDetails({ command, onUndo, undoing }: { command: CommandInfo; onUndo?: () => void; undoing?: boolean }) {
+export function CommandDetails({
+  command,
+  onUndo,
+  undoing,
+}: {
+  command: CommandInfo;
+  onUndo?: () => void;
+  undoing?: boolean;
+}) {
   if (command.type !== "forget" || command.count === 0) return null;
   const expired = Date.parse(command.undo.until) < Date.now();
   return (
     <div className="mt-2 space-y-2 text-sm" data-testid="forget-result">
       <ul className="space-y-1 rounded border border-zinc-200 p-2 dark:border-zinc-800">
         {command.items.map((i) => (
-          <li key={i.id} className="break-words text-zinc-600 line-through decoration-zinc-400 dark:text-zinc-400" data-testid="forgotten-item">
+          <li
+            key={i.id}
+            className="break-words text-zinc-600 line-through decoration-zinc-400 dark:text-zinc-400"
+            data-testid="forgotten-item"
+          >
             <time className="mr-2 text-xs no-underline" dateTime={i.timestamp}>
               {i.timestamp.slice(0, 10)}
             </time>

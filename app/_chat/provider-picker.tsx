@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../_trpc/client";
 
-const SELECT = "max-w-40 rounded border border-zinc-300 bg-white px-2 py-0.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+const SELECT =
+  "max-w-40 rounded border border-zinc-300 bg-white px-2 py-0.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
 
 /** Which provider and model answer: the configured providers, and the models the selected one offers. */
 export function ProviderPicker() {

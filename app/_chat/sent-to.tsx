@@ -11,7 +11,11 @@ export function SentTo({ sent }: { sent: SentMemory }) {
   const n = sent.ids.length;
   const what = sent.block ? `${n} memor${n === 1 ? "y" : "ies"}` : "none";
   return (
-    <details className="mt-1 rounded border border-zinc-200 text-xs dark:border-zinc-800" data-testid="sent-to" data-sharing={sent.sharing}>
+    <details
+      className="mt-1 rounded border border-zinc-200 text-xs dark:border-zinc-800"
+      data-testid="sent-to"
+      data-sharing={sent.sharing}
+    >
       <summary className="cursor-pointer select-none px-2 py-1 text-zinc-600 dark:text-zinc-400">
         <span data-testid="sent-to-line">
           Sent to {sent.provider}: {what}
@@ -20,11 +24,17 @@ export function SentTo({ sent }: { sent: SentMemory }) {
         {sent.local && <span className="ml-1 text-zinc-400">(stays on this machine)</span>}
       </summary>
       {sent.block ? (
-        <pre className="max-h-80 overflow-auto whitespace-pre-wrap break-words border-t border-zinc-100 px-2 py-1 font-mono text-zinc-800 dark:border-zinc-800 dark:text-zinc-200" data-testid="sent-block">
+        <pre
+          className="max-h-80 overflow-auto whitespace-pre-wrap break-words border-t border-zinc-100 px-2 py-1 font-mono text-zinc-800 dark:border-zinc-800 dark:text-zinc-200"
+          data-testid="sent-block"
+        >
           {sent.block}
         </pre>
       ) : (
-        <p className="border-t border-zinc-100 px-2 py-1 text-zinc-500 dark:border-zinc-800" data-testid="sent-block-none">
+        <p
+          className="border-t border-zinc-100 px-2 py-1 text-zinc-500 dark:border-zinc-800"
+          data-testid="sent-block-none"
+        >
           No memory was included in the prompt.
         </p>
       )}

@@ -41,7 +41,8 @@ export function useChatTurn(h: TurnHooks) {
   const hooks = useRef(h);
   hooks.current = h;
 
-  const patch = (id: string, f: (m: UiMessage) => UiMessage) => setMessages((ms) => ms.map((m) => (m.id === id ? f(m) : m)));
+  const patch = (id: string, f: (m: UiMessage) => UiMessage) =>
+    setMessages((ms) => ms.map((m) => (m.id === id ? f(m) : m)));
 
   async function run(req: TurnRequest): Promise<void> {
     if (streaming) return;
@@ -49,7 +50,14 @@ export function useChatTurn(h: TurnHooks) {
     let replyId = tmpId("a");
     let userId: string | null = null;
     let sentText: string;
-    const placeholder: UiMessage = { id: replyId, role: "assistant", content: "", recalled: null, command: null, status: "streaming" };
+    const placeholder: UiMessage = {
+      id: replyId,
+      role: "assistant",
+      content: "",
+      recalled: null,
+      command: null,
+      status: "streaming",
+    };
     const body: Record<string, unknown> = { conversationId };
     if ("regenerate" in req) {
       const lastUser = messages.findLastIndex((m) => m.role === "user");
@@ -62,7 +70,14 @@ export function useChatTurn(h: TurnHooks) {
       sentText = "edit" in req ? req.edit.text : req.text;
       if (!sentText.trim()) return;
       userId = tmpId("u");
-      const user: UiMessage = { id: userId, role: "user", content: sentText, recalled: null, command: null, status: "done" };
+      const user: UiMessage = {
+        id: userId,
+        role: "user",
+        content: sentText,
+        recalled: null,
+        command: null,
+        status: "done",
+      };
       body.message = sentText;
       if ("edit" in req) {
         body.editMessageId = req.edit.messageId;
@@ -82,7 +97,12 @@ export function useChatTurn(h: TurnHooks) {
     let finished = false;
     const fail = (message: string) => patch(replyId, (m) => ({ ...m, status: "error", error: message }));
     try {
-      const res = await fetch("/api/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: abort.signal });
+      const res = await fetch("/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: abort.signal,
+      });
       if (!res.ok || !res.body) {
         const b = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
         fail(b?.error?.message ?? `The chat request failed (HTTP ${res.status}).`);
@@ -128,7 +148,12 @@ export function useChatTurn(h: TurnHooks) {
           case "error":
             if (ev.partial) {
               const stored = ev.partial;
-              patch(replyId, (m) => ({ ...fromStored(stored), status: "error", error: ev.message, recallError: m.recallError }));
+              patch(replyId, (m) => ({
+                ...fromStored(stored),
+                status: "error",
+                error: ev.message,
+                recallError: m.recallError,
+              }));
               replyId = stored.id;
             } else fail(ev.message);
             finished = true;
@@ -137,7 +162,8 @@ export function useChatTurn(h: TurnHooks) {
       }
       if (!finished) fail("The connection closed before the reply finished.");
     } catch (e) {
-      if (abort.signal.aborted) patch(replyId, (m) => ({ ...m, status: m.content ? "done" : "error", error: m.content ? null : "Stopped." }));
+      if (abort.signal.aborted)
+        patch(replyId, (m) => ({ ...m, status: m.content ? "done" : "error", error: m.content ? null : "Stopped." }));
       else fail(`Could not reach Memo: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       abortRef.current = null;

@@ -11,7 +11,10 @@ import { useSetupStatus } from "./use-setup-status";
 function Item({ done, title, children }: { done: boolean; title: string; children: React.ReactNode }) {
   return (
     <li className="flex gap-2" data-done={done}>
-      <span aria-hidden className={`mt-0.5 inline-block h-4 w-4 shrink-0 rounded-full border text-center text-[10px] leading-[14px] ${done ? "border-emerald-500 bg-emerald-500 text-white" : "border-zinc-400"}`}>
+      <span
+        aria-hidden
+        className={`mt-0.5 inline-block h-4 w-4 shrink-0 rounded-full border text-center text-[10px] leading-[14px] ${done ? "border-emerald-500 bg-emerald-500 text-white" : "border-zinc-400"}`}
+      >
         {done ? "✓" : ""}
       </span>
       <div className="min-w-0">
@@ -41,7 +44,12 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
   const dismiss = useMutation(trpc.setup.setChecklistDismissed.mutationOptions({ onSuccess: setData }));
   const testMut = useMutation(
     trpc.providers.test.mutationOptions({
-      onSuccess: (r) => setTest(r.ok ? { ok: true, text: `OK: ${r.model} answered “${r.reply}” in ${r.ms} ms` } : { ok: false, text: r.error ?? "failed" }),
+      onSuccess: (r) =>
+        setTest(
+          r.ok
+            ? { ok: true, text: `OK: ${r.model} answered “${r.reply}” in ${r.ms} ms` }
+            : { ok: false, text: r.error ?? "failed" },
+        ),
       onError: (e) => setTest({ ok: false, text: e.message }),
     }),
   );
@@ -56,29 +64,53 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
     : "Chat provider: none yet";
 
   return (
-    <section aria-labelledby="frc-heading" data-testid="first-run-checklist" className="mb-6 rounded border border-zinc-200 bg-white p-4 text-sm dark:border-zinc-800 dark:bg-zinc-900">
+    <section
+      aria-labelledby="frc-heading"
+      data-testid="first-run-checklist"
+      className="mb-6 rounded border border-zinc-200 bg-white p-4 text-sm dark:border-zinc-800 dark:bg-zinc-900"
+    >
       <div className="flex items-start justify-between gap-2">
         <h2 id="frc-heading" className="text-base font-semibold">
           Getting started
         </h2>
         {!s.checklistDismissed && (
-          <button type="button" className="rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800" onClick={() => dismiss.mutate({ dismissed: true })} disabled={dismiss.isPending}>
+          <button
+            type="button"
+            className="rounded border border-zinc-300 px-2 py-0.5 text-xs hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+            onClick={() => dismiss.mutate({ dismissed: true })}
+            disabled={dismiss.isPending}
+          >
             Dismiss
           </button>
         )}
       </div>
       <ul className="mt-3 space-y-3">
-        <Item done={!s.embedder.fallback && s.embedder.status === "ready"} title={`Embedding model: ${s.embedder.fallback ? "the bundled offline model" : (s.embedder.model ?? "starting…")}`}>
+        <Item
+          done={!s.embedder.fallback && s.embedder.status === "ready"}
+          title={`Embedding model: ${s.embedder.fallback ? "the bundled offline model" : (s.embedder.model ?? "starting…")}`}
+        >
           {downloading ? (
             <>
               Downloading {d.model}: {pct(d.done, d.total)}% ({mb(d.done)}
               {d.total ? ` of ${mb(d.total)}` : ""}) {eta(d.etaSec)}
-              <progress className="mt-1 block h-2 w-full" max={100} value={pct(d.done, d.total)} aria-label="Checklist: model download progress" />
+              <progress
+                className="mt-1 block h-2 w-full"
+                max={100}
+                value={pct(d.done, d.total)}
+                aria-label="Checklist: model download progress"
+              />
             </>
           ) : s.embedder.fallback ? (
             <>
               {d.message ?? s.embedder.reason}
-              {/models:pull/.test(d.message ?? s.embedder.reason ?? "") ? "." : <> — run <code>npm run models:pull</code> when online for better recall.</>}
+              {/models:pull/.test(d.message ?? s.embedder.reason ?? "") ? (
+                "."
+              ) : (
+                <>
+                  {" "}
+                  — run <code>npm run models:pull</code> when online for better recall.
+                </>
+              )}
             </>
           ) : (
             <>
@@ -90,19 +122,30 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
         <Item done={s.chat.ready} title={chatTitle}>
           {s.chat.ready ? (
             <>
-              {s.chat.source === "detected" && s.detection.chosen ? `${s.detection.chosen.baseUrl}, model ${s.detection.chosen.model}. ` : ""}
-              <button type="button" className="underline" onClick={() => testMut.mutate({})} disabled={testMut.isPending}>
+              {s.chat.source === "detected" && s.detection.chosen
+                ? `${s.detection.chosen.baseUrl}, model ${s.detection.chosen.model}. `
+                : ""}
+              <button
+                type="button"
+                className="underline"
+                onClick={() => testMut.mutate({})}
+                disabled={testMut.isPending}
+              >
                 {testMut.isPending ? "Testing…" : "Test the chat provider"}
               </button>
               {test && (
-                <span role="status" className={`ml-2 ${test.ok ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}>
+                <span
+                  role="status"
+                  className={`ml-2 ${test.ok ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}
+                >
                   {test.text}
                 </span>
               )}
             </>
           ) : (
             <>
-              Run <code>npm run models:pull -- --chat</code> for a local model (Qwen2.5-1.5B-Instruct, ~1.1 GB), start Ollama or LM Studio (found on its own), or set one up in{" "}
+              Run <code>npm run models:pull -- --chat</code> for a local model (Qwen2.5-1.5B-Instruct, ~1.1 GB), start
+              Ollama or LM Studio (found on its own), or set one up in{" "}
               <Link href="/settings" className="underline">
                 Settings → Providers
               </Link>
@@ -118,8 +161,9 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
           (original dates are kept).
         </Item>
         <Item done={false} title="Your data and its backup">
-          Everything is in <code className="break-all">{s.data.dir}</code> (the store: <code className="break-all">{s.data.db}</code>). Back it up while Memo runs with{" "}
-          <code>npm run backup</code> (a consistent copy); <code>MEMO_DATA_DIR</code> moves the folder.
+          Everything is in <code className="break-all">{s.data.dir}</code> (the store:{" "}
+          <code className="break-all">{s.data.db}</code>). Back it up while Memo runs with <code>npm run backup</code>{" "}
+          (a consistent copy); <code>MEMO_DATA_DIR</code> moves the folder.
         </Item>
       </ul>
     </section>

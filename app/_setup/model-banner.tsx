@@ -22,7 +22,9 @@ export function ModelBanner() {
   const qc = useQueryClient();
   const q = useSetupStatus(!onLogin);
   const [hideDone, setHideDone] = useState(false);
-  const retry = useMutation(trpc.setup.retryDownload.mutationOptions({ onSuccess: (d) => qc.setQueryData(trpc.setup.status.queryKey(), d) }));
+  const retry = useMutation(
+    trpc.setup.retryDownload.mutationOptions({ onSuccess: (d) => qc.setQueryData(trpc.setup.status.queryKey(), d) }),
+  );
   if (onLogin || !q.data) return null;
   const s = q.data;
   const d = s.download;
@@ -47,15 +49,22 @@ export function ModelBanner() {
     rows.push(
       <div key="ri">
         <p>
-          <strong>Re-indexing memories for {r.to.model}</strong>: {r.done} of {r.total}. Search uses keyword matches until it completes.
+          <strong>Re-indexing memories for {r.to.model}</strong>: {r.done} of {r.total}. Search uses keyword matches
+          until it completes.
         </p>
-        <progress className="mt-1 h-2 w-full" max={Math.max(1, r.total)} value={r.done} aria-label="Re-indexing memories" />
+        <progress
+          className="mt-1 h-2 w-full"
+          max={Math.max(1, r.total)}
+          value={r.done}
+          aria-label="Re-indexing memories"
+        />
       </div>,
     );
   } else if (s.embedder.fallback) {
     rows.push(
       <p key="fb">
-        <strong>Embedding model: the bundled offline model</strong> (Universal Sentence Encoder lite, 512-d; weaker recall than nomic-embed-text-v1.5).{" "}
+        <strong>Embedding model: the bundled offline model</strong> (Universal Sentence Encoder lite, 512-d; weaker
+        recall than nomic-embed-text-v1.5).{" "}
         {d.phase === "offline" || d.phase === "failed" || d.phase === "skipped" ? d.message : s.embedder.reason}{" "}
         {(d.phase === "offline" || d.phase === "failed") && (
           <button type="button" className="ml-1 underline" onClick={() => retry.mutate()} disabled={retry.isPending}>
@@ -67,7 +76,8 @@ export function ModelBanner() {
   } else if (d.phase === "done" && !hideDone) {
     rows.push(
       <p key="done">
-        <strong>Now using {s.embedder.model ?? d.model}</strong> (downloaded and verified at start; memories re-indexed).{" "}
+        <strong>Now using {s.embedder.model ?? d.model}</strong> (downloaded and verified at start; memories
+        re-indexed).{" "}
         <button type="button" className="ml-1 underline" onClick={() => setHideDone(true)}>
           Hide
         </button>
@@ -90,10 +100,18 @@ export function ModelBanner() {
     );
   }
   if (!rows.length) return null;
-  const tone = s.embedder.fallback || d.phase === "failed" ? "border-sky-300 bg-sky-50 dark:border-sky-800 dark:bg-sky-950" : "border-emerald-300 bg-emerald-50 dark:border-emerald-800 dark:bg-emerald-950";
+  const tone =
+    s.embedder.fallback || d.phase === "failed"
+      ? "border-sky-300 bg-sky-50 dark:border-sky-800 dark:bg-sky-950"
+      : "border-emerald-300 bg-emerald-50 dark:border-emerald-800 dark:bg-emerald-950";
   return (
     <div className={BOX}>
-      <div role="status" data-testid="model-banner" data-phase={d.phase} className={`space-y-2 rounded border px-3 py-2 text-sm ${tone}`}>
+      <div
+        role="status"
+        data-testid="model-banner"
+        data-phase={d.phase}
+        className={`space-y-2 rounded border px-3 py-2 text-sm ${tone}`}
+      >
         {rows}
       </div>
     </div>

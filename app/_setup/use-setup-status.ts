@@ -12,7 +12,10 @@ export function useSetupStatus(enabled = true) {
     refetchInterval: (q) => {
       const d = q.state.data;
       if (!d) return 10_000;
-      const busy = ["downloading", "verifying", "switching"].includes(d.download.phase) || d.reindex.active || d.embedder.status !== "ready";
+      const busy =
+        ["downloading", "verifying", "switching"].includes(d.download.phase) ||
+        d.reindex.active ||
+        d.embedder.status !== "ready";
       return busy ? 1500 : 30_000;
     },
   });

@@ -6,7 +6,8 @@ import { useTRPC } from "../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { BTN, INPUT } from "../_ui/styles";
 
-const BTN_PRIMARY = "cursor-pointer rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900";
+const BTN_PRIMARY =
+  "cursor-pointer rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900";
 
 type Status = "queued" | "processing" | "done" | "failed" | "cancelled";
 
@@ -48,7 +49,10 @@ async function uploadOne(file: File, space: string): Promise<{ error: string } |
   form.append("file", file, file.name);
   try {
     const res = await fetch("/api/v1/documents", { method: "POST", body: form });
-    const body = (await res.json().catch(() => null)) as { documents?: { duplicateOf?: string }[]; error?: { message?: string } } | null;
+    const body = (await res.json().catch(() => null)) as {
+      documents?: { duplicateOf?: string }[];
+      error?: { message?: string };
+    } | null;
     if (res.ok) return { error: null, duplicate: Boolean(body?.documents?.[0]?.duplicateOf) };
     return { error: body?.error?.message ?? `upload failed (HTTP ${res.status})` };
   } catch (e) {
@@ -58,7 +62,8 @@ async function uploadOne(file: File, space: string): Promise<{ error: string } |
 
 function Progress({ doc }: { doc: DocumentView }) {
   const preparing = doc.status === "processing" && doc.chunksTotal === 0;
-  const pct = doc.status === "done" ? 100 : doc.chunksTotal > 0 ? Math.floor((doc.chunksDone / doc.chunksTotal) * 100) : 0;
+  const pct =
+    doc.status === "done" ? 100 : doc.chunksTotal > 0 ? Math.floor((doc.chunksDone / doc.chunksTotal) * 100) : 0;
   const label =
     doc.status === "done"
       ? `${doc.chunksTotal} chunk${doc.chunksTotal === 1 ? "" : "s"}`
@@ -85,7 +90,10 @@ function Progress({ doc }: { doc: DocumentView }) {
           style={preparing ? undefined : { width: `${pct}%` }}
         />
       </div>
-      <span className="w-44 shrink-0 text-right tabular-nums text-zinc-600 dark:text-zinc-400" data-testid="progress-text">
+      <span
+        className="w-44 shrink-0 text-right tabular-nums text-zinc-600 dark:text-zinc-400"
+        data-testid="progress-text"
+      >
         {label}
       </span>
     </div>
@@ -112,23 +120,44 @@ function DocumentItem({ doc, onChanged }: { doc: DocumentView; onChanged: () => 
         <span data-testid="document-name" className="min-w-0 break-all font-medium">
           {doc.name}
         </span>
-        <span data-testid="document-status" className={`rounded px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[doc.status]}`}>
+        <span
+          data-testid="document-status"
+          className={`rounded px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[doc.status]}`}
+        >
           {doc.status}
         </span>
         <span className="text-xs text-zinc-500">
-          {formatBytes(doc.size)} · {doc.status === "done" ? `${doc.chunksTotal} chunks` : doc.chunksTotal ? `${doc.chunksDone}/${doc.chunksTotal} chunks` : "— chunks"} · added{" "}
+          {formatBytes(doc.size)} ·{" "}
+          {doc.status === "done"
+            ? `${doc.chunksTotal} chunks`
+            : doc.chunksTotal
+              ? `${doc.chunksDone}/${doc.chunksTotal} chunks`
+              : "— chunks"}{" "}
+          · added{" "}
           <time dateTime={doc.createdAt} title={doc.createdAt}>
             {added.toLocaleDateString()} {added.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
           </time>
         </span>
         <div className="ml-auto flex gap-2">
           {active && (
-            <button type="button" className={BTN} disabled={cancel.isPending} onClick={() => cancel.mutate({ id: doc.id })} aria-label={`Cancel ${doc.name}`}>
+            <button
+              type="button"
+              className={BTN}
+              disabled={cancel.isPending}
+              onClick={() => cancel.mutate({ id: doc.id })}
+              aria-label={`Cancel ${doc.name}`}
+            >
               Cancel
             </button>
           )}
           {doc.canReingest && (
-            <button type="button" className={BTN} disabled={reingest.isPending} onClick={() => reingest.mutate({ id: doc.id })} aria-label={`Re-ingest ${doc.name}`}>
+            <button
+              type="button"
+              className={BTN}
+              disabled={reingest.isPending}
+              onClick={() => reingest.mutate({ id: doc.id })}
+              aria-label={`Re-ingest ${doc.name}`}
+            >
               Re-ingest
             </button>
           )}
@@ -178,7 +207,10 @@ export function Ingest() {
     ...trpc.documents.list.queryOptions({ space }),
     enabled: spaceKnown,
     // Live progress: poll while anything is queued or running (also after a reload: the rows say so).
-    refetchInterval: (q) => ((q.state.data as DocumentView[] | undefined)?.some((d) => d.status === "queued" || d.status === "processing") ? 500 : false),
+    refetchInterval: (q) =>
+      (q.state.data as DocumentView[] | undefined)?.some((d) => d.status === "queued" || d.status === "processing")
+        ? 500
+        : false,
   });
   const docs = (spaceKnown ? (list.data ?? []) : []) as DocumentView[];
 
@@ -198,7 +230,11 @@ export function Ingest() {
     for (const it of items) {
       const r = await uploadOne(it.file, space);
       if (r.error) setRequestErrors((e) => [...e, `${it.name}: ${r.error}`]);
-      else if ("duplicate" in r && r.duplicate) setNotices((n) => [...n, `${it.name} is already stored in '${space}' (identical content): nothing new was added.`]);
+      else if ("duplicate" in r && r.duplicate)
+        setNotices((n) => [
+          ...n,
+          `${it.name} is already stored in '${space}' (identical content): nothing new was added.`,
+        ]);
       setUploading((u) => u.filter((x) => x.key !== it.key));
       refresh();
     }
@@ -254,7 +290,9 @@ export function Ingest() {
             {spaceValid && !spaceKnown && <span className="text-xs text-zinc-500">created with the first upload</span>}
           </>
         )}
-        {newSpace && space !== "" && !spaceValid && <span className="text-xs text-red-700 dark:text-red-300">1–64 letters, digits, - or _</span>}
+        {newSpace && space !== "" && !spaceValid && (
+          <span className="text-xs text-red-700 dark:text-red-300">1–64 letters, digits, - or _</span>
+        )}
       </div>
 
       <div
@@ -290,37 +328,51 @@ export function Ingest() {
         </label>
         <p className="text-xs text-zinc-500">
           Into space <strong>{space || "—"}</strong>
-          {limits.data && ` · up to ${formatBytes(limits.data.maxUploadBytes)} per file`} · PDFs need a text layer (scans need OCR first)
+          {limits.data && ` · up to ${formatBytes(limits.data.maxUploadBytes)} per file`} · PDFs need a text layer
+          (scans need OCR first)
         </p>
       </div>
 
       {notices.length > 0 && (
-        <div role="status" className="rounded border border-sky-300 bg-sky-50 px-3 py-2 text-sm text-sky-900 dark:border-sky-800 dark:bg-sky-950 dark:text-sky-100" data-testid="ingest-notice">
+        <div
+          role="status"
+          className="rounded border border-sky-300 bg-sky-50 px-3 py-2 text-sm text-sky-900 dark:border-sky-800 dark:bg-sky-950 dark:text-sky-100"
+          data-testid="ingest-notice"
+        >
           {notices.map((n) => (
             <p key={n}>{n}</p>
           ))}
         </div>
       )}
       {requestErrors.length > 0 && (
-        <div role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <div
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {requestErrors.map((e) => (
             <p key={e}>{e}</p>
           ))}
         </div>
       )}
       {list.error && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {list.error.message}
         </p>
       )}
 
       <section aria-label="Documents" className="rounded border border-zinc-200 px-4 dark:border-zinc-800">
         <h2 className="pt-3 text-sm font-semibold">Documents in {space || "—"}</h2>
-        {uploading.length === 0 && docs.length === 0 && <p className="py-3 text-sm text-zinc-500">No documents in this space yet.</p>}
+        {uploading.length === 0 && docs.length === 0 && (
+          <p className="py-3 text-sm text-zinc-500">No documents in this space yet.</p>
+        )}
         <ul className="divide-y divide-zinc-200 dark:divide-zinc-800">
           {uploading.map((u) => (
             <li key={u.key} data-testid="uploading" className="py-3 text-sm">
-              <span className="break-all font-medium">{u.name}</span> <span className="text-xs text-zinc-500">{formatBytes(u.size)} · uploading…</span>
+              <span className="break-all font-medium">{u.name}</span>{" "}
+              <span className="text-xs text-zinc-500">{formatBytes(u.size)} · uploading…</span>
             </li>
           ))}
           {docs.map((d) => (

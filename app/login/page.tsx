@@ -10,10 +10,14 @@ export const dynamic = "force-dynamic";
 /** Only a path on this site may be the place to go back to after signing in (no open redirect). */
 function safeNext(raw: string | string[] | undefined): string {
   const v = Array.isArray(raw) ? raw[0] : raw;
-  return v && v.startsWith("/") && !v.startsWith("//") && !v.startsWith("/\\") && !v.startsWith("/login") ? v : "/";
+  return v?.startsWith("/") && !v.startsWith("//") && !v.startsWith("/\\") && !v.startsWith("/login") ? v : "/";
 }
 
-export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function LoginPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const next = safeNext((await searchParams).next);
   const required = loginRequired(await headers(), accessConfig());
   const passwordSet = hasOwnerPassword(getDb().sqlite);
@@ -22,13 +26,17 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
       <h1 className="text-2xl font-semibold">Sign in to Memo</h1>
       {!passwordSet ? (
         <p className="text-sm" role="status">
-          No owner password is set. On the machine running Memo, run <code>npm run set-password</code>, then sign in here.
+          No owner password is set. On the machine running Memo, run <code>npm run set-password</code>, then sign in
+          here.
         </p>
       ) : (
         <>
           {!required && (
             <p className="text-sm text-zinc-500" role="status">
-              Memo is listening on loopback only: no sign-in is needed here. <Link href="/" className="underline">Open Memo</Link>
+              Memo is listening on loopback only: no sign-in is needed here.{" "}
+              <Link href="/" className="underline">
+                Open Memo
+              </Link>
             </p>
           )}
           <LoginForm next={next} />

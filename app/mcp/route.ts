@@ -16,14 +16,23 @@ export async function POST(rawReq: Request) {
   // strict UTF-8, no NUL in any string. Answered as JSON-RPC errors with a 4xx status.
   const checked = await checkJsonBody(rawReq, MAX_JSON_BYTES);
   if (isRejection(checked)) {
-    return Response.json({ jsonrpc: "2.0", error: { code: checked.status === 413 ? -32600 : -32700, message: checked.message }, id: null }, { status: checked.status });
+    return Response.json(
+      { jsonrpc: "2.0", error: { code: checked.status === 413 ? -32600 : -32700, message: checked.message }, id: null },
+      { status: checked.status },
+    );
   }
   if (/^\s*\[\s*\]\s*$/.test(checked.text)) {
-    return Response.json({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: an empty JSON-RPC batch" }, id: null }, { status: 400 });
+    return Response.json(
+      { jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: an empty JSON-RPC batch" }, id: null },
+      { status: 400 },
+    );
   }
   const req = withBody(rawReq, checked.text);
   const server = createMemoMcpServer(() => appContext());
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   try {
     return await transport.handleRequest(req);
@@ -35,7 +44,11 @@ export async function POST(rawReq: Request) {
 
 const notAllowed = () =>
   Response.json(
-    { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST." }, id: null },
+    {
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST." },
+      id: null,
+    },
     { status: 405, headers: { allow: "POST" } },
   );
 

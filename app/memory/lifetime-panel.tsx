@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../_trpc/client";
 import { CARD } from "../_ui/styles";
 
-const BTN = "rounded border border-zinc-300 px-2 py-0.5 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
+const BTN =
+  "rounded border border-zinc-300 px-2 py-0.5 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800";
 
 /**
  * What Memo keeps, and for how long (Analytics and the Manager): the lifetime policy per kind (set in
@@ -24,7 +25,12 @@ export function LifetimePanel({ space, compact = false }: { space?: string; comp
       },
     }),
   );
-  if (q.error) return <p role="alert" className="text-sm text-red-700">{q.error.message}</p>;
+  if (q.error)
+    return (
+      <p role="alert" className="text-sm text-red-700">
+        {q.error.message}
+      </p>
+    );
   if (!q.data) return null;
   const { kinds, expiring } = q.data;
   return (
@@ -45,12 +51,22 @@ export function LifetimePanel({ space, compact = false }: { space?: string; comp
       )}
       {compact && (
         <p className="text-xs text-zinc-500" data-testid="lifetime-policy">
-          Decays: {kinds.filter((k) => k.decays).map((k) => k.kind).join(", ") || "nothing"} · kept until you delete them:{" "}
-          {kinds.filter((k) => !k.decays && k.kind !== "document").map((k) => k.kind).join(", ") || "nothing"} · document chunks live with their document.
+          Decays:{" "}
+          {kinds
+            .filter((k) => k.decays)
+            .map((k) => k.kind)
+            .join(", ") || "nothing"}{" "}
+          · kept until you delete them:{" "}
+          {kinds
+            .filter((k) => !k.decays && k.kind !== "document")
+            .map((k) => k.kind)
+            .join(", ") || "nothing"}{" "}
+          · document chunks live with their document.
         </p>
       )}
       <h3 className="text-xs font-semibold">
-        Removed within 7 days: {expiring.softDeletes} soft-delete{expiring.softDeletes === 1 ? "" : "s"} by decay, {expiring.purges} purge{expiring.purges === 1 ? "" : "s"} from the trash
+        Removed within 7 days: {expiring.softDeletes} soft-delete{expiring.softDeletes === 1 ? "" : "s"} by decay,{" "}
+        {expiring.purges} purge{expiring.purges === 1 ? "" : "s"} from the trash
       </h3>
       {expiring.items.length === 0 ? (
         <p className="text-xs text-zinc-500">Nothing.</p>
@@ -64,14 +80,24 @@ export function LifetimePanel({ space, compact = false }: { space?: string; comp
                 {m.content}
               </span>
               <span className="w-full text-xs text-zinc-500">{m.reason}</span>
-              <button type="button" className={BTN} disabled={keep.isPending} onClick={() => keep.mutate({ ids: [m.id] })} data-testid="keep-memory">
+              <button
+                type="button"
+                className={BTN}
+                disabled={keep.isPending}
+                onClick={() => keep.mutate({ ids: [m.id] })}
+                data-testid="keep-memory"
+              >
                 Keep (pin)
               </button>
             </li>
           ))}
         </ul>
       )}
-      {keep.error && <p role="alert" className="text-xs text-red-700">{keep.error.message}</p>}
+      {keep.error && (
+        <p role="alert" className="text-xs text-red-700">
+          {keep.error.message}
+        </p>
+      )}
     </section>
   );
 }

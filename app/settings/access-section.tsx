@@ -5,7 +5,6 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { BTN, BTN_DANGER, BTN_PRIMARY_SM as BTN_PRIMARY, INPUT } from "../_ui/styles";
 
-
 function when(iso: string | null): string {
   return iso ? new Date(iso).toLocaleString() : "never";
 }
@@ -57,7 +56,9 @@ export function AccessSection() {
       onSuccess: (r) => {
         setPw({ current: "", password: "", confirm: "" });
         setError(null);
-        setNotice(`Password saved.${r.sessionsRevoked ? ` ${r.sessionsRevoked} other session${r.sessionsRevoked === 1 ? "" : "s"} signed out.` : ""}`);
+        setNotice(
+          `Password saved.${r.sessionsRevoked ? ` ${r.sessionsRevoked} other session${r.sessionsRevoked === 1 ? "" : "s"} signed out.` : ""}`,
+        );
         refresh();
       },
       onError,
@@ -82,7 +83,11 @@ export function AccessSection() {
   };
 
   return (
-    <section aria-labelledby="access-heading" className="space-y-4 rounded border border-zinc-200 p-4 dark:border-zinc-800" data-testid="access-section">
+    <section
+      aria-labelledby="access-heading"
+      className="space-y-4 rounded border border-zinc-200 p-4 dark:border-zinc-800"
+      data-testid="access-section"
+    >
       <div>
         <h2 id="access-heading" className="text-lg font-semibold">
           Access
@@ -100,7 +105,10 @@ export function AccessSection() {
         {notice}
       </div>
       {error && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {error}
         </p>
       )}
@@ -108,23 +116,35 @@ export function AccessSection() {
       <div className="space-y-2">
         <h3 className="font-medium">API tokens</h3>
         <p className="text-sm text-zinc-500">
-          For programs (scripts, OpenAI clients, MCP): send <code>Authorization: Bearer &lt;token&gt;</code>. Only a hash is stored; the token is shown once.
+          For programs (scripts, OpenAI clients, MCP): send <code>Authorization: Bearer &lt;token&gt;</code>. Only a
+          hash is stored; the token is shown once.
         </p>
         <form onSubmit={submitToken} aria-label="Create an API token" className="flex flex-wrap items-center gap-2">
           <label htmlFor="token-name" className="text-sm">
             Token name
           </label>
-          <input id="token-name" value={tokenName} onChange={(e) => setTokenName(e.target.value)} placeholder="e.g. laptop scripts" maxLength={100} className={`w-56 ${INPUT}`} />
+          <input
+            id="token-name"
+            value={tokenName}
+            onChange={(e) => setTokenName(e.target.value)}
+            placeholder="e.g. laptop scripts"
+            maxLength={100}
+            className={`w-56 ${INPUT}`}
+          />
           <button type="submit" className={BTN_PRIMARY} disabled={!tokenName.trim() || create.isPending}>
             Create token
           </button>
         </form>
         {created && (
-          <div className="space-y-1 rounded border border-amber-300 bg-amber-50 p-2 text-sm dark:border-amber-800 dark:bg-amber-950" data-testid="new-token">
-            <p>
-              Token “{created.name}” — copy it now, it will not be shown again:
-            </p>
-            <code className="block break-all rounded bg-white px-2 py-1 font-mono text-xs dark:bg-zinc-900" data-testid="new-token-value">
+          <div
+            className="space-y-1 rounded border border-amber-300 bg-amber-50 p-2 text-sm dark:border-amber-800 dark:bg-amber-950"
+            data-testid="new-token"
+          >
+            <p>Token “{created.name}” — copy it now, it will not be shown again:</p>
+            <code
+              className="block break-all rounded bg-white px-2 py-1 font-mono text-xs dark:bg-zinc-900"
+              data-testid="new-token-value"
+            >
               {created.token}
             </code>
             <button type="button" className={BTN} onClick={() => setCreated(null)}>
@@ -135,10 +155,18 @@ export function AccessSection() {
         <table className="w-full text-left text-sm" aria-label="API tokens">
           <thead className="text-xs uppercase tracking-wide text-zinc-500">
             <tr>
-              <th scope="col" className="py-1 pr-3">Name</th>
-              <th scope="col" className="py-1 pr-3">Token</th>
-              <th scope="col" className="hidden py-1 pr-3 sm:table-cell">Created</th>
-              <th scope="col" className="hidden py-1 pr-3 sm:table-cell">Last used</th>
+              <th scope="col" className="py-1 pr-3">
+                Name
+              </th>
+              <th scope="col" className="py-1 pr-3">
+                Token
+              </th>
+              <th scope="col" className="hidden py-1 pr-3 sm:table-cell">
+                Created
+              </th>
+              <th scope="col" className="hidden py-1 pr-3 sm:table-cell">
+                Last used
+              </th>
               <th scope="col" className="py-1">
                 <span className="sr-only">Actions</span>
               </th>
@@ -153,7 +181,12 @@ export function AccessSection() {
               </tr>
             )}
             {tokens.data?.map((t) => (
-              <tr key={t.id} data-testid="token-row" data-token-name={t.name} className="border-t border-zinc-200 dark:border-zinc-800">
+              <tr
+                key={t.id}
+                data-testid="token-row"
+                data-token-name={t.name}
+                className="border-t border-zinc-200 dark:border-zinc-800"
+              >
                 <td className="py-2 pr-3 break-all">{t.name}</td>
                 <td className="py-2 pr-3 font-mono text-xs">{t.prefix}…</td>
                 <td className="hidden py-2 pr-3 sm:table-cell">{when(t.createdAt)}</td>
@@ -162,7 +195,13 @@ export function AccessSection() {
                   {t.revokedAt ? (
                     <span className="text-xs text-zinc-500">revoked {when(t.revokedAt)}</span>
                   ) : (
-                    <button type="button" className={BTN_DANGER} aria-label={`Revoke ${t.name}`} disabled={revoke.isPending} onClick={() => revoke.mutate({ id: t.id })}>
+                    <button
+                      type="button"
+                      className={BTN_DANGER}
+                      aria-label={`Revoke ${t.name}`}
+                      disabled={revoke.isPending}
+                      onClick={() => revoke.mutate({ id: t.id })}
+                    >
                       Revoke
                     </button>
                   )}
@@ -174,27 +213,62 @@ export function AccessSection() {
       </div>
 
       {s && (s.passwordSet || !s.loginRequired) && (
-        <form onSubmit={submitPassword} aria-label={s.passwordSet ? "Change the owner password" : "Set the owner password"} className="space-y-2">
+        <form
+          onSubmit={submitPassword}
+          aria-label={s.passwordSet ? "Change the owner password" : "Set the owner password"}
+          className="space-y-2"
+        >
           <h3 className="font-medium">{s.passwordSet ? "Change the owner password" : "Set the owner password"}</h3>
-          {!s.passwordSet && <p className="text-sm text-zinc-500">Needed before Memo will listen on a network address (MEMO_HOST=0.0.0.0). Other sessions are signed out when it changes.</p>}
+          {!s.passwordSet && (
+            <p className="text-sm text-zinc-500">
+              Needed before Memo will listen on a network address (MEMO_HOST=0.0.0.0). Other sessions are signed out
+              when it changes.
+            </p>
+          )}
           <div className="flex flex-wrap items-center gap-2">
             {s.passwordSet && (
               <>
                 <label htmlFor="pw-current" className="text-sm">
                   Current password
                 </label>
-                <input id="pw-current" type="password" autoComplete="current-password" value={pw.current} onChange={(e) => setPw({ ...pw, current: e.target.value })} className={`w-48 ${INPUT}`} />
+                <input
+                  id="pw-current"
+                  type="password"
+                  autoComplete="current-password"
+                  value={pw.current}
+                  onChange={(e) => setPw({ ...pw, current: e.target.value })}
+                  className={`w-48 ${INPUT}`}
+                />
               </>
             )}
             <label htmlFor="pw-new" className="text-sm">
               New password
             </label>
-            <input id="pw-new" type="password" autoComplete="new-password" minLength={8} value={pw.password} onChange={(e) => setPw({ ...pw, password: e.target.value })} className={`w-48 ${INPUT}`} />
+            <input
+              id="pw-new"
+              type="password"
+              autoComplete="new-password"
+              minLength={8}
+              value={pw.password}
+              onChange={(e) => setPw({ ...pw, password: e.target.value })}
+              className={`w-48 ${INPUT}`}
+            />
             <label htmlFor="pw-confirm" className="text-sm">
               Repeat
             </label>
-            <input id="pw-confirm" type="password" autoComplete="new-password" value={pw.confirm} onChange={(e) => setPw({ ...pw, confirm: e.target.value })} className={`w-48 ${INPUT}`} />
-            <button type="submit" className={BTN_PRIMARY} disabled={!pw.password || setPassword.isPending || (s.passwordSet && !pw.current)}>
+            <input
+              id="pw-confirm"
+              type="password"
+              autoComplete="new-password"
+              value={pw.confirm}
+              onChange={(e) => setPw({ ...pw, confirm: e.target.value })}
+              className={`w-48 ${INPUT}`}
+            />
+            <button
+              type="submit"
+              className={BTN_PRIMARY}
+              disabled={!pw.password || setPassword.isPending || (s.passwordSet && !pw.current)}
+            >
               Save password
             </button>
           </div>
@@ -203,8 +277,15 @@ export function AccessSection() {
 
       {s?.loginRequired && (
         <div className="flex flex-wrap items-center gap-2">
-          <span className="text-sm text-zinc-500">{s.sessions} signed-in browser session{s.sessions === 1 ? "" : "s"}.</span>
-          <button type="button" className={BTN_DANGER} disabled={signOutAll.isPending} onClick={() => signOutAll.mutate()}>
+          <span className="text-sm text-zinc-500">
+            {s.sessions} signed-in browser session{s.sessions === 1 ? "" : "s"}.
+          </span>
+          <button
+            type="button"
+            className={BTN_DANGER}
+            disabled={signOutAll.isPending}
+            onClick={() => signOutAll.mutate()}
+          >
             Sign out everywhere
           </button>
         </div>

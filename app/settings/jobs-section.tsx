@@ -6,7 +6,6 @@ import { useTRPC } from "../_trpc/client";
 import { LifetimeSettings } from "./lifetime-settings";
 import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
 
-
 interface Draft {
   decayEnabled: boolean;
   decayTime: string;
@@ -54,7 +53,7 @@ function Field(props: { id: string; label: string; hint: string; children: React
   );
 }
 
-/** Settings → Background jobs: when decay and consolidation run, and their parameters (SPEC §3). */
+/** Settings → Background jobs: when decay and consolidation run, and their parameters (docs/storage.md#what-each-job-may-change). */
 export function JobsSection() {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -101,17 +100,25 @@ export function JobsSection() {
   const error = save.error ?? q.error;
 
   return (
-    <section aria-labelledby="jobs-settings-heading" className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800" data-testid="jobs-section">
+    <section
+      aria-labelledby="jobs-settings-heading"
+      className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800"
+      data-testid="jobs-section"
+    >
       <div>
         <h2 id="jobs-settings-heading" className="text-lg font-semibold">
           Background jobs
         </h2>
         <p className="text-sm text-zinc-500">
-          Daily decay of unused memories and consolidation of near-duplicates, at the server&apos;s local time. Run them now from Memory → Analytics.
+          Daily decay of unused memories and consolidation of near-duplicates, at the server&apos;s local time. Run them
+          now from Memory → Analytics.
         </p>
       </div>
       {error && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {error.message}
         </p>
       )}
@@ -121,21 +128,70 @@ export function JobsSection() {
           <fieldset className="space-y-3">
             <legend className="text-sm font-semibold">Decay</legend>
             <label className="flex items-center gap-2 text-sm">
-              <input type="checkbox" checked={draft.decayEnabled} onChange={(e) => set("decayEnabled", e.target.checked)} />
+              <input
+                type="checkbox"
+                checked={draft.decayEnabled}
+                onChange={(e) => set("decayEnabled", e.target.checked)}
+              />
               Run daily
             </label>
             <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
               <Field id="jobs-decay-time" label="At" hint="24-hour time; default 03:00">
-                <input id="jobs-decay-time" type="time" required value={draft.decayTime} onChange={(e) => set("decayTime", e.target.value)} className={INPUT} />
+                <input
+                  id="jobs-decay-time"
+                  type="time"
+                  required
+                  value={draft.decayTime}
+                  onChange={(e) => set("decayTime", e.target.value)}
+                  className={INPUT}
+                />
               </Field>
-              <Field id="jobs-idle" label="Idle days before decay" hint="Not retrieved this long: −1 importance per day; default 14">
-                <input id="jobs-idle" type="number" min={1} max={3650} step={1} required value={draft.idleDays} onChange={(e) => set("idleDays", e.target.value)} className={INPUT} />
+              <Field
+                id="jobs-idle"
+                label="Idle days before decay"
+                hint="Not retrieved this long: −1 importance per day; default 14"
+              >
+                <input
+                  id="jobs-idle"
+                  type="number"
+                  min={1}
+                  max={3650}
+                  step={1}
+                  required
+                  value={draft.idleDays}
+                  onChange={(e) => set("idleDays", e.target.value)}
+                  className={INPUT}
+                />
               </Field>
               <Field id="jobs-zero" label="Days at importance 0" hint="Then soft-deleted (restorable); default 7">
-                <input id="jobs-zero" type="number" min={1} max={3650} step={1} required value={draft.zeroDays} onChange={(e) => set("zeroDays", e.target.value)} className={INPUT} />
+                <input
+                  id="jobs-zero"
+                  type="number"
+                  min={1}
+                  max={3650}
+                  step={1}
+                  required
+                  value={draft.zeroDays}
+                  onChange={(e) => set("zeroDays", e.target.value)}
+                  className={INPUT}
+                />
               </Field>
-              <Field id="jobs-retention" label="Retention of deleted memories" hint="Days before soft-deleted memories are purged for good; default 30">
-                <input id="jobs-retention" type="number" min={1} max={3650} step={1} required value={draft.retentionDays} onChange={(e) => set("retentionDays", e.target.value)} className={INPUT} />
+              <Field
+                id="jobs-retention"
+                label="Retention of deleted memories"
+                hint="Days before soft-deleted memories are purged for good; default 30"
+              >
+                <input
+                  id="jobs-retention"
+                  type="number"
+                  min={1}
+                  max={3650}
+                  step={1}
+                  required
+                  value={draft.retentionDays}
+                  onChange={(e) => set("retentionDays", e.target.value)}
+                  className={INPUT}
+                />
               </Field>
             </div>
             <p className="text-xs text-zinc-500">Pinned memories never decay.</p>
@@ -143,13 +199,21 @@ export function JobsSection() {
           <fieldset className="space-y-3">
             <legend className="text-sm font-semibold">Consolidation</legend>
             <label className="flex items-center gap-2 text-sm">
-              <input type="checkbox" checked={draft.consolidateEnabled} onChange={(e) => set("consolidateEnabled", e.target.checked)} />
+              <input
+                type="checkbox"
+                checked={draft.consolidateEnabled}
+                onChange={(e) => set("consolidateEnabled", e.target.checked)}
+              />
               Merge near-duplicate memories daily (needs a chat provider)
             </label>
             <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
               <Field id="jobs-cons-time" label="At" hint="Or right after decay (default)">
                 <label className="mb-1 flex items-center gap-2 text-sm">
-                  <input type="checkbox" checked={draft.afterDecay} onChange={(e) => set("afterDecay", e.target.checked)} />
+                  <input
+                    type="checkbox"
+                    checked={draft.afterDecay}
+                    onChange={(e) => set("afterDecay", e.target.checked)}
+                  />
                   Right after decay
                 </label>
                 <input
@@ -161,7 +225,15 @@ export function JobsSection() {
                   className={INPUT}
                 />
               </Field>
-              <Field id="jobs-threshold" label="Similarity threshold" hint={model ? `Cosine ≥ this merges; for ${model}; default 0.92` : "Set once the store has an embedding model; default 0.92"}>
+              <Field
+                id="jobs-threshold"
+                label="Similarity threshold"
+                hint={
+                  model
+                    ? `Cosine ≥ this merges; for ${model}; default 0.92`
+                    : "Set once the store has an embedding model; default 0.92"
+                }
+              >
                 <input
                   id="jobs-threshold"
                   type="number"
@@ -175,7 +247,17 @@ export function JobsSection() {
                 />
               </Field>
               <Field id="jobs-max" label="Memories compared per space" hint="The most recent ones; default 200">
-                <input id="jobs-max" type="number" min={2} max={2000} step={1} required value={draft.maxPerSpace} onChange={(e) => set("maxPerSpace", e.target.value)} className={INPUT} />
+                <input
+                  id="jobs-max"
+                  type="number"
+                  min={2}
+                  max={2000}
+                  step={1}
+                  required
+                  value={draft.maxPerSpace}
+                  onChange={(e) => set("maxPerSpace", e.target.value)}
+                  className={INPUT}
+                />
               </Field>
             </div>
           </fieldset>
@@ -183,7 +265,11 @@ export function JobsSection() {
             <button type="submit" className={BTN_PRIMARY} disabled={save.isPending}>
               {save.isPending ? "Saving…" : "Save job settings"}
             </button>
-            <span aria-live="polite" className="text-sm text-emerald-700 dark:text-emerald-400" data-testid="jobs-saved">
+            <span
+              aria-live="polite"
+              className="text-sm text-emerald-700 dark:text-emerald-400"
+              data-testid="jobs-saved"
+            >
               {saved}
             </span>
           </div>

@@ -26,7 +26,10 @@ export function LifetimeSettings() {
   const lifetime = q.data?.settings.lifetime;
   if (!lifetime) return null;
   return (
-    <fieldset className="space-y-1 rounded border border-zinc-200 p-3 dark:border-zinc-800" data-testid="lifetime-settings">
+    <fieldset
+      className="space-y-1 rounded border border-zinc-200 p-3 dark:border-zinc-800"
+      data-testid="lifetime-settings"
+    >
       <legend className="px-1 text-sm font-medium">Lifetime by kind</legend>
       {KINDS.map(([kind, label]) => (
         <label key={kind} className="flex items-center gap-2 text-sm">
@@ -41,10 +44,14 @@ export function LifetimeSettings() {
         </label>
       ))}
       <p className="text-xs text-zinc-500">
-        Unchecked kinds are kept until you delete them. Document chunks never decay one by one: a document lives until you delete it, and its chunks go with it.
-        Pinned memories never decay.
+        Unchecked kinds are kept until you delete them. Document chunks never decay one by one: a document lives until
+        you delete it, and its chunks go with it. Pinned memories never decay.
       </p>
-      {save.error && <p role="alert" className="text-xs text-red-700">{save.error.message}</p>}
+      {save.error && (
+        <p role="alert" className="text-xs text-red-700">
+          {save.error.message}
+        </p>
+      )}
     </fieldset>
   );
 }

@@ -5,7 +5,6 @@ import { useState } from "react";
 import { useTRPC } from "../_trpc/client";
 import { INPUT as SELECT } from "../_ui/styles";
 
-
 const CHOICES = [
   { value: "", label: "Ask the first time" },
   { value: "on", label: "On" },
@@ -27,27 +26,41 @@ export function MemorySharing() {
     setNotice(msg);
     void qc.invalidateQueries({ queryKey: trpc.privacy.status.queryKey() });
   };
-  const setSharing = useMutation(trpc.privacy.setSharing.mutationOptions({ onSuccess: () => done("Memory sharing saved.") }));
-  const setTemporary = useMutation(trpc.privacy.setTemporaryReadsMemory.mutationOptions({ onSuccess: () => done("Temporary chat setting saved.") }));
+  const setSharing = useMutation(
+    trpc.privacy.setSharing.mutationOptions({ onSuccess: () => done("Memory sharing saved.") }),
+  );
+  const setTemporary = useMutation(
+    trpc.privacy.setTemporaryReadsMemory.mutationOptions({ onSuccess: () => done("Temporary chat setting saved.") }),
+  );
   const s = status.data;
   if (!s) return null;
   return (
-    <fieldset className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800" data-testid="memory-sharing">
+    <fieldset
+      className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800"
+      data-testid="memory-sharing"
+    >
       <legend className="px-1 text-sm font-semibold">Memory sharing</legend>
       <p className="text-xs text-zinc-500">
-        Recalled memories go into the prompt of the provider that answers. Memories always stay stored on this machine; this decides what is sent with your messages. Under each reply, “Sent to …” shows
-        exactly what went.
+        Recalled memories go into the prompt of the provider that answers. Memories always stay stored on this machine;
+        this decides what is sent with your messages. Under each reply, “Sent to …” shows exactly what went.
       </p>
       {s.providers.length === 0 && <p className="text-sm text-zinc-500">No provider is set up.</p>}
       <ul className="space-y-2">
         {s.providers.map((p) => (
-          <li key={p.key} className="flex flex-wrap items-center justify-between gap-2 text-sm" data-testid="sharing-row" data-key={p.key}>
+          <li
+            key={p.key}
+            className="flex flex-wrap items-center justify-between gap-2 text-sm"
+            data-testid="sharing-row"
+            data-key={p.key}
+          >
             <span>
               <span className="font-medium">{p.label}</span> <code className="text-xs">{p.host}</code>{" "}
               <span className="text-xs text-zinc-500">{p.local ? "· on this machine" : "· remote"}</span>
             </span>
             {p.local ? (
-              <span className="text-xs text-zinc-500">Send recalled memories to this provider: always (nothing leaves the machine)</span>
+              <span className="text-xs text-zinc-500">
+                Send recalled memories to this provider: always (nothing leaves the machine)
+              </span>
             ) : (
               <label className="flex items-center gap-1">
                 <span className="text-xs">Send recalled memories to this provider</span>
@@ -56,7 +69,12 @@ export function MemorySharing() {
                   className={SELECT}
                   value={p.sharing === "ask" ? "" : p.sharing}
                   disabled={setSharing.isPending}
-                  onChange={(e) => setSharing.mutate({ key: p.key, mode: e.target.value === "" ? null : (e.target.value as "on" | "off" | "pinned") })}
+                  onChange={(e) =>
+                    setSharing.mutate({
+                      key: p.key,
+                      mode: e.target.value === "" ? null : (e.target.value as "on" | "off" | "pinned"),
+                    })
+                  }
                 >
                   {CHOICES.map((c) => (
                     <option key={c.value} value={c.value}>

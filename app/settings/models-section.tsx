@@ -8,7 +8,6 @@ import { mb } from "../_setup/format";
 import { useSetupStatus } from "../_setup/use-setup-status";
 import { BTN } from "../_ui/styles";
 
-
 /**
  * Settings → Models: the embedding model and its engine, the GGUFs in data/models/ (pick one to chat
  * with on the local llama.cpp server), local provider detection (switch, keep, turn off), which llama.cpp
@@ -36,7 +35,11 @@ export function ModelsSection() {
   const s = q.data;
 
   return (
-    <section id="models" aria-labelledby="models-heading" className="space-y-4 rounded border border-zinc-200 p-4 dark:border-zinc-800">
+    <section
+      id="models"
+      aria-labelledby="models-heading"
+      className="space-y-4 rounded border border-zinc-200 p-4 dark:border-zinc-800"
+    >
       <h2 id="models-heading" className="text-lg font-semibold">
         Models
       </h2>
@@ -52,16 +55,22 @@ export function ModelsSection() {
           <div className="text-sm">
             <h3 className="font-medium">Embedding</h3>
             <p data-testid="embedding-model">
-              {s.embedder.model ?? "…"} {s.embedder.dim ? `(${s.embedder.dim}-d)` : ""} — {s.embedder.fallback ? "bundled offline fallback" : "GGUF"}. {s.embedder.reason}
+              {s.embedder.model ?? "…"} {s.embedder.dim ? `(${s.embedder.dim}-d)` : ""} —{" "}
+              {s.embedder.fallback ? "bundled offline fallback" : "GGUF"}. {s.embedder.reason}
             </p>
-            {s.download.message && <p className="text-zinc-600 dark:text-zinc-400">Download: {s.download.phase} — {s.download.message}</p>}
+            {s.download.message && (
+              <p className="text-zinc-600 dark:text-zinc-400">
+                Download: {s.download.phase} — {s.download.message}
+              </p>
+            )}
           </div>
 
           <div className="text-sm">
             <h3 className="font-medium">Local GGUF models ({s.localModels.length})</h3>
             {s.localModels.length === 0 ? (
               <p className="text-zinc-600 dark:text-zinc-400">
-                None in the models folder. <code>npm run models:pull -- --chat</code> downloads Qwen2.5-1.5B-Instruct (Q4_K_M, ~1.1 GB, Apache-2.0) for fully local chat.
+                None in the models folder. <code>npm run models:pull -- --chat</code> downloads Qwen2.5-1.5B-Instruct
+                (Q4_K_M, ~1.1 GB, Apache-2.0) for fully local chat.
               </p>
             ) : (
               <ul className="mt-1 space-y-1" aria-label="Local GGUF models">
@@ -75,9 +84,16 @@ export function ModelsSection() {
                       </span>
                       {m.kind === "chat" &&
                         (current ? (
-                          <span className="text-xs font-medium text-emerald-700 dark:text-emerald-400">chat uses this</span>
+                          <span className="text-xs font-medium text-emerald-700 dark:text-emerald-400">
+                            chat uses this
+                          </span>
                         ) : (
-                          <button type="button" className={BTN} onClick={() => pickLocal.mutate({ path: m.path })} disabled={pickLocal.isPending}>
+                          <button
+                            type="button"
+                            className={BTN}
+                            onClick={() => pickLocal.mutate({ path: m.path })}
+                            disabled={pickLocal.isPending}
+                          >
                             Chat with this
                           </button>
                         ))}
@@ -94,17 +110,24 @@ export function ModelsSection() {
               {s.detection.enabled
                 ? `On: with no provider configured, Memo looks for an OpenAI-compatible server on 127.0.0.1 ports ${s.detection.ports.join(", ")}.`
                 : `Off (${s.detection.disabledReason}).`}{" "}
-              {s.chat.source === "detected" ? "Chat uses the detected server now." : s.chat.ready ? "A configured provider is in use, so detection is not needed." : ""}
+              {s.chat.source === "detected"
+                ? "Chat uses the detected server now."
+                : s.chat.ready
+                  ? "A configured provider is in use, so detection is not needed."
+                  : ""}
             </p>
             {s.detection.found.length > 0 && (
               <ul className="mt-1 space-y-1" aria-label="Detected local servers">
                 {s.detection.found.map((f) => (
                   <li key={f.port} className="flex flex-wrap items-center gap-2">
                     <span>
-                      {f.name} at <code>{f.baseUrl}</code> · {f.models.length} model{f.models.length > 1 ? "s" : ""} (first: {f.model})
+                      {f.name} at <code>{f.baseUrl}</code> · {f.models.length} model{f.models.length > 1 ? "s" : ""}{" "}
+                      (first: {f.model})
                     </span>
                     {s.detection.chosen?.port === f.port ? (
-                      <span className="text-xs font-medium text-emerald-700 dark:text-emerald-400">in use when nothing is configured</span>
+                      <span className="text-xs font-medium text-emerald-700 dark:text-emerald-400">
+                        in use when nothing is configured
+                      </span>
                     ) : (
                       <button type="button" className={BTN} onClick={() => prefer.mutate({ port: f.port })}>
                         Switch to this
@@ -124,7 +147,12 @@ export function ModelsSection() {
                 </button>
               )}
               {s.detection.disabledReason !== "MEMO_DETECT_LOCAL=0" && (
-                <button type="button" className={BTN} onClick={() => setDetection.mutate({ enabled: !s.detection.enabled })} disabled={setDetection.isPending}>
+                <button
+                  type="button"
+                  className={BTN}
+                  onClick={() => setDetection.mutate({ enabled: !s.detection.enabled })}
+                  disabled={setDetection.isPending}
+                >
                   {s.detection.enabled ? "Turn detection off" : "Turn detection on"}
                 </button>
               )}
@@ -137,7 +165,10 @@ export function ModelsSection() {
               <li>Embedding: {s.engines.embedder ?? "not started yet"}</li>
               <li>Local chat: {s.engines.chat ?? "not running (starts with the first local chat)"}</li>
               <li>
-                GPU builds of llama.cpp installed: {s.engines.gpuBuildsInstalled.length ? s.engines.gpuBuildsInstalled.join(", ") : "none (CPU only)"}; used automatically when the machine has that GPU
+                GPU builds of llama.cpp installed:{" "}
+                {s.engines.gpuBuildsInstalled.length ? s.engines.gpuBuildsInstalled.join(", ") : "none (CPU only)"}
+                {"; "}
+                used automatically when the machine has that GPU
                 {s.engines.gpuEnv ? ` (MEMO_LLAMA_GPU=${s.engines.gpuEnv})` : ""}.
               </li>
             </ul>

@@ -6,15 +6,23 @@ import { useTRPC } from "../_trpc/client";
 import { MemorySharing } from "./memory-sharing";
 import { BTN_MD as BTN, BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
 
-
 type ProviderId = "llama" | "openai" | "anthropic";
 type Source = "settings" | "env" | "default" | "detected" | null;
 
-const SOURCE: Record<string, string> = { settings: "saved here", env: "from environment", default: "default", detected: "detected on this machine" };
+const SOURCE: Record<string, string> = {
+  settings: "saved here",
+  env: "from environment",
+  default: "default",
+  detected: "detected on this machine",
+};
 
 function SourceTag({ source }: { source: Source }) {
   if (!source) return null;
-  return <span className="ml-1 rounded bg-zinc-200 px-1 text-[10px] font-normal uppercase tracking-wide text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400">{SOURCE[source]}</span>;
+  return (
+    <span className="ml-1 rounded bg-zinc-200 px-1 text-[10px] font-normal uppercase tracking-wide text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400">
+      {SOURCE[source]}
+    </span>
+  );
 }
 
 /** Edits to send: only fields the person changed. Keys: "" clears a saved key; absent keeps it. */
@@ -73,30 +81,52 @@ export function ProvidersSection() {
   );
   const test = useMutation(
     trpc.providers.test.mutationOptions({
-      onSuccess: (r) => setTestResult(r.ok ? { ok: true, text: `${r.provider} answered in ${r.ms} ms (${r.model}): “${r.reply}”` } : { ok: false, text: r.error ?? "failed" }),
+      onSuccess: (r) =>
+        setTestResult(
+          r.ok
+            ? { ok: true, text: `${r.provider} answered in ${r.ms} ms (${r.model}): “${r.reply}”` }
+            : { ok: false, text: r.error ?? "failed" },
+        ),
       onError: (e) => setTestResult({ ok: false, text: e.message }),
     }),
   );
 
   const s = status.data;
-  if (!s) return <section id="providers" aria-labelledby="providers-heading" className="rounded border border-zinc-200 p-4 dark:border-zinc-800" data-testid="providers-section"><h2 id="providers-heading" className="text-lg font-semibold">Providers</h2></section>;
+  if (!s)
+    return (
+      <section
+        id="providers"
+        aria-labelledby="providers-heading"
+        className="rounded border border-zinc-200 p-4 dark:border-zinc-800"
+        data-testid="providers-section"
+      >
+        <h2 id="providers-heading" className="text-lg font-semibold">
+          Providers
+        </h2>
+      </section>
+    );
   const p = Object.fromEntries(s.providers.map((x) => [x.id, x])) as Record<ProviderId, (typeof s.providers)[number]>;
   const active = draft.active !== undefined ? draft.active : s.active;
 
   const set = <K extends "openai" | "anthropic" | "llama">(section: K, field: keyof Draft[K], value: string) =>
     setDraft((d) => ({ ...d, [section]: { ...d[section], [field]: value } }));
-  const val = <K extends "openai" | "anthropic" | "llama">(section: K, field: keyof Draft[K], current: string | null | undefined) =>
-    (draft[section][field] as string | undefined) ?? current ?? "";
+  const val = <K extends "openai" | "anthropic" | "llama">(
+    section: K,
+    field: keyof Draft[K],
+    current: string | null | undefined,
+  ) => (draft[section][field] as string | undefined) ?? current ?? "";
 
   const clean = <T extends Record<string, string | undefined>>(o: T) => (Object.keys(o).length ? o : undefined);
   // The form's values as a settings patch: what Save stores, and what Test tries before saving.
   const patch = () => ({
-      ...(draft.active !== undefined ? { active: draft.active } : {}),
-      openai: clean(draft.openai),
-      anthropic: clean(draft.anthropic),
-      llama: clean(draft.llama),
-      ...(draft.timeoutSec !== undefined ? { timeoutSec: draft.timeoutSec === "" ? null : Number(draft.timeoutSec) } : {}),
-      ...(draft.maxTokens !== undefined ? { maxTokens: draft.maxTokens === "" ? null : Number(draft.maxTokens) } : {}),
+    ...(draft.active !== undefined ? { active: draft.active } : {}),
+    openai: clean(draft.openai),
+    anthropic: clean(draft.anthropic),
+    llama: clean(draft.llama),
+    ...(draft.timeoutSec !== undefined
+      ? { timeoutSec: draft.timeoutSec === "" ? null : Number(draft.timeoutSec) }
+      : {}),
+    ...(draft.maxTokens !== undefined ? { maxTokens: draft.maxTokens === "" ? null : Number(draft.maxTokens) } : {}),
   });
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -134,14 +164,20 @@ export function ProvidersSection() {
   };
 
   return (
-    <section id="providers" aria-labelledby="providers-heading" className="space-y-4 rounded border border-zinc-200 p-4 dark:border-zinc-800" data-testid="providers-section">
+    <section
+      id="providers"
+      aria-labelledby="providers-heading"
+      className="space-y-4 rounded border border-zinc-200 p-4 dark:border-zinc-800"
+      data-testid="providers-section"
+    >
       <div>
         <h2 id="providers-heading" className="text-lg font-semibold">
           Providers
         </h2>
         <p className="text-sm text-zinc-500">
-          The model that answers chat. Memory works the same whichever answers. Values saved here override the environment variables (MEMO_PROVIDER, MEMO_OPENAI_BASE_URL, …); API keys
-          stay on this machine and are never shown again.
+          The model that answers chat. Memory works the same whichever answers. Values saved here override the
+          environment variables (MEMO_PROVIDER, MEMO_OPENAI_BASE_URL, …); API keys stay on this machine and are never
+          shown again.
         </p>
       </div>
       <p
@@ -149,7 +185,9 @@ export function ProvidersSection() {
         data-testid="provider-state"
         className={`rounded border px-3 py-2 text-sm ${s.ready ? "border-emerald-300 bg-emerald-50 dark:border-emerald-800 dark:bg-emerald-950" : "border-amber-300 bg-amber-50 dark:border-amber-800 dark:bg-amber-950"}`}
       >
-        {s.ready ? `Chat uses ${p[s.active!].label}${p[s.active!].model ? ` · ${p[s.active!].model}` : ""}.` : s.problem}
+        {s.ready
+          ? `Chat uses ${p[s.active!].label}${p[s.active!].model ? ` · ${p[s.active!].model}` : ""}.`
+          : s.problem}
       </p>
       <form onSubmit={onSubmit} aria-label="Provider settings" className="space-y-4">
         <fieldset className="space-y-1">
@@ -159,13 +197,25 @@ export function ProvidersSection() {
           <div className="flex flex-wrap gap-4 text-sm">
             {(["llama", "openai", "anthropic"] as const).map((id) => (
               <label key={id} className="flex items-center gap-1">
-                <input type="radio" name="active" value={id} checked={active === id} onChange={() => setDraft((d) => ({ ...d, active: id }))} />
+                <input
+                  type="radio"
+                  name="active"
+                  value={id}
+                  checked={active === id}
+                  onChange={() => setDraft((d) => ({ ...d, active: id }))}
+                />
                 {p[id].label}
                 {!p[id].configured && <span className="text-xs text-zinc-500">(not set up)</span>}
               </label>
             ))}
             <label className="flex items-center gap-1">
-              <input type="radio" name="active" value="" checked={active === null} onChange={() => setDraft((d) => ({ ...d, active: null }))} />
+              <input
+                type="radio"
+                name="active"
+                value=""
+                checked={active === null}
+                onChange={() => setDraft((d) => ({ ...d, active: null }))}
+              />
               None (memory commands only)
             </label>
           </div>
@@ -173,21 +223,36 @@ export function ProvidersSection() {
 
         <fieldset className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800">
           <legend className="px-1 text-sm font-semibold">OpenAI-compatible endpoint</legend>
-          <p className="text-xs text-zinc-500">Ollama (http://localhost:11434/v1), LM Studio (http://localhost:1234/v1), llama-server, vLLM, OpenAI (https://api.openai.com/v1).</p>
+          <p className="text-xs text-zinc-500">
+            Ollama (http://localhost:11434/v1), LM Studio (http://localhost:1234/v1), llama-server, vLLM, OpenAI
+            (https://api.openai.com/v1).
+          </p>
           <div className="grid gap-2 sm:grid-cols-2">
             <div>
               <label htmlFor="openai-base" className="block text-sm font-medium">
                 Base URL
                 <SourceTag source={p.openai.baseUrlSource} />
               </label>
-              <input id="openai-base" value={val("openai", "baseUrl", p.openai.baseUrl)} onChange={(e) => set("openai", "baseUrl", e.target.value)} placeholder="http://localhost:11434/v1" className={INPUT} />
+              <input
+                id="openai-base"
+                value={val("openai", "baseUrl", p.openai.baseUrl)}
+                onChange={(e) => set("openai", "baseUrl", e.target.value)}
+                placeholder="http://localhost:11434/v1"
+                className={INPUT}
+              />
             </div>
             <div>
               <label htmlFor="openai-model" className="block text-sm font-medium">
                 Model
                 <SourceTag source={p.openai.modelSource} />
               </label>
-              <input id="openai-model" value={val("openai", "model", p.openai.model)} onChange={(e) => set("openai", "model", e.target.value)} placeholder="(the endpoint's first model)" className={INPUT} />
+              <input
+                id="openai-model"
+                value={val("openai", "model", p.openai.model)}
+                onChange={(e) => set("openai", "model", e.target.value)}
+                placeholder="(the endpoint's first model)"
+                className={INPUT}
+              />
             </div>
             {keyField("openai", "openai-key", "API key")}
           </div>
@@ -202,20 +267,34 @@ export function ProvidersSection() {
                 Model
                 <SourceTag source={p.anthropic.modelSource} />
               </label>
-              <input id="anthropic-model" value={val("anthropic", "model", p.anthropic.model)} onChange={(e) => set("anthropic", "model", e.target.value)} className={INPUT} />
+              <input
+                id="anthropic-model"
+                value={val("anthropic", "model", p.anthropic.model)}
+                onChange={(e) => set("anthropic", "model", e.target.value)}
+                className={INPUT}
+              />
             </div>
           </div>
         </fieldset>
 
         <fieldset className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800">
           <legend className="px-1 text-sm font-semibold">Local llama.cpp</legend>
-          <p className="text-xs text-zinc-500">A GGUF chat model on this machine, served by a supervised llama.cpp process on its own port (a native llama-server when MEMO_LLAMA_SERVER points at one).</p>
+          <p className="text-xs text-zinc-500">
+            A GGUF chat model on this machine, served by a supervised llama.cpp process on its own port (a native
+            llama-server when MEMO_LLAMA_SERVER points at one).
+          </p>
           <div>
             <label htmlFor="llama-path" className="block text-sm font-medium">
               GGUF file
               <SourceTag source={p.llama.modelPathSource ?? null} />
             </label>
-            <input id="llama-path" value={val("llama", "modelPath", p.llama.modelPath)} onChange={(e) => set("llama", "modelPath", e.target.value)} placeholder="/path/to/model.gguf" className={INPUT} />
+            <input
+              id="llama-path"
+              value={val("llama", "modelPath", p.llama.modelPath)}
+              onChange={(e) => set("llama", "modelPath", e.target.value)}
+              placeholder="/path/to/model.gguf"
+              className={INPUT}
+            />
           </div>
           {s.local && (
             <p className="text-xs text-zinc-500" data-testid="local-server">
@@ -231,13 +310,29 @@ export function ProvidersSection() {
             <label htmlFor="provider-timeout" className="block text-sm font-medium">
               Timeout (seconds without a token)
             </label>
-            <input id="provider-timeout" type="number" min={1} max={3600} value={draft.timeoutSec ?? String(s.timeoutSec)} onChange={(e) => setDraft((d) => ({ ...d, timeoutSec: e.target.value }))} className={INPUT} />
+            <input
+              id="provider-timeout"
+              type="number"
+              min={1}
+              max={3600}
+              value={draft.timeoutSec ?? String(s.timeoutSec)}
+              onChange={(e) => setDraft((d) => ({ ...d, timeoutSec: e.target.value }))}
+              className={INPUT}
+            />
           </div>
           <div>
             <label htmlFor="provider-max-tokens" className="block text-sm font-medium">
               Max reply tokens
             </label>
-            <input id="provider-max-tokens" type="number" min={1} value={draft.maxTokens ?? (s.maxTokens === null ? "" : String(s.maxTokens))} placeholder="provider default" onChange={(e) => setDraft((d) => ({ ...d, maxTokens: e.target.value }))} className={INPUT} />
+            <input
+              id="provider-max-tokens"
+              type="number"
+              min={1}
+              value={draft.maxTokens ?? (s.maxTokens === null ? "" : String(s.maxTokens))}
+              placeholder="provider default"
+              onChange={(e) => setDraft((d) => ({ ...d, maxTokens: e.target.value }))}
+              className={INPUT}
+            />
           </div>
         </div>
 
@@ -245,18 +340,31 @@ export function ProvidersSection() {
           <button type="submit" className={BTN_PRIMARY} disabled={!dirty || save.isPending}>
             Save
           </button>
-          <button type="button" className={BTN} disabled={test.isPending} onClick={() => (setTestResult(null), test.mutate(dirty ? { settings: patch() } : {}))} title={dirty ? "Tests the values in the form (not saved yet)" : undefined}>
+          <button
+            type="button"
+            className={BTN}
+            disabled={test.isPending}
+            onClick={() => (setTestResult(null), test.mutate(dirty ? { settings: patch() } : {}))}
+            title={dirty ? "Tests the values in the form (not saved yet)" : undefined}
+          >
             {test.isPending ? "Testing…" : "Test"}
           </button>
           <button type="button" className={BTN} disabled={reset.isPending} onClick={() => reset.mutate()}>
             Use environment only
           </button>
-          <span aria-live="polite" className="text-sm text-emerald-700 dark:text-emerald-400" data-testid="providers-notice">
+          <span
+            aria-live="polite"
+            className="text-sm text-emerald-700 dark:text-emerald-400"
+            data-testid="providers-notice"
+          >
             {notice}
           </span>
         </div>
         {error && (
-          <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+          <p
+            role="alert"
+            className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+          >
             {error}
           </p>
         )}

@@ -5,7 +5,6 @@ import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { BTN_MD as BTN, BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
 
-
 interface Draft {
   topN: string;
   minConfidence: string;
@@ -49,13 +48,32 @@ const toDraft = (s: Settings): Draft => ({
   contextMessages: String(s.contextMessages),
 });
 
-function NumberField(props: { id: string; label: string; hint: string; value: string; onChange: (v: string) => void; min: number; max?: number; step: number }) {
+function NumberField(props: {
+  id: string;
+  label: string;
+  hint: string;
+  value: string;
+  onChange: (v: string) => void;
+  min: number;
+  max?: number;
+  step: number;
+}) {
   return (
     <div>
       <label htmlFor={props.id} className="block text-sm font-medium">
         {props.label}
       </label>
-      <input id={props.id} type="number" inputMode="decimal" min={props.min} max={props.max} step={props.step} value={props.value} onChange={(e) => props.onChange(e.target.value)} className={INPUT} />
+      <input
+        id={props.id}
+        type="number"
+        inputMode="decimal"
+        min={props.min}
+        max={props.max}
+        step={props.step}
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value)}
+        className={INPUT}
+      />
       <p className="mt-0.5 text-xs text-zinc-500">{props.hint}</p>
     </div>
   );
@@ -104,13 +122,18 @@ export function RetrievalSection() {
   const error = save.error ?? reset.error ?? q.error;
 
   return (
-    <section aria-labelledby="retrieval-heading" className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800" data-testid="retrieval-section">
+    <section
+      aria-labelledby="retrieval-heading"
+      className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800"
+      data-testid="retrieval-section"
+    >
       <div>
         <h2 id="retrieval-heading" className="text-lg font-semibold">
           Retrieval
         </h2>
         <p className="text-sm text-zinc-500">
-          How memories are recalled into chat. Saved per embedding model{q.data ? (
+          How memories are recalled into chat. Saved per embedding model
+          {q.data ? (
             <>
               {" "}
               — now <strong className="break-all">{q.data.model}</strong>
@@ -120,7 +143,10 @@ export function RetrievalSection() {
         </p>
       </div>
       {error && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {error.message}
         </p>
       )}
@@ -128,46 +154,139 @@ export function RetrievalSection() {
       {draft && d && (
         <form onSubmit={submit} aria-label="Retrieval settings" className="space-y-4">
           <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
-            <NumberField id="rs-topn" label="Memories per reply (top N)" hint={`1–20; default ${d.topN}`} value={draft.topN} onChange={(v) => set("topN", v)} min={1} max={20} step={1} />
-            <NumberField id="rs-minconf" label="Minimum confidence" hint={`Only memories at least this likely to be relevant (0–1) go into a prompt; 0 packs all; default ${d.minConfidence}`} value={draft.minConfidence} onChange={(v) => set("minConfidence", v)} min={0} max={1} step={0.05} />
-            <NumberField id="rs-minsim" label="Minimum similarity" hint={`Vector-only results below this are dropped; default ${d.minSimilarity}`} value={draft.minSimilarity} onChange={(v) => set("minSimilarity", v)} min={-1} max={1} step={0.01} />
-            <NumberField id="rs-ftsfloor" label="FTS floor" hint={`Keyword-only results with a BM25 score below this are dropped; default ${d.ftsFloor}`} value={draft.ftsFloor} onChange={(v) => set("ftsFloor", v)} min={0} step={0.1} />
-            <NumberField id="rs-impw" label="Importance weight" hint={`score × (1 + weight × importance/5); default ${d.importanceWeight}`} value={draft.importanceWeight} onChange={(v) => set("importanceWeight", v)} min={0} max={5} step={0.05} />
+            <NumberField
+              id="rs-topn"
+              label="Memories per reply (top N)"
+              hint={`1–20; default ${d.topN}`}
+              value={draft.topN}
+              onChange={(v) => set("topN", v)}
+              min={1}
+              max={20}
+              step={1}
+            />
+            <NumberField
+              id="rs-minconf"
+              label="Minimum confidence"
+              hint={`Only memories at least this likely to be relevant (0–1) go into a prompt; 0 packs all; default ${d.minConfidence}`}
+              value={draft.minConfidence}
+              onChange={(v) => set("minConfidence", v)}
+              min={0}
+              max={1}
+              step={0.05}
+            />
+            <NumberField
+              id="rs-minsim"
+              label="Minimum similarity"
+              hint={`Vector-only results below this are dropped; default ${d.minSimilarity}`}
+              value={draft.minSimilarity}
+              onChange={(v) => set("minSimilarity", v)}
+              min={-1}
+              max={1}
+              step={0.01}
+            />
+            <NumberField
+              id="rs-ftsfloor"
+              label="FTS floor"
+              hint={`Keyword-only results with a BM25 score below this are dropped; default ${d.ftsFloor}`}
+              value={draft.ftsFloor}
+              onChange={(v) => set("ftsFloor", v)}
+              min={0}
+              step={0.1}
+            />
+            <NumberField
+              id="rs-impw"
+              label="Importance weight"
+              hint={`score × (1 + weight × importance/5); default ${d.importanceWeight}`}
+              value={draft.importanceWeight}
+              onChange={(v) => set("importanceWeight", v)}
+              min={0}
+              max={5}
+              step={0.05}
+            />
             <div>
               <label htmlFor="rs-fusion" className="block text-sm font-medium">
                 Fusion
               </label>
-              <select id="rs-fusion" value={draft.fusion} onChange={(e) => set("fusion", e.target.value as Draft["fusion"])} className={INPUT}>
+              <select
+                id="rs-fusion"
+                value={draft.fusion}
+                onChange={(e) => set("fusion", e.target.value as Draft["fusion"])}
+                className={INPUT}
+              >
                 <option value="rrf">Reciprocal Rank Fusion</option>
                 <option value="linear">Linear (score-normalised)</option>
               </select>
-              <p className="mt-0.5 text-xs text-zinc-500">Default {d.fusion === "rrf" ? "RRF" : "linear"} for this model.</p>
+              <p className="mt-0.5 text-xs text-zinc-500">
+                Default {d.fusion === "rrf" ? "RRF" : "linear"} for this model.
+              </p>
             </div>
             <div>
               <label htmlFor="rs-ctx" className="block text-sm font-medium">
                 Context messages
               </label>
-              <select id="rs-ctx" value={draft.contextMessages} onChange={(e) => set("contextMessages", e.target.value)} className={INPUT}>
+              <select
+                id="rs-ctx"
+                value={draft.contextMessages}
+                onChange={(e) => set("contextMessages", e.target.value)}
+                className={INPUT}
+              >
                 {[0, 1, 2, 3].map((n) => (
                   <option key={n}>{n}</option>
                 ))}
               </select>
-              <p className="mt-0.5 text-xs text-zinc-500">Earlier user messages joined to the query; default {d.contextMessages}.</p>
+              <p className="mt-0.5 text-xs text-zinc-500">
+                Earlier user messages joined to the query; default {d.contextMessages}.
+              </p>
             </div>
           </div>
           <fieldset className="grid gap-4 sm:grid-cols-3">
             <legend className="mb-1 text-sm font-medium">List weights</legend>
-            <NumberField id="rs-wvec" label="Vector" hint={`default ${d.weights.vector}`} value={draft.vectorWeight} onChange={(v) => set("vectorWeight", v)} min={0} max={10} step={0.1} />
-            <NumberField id="rs-wfts" label="Keyword (FTS)" hint={`default ${d.weights.fts}`} value={draft.ftsWeight} onChange={(v) => set("ftsWeight", v)} min={0} max={10} step={0.1} />
-            <NumberField id="rs-wanchor" label="Anchor query lists" hint={`default ${d.weights.anchor}`} value={draft.anchorWeight} onChange={(v) => set("anchorWeight", v)} min={0} max={10} step={0.1} />
+            <NumberField
+              id="rs-wvec"
+              label="Vector"
+              hint={`default ${d.weights.vector}`}
+              value={draft.vectorWeight}
+              onChange={(v) => set("vectorWeight", v)}
+              min={0}
+              max={10}
+              step={0.1}
+            />
+            <NumberField
+              id="rs-wfts"
+              label="Keyword (FTS)"
+              hint={`default ${d.weights.fts}`}
+              value={draft.ftsWeight}
+              onChange={(v) => set("ftsWeight", v)}
+              min={0}
+              max={10}
+              step={0.1}
+            />
+            <NumberField
+              id="rs-wanchor"
+              label="Anchor query lists"
+              hint={`default ${d.weights.anchor}`}
+              value={draft.anchorWeight}
+              onChange={(v) => set("anchorWeight", v)}
+              min={0}
+              max={10}
+              step={0.1}
+            />
           </fieldset>
           <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
             <label className="flex items-center gap-2">
-              <input type="checkbox" checked={draft.anchorQuery} onChange={(e) => set("anchorQuery", e.target.checked)} />
+              <input
+                type="checkbox"
+                checked={draft.anchorQuery}
+                onChange={(e) => set("anchorQuery", e.target.checked)}
+              />
               Anchor query (first 5 words of long messages; default {d.anchorQuery ? "on" : "off"})
             </label>
             <label className="flex items-center gap-2">
-              <input type="checkbox" checked={draft.qualityFilter} onChange={(e) => set("qualityFilter", e.target.checked)} />
+              <input
+                type="checkbox"
+                checked={draft.qualityFilter}
+                onChange={(e) => set("qualityFilter", e.target.checked)}
+              />
               Quality filter (default {d.qualityFilter ? "on" : "off"})
             </label>
           </div>
@@ -178,7 +297,11 @@ export function RetrievalSection() {
             <button type="button" className={BTN} disabled={reset.isPending} onClick={() => reset.mutate()}>
               Reset to model defaults
             </button>
-            <span aria-live="polite" className="text-sm text-emerald-700 dark:text-emerald-400" data-testid="retrieval-saved">
+            <span
+              aria-live="polite"
+              className="text-sm text-emerald-700 dark:text-emerald-400"
+              data-testid="retrieval-saved"
+            >
               {saved}
             </span>
           </div>

@@ -6,7 +6,6 @@ import { useTRPC } from "../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { BTN, BTN_DANGER, BTN_PRIMARY_SM as BTN_PRIMARY, INPUT } from "../_ui/styles";
 
-
 /** Settings → Spaces: create, rename (everything in it moves), delete (everything in it goes) after typing its name. */
 export function SpacesSection() {
   const trpc = useTRPC();
@@ -66,28 +65,46 @@ export function SpacesSection() {
   const nameValid = name === "" || SPACE_RE.test(name);
 
   return (
-    <section aria-labelledby="spaces-heading" className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800" data-testid="spaces-section">
+    <section
+      aria-labelledby="spaces-heading"
+      className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800"
+      data-testid="spaces-section"
+    >
       <div>
         <h2 id="spaces-heading" className="text-lg font-semibold">
           Spaces
         </h2>
-        <p className="text-sm text-zinc-500">Each memory and conversation belongs to one space; recall never crosses spaces.</p>
+        <p className="text-sm text-zinc-500">
+          Each memory and conversation belongs to one space; recall never crosses spaces.
+        </p>
       </div>
       <form onSubmit={submitCreate} aria-label="Create a space" className="flex flex-wrap items-center gap-2">
         <label htmlFor="space-new" className="text-sm">
           New space
         </label>
-        <input id="space-new" value={name} onChange={(e) => setName(e.target.value.trim())} placeholder="e.g. work" aria-invalid={!nameValid} className={`w-48 ${INPUT}`} />
+        <input
+          id="space-new"
+          value={name}
+          onChange={(e) => setName(e.target.value.trim())}
+          placeholder="e.g. work"
+          aria-invalid={!nameValid}
+          className={`w-48 ${INPUT}`}
+        />
         <button type="submit" className={BTN_PRIMARY} disabled={!name || !nameValid || create.isPending}>
           Create
         </button>
-        {!nameValid && <span className="text-xs text-red-700 dark:text-red-300">1–64 letters, digits, “-” or “_”.</span>}
+        {!nameValid && (
+          <span className="text-xs text-red-700 dark:text-red-300">1–64 letters, digits, “-” or “_”.</span>
+        )}
       </form>
       <div aria-live="polite" className="text-sm text-emerald-700 dark:text-emerald-400" data-testid="spaces-notice">
         {notice}
       </div>
       {error && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {error}
         </p>
       )}
@@ -117,7 +134,12 @@ export function SpacesSection() {
           </thead>
           <tbody>
             {list.data?.map((s) => (
-              <tr key={s.id} data-testid="space-row" data-space={s.id} className="border-t border-zinc-200 align-top dark:border-zinc-800">
+              <tr
+                key={s.id}
+                data-testid="space-row"
+                data-space={s.id}
+                className="border-t border-zinc-200 align-top dark:border-zinc-800"
+              >
                 <td className="py-2 pr-3">
                   {renaming?.from === s.id ? (
                     <form
@@ -130,8 +152,18 @@ export function SpacesSection() {
                       <label className="sr-only" htmlFor={`rename-${s.id}`}>
                         New name for {s.id}
                       </label>
-                      <input id={`rename-${s.id}`} autoFocus value={renaming.to} onChange={(e) => setRenaming({ from: s.id, to: e.target.value.trim() })} className={`w-40 ${INPUT}`} />
-                      <button type="submit" className={BTN} disabled={rename.isPending || !SPACE_RE.test(renaming.to) || renaming.to === s.id}>
+                      <input
+                        id={`rename-${s.id}`}
+                        autoFocus
+                        value={renaming.to}
+                        onChange={(e) => setRenaming({ from: s.id, to: e.target.value.trim() })}
+                        className={`w-40 ${INPUT}`}
+                      />
+                      <button
+                        type="submit"
+                        className={BTN}
+                        disabled={rename.isPending || !SPACE_RE.test(renaming.to) || renaming.to === s.id}
+                      >
                         Save name
                       </button>
                       <button type="button" className={BTN} onClick={() => setRenaming(null)}>
@@ -141,7 +173,11 @@ export function SpacesSection() {
                   ) : (
                     <span className="break-all font-medium">
                       {s.id}
-                      {s.isDefault && <span className="ml-2 rounded bg-zinc-200 px-1.5 text-xs font-normal dark:bg-zinc-800">default</span>}
+                      {s.isDefault && (
+                        <span className="ml-2 rounded bg-zinc-200 px-1.5 text-xs font-normal dark:bg-zinc-800">
+                          default
+                        </span>
+                      )}
                     </span>
                   )}
                   {deleting?.name === s.id && (
@@ -154,15 +190,25 @@ export function SpacesSection() {
                       aria-label={`Confirm deleting ${s.id}`}
                     >
                       <p>
-                        This deletes <strong>{s.memories + s.deleted}</strong> memories, {s.conversations} conversations and {s.documents} documents of “{s.id}” for good.
-                        Type the space name to confirm.
+                        This deletes <strong>{s.memories + s.deleted}</strong> memories, {s.conversations} conversations
+                        and {s.documents} documents of “{s.id}” for good. Type the space name to confirm.
                       </p>
                       <label className="sr-only" htmlFor={`confirm-${s.id}`}>
                         Type {s.id} to confirm
                       </label>
-                      <input id={`confirm-${s.id}`} autoFocus value={deleting.confirm} onChange={(e) => setDeleting({ name: s.id, confirm: e.target.value })} className={`w-40 ${INPUT}`} />
+                      <input
+                        id={`confirm-${s.id}`}
+                        autoFocus
+                        value={deleting.confirm}
+                        onChange={(e) => setDeleting({ name: s.id, confirm: e.target.value })}
+                        className={`w-40 ${INPUT}`}
+                      />
                       <div className="flex gap-1">
-                        <button type="submit" className={BTN_DANGER} disabled={deleting.confirm !== s.id || del.isPending}>
+                        <button
+                          type="submit"
+                          className={BTN_DANGER}
+                          disabled={deleting.confirm !== s.id || del.isPending}
+                        >
                           Delete space
                         </button>
                         <button type="button" className={BTN} onClick={() => setDeleting(null)}>
@@ -179,10 +225,20 @@ export function SpacesSection() {
                 <td className="py-2">
                   {!s.isDefault && renaming?.from !== s.id && deleting?.name !== s.id && (
                     <span className="flex flex-wrap justify-end gap-1">
-                      <button type="button" className={BTN} aria-label={`Rename ${s.id}`} onClick={() => (setRenaming({ from: s.id, to: s.id }), setDeleting(null))}>
+                      <button
+                        type="button"
+                        className={BTN}
+                        aria-label={`Rename ${s.id}`}
+                        onClick={() => (setRenaming({ from: s.id, to: s.id }), setDeleting(null))}
+                      >
                         Rename
                       </button>
-                      <button type="button" className={BTN_DANGER} aria-label={`Delete ${s.id}`} onClick={() => (setDeleting({ name: s.id, confirm: "" }), setRenaming(null))}>
+                      <button
+                        type="button"
+                        className={BTN_DANGER}
+                        aria-label={`Delete ${s.id}`}
+                        onClick={() => (setDeleting({ name: s.id, confirm: "" }), setRenaming(null))}
+                      >
                         Delete
                       </button>
                     </span>

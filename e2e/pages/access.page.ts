@@ -44,7 +44,9 @@ export class AccessPage {
   }
 
   async revoke(name: string): Promise<void> {
-    await this.tokenRow(name).getByRole("button", { name: `Revoke ${name}` }).click();
+    await this.tokenRow(name)
+      .getByRole("button", { name: `Revoke ${name}` })
+      .click();
     await expect(this.notice).toContainText("Token revoked");
     await expect(this.tokenRow(name)).toContainText("revoked");
   }

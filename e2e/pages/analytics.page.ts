@@ -32,7 +32,9 @@ export class AnalyticsPage {
 
   async showSpace(space: string): Promise<void> {
     await expect(this.space.locator("option", { hasText: space })).toHaveCount(1);
-    const answered = this.page.waitForResponse((r) => r.url().includes("analytics.overview") && decodeURIComponent(r.url()).includes(space));
+    const answered = this.page.waitForResponse(
+      (r) => r.url().includes("analytics.overview") && decodeURIComponent(r.url()).includes(space),
+    );
     await this.space.selectOption(space);
     await answered;
   }

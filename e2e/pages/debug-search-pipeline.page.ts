@@ -29,7 +29,9 @@ export class DebugSearchPipelinePage extends DebugSearchPage {
 
   /** Change an option of the submitted search and wait for the re-run it triggers. */
   async change(action: () => Promise<void>): Promise<void> {
-    const answered = this.page.waitForResponse((r) => r.url().includes("/api/trpc/") && r.url().includes("memory.search"));
+    const answered = this.page.waitForResponse(
+      (r) => r.url().includes("/api/trpc/") && r.url().includes("memory.search"),
+    );
     await action();
     await answered;
     await expect(this.searching).toBeHidden();

@@ -53,7 +53,10 @@ export class DebugSearchPage {
   }
 
   /** Fill the form and submit; resolves once the search request has answered (results or an error). */
-  async search(query: string, opts: { space?: string; k?: number; context?: string[]; qualityFilter?: boolean; anchorQuery?: boolean } = {}): Promise<void> {
+  async search(
+    query: string,
+    opts: { space?: string; k?: number; context?: string[]; qualityFilter?: boolean; anchorQuery?: boolean } = {},
+  ): Promise<void> {
     if (opts.space !== undefined) await this.selectSpace(opts.space);
     if (opts.k !== undefined) await this.kInput.fill(String(opts.k));
     if (opts.context !== undefined) await this.context.fill(opts.context.join("\n"));
@@ -70,7 +73,9 @@ export class DebugSearchPage {
 
   /** Run an action that triggers a memory.search request, wait for its answer and for the page to settle. */
   private async afterSearchRequest(action: () => Promise<void>): Promise<void> {
-    const answered = this.page.waitForResponse((r) => r.url().includes("/api/trpc/") && r.url().includes("memory.search"));
+    const answered = this.page.waitForResponse(
+      (r) => r.url().includes("/api/trpc/") && r.url().includes("memory.search"),
+    );
     await action();
     await answered;
     await expect(this.searching).toBeHidden();

@@ -51,11 +51,14 @@ export class IngestPage {
 
   /** Drop files on the drop zone, as a drag from the desktop would. */
   async drop(files: UploadFile[]): Promise<void> {
-    const dataTransfer = await this.page.evaluateHandle((fs: { name: string; mimeType: string; data: number[] }[]) => {
-      const dt = new DataTransfer();
-      for (const f of fs) dt.items.add(new File([new Uint8Array(f.data)], f.name, { type: f.mimeType }));
-      return dt;
-    }, files.map((f) => ({ name: f.name, mimeType: f.mimeType, data: [...f.buffer] })));
+    const dataTransfer = await this.page.evaluateHandle(
+      (fs: { name: string; mimeType: string; data: number[] }[]) => {
+        const dt = new DataTransfer();
+        for (const f of fs) dt.items.add(new File([new Uint8Array(f.data)], f.name, { type: f.mimeType }));
+        return dt;
+      },
+      files.map((f) => ({ name: f.name, mimeType: f.mimeType, data: [...f.buffer] })),
+    );
     await this.dropZone.dispatchEvent("dragenter", { dataTransfer });
     await this.dropZone.dispatchEvent("drop", { dataTransfer });
   }
@@ -85,12 +88,18 @@ export class IngestPage {
   }
 
   async delete(name: string): Promise<void> {
-    await this.row(name).getByRole("button", { name: `Delete ${name}` }).click();
-    await this.row(name).getByRole("button", { name: `Confirm delete ${name}` }).click();
+    await this.row(name)
+      .getByRole("button", { name: `Delete ${name}` })
+      .click();
+    await this.row(name)
+      .getByRole("button", { name: `Confirm delete ${name}` })
+      .click();
     await expect(this.row(name)).toHaveCount(0);
   }
 
   async reingest(name: string): Promise<void> {
-    await this.row(name).getByRole("button", { name: `Re-ingest ${name}` }).click();
+    await this.row(name)
+      .getByRole("button", { name: `Re-ingest ${name}` })
+      .click();
   }
 }

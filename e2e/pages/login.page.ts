@@ -15,7 +15,9 @@ export class LoginPage {
     this.submit = page.getByRole("button", { name: "Sign in" });
     this.error = page.getByRole("form", { name: "Sign in" }).getByRole("alert");
     this.status = page.getByRole("status");
-    this.signOut = page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out", exact: true });
+    this.signOut = page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("button", { name: "Sign out", exact: true });
   }
 
   async goto(): Promise<void> {

@@ -115,10 +115,14 @@ export class ManagerPage {
 
   /** Upload a file through one of the import forms; resolves once the job is listed. */
   async importFile(kind: "memo" | "chatgpt", file: string, space?: string): Promise<void> {
-    const form = this.page.getByRole("form", { name: kind === "chatgpt" ? "Import ChatGPT conversations" : "Import a Memo export" });
+    const form = this.page.getByRole("form", {
+      name: kind === "chatgpt" ? "Import ChatGPT conversations" : "Import a Memo export",
+    });
     await form.getByLabel(kind === "chatgpt" ? "conversations.json file" : "Memo export file").setInputFiles(file);
     if (space !== undefined) await form.getByRole("combobox", { name: /Into space/ }).fill(space);
-    const answered = this.page.waitForResponse((r) => r.url().includes("/api/v1/import") && r.request().method() === "POST");
+    const answered = this.page.waitForResponse(
+      (r) => r.url().includes("/api/v1/import") && r.request().method() === "POST",
+    );
     await form.getByRole("button", { name: "Import" }).click();
     await answered;
   }

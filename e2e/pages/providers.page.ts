@@ -36,7 +36,9 @@ export class ProvidersPage {
     await expect(this.form).toBeVisible();
   }
 
-  async choose(provider: "Local llama.cpp" | "OpenAI-compatible" | "Anthropic" | "None (memory commands only)"): Promise<void> {
+  async choose(
+    provider: "Local llama.cpp" | "OpenAI-compatible" | "Anthropic" | "None (memory commands only)",
+  ): Promise<void> {
     await this.form.getByRole("radio", { name: new RegExp(`^${provider.replace(/[()]/g, "\\$&")}`) }).check();
   }
 

@@ -55,7 +55,12 @@ function multipartBody(spec: NonNullable<BadCase["multipart"]>): Buffer {
   }
   for (const f of spec.files ?? []) {
     // The name goes in as given (escaping only `"` like a browser): that is the point of these cases.
-    parts.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${f.field ?? "file"}"; filename="${f.name.replace(/"/g, "%22")}"\r\nContent-Type: application/octet-stream\r\n\r\n`, "utf8"));
+    parts.push(
+      Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${f.field ?? "file"}"; filename="${f.name.replace(/"/g, "%22")}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        "utf8",
+      ),
+    );
     parts.push(Buffer.isBuffer(f.bytes) ? f.bytes : Buffer.from(f.bytes));
     parts.push(Buffer.from("\r\n"));
   }
@@ -71,7 +76,9 @@ export async function send(request: APIRequestContext, c: BadCase): Promise<APIR
     data = multipartBody(c.multipart);
     headers["content-type"] = `multipart/form-data; boundary=${BOUNDARY}`;
   } else if (c.body !== undefined) {
-    data = Buffer.isBuffer(c.body) ? c.body : Buffer.from(typeof c.body === "string" ? c.body : JSON.stringify(c.body), "utf8");
+    data = Buffer.isBuffer(c.body)
+      ? c.body
+      : Buffer.from(typeof c.body === "string" ? c.body : JSON.stringify(c.body), "utf8");
     headers["content-type"] = "application/json";
   }
   if (c.api === "mcp") headers.accept = "application/json, text/event-stream";
@@ -83,7 +90,8 @@ export async function send(request: APIRequestContext, c: BadCase): Promise<APIR
 function messageOf(api: Api, body: unknown): string | undefined {
   const b = body as Record<string, any>;
   if (api === "trpc" && Array.isArray(body)) return (body[0] as Record<string, any>)?.error?.message;
-  if (api === "mcp" && b?.result?.isError) return (b.result.content as { text?: string }[]).map((x) => x.text ?? "").join(" ");
+  if (api === "mcp" && b?.result?.isError)
+    return (b.result.content as { text?: string }[]).map((x) => x.text ?? "").join(" ");
   return b?.error?.message;
 }
 

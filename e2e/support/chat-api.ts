@@ -5,7 +5,10 @@ export class ChatApi {
   constructor(private readonly request: APIRequestContext) {}
 
   private async trpc<T>(procedure: string, input?: unknown): Promise<T> {
-    const res = await this.request.post(`/api/trpc/${procedure}`, { data: input === undefined ? undefined : JSON.stringify(input), headers: { "content-type": "application/json" } });
+    const res = await this.request.post(`/api/trpc/${procedure}`, {
+      data: input === undefined ? undefined : JSON.stringify(input),
+      headers: { "content-type": "application/json" },
+    });
     const body = (await res.json()) as { result?: { data: T }; error?: { message: string } };
     if (!res.ok()) throw new Error(`${procedure}: HTTP ${res.status()}: ${body.error?.message}`);
     return body.result!.data;
@@ -20,15 +23,29 @@ export class ChatApi {
 
   /** The live memories of a space (Manager's list), newest first. */
   async liveMemories(space: string): Promise<{ id: string; content: string; kind: string }[]> {
-    const r = await this.query<{ items: { id: string; content: string; kind: string }[] }>("manager.list", { space, status: "live", pageSize: 100, page: 1, sort: "created", order: "desc" });
+    const r = await this.query<{ items: { id: string; content: string; kind: string }[] }>("manager.list", {
+      space,
+      status: "live",
+      pageSize: 100,
+      page: 1,
+      sort: "created",
+      order: "desc",
+    });
     return r.items;
   }
 
   /** The chat requests the OpenAI-compatible fixture received whose last user message contains `text`. */
   async providerCalls(text: string): Promise<number> {
     const res = await this.request.get(`http://127.0.0.1:${process.env.MEMO_E2E_FIXTURE_PORT}/__fixture/requests`);
-    const all = (await res.json()) as { path: string; body: { messages?: { role: string; content: unknown }[] } | null }[];
-    return all.filter((r) => r.path === "/v1/chat/completions" && String([...(r.body?.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "").includes(text)).length;
+    const all = (await res.json()) as {
+      path: string;
+      body: { messages?: { role: string; content: unknown }[] } | null;
+    }[];
+    return all.filter(
+      (r) =>
+        r.path === "/v1/chat/completions" &&
+        String([...(r.body?.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "").includes(text),
+    ).length;
   }
 
   /** Hide (or show again) the first-run checklist above the chat, as a returning user has it. */
@@ -46,7 +63,11 @@ export class ChatApi {
   }
 
   /** Wait until a search in `space` finds a memory containing `text` (exchanges are persisted after the reply). */
-  async waitForMemory(space: string, query: string, text: string | RegExp): Promise<{ id: string; content: string; kind?: string }> {
+  async waitForMemory(
+    space: string,
+    query: string,
+    text: string | RegExp,
+  ): Promise<{ id: string; content: string; kind?: string }> {
     let found: { id: string; content: string; kind?: string } | undefined;
     await expect
       .poll(

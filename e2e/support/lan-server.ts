@@ -25,23 +25,31 @@ export async function startLanServer(): Promise<LanServer> {
   const port = Number(process.env.MEMO_E2E_PORT) + 2;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-e2e-lan-"));
   const env = { ...process.env, MEMO_DATA_DIR: dataDir, MEMO_OFFLINE: "1", NEXT_TELEMETRY_DISABLED: "1" };
-  const set = spawnSync(process.execPath, ["--import", "tsx", "scripts/set-password.ts"], { env, input: `${LAN_PASSWORD}\n`, encoding: "utf8" });
+  const set = spawnSync(process.execPath, ["--import", "tsx", "scripts/set-password.ts"], {
+    env,
+    input: `${LAN_PASSWORD}\n`,
+    encoding: "utf8",
+  });
   if (set.status !== 0) throw new Error(`set-password failed: ${set.stderr}${set.stdout}`);
 
   let out = "";
-  const child: ChildProcess = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "0.0.0.0"], {
-    env: {
-      ...env,
-      MEMO_HOST: "0.0.0.0",
-      MEMO_NEXT_DIST_DIR: process.env.MEMO_E2E_DIST_DIR,
-      MEMO_PROVIDER: "openai",
-      MEMO_OPENAI_BASE_URL: `http://127.0.0.1:${process.env.MEMO_E2E_FIXTURE_PORT}/v1`,
-      MEMO_OPENAI_MODEL: "fixture-echo",
-      MEMO_OPENAI_API_KEY: SECRET_KEYS[0],
-      MEMO_ANTHROPIC_API_KEY: SECRET_KEYS[1],
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "0.0.0.0"],
+    {
+      env: {
+        ...env,
+        MEMO_HOST: "0.0.0.0",
+        MEMO_NEXT_DIST_DIR: process.env.MEMO_E2E_DIST_DIR,
+        MEMO_PROVIDER: "openai",
+        MEMO_OPENAI_BASE_URL: `http://127.0.0.1:${process.env.MEMO_E2E_FIXTURE_PORT}/v1`,
+        MEMO_OPENAI_MODEL: "fixture-echo",
+        MEMO_OPENAI_API_KEY: SECRET_KEYS[0],
+        MEMO_ANTHROPIC_API_KEY: SECRET_KEYS[1],
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
   const url = `http://127.0.0.1:${port}`;

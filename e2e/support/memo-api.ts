@@ -45,7 +45,11 @@ let counter = 0;
 
 /** A space name of its own for one test: `e2e-<title>-<n>`, within the 1–64 [A-Za-z0-9_-] rule. */
 export function uniqueSpace(testInfo: TestInfo): string {
-  const slug = testInfo.title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 30);
+  const slug = testInfo.title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .slice(0, 30);
   return `e2e-${slug}-${Date.now().toString(36)}-${++counter}`.slice(0, 64);
 }
 
@@ -76,13 +80,22 @@ export class MemoApi {
     return ((await res.json()) as { ids: string[][] }).ids;
   }
 
-  async search(body: { query: string; space?: string; k?: number; context?: string[]; options?: Record<string, unknown> }): Promise<SearchResponse> {
+  async search(body: {
+    query: string;
+    space?: string;
+    k?: number;
+    context?: string[];
+    options?: Record<string, unknown>;
+  }): Promise<SearchResponse> {
     const res = await this.request.post("/api/v1/search", { data: body });
     await expectStatus(res, 200, "POST /api/v1/search");
     return (await res.json()) as SearchResponse;
   }
 
-  async forget(pattern: string, space?: string): Promise<{ count: number; undo: { ids: string[]; until: string }; message: string }> {
+  async forget(
+    pattern: string,
+    space?: string,
+  ): Promise<{ count: number; undo: { ids: string[]; until: string }; message: string }> {
     const res = await this.request.post("/api/v1/forget", { data: { pattern, space } });
     await expectStatus(res, 200, "POST /api/v1/forget");
     return res.json();

@@ -49,7 +49,8 @@ export interface OpenAIFixtureOptions {
   chunkMs?: number;
 }
 
-const text = (c: FixtureMessage["content"]) => (typeof c === "string" ? c : Array.isArray(c) ? c.map((p) => p.text ?? "").join("") : "");
+const text = (c: FixtureMessage["content"]) =>
+  typeof c === "string" ? c : Array.isArray(c) ? c.map((p) => p.text ?? "").join("") : "";
 
 /** The memory block inside a system prompt: from "[Relevant Memories]" to the end of that message. */
 export function memoryBlock(messages: FixtureMessage[]): string | null {
@@ -73,12 +74,29 @@ export function fixtureReply(messages: FixtureMessage[]): string {
 /** A long Markdown answer, the shape of a real model's: sections, a list, a table and a code block. */
 export function longMarkdown(): string {
   const out: string[] = ["## Plan", ""];
-  for (let i = 1; i <= 24; i++) out.push(`${i}. Step ${i}: check the settings, write down what changed, and compare it with the previous run.`);
-  out.push("", "## Example", "", "```ts", "export function total(xs: number[]): number {", "  let sum = 0;", "  for (const x of xs) sum += x;", "  return sum;", "}", "```", "");
+  for (let i = 1; i <= 24; i++)
+    out.push(`${i}. Step ${i}: check the settings, write down what changed, and compare it with the previous run.`);
+  out.push(
+    "",
+    "## Example",
+    "",
+    "```ts",
+    "export function total(xs: number[]): number {",
+    "  let sum = 0;",
+    "  for (const x of xs) sum += x;",
+    "  return sum;",
+    "}",
+    "```",
+    "",
+  );
   out.push("| Week | Runs | Notes |", "| --- | --- | --- |");
   for (let i = 1; i <= 8; i++) out.push(`| ${i} | ${i * 3} | steady |`);
   out.push("");
-  for (let i = 1; i <= 20; i++) out.push(`Paragraph ${i}. The quick brown fox jumps over the lazy dog while the reply keeps streaming line after line.`, "");
+  for (let i = 1; i <= 20; i++)
+    out.push(
+      `Paragraph ${i}. The quick brown fox jumps over the lazy dog while the reply keeps streaming line after line.`,
+      "",
+    );
   out.push("END-OF-LONG-REPLY");
   return out.join("\n");
 }
@@ -146,35 +164,83 @@ export class OpenAIFixtureServer {
     try {
       body = raw ? JSON.parse(raw) : null;
     } catch {
-      return this.json(res, 400, { error: { message: "We could not parse the JSON body of your request.", type: "invalid_request_error", param: null, code: null } });
+      return this.json(res, 400, {
+        error: {
+          message: "We could not parse the JSON body of your request.",
+          type: "invalid_request_error",
+          param: null,
+          code: null,
+        },
+      });
     }
-    this.requests.push({ at: new Date().toISOString(), path: url, authorization: req.headers.authorization ?? null, body });
+    this.requests.push({
+      at: new Date().toISOString(),
+      path: url,
+      authorization: req.headers.authorization ?? null,
+      body,
+    });
     if (this.requests.length > 500) this.requests.shift();
 
     if (this.o.apiKey && req.headers.authorization !== `Bearer ${this.o.apiKey}`) {
-      return this.json(res, 401, { error: { message: "Incorrect API key provided.", type: "invalid_request_error", param: null, code: "invalid_api_key" } });
+      return this.json(res, 401, {
+        error: {
+          message: "Incorrect API key provided.",
+          type: "invalid_request_error",
+          param: null,
+          code: "invalid_api_key",
+        },
+      });
     }
     if (req.method === "GET" && url === "/v1/models") {
-      return this.json(res, 200, { object: "list", data: FIXTURE_MODELS.map((id) => ({ id, object: "model", created: 0, owned_by: "fixture" })) });
+      return this.json(res, 200, {
+        object: "list",
+        data: FIXTURE_MODELS.map((id) => ({ id, object: "model", created: 0, owned_by: "fixture" })),
+      });
     }
     if (req.method !== "POST" || url !== "/v1/chat/completions") {
-      return this.json(res, 404, { error: { message: `Unknown request URL: ${req.method} ${url}`, type: "invalid_request_error", param: null, code: "unknown_url" } });
+      return this.json(res, 404, {
+        error: {
+          message: `Unknown request URL: ${req.method} ${url}`,
+          type: "invalid_request_error",
+          param: null,
+          code: "unknown_url",
+        },
+      });
     }
     const messages = body?.messages;
     if (!Array.isArray(messages) || messages.length === 0) {
-      return this.json(res, 400, { error: { message: "'messages' must be a non-empty array", type: "invalid_request_error", param: "messages", code: null } });
+      return this.json(res, 400, {
+        error: {
+          message: "'messages' must be a non-empty array",
+          type: "invalid_request_error",
+          param: "messages",
+          code: null,
+        },
+      });
     }
     const model = body?.model ?? "";
     if (!FIXTURE_MODELS.includes(model)) {
-      return this.json(res, 404, { error: { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: "invalid_request_error", param: null, code: "model_not_found" } });
+      return this.json(res, 404, {
+        error: {
+          message: `The model \`${model}\` does not exist or you do not have access to it.`,
+          type: "invalid_request_error",
+          param: null,
+          code: "model_not_found",
+        },
+      });
     }
     const last = text([...messages].reverse().find((m) => m.role === "user")?.content ?? "");
     if (last.includes("[fixture:hang]")) return; // never answers; the client must time out
-    if (last.includes("[fixture:500]")) return this.json(res, 500, { error: { message: "The fixture failed on purpose.", type: "server_error", param: null, code: null } });
+    if (last.includes("[fixture:500]"))
+      return this.json(res, 500, {
+        error: { message: "The fixture failed on purpose.", type: "server_error", param: null, code: null },
+      });
     const asked = (this.asked.get(last) ?? 0) + 1;
     this.asked.set(last, asked);
     if (last.includes("[fixture:fail-once]") && asked === 1) {
-      return this.json(res, 500, { error: { message: "The fixture failed on purpose (once).", type: "server_error", param: null, code: null } });
+      return this.json(res, 500, {
+        error: { message: "The fixture failed on purpose (once).", type: "server_error", param: null, code: null },
+      });
     }
     const cut = last.includes("[fixture:cut]") || (last.includes("[fixture:cut-once]") && asked === 1);
 
@@ -193,7 +259,11 @@ export class OpenAIFixtureServer {
         created,
         model,
         choices: [{ index: 0, message: { role: "assistant", content: reply }, finish_reason: "stop", logprobs: null }],
-        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: completionTokens,
+          total_tokens: promptTokens + completionTokens,
+        },
       });
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
@@ -204,7 +274,9 @@ export class OpenAIFixtureServer {
       this.streams.lastAbandonedAt = new Date().toISOString();
     });
     const send = (delta: Record<string, unknown>, finish: string | null) =>
-      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+      );
     send({ role: "assistant", content: "" }, null);
     const delay = last.includes("[fixture:slow]") ? 300 : last.includes("[fixture:long]") ? 8 : this.chunkMs;
     const parts = pieces(reply);
@@ -219,7 +291,9 @@ export class OpenAIFixtureServer {
       }
     }
     send({}, "stop");
-    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`,
+    );
     res.end("data: [DONE]\n\n");
   }
 }

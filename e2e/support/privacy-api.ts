@@ -11,7 +11,10 @@ export class PrivacyApi {
   constructor(private readonly request: APIRequestContext) {}
 
   async trpc<T>(procedure: string, input?: unknown): Promise<T> {
-    const res = await this.request.post(`/api/trpc/${procedure}`, { data: input === undefined ? undefined : JSON.stringify(input), headers: { "content-type": "application/json" } });
+    const res = await this.request.post(`/api/trpc/${procedure}`, {
+      data: input === undefined ? undefined : JSON.stringify(input),
+      headers: { "content-type": "application/json" },
+    });
     const body = (await res.json()) as { result?: { data: T }; error?: { message: string } };
     if (!res.ok()) throw new Error(`${procedure}: HTTP ${res.status()}: ${body.error?.message}`);
     return body.result!.data;
@@ -21,7 +24,10 @@ export class PrivacyApi {
   async received(host: string, since = 0): Promise<(string | null)[]> {
     const res = await this.request.get(`http://${host}/__fixture/requests`);
     const all = (await res.json()) as FixtureRequest[];
-    return all.slice(since).filter((r) => r.path === "/v1/chat/completions").map((r) => memoryBlock(r.body!.messages!));
+    return all
+      .slice(since)
+      .filter((r) => r.path === "/v1/chat/completions")
+      .map((r) => memoryBlock(r.body!.messages!));
   }
 
   async requestCount(host: string): Promise<number> {
@@ -34,7 +40,8 @@ export class PrivacyApi {
       .poll(
         async () => {
           const res = await this.request.get("/api/trpc/chat.status");
-          return ((await res.json()) as { result: { data: { persist: { pending: number } } } }).result.data.persist.pending;
+          return ((await res.json()) as { result: { data: { persist: { pending: number } } } }).result.data.persist
+            .pending;
         },
         { timeout: 15_000, message: "the persist queue empties" },
       )

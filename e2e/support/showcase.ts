@@ -10,7 +10,12 @@ export const SHOWCASE: NewMemory[] = [
   { text: "My dog Rex loves chasing tennis balls in the park every morning", timestamp: ago(40), kind: "chat" },
   { text: "Our puppy enjoys fetching sticks by the river", timestamp: ago(33), kind: "chat" },
   { text: "Rex is allergic to chicken; buy the salmon kibble", timestamp: ago(20), kind: "remember", pinned: true },
-  { text: "The vet appointment for Rex is on the first Monday of the month", timestamp: ago(12), kind: "chat", importance: 3 },
+  {
+    text: "The vet appointment for Rex is on the first Monday of the month",
+    timestamp: ago(12),
+    kind: "chat",
+    importance: 3,
+  },
   { text: "Dog training notes: reward recall with a treat within two seconds", timestamp: ago(9), kind: "document" },
   { text: "The quarterly tax report is due at the end of April", timestamp: ago(25), kind: "import" },
   { text: "I bought a new espresso machine for the kitchen", timestamp: ago(5), kind: "chat" },

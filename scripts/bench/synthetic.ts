@@ -57,7 +57,7 @@ function makeWord(i: number): string {
 export function zipfSampler(r: () => number) {
   const cdf = new Float64Array(VOCAB);
   let acc = 0;
-  for (let i = 0; i < VOCAB; i++) cdf[i] = acc += 1 / Math.pow(i + 1, 1.07);
+  for (let i = 0; i < VOCAB; i++) cdf[i] = acc += 1 / (i + 1) ** 1.07;
   for (let i = 0; i < VOCAB; i++) cdf[i]! /= acc;
   return () => {
     const u = r();
@@ -75,7 +75,8 @@ export function zipfSampler(r: () => number) {
 /** Text of `words` words: Zipf-distributed, 15% drawn from the topic's own words. */
 export function text(r: () => number, zipf: () => number, words: number, topic: number): string {
   const out: string[] = [];
-  for (let i = 0; i < words; i++) out.push(makeWord(r() < 0.15 ? 2000 + ((topic * 37 + Math.floor(r() * 40)) % 18000) : zipf()));
+  for (let i = 0; i < words; i++)
+    out.push(makeWord(r() < 0.15 ? 2000 + ((topic * 37 + Math.floor(r() * 40)) % 18000) : zipf()));
   return out.join(" ");
 }
 
@@ -107,7 +108,10 @@ export function loadSpectrum(): Spectrum {
  * A point generator for a set: `point(topic, r)` draws one vector (the fitted set ignores topics: it has
  * no cluster structure). The fitted set's basis is fixed by its own seed, so stores and queries agree.
  */
-export function vectorSpace(set: VectorSet, dim: number): { point(topic: number, r: () => number): Float32Array; describe: Record<string, unknown> } {
+export function vectorSpace(
+  set: VectorSet,
+  dim: number,
+): { point(topic: number, r: () => number): Float32Array; describe: Record<string, unknown> } {
   if (set === "clustered") return { point: clusteredSpace(dim), describe: { clusters: CLUSTERS, latentDim: LATENT } };
   const spec = loadSpectrum();
   const basis = rng(11);
@@ -119,6 +123,11 @@ export function vectorSpace(set: VectorSet, dim: number): { point(topic: number,
       current = r;
       return sampler.point();
     },
-    describe: { fittedOn: spec.source, meanNormSq: spec.meanNormSq, effectiveDimension: +sampler.effectiveDimension.toFixed(1), headShare: +sampler.headShare.toFixed(3) },
+    describe: {
+      fittedOn: spec.source,
+      meanNormSq: spec.meanNormSq,
+      effectiveDimension: +sampler.effectiveDimension.toFixed(1),
+      headShare: +sampler.headShare.toFixed(3),
+    },
   };
 }

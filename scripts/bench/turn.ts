@@ -25,7 +25,8 @@ export class PrecomputedQueryEmbedder implements Embedder {
   async embedQueries(texts: string[]): Promise<Float32Array[]> {
     const t = performance.now();
     this.calls += texts.length;
-    if (texts.length > this.next.length) throw new Error(`the benchmark prepared ${this.next.length} query vectors, the turn asked for ${texts.length}`);
+    if (texts.length > this.next.length)
+      throw new Error(`the benchmark prepared ${this.next.length} query vectors, the turn asked for ${texts.length}`);
     const out = this.next.slice(0, texts.length);
     this.ms += performance.now() - t;
     return out;
@@ -55,7 +56,14 @@ function stats(xs: number[]) {
  * Time `turns` through recallForPrompt with the retrieval settings of `profile` (saved as the store's
  * settings for its model, as a person would in Settings). Returns p50/p95 in ms, query embedding excluded.
  */
-export async function timeTurns(db: Database.Database, model: string, dim: number, space: string, profile: string, turns: BenchTurn[]) {
+export async function timeTurns(
+  db: Database.Database,
+  model: string,
+  dim: number,
+  space: string,
+  profile: string,
+  turns: BenchTurn[],
+) {
   saveRetrievalSettings(db, model, defaultSettingsFor(profile));
   const embedder = new PrecomputedQueryEmbedder(model, dim);
   const memo: MemoContext = { db, embedder };
@@ -74,5 +82,9 @@ export async function timeTurns(db: Database.Database, model: string, dim: numbe
     recalled += r.memories.length;
   }
   db.prepare("DELETE FROM settings WHERE key = ?").run(`retrieval:${model}`);
-  return { ...stats(times), queriesPerTurn: +(queries / turns.length).toFixed(2), packedPerTurn: +(recalled / turns.length).toFixed(2) };
+  return {
+    ...stats(times),
+    queriesPerTurn: +(queries / turns.length).toFixed(2),
+    packedPerTurn: +(recalled / turns.length).toFixed(2),
+  };
 }

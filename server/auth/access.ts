@@ -2,7 +2,7 @@ import { BIND_HEADER, normalizeAddress, PEER_HEADER } from "./peer";
 import { SESSION_COOKIE, type ApiTokenInfo, type SessionInfo } from "./store";
 
 /**
- * Who may do what (SPEC §10). This is the one decision every request goes through — from proxy.ts for
+ * Who may do what (docs/architecture.md#access-and-security). This is the one decision every request goes through — from proxy.ts for
  * pages and most routes, and from `requireAccess` in the few route handlers the proxy skips (streamed
  * uploads). Pure over a small request shape so it can be tested without a server.
  *
@@ -52,7 +52,10 @@ export function accessConfig(env: Record<string, string | undefined> = process.e
 
 /** A bind address that only this machine can reach. */
 export function isLoopbackAddress(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, "");
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "");
   return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === "::ffff:127.0.0.1";
 }
 
@@ -60,7 +63,12 @@ export function isLoopbackAddress(host: string): boolean {
 export function isLoopbackHostHeader(hostHeader: string): boolean {
   const h = hostHeader.trim().toLowerCase();
   const name = h.startsWith("[") ? h.slice(0, h.indexOf("]") + 1) : h.replace(/:\d+$/, "");
-  return name === "localhost" || name.endsWith(".localhost") || name === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+  return (
+    name === "localhost" ||
+    name.endsWith(".localhost") ||
+    name === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name)
+  );
 }
 
 export interface GateRequest {
@@ -165,23 +173,43 @@ export function originProblem(req: GateRequest, cfg: AccessConfig): string | nul
     return `cross-site request refused: Origin ${origin} is not this server (set MEMO_ALLOWED_ORIGINS to allow it)`;
   }
   const site = req.headers.get("sec-fetch-site");
-  if (site !== null && site !== "same-origin" && site !== "none") return `cross-site request refused (Sec-Fetch-Site: ${site})`;
+  if (site !== null && site !== "same-origin" && site !== "none")
+    return `cross-site request refused (Sec-Fetch-Site: ${site})`;
   return null;
 }
 
-export type Principal = { kind: "anonymous-loopback" } | { kind: "public" } | { kind: "session"; session: SessionInfo } | { kind: "token"; token: ApiTokenInfo };
+export type Principal =
+  | { kind: "anonymous-loopback" }
+  | { kind: "public" }
+  | { kind: "session"; session: SessionInfo }
+  | { kind: "token"; token: ApiTokenInfo };
 
-export type GateResult = { ok: true; principal: Principal } | { ok: false; status: 401 | 403 | 503; message: string; redirectToLogin: boolean };
+export type GateResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; status: 401 | 403 | 503; message: string; redirectToLogin: boolean };
 
 /** The decision for one request. */
 export function decide(req: GateRequest, deps: GateDeps, cfg: AccessConfig): GateResult {
   const required = loginRequired(req.headers, cfg);
-  const deny = (status: 401 | 403 | 503, message: string, redirectToLogin = false): GateResult => ({ ok: false, status, message, redirectToLogin });
+  const deny = (status: 401 | 403 | 503, message: string, redirectToLogin = false): GateResult => ({
+    ok: false,
+    status,
+    message,
+    redirectToLogin,
+  });
 
   if (!required) {
     const host = req.headers.get("host");
-    if (host !== null && !isLoopbackHostHeader(host) && !cfg.allowedHosts.includes(host.toLowerCase().replace(/:\d+$/, "")) && !cfg.allowedHosts.includes(host.toLowerCase())) {
-      return deny(403, `Host '${host}' refused: Memo listens on loopback and answers only requests addressed to localhost (add the name to MEMO_ALLOWED_HOSTS to allow it)`);
+    if (
+      host !== null &&
+      !isLoopbackHostHeader(host) &&
+      !cfg.allowedHosts.includes(host.toLowerCase().replace(/:\d+$/, "")) &&
+      !cfg.allowedHosts.includes(host.toLowerCase())
+    ) {
+      return deny(
+        403,
+        `Host '${host}' refused: Memo listens on loopback and answers only requests addressed to localhost (add the name to MEMO_ALLOWED_HOSTS to allow it)`,
+      );
     }
   }
 
@@ -201,12 +229,19 @@ export function decide(req: GateRequest, deps: GateDeps, cfg: AccessConfig): Gat
   if (!required) return { ok: true, principal: { kind: "anonymous-loopback" } };
   if (isPublicPath(req.pathname)) return { ok: true, principal: { kind: "public" } };
   if (!deps.hasPassword()) {
-    return deny(503, "Memo listens on a network address but no owner password is set; run `npm run set-password` on the server");
+    return deny(
+      503,
+      "Memo listens on a network address but no owner password is set; run `npm run set-password` on the server",
+    );
   }
   const cookie = readCookie(req.headers, SESSION_COOKIE);
   const session = cookie ? deps.session(cookie) : null;
   if (session) return { ok: true, principal: { kind: "session", session } };
-  return deny(401, "sign in first: open /login in a browser, or send an API token (Authorization: Bearer memo_…) created in Settings", true);
+  return deny(
+    401,
+    "sign in first: open /login in a browser, or send an API token (Authorization: Bearer memo_…) created in Settings",
+    true,
+  );
 }
 
 /** The refusal as the route's clients expect it: pages redirect to /login, APIs answer in their own error shape. */
@@ -221,10 +256,13 @@ export function denialResponse(req: GateRequest, r: Extract<GateResult, { ok: fa
       const location = new URL(`/login?next=${encodeURIComponent(next)}`, req.url).toString();
       return new Response(null, { status: 303, headers: { ...headers, location } });
     }
-    return new Response(`${r.status === 401 ? "Sign in required" : r.status === 403 ? "Forbidden" : "Unavailable"}: ${r.message}\n`, {
-      status: r.status,
-      headers: { ...headers, "content-type": "text/plain; charset=utf-8" },
-    });
+    return new Response(
+      `${r.status === 401 ? "Sign in required" : r.status === 403 ? "Forbidden" : "Unavailable"}: ${r.message}\n`,
+      {
+        status: r.status,
+        headers: { ...headers, "content-type": "text/plain; charset=utf-8" },
+      },
+    );
   }
   if (cls === "openai") {
     const type = r.status === 401 ? "authentication_error" : r.status === 403 ? "permission_error" : "api_error";
@@ -232,7 +270,10 @@ export function denialResponse(req: GateRequest, r: Extract<GateResult, { ok: fa
     return Response.json({ error: { message: r.message, type, code, param: null } }, { status: r.status, headers });
   }
   if (cls === "mcp") {
-    return Response.json({ jsonrpc: "2.0", error: { code: -32001, message: r.message }, id: null }, { status: r.status, headers });
+    return Response.json(
+      { jsonrpc: "2.0", error: { code: -32001, message: r.message }, id: null },
+      { status: r.status, headers },
+    );
   }
   return Response.json({ error: { status: r.status, message: r.message } }, { status: r.status, headers });
 }

@@ -3,13 +3,26 @@ import { accessConfig, decide, denialResponse, type GateRequest, type GateResult
 import { hasOwnerPassword, sessionFromToken, tokenFromBearer } from "./store";
 
 /** The access decision for a request, against the store (sessions, tokens, owner password). */
-export function checkAccess(req: { method: string; url: string; headers: Headers }): { request: GateRequest; result: GateResult } {
+export function checkAccess(req: { method: string; url: string; headers: Headers }): {
+  request: GateRequest;
+  result: GateResult;
+} {
   const url = new URL(req.url);
-  const request: GateRequest = { method: req.method, pathname: url.pathname, pathAndQuery: url.pathname + url.search, url: url.toString(), headers: req.headers };
+  const request: GateRequest = {
+    method: req.method,
+    pathname: url.pathname,
+    pathAndQuery: url.pathname + url.search,
+    url: url.toString(),
+    headers: req.headers,
+  };
   const db = getDb().sqlite;
   const result = decide(
     request,
-    { hasPassword: () => hasOwnerPassword(db), session: (t) => sessionFromToken(db, t), token: (b) => tokenFromBearer(db, b) },
+    {
+      hasPassword: () => hasOwnerPassword(db),
+      session: (t) => sessionFromToken(db, t),
+      token: (b) => tokenFromBearer(db, b),
+    },
     accessConfig(),
   );
   return { request, result };

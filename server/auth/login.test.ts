@@ -31,20 +31,28 @@ const T0 = Date.parse("2026-01-01T00:00:00Z");
 const statusOf = (r: { ok: boolean; status?: number }) => (r.ok ? 0 : (r.status ?? 0));
 
 test("backoff policy: 5 free failures per address, then 1 s, 2 s, 4 s … capped at 15 min", () => {
-  const stats = (n: number, last: number) => ({ ipFailures: n, ipLastFailure: last, globalFailures: n, globalLastFailure: last });
+  const stats = (n: number, last: number) => ({
+    ipFailures: n,
+    ipLastFailure: last,
+    globalFailures: n,
+    globalLastFailure: last,
+  });
   assert.equal(loginRetryAfterMs(stats(4, T0), T0), 0);
   assert.equal(loginRetryAfterMs(stats(5, T0), T0), 1000);
   assert.equal(loginRetryAfterMs(stats(6, T0), T0 + 500), 1500);
   assert.equal(loginRetryAfterMs(stats(8, T0), T0), 8000);
   assert.equal(loginRetryAfterMs(stats(40, T0), T0), LOGIN_POLICY.maxDelayMs);
   // Global: 50 failures spread over many addresses still slow everyone down.
-  assert.equal(loginRetryAfterMs({ ipFailures: 0, ipLastFailure: null, globalFailures: 52, globalLastFailure: T0 }, T0), 4000);
+  assert.equal(
+    loginRetryAfterMs({ ipFailures: 0, ipLastFailure: null, globalFailures: 52, globalLastFailure: T0 }, T0),
+    4000,
+  );
 });
 
 test("sign-in: wrong passwords are rate limited per address with backoff, the right one is refused while waiting", async () => {
   const db = s.sqlite;
   for (let i = 0; i < 5; i++) {
-    const r = await checkOwnerPassword(db, "guess " + i, "10.0.0.9", T0 + i);
+    const r = await checkOwnerPassword(db, `guess ${i}`, "10.0.0.9", T0 + i);
     assert.deepEqual(r, { ok: false, status: 401, message: "wrong password" });
   }
   const blocked = await checkOwnerPassword(db, PW, "10.0.0.9", T0 + 500);
@@ -68,19 +76,27 @@ test("sign-in: wrong passwords are rate limited per address with backoff, the ri
 
 test("sign-in: a global limit holds when guesses come from many addresses", async () => {
   const db = s.sqlite;
-  for (let i = 0; i < LOGIN_POLICY.globalFree; i++) assert.equal((await checkOwnerPassword(db, "x", `10.1.${i >> 8}.${i & 255}`, T0 + i)).ok, false);
+  for (let i = 0; i < LOGIN_POLICY.globalFree; i++)
+    assert.equal((await checkOwnerPassword(db, "x", `10.1.${i >> 8}.${i & 255}`, T0 + i)).ok, false);
   const r = await checkOwnerPassword(db, PW, "192.168.1.50", T0 + 100);
   assert.equal(!r.ok && r.status, 429);
   // Outside the window, it is open again.
-  assert.deepEqual(await checkOwnerPassword(db, PW, "192.168.1.50", T0 + LOGIN_POLICY.windowMs + 1000, LOGIN_POLICY, CHEAP), { ok: true });
+  assert.deepEqual(
+    await checkOwnerPassword(db, PW, "192.168.1.50", T0 + LOGIN_POLICY.windowMs + 1000, LOGIN_POLICY, CHEAP),
+    { ok: true },
+  );
 });
 
 test("sign-in: parallel guesses get no more tries (each is recorded before the slow check)", async () => {
   const db = s.sqlite;
-  const results = await Promise.all(Array.from({ length: 12 }, (_, i) => checkOwnerPassword(db, `par ${i}`, "10.0.0.77", T0)));
+  const results = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => checkOwnerPassword(db, `par ${i}`, "10.0.0.77", T0)),
+  );
   assert.equal(results.filter((r) => !r.ok && r.status === 401).length, 5, "the free five are checked");
   assert.equal(results.filter((r) => !r.ok && r.status === 429).length, 7, "the rest are refused unchecked");
-  const n = (db.prepare("SELECT count(*) AS n FROM login_attempts WHERE ip = '10.0.0.77' AND ok = 0").get() as { n: number }).n;
+  const n = (
+    db.prepare("SELECT count(*) AS n FROM login_attempts WHERE ip = '10.0.0.77' AND ok = 0").get() as { n: number }
+  ).n;
   assert.equal(n, 5);
   assert.equal(statusOf(await checkOwnerPassword(db, PW, "10.0.0.77", T0 + 1)), 429);
 });
@@ -103,7 +119,7 @@ test("sessions: only the hash is stored; lookup, sliding expiry, expiry and pass
   const rows = db.prepare("SELECT id_hash FROM auth_sessions").all() as { id_hash: string }[];
   assert.deepEqual(rows, [{ id_hash: sha256(token) }]);
   assert.ok(sessionFromToken(db, token, T0 + 1000));
-  assert.equal(sessionFromToken(db, token + "x", T0), null);
+  assert.equal(sessionFromToken(db, `${token}x`, T0), null);
   assert.equal(sessionFromToken(db, sha256(token), T0), null, "the stored hash is not a credential");
   // Used after a day: its expiry slides to 30 days from then.
   const later = sessionFromToken(db, token, T0 + 86_400_000)!;
@@ -112,7 +128,13 @@ test("sessions: only the hash is stored; lookup, sliding expiry, expiry and pass
   // A password change signs out every other session, keeping the one that made it.
   const a = createSession(db, {}).token;
   const b = createSession(db, {}).token;
-  const changed = await changeOwnerPassword(db, { current: PW, password: "a brand new secret", ip: "127.0.0.1", keepSession: a, loginRequired: true });
+  const changed = await changeOwnerPassword(db, {
+    current: PW,
+    password: "a brand new secret",
+    ip: "127.0.0.1",
+    keepSession: a,
+    loginRequired: true,
+  });
   assert.deepEqual(changed, { ok: true, sessionsRevoked: 1 });
   assert.ok(sessionFromToken(db, a));
   assert.equal(sessionFromToken(db, b), null);
@@ -120,12 +142,30 @@ test("sessions: only the hash is stored; lookup, sliding expiry, expiry and pass
 
 test("password change needs the current password; the first one may be set from the web only on loopback", async () => {
   const db = s.sqlite;
-  assert.deepEqual(await changeOwnerPassword(db, { password: "new password!", ip: "1.1.1.1", loginRequired: true }), { ok: false, status: 400, message: "enter the current password" });
-  assert.equal(statusOf(await changeOwnerPassword(db, { current: "nope", password: "new password!", ip: "1.1.1.1", loginRequired: true })), 401);
-  assert.equal(statusOf(await changeOwnerPassword(db, { current: PW, password: "short", ip: "1.1.1.1", loginRequired: true })), 400);
+  assert.deepEqual(await changeOwnerPassword(db, { password: "new password!", ip: "1.1.1.1", loginRequired: true }), {
+    ok: false,
+    status: 400,
+    message: "enter the current password",
+  });
+  assert.equal(
+    statusOf(
+      await changeOwnerPassword(db, { current: "nope", password: "new password!", ip: "1.1.1.1", loginRequired: true }),
+    ),
+    401,
+  );
+  assert.equal(
+    statusOf(await changeOwnerPassword(db, { current: PW, password: "short", ip: "1.1.1.1", loginRequired: true })),
+    400,
+  );
   db.prepare("DELETE FROM auth_owner").run();
-  assert.equal(statusOf(await changeOwnerPassword(db, { password: "first password", ip: "1.1.1.1", loginRequired: true })), 403);
-  assert.deepEqual(await changeOwnerPassword(db, { password: "first password", ip: "127.0.0.1", loginRequired: false }), { ok: true, sessionsRevoked: 0 });
+  assert.equal(
+    statusOf(await changeOwnerPassword(db, { password: "first password", ip: "1.1.1.1", loginRequired: true })),
+    403,
+  );
+  assert.deepEqual(
+    await changeOwnerPassword(db, { password: "first password", ip: "127.0.0.1", loginRequired: false }),
+    { ok: true, sessionsRevoked: 0 },
+  );
   assert.equal(await verifyPassword("first password", ownerPasswordHash(db)!), true);
 });
 

@@ -1,5 +1,12 @@
 import type Database from "better-sqlite3";
-import { DEFAULT_SCRYPT, hashPassword, needsRehash, passwordProblem, verifyPassword, type ScryptParams } from "./password";
+import {
+  DEFAULT_SCRYPT,
+  hashPassword,
+  needsRehash,
+  passwordProblem,
+  verifyPassword,
+  type ScryptParams,
+} from "./password";
 import { LOGIN_POLICY, loginRetryAfterMs, type LoginPolicy } from "./rate-limit";
 import {
   attemptStats,
@@ -30,11 +37,17 @@ export async function checkOwnerPassword(
   rehashTo: ScryptParams = DEFAULT_SCRYPT,
 ): Promise<{ ok: true } | AuthFailure> {
   const hash = ownerPasswordHash(db);
-  if (!hash) return { ok: false, status: 409, message: "no owner password is set; run `npm run set-password` on the server" };
+  if (!hash)
+    return { ok: false, status: 409, message: "no owner password is set; run `npm run set-password` on the server" };
   const wait = loginRetryAfterMs(attemptStats(db, ip, policy.windowMs, now), now, policy);
   if (wait > 0) {
     const s = Math.ceil(wait / 1000);
-    return { ok: false, status: 429, message: `too many failed sign-in attempts; try again in ${s} second${s === 1 ? "" : "s"}`, retryAfterS: s };
+    return {
+      ok: false,
+      status: 429,
+      message: `too many failed sign-in attempts; try again in ${s} second${s === 1 ? "" : "s"}`,
+      retryAfterS: s,
+    };
   }
   const id = recordAttempt(db, ip, now);
   if (id % 100 === 0) pruneAttempts(db, 24 * 3_600_000, now);

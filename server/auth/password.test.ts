@@ -18,7 +18,8 @@ test("verify accepts the password and nothing else; the hash does not contain it
   const h = await hashPassword("hunter2-hunter2", CHEAP);
   assert.ok(!h.includes("hunter2"));
   assert.equal(await verifyPassword("hunter2-hunter2", h), true);
-  for (const wrong of ["hunter2-hunter3", "Hunter2-hunter2", "hunter2-hunter2 ", "", "hunter2"]) assert.equal(await verifyPassword(wrong, h), false, wrong);
+  for (const wrong of ["hunter2-hunter3", "Hunter2-hunter2", "hunter2-hunter2 ", "", "hunter2"])
+    assert.equal(await verifyPassword(wrong, h), false, wrong);
 });
 
 test("each hash has its own salt", async () => {
@@ -34,7 +35,14 @@ test("Unicode is normalised (NFKC): the composed and decomposed é are the same 
 
 test("a malformed or tampered stored hash never verifies", async () => {
   const h = await hashPassword("a good password", CHEAP);
-  for (const bad of ["", "plain", h.replace("scrypt$", "bcrypt$"), h.replace(/\$10\$/, "$40$"), `${h.slice(0, -4)}AAA=`, h.replace(/\$8\$/, "$0$")]) {
+  for (const bad of [
+    "",
+    "plain",
+    h.replace("scrypt$", "bcrypt$"),
+    h.replace(/\$10\$/, "$40$"),
+    `${h.slice(0, -4)}AAA=`,
+    h.replace(/\$8\$/, "$0$"),
+  ]) {
     assert.equal(await verifyPassword("a good password", bad), false, bad);
   }
 });

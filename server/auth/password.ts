@@ -36,8 +36,12 @@ function scrypt(pw: string, salt: Buffer, p: ScryptParams): Promise<Buffer> {
   const N = 2 ** p.log2N;
   return new Promise((resolve, reject) =>
     // maxmem: scrypt needs 128·N·r bytes; node's default cap (32 MiB) is below the recommended cost.
-    crypto.scrypt(pw.normalize("NFKC"), salt, KEY_BYTES, { N, r: p.r, p: p.p, maxmem: 2 * 128 * N * p.r + 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    crypto.scrypt(
+      pw.normalize("NFKC"),
+      salt,
+      KEY_BYTES,
+      { N, r: p.r, p: p.p, maxmem: 2 * 128 * N * p.r + 1024 * 1024 },
+      (err, key) => (err ? reject(err) : resolve(key)),
     ),
   );
 }

@@ -15,7 +15,9 @@ test("every request is stamped with the socket's peer and bound address; what th
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/`, { headers: { [PEER_HEADER]: "203.0.113.7", [BIND_HEADER]: "0.0.0.0", "x-forwarded-for": "198.51.100.1" } });
+    const res = await fetch(`http://127.0.0.1:${port}/`, {
+      headers: { [PEER_HEADER]: "203.0.113.7", [BIND_HEADER]: "0.0.0.0", "x-forwarded-for": "198.51.100.1" },
+    });
     assert.equal(await res.text(), "ok");
     assert.equal(seen[0]![PEER_HEADER], "127.0.0.1");
     assert.equal(seen[0]![BIND_HEADER], "127.0.0.1");

@@ -19,7 +19,11 @@ export function installPeerHeaders(): void {
   if (g.__memoPeerHook) return;
   g.__memoPeerHook = true;
   const emit = http.Server.prototype.emit as (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
-  http.Server.prototype.emit = function patchedEmit(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+  http.Server.prototype.emit = function patchedEmit(
+    this: http.Server,
+    event: string | symbol,
+    ...args: unknown[]
+  ): boolean {
     if (event === "request") stamp(this, args[0] as http.IncomingMessage);
     return emit.call(this, event, ...args);
   } as typeof http.Server.prototype.emit;

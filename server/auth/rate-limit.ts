@@ -33,5 +33,9 @@ function delayFor(failures: number, free: number, p: LoginPolicy): number {
 /** How long (ms) before the next attempt may be made; 0 when it may be made now. */
 export function loginRetryAfterMs(s: AttemptStats, now: number, p: LoginPolicy = LOGIN_POLICY): number {
   const wait = (last: number | null, delay: number) => (last === null || delay === 0 ? 0 : last + delay - now);
-  return Math.max(0, wait(s.ipLastFailure, delayFor(s.ipFailures, p.ipFree, p)), wait(s.globalLastFailure, delayFor(s.globalFailures, p.globalFree, p)));
+  return Math.max(
+    0,
+    wait(s.ipLastFailure, delayFor(s.ipFailures, p.ipFree, p)),
+    wait(s.globalLastFailure, delayFor(s.globalFailures, p.globalFree, p)),
+  );
 }

@@ -24,8 +24,11 @@ function routes(dir = appDir): { file: string; url: string; kind: "page" | "rout
     const p = path.join(dir, e.name);
     if (e.isDirectory()) out.push(...routes(p));
     else if (e.name === "route.ts" || e.name === "page.tsx") {
-      const rel = path.relative(appDir, dir).split(path.sep).filter((s) => s && !/^\(.*\)$/.test(s) && !s.startsWith("_"));
-      const url = "/" + rel.map((s) => (/^\[(.+)\]$/.test(s) ? SAMPLE[s.slice(1, -1)] ?? "x" : s)).join("/");
+      const rel = path
+        .relative(appDir, dir)
+        .split(path.sep)
+        .filter((s) => s && !/^\(.*\)$/.test(s) && !s.startsWith("_"));
+      const url = `/${rel.map((s) => (/^\[(.+)\]$/.test(s) ? (SAMPLE[s.slice(1, -1)] ?? "x") : s)).join("/")}`;
       out.push({ file: path.relative(appDir, p), url, kind: e.name === "route.ts" ? "route" : "page" });
     }
   }
@@ -52,13 +55,33 @@ after(() => {
 test("the route list is complete enough to mean something", () => {
   const all = routes();
   assert.ok(all.length >= 30, `found ${all.length}`);
-  for (const u of ["/", "/login", "/settings", "/api/trpc/health.get", "/api/v1/documents", "/v1/chat/completions", "/mcp"]) assert.ok(all.some((r) => r.url === u), u);
+  for (const u of [
+    "/",
+    "/login",
+    "/settings",
+    "/api/trpc/health.get",
+    "/api/v1/documents",
+    "/v1/chat/completions",
+    "/mcp",
+  ])
+    assert.ok(
+      all.some((r) => r.url === u),
+      u,
+    );
 });
 
 test("every page is behind proxy.ts; static build assets are not", () => {
   for (const r of routes().filter((x) => x.kind === "page")) assert.equal(matched(r.url), true, r.file);
   for (const u of ["/_next/static/chunks/main.js", "/icon.svg", "/favicon.ico"]) assert.equal(matched(u), false, u);
-  for (const u of ["/_next/staticky", "/icon.svg.bak", "/api/v1/documents/x", "/api/v1/import/jobs", "/api/v1/memories/batchy", "/api/v1/documentsx"]) assert.equal(matched(u), true, u);
+  for (const u of [
+    "/_next/staticky",
+    "/icon.svg.bak",
+    "/api/v1/documents/x",
+    "/api/v1/import/jobs",
+    "/api/v1/memories/batchy",
+    "/api/v1/documentsx",
+  ])
+    assert.equal(matched(u), true, u);
 });
 
 test("every route handler is behind proxy.ts or refuses an unauthenticated request itself, before reading the body", async () => {
@@ -71,12 +94,30 @@ test("every route handler is behind proxy.ts or refuses an unauthenticated reque
     assert.ok(methods.length > 0, r.file);
     for (const m of methods) {
       let bodyRead = false;
-      const body = m === "GET" ? null : new ReadableStream({ pull: (c) => ((bodyRead = true), c.enqueue(new TextEncoder().encode("{}")), c.close()) }, { highWaterMark: 0 });
-      const req = new Request(`http://127.0.0.1:3000${r.url}`, { method: m, body, headers: { "content-type": "application/json", "x-memo-bind": "0.0.0.0" }, duplex: "half" } as RequestInit);
-      const res = (await (mod[m] as (rq: Request, ctx: unknown) => Promise<Response>)(req, { params: Promise.resolve({}) })) as Response;
+      const body =
+        m === "GET"
+          ? null
+          : new ReadableStream(
+              { pull: (c) => ((bodyRead = true), c.enqueue(new TextEncoder().encode("{}")), c.close()) },
+              { highWaterMark: 0 },
+            );
+      const req = new Request(`http://127.0.0.1:3000${r.url}`, {
+        method: m,
+        body,
+        headers: { "content-type": "application/json", "x-memo-bind": "0.0.0.0" },
+        duplex: "half",
+      } as RequestInit);
+      const res = (await (mod[m] as (rq: Request, ctx: unknown) => Promise<Response>)(req, {
+        params: Promise.resolve({}),
+      })) as Response;
       assert.equal(res.status, 401, `${m} ${r.url} (${r.file}) without a session`);
       assert.equal(bodyRead, false, `${m} ${r.url} read the body before checking access`);
     }
   }
-  assert.deepEqual(skipped.sort(), ["/api/v1/documents", "/api/v1/import", "/api/v1/import/chatgpt", "/api/v1/memories/batch"]);
+  assert.deepEqual(skipped.sort(), [
+    "/api/v1/documents",
+    "/api/v1/import",
+    "/api/v1/import/chatgpt",
+    "/api/v1/memories/batch",
+  ]);
 });

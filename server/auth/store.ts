@@ -40,7 +40,11 @@ export function hasOwnerPassword(db: Database.Database): boolean {
 }
 
 /** Store a new password hash and sign out every session (all but `keepSession`, the one that changed it). */
-export function setOwnerPasswordHash(db: Database.Database, hash: string, keepSession?: string): { sessionsRevoked: number } {
+export function setOwnerPasswordHash(
+  db: Database.Database,
+  hash: string,
+  keepSession?: string,
+): { sessionsRevoked: number } {
   return db.transaction(() => {
     stmt(
       db,
@@ -75,25 +79,29 @@ export interface SessionInfo {
   userAgent: string | null;
 }
 
-export function createSession(db: Database.Database, meta: { ip?: string | null; userAgent?: string | null }, now = Date.now()): { token: string; expiresAt: string } {
+export function createSession(
+  db: Database.Database,
+  meta: { ip?: string | null; userAgent?: string | null },
+  now = Date.now(),
+): { token: string; expiresAt: string } {
   const token = secret();
   const expiresAt = new Date(now + sessionDays() * 86_400_000).toISOString();
   const at = new Date(now).toISOString();
-  stmt(db, "INSERT INTO auth_sessions (id_hash, created_at, last_seen_at, expires_at, ip, user_agent) VALUES (?, ?, ?, ?, ?, ?)").run(
-    sha256(token),
-    at,
-    at,
-    expiresAt,
-    meta.ip?.slice(0, 64) ?? null,
-    meta.userAgent?.slice(0, 300) ?? null,
-  );
+  stmt(
+    db,
+    "INSERT INTO auth_sessions (id_hash, created_at, last_seen_at, expires_at, ip, user_agent) VALUES (?, ?, ?, ?, ?, ?)",
+  ).run(sha256(token), at, at, expiresAt, meta.ip?.slice(0, 64) ?? null, meta.userAgent?.slice(0, 300) ?? null);
   // Expired sessions go now and then.
   stmt(db, "DELETE FROM auth_sessions WHERE expires_at < ?").run(at);
   return { token, expiresAt };
 }
 
 /** The live session a cookie value names, or null; a used session's expiry slides forward (written at most once a minute). */
-export function sessionFromToken(db: Database.Database, token: string | undefined | null, now = Date.now()): SessionInfo | null {
+export function sessionFromToken(
+  db: Database.Database,
+  token: string | undefined | null,
+  now = Date.now(),
+): SessionInfo | null {
   if (!token || token.length > 200) return null;
   const row = stmt(
     db,
@@ -107,7 +115,11 @@ export function sessionFromToken(db: Database.Database, token: string | undefine
   }
   if (now - Date.parse(row.lastSeenAt) > TOUCH_EVERY_MS) {
     const expiresAt = new Date(now + sessionDays() * 86_400_000).toISOString();
-    stmt(db, "UPDATE auth_sessions SET last_seen_at = ?, expires_at = ? WHERE id_hash = ?").run(nowIso, expiresAt, row.idHash);
+    stmt(db, "UPDATE auth_sessions SET last_seen_at = ?, expires_at = ? WHERE id_hash = ?").run(
+      nowIso,
+      expiresAt,
+      row.idHash,
+    );
     return { ...row, lastSeenAt: nowIso, expiresAt };
   }
   return row;
@@ -123,7 +135,11 @@ export function deleteAllSessions(db: Database.Database): number {
 }
 
 export function countSessions(db: Database.Database, now = Date.now()): number {
-  return (stmt(db, "SELECT count(*) AS n FROM auth_sessions WHERE expires_at > ?").get(new Date(now).toISOString()) as { n: number }).n;
+  return (
+    stmt(db, "SELECT count(*) AS n FROM auth_sessions WHERE expires_at > ?").get(new Date(now).toISOString()) as {
+      n: number;
+    }
+  ).n;
 }
 
 // ---- API tokens -----------------------------------------------------------------------------------
@@ -144,24 +160,43 @@ export function createApiToken(db: Database.Database, name: string): ApiTokenInf
   const token = TOKEN_PREFIX + secret();
   const id = crypto.randomUUID();
   const prefix = token.slice(0, TOKEN_PREFIX.length + 6);
-  stmt(db, "INSERT INTO api_tokens (id, name, token_hash, prefix) VALUES (?, ?, ?, ?)").run(id, name, sha256(token), prefix);
+  stmt(db, "INSERT INTO api_tokens (id, name, token_hash, prefix) VALUES (?, ?, ?, ?)").run(
+    id,
+    name,
+    sha256(token),
+    prefix,
+  );
   const row = stmt(db, `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE id = ?`).get(id) as ApiTokenInfo;
   return { ...row, token };
 }
 
 export function listApiTokens(db: Database.Database): ApiTokenInfo[] {
-  return stmt(db, `SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY revoked_at IS NOT NULL, created_at DESC`).all() as ApiTokenInfo[];
+  return stmt(
+    db,
+    `SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY revoked_at IS NOT NULL, created_at DESC`,
+  ).all() as ApiTokenInfo[];
 }
 
 /** Revoke a token (kept in the list as revoked); false when there is no live token with this id. */
 export function revokeApiToken(db: Database.Database, id: string): boolean {
-  return stmt(db, "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ? AND revoked_at IS NULL").run(id).changes > 0;
+  return (
+    stmt(
+      db,
+      "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ? AND revoked_at IS NULL",
+    ).run(id).changes > 0
+  );
 }
 
 /** The live token a bearer value names, or null. */
-export function tokenFromBearer(db: Database.Database, bearer: string | undefined | null, now = Date.now()): ApiTokenInfo | null {
-  if (!bearer || !bearer.startsWith(TOKEN_PREFIX) || bearer.length > 200) return null;
-  const row = stmt(db, `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?`).get(sha256(bearer)) as ApiTokenInfo | undefined;
+export function tokenFromBearer(
+  db: Database.Database,
+  bearer: string | undefined | null,
+  now = Date.now(),
+): ApiTokenInfo | null {
+  if (!bearer?.startsWith(TOKEN_PREFIX) || bearer.length > 200) return null;
+  const row = stmt(db, `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?`).get(sha256(bearer)) as
+    | ApiTokenInfo
+    | undefined;
   if (!row || row.revokedAt) return null;
   if (!row.lastUsedAt || now - Date.parse(row.lastUsedAt) > TOUCH_EVERY_MS) {
     const at = new Date(now).toISOString();
@@ -175,7 +210,9 @@ export function tokenFromBearer(db: Database.Database, bearer: string | undefine
 
 /** Record an attempt as failed before the password is checked (so parallel guesses all count); mark it ok after. */
 export function recordAttempt(db: Database.Database, ip: string, now = Date.now()): number {
-  return Number(stmt(db, "INSERT INTO login_attempts (ip, at, ok) VALUES (?, ?, 0)").run(ip.slice(0, 64), now).lastInsertRowid);
+  return Number(
+    stmt(db, "INSERT INTO login_attempts (ip, at, ok) VALUES (?, ?, 0)").run(ip.slice(0, 64), now).lastInsertRowid,
+  );
 }
 
 export function markAttemptOk(db: Database.Database, id: number): void {
@@ -198,12 +235,21 @@ export interface AttemptStats {
 
 export function attemptStats(db: Database.Database, ip: string, windowMs: number, now = Date.now()): AttemptStats {
   const since = now - windowMs;
-  const lastOk = (stmt(db, "SELECT max(at) AS at FROM login_attempts WHERE ip = ? AND ok = 1 AND at >= ?").get(ip, since) as { at: number | null }).at;
-  const ipRow = stmt(db, "SELECT count(*) AS n, max(at) AS last FROM login_attempts WHERE ip = ? AND ok = 0 AND at >= ?").get(ip, Math.max(since, lastOk ?? 0)) as {
+  const lastOk = (
+    stmt(db, "SELECT max(at) AS at FROM login_attempts WHERE ip = ? AND ok = 1 AND at >= ?").get(ip, since) as {
+      at: number | null;
+    }
+  ).at;
+  const ipRow = stmt(
+    db,
+    "SELECT count(*) AS n, max(at) AS last FROM login_attempts WHERE ip = ? AND ok = 0 AND at >= ?",
+  ).get(ip, Math.max(since, lastOk ?? 0)) as {
     n: number;
     last: number | null;
   };
-  const all = stmt(db, "SELECT count(*) AS n, max(at) AS last FROM login_attempts WHERE ok = 0 AND at >= ?").get(since) as { n: number; last: number | null };
+  const all = stmt(db, "SELECT count(*) AS n, max(at) AS last FROM login_attempts WHERE ok = 0 AND at >= ?").get(
+    since,
+  ) as { n: number; last: number | null };
   return { ipFailures: ipRow.n, ipLastFailure: ipRow.last, globalFailures: all.n, globalLastFailure: all.last };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Memory commands typed in the chat box (SPEC §1 step 1):
+ * Memory commands typed in the chat box (docs/architecture.md#a-chat-turn):
  *   /remember <text>    store a pinned memory (importance 5, never decays)
  *   /forget <pattern>   soft-delete the memories containing the pattern (case-insensitive), undo for 7 days
  *   /help               list the commands
@@ -51,7 +51,9 @@ export function parseCommand(message: string): ChatCommand | null {
     return { type: "remember", text };
   }
   const pattern = unquote(arg);
-  if (pattern.length < 2) return { type: "invalid", command: "forget", message: "Usage: /forget <pattern> (at least 2 characters)" };
-  if (pattern.length > MAX_PATTERN) return { type: "invalid", command: "forget", message: `The pattern is longer than ${MAX_PATTERN} characters.` };
+  if (pattern.length < 2)
+    return { type: "invalid", command: "forget", message: "Usage: /forget <pattern> (at least 2 characters)" };
+  if (pattern.length > MAX_PATTERN)
+    return { type: "invalid", command: "forget", message: `The pattern is longer than ${MAX_PATTERN} characters.` };
   return { type: "forget", pattern };
 }

@@ -24,7 +24,8 @@ function db() {
   stores.push(s);
   return s.sqlite;
 }
-const is = (status: number, re?: RegExp) => (e: unknown) => e instanceof ServiceError && e.status === status && (!re || re.test(e.message));
+const is = (status: number, re?: RegExp) => (e: unknown) =>
+  e instanceof ServiceError && e.status === status && (!re || re.test(e.message));
 
 test("create in a space (created when new), list newest first, rename, delete with its messages", async () => {
   const d = db();
@@ -35,8 +36,15 @@ test("create in a space (created when new), list newest first, rename, delete wi
   assert.ok(spaceExists(d, "work"));
   await new Promise((r) => setTimeout(r, 5)); // times have millisecond resolution
   appendMessages(d, a.id, [{ role: "user", content: "hello" }]);
-  assert.deepEqual(listConversations(d).map((c) => c.id), [a.id, b.id], "the one with the latest message first");
-  assert.deepEqual(listConversations(d, { space: "work" }).map((c) => c.id), [b.id]);
+  assert.deepEqual(
+    listConversations(d).map((c) => c.id),
+    [a.id, b.id],
+    "the one with the latest message first",
+  );
+  assert.deepEqual(
+    listConversations(d, { space: "work" }).map((c) => c.id),
+    [b.id],
+  );
   assert.throws(() => listConversations(d, { space: "nope" }), is(404));
   assert.equal(renameConversation(d, b.id, "Budget").title, "Budget");
   assert.throws(() => renameConversation(d, b.id, "   "), is(400, /empty/));
@@ -50,20 +58,46 @@ test("create in a space (created when new), list newest first, rename, delete wi
 test("messages keep their order and recalled memories; the first user message names the conversation", () => {
   const d = db();
   const c = createConversation(d);
-  const recalled = [{ id: "m1", content: "fact", timestamp: "2024-01-01T00:00:00.000Z", kind: "chat" as const, matchType: "hybrid" as const, importance: 2, pinned: false, scores: { similarity: 0.8, ftsRank: 1, rrf: 0.03, bm25: -2, vectorRank: 1, fused: 0.5, final: 0.6, confidence: 1 } }];
+  const recalled = [
+    {
+      id: "m1",
+      content: "fact",
+      timestamp: "2024-01-01T00:00:00.000Z",
+      kind: "chat" as const,
+      matchType: "hybrid" as const,
+      importance: 2,
+      pinned: false,
+      scores: {
+        similarity: 0.8,
+        ftsRank: 1,
+        rrf: 0.03,
+        bm25: -2,
+        vectorRank: 1,
+        fused: 0.5,
+        final: 0.6,
+        confidence: 1,
+      },
+    },
+  ];
   appendMessages(d, c.id, [
     { role: "user", content: "What did I say about the boat trip to the islands next summer with everyone?" },
     { role: "assistant", content: "You said…", recalled },
   ]);
   const { conversation, messages } = getConversationWithMessages(d, c.id);
   assert.equal(conversation.title, "What did I say about the boat trip to the islands next…");
-  assert.deepEqual(messages.map((m) => m.role), ["user", "assistant"]);
+  assert.deepEqual(
+    messages.map((m) => m.role),
+    ["user", "assistant"],
+  );
   assert.ok(messages[0]!.createdAt < messages[1]!.createdAt);
   assert.deepEqual(messages[1]!.recalled, recalled);
   assert.equal(messages[0]!.recalled, null);
   assert.equal(conversation.messageCount, 2);
   assert.equal(conversation.preview, "You said…");
-  assert.throws(() => appendMessages(d, "00000000-0000-4000-8000-000000000000", [{ role: "user", content: "x" }]), is(404));
+  assert.throws(
+    () => appendMessages(d, "00000000-0000-4000-8000-000000000000", [{ role: "user", content: "x" }]),
+    is(404),
+  );
 });
 
 test("titles: short messages as they are, long ones cut at a word", () => {
@@ -104,10 +138,24 @@ test("a command reply's record can be updated (an undone /forget)", () => {
   const c = createConversation(d);
   const [, a] = appendMessages(d, c.id, [
     { role: "user", content: "/forget tea" },
-    { role: "assistant", content: "Forgot 1", command: { type: "forget", pattern: "tea", count: 1, items: [], undo: { ids: [], until: "2999-01-01T00:00:00.000Z" }, undoneAt: null } },
+    {
+      role: "assistant",
+      content: "Forgot 1",
+      command: {
+        type: "forget",
+        pattern: "tea",
+        count: 1,
+        items: [],
+        undo: { ids: [], until: "2999-01-01T00:00:00.000Z" },
+        undoneAt: null,
+      },
+    },
   ]);
   const cmd = a!.command!;
   assert.equal(cmd.type, "forget");
-  const m = updateCommand(d, a!.id, { ...(cmd as Extract<typeof cmd, { type: "forget" }>), undoneAt: "2025-01-01T00:00:00.000Z" });
+  const m = updateCommand(d, a!.id, {
+    ...(cmd as Extract<typeof cmd, { type: "forget" }>),
+    undoneAt: "2025-01-01T00:00:00.000Z",
+  });
   assert.equal((m.command as { undoneAt: string }).undoneAt, "2025-01-01T00:00:00.000Z");
 });

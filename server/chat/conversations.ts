@@ -114,7 +114,8 @@ function parseRecalled(raw: unknown): { recalled: RecalledMemory[] | null; comma
   try {
     const v = JSON.parse(raw) as unknown;
     if (Array.isArray(v)) return { recalled: v as RecalledMemory[], command: null };
-    if (v && typeof v === "object" && "command" in v) return { recalled: null, command: (v as { command: CommandInfo }).command };
+    if (v && typeof v === "object" && "command" in v)
+      return { recalled: null, command: (v as { command: CommandInfo }).command };
   } catch {
     /* a damaged value shows as nothing recalled */
   }
@@ -163,7 +164,10 @@ export function titleFrom(message: string): string {
 }
 
 /** `temporary`: a temporary chat, which recalls memory only when `readMemory` (server/chat/temporary-chats.ts). */
-export function createConversation(db: Database.Database, input: { space?: string; title?: string; temporary?: boolean; readMemory?: boolean } = {}): Conversation {
+export function createConversation(
+  db: Database.Database,
+  input: { space?: string; title?: string; temporary?: boolean; readMemory?: boolean } = {},
+): Conversation {
   const space = input.space ?? DEFAULT_SPACE;
   if (!SPACE_RE.test(space)) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
   const title = input.title === undefined ? DEFAULT_TITLE : cleanTitle(input.title);
@@ -172,9 +176,9 @@ export function createConversation(db: Database.Database, input: { space?: strin
     ensureSpace(db, space);
     if (input.temporary) {
       const t = temporaryColumns(input.readMemory ?? true, privacyNow());
-      db.prepare("INSERT INTO conversations (id, space_id, title, temporary, recall_memory, store_memory, expires_at, last_seen_at) VALUES (?, ?, ?, 1, ?, 0, ?, ?)").run(
-        id, space, title, t.recall ? 1 : 0, t.expiresAt, t.lastSeenAt,
-      );
+      db.prepare(
+        "INSERT INTO conversations (id, space_id, title, temporary, recall_memory, store_memory, expires_at, last_seen_at) VALUES (?, ?, ?, 1, ?, 0, ?, ?)",
+      ).run(id, space, title, t.recall ? 1 : 0, t.expiresAt, t.lastSeenAt);
     } else db.prepare("INSERT INTO conversations (id, space_id, title) VALUES (?, ?, ?)").run(id, space, title);
   })();
   return getConversation(db, id)!;
@@ -193,19 +197,33 @@ export function getConversationOr404(db: Database.Database, id: string): Convers
 }
 
 /** Conversations, pinned first, then most recently active first; optionally of one space. Temporary chats are not listed. */
-export function listConversations(db: Database.Database, opts: { space?: string; limit?: number } = {}): Conversation[] {
+export function listConversations(
+  db: Database.Database,
+  opts: { space?: string; limit?: number } = {},
+): Conversation[] {
   const limit = Math.min(Math.max(opts.limit ?? 200, 1), 1000);
-  if (opts.space !== undefined && !spaceExists(db, opts.space)) throw new ServiceError(404, `space '${opts.space}' does not exist`);
+  if (opts.space !== undefined && !spaceExists(db, opts.space))
+    throw new ServiceError(404, `space '${opts.space}' does not exist`);
   const rows = (
     opts.space === undefined
-      ? db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 ORDER BY c.pinned DESC, c.updated_at DESC, c.rowid DESC LIMIT ?`).all(limit)
-      : db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.space_id = ? AND c.temporary = 0 ORDER BY c.pinned DESC, c.updated_at DESC, c.rowid DESC LIMIT ?`).all(opts.space, limit)
+      ? db
+          .prepare(
+            `SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 ORDER BY c.pinned DESC, c.updated_at DESC, c.rowid DESC LIMIT ?`,
+          )
+          .all(limit)
+      : db
+          .prepare(
+            `SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.space_id = ? AND c.temporary = 0 ORDER BY c.pinned DESC, c.updated_at DESC, c.rowid DESC LIMIT ?`,
+          )
+          .all(opts.space, limit)
   ) as Row[];
   return rows.map(rowToConversation);
 }
 
 export function listMessages(db: Database.Database, conversationId: string): StoredMessage[] {
-  const rows = db.prepare("SELECT * FROM messages WHERE conversation_id = ? ORDER BY created_at, rowid").all(conversationId) as Row[];
+  const rows = db
+    .prepare("SELECT * FROM messages WHERE conversation_id = ? ORDER BY created_at, rowid")
+    .all(conversationId) as Row[];
   return rows.map(rowToMessage);
 }
 
@@ -214,7 +232,10 @@ export function getMessage(db: Database.Database, id: string): StoredMessage | u
   return r ? rowToMessage(r) : undefined;
 }
 
-export function getConversationWithMessages(db: Database.Database, id: string): { conversation: Conversation; messages: StoredMessage[] } {
+export function getConversationWithMessages(
+  db: Database.Database,
+  id: string,
+): { conversation: Conversation; messages: StoredMessage[] } {
   const conversation = getConversationOr404(db, id);
   return { conversation, messages: listMessages(db, id) };
 }
@@ -243,18 +264,28 @@ export function deleteConversation(db: Database.Database, id: string): { id: str
  */
 export function appendMessages(db: Database.Database, conversationId: string, msgs: NewMessage[]): StoredMessage[] {
   if (msgs.length === 0) return [];
-  const insert = db.prepare("INSERT INTO messages (id, conversation_id, role, content, recalled, sent, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  const insert = db.prepare(
+    "INSERT INTO messages (id, conversation_id, role, content, recalled, sent, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  );
   const ids: string[] = [];
   db.transaction(() => {
-    const conv = db.prepare("SELECT title FROM conversations WHERE id = ?").get(conversationId) as { title: string } | undefined;
+    const conv = db.prepare("SELECT title FROM conversations WHERE id = ?").get(conversationId) as
+      | { title: string }
+      | undefined;
     if (!conv) throw new ServiceError(404, `conversation ${conversationId} not found`);
     // Strictly increasing times: order by created_at must match the order of the exchange.
-    const last = db.prepare("SELECT max(created_at) AS t FROM messages WHERE conversation_id = ?").get(conversationId) as { t: string | null };
+    const last = db
+      .prepare("SELECT max(created_at) AS t FROM messages WHERE conversation_id = ?")
+      .get(conversationId) as { t: string | null };
     let t = Math.max(Date.now(), last.t ? Date.parse(last.t) + 1 : 0);
     for (const m of msgs) {
       const created = m.createdAt ?? new Date(t++).toISOString();
       const id = crypto.randomUUID();
-      const recalled = m.command ? JSON.stringify({ command: m.command }) : m.recalled ? JSON.stringify(m.recalled) : null;
+      const recalled = m.command
+        ? JSON.stringify({ command: m.command })
+        : m.recalled
+          ? JSON.stringify(m.recalled)
+          : null;
       insert.run(id, conversationId, m.role, m.content, recalled, m.sent ? JSON.stringify(m.sent) : null, created);
       ids.push(id);
     }
@@ -262,14 +293,18 @@ export function appendMessages(db: Database.Database, conversationId: string, ms
     if (conv.title === DEFAULT_TITLE && firstUser) {
       db.prepare("UPDATE conversations SET title = ? WHERE id = ?").run(titleFrom(firstUser.content), conversationId);
     }
-    db.prepare("UPDATE conversations SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(conversationId);
+    db.prepare("UPDATE conversations SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(
+      conversationId,
+    );
   })();
   return ids.map((id) => getMessage(db, id)!);
 }
 
 /** Replace what a command reply recorded (e.g. a /forget that was undone). */
 export function updateCommand(db: Database.Database, messageId: string, command: CommandInfo): StoredMessage {
-  const changed = db.prepare("UPDATE messages SET recalled = ? WHERE id = ? AND role = 'assistant'").run(JSON.stringify({ command }), messageId).changes;
+  const changed = db
+    .prepare("UPDATE messages SET recalled = ? WHERE id = ? AND role = 'assistant'")
+    .run(JSON.stringify({ command }), messageId).changes;
   if (!changed) throw new ServiceError(404, `message ${messageId} not found`);
   return getMessage(db, messageId)!;
 }
@@ -280,7 +315,12 @@ function isCommandMessage(m: StoredMessage): boolean {
 }
 
 /** The last `n` user messages of the conversation before `beforeId` (oldest first), commands excluded. */
-export function previousUserMessages(db: Database.Database, conversationId: string, n: number, beforeId?: string): string[] {
+export function previousUserMessages(
+  db: Database.Database,
+  conversationId: string,
+  n: number,
+  beforeId?: string,
+): string[] {
   const all = listMessages(db, conversationId);
   const end = beforeId ? all.findIndex((m) => m.id === beforeId) : all.length;
   return all
@@ -294,10 +334,17 @@ export function previousUserMessages(db: Database.Database, conversationId: stri
  * The dialogue so far as prompt messages (commands and their replies left out), newest kept first
  * within a token budget, before the message `beforeId`.
  */
-export function promptHistory(db: Database.Database, conversationId: string, tokenBudget: number, beforeId?: string): ChatMessage[] {
+export function promptHistory(
+  db: Database.Database,
+  conversationId: string,
+  tokenBudget: number,
+  beforeId?: string,
+): ChatMessage[] {
   const all = listMessages(db, conversationId);
   const end = beforeId ? all.findIndex((m) => m.id === beforeId) : all.length;
-  const dialogue = all.slice(0, end < 0 ? all.length : end).filter((m) => (m.role === "user" || m.role === "assistant") && !isCommandMessage(m));
+  const dialogue = all
+    .slice(0, end < 0 ? all.length : end)
+    .filter((m) => (m.role === "user" || m.role === "assistant") && !isCommandMessage(m));
   const out: ChatMessage[] = [];
   let used = 0;
   for (let i = dialogue.length - 1; i >= 0; i--) {

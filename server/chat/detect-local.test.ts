@@ -12,7 +12,17 @@ import { openTempStore, type TempStore } from "../test/temp-store";
 import { detectedServer, getLocalDetector, probePort, saveDetectSettings } from "./detect-local";
 import { getProvider, providerStatus, resolveProviderConfig, saveProviderSettings } from "./providers";
 
-const ENV_KEYS = ["MEMO_DETECT_PORTS", "MEMO_DETECT_LOCAL", "MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_ANTHROPIC_API_KEY", "MEMO_CHAT_MODEL", "MEMO_DATA_DIR"];
+const ENV_KEYS = [
+  "MEMO_DETECT_PORTS",
+  "MEMO_DETECT_LOCAL",
+  "MEMO_PROVIDER",
+  "MEMO_OPENAI_BASE_URL",
+  "MEMO_OPENAI_API_KEY",
+  "MEMO_OPENAI_MODEL",
+  "MEMO_ANTHROPIC_API_KEY",
+  "MEMO_CHAT_MODEL",
+  "MEMO_DATA_DIR",
+];
 const saved: Record<string, string | undefined> = {};
 let local: FixtureChatServer;
 let configured: FixtureChatServer;
@@ -56,7 +66,10 @@ afterEach(() => store.close());
 test("a local OpenAI-compatible server on a port in MEMO_DETECT_PORTS is found and chatted through", async () => {
   assert.equal(resolveProviderConfig(store.sqlite).active.value, null, "nothing configured, nothing found yet");
   const found = await getLocalDetector().recheck(store.sqlite);
-  assert.deepEqual(found.map((f) => f.port), [portOf(local)]);
+  assert.deepEqual(
+    found.map((f) => f.port),
+    [portOf(local)],
+  );
   assert.equal(found[0]!.model, "local-llama3");
 
   const cfg = resolveProviderConfig(store.sqlite);
@@ -95,7 +108,11 @@ test("a configured provider is preferred over a detected one", async () => {
   const reply = await getProvider(store.sqlite).complete([{ role: "user", content: "which one?" }]);
   assert.equal(reply.text, "fixture reply: which one?");
   assert.equal(configured.requests.filter((r) => r.path === "/v1/chat/completions").length, 1);
-  assert.equal(local.requests.filter((r) => r.path === "/v1/chat/completions").length, 1, "only the first test's chat reached the detected server");
+  assert.equal(
+    local.requests.filter((r) => r.path === "/v1/chat/completions").length,
+    1,
+    "only the first test's chat reached the detected server",
+  );
 
   // Boot's loop asks before probing: with a provider configured it leaves the ports alone.
   const before = probes(local);
@@ -121,7 +138,11 @@ test("MEMO_DETECT_LOCAL=0 disables detection; so does the switch in Settings", a
   await getLocalDetector().recheck(store.sqlite);
   assert.equal(resolveProviderConfig(store.sqlite).active.source, "detected");
   saveDetectSettings(store.sqlite, { enabled: false });
-  assert.equal(resolveProviderConfig(store.sqlite).active.value, null, "turned off in Settings: not used even though it was found");
+  assert.equal(
+    resolveProviderConfig(store.sqlite).active.value,
+    null,
+    "turned off in Settings: not used even though it was found",
+  );
   assert.equal(getLocalDetector().status(store.sqlite).disabledReason, "turned off in Settings");
 });
 

@@ -39,7 +39,10 @@ export interface DetectionStatus {
   checkedAt: string | null;
 }
 
-const settingsSchema = z.object({ enabled: z.boolean().optional(), preferredPort: z.number().int().min(1).max(65535).nullable().optional() });
+const settingsSchema = z.object({
+  enabled: z.boolean().optional(),
+  preferredPort: z.number().int().min(1).max(65535).nullable().optional(),
+});
 type DetectSettings = z.infer<typeof settingsSchema>;
 
 export function loadDetectSettings(db: Database.Database): DetectSettings {
@@ -84,7 +87,9 @@ export async function probePort(port: number, timeoutMs = PROBE_TIMEOUT_MS): Pro
       return null;
     }
     const body = (await res.json()) as { data?: { id?: unknown }[] };
-    const models = (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string" && id.length > 0);
+    const models = (body.data ?? [])
+      .map((m) => m.id)
+      .filter((id): id is string => typeof id === "string" && id.length > 0);
     if (!models.length) return null;
     return { port, name: KNOWN[port] ?? "OpenAI-compatible server", baseUrl, models, model: models[0]! };
   } catch {

@@ -24,7 +24,15 @@ import { checkInvariant } from "../memory/store";
 import { PersistQueue, setPersistQueue } from "./persist";
 import { saveProviderSettings } from "./providers";
 
-for (const k of ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_ANTHROPIC_API_KEY", "MEMO_CHAT_MODEL"]) delete process.env[k];
+for (const k of [
+  "MEMO_PROVIDER",
+  "MEMO_OPENAI_BASE_URL",
+  "MEMO_OPENAI_API_KEY",
+  "MEMO_OPENAI_MODEL",
+  "MEMO_ANTHROPIC_API_KEY",
+  "MEMO_CHAT_MODEL",
+])
+  delete process.env[k];
 
 let fixture: OpenAIFixtureServer;
 let store: TempStore;
@@ -35,7 +43,11 @@ before(async () => {
   fixture = await OpenAIFixtureServer.start({ chunkMs: 80 });
   store = openTempStore();
   ctx = { db: store.sqlite, embedder: await inProcessEmbedder() };
-  saveProviderSettings(store.sqlite, { active: "openai", openai: { baseUrl: fixture.url, model: FIXTURE_MODEL }, timeoutSec: 10 });
+  saveProviderSettings(store.sqlite, {
+    active: "openai",
+    openai: { baseUrl: fixture.url, model: FIXTURE_MODEL },
+    timeoutSec: 10,
+  });
   setAppContext(ctx);
   queue = new PersistQueue(() => ctx, { baseDelayMs: 20, log: () => undefined });
   setPersistQueue(queue);
@@ -56,7 +68,10 @@ async function waitFor(cond: () => boolean, ms: number, what: string): Promise<v
 }
 
 /** Read SSE `data:` payloads until `enough(payloads)`; returns them (the stream stays open). */
-async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, enough: (events: string[]) => boolean): Promise<string[]> {
+async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  enough: (events: string[]) => boolean,
+): Promise<string[]> {
   const events: string[] = [];
   let buf = "";
   const dec = new TextDecoder();
@@ -82,25 +97,41 @@ const json = (body: unknown, headers: Record<string, string> = {}) => ({
 
 test("POST /api/chat: a client that disconnects mid-reply stops the provider at once; the partial reply is kept (marked interrupted) and persisted without the note", async () => {
   const before = { ...fixture.streams };
-  const res = await chatRoute(new Request("http://127.0.0.1/api/chat", json({ message: "Tell me the long story of the lighthouse keeper", space: "dc" })));
+  const res = await chatRoute(
+    new Request(
+      "http://127.0.0.1/api/chat",
+      json({ message: "Tell me the long story of the lighthouse keeper", space: "dc" }),
+    ),
+  );
   assert.equal(res.status, 200);
   const reader = res.body!.getReader();
   const events = await readUntil(reader, (e) => e.filter((x) => x.includes('"type":"delta"')).length >= 2);
   assert.equal(fixture.streams.started, before.started + 1);
   const cancelledAt = Date.now();
   await reader.cancel(); // what Next does with the response body when the browser goes away
-  await waitFor(() => fixture.streams.abandoned === before.abandoned + 1, 2_000, "the provider request to be cancelled");
+  await waitFor(
+    () => fixture.streams.abandoned === before.abandoned + 1,
+    2_000,
+    "the provider request to be cancelled",
+  );
   const stopMs = Date.parse(fixture.streams.lastAbandonedAt!) - cancelledAt;
   assert.ok(stopMs < 500, `the provider saw the disconnect after ${stopMs} ms`);
   assert.equal(fixture.streams.completed, before.completed, "nothing was generated to the end for nobody");
   await waitFor(() => inflightCount() === 0, 2_000, "the turn to finish");
   await queue.drain();
   const conv = JSON.parse(events.find((e) => e.includes('"type":"start"'))!) as { conversation: { id: string } };
-  const msgs = store.sqlite.prepare("SELECT role, content FROM messages WHERE conversation_id = ? ORDER BY created_at").all(conv.conversation.id) as { role: string; content: string }[];
-  assert.deepEqual(msgs.map((m) => m.role), ["user", "assistant"]);
+  const msgs = store.sqlite
+    .prepare("SELECT role, content FROM messages WHERE conversation_id = ? ORDER BY created_at")
+    .all(conv.conversation.id) as { role: string; content: string }[];
+  assert.deepEqual(
+    msgs.map((m) => m.role),
+    ["user", "assistant"],
+  );
   assert.match(msgs[1]!.content, /^Fixture reply[\s\S]*\n\n\[interrupted: the reply was stopped before it finished\]$/);
   assert.ok(!msgs[1]!.content.includes("No memory block received"), "only what was generated before the disconnect");
-  const mem = store.sqlite.prepare("SELECT content FROM memories WHERE conversation_id = ?").get(conv.conversation.id) as { content: string };
+  const mem = store.sqlite
+    .prepare("SELECT content FROM memories WHERE conversation_id = ?")
+    .get(conv.conversation.id) as { content: string };
   assert.match(mem.content, /^User: Tell me the long story.*Assistant: Fixture reply/s);
   assert.doesNotMatch(mem.content, /\[interrupted/, "the note stays on the message, not in the memory");
   assert.deepEqual(checkInvariant(store.sqlite), []);
@@ -109,19 +140,35 @@ test("POST /api/chat: a client that disconnects mid-reply stops the provider at 
 test("POST /v1/chat/completions (stream): a disconnect cancels the provider request; what was sent is persisted (without a note)", async () => {
   const before = { ...fixture.streams };
   const res = await completionsRoute(
-    new Request("http://127.0.0.1/v1/chat/completions", json({ model: "memo", stream: true, messages: [{ role: "user", content: "Describe the harbour at dawn in detail" }] }, { "x-memo-space": "dc-v1" })),
+    new Request(
+      "http://127.0.0.1/v1/chat/completions",
+      json(
+        {
+          model: "memo",
+          stream: true,
+          messages: [{ role: "user", content: "Describe the harbour at dawn in detail" }],
+        },
+        { "x-memo-space": "dc-v1" },
+      ),
+    ),
   );
   assert.equal(res.status, 200);
   const reader = res.body!.getReader();
   await readUntil(reader, (e) => e.filter((x) => x.includes('"content":"')).length >= 3);
   const cancelledAt = Date.now();
   await reader.cancel();
-  await waitFor(() => fixture.streams.abandoned === before.abandoned + 1, 2_000, "the provider request to be cancelled");
+  await waitFor(
+    () => fixture.streams.abandoned === before.abandoned + 1,
+    2_000,
+    "the provider request to be cancelled",
+  );
   assert.ok(Date.parse(fixture.streams.lastAbandonedAt!) - cancelledAt < 500);
   assert.equal(fixture.streams.completed, before.completed);
   await waitFor(() => inflightCount() === 0, 2_000, "the request to end");
   await queue.drain();
-  const mem = store.sqlite.prepare("SELECT content FROM memories WHERE space_id = 'dc-v1'").get() as { content: string } | undefined;
+  const mem = store.sqlite.prepare("SELECT content FROM memories WHERE space_id = 'dc-v1'").get() as
+    | { content: string }
+    | undefined;
   assert.ok(mem, "the partial exchange became a memory");
   assert.match(mem.content, /^User: Describe the harbour at dawn in detail Assistant: Fixture reply/s);
   assert.doesNotMatch(mem.content, /\[interrupted/);
@@ -129,7 +176,12 @@ test("POST /v1/chat/completions (stream): a disconnect cancels the provider requ
 
 test("graceful shutdown: requests still streaming after the grace period are stopped, their partial replies kept and marked", async () => {
   const before = { ...fixture.streams };
-  const res = await chatRoute(new Request("http://127.0.0.1/api/chat", json({ message: "Recite the whole ship's log, please", space: "dc-stop" })));
+  const res = await chatRoute(
+    new Request(
+      "http://127.0.0.1/api/chat",
+      json({ message: "Recite the whole ship's log, please", space: "dc-stop" }),
+    ),
+  );
   const reader = res.body!.getReader();
   const events = await readUntil(reader, (e) => e.some((x) => x.includes('"type":"delta"')));
   assert.equal(inflightCount(), 1);
@@ -139,10 +191,20 @@ test("graceful shutdown: requests still streaming after the grace period are sto
   const drained = await drainRequests(150, 2_000);
   assert.deepEqual(drained, { finished: false, stopped: 1, remaining: 0 });
   assert.ok(Date.now() - t0 < 1_500, `bounded (${Date.now() - t0} ms)`);
-  const err = JSON.parse([...events, ...(await rest)].find((x) => x.includes('"type":"error"')) ?? "{}") as { kind?: string; partial?: { content: string } };
+  const err = JSON.parse([...events, ...(await rest)].find((x) => x.includes('"type":"error"')) ?? "{}") as {
+    kind?: string;
+    partial?: { content: string };
+  };
   assert.equal(err.kind, "aborted");
   assert.match(err.partial?.content ?? "", /\[interrupted: the reply was stopped before it finished\]$/);
-  await waitFor(() => fixture.streams.abandoned === before.abandoned + 1, 2_000, "the provider request to be cancelled");
+  await waitFor(
+    () => fixture.streams.abandoned === before.abandoned + 1,
+    2_000,
+    "the provider request to be cancelled",
+  );
   await queue.drain();
-  assert.equal((store.sqlite.prepare("SELECT count(*) AS n FROM memories WHERE space_id = 'dc-stop'").get() as { n: number }).n, 1);
+  assert.equal(
+    (store.sqlite.prepare("SELECT count(*) AS n FROM memories WHERE space_id = 'dc-stop'").get() as { n: number }).n,
+    1,
+  );
 });

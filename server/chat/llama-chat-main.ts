@@ -77,7 +77,11 @@ function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     return content
-      .map((p) => (p && typeof p === "object" && (p as { type?: unknown }).type === "text" ? String((p as { text?: unknown }).text ?? "") : ""))
+      .map((p) =>
+        p && typeof p === "object" && (p as { type?: unknown }).type === "text"
+          ? String((p as { text?: unknown }).text ?? "")
+          : "",
+      )
       .join("");
   }
   return "";
@@ -130,10 +134,23 @@ async function chatCompletions(req: http.IncomingMessage, res: http.ServerRespon
   const slot = await acquire();
   try {
     if (abort.signal.aborted) return;
-    const promptTokens = slot.chat.model.tokenize(history.map((h) => ("text" in h ? h.text : (h.response as string[]).join(""))).join("\n")).length;
-    const sampling = { maxTokens, temperature: body.temperature ?? 0.8, topP: body.top_p, seed: body.seed, signal: abort.signal, stopOnAbortSignal: true };
+    const promptTokens = slot.chat.model.tokenize(
+      history.map((h) => ("text" in h ? h.text : (h.response as string[]).join(""))).join("\n"),
+    ).length;
+    const sampling = {
+      maxTokens,
+      temperature: body.temperature ?? 0.8,
+      topP: body.top_p,
+      seed: body.seed,
+      signal: abort.signal,
+      stopOnAbortSignal: true,
+    };
     if (body.stream) {
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+      res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+      });
       const chunk = (delta: Record<string, unknown>, finish: string | null) =>
         `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: modelId, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.write(chunk({ role: "assistant", content: "" }, null));
@@ -162,8 +179,18 @@ async function chatCompletions(req: http.IncomingMessage, res: http.ServerRespon
         object: "chat.completion",
         created,
         model: modelId,
-        choices: [{ index: 0, message: { role: "assistant", content: r.response }, finish_reason: r.metadata.stopReason === "maxTokens" ? "length" : "stop" }],
-        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: r.response },
+            finish_reason: r.metadata.stopReason === "maxTokens" ? "length" : "stop",
+          },
+        ],
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: completionTokens,
+          total_tokens: promptTokens + completionTokens,
+        },
       });
     }
   } catch (e) {
@@ -179,23 +206,38 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, url: 
   if (req.method === "GET" && (url === "/v1/models" || url === "/models")) {
     return send(res, 200, {
       object: "list",
-      data: [{ id: modelId, object: "model", created: 0, owned_by: "memo", meta: { n_ctx: context?.contextSize, n_ctx_train: model?.trainContextSize, engine: description } }],
+      data: [
+        {
+          id: modelId,
+          object: "model",
+          created: 0,
+          owned_by: "memo",
+          meta: { n_ctx: context?.contextSize, n_ctx_train: model?.trainContextSize, engine: description },
+        },
+      ],
     });
   }
-  if (req.method === "POST" && (url === "/v1/chat/completions" || url === "/chat/completions")) return await chatCompletions(req, res);
+  if (req.method === "POST" && (url === "/v1/chat/completions" || url === "/chat/completions"))
+    return await chatCompletions(req, res);
   return error(res, 404, "File Not Found", "not_found_error");
 }
 
 async function load(): Promise<Record<string, unknown>> {
   const { getLlama, LlamaChat } = await import("node-llama-cpp");
   const gpuEnv = (process.env.MEMO_LLAMA_GPU ?? "").trim().toLowerCase();
-  const gpu = ["off", "cpu", "false", "0"].includes(gpuEnv) ? false : gpuEnv === "cuda" || gpuEnv === "vulkan" || gpuEnv === "metal" ? gpuEnv : "auto";
+  const gpu = ["off", "cpu", "false", "0"].includes(gpuEnv)
+    ? false
+    : gpuEnv === "cuda" || gpuEnv === "vulkan" || gpuEnv === "metal"
+      ? gpuEnv
+      : "auto";
   let llama = await getLlama({ build: "never", gpu, skipDownload: true, progressLogs: false });
   try {
     model = await llama.loadModel({ modelPath });
   } catch (e) {
     if (gpu === false) throw e;
-    process.stderr.write(`[chat-server] loading on ${llama.gpu || "cpu"} failed (${e instanceof Error ? e.message : String(e)}); retrying on CPU\n`);
+    process.stderr.write(
+      `[chat-server] loading on ${llama.gpu || "cpu"} failed (${e instanceof Error ? e.message : String(e)}); retrying on CPU\n`,
+    );
     llama = await getLlama({ build: "never", gpu: false, skipDownload: true, progressLogs: false });
     model = await llama.loadModel({ modelPath });
   }
@@ -204,7 +246,10 @@ async function load(): Promise<Record<string, unknown>> {
   const parallel = Math.max(1, Number(values.parallel) || 1);
   const contextSize = Math.min(Number(values["ctx-size"]) || 4096, model.trainContextSize || 4096) * parallel;
   context = await model.createContext({ contextSize, sequences: parallel, threads });
-  slots = Array.from({ length: parallel }, () => ({ chat: new LlamaChat({ contextSequence: context!.getSequence() }), busy: false }));
+  slots = Array.from({ length: parallel }, () => ({
+    chat: new LlamaChat({ contextSequence: context!.getSequence() }),
+    busy: false,
+  }));
   description = `llama.cpp via node-llama-cpp (${describeBackend(llama.gpu)}, ${threads} threads, ctx ${context.contextSize}, ${parallel} slot${parallel > 1 ? "s" : ""}, ${slots[0]!.chat.chatWrapper.wrapperName} template)`;
   return { model: modelId, engine: description };
 }

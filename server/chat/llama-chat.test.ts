@@ -31,7 +31,13 @@ before(() => {
   store = openTempStore();
   // Greedy decoding (temperature 0): the random model's output is then fixed, so it cannot stop early by
   // sampling its end-of-turn token by chance.
-  saveProviderSettings(store.sqlite, { active: "llama", llama: { modelPath }, maxTokens: 12, timeoutSec: 120, temperature: 0 });
+  saveProviderSettings(store.sqlite, {
+    active: "llama",
+    llama: { modelPath },
+    maxTokens: 12,
+    timeoutSec: 120,
+    temperature: 0,
+  });
 });
 
 after(async () => {
@@ -50,16 +56,32 @@ test("the supervised server loads the tiny GGUF and answers the OpenAI API: mode
   assert.match(st.engine!, /node-llama-cpp .*ChatML template/);
 
   const models = (await (await fetch(`${base}/v1/models`)).json()) as { data: { id: string }[] };
-  assert.deepEqual(models.data.map((m) => m.id), ["tiny-llama-chat-test"]);
+  assert.deepEqual(
+    models.data.map((m) => m.id),
+    ["tiny-llama-chat-test"],
+  );
 
   const res = await fetch(`${base}/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "x", stream: true, max_tokens: 8, temperature: 0, messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hello memo" }] }),
+    body: JSON.stringify({
+      model: "x",
+      stream: true,
+      max_tokens: 8,
+      temperature: 0,
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "hello memo" },
+      ],
+    }),
   });
   assert.equal(res.status, 200);
   assert.match(res.headers.get("content-type")!, /text\/event-stream/);
-  type Chunk = { object: string; choices: { delta: { role?: string; content?: string }; finish_reason: string | null }[]; usage?: { completion_tokens: number } };
+  type Chunk = {
+    object: string;
+    choices: { delta: { role?: string; content?: string }; finish_reason: string | null }[];
+    usage?: { completion_tokens: number };
+  };
   const chunks: Chunk[] = [];
   for await (const c of readSseJson<Chunk>(res.body!)) chunks.push(c);
   assert.equal(chunks[0]!.choices[0]!.delta.role, "assistant");
@@ -81,7 +103,11 @@ test("the supervised server loads the tiny GGUF and answers the OpenAI API: mode
   assert.equal(whole.choices[0]!.message.role, "assistant");
   assert.equal(whole.choices[0]!.finish_reason, "length");
 
-  const bad = await fetch(`${base}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [] }) });
+  const bad = await fetch(`${base}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ messages: [] }),
+  });
   assert.equal(bad.status, 400);
   assert.match(((await bad.json()) as { error: { message: string } }).error.message, /messages/);
 });
@@ -111,7 +137,10 @@ test("a whole chat turn answered by the local model, then recovery after the ser
   assert.ok(done.message.content.length > 0);
   assert.ok(done.timings.providerFirstTokenMs !== null);
   await queue.drain();
-  assert.equal((store.sqlite.prepare("SELECT count(*) AS n FROM memories WHERE kind = 'chat'").get() as { n: number }).n, 1);
+  assert.equal(
+    (store.sqlite.prepare("SELECT count(*) AS n FROM memories WHERE kind = 'chat'").get() as { n: number }).n,
+    1,
+  );
 
   const sup = currentLocalChatServer()!;
   const pid = sup.pid!;

@@ -15,7 +15,16 @@ import { listLocalGgufs, resolveListedChatGguf } from "./local-models";
 import { stopLocalChatServer } from "./local-server";
 import { getProvider, resolveProviderConfig, saveProviderSettings } from "./providers";
 
-const ENV = ["MEMO_DATA_DIR", "MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_ANTHROPIC_API_KEY", "MEMO_CHAT_MODEL", "MEMO_CHAT_THREADS"];
+const ENV = [
+  "MEMO_DATA_DIR",
+  "MEMO_PROVIDER",
+  "MEMO_OPENAI_BASE_URL",
+  "MEMO_OPENAI_API_KEY",
+  "MEMO_OPENAI_MODEL",
+  "MEMO_ANTHROPIC_API_KEY",
+  "MEMO_CHAT_MODEL",
+  "MEMO_CHAT_THREADS",
+];
 const saved: Record<string, string | undefined> = {};
 let store: TempStore;
 let chatModel: string;
@@ -52,11 +61,17 @@ test("Settings lists the GGUFs of data/models/: chat models to pick, the embeddi
     ["tiny-chat-b.gguf", "chat"],
   ]);
   assert.ok(resolveListedChatGguf(chatModel));
-  assert.equal(resolveListedChatGguf(path.join(store.dir, "models", "nomic-embed-text-v1.5.Q8_0.gguf")), null, "an embedding model cannot chat");
+  assert.equal(
+    resolveListedChatGguf(path.join(store.dir, "models", "nomic-embed-text-v1.5.Q8_0.gguf")),
+    null,
+    "an embedding model cannot chat",
+  );
   assert.equal(resolveListedChatGguf("/etc/passwd"), null);
 });
 
-test("with no provider configured, the chat GGUF in data/models/chat/ answers through the local llama.cpp server", { timeout: 180_000 }, async () => {
+test("with no provider configured, the chat GGUF in data/models/chat/ answers through the local llama.cpp server", {
+  timeout: 180_000,
+}, async () => {
   const cfg = resolveProviderConfig(store.sqlite);
   assert.deepEqual(cfg.active, { value: "llama", source: "default" });
   assert.equal(cfg.llama.modelPath.value, chatModel);

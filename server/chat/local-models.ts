@@ -20,7 +20,12 @@ export function listLocalGgufs(): LocalGguf[] {
     for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       if (!e.isFile() || !e.name.toLowerCase().endsWith(".gguf")) continue;
       const p = path.join(dir, e.name);
-      out.push({ path: p, file: e.name, bytes: fs.statSync(p).size, kind: /embed/i.test(e.name) ? "embedding" : "chat" });
+      out.push({
+        path: p,
+        file: e.name,
+        bytes: fs.statSync(p).size,
+        kind: /embed/i.test(e.name) ? "embedding" : "chat",
+      });
     }
   }
   return out;

@@ -48,7 +48,8 @@ export function nativeLlamaServer(): string | undefined {
 
 export class LocalChatServer {
   private readonly server: ChildServer;
-  private readonly o: Required<Omit<LocalServerOptions, "threads" | "contextSize">> & Pick<LocalServerOptions, "threads" | "contextSize">;
+  private readonly o: Required<Omit<LocalServerOptions, "threads" | "contextSize">> &
+    Pick<LocalServerOptions, "threads" | "contextSize">;
 
   constructor(options: LocalServerOptions) {
     this.o = {
@@ -110,7 +111,13 @@ export class LocalChatServer {
       return freePort().then((port): ChildLaunch => {
         const args = ["-m", model, "--host", "127.0.0.1", "--port", String(port), "-c", String(ctx ?? 4096)];
         if (threads) args.push("-t", String(threads));
-        return { command: native, args, stdin: "ignore", baseUrl: `http://127.0.0.1:${port}`, engine: `native llama-server (${native})` };
+        return {
+          command: native,
+          args,
+          stdin: "ignore",
+          baseUrl: `http://127.0.0.1:${port}`,
+          engine: `native llama-server (${native})`,
+        };
       });
     }
     const script = path.join(/* turbopackIgnore: true */ process.cwd(), "server", "chat", "llama-chat-main.ts");

@@ -75,10 +75,25 @@ test("providerEndpoint: where each provider's prompts go and whether that is thi
   const saved = process.env.MEMO_TREAT_AS_REMOTE;
   try {
     delete process.env.MEMO_TREAT_AS_REMOTE;
-    saveProviderSettings(s.sqlite, { openai: { baseUrl: "http://localhost:11434" }, anthropic: { apiKey: "sk-ant-x" } });
+    saveProviderSettings(s.sqlite, {
+      openai: { baseUrl: "http://localhost:11434" },
+      anthropic: { apiKey: "sk-ant-x" },
+    });
     let cfg = resolveProviderConfig(s.sqlite);
-    assert.deepEqual(providerEndpoint(cfg, "openai"), { provider: "openai", label: "OpenAI-compatible", host: "localhost:11434", local: true, key: "openai@localhost:11434" });
-    assert.deepEqual(providerEndpoint(cfg, "anthropic"), { provider: "anthropic", label: "Anthropic", host: "api.anthropic.com", local: false, key: "anthropic@api.anthropic.com" });
+    assert.deepEqual(providerEndpoint(cfg, "openai"), {
+      provider: "openai",
+      label: "OpenAI-compatible",
+      host: "localhost:11434",
+      local: true,
+      key: "openai@localhost:11434",
+    });
+    assert.deepEqual(providerEndpoint(cfg, "anthropic"), {
+      provider: "anthropic",
+      label: "Anthropic",
+      host: "api.anthropic.com",
+      local: false,
+      key: "anthropic@api.anthropic.com",
+    });
     assert.equal(providerEndpoint(cfg, "llama").local, true);
 
     saveProviderSettings(s.sqlite, { openai: { baseUrl: "http://192.168.1.20:11434/v1" } });
@@ -99,8 +114,20 @@ test("providerEndpoint: where each provider's prompts go and whether that is thi
   }
 });
 
-const remote: ProviderEndpoint = { provider: "openai", label: "OpenAI-compatible", host: "api.example.com", local: false, key: "openai@api.example.com" };
-const local: ProviderEndpoint = { provider: "openai", label: "OpenAI-compatible", host: "localhost:11434", local: true, key: "openai@localhost:11434" };
+const remote: ProviderEndpoint = {
+  provider: "openai",
+  label: "OpenAI-compatible",
+  host: "api.example.com",
+  local: false,
+  key: "openai@api.example.com",
+};
+const local: ProviderEndpoint = {
+  provider: "openai",
+  label: "OpenAI-compatible",
+  host: "localhost:11434",
+  local: true,
+  key: "openai@localhost:11434",
+};
 const normal = { recall: true, store: true, temporary: false };
 
 test("sharing: loopback is always on; a remote provider is asked once, then its saved choice applies", () => {
@@ -112,7 +139,11 @@ test("sharing: loopback is always on; a remote provider is asked once, then its 
     setSharing(s.sqlite, remote.key, "pinned");
     settings = loadPrivacySettings(s.sqlite);
     assert.equal(sharingFor(settings, remote), "pinned");
-    assert.equal(sharingFor(settings, { ...remote, host: "other.example.com", key: "openai@other.example.com" }), "ask", "per host");
+    assert.equal(
+      sharingFor(settings, { ...remote, host: "other.example.com", key: "openai@other.example.com" }),
+      "ask",
+      "per host",
+    );
     setSharing(s.sqlite, local.key, "off");
     assert.equal(sharingFor(loadPrivacySettings(s.sqlite), local), "on", "a loopback provider always gets memories");
     setSharing(s.sqlite, remote.key, null);
@@ -121,7 +152,11 @@ test("sharing: loopback is always on; a remote provider is asked once, then its 
     setTemporaryReadsMemory(s.sqlite, false);
     assert.equal(loadPrivacySettings(s.sqlite).temporaryReadsMemory, false);
     s.sqlite.prepare("UPDATE settings SET value = '{broken' WHERE key = 'privacy'").run();
-    assert.equal(sharingFor(loadPrivacySettings(s.sqlite), remote), "ask", "a damaged value asks again rather than shares");
+    assert.equal(
+      sharingFor(loadPrivacySettings(s.sqlite), remote),
+      "ask",
+      "a damaged value asks again rather than shares",
+    );
   } finally {
     s.close();
   }
@@ -129,7 +164,15 @@ test("sharing: loopback is always on; a remote provider is asked once, then its 
 
 test("planTurnMemory: one decision for recall, what is sent, promotion and storing", () => {
   const settings = (sharing: Record<string, "on" | "off" | "pinned"> = {}) => ({ sharing, temporaryReadsMemory: true });
-  assert.deepEqual(planTurnMemory(normal, local, settings(), true), { recall: true, only: "all", promote: true, store: true, sharing: "on", reason: null, endpoint: local });
+  assert.deepEqual(planTurnMemory(normal, local, settings(), true), {
+    recall: true,
+    only: "all",
+    promote: true,
+    store: true,
+    sharing: "on",
+    reason: null,
+    endpoint: local,
+  });
 
   const ask = planTurnMemory(normal, remote, settings(), true);
   assert.equal(ask.sharing, "ask");

@@ -13,7 +13,13 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { normalizeOpenAIBaseUrl, PROVIDER_LABELS, resolveProviderConfig, type ProviderConfig, type ProviderId } from "./providers";
+import {
+  normalizeOpenAIBaseUrl,
+  PROVIDER_LABELS,
+  resolveProviderConfig,
+  type ProviderConfig,
+  type ProviderId,
+} from "./providers";
 import { readSetting, writeSetting } from "../core/settings-store";
 
 export const SHARING_MODES = ["on", "off", "pinned"] as const;
@@ -35,7 +41,9 @@ export const ANTHROPIC_HOST = "api.anthropic.com";
 export function isLoopbackHost(host: string): boolean {
   let hostname: string;
   try {
-    hostname = new URL(`http://${host.includes(":") && !host.startsWith("[") && host.split(":").length > 2 ? `[${host}]` : host}/`).hostname;
+    hostname = new URL(
+      `http://${host.includes(":") && !host.startsWith("[") && host.split(":").length > 2 ? `[${host}]` : host}/`,
+    ).hostname;
   } catch {
     return false;
   }
@@ -81,7 +89,11 @@ export function providerEndpoint(cfg: ProviderConfig, id: ProviderId): ProviderE
   let host: string;
   try {
     const base = id === "openai" ? cfg.openai.baseUrl.value : cfg.anthropic.baseUrl.value;
-    host = base ? new URL(id === "openai" ? normalizeOpenAIBaseUrl(base) : base).host.toLowerCase() : id === "anthropic" ? ANTHROPIC_HOST : "(not set)";
+    host = base
+      ? new URL(id === "openai" ? normalizeOpenAIBaseUrl(base) : base).host.toLowerCase()
+      : id === "anthropic"
+        ? ANTHROPIC_HOST
+        : "(not set)";
   } catch {
     host = "(invalid URL)";
   }
@@ -164,22 +176,43 @@ export interface TurnMemoryPlan {
  * `canAsk`: the caller can put the sharing question to the owner (the chat page); other callers treat an
  * undecided remote provider as "off".
  */
-export function planTurnMemory(conv: ConversationMemory, endpoint: ProviderEndpoint, settings: PrivacySettings, canAsk: boolean): TurnMemoryPlan {
+export function planTurnMemory(
+  conv: ConversationMemory,
+  endpoint: ProviderEndpoint,
+  settings: PrivacySettings,
+  canAsk: boolean,
+): TurnMemoryPlan {
   const sharing = sharingFor(settings, endpoint);
   const who = `${endpoint.label} (${endpoint.host})`;
   const base = { promote: !conv.temporary, store: conv.store && !conv.temporary, sharing, endpoint };
   if (!conv.recall) {
-    return { ...base, recall: false, only: "all", reason: conv.temporary ? "temporary chat: memory is not read" : "recall is off for this conversation" };
+    return {
+      ...base,
+      recall: false,
+      only: "all",
+      reason: conv.temporary ? "temporary chat: memory is not read" : "recall is off for this conversation",
+    };
   }
   if (sharing === "off" || (sharing === "ask" && !canAsk)) {
-    return { ...base, recall: false, only: "all", reason: `memory not shared with ${who}${sharing === "ask" ? " (not allowed yet: choose in Settings → Providers)" : ""}` };
+    return {
+      ...base,
+      recall: false,
+      only: "all",
+      reason: `memory not shared with ${who}${sharing === "ask" ? " (not allowed yet: choose in Settings → Providers)" : ""}`,
+    };
   }
-  if (sharing === "pinned") return { ...base, recall: true, only: "pinned", reason: `only pinned memories are shared with ${who}` };
+  if (sharing === "pinned")
+    return { ...base, recall: true, only: "pinned", reason: `only pinned memories are shared with ${who}` };
   return { ...base, recall: true, only: "all", reason: null };
 }
 
 /** The plan for a turn with a configured provider (resolves the endpoint and the saved choices). */
-export function planFor(db: Database.Database, conv: ConversationMemory, provider: ProviderId, canAsk: boolean): TurnMemoryPlan {
+export function planFor(
+  db: Database.Database,
+  conv: ConversationMemory,
+  provider: ProviderId,
+  canAsk: boolean,
+): TurnMemoryPlan {
   return planTurnMemory(conv, providerEndpoint(resolveProviderConfig(db), provider), loadPrivacySettings(db), canAsk);
 }
 

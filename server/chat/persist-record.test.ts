@@ -9,10 +9,17 @@ import { checkInvariant, getMemory, purgeMemories } from "../memory/store";
 import { appendMessages, createConversation, deleteConversation } from "./conversations";
 import { editMemory } from "../services/manager-service";
 import { forget } from "../memory/forget";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { exchangePersisted, PersistQueue, persistExchange, recoverUnpersisted, removeExchangeMemories, stripInterruptedNote } from "./persist";
+import {
+  exchangePersisted,
+  PersistQueue,
+  persistExchange,
+  recoverUnpersisted,
+  removeExchangeMemories,
+  stripInterruptedNote,
+} from "./persist";
 
 let emb: InProcessEmbedder;
 const stores: TempStore[] = [];
@@ -36,12 +43,29 @@ function exchange(memo: MemoContext, user: string, assistant: string) {
     { role: "user", content: user },
     { role: "assistant", content: assistant, recalled: [] },
   ]);
-  return { conv, u: u!, a: a!, job: { space: "personal", conversationId: conv.id, user, assistant, timestamp: u!.createdAt, source: "test", record: { messageId: a!.id } } };
+  return {
+    conv,
+    u: u!,
+    a: a!,
+    job: {
+      space: "personal",
+      conversationId: conv.id,
+      user,
+      assistant,
+      timestamp: u!.createdAt,
+      source: "test",
+      record: { messageId: a!.id },
+    },
+  };
 }
 
-const memoryCount = (memo: MemoContext) => (memo.db.prepare("SELECT count(*) AS n FROM memories").get() as { n: number }).n;
+const memoryCount = (memo: MemoContext) =>
+  (memo.db.prepare("SELECT count(*) AS n FROM memories").get() as { n: number }).n;
 const recorded = (memo: MemoContext, id: string) =>
-  memo.db.prepare("SELECT persisted_at AS at, memory_ids AS ids FROM messages WHERE id = ?").get(id) as { at: string | null; ids: string | null };
+  memo.db.prepare("SELECT persisted_at AS at, memory_ids AS ids FROM messages WHERE id = ?").get(id) as {
+    at: string | null;
+    ids: string | null;
+  };
 
 test("the memories and the message's record are written in one transaction; a second write of the same exchange writes nothing", async () => {
   const { memo } = setup();
@@ -56,7 +80,9 @@ test("the memories and the message's record are written in one transaction; a se
 
   // If recording fails, the memories roll back with it.
   const f = exchange(memo, "What is the wifi password?", "It is on the router sticker.");
-  memo.db.exec("CREATE TRIGGER fail_mark BEFORE UPDATE OF persisted_at ON messages BEGIN SELECT RAISE(ABORT, 'recording failed'); END;");
+  memo.db.exec(
+    "CREATE TRIGGER fail_mark BEFORE UPDATE OF persisted_at ON messages BEGIN SELECT RAISE(ABORT, 'recording failed'); END;",
+  );
   await assert.rejects(persistExchange(memo, f.job), /recording failed/);
   memo.db.exec("DROP TRIGGER fail_mark");
   assert.equal(memoryCount(memo), 1, "no memory without its record");
@@ -101,16 +127,38 @@ test("an exchange whose conversation was deleted before its write is not written
 
 test("an OpenAI-compatible API exchange waits in the outbox until written; recovery finishes it after every retry failed", async () => {
   // The real embedder, with document embedding failing (the embedding server down for writes).
-  const down: MemoContext["embedder"] = Object.assign(Object.create(emb) as InProcessEmbedder, { embedDocuments: () => Promise.reject(new Error("embedding server is down")) });
+  const down: MemoContext["embedder"] = Object.assign(Object.create(emb) as InProcessEmbedder, {
+    embedDocuments: () => Promise.reject(new Error("embedding server is down")),
+  });
   const { memo, queue } = setup(down);
-  assert.equal(await queue.enqueueApiExchange({ space: "api", user: "My bike is a Gazelle.", assistant: "A Gazelle, nice.", timestamp: new Date().toISOString(), source: "OpenAI-compatible API" }), null);
-  assert.equal((memo.db.prepare("SELECT count(*) AS n FROM pending_exchanges").get() as { n: number }).n, 1, "kept in the outbox");
+  assert.equal(
+    await queue.enqueueApiExchange({
+      space: "api",
+      user: "My bike is a Gazelle.",
+      assistant: "A Gazelle, nice.",
+      timestamp: new Date().toISOString(),
+      source: "OpenAI-compatible API",
+    }),
+    null,
+  );
+  assert.equal(
+    (memo.db.prepare("SELECT count(*) AS n FROM pending_exchanges").get() as { n: number }).n,
+    1,
+    "kept in the outbox",
+  );
   const healthy: MemoContext = { db: memo.db, embedder: emb };
   const q2 = new PersistQueue(() => healthy, { log: () => undefined });
   assert.equal(recoverUnpersisted(healthy, q2), 1);
   await q2.drain();
-  assert.equal((memo.db.prepare("SELECT count(*) AS n FROM pending_exchanges").get() as { n: number }).n, 0, "removed with the write");
-  assert.match((memo.db.prepare("SELECT content FROM memories").get() as { content: string }).content, /^User: My bike is a Gazelle\. Assistant: A Gazelle, nice\.$/);
+  assert.equal(
+    (memo.db.prepare("SELECT count(*) AS n FROM pending_exchanges").get() as { n: number }).n,
+    0,
+    "removed with the write",
+  );
+  assert.match(
+    (memo.db.prepare("SELECT content FROM memories").get() as { content: string }).content,
+    /^User: My bike is a Gazelle\. Assistant: A Gazelle, nice\.$/,
+  );
   assert.equal(recoverUnpersisted(healthy, q2), 0);
 });
 
@@ -123,7 +171,11 @@ test("an interrupted reply becomes a memory without the note (the note stays on 
   await queue.drain();
   const [id] = JSON.parse(recorded(memo, e.a.id).ids!) as string[];
   assert.equal(getMemory(memo.db, id!)!.content, "User: Tell me about the trip. Assistant: We went to Porto and");
-  assert.ok((memo.db.prepare("SELECT content FROM messages WHERE id = ?").get(e.a.id) as { content: string }).content.endsWith(note));
+  assert.ok(
+    (memo.db.prepare("SELECT content FROM messages WHERE id = ?").get(e.a.id) as { content: string }).content.endsWith(
+      note,
+    ),
+  );
 });
 
 test("removeExchangeMemories removes what an exchange was persisted as (for regenerate and edit), and recovery does not redo it", async () => {

@@ -1,5 +1,5 @@
 /**
- * Persisting chat exchanges as memories (SPEC §1 step 8), off the reply path: the exchange (user message
+ * Persisting chat exchanges as memories (docs/architecture.md#a-chat-turn), off the reply path: the exchange (user message
  * + assistant reply, concatenated) is chunked 300/50, embedded with the document prefix and written to
  * memories, memory_vec and memory_fts in one transaction (memory-service addMemories).
  *
@@ -59,7 +59,14 @@ export interface PersistStatus {
   pending: number;
   persisted: number;
   retries: number;
-  failed: { source: string; conversationId: string | null; space: string; attempts: number; error: string; at: string }[];
+  failed: {
+    source: string;
+    conversationId: string | null;
+    space: string;
+    attempts: number;
+    error: string;
+    at: string;
+  }[];
 }
 
 function describe(job: ExchangeJob): string {
@@ -85,7 +92,8 @@ export class PersistQueue {
       maxDelayMs: opts.maxDelayMs ?? 60_000,
       log:
         opts.log ??
-        ((level, msg) => (level === "error" ? console.error : level === "warn" ? console.warn : console.log)(`[chat] ${msg}`)),
+        ((level, msg) =>
+          (level === "error" ? console.error : level === "warn" ? console.warn : console.log)(`[chat] ${msg}`)),
     };
   }
 
@@ -106,14 +114,9 @@ export class PersistQueue {
     const db = this.ctx().db;
     db.transaction(() => {
       db.prepare("INSERT OR IGNORE INTO spaces (id) VALUES (?)").run(job.space);
-      db.prepare("INSERT INTO pending_exchanges (id, space_id, user_content, assistant_content, timestamp, source) VALUES (?, ?, ?, ?, ?, ?)").run(
-        id,
-        job.space,
-        job.user,
-        job.assistant,
-        job.timestamp,
-        job.source,
-      );
+      db.prepare(
+        "INSERT INTO pending_exchanges (id, space_id, user_content, assistant_content, timestamp, source) VALUES (?, ?, ?, ?, ?, ?)",
+      ).run(id, job.space, job.user, job.assistant, job.timestamp, job.source);
     })();
     return this.enqueue({ ...job, conversationId: null, record: { pendingId: id } });
   }
@@ -161,11 +164,21 @@ export class PersistQueue {
         if (attempt === this.o.maxAttempts) break;
         const delay = Math.min(this.o.baseDelayMs * 2 ** (attempt - 1), this.o.maxDelayMs);
         this.retries++;
-        this.o.log("warn", `persisting the ${describe(job)} failed (attempt ${attempt}/${this.o.maxAttempts}: ${lastError}); retrying in ${delay} ms`);
+        this.o.log(
+          "warn",
+          `persisting the ${describe(job)} failed (attempt ${attempt}/${this.o.maxAttempts}: ${lastError}); retrying in ${delay} ms`,
+        );
         await new Promise((r) => setTimeout(r, delay));
       }
     }
-    this.failed.push({ source: job.source, conversationId: job.conversationId, space: job.space, attempts: this.o.maxAttempts, error: lastError, at: new Date().toISOString() });
+    this.failed.push({
+      source: job.source,
+      conversationId: job.conversationId,
+      space: job.space,
+      attempts: this.o.maxAttempts,
+      error: lastError,
+      at: new Date().toISOString(),
+    });
     if (this.failed.length > 100) this.failed.shift();
     this.o.log(
       "error",
@@ -183,9 +196,9 @@ export class PersistQueue {
 /** The memory ids recorded for an exchange, or null while it is not recorded as persisted (or is gone: []). */
 function recordedIds(db: Database.Database, record: ExchangeRecord): string[] | null {
   if ("messageId" in record) {
-    const r = db.prepare("SELECT persisted_at AS at, memory_ids AS ids FROM messages WHERE id = ?").get(record.messageId) as
-      | { at: string | null; ids: string | null }
-      | undefined;
+    const r = db
+      .prepare("SELECT persisted_at AS at, memory_ids AS ids FROM messages WHERE id = ?")
+      .get(record.messageId) as { at: string | null; ids: string | null } | undefined;
     if (!r) return []; // the conversation was deleted meanwhile: nothing of it may be written
     return r.at ? (JSON.parse(r.ids ?? "[]") as string[]) : null;
   }
@@ -196,7 +209,11 @@ function recordedIds(db: Database.Database, record: ExchangeRecord): string[] | 
 /** Inside the memories' transaction: record that the exchange is persisted, as these memories. */
 function recordPersisted(db: Database.Database, record: ExchangeRecord, ids: string[]): void {
   if ("messageId" in record) {
-    db.prepare("UPDATE messages SET persisted_at = ?, memory_ids = ? WHERE id = ?").run(nowIso(), JSON.stringify(ids), record.messageId);
+    db.prepare("UPDATE messages SET persisted_at = ?, memory_ids = ? WHERE id = ?").run(
+      nowIso(),
+      JSON.stringify(ids),
+      record.messageId,
+    );
   } else {
     db.prepare("DELETE FROM pending_exchanges WHERE id = ?").run(record.pendingId);
   }
@@ -207,7 +224,10 @@ function recordPersisted(db: Database.Database, record: ExchangeRecord, ids: str
  * recovery never considers it.
  */
 export function markExchangeSettled(db: Database.Database, messageId: string): void {
-  db.prepare("UPDATE messages SET persisted_at = ?, memory_ids = '[]' WHERE id = ? AND persisted_at IS NULL").run(nowIso(), messageId);
+  db.prepare("UPDATE messages SET persisted_at = ?, memory_ids = '[]' WHERE id = ? AND persisted_at IS NULL").run(
+    nowIso(),
+    messageId,
+  );
 }
 
 /**
@@ -222,10 +242,17 @@ export function removeExchangeMemories(db: Database.Database, messageId: string)
     // Only the chat memories written for this conversation: a chunk that deduplicated onto an older
     // memory of another kind (a /remember) is not this exchange's to remove.
     const own = ids.filter((id) =>
-      db.prepare("SELECT 1 FROM memories m JOIN messages g ON g.id = ? WHERE m.id = ? AND m.kind = 'chat' AND m.conversation_id = g.conversation_id").get(messageId, id),
+      db
+        .prepare(
+          "SELECT 1 FROM memories m JOIN messages g ON g.id = ? WHERE m.id = ? AND m.kind = 'chat' AND m.conversation_id = g.conversation_id",
+        )
+        .get(messageId, id),
     );
     const n = own.length ? purgeMemories(db, own) : 0;
-    db.prepare("UPDATE messages SET persisted_at = coalesce(persisted_at, ?), memory_ids = '[]' WHERE id = ?").run(nowIso(), messageId);
+    db.prepare("UPDATE messages SET persisted_at = coalesce(persisted_at, ?), memory_ids = '[]' WHERE id = ?").run(
+      nowIso(),
+      messageId,
+    );
     return n;
   })();
 }
@@ -237,7 +264,11 @@ export function removeExchangeMemories(db: Database.Database, messageId: string)
 /** Inside a write transaction: purge the replaced exchanges' chat memories of this conversation, except `keep`. */
 function removeReplaced(db: Database.Database, job: ExchangeJob, keep: string[] = []): void {
   const own = (job.replaces ?? []).filter(
-    (id) => !keep.includes(id) && db.prepare("SELECT 1 FROM memories WHERE id = ? AND kind = 'chat' AND conversation_id IS ?").get(id, job.conversationId),
+    (id) =>
+      !keep.includes(id) &&
+      db
+        .prepare("SELECT 1 FROM memories WHERE id = ? AND kind = 'chat' AND conversation_id IS ?")
+        .get(id, job.conversationId),
   );
   if (own.length) purgeMemories(db, own);
 }
@@ -278,7 +309,9 @@ export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promi
 
 /** Whether an exchange is recorded as persisted (by its assistant message). */
 export function exchangePersisted(db: Database.Database, assistantMessageId: string): boolean {
-  const r = db.prepare("SELECT persisted_at AS at FROM messages WHERE id = ?").get(assistantMessageId) as { at: string | null } | undefined;
+  const r = db.prepare("SELECT persisted_at AS at FROM messages WHERE id = ?").get(assistantMessageId) as
+    | { at: string | null }
+    | undefined;
   return Boolean(r?.at);
 }
 
@@ -299,13 +332,21 @@ export function recoverUnpersisted(ctx: MemoContext, queue: PersistQueue, days =
         WHERE a.role = 'assistant' AND a.persisted_at IS NULL AND a.created_at >= ? AND c.temporary = 0
         ORDER BY a.created_at, a.rowid`,
     )
-    .all(since) as { id: string; conversation_id: string; content: string; recalled: string | null; sent: string | null; space_id: string; prev: string | null }[];
+    .all(since) as {
+    id: string;
+    conversation_id: string;
+    content: string;
+    recalled: string | null;
+    sent: string | null;
+    space_id: string;
+    prev: string | null;
+  }[];
   let queued = 0;
   for (const a of rows) {
     const prev = a.prev ? (JSON.parse(a.prev) as [string, string, string]) : null;
-    const command = a.recalled !== null && a.recalled.startsWith('{"command"'); // memory commands are not exchanges
+    const command = a.recalled?.startsWith('{"command"'); // memory commands are not exchanges
     const notStored = a.sent !== null && (JSON.parse(a.sent) as { stored?: boolean }).stored === false; // storing was off for it
-    if (!prev || prev[0] !== "user" || command || notStored || !stripInterruptedNote(a.content).trim()) {
+    if (prev?.[0] !== "user" || command || notStored || !stripInterruptedNote(a.content).trim()) {
       markExchangeSettled(ctx.db, a.id);
       continue;
     }
@@ -321,10 +362,20 @@ export function recoverUnpersisted(ctx: MemoContext, queue: PersistQueue, days =
     queued++;
   }
   const pending = ctx.db
-    .prepare("SELECT id, space_id AS space, user_content AS user, assistant_content AS assistant, timestamp, source FROM pending_exchanges ORDER BY created_at, rowid")
+    .prepare(
+      "SELECT id, space_id AS space, user_content AS user, assistant_content AS assistant, timestamp, source FROM pending_exchanges ORDER BY created_at, rowid",
+    )
     .all() as { id: string; space: string; user: string; assistant: string; timestamp: string; source: string }[];
   for (const p of pending) {
-    void queue.enqueue({ space: p.space, conversationId: null, user: p.user, assistant: p.assistant, timestamp: p.timestamp, source: `recovered ${p.source}`, record: { pendingId: p.id } });
+    void queue.enqueue({
+      space: p.space,
+      conversationId: null,
+      user: p.user,
+      assistant: p.assistant,
+      timestamp: p.timestamp,
+      source: `recovered ${p.source}`,
+      record: { pendingId: p.id },
+    });
     queued++;
   }
   return queued;

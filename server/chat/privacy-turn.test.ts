@@ -11,8 +11,14 @@ import { after, before, beforeEach, test } from "node:test";
 import { FIXTURE_MODEL, memoryBlock, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { createConversation, getConversation, getConversationWithMessages, listConversations } from "./conversations";
 import { addMemories } from "../memory/write";
-import { type MemoContext } from "../core/context";
-import { setConversationMemory, sweepTemporaryChats, TEMPORARY_LEASE_MS, TEMPORARY_TTL_MS, touchTemporaryChat } from "./temporary-chats";
+import type { MemoContext } from "../core/context";
+import {
+  setConversationMemory,
+  sweepTemporaryChats,
+  TEMPORARY_LEASE_MS,
+  TEMPORARY_TTL_MS,
+  touchTemporaryChat,
+} from "./temporary-chats";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { providerMerge } from "../jobs/merge";
@@ -26,7 +32,15 @@ let emb: InProcessEmbedder;
 let fixture: OpenAIFixtureServer;
 let host = "";
 const stores: TempStore[] = [];
-const ENV = ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_ANTHROPIC_API_KEY", "MEMO_CHAT_MODEL", "MEMO_TREAT_AS_REMOTE"];
+const ENV = [
+  "MEMO_PROVIDER",
+  "MEMO_OPENAI_BASE_URL",
+  "MEMO_OPENAI_API_KEY",
+  "MEMO_OPENAI_MODEL",
+  "MEMO_ANTHROPIC_API_KEY",
+  "MEMO_CHAT_MODEL",
+  "MEMO_TREAT_AS_REMOTE",
+];
 const savedEnv = new Map(ENV.map((k) => [k, process.env[k]]));
 
 before(async () => {
@@ -39,8 +53,9 @@ before(async () => {
 after(async () => {
   await fixture.close();
   stores.forEach((s) => s.close());
-  for (const [k, v] of savedEnv) if (v === undefined) delete process.env[k];
-  else process.env[k] = v;
+  for (const [k, v] of savedEnv)
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
 });
 
 const PINNED = "The allotment gate code is 4471 and the shed key hangs under the blue watering can.";
@@ -58,7 +73,11 @@ async function setup(): Promise<Setup> {
   const s = openTempStore();
   stores.push(s);
   const memo: MemoContext = { db: s.sqlite, embedder: emb };
-  saveProviderSettings(s.sqlite, { active: "openai", openai: { baseUrl: fixture.url, model: FIXTURE_MODEL }, timeoutSec: 5 });
+  saveProviderSettings(s.sqlite, {
+    active: "openai",
+    openai: { baseUrl: fixture.url, model: FIXTURE_MODEL },
+    timeoutSec: 5,
+  });
   const [[pinned], [plain]] = await addMemories(memo, [
     { text: PINNED, space: "personal", pinned: true, importance: 5 },
     { text: PLAIN, space: "personal" },
@@ -73,12 +92,15 @@ async function turn(s: Setup, input: TurnInput, canAsk = true) {
   for await (const ev of runTurn({ memo: s.memo, persist: s.queue, canAsk }, input)) events.push(ev);
   await s.queue.drain();
   const requests = fixture.requests.slice(before).filter((r) => r.path === "/v1/chat/completions");
-  const of = <T extends TurnEvent["type"]>(t: T) => events.find((e) => e.type === t) as Extract<TurnEvent, { type: T }> | undefined;
+  const of = <T extends TurnEvent["type"]>(t: T) =>
+    events.find((e) => e.type === t) as Extract<TurnEvent, { type: T }> | undefined;
   return { events, of, received: requests.map((r) => memoryBlock(r.body!.messages!)), sentRequests: requests.length };
 }
 
-const count = (s: Setup, table: string) => (s.memo.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-const retrievals = (s: Setup) => (s.memo.db.prepare("SELECT sum(retrieval_count) AS n FROM memories").get() as { n: number }).n;
+const count = (s: Setup, table: string) =>
+  (s.memo.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const retrievals = (s: Setup) =>
+  (s.memo.db.prepare("SELECT sum(retrieval_count) AS n FROM memories").get() as { n: number }).n;
 
 let s: Setup;
 beforeEach(async () => {
@@ -88,19 +110,31 @@ beforeEach(async () => {
 test("a remote provider nobody decided on: the page is asked first and nothing is stored, sent or promoted", async () => {
   const before = { memories: count(s, "memories"), messages: count(s, "messages"), retrievals: retrievals(s) };
   const t = await turn(s, { message: QUESTION });
-  assert.deepEqual(t.events.map((e) => e.type), ["consent"]);
+  assert.deepEqual(
+    t.events.map((e) => e.type),
+    ["consent"],
+  );
   const c = t.of("consent")!;
-  assert.deepEqual({ host: c.endpoint.host, local: c.endpoint.local, key: c.endpoint.key, label: c.endpoint.label }, { host, local: false, key: s.key, label: "OpenAI-compatible" });
+  assert.deepEqual(
+    { host: c.endpoint.host, local: c.endpoint.local, key: c.endpoint.key, label: c.endpoint.label },
+    { host, local: false, key: s.key, label: "OpenAI-compatible" },
+  );
   assert.ok(c.memories >= 1);
   assert.equal(c.conversation, null, "the conversation it would have started is not kept");
   assert.equal(count(s, "conversations"), 0);
   assert.equal(t.sentRequests, 0, "the provider got nothing");
-  assert.deepEqual({ memories: count(s, "memories"), messages: count(s, "messages"), retrievals: retrievals(s) }, before);
+  assert.deepEqual(
+    { memories: count(s, "memories"), messages: count(s, "messages"), retrievals: retrievals(s) },
+    before,
+  );
 
   // A client that cannot be asked gets the reply without memories, and is told why.
   const api = await turn(s, { message: QUESTION }, false);
   assert.deepEqual(api.received, [null]);
-  assert.match(api.of("sent")!.sent.reason!, new RegExp(`^memory not shared with OpenAI-compatible \\(${host.replace(/\./g, "\\.")}\\)`));
+  assert.match(
+    api.of("sent")!.sent.reason!,
+    new RegExp(`^memory not shared with OpenAI-compatible \\(${host.replace(/\./g, "\\.")}\\)`),
+  );
 });
 
 test("sharing off: the turn works without the memory block, the Sent to record says so, the exchange is still stored", async () => {
@@ -110,7 +144,10 @@ test("sharing off: the turn works without the memory block, the Sent to record s
   assert.deepEqual(t.received, [null], "no memory block reached the provider");
   assert.ok(t.of("done"), "the reply came");
   const sent = t.of("sent")!.sent;
-  assert.deepEqual({ block: sent.block, ids: sent.ids, sharing: sent.sharing, reason: sent.reason }, { block: "", ids: [], sharing: "off", reason: `memory not shared with OpenAI-compatible (${host})` });
+  assert.deepEqual(
+    { block: sent.block, ids: sent.ids, sharing: sent.sharing, reason: sent.reason },
+    { block: "", ids: [], sharing: "off", reason: `memory not shared with OpenAI-compatible (${host})` },
+  );
   assert.deepEqual(t.of("recall")!.memories, []);
   assert.equal(count(s, "memories"), before + 1, "storing is about this machine, not the provider");
   const stored = getConversationWithMessages(s.memo.db, t.of("start")!.conversation.id).messages[1]!;
@@ -166,7 +203,12 @@ test("memory per conversation: recall off sends no memory; storing off adds none
 
 test("temporary chat: reads memory, writes none, is not listed, and is gone after 24 h or once no page keeps it open", async () => {
   setSharing(s.memo.db, s.key, "on");
-  const before = { memories: count(s, "memories"), vec: count(s, "memory_vec"), fts: count(s, "memory_fts"), retrievals: retrievals(s) };
+  const before = {
+    memories: count(s, "memories"),
+    vec: count(s, "memory_vec"),
+    fts: count(s, "memory_fts"),
+    retrievals: retrievals(s),
+  };
   const t = await turn(s, { message: QUESTION, temporary: true });
   const conv = t.of("start")!.conversation;
   assert.equal(conv.temporary, true);
@@ -175,12 +217,24 @@ test("temporary chat: reads memory, writes none, is not listed, and is gone afte
     const c = await turn(s, { conversationId: conv.id, message: cmd });
     assert.match(c.of("command")!.message.content, /temporary chat: it never changes memory/);
   }
-  assert.deepEqual({ memories: count(s, "memories"), vec: count(s, "memory_vec"), fts: count(s, "memory_fts"), retrievals: retrievals(s) }, before, "nothing written, not even retrieval counts");
+  assert.deepEqual(
+    {
+      memories: count(s, "memories"),
+      vec: count(s, "memory_vec"),
+      fts: count(s, "memory_fts"),
+      retrievals: retrievals(s),
+    },
+    before,
+    "nothing written, not even retrieval counts",
+  );
   assert.equal(recoverUnpersisted(s.memo, s.queue), 0);
   assert.ok(!listConversations(s.memo.db).some((c) => c.id === conv.id));
   await assert.rejects(
     (async () => {
-      for await (const _ of runTurn({ memo: s.memo, persist: s.queue }, { message: "x", temporary: true, conversationId: createConversation(s.memo.db, {}).id }));
+      for await (const _ of runTurn(
+        { memo: s.memo, persist: s.queue },
+        { message: "x", temporary: true, conversationId: createConversation(s.memo.db, {}).id },
+      ));
     })(),
     /temporary can only be chosen when a conversation starts/,
   );
@@ -189,9 +243,16 @@ test("temporary chat: reads memory, writes none, is not listed, and is gone afte
   const t0 = Date.parse(conv.createdAt);
   touchTemporaryChat(s.memo.db, conv.id, t0 + TEMPORARY_LEASE_MS - 1000);
   assert.equal(sweepTemporaryChats(s.memo.db, t0 + TEMPORARY_LEASE_MS + 1000), 0, "kept: its page is open");
-  assert.equal(sweepTemporaryChats(s.memo.db, t0 + 2 * TEMPORARY_LEASE_MS + 1000), 1, "deleted: no heartbeat (the tab closed)");
+  assert.equal(
+    sweepTemporaryChats(s.memo.db, t0 + 2 * TEMPORARY_LEASE_MS + 1000),
+    1,
+    "deleted: no heartbeat (the tab closed)",
+  );
   assert.equal(getConversation(s.memo.db, conv.id), undefined);
-  assert.equal((s.memo.db.prepare("SELECT count(*) AS n FROM messages WHERE conversation_id = ?").get(conv.id) as { n: number }).n, 0);
+  assert.equal(
+    (s.memo.db.prepare("SELECT count(*) AS n FROM messages WHERE conversation_id = ?").get(conv.id) as { n: number }).n,
+    0,
+  );
 
   // Even with a page open, 24 hours is the end.
   const kept = await turn(s, { message: "hello", temporary: true });
@@ -212,16 +273,33 @@ test("temporary chat: reads memory, writes none, is not listed, and is gone afte
 test("/v1/chat/completions honours the same sharing; x-memo-recalled lists the ids of the memories sent", async () => {
   const call = async () => {
     const body = { model: "memo", messages: [{ role: "user", content: QUESTION }] };
-    const req = new Request("http://memo.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const req = new Request("http://memo.test/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     const parsed = await readCompletionRequest(req);
     const before = fixture.requests.length;
-    const res = await completeNonStreaming(s.memo, await prepareCompletion(s.memo, req, parsed), new AbortController().signal, s.queue);
+    const res = await completeNonStreaming(
+      s.memo,
+      await prepareCompletion(s.memo, req, parsed),
+      new AbortController().signal,
+      s.queue,
+    );
     const json = (await res.json()) as { memo: { memory: { shared: string; block: string; reason: string | null } } };
     const received = memoryBlock(fixture.requests.slice(before).at(-1)!.body!.messages!);
-    return { recalled: res.headers.get("x-memo-recalled"), shared: res.headers.get("x-memo-memory-shared"), memory: json.memo.memory, received };
+    return {
+      recalled: res.headers.get("x-memo-recalled"),
+      shared: res.headers.get("x-memo-memory-shared"),
+      memory: json.memo.memory,
+      received,
+    };
   };
   const undecided = await call();
-  assert.deepEqual({ recalled: undecided.recalled, shared: undecided.shared, received: undecided.received }, { recalled: "", shared: "ask", received: null });
+  assert.deepEqual(
+    { recalled: undecided.recalled, shared: undecided.shared, received: undecided.received },
+    { recalled: "", shared: "ask", received: null },
+  );
   assert.match(undecided.memory.reason!, /memory not shared with/);
 
   setSharing(s.memo.db, s.key, "pinned");
@@ -241,7 +319,10 @@ test("/v1/chat/completions honours the same sharing; x-memo-recalled lists the i
 
 test("consolidation merges memories with the provider only where memory sharing is on", () => {
   assert.equal(providerMerge(s.memo.db).merge, null);
-  assert.match(providerMerge(s.memo.db).reason!, new RegExp(`memory sharing with OpenAI-compatible \\(${host.replace(/\./g, "\\.")}\\) is not allowed yet`));
+  assert.match(
+    providerMerge(s.memo.db).reason!,
+    new RegExp(`memory sharing with OpenAI-compatible \\(${host.replace(/\./g, "\\.")}\\) is not allowed yet`),
+  );
   setSharing(s.memo.db, s.key, "pinned");
   assert.match(providerMerge(s.memo.db).reason!, /pinned memories only/);
   setSharing(s.memo.db, s.key, "off");

@@ -22,8 +22,15 @@ export function warnIfPromptLogging(log: (m: string) => void = console.warn): vo
 }
 
 /** Log a prompt on its way to a provider; does nothing unless MEMO_LOG_PROMPTS=1. */
-export function logPrompt(where: string, provider: string, messages: ChatMessage[], log: (m: string) => void = console.log): void {
+export function logPrompt(
+  where: string,
+  provider: string,
+  messages: ChatMessage[],
+  log: (m: string) => void = console.log,
+): void {
   if (!promptLoggingOn()) return;
   warnIfPromptLogging();
-  log(`[prompt] ${where} → ${provider}, ${messages.length} message(s):\n${messages.map((m) => `--- ${m.role}\n${m.content}`).join("\n")}\n--- end of prompt`);
+  log(
+    `[prompt] ${where} → ${provider}, ${messages.length} message(s):\n${messages.map((m) => `--- ${m.role}\n${m.content}`).join("\n")}\n--- end of prompt`,
+  );
 }

@@ -20,13 +20,22 @@ export interface ProviderHealth {
 
 const PROBE_MS = 4000;
 const CACHE_MS = 5000;
-const g = globalThis as unknown as { __memoProviderHealth?: { key: string; at: number; value: Promise<ProviderHealth> } };
+const g = globalThis as unknown as {
+  __memoProviderHealth?: { key: string; at: number; value: Promise<ProviderHealth> };
+};
 
 export async function providerHealth(db: Database.Database, opts: { fresh?: boolean } = {}): Promise<ProviderHealth> {
   const s = providerStatus(db);
   const active = s.providers.find((p) => p.id === s.active);
   const now = () => new Date().toISOString();
-  if (!s.ready || !active) return { state: "not_configured", provider: s.active, label: active?.label ?? null, detail: s.problem, checkedAt: now() };
+  if (!s.ready || !active)
+    return {
+      state: "not_configured",
+      provider: s.active,
+      label: active?.label ?? null,
+      detail: s.problem,
+      checkedAt: now(),
+    };
   // A settings change (other provider, URL, model) must not be answered from the cache.
   const key = JSON.stringify([active.id, active.baseUrl, active.model, active.apiKeySet, active.modelPath ?? null]);
   const hit = g.__memoProviderHealth;

@@ -111,10 +111,16 @@ async function closedPort(): Promise<number> {
   });
 }
 
-function openaiProvider(over: { baseUrl?: string; apiKey?: string; model?: string; timeoutSec?: number } = {}): ChatProvider {
+function openaiProvider(
+  over: { baseUrl?: string; apiKey?: string; model?: string; timeoutSec?: number } = {},
+): ChatProvider {
   saveProviderSettings(store.sqlite, {
     active: "openai",
-    openai: { baseUrl: over.baseUrl ?? openai.url, apiKey: over.apiKey ?? "sk-fixture", model: over.model ?? FIXTURE_MODEL },
+    openai: {
+      baseUrl: over.baseUrl ?? openai.url,
+      apiKey: over.apiKey ?? "sk-fixture",
+      model: over.model ?? FIXTURE_MODEL,
+    },
     ...(over.timeoutSec ? { timeoutSec: over.timeoutSec } : {}),
   });
   return getProvider(store.sqlite);
@@ -123,7 +129,11 @@ function openaiProvider(over: { baseUrl?: string; apiKey?: string; model?: strin
 function anthropicProvider(over: { apiKey?: string; model?: string } = {}): ChatProvider {
   saveProviderSettings(store.sqlite, {
     active: "anthropic",
-    anthropic: { baseUrl: anthropic.url, apiKey: over.apiKey ?? "sk-ant-fixture", model: over.model ?? FAKE_ANTHROPIC_MODEL },
+    anthropic: {
+      baseUrl: anthropic.url,
+      apiKey: over.apiKey ?? "sk-ant-fixture",
+      model: over.model ?? FAKE_ANTHROPIC_MODEL,
+    },
   });
   return getProvider(store.sqlite);
 }
@@ -141,7 +151,13 @@ test("OpenAI request: roles and content as given; max_tokens and temperature onl
 
 test("OpenAI stream chunks: content deltas are text; role, tool and empty chunks add nothing", () => {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    ({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] }) as unknown as OpenAI.Chat.Completions.ChatCompletionChunk;
+    ({
+      id: "c",
+      object: "chat.completion.chunk",
+      created: 0,
+      model: "m",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    }) as unknown as OpenAI.Chat.Completions.ChatCompletionChunk;
   assert.equal(openAIChunkText(chunk({ role: "assistant", content: "" })), "");
   assert.equal(openAIChunkText(chunk({ content: "Hel" })), "Hel");
   assert.equal(openAIChunkText(chunk({ tool_calls: [{ index: 0 }] })), "");
@@ -176,14 +192,30 @@ test("Anthropic request: system apart, consecutive turns merged, starts with a u
     ],
   });
   assert.equal(toAnthropicRequest([{ role: "user", content: "x" }], { model: "m", stream: false }).max_tokens, 4096);
-  assert.throws(() => toAnthropicRequest([{ role: "system", content: "only" }], { model: "m", stream: false }), ProviderError);
+  assert.throws(
+    () => toAnthropicRequest([{ role: "system", content: "only" }], { model: "m", stream: false }),
+    ProviderError,
+  );
 });
 
 test("Anthropic events: text deltas are text; other events and deltas add nothing; error events are errors", () => {
   const ev = (e: unknown) => e as Anthropic.Messages.RawMessageStreamEvent;
-  assert.equal(anthropicEventText(ev({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hi" } })), "Hi");
-  assert.equal(anthropicEventText(ev({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "hmm" } })), "");
-  assert.equal(anthropicEventText(ev({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "{" } })), "");
+  assert.equal(
+    anthropicEventText(ev({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hi" } })),
+    "Hi",
+  );
+  assert.equal(
+    anthropicEventText(
+      ev({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "hmm" } }),
+    ),
+    "",
+  );
+  assert.equal(
+    anthropicEventText(
+      ev({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "{" } }),
+    ),
+    "",
+  );
   assert.equal(anthropicEventText(ev({ type: "message_start", message: {} })), "");
   assert.equal(anthropicEventText(ev({ type: "message_stop" })), "");
   assert.equal(anthropicEventError({ type: "ping" }), null);
@@ -207,7 +239,12 @@ test("OpenAI-compatible: streams the reply in pieces and reports how it ended", 
   const { parts, result } = await collect(p.stream(MSGS));
   assert.ok(parts.length > 3, `${parts.length} pieces`);
   assert.equal(parts.join(""), "Fixture reply to: What is my dog called?\n\nNo memory block received.");
-  assert.deepEqual(result, { text: parts.join(""), model: FIXTURE_MODEL, finishReason: "stop", usage: (result as { usage: unknown }).usage });
+  assert.deepEqual(result, {
+    text: parts.join(""),
+    model: FIXTURE_MODEL,
+    finishReason: "stop",
+    usage: (result as { usage: unknown }).usage,
+  });
   const last = openai.requests.at(-1)!;
   assert.equal(last.authorization, "Bearer sk-fixture");
   assert.equal(last.body?.stream, true);
@@ -234,15 +271,43 @@ test("OpenAI-compatible: with no model configured, the endpoint's first model is
 
 test("errors: down, 401, unknown model, wrong path, 500, timeout — each readable", async () => {
   const port = await closedPort();
-  await rejects(openaiProvider({ baseUrl: `http://127.0.0.1:${port}/v1` }).complete(MSGS), "unreachable", new RegExp(`Cannot reach .* at http://127\\.0\\.0\\.1:${port}/v1: connection refused`));
-  await rejects(collect(openaiProvider({ baseUrl: `http://127.0.0.1:${port}/v1` }).stream(MSGS)), "unreachable", /connection refused/);
-  await rejects(collect(openaiProvider({ apiKey: "wrong" }).stream(MSGS)), "auth", /rejected the API key \(HTTP 401: Incorrect API key provided\.\)/);
-  const bad = await rejects(collect(openaiProvider({ model: "gpt-nope" }).stream(MSGS)), "bad_model", /has no model 'gpt-nope'/);
+  await rejects(
+    openaiProvider({ baseUrl: `http://127.0.0.1:${port}/v1` }).complete(MSGS),
+    "unreachable",
+    new RegExp(`Cannot reach .* at http://127\\.0\\.0\\.1:${port}/v1: connection refused`),
+  );
+  await rejects(
+    collect(openaiProvider({ baseUrl: `http://127.0.0.1:${port}/v1` }).stream(MSGS)),
+    "unreachable",
+    /connection refused/,
+  );
+  await rejects(
+    collect(openaiProvider({ apiKey: "wrong" }).stream(MSGS)),
+    "auth",
+    /rejected the API key \(HTTP 401: Incorrect API key provided\.\)/,
+  );
+  const bad = await rejects(
+    collect(openaiProvider({ model: "gpt-nope" }).stream(MSGS)),
+    "bad_model",
+    /has no model 'gpt-nope'/,
+  );
   assert.equal(bad.status, 404);
-  await rejects(openaiProvider({ baseUrl: openai.url.replace(/\/v1$/, "/nope") }).complete(MSGS), "bad_url", /404 Not Found .* check the base URL/);
-  await rejects(collect(openaiProvider().stream([{ role: "user", content: "[fixture:500]" }])), "upstream", /HTTP 500: The fixture failed on purpose/);
+  await rejects(
+    openaiProvider({ baseUrl: openai.url.replace(/\/v1$/, "/nope") }).complete(MSGS),
+    "bad_url",
+    /404 Not Found .* check the base URL/,
+  );
+  await rejects(
+    collect(openaiProvider().stream([{ role: "user", content: "[fixture:500]" }])),
+    "upstream",
+    /HTTP 500: The fixture failed on purpose/,
+  );
   const t0 = Date.now();
-  await rejects(collect(openaiProvider({ timeoutSec: 1 }).stream([{ role: "user", content: "[fixture:hang]" }])), "timeout", /sent nothing for 1 s/);
+  await rejects(
+    collect(openaiProvider({ timeoutSec: 1 }).stream([{ role: "user", content: "[fixture:hang]" }])),
+    "timeout",
+    /sent nothing for 1 s/,
+  );
   assert.ok(Date.now() - t0 < 5000, "a hung provider fails after the timeout, not later");
 });
 
@@ -276,18 +341,33 @@ test("Anthropic: streams text deltas from the real event sequence; system prompt
   const { parts, result } = await collect(p.stream(MSGS));
   assert.equal(parts.join(""), "Anthropic fixture: What is my dog called?");
   assert.ok(parts.length > 3);
-  assert.deepEqual(result, { text: parts.join(""), model: FAKE_ANTHROPIC_MODEL, finishReason: "end_turn", usage: { inputTokens: 12, outputTokens: 7 } });
+  assert.deepEqual(result, {
+    text: parts.join(""),
+    model: FAKE_ANTHROPIC_MODEL,
+    finishReason: "end_turn",
+    usage: { inputTokens: 12, outputTokens: 7 },
+  });
   const req = anthropic.requests.at(-1)!;
-  assert.ok(req.headers["x-api-key"] === "sk-ant-fixture" || req.headers.authorization === "Bearer sk-ant-fixture", "the key is sent");
+  assert.ok(
+    req.headers["x-api-key"] === "sk-ant-fixture" || req.headers.authorization === "Bearer sk-ant-fixture",
+    "the key is sent",
+  );
   assert.equal(req.body?.system, "You are terse.");
-  assert.deepEqual(req.body?.messages?.map((m) => m.role), ["user", "assistant", "user"]);
+  assert.deepEqual(
+    req.body?.messages?.map((m) => m.role),
+    ["user", "assistant", "user"],
+  );
 });
 
 test("Anthropic: complete, models, and errors (401, unknown model, error event mid-stream)", async () => {
   const p = anthropicProvider();
   assert.equal((await p.complete(MSGS)).text, "Anthropic fixture: What is my dog called?");
   assert.deepEqual(await p.listModels(), [FAKE_ANTHROPIC_MODEL]);
-  await rejects(collect(anthropicProvider({ apiKey: "nope" }).stream(MSGS)), "auth", /rejected the API key \(HTTP 401: invalid x-api-key\)/);
+  await rejects(
+    collect(anthropicProvider({ apiKey: "nope" }).stream(MSGS)),
+    "auth",
+    /rejected the API key \(HTTP 401: invalid x-api-key\)/,
+  );
   await rejects(anthropicProvider({ model: "claude-nope" }).complete(MSGS), "bad_model", /has no model 'claude-nope'/);
   anthropic.overloadMidStream = true;
   try {
@@ -305,7 +385,10 @@ test("nothing configured: no provider, and the status says how to set one up", (
   assert.equal(s.active, null);
   assert.equal(s.ready, false);
   assert.match(s.problem!, /No chat provider is configured.*Settings → Providers.*MEMO_PROVIDER=openai/);
-  assert.throws(() => getProvider(store.sqlite), (e: unknown) => e instanceof ProviderError && e.kind === "not_configured" && e.status === 503);
+  assert.throws(
+    () => getProvider(store.sqlite),
+    (e: unknown) => e instanceof ProviderError && e.kind === "not_configured" && e.status === 503,
+  );
 });
 
 test("environment variables configure a provider; Settings override them field by field; reset goes back", () => {
@@ -332,7 +415,10 @@ test("environment variables configure a provider; Settings override them field b
 
 test("API keys never appear in the status the browser gets", () => {
   process.env.MEMO_ANTHROPIC_API_KEY = "sk-ant-env-secret";
-  saveProviderSettings(store.sqlite, { active: "openai", openai: { baseUrl: openai.url, apiKey: "sk-saved-secret", model: "m" } });
+  saveProviderSettings(store.sqlite, {
+    active: "openai",
+    openai: { baseUrl: openai.url, apiKey: "sk-saved-secret", model: "m" },
+  });
   const s = providerStatus(store.sqlite);
   const json = JSON.stringify(s);
   assert.ok(!json.includes("sk-saved-secret") && !json.includes("sk-ant-env-secret"), json);
@@ -367,7 +453,10 @@ test("the local provider needs an existing GGUF; a chat model in data/models/cha
 });
 
 test("saving rejects what cannot work with a readable message", () => {
-  assert.throws(() => saveProviderSettings(store.sqlite, { openai: { baseUrl: "localhost:11434" } }), /is not a URL|must start with http/);
+  assert.throws(
+    () => saveProviderSettings(store.sqlite, { openai: { baseUrl: "localhost:11434" } }),
+    /is not a URL|must start with http/,
+  );
   assert.throws(() => saveProviderSettings(store.sqlite, { openai: { baseUrl: "ftp://x" } }), /must start with http/);
   assert.throws(() => saveProviderSettings(store.sqlite, { timeoutSec: 0 } as never));
   assert.deepEqual(resolveProviderConfig(store.sqlite).openai.baseUrl.value, null, "nothing was saved");

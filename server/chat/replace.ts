@@ -54,7 +54,13 @@ export function exchangePairs(messages: StoredMessage[]): ExchangePair[] {
  * Remove what the new answer replaces, in one transaction, and say what it was. Regenerate keeps the
  * last user message and drops the replies after it; edit drops the edited message and all after it.
  */
-export function prepareReplacement(db: Database.Database, conversationId: string, r: Replacement, newText: string, opts: { dryRun?: boolean } = {}): PreparedReplacement {
+export function prepareReplacement(
+  db: Database.Database,
+  conversationId: string,
+  r: Replacement,
+  newText: string,
+  opts: { dryRun?: boolean } = {},
+): PreparedReplacement {
   return db.transaction((): PreparedReplacement => {
     const all = listMessages(db, conversationId);
     let from: number;
@@ -63,11 +69,13 @@ export function prepareReplacement(db: Database.Database, conversationId: string
       const at = all.findLastIndex((m) => m.role === "user");
       if (at < 0) throw new ServiceError(400, "this conversation has no message to answer again");
       userMessage = all[at]!;
-      if (parseCommand(userMessage.content) || all.slice(at + 1).some((m) => m.command)) throw new ServiceError(400, "the reply to a memory command cannot be regenerated");
+      if (parseCommand(userMessage.content) || all.slice(at + 1).some((m) => m.command))
+        throw new ServiceError(400, "the reply to a memory command cannot be regenerated");
       from = at + 1;
     } else {
       from = all.findIndex((m) => m.id === r.messageId);
-      if (from < 0 || all[from]!.role !== "user") throw new ServiceError(404, `no user message ${r.messageId} in this conversation`);
+      if (from < 0 || all[from]!.role !== "user")
+        throw new ServiceError(404, `no user message ${r.messageId} in this conversation`);
     }
     const removed = all.slice(from);
     const replaces = exchangePairs(all.slice(Math.max(0, from - 1)));

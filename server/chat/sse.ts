@@ -5,7 +5,9 @@
 
 /** One SSE frame carrying a JSON value. */
 export function sseFrame(data: unknown, event?: string): string {
-  const lines = JSON.stringify(data).split("\n").map((l) => `data: ${l}`);
+  const lines = JSON.stringify(data)
+    .split("\n")
+    .map((l) => `data: ${l}`);
   return `${event ? `event: ${event}\n` : ""}${lines.join("\n")}\n\n`;
 }
 
@@ -66,7 +68,9 @@ export async function* readSseJson<T = unknown>(body: ReadableStream<Uint8Array>
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      const msgs = done ? parser.push(decoder.decode()).concat(parser.end()) : parser.push(decoder.decode(value, { stream: true }));
+      const msgs = done
+        ? parser.push(decoder.decode()).concat(parser.end())
+        : parser.push(decoder.decode(value, { stream: true }));
       for (const m of msgs) {
         if (m.data === "[DONE]") return;
         yield JSON.parse(m.data) as T;

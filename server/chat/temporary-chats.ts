@@ -36,7 +36,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Delete the temporary chats that expired or that no page kept open; returns how many went. */
 export function sweepTemporaryChats(db: Database.Database, now = privacyNow()): number {
   const expired = db
-    .prepare("SELECT id FROM conversations WHERE temporary = 1 AND (expires_at <= ? OR coalesce(last_seen_at, created_at) <= ?)")
+    .prepare(
+      "SELECT id FROM conversations WHERE temporary = 1 AND (expires_at <= ? OR coalesce(last_seen_at, created_at) <= ?)",
+    )
     .all(iso(now), iso(now - TEMPORARY_LEASE_MS)) as { id: string }[];
   if (!expired.length) return 0;
   const delMessages = db.prepare("DELETE FROM messages WHERE conversation_id = ?");
@@ -51,26 +53,51 @@ export function sweepTemporaryChats(db: Database.Database, now = privacyNow()): 
 }
 
 /** The columns a new temporary chat starts with. */
-export function temporaryColumns(readMemory: boolean, now = privacyNow()): { recall: boolean; store: boolean; expiresAt: string; lastSeenAt: string } {
+export function temporaryColumns(
+  readMemory: boolean,
+  now = privacyNow(),
+): { recall: boolean; store: boolean; expiresAt: string; lastSeenAt: string } {
   return { recall: readMemory, store: false, expiresAt: iso(now + TEMPORARY_TTL_MS), lastSeenAt: iso(now) };
 }
 
 /** A page (or a turn) is still using this temporary chat: extend its lease. No-op for other conversations. */
-export function touchTemporaryChat(db: Database.Database, id: string, now = privacyNow()): { expiresAt: string | null } {
+export function touchTemporaryChat(
+  db: Database.Database,
+  id: string,
+  now = privacyNow(),
+): { expiresAt: string | null } {
   sweepTemporaryChats(db, now);
-  const r = db.prepare("SELECT temporary, expires_at FROM conversations WHERE id = ?").get(id) as { temporary: number; expires_at: string | null } | undefined;
-  if (!r) throw new ServiceError(404, `conversation ${id} not found (a temporary chat is deleted when its tab closes or after 24 hours)`);
+  const r = db.prepare("SELECT temporary, expires_at FROM conversations WHERE id = ?").get(id) as
+    | { temporary: number; expires_at: string | null }
+    | undefined;
+  if (!r)
+    throw new ServiceError(
+      404,
+      `conversation ${id} not found (a temporary chat is deleted when its tab closes or after 24 hours)`,
+    );
   if (r.temporary) db.prepare("UPDATE conversations SET last_seen_at = ? WHERE id = ?").run(iso(now), id);
   return { expiresAt: r.expires_at };
 }
 
 /** Turn recall or storing on or off for one conversation. A temporary chat's storing stays off. */
-export function setConversationMemory(db: Database.Database, id: string, patch: { recall?: boolean; store?: boolean }): void {
+export function setConversationMemory(
+  db: Database.Database,
+  id: string,
+  patch: { recall?: boolean; store?: boolean },
+): void {
   db.transaction(() => {
-    const r = db.prepare("SELECT temporary FROM conversations WHERE id = ?").get(id) as { temporary: number } | undefined;
+    const r = db.prepare("SELECT temporary FROM conversations WHERE id = ?").get(id) as
+      | { temporary: number }
+      | undefined;
     if (!r) throw new ServiceError(404, `conversation ${id} not found`);
-    if (r.temporary && patch.store) throw new ServiceError(409, "a temporary chat never stores memories; start a normal conversation to keep this one");
-    if (patch.recall !== undefined) db.prepare("UPDATE conversations SET recall_memory = ? WHERE id = ?").run(patch.recall ? 1 : 0, id);
-    if (patch.store !== undefined) db.prepare("UPDATE conversations SET store_memory = ? WHERE id = ?").run(patch.store ? 1 : 0, id);
+    if (r.temporary && patch.store)
+      throw new ServiceError(
+        409,
+        "a temporary chat never stores memories; start a normal conversation to keep this one",
+      );
+    if (patch.recall !== undefined)
+      db.prepare("UPDATE conversations SET recall_memory = ? WHERE id = ?").run(patch.recall ? 1 : 0, id);
+    if (patch.store !== undefined)
+      db.prepare("UPDATE conversations SET store_memory = ? WHERE id = ?").run(patch.store ? 1 : 0, id);
   })();
 }

@@ -1,5 +1,5 @@
 /**
- * The chat turn (SPEC §1) on a real store with the real bundled embedding model (in process) and the
+ * The chat turn (docs/architecture.md#a-chat-turn) on a real store with the real bundled embedding model (in process) and the
  * OpenAI-compatible provider talking HTTP to the fixture server (test double): recall across
  * conversations, query context, packing, commands, provider errors, persistence off the reply path with
  * retries, and recovery of exchanges that never became memories.
@@ -13,7 +13,7 @@ import { saveRetrievalSettings } from "../memory/settings";
 import { checkInvariant, getMemory } from "../memory/store";
 import { getConversationWithMessages } from "./conversations";
 import { restore } from "../memory/forget";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { confirmForget } from "./forget-confirm";
@@ -24,7 +24,14 @@ import { packRecalled, runTurn, SYSTEM_PROMPT, type TurnEvent, type TurnInput } 
 let emb: InProcessEmbedder;
 let fixture: OpenAIFixtureServer;
 const stores: TempStore[] = [];
-const ENV = ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_ANTHROPIC_API_KEY", "MEMO_CHAT_MODEL"];
+const ENV = [
+  "MEMO_PROVIDER",
+  "MEMO_OPENAI_BASE_URL",
+  "MEMO_OPENAI_API_KEY",
+  "MEMO_OPENAI_MODEL",
+  "MEMO_ANTHROPIC_API_KEY",
+  "MEMO_CHAT_MODEL",
+];
 const savedEnv = new Map<string, string | undefined>();
 
 before(async () => {
@@ -38,8 +45,9 @@ before(async () => {
 after(async () => {
   await fixture.close();
   stores.forEach((s) => s.close());
-  for (const [k, v] of savedEnv) if (v === undefined) delete process.env[k];
-  else process.env[k] = v;
+  for (const [k, v] of savedEnv)
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
 });
 
 interface Setup {
@@ -48,22 +56,44 @@ interface Setup {
   logs: string[];
 }
 
-function setup(opts: { provider?: "fixture" | "none"; embedder?: MemoContext["embedder"]; maxAttempts?: number } = {}): Setup {
+function setup(
+  opts: { provider?: "fixture" | "none"; embedder?: MemoContext["embedder"]; maxAttempts?: number } = {},
+): Setup {
   const s = openTempStore();
   stores.push(s);
   const memo: MemoContext = { db: s.sqlite, embedder: opts.embedder ?? emb };
   if ((opts.provider ?? "fixture") === "fixture") {
-    saveProviderSettings(s.sqlite, { active: "openai", openai: { baseUrl: fixture.url, model: FIXTURE_MODEL }, timeoutSec: 5 });
+    saveProviderSettings(s.sqlite, {
+      active: "openai",
+      openai: { baseUrl: fixture.url, model: FIXTURE_MODEL },
+      timeoutSec: 5,
+    });
   }
   const logs: string[] = [];
-  const queue = new PersistQueue(() => memo, { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: opts.maxAttempts ?? 5, log: (level, m) => logs.push(`${level}: ${m}`) });
+  const queue = new PersistQueue(() => memo, {
+    baseDelayMs: 10,
+    maxDelayMs: 50,
+    maxAttempts: opts.maxAttempts ?? 5,
+    log: (level, m) => logs.push(`${level}: ${m}`),
+  });
   return { memo, queue, logs };
 }
 
-async function turn(s: Setup, input: TurnInput, signal?: AbortSignal): Promise<{ events: TurnEvent[]; reply: string; of: <T extends TurnEvent["type"]>(t: T) => Extract<TurnEvent, { type: T }> | undefined }> {
+async function turn(
+  s: Setup,
+  input: TurnInput,
+  signal?: AbortSignal,
+): Promise<{
+  events: TurnEvent[];
+  reply: string;
+  of: <T extends TurnEvent["type"]>(t: T) => Extract<TurnEvent, { type: T }> | undefined;
+}> {
   const events: TurnEvent[] = [];
   for await (const ev of runTurn({ memo: s.memo, persist: s.queue, signal }, input)) events.push(ev);
-  const reply = events.filter((e) => e.type === "delta").map((e) => (e as { text: string }).text).join("");
+  const reply = events
+    .filter((e) => e.type === "delta")
+    .map((e) => (e as { text: string }).text)
+    .join("");
   return { events, reply, of: (t) => events.find((e) => e.type === t) as never };
 }
 
@@ -76,10 +106,21 @@ test("a fact chatted in one conversation is recalled in a new one: the provider 
   assert.equal(first.of("done")?.message.content, first.reply);
   assert.match(first.reply, /^Fixture reply to: My sister Anna moved to Lisbon/);
   await s.queue.drain();
-  const stored = s.memo.db.prepare("SELECT id, content, kind, conversation_id, space_id FROM memories").all() as { id: string; content: string; kind: string; conversation_id: string; space_id: string }[];
+  const stored = s.memo.db.prepare("SELECT id, content, kind, conversation_id, space_id FROM memories").all() as {
+    id: string;
+    content: string;
+    kind: string;
+    conversation_id: string;
+    space_id: string;
+  }[];
   assert.equal(stored.length, 1);
   assert.deepEqual(
-    { content: stored[0]!.content, kind: stored[0]!.kind, conv: stored[0]!.conversation_id, space: stored[0]!.space_id },
+    {
+      content: stored[0]!.content,
+      kind: stored[0]!.kind,
+      conv: stored[0]!.conversation_id,
+      space: stored[0]!.space_id,
+    },
     { content: exchangeText(FACT, first.reply).replace(/\s+/g, " "), kind: "chat", conv: convA.id, space: "personal" },
   );
   assert.deepEqual(checkInvariant(s.memo.db), []);
@@ -97,11 +138,17 @@ test("a fact chatted in one conversation is recalled in a new one: the provider 
   assert.equal(sys.role, "system");
   assert.ok(String(sys.content).startsWith(SYSTEM_PROMPT));
   // Packed with who said what (the user's words, then the assistant's reply, boilerplate trimmed).
-  assert.match(String(sys.content), /\[Relevant Memories\]\n- \d{4}-\d{2}-\d{2}: the user said: “My sister Anna moved to Lisbon[^”]*”\n  you replied: “/);
+  assert.match(
+    String(sys.content),
+    /\[Relevant Memories\]\n- \d{4}-\d{2}-\d{2}: the user said: “My sister Anna moved to Lisbon[^”]*”\n {2}you replied: “/,
+  );
   assert.match(second.reply, /Memory block received:[\s\S]*Lisbon/);
   // The reply is stored with the memories it used and their scores; the memory was promoted.
   const { messages } = getConversationWithMessages(s.memo.db, convB.id);
-  assert.deepEqual(messages.map((m) => m.role), ["user", "assistant"]);
+  assert.deepEqual(
+    messages.map((m) => m.role),
+    ["user", "assistant"],
+  );
   assert.equal(messages[1]!.recalled?.[0]?.id, stored[0]!.id);
   assert.ok(messages[1]!.recalled![0]!.scores.final > 0);
   assert.equal(getMemory(s.memo.db, stored[0]!.id)!.retrievalCount, 1);
@@ -111,16 +158,25 @@ test("a fact chatted in one conversation is recalled in a new one: the provider 
 
 test("query building: the message plus the conversation's last 3 earlier user messages; earlier dialogue goes along", async () => {
   const s = setup();
-  // SPEC: 3 earlier messages (a per-model retrieval setting; the bundled model's default is lower)
+  // docs/retrieval.md#query-building: 3 earlier messages (a per-model retrieval setting; the bundled model's default is lower)
   saveRetrievalSettings(s.memo.db, (await emb.info()).model, { contextMessages: 3 });
   const a = await turn(s, { message: "one: we talked about the garden fence" });
   const conversationId = a.of("start")!.conversation.id;
-  for (const m of ["two: the paint colour was green", "three: and the neighbour Bob", "four: he offered to help on Saturday"]) {
+  for (const m of [
+    "two: the paint colour was green",
+    "three: and the neighbour Bob",
+    "four: he offered to help on Saturday",
+  ]) {
     await turn(s, { conversationId, message: m });
   }
   const last = await turn(s, { conversationId, message: "remember what we said about that?" });
   const q = last.of("recall")!.queries[0]!;
-  assert.deepEqual(q.split("\n"), ["two: the paint colour was green", "three: and the neighbour Bob", "four: he offered to help on Saturday", "remember what we said about that?"]);
+  assert.deepEqual(q.split("\n"), [
+    "two: the paint colour was green",
+    "three: and the neighbour Bob",
+    "four: he offered to help on Saturday",
+    "remember what we said about that?",
+  ]);
   const sent = fixture.requests.at(-1)!.body!.messages!;
   assert.deepEqual(
     sent.slice(1).map((m) => m.role),
@@ -145,12 +201,24 @@ test("packing: memories that do not fit the budget are left out and not listed a
     scores: { similarity: 0.9, ftsRank: 1, rrf: 0.03, bm25: -1, vectorRank: 1, fused: 1, final: 1, confidence: 1 },
     moves: [],
   });
-  const items = [mem("a", "short fact one"), mem("b", "x".repeat(3000)), mem("c", "short fact two"), mem("d", "short fact three")];
+  const items = [
+    mem("a", "short fact one"),
+    mem("b", "x".repeat(3000)),
+    mem("c", "short fact two"),
+    mem("d", "short fact three"),
+  ];
   const r = packRecalled(items, 6, 120);
-  assert.deepEqual(r.included.map((m) => m.id), ["a", "c", "d"]);
+  assert.deepEqual(
+    r.included.map((m) => m.id),
+    ["a", "c", "d"],
+  );
   assert.ok(r.block.includes("short fact two") && !r.block.includes("xxx"));
   assert.ok(Math.ceil(r.block.length / 4) <= 120);
-  assert.deepEqual(packRecalled(items, 2, 120).included.map((m) => m.id), ["a"], "topN counts candidates, in rank order");
+  assert.deepEqual(
+    packRecalled(items, 2, 120).included.map((m) => m.id),
+    ["a"],
+    "topN counts candidates, in rank order",
+  );
   assert.deepEqual(packRecalled([], 6, 120), { block: "", included: [] });
 });
 
@@ -172,7 +240,10 @@ test("/remember and /forget work with no provider configured; forget lists what 
   assert.equal(ac.command.type, "forget");
   if (ac.command.type !== "forget") return;
   assert.deepEqual(ac.command.pending, { ids, pinned: 1 });
-  assert.match(ac.message.content, /1 memory matches “PASSPORT”, 1 of them pinned\. Nothing is forgotten until you confirm/);
+  assert.match(
+    ac.message.content,
+    /1 memory matches “PASSPORT”, 1 of them pinned\. Nothing is forgotten until you confirm/,
+  );
   assert.equal(getMemory(s.memo.db, ids[0]!)!.softDeleted, false);
   const confirmed = confirmForget(s.memo, ac.message.id, true);
   assert.equal(confirmed.forgotten, 1);
@@ -191,9 +262,16 @@ test("/remember and /forget work with no provider configured; forget lists what 
   assert.match(bad.of("command")!.message.content, /Usage: \/forget/);
   // Commands are stored in the conversation but never become chat memories.
   await s.queue.drain();
-  assert.equal((s.memo.db.prepare("SELECT count(*) AS n FROM memories WHERE kind = 'chat'").get() as { n: number }).n, 0);
+  assert.equal(
+    (s.memo.db.prepare("SELECT count(*) AS n FROM memories WHERE kind = 'chat'").get() as { n: number }).n,
+    0,
+  );
   assert.equal(getConversationWithMessages(s.memo.db, conversationId).messages.length, 6);
-  assert.throws(() => confirmForget(s.memo, ac.message.id, true), /not waiting for confirmation/, "a confirmation is used once");
+  assert.throws(
+    () => confirmForget(s.memo, ac.message.id, true),
+    /not waiting for confirmation/,
+    "a confirmation is used once",
+  );
 });
 
 test("no provider: the turn says how to configure one; the message is kept, nothing is recalled or persisted", async () => {
@@ -203,7 +281,10 @@ test("no provider: the turn says how to configure one; the message is kept, noth
   assert.equal(err.kind, "not_configured");
   assert.match(err.message, /No chat provider is configured\. Open Settings → Providers/);
   assert.equal(r.of("recall"), undefined);
-  assert.deepEqual(getConversationWithMessages(s.memo.db, r.of("start")!.conversation.id).messages.map((m) => m.role), ["user"]);
+  assert.deepEqual(
+    getConversationWithMessages(s.memo.db, r.of("start")!.conversation.id).messages.map((m) => m.role),
+    ["user"],
+  );
 });
 
 test("a provider that is down ends the turn with a readable error, quickly", async () => {
@@ -254,22 +335,40 @@ test("a failed persist is retried with backoff and logged; one that gives up is 
   await turn(s, { message: "Dentist appointment moved to Thursday at 9." });
   await s.queue.drain();
   assert.equal((s.memo.db.prepare("SELECT count(*) AS n FROM memories").get() as { n: number }).n, 1);
-  assert.equal(s.logs.filter((l) => /^warn: persisting .* failed \(attempt \d\/5: embedding server is restarting\); retrying in \d+ ms$/.test(l)).length, 2, s.logs.join("\n"));
+  assert.equal(
+    s.logs.filter((l) =>
+      /^warn: persisting .* failed \(attempt \d\/5: embedding server is restarting\); retrying in \d+ ms$/.test(l),
+    ).length,
+    2,
+    s.logs.join("\n"),
+  );
   assert.ok(s.logs.some((l) => /persisted the chat exchange .* on attempt 3/.test(l)));
 
   // Always failing: gives up loudly; the messages are stored, so recovery writes it later.
-  const down: MemoContext["embedder"] = { ...flaky, embedDocuments: async () => Promise.reject(new Error("embedding server is down")) };
+  const down: MemoContext["embedder"] = {
+    ...flaky,
+    embedDocuments: async () => Promise.reject(new Error("embedding server is down")),
+  };
   const t = setup({ embedder: down, maxAttempts: 2 });
   const r = await turn(t, { message: "The car insurance renews in March." });
   await t.queue.drain();
   assert.equal(t.queue.status().failed.length, 1);
-  assert.ok(t.logs.some((l) => /^error: GAVE UP persisting the chat exchange .* after 2 attempts: embedding server is down\. Its messages are stored/.test(l)));
+  assert.ok(
+    t.logs.some((l) =>
+      /^error: GAVE UP persisting the chat exchange .* after 2 attempts: embedding server is down\. Its messages are stored/.test(
+        l,
+      ),
+    ),
+  );
   assert.equal((t.memo.db.prepare("SELECT count(*) AS n FROM memories").get() as { n: number }).n, 0);
   const healthy: MemoContext = { db: t.memo.db, embedder: emb };
   const q2 = new PersistQueue(() => healthy, { log: () => undefined });
   assert.equal(recoverUnpersisted(healthy, q2), 1);
   await q2.drain();
-  const row = t.memo.db.prepare("SELECT content, conversation_id FROM memories").get() as { content: string; conversation_id: string };
+  const row = t.memo.db.prepare("SELECT content, conversation_id FROM memories").get() as {
+    content: string;
+    conversation_id: string;
+  };
   assert.match(row.content, /^User: The car insurance renews in March\. Assistant: Fixture reply/);
   assert.equal(row.conversation_id, r.of("start")!.conversation.id);
   assert.equal(recoverUnpersisted(healthy, q2), 0, "nothing left to recover");
@@ -279,13 +378,16 @@ test("stopping a reply keeps what was generated (stored and persisted) and says 
   const s = setup();
   const ac = new AbortController();
   const events: TurnEvent[] = [];
-  for await (const ev of runTurn({ memo: s.memo, persist: s.queue, signal: ac.signal }, { message: "[fixture:slow] tell me a long story" })) {
+  for await (const ev of runTurn(
+    { memo: s.memo, persist: s.queue, signal: ac.signal },
+    { message: "[fixture:slow] tell me a long story" },
+  )) {
     events.push(ev);
     if (ev.type === "delta" && events.filter((e) => e.type === "delta").length === 2) ac.abort();
   }
   const err = events.find((e) => e.type === "error") as Extract<TurnEvent, { type: "error" }>;
   assert.equal(err.kind, "aborted");
-  assert.ok(err.partial && err.partial.content.startsWith("Fixture reply"));
+  assert.ok(err.partial?.content.startsWith("Fixture reply"));
   await s.queue.drain();
   assert.equal((s.memo.db.prepare("SELECT count(*) AS n FROM memories").get() as { n: number }).n, 1);
 });

@@ -1,5 +1,5 @@
 /**
- * One chat turn (SPEC §1): memory commands; otherwise query building with the conversation's last 3 user
+ * One chat turn (docs/architecture.md#a-chat-turn): memory commands; otherwise query building with the conversation's last 3 user
  * messages, hybrid retrieval (promoting what is recalled), packing under a token budget into the system
  * prompt, the reply streamed from the provider, the reply stored with the memories it used, and — after
  * the reply, never delaying it — the exchange persisted as memories by the retrying queue.
@@ -27,7 +27,7 @@ import { FORGET_CONFIRM_OVER, forgetIds, forgetPreview } from "../memory/forget"
 import { search } from "../memory/search";
 import { remember } from "../memory/write";
 import { DEFAULT_SPACE } from "../core/space-name";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { COMMAND_HELP, parseCommand, SHORTCUT_HELP } from "./commands";
 import { loadPrivacySettings, planFor, sentMemory, type ProviderEndpoint, type SentMemory } from "./memory-policy";
@@ -101,7 +101,14 @@ export interface TurnTimings {
 
 export type TurnEvent =
   | { type: "start"; conversation: Conversation; userMessage: StoredMessage }
-  | { type: "recall"; memories: RecalledMemory[]; considered: number; queries: string[]; ms: number; error: string | null }
+  | {
+      type: "recall";
+      memories: RecalledMemory[];
+      considered: number;
+      queries: string[];
+      ms: number;
+      error: string | null;
+    }
   | { type: "provider"; id: ProviderId; label: string; model: string | null }
   /** Nothing was stored or sent: a remote provider would get memories and the owner has not said whether it may. */
   | { type: "consent"; conversation: Conversation | null; endpoint: ProviderEndpoint; memories: number }
@@ -131,7 +138,12 @@ function toRecalled(r: RetrievedMemory): RecalledMemory {
  * Pack the recalled memories under the budget and say which of them made it in: packMemories is greedy in
  * rank order, so a memory is in exactly when adding it to the prefix before it raises the count.
  */
-export function packRecalled(results: RetrievedMemory[], topN: number, tokenBudget: number, opts: PackOptions = {}): { block: string; included: RetrievedMemory[] } {
+export function packRecalled(
+  results: RetrievedMemory[],
+  topN: number,
+  tokenBudget: number,
+  opts: PackOptions = {},
+): { block: string; included: RetrievedMemory[] } {
   const { block } = packMemories(results, topN, tokenBudget, opts);
   const included: RetrievedMemory[] = [];
   let before = 0;
@@ -155,10 +167,18 @@ export interface Recall {
   promotable: string[];
 }
 
-export const NO_RECALL: Recall = { block: "", memories: [], considered: 0, queries: [], ms: 0, error: null, promotable: [] };
+export const NO_RECALL: Recall = {
+  block: "",
+  memories: [],
+  considered: 0,
+  queries: [],
+  ms: 0,
+  error: null,
+  promotable: [],
+};
 
 /**
- * Retrieval for a prompt (SPEC §1 steps 2–6). `only: "pinned"` keeps pinned memories only (what a
+ * Retrieval for a prompt (docs/retrieval.md). `only: "pinned"` keeps pinned memories only (what a
  * provider may receive, server/chat/memory-policy.ts). The recalled memories are promoted unless
  * `promote: false` (then promoteRecall does it once the prompt is sure to be sent).
  */
@@ -178,7 +198,15 @@ export async function recallForPrompt(
       speakers: r.settings.packSpeakers,
       assistantMaxChars: r.settings.assistantMaxChars,
     });
-    const recall: Recall = { block, memories: included.map(toRecalled), considered: allowed.length, queries: r.queries.map((q) => q.text), ms: ms(t0), error: null, promotable: usable.map((m) => m.id) };
+    const recall: Recall = {
+      block,
+      memories: included.map(toRecalled),
+      considered: allowed.length,
+      queries: r.queries.map((q) => q.text),
+      ms: ms(t0),
+      error: null,
+      promotable: usable.map((m) => m.id),
+    };
     if (opts.promote ?? true) promoteRecall(memo, recall);
     return recall;
   } catch (e) {
@@ -201,8 +229,10 @@ export function systemPrompt(block: string): string {
 
 /** Validate a turn's input before anything streams; ServiceError (4xx) otherwise. */
 export function checkTurnInput(input: TurnInput): void {
-  if (typeof input.message !== "string" || !input.message.trim()) throw new ServiceError(400, "message must not be empty");
-  if (input.message.length > MAX_MESSAGE_CHARS) throw new ServiceError(413, `message must be at most ${MAX_MESSAGE_CHARS} characters`);
+  if (typeof input.message !== "string" || !input.message.trim())
+    throw new ServiceError(400, "message must not be empty");
+  if (input.message.length > MAX_MESSAGE_CHARS)
+    throw new ServiceError(413, `message must be at most ${MAX_MESSAGE_CHARS} characters`);
   if (input.message.includes("\u0000")) throw new ServiceError(400, "message must not contain NUL characters");
 }
 
@@ -210,7 +240,8 @@ export function checkTurnInput(input: TurnInput): void {
 export function turnConversation(memo: MemoContext, input: TurnInput): Conversation {
   if (input.conversationId) {
     const conv = getConversationOr404(memo.db, input.conversationId);
-    if (input.temporary && !conv.temporary) throw new ServiceError(400, "temporary can only be chosen when a conversation starts; this one is not temporary");
+    if (input.temporary && !conv.temporary)
+      throw new ServiceError(400, "temporary can only be chosen when a conversation starts; this one is not temporary");
     if (conv.temporary) touchTemporaryChat(memo.db, conv.id);
     return conv;
   }
@@ -220,12 +251,19 @@ export function turnConversation(memo: MemoContext, input: TurnInput): Conversat
 
 /** A memory command this conversation does not allow (a temporary chat changes no memory; storing off refuses /remember). */
 function refusedCommand(conv: Conversation, type: string): string | null {
-  if (conv.temporary && (type === "remember" || type === "forget")) return "This is a temporary chat: it never changes memory, so /remember and /forget are off here.";
-  if (!conv.memory.store && type === "remember") return "Storing memories is off for this conversation: turn it on in the conversation header to use /remember.";
+  if (conv.temporary && (type === "remember" || type === "forget"))
+    return "This is a temporary chat: it never changes memory, so /remember and /forget are off here.";
+  if (!conv.memory.store && type === "remember")
+    return "Storing memories is off for this conversation: turn it on in the conversation header to use /remember.";
   return null;
 }
 
-async function* runCommand(memo: MemoContext, conv: Conversation, message: string, cmd: NonNullable<ReturnType<typeof parseCommand>>): AsyncGenerator<TurnEvent> {
+async function* runCommand(
+  memo: MemoContext,
+  conv: Conversation,
+  message: string,
+  cmd: NonNullable<ReturnType<typeof parseCommand>>,
+): AsyncGenerator<TurnEvent> {
   let reply: string;
   let info: CommandInfo;
   const refused = refusedCommand(conv, cmd.type);
@@ -233,43 +271,71 @@ async function* runCommand(memo: MemoContext, conv: Conversation, message: strin
     if (refused) {
       reply = refused;
       info = { type: "invalid", message: refused };
-    } else switch (cmd.type) {
-      case "remember": {
-        const r = await remember(memo, cmd.text, conv.spaceId);
-        reply = r.message;
-        info = { type: "remember", text: cmd.text, ids: r.ids };
-        break;
-      }
-      case "forget": {
-        // More than FORGET_CONFIRM_OVER matches, or a pinned one: show them and ask first.
-        const p = forgetPreview(memo, cmd.pattern, conv.spaceId);
-        if (p.count > FORGET_CONFIRM_OVER || p.pinned > 0) {
-          const shown = p.items.slice(0, 50).map((i) => `- ${i.pinned ? "📌 " : ""}${i.content.replace(/\s+/g, " ").slice(0, 200)}`);
-          reply =
-            `${p.count} memor${p.count === 1 ? "y matches" : "ies match"} “${cmd.pattern.trim()}”${p.pinned ? `, ${p.pinned} of them pinned` : ""}. Nothing is forgotten until you confirm.\n\n` +
-            shown.join("\n") +
-            (p.count > shown.length ? `\n- … and ${p.count - shown.length} more` : "");
-          const items = p.items.map((i) => ({ id: i.id, content: i.content, timestamp: i.timestamp, pinned: i.pinned }));
-          info = { type: "forget", pattern: cmd.pattern, count: p.count, items, undo: { ids: [], until: new Date().toISOString() }, undoneAt: null, pending: { ids: p.items.map((i) => i.id), pinned: p.pinned } };
+    } else
+      switch (cmd.type) {
+        case "remember": {
+          const r = await remember(memo, cmd.text, conv.spaceId);
+          reply = r.message;
+          info = { type: "remember", text: cmd.text, ids: r.ids };
           break;
         }
-        const r = forgetIds(memo, p.items.map((i) => i.id), cmd.pattern.trim());
-        reply = r.count ? `${r.message}\n\n${r.items.map((i) => `- ${i.content.replace(/\s+/g, " ").slice(0, 200)}`).join("\n")}` : r.message;
-        info = { type: "forget", pattern: cmd.pattern, count: r.count, items: r.items, undo: r.undo, undoneAt: null };
-        break;
+        case "forget": {
+          // More than FORGET_CONFIRM_OVER matches, or a pinned one: show them and ask first.
+          const p = forgetPreview(memo, cmd.pattern, conv.spaceId);
+          if (p.count > FORGET_CONFIRM_OVER || p.pinned > 0) {
+            const shown = p.items
+              .slice(0, 50)
+              .map((i) => `- ${i.pinned ? "📌 " : ""}${i.content.replace(/\s+/g, " ").slice(0, 200)}`);
+            reply =
+              `${p.count} memor${p.count === 1 ? "y matches" : "ies match"} “${cmd.pattern.trim()}”${p.pinned ? `, ${p.pinned} of them pinned` : ""}. Nothing is forgotten until you confirm.\n\n` +
+              shown.join("\n") +
+              (p.count > shown.length ? `\n- … and ${p.count - shown.length} more` : "");
+            const items = p.items.map((i) => ({
+              id: i.id,
+              content: i.content,
+              timestamp: i.timestamp,
+              pinned: i.pinned,
+            }));
+            info = {
+              type: "forget",
+              pattern: cmd.pattern,
+              count: p.count,
+              items,
+              undo: { ids: [], until: new Date().toISOString() },
+              undoneAt: null,
+              pending: { ids: p.items.map((i) => i.id), pinned: p.pinned },
+            };
+            break;
+          }
+          const r = forgetIds(
+            memo,
+            p.items.map((i) => i.id),
+            cmd.pattern.trim(),
+          );
+          reply = r.count
+            ? `${r.message}\n\n${r.items.map((i) => `- ${i.content.replace(/\s+/g, " ").slice(0, 200)}`).join("\n")}`
+            : r.message;
+          info = { type: "forget", pattern: cmd.pattern, count: r.count, items: r.items, undo: r.undo, undoneAt: null };
+          break;
+        }
+        case "help":
+          reply = `Memory commands:\n${COMMAND_HELP}\n\nKeyboard shortcuts:\n${SHORTCUT_HELP}`;
+          info = { type: "help" };
+          break;
+        case "invalid":
+          reply = cmd.message;
+          info = { type: "invalid", message: cmd.message };
+          break;
       }
-      case "help":
-        reply = `Memory commands:\n${COMMAND_HELP}\n\nKeyboard shortcuts:\n${SHORTCUT_HELP}`;
-        info = { type: "help" };
-        break;
-      case "invalid":
-        reply = cmd.message;
-        info = { type: "invalid", message: cmd.message };
-        break;
-    }
   } catch (e) {
     const se = e instanceof ServiceError ? e : null;
-    yield { type: "error", kind: "command", status: se?.status ?? 500, message: e instanceof Error ? e.message : String(e), partial: null };
+    yield {
+      type: "error",
+      kind: "command",
+      status: se?.status ?? 500,
+      message: e instanceof Error ? e.message : String(e),
+      partial: null,
+    };
     return;
   }
   const [user, assistant] = appendMessages(memo.db, conv.id, [
@@ -298,7 +364,15 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   // A replaced exchange whose successor stores no memory still leaves memory (a removal-only job).
   const dropReplaced = () =>
     replacedIds.length &&
-    void persist.enqueue({ space: conv.spaceId, conversationId: conv.id, user: "", assistant: "", timestamp: new Date().toISOString(), source: "chat", replaces: replacedIds });
+    void persist.enqueue({
+      space: conv.spaceId,
+      conversationId: conv.id,
+      user: "",
+      assistant: "",
+      timestamp: new Date().toISOString(),
+      source: "chat",
+      replaces: replacedIds,
+    });
 
   const cmd = parseCommand(message);
   if (cmd) {
@@ -312,18 +386,31 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   try {
     provider = (deps.provider ?? ((id?: ProviderId) => getProvider(memo.db, id)))(input.provider);
   } catch (e) {
-    providerFailure = e instanceof ProviderError ? e : new ProviderError("not_configured", e instanceof Error ? e.message : String(e));
+    providerFailure =
+      e instanceof ProviderError ? e : new ProviderError("not_configured", e instanceof Error ? e.message : String(e));
   }
 
   // What memory this turn may read, send and store: one decision for every way a turn runs.
   // Regenerate and edit have already removed what they replace: they are never paused for the sharing
   // question (an undecided remote provider gets no memories for them).
   const canAsk = (deps.canAsk ?? true) && !rep;
-  const plan = provider ? planFor(memo.db, { recall: conv.memory.recall, store: conv.memory.store, temporary: conv.temporary }, provider.id, canAsk) : null;
+  const plan = provider
+    ? planFor(
+        memo.db,
+        { recall: conv.memory.recall, store: conv.memory.store, temporary: conv.temporary },
+        provider.id,
+        canAsk,
+      )
+    : null;
   const context = previousUserMessages(memo.db, conv.id, 3, rep?.userMessage?.id); // before this message
   // An answer given again must not be shaped by the memory of the answer it replaces.
   const exclude = replaces.length ? replacedMemory(replaces) : undefined;
-  const recallNow = () => recallForPrompt(memo, { space: conv.spaceId, query: message, context, exclude }, { only: plan!.only, promote: false });
+  const recallNow = () =>
+    recallForPrompt(
+      memo,
+      { space: conv.spaceId, query: message, context, exclude },
+      { only: plan!.only, promote: false },
+    );
   let recall: Recall | null = null;
   if (plan?.sharing === "ask" && plan.recall) {
     // An undecided remote provider: would this turn send it memories? Then nothing is stored or sent
@@ -333,7 +420,12 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
       // A conversation this message would have started is not kept empty: the answer starts it afresh.
       const empty = getConversationOr404(memo.db, conv.id).messageCount === 0;
       if (empty) deleteConversation(memo.db, conv.id);
-      yield { type: "consent", conversation: empty ? null : getConversationOr404(memo.db, conv.id), endpoint: plan.endpoint, memories: recall.memories.length };
+      yield {
+        type: "consent",
+        conversation: empty ? null : getConversationOr404(memo.db, conv.id),
+        endpoint: plan.endpoint,
+        memories: recall.memories.length,
+      };
       return;
     }
   }
@@ -350,14 +442,25 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
 
   recall ??= plan.recall ? await recallNow() : NO_RECALL;
   if (plan.promote) promoteRecall(memo, recall);
-  yield { type: "recall", memories: recall.memories, considered: recall.considered, queries: recall.queries, ms: recall.ms, error: recall.error };
+  yield {
+    type: "recall",
+    memories: recall.memories,
+    considered: recall.considered,
+    queries: recall.queries,
+    ms: recall.ms,
+    error: recall.error,
+  };
 
   const prompt: ChatMessage[] = [
     { role: "system", content: systemPrompt(recall.block) },
     ...promptHistory(memo.db, conv.id, HISTORY_TOKENS, userMessage!.id),
     { role: "user", content: message },
   ];
-  const sent = sentMemory(plan, recall.block, recall.memories.map((m) => m.id));
+  const sent = sentMemory(
+    plan,
+    recall.block,
+    recall.memories.map((m) => m.id),
+  );
   yield { type: "provider", id: provider.id, label: provider.label, model: input.model ?? provider.model };
   yield { type: "sent", sent };
   logPrompt(`chat turn in conversation ${conv.id}`, sent.provider, prompt);
@@ -384,7 +487,10 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
       yield { type: "delta", text: next.value };
     }
   } catch (e) {
-    failure = e instanceof ProviderError ? e : new ProviderError("upstream", e instanceof Error ? e.message : String(e), provider.id);
+    failure =
+      e instanceof ProviderError
+        ? e
+        : new ProviderError("upstream", e instanceof Error ? e.message : String(e), provider.id);
   }
 
   const keep = !failure || text.trim().length > 0; // a cut-short reply is kept (interruptedNote)
@@ -393,8 +499,14 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     yield { type: "error", kind: failure!.kind, status: failure!.status, message: failure!.message, partial: null };
     return;
   }
-  const content = text.trim() ? (failure ? text + interruptedNote(failure) : text) : "(the model returned an empty reply)";
-  const [assistant] = appendMessages(memo.db, conv.id, [{ role: "assistant", content, recalled: recall.memories, sent }]);
+  const content = text.trim()
+    ? failure
+      ? text + interruptedNote(failure)
+      : text
+    : "(the model returned an empty reply)";
+  const [assistant] = appendMessages(memo.db, conv.id, [
+    { role: "assistant", content, recalled: recall.memories, sent },
+  ]);
   if (text.trim() && plan.store) {
     // Not awaited: the reply is complete for the page now; the queue retries and logs failures, and the
     // write records itself on the assistant message (recovery re-queues only unrecorded ones).
@@ -416,5 +528,10 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     yield { type: "error", kind: failure.kind, status: failure.status, message: failure.message, partial: assistant! };
     return;
   }
-  yield { type: "done", message: assistant!, timings: { recallMs: recall.ms, firstTokenMs, providerFirstTokenMs, totalMs: ms(t0) }, finishReason };
+  yield {
+    type: "done",
+    message: assistant!,
+    timings: { recallMs: recall.ms, firstTokenMs, providerFirstTokenMs, totalMs: ms(t0) },
+    finishReason,
+  };
 }

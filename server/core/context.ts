@@ -28,7 +28,9 @@ const g = globalThis as unknown as { __memoContext?: MemoContext };
 export function appContext(): MemoContext {
   if (!g.__memoContext) {
     const sup = getEmbedder();
-    const embedder = new HttpEmbedClient(() => sup.ensureHealthy(10_000), { onTransportError: () => sup.reportFailure() });
+    const embedder = new HttpEmbedClient(() => sup.ensureHealthy(10_000), {
+      onTransportError: () => sup.reportFailure(),
+    });
     g.__memoContext = { db: getDb().sqlite, embedder, embedderStatus: () => sup.status() };
   }
   return g.__memoContext;

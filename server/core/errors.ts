@@ -30,8 +30,10 @@ export class StoreError extends Error {
 export function asServiceError(e: unknown): ServiceError | undefined {
   if (e instanceof ServiceError) return e;
   if (e instanceof EmbedderUnavailableError) return new ServiceError(503, e.message);
-  if (e instanceof EmbedderResponseError) return new ServiceError(502, `The embedding server gave a bad answer: ${e.message}. Nothing was written.`);
-  if (e instanceof StoreError) return new ServiceError(e.code === "NOT_FOUND" ? 404 : e.code === "MODEL_MISMATCH" ? 409 : 400, e.message);
+  if (e instanceof EmbedderResponseError)
+    return new ServiceError(502, `The embedding server gave a bad answer: ${e.message}. Nothing was written.`);
+  if (e instanceof StoreError)
+    return new ServiceError(e.code === "NOT_FOUND" ? 404 : e.code === "MODEL_MISMATCH" ? 409 : 400, e.message);
   return undefined;
 }
 

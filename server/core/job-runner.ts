@@ -74,7 +74,8 @@ function rowToRun(r: Record<string, unknown>): JobRun {
   };
 }
 
-const COLS = "id, job, started_at AS startedAt, finished_at AS finishedAt, status, result, error, duration_ms AS durationMs";
+const COLS =
+  "id, job, started_at AS startedAt, finished_at AS finishedAt, status, result, error, duration_ms AS durationMs";
 
 export function getRun(db: Database.Database, id: number): JobRun | undefined {
   const r = db.prepare(`SELECT ${COLS} FROM job_runs WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
@@ -92,9 +93,18 @@ export function listRuns(db: Database.Database, opts: { limit?: number; job?: st
   return rows.map(rowToRun);
 }
 
-function insertRun(db: Database.Database, job: string, status: RunStatus, startedAt: string, result: Record<string, unknown>, finished: boolean): number {
+function insertRun(
+  db: Database.Database,
+  job: string,
+  status: RunStatus,
+  startedAt: string,
+  result: Record<string, unknown>,
+  finished: boolean,
+): number {
   const r = db
-    .prepare("INSERT INTO job_runs (job, started_at, finished_at, status, result, duration_ms) VALUES (?, ?, ?, ?, ?, ?)")
+    .prepare(
+      "INSERT INTO job_runs (job, started_at, finished_at, status, result, duration_ms) VALUES (?, ?, ?, ?, ?, ?)",
+    )
     .run(job, startedAt, finished ? startedAt : null, status, JSON.stringify(result), finished ? 0 : null);
   return Number(r.lastInsertRowid);
 }
@@ -118,18 +128,34 @@ export async function runExclusive(
   const begun = db
     .transaction((): { refused: string } | { lease: Lease; id: number } => {
       const holder = leaseHolder(db, job);
-      if (holder) return { refused: `another ${job} run is in progress (${holder.owner}, lease until ${new Date(holder.expiresAt).toISOString()})` };
-      if (opts.slot && getMeta(db, slotKey(job)) === opts.slot) return { refused: `the ${job} run scheduled for ${opts.slot} already ran` };
+      if (holder)
+        return {
+          refused: `another ${job} run is in progress (${holder.owner}, lease until ${new Date(holder.expiresAt).toISOString()})`,
+        };
+      if (opts.slot && getMeta(db, slotKey(job)) === opts.slot)
+        return { refused: `the ${job} run scheduled for ${opts.slot} already ran` };
       const lease = takeLeaseIn(db, job, ttl)!;
       if (opts.slot) setMeta(db, slotKey(job), opts.slot);
       // The lease was free, so a run still marked `running` belongs to a process that died.
-      db.prepare("UPDATE job_runs SET status = 'failed', error = ?, finished_at = ? WHERE job = ? AND status = 'running'").run(INTERRUPTED, startedAt, job);
+      db.prepare(
+        "UPDATE job_runs SET status = 'failed', error = ?, finished_at = ? WHERE job = ? AND status = 'running'",
+      ).run(INTERRUPTED, startedAt, job);
       return { lease, id: insertRun(db, job, "running", startedAt, base, false) };
     })
     .immediate();
   if ("refused" in begun) {
     if (opts.recordRefusal === false) {
-      return { id: 0, job, startedAt, finishedAt: startedAt, status: "skipped", result: { ...base, reason: begun.refused }, error: null, durationMs: 0, refused: begun.refused };
+      return {
+        id: 0,
+        job,
+        startedAt,
+        finishedAt: startedAt,
+        status: "skipped",
+        result: { ...base, reason: begun.refused },
+        error: null,
+        durationMs: 0,
+        refused: begun.refused,
+      };
     }
     const id = insertRun(db, job, "skipped", startedAt, { ...base, reason: begun.refused }, true);
     return { ...getRun(db, id)!, refused: begun.refused };
@@ -146,23 +172,37 @@ export async function runExclusive(
       /* busy for a moment: the timer tries again well before expiry */
     }
   };
-  const timer = setInterval(() => {
-    renewedAt = 0;
-    renew();
-  }, Math.max(50, ttl / 3));
+  const timer = setInterval(
+    () => {
+      renewedAt = 0;
+      renew();
+    },
+    Math.max(50, ttl / 3),
+  );
   timer.unref?.();
-  let final: JobRun = { id, job, startedAt, finishedAt: null, status: "running", result: base, error: null, durationMs: null };
+  let final: JobRun = {
+    id,
+    job,
+    startedAt,
+    finishedAt: null,
+    status: "running",
+    result: base,
+    error: null,
+    durationMs: null,
+  };
   const finish = (status: RunStatus, result: Record<string, unknown>, error: string | null) => {
-    final = { ...final, status, result, error, finishedAt: new Date().toISOString(), durationMs: +(performance.now() - t0).toFixed(2) };
+    final = {
+      ...final,
+      status,
+      result,
+      error,
+      finishedAt: new Date().toISOString(),
+      durationMs: +(performance.now() - t0).toFixed(2),
+    };
     try {
-      db.prepare("UPDATE job_runs SET status = ?, finished_at = ?, result = ?, error = ?, duration_ms = ? WHERE id = ?").run(
-        status,
-        final.finishedAt,
-        JSON.stringify(result),
-        error,
-        final.durationMs,
-        id,
-      );
+      db.prepare(
+        "UPDATE job_runs SET status = ?, finished_at = ?, result = ?, error = ?, duration_ms = ? WHERE id = ?",
+      ).run(status, final.finishedAt, JSON.stringify(result), error, final.durationMs, id);
     } catch (e) {
       // The store went away (shutdown): the row stays `running` and the next run marks it interrupted.
       console.error(`[jobs] could not record the end of ${job} run ${id}:`, e instanceof Error ? e.message : e);

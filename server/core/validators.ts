@@ -8,9 +8,7 @@ export const MAX_QUERY_CHARS = 8_000;
 
 const noNul = (s: string) => !s.includes("\u0000");
 
-export const spaceName = z
-  .string()
-  .regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'");
+export const spaceName = z.string().regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'");
 
 export const memoryText = z
   .string()
@@ -47,7 +45,10 @@ export const searchInput = z.strictObject({
     .refine(noNul, "query must not contain NUL characters"),
   space: spaceName.optional(),
   k: z.number().int().min(1, "k must be at least 1").max(100, "k must be at most 100").optional(),
-  context: z.array(z.string().max(MAX_QUERY_CHARS).refine(noNul, "context must not contain NUL characters")).max(20).optional(),
+  context: z
+    .array(z.string().max(MAX_QUERY_CHARS).refine(noNul, "context must not contain NUL characters"))
+    .max(20)
+    .optional(),
   /** Debug Search: override retrieval settings for this query only. */
   options: z
     .strictObject({

@@ -69,24 +69,28 @@ export const settings = sqliteTable("settings", {
   updatedAt: text("updated_at").notNull().default(now),
 });
 
-export const conversations = sqliteTable("conversations", {
-  id: text("id").primaryKey(),
-  spaceId: text("space_id")
-    .notNull()
-    .references(() => spaces.id),
-  title: text("title").notNull().default("New conversation"),
-  /** Pinned conversations head the chat page's list. Titles and messages are searchable through conversation_fts (drizzle/0010). */
-  pinned: integer("pinned", { mode: "boolean" }).notNull().default(false),
-  createdAt: text("created_at").notNull().default(now),
-  updatedAt: text("updated_at").notNull().default(now),
-  /** Memory per conversation (server/chat/temporary-chats.ts): recall into prompts, store exchanges as memories. */
-  recallMemory: integer("recall_memory", { mode: "boolean" }).notNull().default(true),
-  storeMemory: integer("store_memory", { mode: "boolean" }).notNull().default(true),
-  /** A temporary chat: never stored as memory, deleted 24 h after it started or when its tab stops heartbeating. */
-  temporary: integer("temporary", { mode: "boolean" }).notNull().default(false),
-  expiresAt: text("expires_at"),
-  lastSeenAt: text("last_seen_at"),
-}, (t) => [index("conversations_temporary_idx").on(t.temporary, t.expiresAt)]);
+export const conversations = sqliteTable(
+  "conversations",
+  {
+    id: text("id").primaryKey(),
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id),
+    title: text("title").notNull().default("New conversation"),
+    /** Pinned conversations head the chat page's list. Titles and messages are searchable through conversation_fts (drizzle/0010). */
+    pinned: integer("pinned", { mode: "boolean" }).notNull().default(false),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+    /** Memory per conversation (server/chat/temporary-chats.ts): recall into prompts, store exchanges as memories. */
+    recallMemory: integer("recall_memory", { mode: "boolean" }).notNull().default(true),
+    storeMemory: integer("store_memory", { mode: "boolean" }).notNull().default(true),
+    /** A temporary chat: never stored as memory, deleted 24 h after it started or when its tab stops heartbeating. */
+    temporary: integer("temporary", { mode: "boolean" }).notNull().default(false),
+    expiresAt: text("expires_at"),
+    lastSeenAt: text("last_seen_at"),
+  },
+  (t) => [index("conversations_temporary_idx").on(t.temporary, t.expiresAt)],
+);
 
 export const messages = sqliteTable(
   "messages",
@@ -160,7 +164,10 @@ export const retrievalEvents = sqliteTable(
       .references(() => spaces.id),
     at: text("at").notNull(),
   },
-  (t) => [index("retrieval_events_space_at_idx").on(t.spaceId, t.at), index("retrieval_events_memory_idx").on(t.memoryId)],
+  (t) => [
+    index("retrieval_events_space_at_idx").on(t.spaceId, t.at),
+    index("retrieval_events_memory_idx").on(t.memoryId),
+  ],
 );
 
 export const jobRuns = sqliteTable("job_runs", {

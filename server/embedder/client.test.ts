@@ -22,7 +22,14 @@ test("toUnitVector rejects wrong dimension, non-finite values, non-arrays, empty
     [[1, Number.POSITIVE_INFINITY], 2, /non-finite/],
     [[1, null], 2, /non-finite/],
     [[1, "2"], 2, /non-finite/],
-    [[[1, 2], [3, 4]], 2, /non-finite/], // per-token (unpooled) output
+    [
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      2,
+      /non-finite/,
+    ], // per-token (unpooled) output
     ["1,2", 2, /not a number array/],
     [{ 0: 1, 1: 2, length: 2 }, 2, /not a number array/],
     [null, undefined, /not a number array/],
@@ -30,7 +37,11 @@ test("toUnitVector rejects wrong dimension, non-finite values, non-arrays, empty
     [[0, 0, 0], 3, /zero vector/],
   ];
   for (const [raw, dim, msg] of bad) {
-    assert.throws(() => toUnitVector(raw, dim), (e: unknown) => e instanceof EmbedderResponseError && msg.test(e.message), JSON.stringify(raw));
+    assert.throws(
+      () => toUnitVector(raw, dim),
+      (e: unknown) => e instanceof EmbedderResponseError && msg.test(e.message),
+      JSON.stringify(raw),
+    );
   }
 });
 
@@ -79,17 +90,25 @@ test("embeddings: nomic prefixes, unit vectors, batches of 32, order restored by
   const docs = await c.embedDocuments(texts);
   assert.equal(docs.length, 70);
   const posts = server.calls("/v1/embeddings");
-  assert.deepEqual(posts.map((p) => (p.body as { input: string[] }).input.length), [32, 32, 6]);
+  assert.deepEqual(
+    posts.map((p) => (p.body as { input: string[] }).input.length),
+    [32, 32, 6],
+  );
   assert.equal((posts[0]!.body as { input: string[] }).input[0], "search_document: text number 0 word0");
   docs.forEach((v, i) => {
     assert.equal(v.length, 16);
     assert.ok(Math.abs(norm(v) - 1) < 1e-6);
     // Same direction as the server's vector for the same (prefixed) text, despite the reversed reply.
     const expected = toUnitVector(server.vectorFor(`search_document: ${texts[i]}`), 16);
-    assert.ok(v.every((x, j) => Math.abs(x - expected[j]!) < 1e-6), `vector ${i} out of order`);
+    assert.ok(
+      v.every((x, j) => Math.abs(x - expected[j]!) < 1e-6),
+      `vector ${i} out of order`,
+    );
   });
   await c.embedQueries(["where is my dog"]);
-  assert.deepEqual((server.calls("/v1/embeddings").at(-1)!.body as { input: string[] }).input, ["search_query: where is my dog"]);
+  assert.deepEqual((server.calls("/v1/embeddings").at(-1)!.body as { input: string[] }).input, [
+    "search_query: where is my dog",
+  ]);
 });
 
 test("embeddings for a model without prefixes send the text as is", async () => {
@@ -117,7 +136,11 @@ test("bad answers are EmbedderResponseError; 503 and transport failures are Embe
     reset(mode);
     let failures = 0;
     const c = client({ onTransportError: () => failures++ });
-    await assert.rejects(c.embedDocuments(["one text", "two text"]), (e: unknown) => e instanceof cls && msg.test((e as Error).message), mode);
+    await assert.rejects(
+      c.embedDocuments(["one text", "two text"]),
+      (e: unknown) => e instanceof cls && msg.test((e as Error).message),
+      mode,
+    );
     // a 503 is tried once more (after baseUrl(), i.e. after the supervisor's wait); a 500 is not
     assert.equal(failures, transport ? (mode === "status-503" ? 2 : 1) : 0, `${mode}: onTransportError calls`);
   }
@@ -127,7 +150,10 @@ test("a server that does not answer in time is unavailable", async () => {
   reset("hang");
   let failures = 0;
   const c = client({ timeoutMs: 150, onTransportError: () => failures++ });
-  await assert.rejects(c.embedQueries(["anything"]), (e: unknown) => e instanceof EmbedderUnavailableError && /did not answer/.test((e as Error).message));
+  await assert.rejects(
+    c.embedQueries(["anything"]),
+    (e: unknown) => e instanceof EmbedderUnavailableError && /did not answer/.test((e as Error).message),
+  );
   assert.equal(failures, 1);
 });
 
@@ -159,12 +185,18 @@ test("a server listing no model, or answering 404, is a bad answer", async () =>
   reset();
   server.noModels = true;
   try {
-    await assert.rejects(client().info(), (e: unknown) => e instanceof EmbedderResponseError && /lists no model/.test((e as Error).message));
+    await assert.rejects(
+      client().info(),
+      (e: unknown) => e instanceof EmbedderResponseError && /lists no model/.test((e as Error).message),
+    );
   } finally {
     server.noModels = false;
   }
   const wrongBase = client({}, () => `${server.url}/nothing-here`);
-  await assert.rejects(wrongBase.info(), (e: unknown) => e instanceof EmbedderResponseError && /answered 404: not found/.test((e as Error).message));
+  await assert.rejects(
+    wrongBase.info(),
+    (e: unknown) => e instanceof EmbedderResponseError && /answered 404: not found/.test((e as Error).message),
+  );
 });
 
 test("tokenize accepts plain ids and {id, piece} objects", async () => {

@@ -68,7 +68,9 @@ export class HttpEmbedClient {
       // A timeout is not retried: the server took the whole budget once already.
       const retryable = (e as { name?: string })?.name !== "TimeoutError";
       throw Object.assign(
-        new EmbedderUnavailableError(`The embedding server did not answer (${e instanceof Error ? e.message : String(e)}). Nothing was written.`),
+        new EmbedderUnavailableError(
+          `The embedding server did not answer (${e instanceof Error ? e.message : String(e)}). Nothing was written.`,
+        ),
         { retryable },
       );
     }
@@ -80,7 +82,10 @@ export class HttpEmbedClient {
         /* plain text */
       }
       if (res.status >= 500) this.opts.onTransportError?.();
-      if (res.status === 503) throw Object.assign(new EmbedderUnavailableError(`embedding server answered 503: ${message}`), { retryable: true });
+      if (res.status === 503)
+        throw Object.assign(new EmbedderUnavailableError(`embedding server answered 503: ${message}`), {
+          retryable: true,
+        });
       throw new EmbedderResponseError(`embedding server answered ${res.status}: ${message}`);
     }
     try {
@@ -95,7 +100,10 @@ export class HttpEmbedClient {
     const body = await this.call<{ data?: { id: string; meta?: { n_embd?: number } }[] }>("/v1/models");
     const m = body.data?.[0];
     if (!m) throw new EmbedderResponseError("embedding server lists no model");
-    const model = m.id.split("/").pop()!.replace(/\.gguf$/i, "");
+    const model = m.id
+      .split("/")
+      .pop()!
+      .replace(/\.gguf$/i, "");
     let dim = m.meta?.n_embd;
     if (!dim) dim = (await this.embedRaw(["dimension probe"], undefined))[0]!.length;
     this.cached = { model, dim };
@@ -129,13 +137,19 @@ export class HttpEmbedClient {
   async embedQueries(texts: string[]): Promise<Float32Array[]> {
     const { model, dim } = await this.info();
     const p = prefixesFor(model).query;
-    return this.embedRaw(texts.map((t) => p + t), dim);
+    return this.embedRaw(
+      texts.map((t) => p + t),
+      dim,
+    );
   }
 
   async embedDocuments(texts: string[]): Promise<Float32Array[]> {
     const { model, dim } = await this.info();
     const p = prefixesFor(model).document;
-    return this.embedRaw(texts.map((t) => p + t), dim);
+    return this.embedRaw(
+      texts.map((t) => p + t),
+      dim,
+    );
   }
 
   async tokenize(text: string): Promise<number[]> {
@@ -159,7 +173,8 @@ export function toUnitVector(raw: unknown, dim: number | undefined): Float32Arra
   let norm = 0;
   for (let i = 0; i < raw.length; i++) {
     const x = raw[i];
-    if (typeof x !== "number" || !Number.isFinite(x)) throw new EmbedderResponseError("embedding holds a non-finite value");
+    if (typeof x !== "number" || !Number.isFinite(x))
+      throw new EmbedderResponseError("embedding holds a non-finite value");
     v[i] = x;
     norm += x * x;
   }

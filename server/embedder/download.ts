@@ -88,7 +88,10 @@ export async function checkReachable(url: string, timeoutMs = 3000): Promise<voi
       new Promise((_, rej) => setTimeout(() => rej(new Error("DNS lookup timed out")), timeoutMs).unref()),
     ]);
   } catch (e) {
-    throw new DownloadError("offline", `cannot reach ${host} (${e instanceof Error ? e.message : String(e)}): this machine looks offline`);
+    throw new DownloadError(
+      "offline",
+      `cannot reach ${host} (${e instanceof Error ? e.message : String(e)}): this machine looks offline`,
+    );
   }
 }
 
@@ -157,13 +160,17 @@ export async function downloadModel(o: DownloadOptions): Promise<DownloadResult>
       total = (await attemptOnce(o, part, attempt, stallMs, total)) ?? total;
       break;
     } catch (e) {
-      if (o.signal?.aborted) throw new DownloadError("aborted", "the download was cancelled (the partial file is kept for a resume)");
+      if (o.signal?.aborted)
+        throw new DownloadError("aborted", "the download was cancelled (the partial file is kept for a resume)");
       if (!(e instanceof Retryable)) throw e;
       // An attempt that brought bytes is progress, not a failure: only attempts that got nowhere count.
       if (sizeOf(part) > before) failures = 0;
       else failures++;
       if (failures > retries) {
-        throw new DownloadError("network", `${e.message}; gave up after ${retries} retries (the partial file ${part} is kept: run again to resume)`);
+        throw new DownloadError(
+          "network",
+          `${e.message}; gave up after ${retries} retries (the partial file ${part} is kept: run again to resume)`,
+        );
       }
       const wait = backoffMs * 2 ** Math.max(0, failures - 1);
       log(`${e.message}; retrying in ${(wait / 1000).toFixed(0)} s (resuming at ${sizeOf(part)} bytes)`);
@@ -171,12 +178,21 @@ export async function downloadModel(o: DownloadOptions): Promise<DownloadResult>
         const t = setTimeout(r, wait);
         o.signal?.addEventListener("abort", () => (clearTimeout(t), r()), { once: true });
       });
-      if (o.signal?.aborted) throw new DownloadError("aborted", "the download was cancelled (the partial file is kept for a resume)");
+      if (o.signal?.aborted)
+        throw new DownloadError("aborted", "the download was cancelled (the partial file is kept for a resume)");
     }
   }
 
   const bytes = sizeOf(part);
-  o.onProgress?.({ phase: "verifying", done: bytes, total: total ?? bytes, bytesPerSec: 0, etaSec: 0, resumedFrom: 0, attempt });
+  o.onProgress?.({
+    phase: "verifying",
+    done: bytes,
+    total: total ?? bytes,
+    bytesPerSec: 0,
+    etaSec: 0,
+    resumedFrom: 0,
+    attempt,
+  });
   const head = Buffer.alloc(4);
   const fd = fs.openSync(part, "r");
   fs.readSync(fd, head, 0, 4, 0);
@@ -185,11 +201,17 @@ export async function downloadModel(o: DownloadOptions): Promise<DownloadResult>
   const expected = o.sha256?.trim().toLowerCase() || null;
   if (expected && sha !== expected) {
     fs.rmSync(part, { force: true });
-    throw new DownloadError("sha256", `sha256 mismatch: expected ${expected}, got ${sha} (${bytes} bytes). The partial file was deleted; nothing was installed.`);
+    throw new DownloadError(
+      "sha256",
+      `sha256 mismatch: expected ${expected}, got ${sha} (${bytes} bytes). The partial file was deleted; nothing was installed.`,
+    );
   }
   if (o.expectedBytes && bytes !== o.expectedBytes) {
     fs.rmSync(part, { force: true });
-    throw new DownloadError("size", `size mismatch: expected ${o.expectedBytes} bytes, got ${bytes}. The partial file was deleted.`);
+    throw new DownloadError(
+      "size",
+      `size mismatch: expected ${o.expectedBytes} bytes, got ${bytes}. The partial file was deleted.`,
+    );
   }
   if (head.toString("ascii") !== "GGUF") {
     fs.rmSync(part, { force: true });
@@ -200,7 +222,13 @@ export async function downloadModel(o: DownloadOptions): Promise<DownloadResult>
 }
 
 /** One HTTP request from the current `.part` size; returns the total size. Retryable errors may resume. */
-async function attemptOnce(o: DownloadOptions, part: string, attempt: number, stallMs: number, knownTotal: number | null): Promise<number | null> {
+async function attemptOnce(
+  o: DownloadOptions,
+  part: string,
+  attempt: number,
+  stallMs: number,
+  knownTotal: number | null,
+): Promise<number | null> {
   let offset = sizeOf(part);
   if (knownTotal && offset === knownTotal) return knownTotal; // complete already: verify
   const ctrl = new AbortController();
@@ -217,12 +245,24 @@ async function attemptOnce(o: DownloadOptions, part: string, attempt: number, st
     timer.unref();
   };
   touch();
-  o.onProgress?.({ phase: "connecting", done: offset, total: knownTotal, bytesPerSec: 0, etaSec: null, resumedFrom: offset, attempt });
+  o.onProgress?.({
+    phase: "connecting",
+    done: offset,
+    total: knownTotal,
+    bytesPerSec: 0,
+    etaSec: null,
+    resumedFrom: offset,
+    attempt,
+  });
   let out: fs.WriteStream | null = null;
   try {
     let res: Response;
     try {
-      res = await fetch(o.url, { redirect: "follow", signal: ctrl.signal, headers: offset > 0 ? { range: `bytes=${offset}-` } : {} });
+      res = await fetch(o.url, {
+        redirect: "follow",
+        signal: ctrl.signal,
+        headers: offset > 0 ? { range: `bytes=${offset}-` } : {},
+      });
     } catch (e) {
       if (o.signal?.aborted) throw e;
       throw new Retryable(stalled ? `no answer for ${stallMs / 1000} s` : `connection failed (${causeOf(e)})`);
@@ -246,7 +286,9 @@ async function attemptOnce(o: DownloadOptions, part: string, attempt: number, st
       if (!cr || cr.start !== offset) {
         await res.body.cancel();
         fs.rmSync(part, { force: true });
-        throw new Retryable(`the server resumed at the wrong position (${res.headers.get("content-range")}); starting again`);
+        throw new Retryable(
+          `the server resumed at the wrong position (${res.headers.get("content-range")}); starting again`,
+        );
       }
       total = cr.total;
       o.log?.(`resuming at ${offset} of ${total ?? "?"} bytes`);
@@ -271,17 +313,37 @@ async function attemptOnce(o: DownloadOptions, part: string, attempt: number, st
         if (Date.now() - lastReport >= 200) {
           lastReport = Date.now();
           const rate = speed.rate();
-          o.onProgress?.({ phase: "downloading", done, total, bytesPerSec: rate, etaSec: total && rate > 0 ? (total - done) / rate : null, resumedFrom: offset, attempt });
+          o.onProgress?.({
+            phase: "downloading",
+            done,
+            total,
+            bytesPerSec: rate,
+            etaSec: total && rate > 0 ? (total - done) / rate : null,
+            resumedFrom: offset,
+            attempt,
+          });
         }
       }
     } catch (e) {
       if (o.signal?.aborted) throw e;
-      throw new Retryable(stalled ? `no data for ${stallMs / 1000} s at ${done} bytes` : `connection dropped at ${done} bytes (${causeOf(e)})`);
+      throw new Retryable(
+        stalled
+          ? `no data for ${stallMs / 1000} s at ${done} bytes`
+          : `connection dropped at ${done} bytes (${causeOf(e)})`,
+      );
     } finally {
       await new Promise<void>((resolve) => out!.end(() => resolve()));
       out = null;
     }
-    o.onProgress?.({ phase: "downloading", done, total, bytesPerSec: speed.rate(), etaSec: 0, resumedFrom: offset, attempt });
+    o.onProgress?.({
+      phase: "downloading",
+      done,
+      total,
+      bytesPerSec: speed.rate(),
+      etaSec: 0,
+      resumedFrom: offset,
+      attempt,
+    });
     if (total !== null && done < total) throw new Retryable(`connection closed early at ${done} of ${total} bytes`);
     return total ?? done;
   } finally {

@@ -30,7 +30,7 @@ import { HttpEmbedClient } from "./client";
 import { checkInvariant } from "../memory/store";
 import { addDocument } from "../services/document-service";
 import { addMemories, remember } from "../memory/write";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { englishText } from "../test/english-text";
 import { writeTinyLlamaGguf } from "../test/gguf/write-tiny-llama";
@@ -39,7 +39,8 @@ import { EmbedderSupervisor, EmbedderUnavailableError, type SupervisorOptions } 
 
 const DOUBLE = path.join(process.cwd(), "server", "test", "faulty-embedding-server.ts");
 delete process.env.MEMO_EMBED_PORT; // each (re)start picks a free port
-for (const k of ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL"]) delete process.env[k];
+for (const k of ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL"])
+  delete process.env[k];
 
 const sups: EmbedderSupervisor[] = [];
 const stores: TempStore[] = [];
@@ -80,7 +81,9 @@ function supervisor(opts: SupervisorOptions = {}): { sup: EmbedderSupervisor; lo
 function context(sup: EmbedderSupervisor): { ctx: MemoContext; store: TempStore } {
   const store = openTempStore();
   stores.push(store);
-  const embedder = new HttpEmbedClient(() => sup.ensureHealthy(10_000), { onTransportError: () => sup.reportFailure() });
+  const embedder = new HttpEmbedClient(() => sup.ensureHealthy(10_000), {
+    onTransportError: () => sup.reportFailure(),
+  });
   return { ctx: { db: store.sqlite, embedder, embedderStatus: () => sup.status() }, store };
 }
 
@@ -98,7 +101,11 @@ async function killAndTimeRestart(sup: EmbedderSupervisor, signal: NodeJS.Signal
   const t0 = Date.now();
   process.kill(pid, signal);
   try {
-    await waitFor(() => sup.status().status === "ready" && sup.pid !== null && sup.pid !== pid, 10_000, `a replacement after ${signal}`);
+    await waitFor(
+      () => sup.status().status === "ready" && sup.pid !== null && sup.pid !== pid,
+      10_000,
+      `a replacement after ${signal}`,
+    );
   } finally {
     if (signal === "SIGSTOP") {
       try {
@@ -115,7 +122,10 @@ test("SIGKILL mid-ingestion: the supervisor restarts the server within 5 s, the 
   const { sup } = supervisor();
   await sup.ensureHealthy(30_000);
   const { ctx, store } = context(sup);
-  const queue = new IngestQueue(ctx, { uploadsDir: path.join(store.dir, "uploads"), ingest: { maxTokens: 48, batchSize: 2 } });
+  const queue = new IngestQueue(ctx, {
+    uploadsDir: path.join(store.dir, "uploads"),
+    ingest: { maxTokens: 48, batchSize: 2 },
+  });
   queues.push(queue);
   // addDocument goes through the app's queue for this store: the one above (queueFor is keyed by store)
   const g = globalThis as unknown as { __memoIngestQueues?: WeakMap<object, IngestQueue> };
@@ -131,22 +141,38 @@ test("SIGKILL mid-ingestion: the supervisor restarts the server within 5 s, the 
   const done = getDocument(store.sqlite, row.id)!;
   assert.equal(done.status, "done", done.error ?? "");
   assert.ok(done.chunksTotal > before.chunksDone, "it went on after the restart");
-  const memories = store.sqlite.prepare("SELECT count(*) AS n FROM memories WHERE document_id = ? AND soft_deleted = 0").get(row.id) as { n: number };
+  const memories = store.sqlite
+    .prepare("SELECT count(*) AS n FROM memories WHERE document_id = ? AND soft_deleted = 0")
+    .get(row.id) as { n: number };
   assert.equal(memories.n, done.chunksTotal, "every chunk stored exactly once");
   assert.deepEqual(checkInvariant(store.sqlite), []);
-  console.log(`[faults] SIGKILL mid-ingestion: restarted in ${restartMs} ms; ${done.chunksTotal} chunks, ${before.chunksDone} written before the kill`);
+  console.log(
+    `[faults] SIGKILL mid-ingestion: restarted in ${restartMs} ms; ${done.chunksTotal} chunks, ${before.chunksDone} written before the kill`,
+  );
 });
 
 test("SIGKILL mid-chat (before recall, and again during the reply): the turn answers with memories, the exchange is persisted after the restart", async () => {
   const { sup } = supervisor();
   await sup.ensureHealthy(30_000);
   const { ctx, store } = context(sup);
-  saveProviderSettings(store.sqlite, { active: "openai", openai: { baseUrl: fixture.url, model: FIXTURE_MODEL }, timeoutSec: 10 });
-  const queue = new PersistQueue(() => ctx, { baseDelayMs: 200, maxDelayMs: 1000, maxAttempts: 8, log: () => undefined });
+  saveProviderSettings(store.sqlite, {
+    active: "openai",
+    openai: { baseUrl: fixture.url, model: FIXTURE_MODEL },
+    timeoutSec: 10,
+  });
+  const queue = new PersistQueue(() => ctx, {
+    baseDelayMs: 200,
+    maxDelayMs: 1000,
+    maxAttempts: 8,
+    log: () => undefined,
+  });
   await remember(ctx, "My bicycle is a green Dutch city bike called Bram", "chat");
   const events: TurnEvent[] = [];
   const restarts: number[] = [];
-  for await (const ev of runTurn({ memo: ctx, persist: queue }, { space: "chat", message: "What colour is my bicycle Bram?" })) {
+  for await (const ev of runTurn(
+    { memo: ctx, persist: queue },
+    { space: "chat", message: "What colour is my bicycle Bram?" },
+  )) {
     events.push(ev);
     if (ev.type === "start" || ev.type === "provider") {
       // The generator waits at this event: the next step (recall; then the reply and the persist) meets a dead server.
@@ -158,7 +184,10 @@ test("SIGKILL mid-chat (before recall, and again during the reply): the turn ans
   }
   const recall = events.find((e) => e.type === "recall") as Extract<TurnEvent, { type: "recall" }>;
   assert.equal(recall.error, null, "recall waited for the restarted server");
-  assert.ok(recall.memories.some((m) => /green Dutch city bike/.test(m.content)), "and found the memory");
+  assert.ok(
+    recall.memories.some((m) => /green Dutch city bike/.test(m.content)),
+    "and found the memory",
+  );
   const done = events.find((e) => e.type === "done");
   assert.ok(done, `the turn finished: ${JSON.stringify(events.at(-1))}`);
   await queue.drain();
@@ -180,7 +209,9 @@ test("a hung server (SIGSTOP) in the middle of a write: detected, killed and rep
   process.kill(pid, "SIGSTOP");
   const t0 = Date.now();
   let restartMs = 0;
-  const replaced = waitFor(() => sup.status().status === "ready" && sup.pid !== pid, 10_000, "a replacement").then(() => (restartMs = Date.now() - t0));
+  const replaced = waitFor(() => sup.status().status === "ready" && sup.pid !== pid, 10_000, "a replacement").then(
+    () => (restartMs = Date.now() - t0),
+  );
   try {
     const r = await remember(ctx, "The spare house key is under the blue flowerpot", "hang");
     assert.equal(r.ids.length, 1);
@@ -213,7 +244,12 @@ test("garbage and wrong-dimension answers: the write fails with a clear 502, the
     );
     const se = asServiceError(err);
     assert.equal(se?.status, 502, `${fault}: ${String(err)}`);
-    assert.match(se!.message, fault === "garbage" ? /gave a bad answer: .*not JSON.*Nothing was written/ : /gave a bad answer: embedding has 15 dimensions; the model has 16.*Nothing was written/);
+    assert.match(
+      se!.message,
+      fault === "garbage"
+        ? /gave a bad answer: .*not JSON.*Nothing was written/
+        : /gave a bad answer: embedding has 15 dimensions; the model has 16.*Nothing was written/,
+    );
     assert.deepEqual(rawCounts(store.sqlite), { memories: 0, vec: 0, fts: 0, trash: 0 });
     // the same fault during ingestion: the document fails with the reason on its row (the Ingest page shows it)
     const queue = new IngestQueue(ctx, { uploadsDir: path.join(store.dir, "uploads"), ingest: { maxTokens: 48 } });
@@ -232,17 +268,40 @@ test("garbage and wrong-dimension answers: the write fails with a clear 502, the
 
 test("start faults end in state 'failed' with the reason, and writes then fail at once instead of waiting", async () => {
   const cases: { name: string; opts: SupervisorOptions; reason: RegExp }[] = [
-    { name: "spawn error (missing program)", opts: { nodePath: "/nonexistent/memo-node" }, reason: /could not start the embedding server: spawn \/nonexistent\/memo-node ENOENT/ },
-    { name: "crash loop (exits at start)", opts: { script: DOUBLE, scriptArgs: ["--fault", "exit"] }, reason: /exited \(code 3\).*exiting on purpose/ },
-    { name: "/health answers 503 forever", opts: { script: DOUBLE, scriptArgs: ["--fault", "loading"], startTimeoutMs: 600 }, reason: /did not become healthy within 600 ms/ },
-    { name: "never listens", opts: { script: DOUBLE, scriptArgs: ["--fault", "silent"], startTimeoutMs: 600 }, reason: /did not start listening within 600 ms/ },
+    {
+      name: "spawn error (missing program)",
+      opts: { nodePath: "/nonexistent/memo-node" },
+      reason: /could not start the embedding server: spawn \/nonexistent\/memo-node ENOENT/,
+    },
+    {
+      name: "crash loop (exits at start)",
+      opts: { script: DOUBLE, scriptArgs: ["--fault", "exit"] },
+      reason: /exited \(code 3\).*exiting on purpose/,
+    },
+    {
+      name: "/health answers 503 forever",
+      opts: { script: DOUBLE, scriptArgs: ["--fault", "loading"], startTimeoutMs: 600 },
+      reason: /did not become healthy within 600 ms/,
+    },
+    {
+      name: "never listens",
+      opts: { script: DOUBLE, scriptArgs: ["--fault", "silent"], startTimeoutMs: 600 },
+      reason: /did not start listening within 600 ms/,
+    },
   ];
   for (const c of cases) {
     injected.push(c.name);
     const { sup, logs } = supervisor({ maxStartFailures: 2, backoffMinMs: 20, backoffMaxMs: 40, ...c.opts });
-    await waitFor(() => sup.status().status === "failed", 15_000, `${c.name}: state failed (${sup.status().status}: ${sup.status().lastError})`);
+    await waitFor(
+      () => sup.status().status === "failed",
+      15_000,
+      `${c.name}: state failed (${sup.status().status}: ${sup.status().lastError})`,
+    );
     assert.match(sup.status().lastError ?? "", c.reason, c.name);
-    assert.ok(logs.some((l) => /giving up after 2 failed starts/.test(l)), c.name);
+    assert.ok(
+      logs.some((l) => /giving up after 2 failed starts/.test(l)),
+      c.name,
+    );
     assert.equal(sup.pid, null, `${c.name}: no child left`);
     const t0 = Date.now();
     await assert.rejects(sup.ensureHealthy(10_000), (e: unknown) => {
@@ -275,13 +334,19 @@ test("an app killed with SIGKILL takes its embedding server and its local chat s
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-children-"));
   const model = path.join(dir, "tiny-chat.gguf");
   writeTinyLlamaGguf(model);
-  const harness = spawn(process.execPath, ["--import", "tsx", path.join(process.cwd(), "server", "test", "children-harness.ts"), model], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, MEMO_EMBED_MODEL: "use-lite", MEMO_CHAT_THREADS: "1", MEMO_LLAMA_SERVER: "" },
-  });
+  const harness = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(process.cwd(), "server", "test", "children-harness.ts"), model],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, MEMO_EMBED_MODEL: "use-lite", MEMO_CHAT_THREADS: "1", MEMO_LLAMA_SERVER: "" },
+    },
+  );
   try {
     const pids = await new Promise<{ embedder: number; chat: number }>((resolve, reject) => {
-      readline.createInterface({ input: harness.stdout! }).on("line", (l) => l.startsWith("CHILDREN ") && resolve(JSON.parse(l.slice(9))));
+      readline
+        .createInterface({ input: harness.stdout! })
+        .on("line", (l) => l.startsWith("CHILDREN ") && resolve(JSON.parse(l.slice(9))));
       harness.once("exit", (code) => reject(new Error(`the harness exited (${code}) before its children were ready`)));
     });
     assert.ok(alive(pids.embedder) && alive(pids.chat));

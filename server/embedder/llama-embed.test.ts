@@ -140,7 +140,16 @@ test("/tokenize uses the GGUF's WordPiece vocabulary", async () => {
     return i;
   };
   // lowercased, split at punctuation, "memos" = "memo" + "##s"
-  assert.deepEqual(r.body.tokens, [id("search"), id("_"), id("query"), id(":"), id("memo"), id("##s"), id("about"), id("coffee")]);
+  assert.deepEqual(r.body.tokens, [
+    id("search"),
+    id("_"),
+    id("query"),
+    id(":"),
+    id("memo"),
+    id("##s"),
+    id("about"),
+    id("coffee"),
+  ]);
   const bad = await post<{ error: { message: string } }>(base, "/tokenize", { text: "x" });
   assert.equal(bad.status, 400);
 });

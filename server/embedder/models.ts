@@ -118,6 +118,13 @@ export function findLlamaServer(): string | undefined {
     const candidate = path.join(dir, "llama-server");
     if (dir && fs.existsSync(candidate)) return candidate;
   }
-  const local = path.join(/* turbopackIgnore: true */ process.cwd(), "data", "llama.cpp", "build", "bin", "llama-server");
+  const local = path.join(
+    /* turbopackIgnore: true */ process.cwd(),
+    "data",
+    "llama.cpp",
+    "build",
+    "bin",
+    "llama-server",
+  );
   return fs.existsSync(local) ? local : undefined;
 }

@@ -86,7 +86,11 @@ test("starts the bundled USE-lite server and serves 512-d vectors", async () => 
   assert.equal(st.fallback, true);
   assert.equal(st.restarts, 0);
   assert.ok(st.pid && alive(st.pid));
-  const [a, b, a2] = await embed(base, ["the cat sat on the mat", "quarterly tax filing deadline", "the cat sat on the mat"]);
+  const [a, b, a2] = await embed(base, [
+    "the cat sat on the mat",
+    "quarterly tax filing deadline",
+    "the cat sat on the mat",
+  ]);
   assert.equal(a!.length, 512);
   assert.deepEqual(a2, a);
   assert.notDeepEqual(b, a);
@@ -123,7 +127,10 @@ test("a hung server (SIGSTOP) fails its health checks, is killed and restarted",
     if (alive(pid)) process.kill(pid, "SIGCONT"); // only if the supervisor failed to kill it
   }
   const detectedMs = Date.now() - stoppedAt;
-  assert.match(sup.status().lastError ?? "", /exited \(SIGKILL\) after the supervisor killed it: .*stopped answering \/health/);
+  assert.match(
+    sup.status().lastError ?? "",
+    /exited \(SIGKILL\) after the supervisor killed it: .*stopped answering \/health/,
+  );
   assert.ok(logs.some((l) => /stopped answering \/health/.test(l)));
   assert.equal(alive(pid), false, "the hung process was killed");
   // 2 failed checks at a 300 ms interval with a 300 ms timeout, plus a 100–400 ms backoff
@@ -194,11 +201,17 @@ test("main.ts --watch-stdin exits when its parent is SIGKILLed", async () => {
     const parent = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
     children.add(parent.pid!);
     const grandchild = await new Promise<number>((resolve, reject) => {
-      readline.createInterface({ input: parent.stdout! }).on("line", (l) => resolve((JSON.parse(l) as { pid: number }).pid));
+      readline
+        .createInterface({ input: parent.stdout! })
+        .on("line", (l) => resolve((JSON.parse(l) as { pid: number }).pid));
       parent.once("exit", () => reject(new Error("parent exited early")));
     });
     children.add(grandchild);
-    await waitFor(() => fs.existsSync(out) && fs.readFileSync(out, "utf8").includes('"ready"'), 20_000, "main.ts to load");
+    await waitFor(
+      () => fs.existsSync(out) && fs.readFileSync(out, "utf8").includes('"ready"'),
+      20_000,
+      "main.ts to load",
+    );
     assert.ok(alive(grandchild));
     parent.kill("SIGKILL");
     await waitFor(() => !alive(grandchild), 5_000, "main.ts to follow its dead parent");

@@ -55,7 +55,25 @@ function nativeLaunch(native: string, model: string, port: number): ChildLaunch 
   const threads = String(embedThreads());
   return {
     command: native,
-    args: ["-m", model, "--embeddings", "--host", "127.0.0.1", "--port", String(port), "-c", ctx, "-b", ctx, "-ub", ctx, "-t", threads, "-tb", threads],
+    args: [
+      "-m",
+      model,
+      "--embeddings",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "-c",
+      ctx,
+      "-b",
+      ctx,
+      "-ub",
+      ctx,
+      "-t",
+      threads,
+      "-tb",
+      threads,
+    ],
     stdin: "ignore",
     baseUrl: `http://127.0.0.1:${port}`,
     engine: `native llama-server (${native})`,
@@ -143,7 +161,8 @@ export class EmbedderSupervisor {
       const port = embedPort();
       return port ? nativeLaunch(native, model, port) : freePort().then((p) => nativeLaunch(native, model, p));
     }
-    const script = this.opts.script ?? path.join(/* turbopackIgnore: true */ process.cwd(), "server", "embedder", "main.ts");
+    const script =
+      this.opts.script ?? path.join(/* turbopackIgnore: true */ process.cwd(), "server", "embedder", "main.ts");
     const args = ["--import", "tsx", script, "--port", String(embedPort()), "--watch-stdin"];
     if (this.choice.kind === "gguf") args.push("--model", this.choice.path);
     if (process.env.MEMO_EMBED_THREADS) args.push("--threads", process.env.MEMO_EMBED_THREADS);

@@ -32,10 +32,16 @@ export function useLiteTokenizer(): Promise<{ encode(text: string): number[] }> 
 }
 
 /** A token counter for `model`: local for USE-lite, else the server's /tokenize (`tokenize`). */
-export async function tokenCounterFor(model: string, tokenize: (text: string) => Promise<number[]>): Promise<TokenCounter> {
+export async function tokenCounterFor(
+  model: string,
+  tokenize: (text: string) => Promise<number[]>,
+): Promise<TokenCounter> {
   if (model === USE_LITE_MODEL_ID) {
     const t = await useLiteTokenizer();
-    return { source: `${USE_LITE_MODEL_ID} SentencePiece tokenizer (in process)`, count: async (text) => t.encode(text).length };
+    return {
+      source: `${USE_LITE_MODEL_ID} SentencePiece tokenizer (in process)`,
+      count: async (text) => t.encode(text).length,
+    };
   }
   return { source: "embedding server /tokenize", count: async (text) => (await tokenize(text)).length };
 }

@@ -17,14 +17,23 @@ export function clearedSessionCookie(req: Request): string {
   return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure}`;
 }
 
-const loginInput = z.strictObject({ password: z.string().min(1, "enter the password").max(MAX_PASSWORD_CHARS * 4, "password too long") });
+const loginInput = z.strictObject({
+  password: z
+    .string()
+    .min(1, "enter the password")
+    .max(MAX_PASSWORD_CHARS * 4, "password too long"),
+});
 
 /** POST /api/auth/login { password } → 200 { ok, expiresAt } with the session cookie; 401 wrong password; 429 rate-limited. */
 export function loginHandler(req: Request): Promise<Response> {
   return handle(async () => {
     const { password } = await readBody(req, loginInput, 16 * 1024);
     const db = getDb().sqlite;
-    const r = await signIn(db, { password, ip: clientAddress(req.headers, accessConfig()), userAgent: req.headers.get("user-agent") });
+    const r = await signIn(db, {
+      password,
+      ip: clientAddress(req.headers, accessConfig()),
+      userAgent: req.headers.get("user-agent"),
+    });
     if (!r.ok) {
       const headers: Record<string, string> = { "cache-control": "no-store" };
       if (r.retryAfterS) headers["retry-after"] = String(r.retryAfterS);

@@ -31,7 +31,8 @@ function handleImport(kind: ImportKind, req: Request) {
   return handle(async () => {
     const url = new URL(req.url);
     const space = spaceParam(url);
-    const label = url.searchParams.get("filename")?.trim() || (kind === "chatgpt" ? "conversations.json" : "request body");
+    const label =
+      url.searchParams.get("filename")?.trim() || (kind === "chatgpt" ? "conversations.json" : "request body");
     const data = await readBody(req, z.unknown(), MAX_IMPORT_BYTES);
     const target = kind === "chatgpt" ? (space ?? DEFAULT_SPACE) : (space ?? null);
     const plan = kind === "chatgpt" ? planChatGptImport(data, target!) : planExportImport(data, space);

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { addMemories } from "../memory/write";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import {
@@ -32,7 +32,15 @@ let fixture: OpenAIFixtureServer;
 let queue: PersistQueue;
 
 before(async () => {
-  for (const k of ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_ANTHROPIC_API_KEY", "MEMO_CHAT_MODEL"]) delete process.env[k];
+  for (const k of [
+    "MEMO_PROVIDER",
+    "MEMO_OPENAI_BASE_URL",
+    "MEMO_OPENAI_API_KEY",
+    "MEMO_OPENAI_MODEL",
+    "MEMO_ANTHROPIC_API_KEY",
+    "MEMO_CHAT_MODEL",
+  ])
+    delete process.env[k];
   store = openTempStore();
   memo = { db: store.sqlite, embedder: await inProcessEmbedder() };
   fixture = await OpenAIFixtureServer.start();
@@ -46,7 +54,11 @@ after(async () => {
 });
 
 const post = (body: unknown, headers: Record<string, string> = {}) =>
-  new Request("http://memo.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  new Request("http://memo.test/v1/chat/completions", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 
 async function status(p: Promise<unknown>): Promise<number> {
   try {
@@ -61,22 +73,53 @@ test("bad requests are 4xx with OpenAI's error shape", async () => {
   assert.equal(await status(readCompletionRequest(post(""))), 400);
   assert.equal(await status(readCompletionRequest(post("{nope"))), 400);
   assert.equal(await status(readCompletionRequest(post({ model: "memo", messages: [] }))), 400);
-  assert.equal(await status(readCompletionRequest(post({ model: "memo", messages: [{ role: "user", content: "x" }], tools: [{ type: "function" }] }))), 400);
+  assert.equal(
+    await status(
+      readCompletionRequest(
+        post({ model: "memo", messages: [{ role: "user", content: "x" }], tools: [{ type: "function" }] }),
+      ),
+    ),
+    400,
+  );
   assert.equal(await status(readCompletionRequest(post("x".repeat(3 * 1024 * 1024)))), 413);
-  const r = openAIErrorResponse(new OpenAIHttpError(400, "messages must not be empty", "invalid_request_error", "invalid_request", "messages"));
-  assert.deepEqual(await r.json(), { error: { message: "messages must not be empty", type: "invalid_request_error", param: "messages", code: "invalid_request" } });
+  const r = openAIErrorResponse(
+    new OpenAIHttpError(400, "messages must not be empty", "invalid_request_error", "invalid_request", "messages"),
+  );
+  assert.deepEqual(await r.json(), {
+    error: {
+      message: "messages must not be empty",
+      type: "invalid_request_error",
+      param: "messages",
+      code: "invalid_request",
+    },
+  });
   const pe = await openAIErrorResponse(new ProviderError("bad_model", "no model x", "openai")).json();
-  assert.deepEqual(pe, { error: { message: "no model x", type: "invalid_request_error", param: "model", code: "model_not_found" } });
+  assert.deepEqual(pe, {
+    error: { message: "no model x", type: "invalid_request_error", param: "model", code: "model_not_found" },
+  });
   // Clients send fields Memo does not use: they are accepted.
-  assert.ok(chatCompletionRequest.safeParse({ model: "m", messages: [{ role: "user", content: "x", name: "bob" }], top_p: 1, user: "u" }).success);
+  assert.ok(
+    chatCompletionRequest.safeParse({
+      model: "m",
+      messages: [{ role: "user", content: "x", name: "bob" }],
+      top_p: 1,
+      user: "u",
+    }).success,
+  );
 });
 
 test("model names: memo, <provider>:<model>, or a model of the selected provider", () => {
   assert.equal(resolveModel(store.sqlite, "memo").model, undefined);
   assert.equal(resolveModel(store.sqlite, "openai:fixture-echo-2").model, "fixture-echo-2");
   assert.equal(resolveModel(store.sqlite, "gpt-4o").model, "gpt-4o");
-  assert.throws(() => resolveModel(store.sqlite, "anthropic:claude-x"), (e: unknown) => e instanceof OpenAIHttpError && e.status === 404);
-  assert.deepEqual(listModels(store.sqlite).data.map((m) => m.id), ["memo", "openai:fixture-echo"]);
+  assert.throws(
+    () => resolveModel(store.sqlite, "anthropic:claude-x"),
+    (e: unknown) => e instanceof OpenAIHttpError && e.status === 404,
+  );
+  assert.deepEqual(
+    listModels(store.sqlite).data.map((m) => m.id),
+    ["memo", "openai:fixture-echo"],
+  );
 });
 
 test("the memory block joins the client's system prompt, from the space in the header (over the body field)", async () => {
@@ -92,18 +135,30 @@ test("the memory block joins the client's system prompt, from the space in the h
   assert.equal(p.space, "home");
   assert.equal(p.recalled.length, 1);
   assert.equal(p.messages.length, 2);
-  assert.ok(p.messages[0]!.content.startsWith(`Be brief.\n\n${MEMORY_PREAMBLE}\n\n[Relevant Memories]\n- `), p.messages[0]!.content);
+  assert.ok(
+    p.messages[0]!.content.startsWith(`Be brief.\n\n${MEMORY_PREAMBLE}\n\n[Relevant Memories]\n- `),
+    p.messages[0]!.content,
+  );
   assert.match(p.messages[0]!.content, /\n- \d{4}-\d{2}-\d{2}: The spare bike key hangs/);
-  const noSys = chatCompletionRequest.parse({ model: "memo", messages: [{ role: "user", content: "spare bike key?" }] });
+  const noSys = chatCompletionRequest.parse({
+    model: "memo",
+    messages: [{ role: "user", content: "spare bike key?" }],
+  });
   const q = await prepareCompletion(memo, post(noSys, { "x-memo-space": "home" }), noSys);
   assert.equal(q.messages[0]!.role, "system");
   assert.equal(q.messages.length, 2);
   const bad = chatCompletionRequest.parse({ model: "memo", messages: [{ role: "user", content: "x" }] });
-  await assert.rejects(prepareCompletion(memo, post(bad, { "x-memo-space": "not valid!" }), bad), (e: unknown) => e instanceof OpenAIHttpError && e.status === 400);
+  await assert.rejects(
+    prepareCompletion(memo, post(bad, { "x-memo-space": "not valid!" }), bad),
+    (e: unknown) => e instanceof OpenAIHttpError && e.status === 400,
+  );
 });
 
 test("non-streaming and streaming answers in OpenAI's shapes; each exchange is persisted", async () => {
-  const body = chatCompletionRequest.parse({ model: "memo", messages: [{ role: "user", content: "Where is the spare bike key?" }] });
+  const body = chatCompletionRequest.parse({
+    model: "memo",
+    messages: [{ role: "user", content: "Where is the spare bike key?" }],
+  });
   const p = await prepareCompletion(memo, post(body, { "x-memo-space": "home" }), body);
   const r = (await (await completeNonStreaming(memo, p, new AbortController().signal, queue)).json()) as {
     object: string;
@@ -115,27 +170,45 @@ test("non-streaming and streaming answers in OpenAI's shapes; each exchange is p
   assert.equal(r.choices[0]!.finish_reason, "stop");
   assert.equal(r.memo.recalled.length, 1);
 
-  const sbody = chatCompletionRequest.parse({ model: "memo", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Which door is the bike key behind?" }] });
+  const sbody = chatCompletionRequest.parse({
+    model: "memo",
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: "user", content: "Which door is the bike key behind?" }],
+  });
   const sp = await prepareCompletion(memo, post(sbody, { "x-memo-space": "home" }), sbody);
   const res = await completeStreaming(memo, sp, sbody, new AbortController().signal, queue);
   assert.equal(res.headers.get("content-type"), "text/event-stream; charset=utf-8");
-  type Chunk = { object: string; choices: { delta: { role?: string; content?: string }; finish_reason: string | null }[]; usage?: unknown };
+  type Chunk = {
+    object: string;
+    choices: { delta: { role?: string; content?: string }; finish_reason: string | null }[];
+    usage?: unknown;
+  };
   const chunks: Chunk[] = [];
   for await (const c of readSseJson<Chunk>(res.body!)) chunks.push(c);
   assert.equal(chunks[0]!.choices[0]!.delta.role, "assistant");
-  assert.match(chunks.map((c) => c.choices[0]?.delta.content ?? "").join(""), /^Fixture reply to: Which door is the bike key behind\?/);
+  assert.match(
+    chunks.map((c) => c.choices[0]?.delta.content ?? "").join(""),
+    /^Fixture reply to: Which door is the bike key behind\?/,
+  );
   assert.deepEqual(chunks.flatMap((c) => c.choices.map((x) => x.finish_reason)).filter(Boolean), ["stop"]);
   assert.ok(chunks.at(-1)!.usage, "usage last, as asked");
 
   await queue.drain();
-  const stored = store.sqlite.prepare("SELECT content FROM memories WHERE space_id = 'home' AND content LIKE 'User:%' ORDER BY rid").all() as { content: string }[];
+  const stored = store.sqlite
+    .prepare("SELECT content FROM memories WHERE space_id = 'home' AND content LIKE 'User:%' ORDER BY rid")
+    .all() as { content: string }[];
   assert.equal(stored.length, 2);
   assert.match(stored[0]!.content, /^User: Where is the spare bike key\? Assistant: Fixture reply/);
   assert.match(stored[1]!.content, /^User: Which door is the bike key behind\? Assistant: Fixture reply/);
 });
 
 test("a provider failure before the first token is an HTTP error, not a broken stream", async () => {
-  const body = chatCompletionRequest.parse({ model: "memo", stream: true, messages: [{ role: "user", content: "[fixture:500]" }] });
+  const body = chatCompletionRequest.parse({
+    model: "memo",
+    stream: true,
+    messages: [{ role: "user", content: "[fixture:500]" }],
+  });
   const p = await prepareCompletion(memo, post(body), body);
   assert.equal(await status(completeStreaming(memo, p, body, new AbortController().signal, queue)), 502);
 });

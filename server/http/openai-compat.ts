@@ -1,5 +1,5 @@
 /**
- * Memo as an OpenAI-compatible endpoint (SPEC §7): POST /v1/chat/completions recalls memories for the last
+ * Memo as an OpenAI-compatible endpoint (docs/architecture.md#apis-for-other-programs): POST /v1/chat/completions recalls memories for the last
  * user message into the system prompt, forwards the request to the configured provider, answers in
  * OpenAI's shapes (streaming or not) and persists the exchange, so any OpenAI client gains memory.
  * GET /v1/models lists what is configured.
@@ -14,7 +14,7 @@ import { z } from "zod";
 import { formatZod, MAX_JSON_BYTES, readCapped } from "./rest";
 import { findNul, nulMessage } from "./guard";
 import { DEFAULT_SPACE } from "../core/space-name";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { SPACE_RE } from "../core/space-name";
 import type { RecalledMemory } from "../chat/conversations";
@@ -36,7 +36,8 @@ import { sseFrame } from "../chat/sse";
 import { NO_RECALL, recallForPrompt } from "../chat/turn";
 
 export const MEMO_MODEL = "memo";
-export const MEMORY_PREAMBLE = "Memories recalled by Memo from earlier conversations with this user (dated; use them when they help):";
+export const MEMORY_PREAMBLE =
+  "Memories recalled by Memo from earlier conversations with this user (dated; use them when they help):";
 
 const contentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
 const messageSchema = z.looseObject({
@@ -76,26 +77,51 @@ export function openAIErrorResponse(e: unknown): Response {
   let err: OpenAIHttpError;
   if (e instanceof OpenAIHttpError) err = e;
   else if (e instanceof ProviderError) err = fromProviderError(e);
-  else if (e instanceof ServiceError) err = new OpenAIHttpError(e.status, e.message, e.status >= 500 ? "server_error" : "invalid_request_error");
+  else if (e instanceof ServiceError)
+    err = new OpenAIHttpError(e.status, e.message, e.status >= 500 ? "server_error" : "invalid_request_error");
   else {
     console.error("[v1] unexpected error", e);
     err = new OpenAIHttpError(500, "internal error; see the Memo server log", "server_error");
   }
-  return Response.json({ error: { message: err.message, type: err.type, param: err.param, code: err.code } }, { status: err.status });
+  return Response.json(
+    { error: { message: err.message, type: err.type, param: err.param, code: err.code } },
+    { status: err.status },
+  );
 }
 
 function fromProviderError(e: ProviderError): OpenAIHttpError {
   const type =
-    e.kind === "bad_model" ? "invalid_request_error" : e.kind === "rate_limited" ? "rate_limit_error" : e.kind === "bad_request" ? "invalid_request_error" : "server_error";
-  const code = e.kind === "bad_model" ? "model_not_found" : e.kind === "not_configured" ? "provider_not_configured" : `provider_${e.kind}`;
-  return new OpenAIHttpError(e.status === 499 ? 499 : e.status, e.message, type, code, e.kind === "bad_model" ? "model" : null);
+    e.kind === "bad_model"
+      ? "invalid_request_error"
+      : e.kind === "rate_limited"
+        ? "rate_limit_error"
+        : e.kind === "bad_request"
+          ? "invalid_request_error"
+          : "server_error";
+  const code =
+    e.kind === "bad_model"
+      ? "model_not_found"
+      : e.kind === "not_configured"
+        ? "provider_not_configured"
+        : `provider_${e.kind}`;
+  return new OpenAIHttpError(
+    e.status === 499 ? 499 : e.status,
+    e.message,
+    type,
+    code,
+    e.kind === "bad_model" ? "model" : null,
+  );
 }
 
 /** Read and validate the body; OpenAIHttpError (400/413) otherwise. */
 export async function readCompletionRequest(req: Request): Promise<ChatCompletionRequest> {
   const declared = Number(req.headers.get("content-length") ?? 0);
   if (declared > MAX_JSON_BYTES) throw new OpenAIHttpError(413, `request body is larger than ${MAX_JSON_BYTES} bytes`);
-  const buf = await readCapped(req, MAX_JSON_BYTES, (n) => new OpenAIHttpError(413, `request body is larger than ${n} bytes`));
+  const buf = await readCapped(
+    req,
+    MAX_JSON_BYTES,
+    (n) => new OpenAIHttpError(413, `request body is larger than ${n} bytes`),
+  );
   if (buf.byteLength === 0) throw new OpenAIHttpError(400, "request body is empty; send a JSON object");
   let data: unknown;
   try {
@@ -104,47 +130,93 @@ export async function readCompletionRequest(req: Request): Promise<ChatCompletio
     throw new OpenAIHttpError(400, "request body is not valid UTF-8 JSON");
   }
   const parsed = chatCompletionRequest.safeParse(data);
-  if (!parsed.success) throw new OpenAIHttpError(400, formatZod(parsed.error), "invalid_request_error", "invalid_request", String(parsed.error.issues[0]?.path[0] ?? "") || null);
+  if (!parsed.success)
+    throw new OpenAIHttpError(
+      400,
+      formatZod(parsed.error),
+      "invalid_request_error",
+      "invalid_request",
+      String(parsed.error.issues[0]?.path[0] ?? "") || null,
+    );
   const nul = findNul(parsed.data);
-  if (nul) throw new OpenAIHttpError(400, nulMessage(nul), "invalid_request_error", "invalid_request", nul.length ? String(nul[0]) : null);
+  if (nul)
+    throw new OpenAIHttpError(
+      400,
+      nulMessage(nul),
+      "invalid_request_error",
+      "invalid_request",
+      nul.length ? String(nul[0]) : null,
+    );
   if (parsed.data.tools?.length || parsed.data.functions?.length) {
-    throw new OpenAIHttpError(400, "tools and functions are not supported by Memo's endpoint", "invalid_request_error", "unsupported_parameter", "tools");
+    throw new OpenAIHttpError(
+      400,
+      "tools and functions are not supported by Memo's endpoint",
+      "invalid_request_error",
+      "unsupported_parameter",
+      "tools",
+    );
   }
   return parsed.data;
 }
 
 function text(content: ChatCompletionRequest["messages"][number]["content"]): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (p.type === "text" || p.type === "input_text" ? (p.text ?? "") : "")).join("");
+  if (Array.isArray(content))
+    return content.map((p) => (p.type === "text" || p.type === "input_text" ? (p.text ?? "") : "")).join("");
   return "";
 }
 
 /** The space of a request: header, then body field, then the default; 400 for an invalid name. */
 export function requestSpace(req: Request, body: ChatCompletionRequest): string {
   const s = req.headers.get("x-memo-space") ?? body.memo_space ?? DEFAULT_SPACE;
-  if (!SPACE_RE.test(s)) throw new OpenAIHttpError(400, "the space (x-memo-space header or memo_space field) must be 1–64 letters, digits, '-' or '_'", "invalid_request_error", "invalid_space", "memo_space");
+  if (!SPACE_RE.test(s))
+    throw new OpenAIHttpError(
+      400,
+      "the space (x-memo-space header or memo_space field) must be 1–64 letters, digits, '-' or '_'",
+      "invalid_request_error",
+      "invalid_space",
+      "memo_space",
+    );
   return s;
 }
 
 /** Which provider and model a model name selects. */
-export function resolveModel(db: Database.Database, model: string): { provider: ChatProvider; model: string | undefined } {
+export function resolveModel(
+  db: Database.Database,
+  model: string,
+): { provider: ChatProvider; model: string | undefined } {
   const cfg = resolveProviderConfig(db);
   const m = /^(llama|openai|anthropic):(.*)$/.exec(model);
   if (m) {
     const id = m[1] as ProviderId;
-    if (!isConfigured(cfg, id).ok) throw new OpenAIHttpError(404, `provider '${id}' is not configured in Memo`, "invalid_request_error", "model_not_found", "model");
+    if (!isConfigured(cfg, id).ok)
+      throw new OpenAIHttpError(
+        404,
+        `provider '${id}' is not configured in Memo`,
+        "invalid_request_error",
+        "model_not_found",
+        "model",
+      );
     return { provider: createProvider(cfg, id), model: m[2] || undefined };
   }
-  if (!cfg.active.value) throw new ProviderError("not_configured", "Memo has no chat provider configured; set one in Settings → Providers or with MEMO_PROVIDER.");
+  if (!cfg.active.value)
+    throw new ProviderError(
+      "not_configured",
+      "Memo has no chat provider configured; set one in Settings → Providers or with MEMO_PROVIDER.",
+    );
   const provider = createProvider(cfg, cfg.active.value);
   return { provider, model: model === MEMO_MODEL ? undefined : model };
 }
 
 /** GET /v1/models: "memo" and "<provider>:<model>" for each configured provider. */
-export function listModels(db: Database.Database): { object: "list"; data: { id: string; object: "model"; created: number; owned_by: string }[] } {
+export function listModels(db: Database.Database): {
+  object: "list";
+  data: { id: string; object: "model"; created: number; owned_by: string }[];
+} {
   const cfg = resolveProviderConfig(db);
   const data: { id: string; object: "model"; created: number; owned_by: string }[] = [];
-  if (cfg.active.value && isConfigured(cfg, cfg.active.value).ok) data.push({ id: MEMO_MODEL, object: "model", created: 0, owned_by: `memo (${cfg.active.value})` });
+  if (cfg.active.value && isConfigured(cfg, cfg.active.value).ok)
+    data.push({ id: MEMO_MODEL, object: "model", created: 0, owned_by: `memo (${cfg.active.value})` });
   for (const id of PROVIDER_IDS) {
     if (!isConfigured(cfg, id).ok) continue;
     const p = createProvider(cfg, id);
@@ -168,7 +240,11 @@ export interface PreparedCompletion {
 }
 
 /** Turn the request into provider messages with the memory block in the system prompt. */
-export async function prepareCompletion(memo: MemoContext, req: Request, body: ChatCompletionRequest): Promise<PreparedCompletion> {
+export async function prepareCompletion(
+  memo: MemoContext,
+  req: Request,
+  body: ChatCompletionRequest,
+): Promise<PreparedCompletion> {
   const space = requestSpace(req, body);
   const { provider, model } = resolveModel(memo.db, body.model);
   const msgs = body.messages
@@ -176,10 +252,23 @@ export async function prepareCompletion(memo: MemoContext, req: Request, body: C
     .map((m) => ({ role: m.role === "developer" ? "system" : m.role, content: text(m.content) }) as ChatMessage);
   const userTexts = msgs.filter((m) => m.role === "user").map((m) => m.content);
   const lastUser = userTexts.at(-1);
-  if (!lastUser?.trim()) throw new OpenAIHttpError(400, "messages must contain a user message with text", "invalid_request_error", "invalid_request", "messages");
+  if (!lastUser?.trim())
+    throw new OpenAIHttpError(
+      400,
+      "messages must contain a user message with text",
+      "invalid_request_error",
+      "invalid_request",
+      "messages",
+    );
   // The chat turn's sharing rules (server/chat/memory-policy.ts); no one here can be asked, so an undecided remote provider gets none.
   const plan = planFor(memo.db, { recall: true, store: true, temporary: false }, provider.id, false);
-  const recall = plan.recall ? await recallForPrompt(memo, { space, query: lastUser, context: userTexts.slice(0, -1).slice(-3) }, { only: plan.only }) : NO_RECALL;
+  const recall = plan.recall
+    ? await recallForPrompt(
+        memo,
+        { space, query: lastUser, context: userTexts.slice(0, -1).slice(-3) },
+        { only: plan.only },
+      )
+    : NO_RECALL;
   const messages = [...msgs];
   let memory = "";
   if (recall.block) {
@@ -196,7 +285,11 @@ export async function prepareCompletion(memo: MemoContext, req: Request, body: C
     lastUser,
     recalled: recall.memories,
     recallError: recall.error,
-    sent: sentMemory(plan, memory, recall.memories.map((m) => m.id)),
+    sent: sentMemory(
+      plan,
+      memory,
+      recall.memories.map((m) => m.id),
+    ),
     maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
     temperature: body.temperature ?? undefined,
   };
@@ -208,21 +301,44 @@ export async function prepareCompletion(memo: MemoContext, req: Request, body: C
  */
 function persistAfter(queue: PersistQueue, p: PreparedCompletion, reply: string, at: string): void {
   if (!reply.trim()) return;
-  void queue.enqueueApiExchange({ space: p.space, user: p.lastUser, assistant: reply, timestamp: at, source: "OpenAI-compatible API" });
+  void queue.enqueueApiExchange({
+    space: p.space,
+    user: p.lastUser,
+    assistant: reply,
+    timestamp: at,
+    source: "OpenAI-compatible API",
+  });
 }
 
 const memoInfo = (p: PreparedCompletion) => ({
   space: p.space,
   recall_error: p.recallError,
   memory: { provider: p.sent.provider, shared: p.sent.sharing, reason: p.sent.reason, block: p.sent.block },
-  recalled: p.recalled.map((m) => ({ id: m.id, content: m.content, timestamp: m.timestamp, match_type: m.matchType, importance: m.importance, scores: m.scores })),
+  recalled: p.recalled.map((m) => ({
+    id: m.id,
+    content: m.content,
+    timestamp: m.timestamp,
+    match_type: m.matchType,
+    importance: m.importance,
+    scores: m.scores,
+  })),
 });
 
 /** Non-streaming: one chat.completion object. */
-export async function completeNonStreaming(memo: MemoContext, p: PreparedCompletion, signal: AbortSignal, queue = persistQueue()): Promise<Response> {
+export async function completeNonStreaming(
+  _memo: MemoContext,
+  p: PreparedCompletion,
+  signal: AbortSignal,
+  queue = persistQueue(),
+): Promise<Response> {
   const at = new Date().toISOString();
   logPrompt("/v1/chat/completions", p.sent.provider, p.messages);
-  const r: CompletionResult = await p.provider.complete(p.messages, { model: p.model, maxTokens: p.maxTokens, temperature: p.temperature, signal });
+  const r: CompletionResult = await p.provider.complete(p.messages, {
+    model: p.model,
+    maxTokens: p.maxTokens,
+    temperature: p.temperature,
+    signal,
+  });
   persistAfter(queue, p, r.text, at);
   return Response.json(
     {
@@ -230,8 +346,21 @@ export async function completeNonStreaming(memo: MemoContext, p: PreparedComplet
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
       model: r.model,
-      choices: [{ index: 0, message: { role: "assistant", content: r.text }, finish_reason: mapFinish(r.finishReason), logprobs: null }],
-      usage: r.usage ? { prompt_tokens: r.usage.inputTokens, completion_tokens: r.usage.outputTokens, total_tokens: r.usage.inputTokens + r.usage.outputTokens } : undefined,
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: r.text },
+          finish_reason: mapFinish(r.finishReason),
+          logprobs: null,
+        },
+      ],
+      usage: r.usage
+        ? {
+            prompt_tokens: r.usage.inputTokens,
+            completion_tokens: r.usage.outputTokens,
+            total_tokens: r.usage.inputTokens + r.usage.outputTokens,
+          }
+        : undefined,
       memo: memoInfo(p),
     },
     { headers: memoHeaders(p) },
@@ -258,20 +387,39 @@ function mapFinish(f: string | null): string {
  * the key or lacks the model answers with a proper HTTP error; later failures end the stream with an
  * error event.
  */
-export async function completeStreaming(memo: MemoContext, p: PreparedCompletion, body: ChatCompletionRequest, signal: AbortSignal, queue = persistQueue()): Promise<Response> {
+export async function completeStreaming(
+  _memo: MemoContext,
+  p: PreparedCompletion,
+  body: ChatCompletionRequest,
+  signal: AbortSignal,
+  queue = persistQueue(),
+): Promise<Response> {
   const at = new Date().toISOString();
   const abort = new AbortController();
   const onAbort = () => abort.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
   logPrompt("/v1/chat/completions (stream)", p.sent.provider, p.messages);
-  const gen = p.provider.stream(p.messages, { model: p.model, maxTokens: p.maxTokens, temperature: p.temperature, signal: abort.signal });
+  const gen = p.provider.stream(p.messages, {
+    model: p.model,
+    maxTokens: p.maxTokens,
+    temperature: p.temperature,
+    signal: abort.signal,
+  });
   const first = await gen.next(); // throws ProviderError → an HTTP error response
   const id = `chatcmpl-${crypto.randomUUID()}`;
   const created = Math.floor(Date.now() / 1000);
   const modelName = p.model ?? p.provider.model ?? MEMO_MODEL;
   const encoder = new TextEncoder();
   const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-    encoder.encode(sseFrame({ id, object: "chat.completion.chunk", created, model: modelName, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] }));
+    encoder.encode(
+      sseFrame({
+        id,
+        object: "chat.completion.chunk",
+        created,
+        model: modelName,
+        choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+      }),
+    );
   let reply = "";
   let started = false;
   let persisted = false;
@@ -307,7 +455,18 @@ export async function completeStreaming(memo: MemoContext, p: PreparedCompletion
         if (body.stream_options?.include_usage && u) {
           controller.enqueue(
             encoder.encode(
-              sseFrame({ id, object: "chat.completion.chunk", created, model: modelName, choices: [], usage: { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens, total_tokens: u.inputTokens + u.outputTokens } }),
+              sseFrame({
+                id,
+                object: "chat.completion.chunk",
+                created,
+                model: modelName,
+                choices: [],
+                usage: {
+                  prompt_tokens: u.inputTokens,
+                  completion_tokens: u.outputTokens,
+                  total_tokens: u.inputTokens + u.outputTokens,
+                },
+              }),
             ),
           );
         }
@@ -316,10 +475,17 @@ export async function completeStreaming(memo: MemoContext, p: PreparedCompletion
         signal.removeEventListener("abort", onAbort);
         persistOnce();
       } catch (e) {
-        const pe = e instanceof ProviderError ? e : new ProviderError("upstream", e instanceof Error ? e.message : String(e));
+        const pe =
+          e instanceof ProviderError ? e : new ProviderError("upstream", e instanceof Error ? e.message : String(e));
         signal.removeEventListener("abort", onAbort);
         persistOnce(); // what was generated and sent is part of the exchange
-        controller.enqueue(encoder.encode(sseFrame({ error: { message: pe.message, type: "server_error", param: null, code: `provider_${pe.kind}` } })));
+        controller.enqueue(
+          encoder.encode(
+            sseFrame({
+              error: { message: pe.message, type: "server_error", param: null, code: `provider_${pe.kind}` },
+            }),
+          ),
+        );
         controller.close();
       }
     },

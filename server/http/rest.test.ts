@@ -9,7 +9,11 @@ import { batchInput, forgetInput, newMemoryInput, searchInput } from "../core/va
 import { handle, MAX_JSON_BYTES, readBody } from "./rest";
 
 const req = (body: BodyInit | null, headers: Record<string, string> = {}) =>
-  new Request("http://127.0.0.1/api/v1/memories", { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+  new Request("http://127.0.0.1/api/v1/memories", {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", ...headers },
+  });
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
 async function rejectsWith(p: Promise<unknown>, status: number, msg: RegExp) {
@@ -22,7 +26,10 @@ async function rejectsWith(p: Promise<unknown>, status: number, msg: RegExp) {
 }
 
 test("a valid body is parsed and validated (timestamps normalised to ISO)", async () => {
-  const v = await readBody(req(JSON.stringify({ text: "Café ☕ 東京 🐶", space: "work_1", timestamp: "2024-06-15" })), newMemoryInput);
+  const v = await readBody(
+    req(JSON.stringify({ text: "Café ☕ 東京 🐶", space: "work_1", timestamp: "2024-06-15" })),
+    newMemoryInput,
+  );
   assert.deepEqual(v, { text: "Café ☕ 東京 🐶", space: "work_1", timestamp: "2024-06-15T00:00:00.000Z" });
 });
 
@@ -31,7 +38,11 @@ test("invalid UTF-8 bytes are a 400, not silently replaced", async () => {
   await rejectsWith(readBody(req(bytes), newMemoryInput), 400, /not valid UTF-8/);
   await rejectsWith(readBody(req(new Uint8Array([0xff, 0xfe, 0x7b, 0x7d])), newMemoryInput), 400, /not valid UTF-8/);
   // A truncated multi-byte sequence at the end too.
-  await rejectsWith(readBody(req(new Uint8Array([...utf8('{"text":"x"}'), 0xe2, 0x82])), newMemoryInput), 400, /not valid UTF-8/);
+  await rejectsWith(
+    readBody(req(new Uint8Array([...utf8('{"text":"x"}'), 0xe2, 0x82])), newMemoryInput),
+    400,
+    /not valid UTF-8/,
+  );
 });
 
 test("an empty body is a 400", async () => {
@@ -40,11 +51,19 @@ test("an empty body is a 400", async () => {
 });
 
 test("an oversized body is a 413, by declared length or by actual size", async () => {
-  await rejectsWith(readBody(req(JSON.stringify({ text: "x".repeat(200) })), newMemoryInput, 100), 413, /larger than 100 bytes/);
+  await rejectsWith(
+    readBody(req(JSON.stringify({ text: "x".repeat(200) })), newMemoryInput, 100),
+    413,
+    /larger than 100 bytes/,
+  );
   const big = JSON.stringify({ text: "y".repeat(MAX_JSON_BYTES) });
   await rejectsWith(readBody(req(big), newMemoryInput), 413, new RegExp(`larger than ${MAX_JSON_BYTES} bytes`));
   // A lying Content-Length header does not get past the cap either (the bytes are counted).
-  await rejectsWith(readBody(req(JSON.stringify({ text: "z".repeat(500) }), { "content-length": "10" }), newMemoryInput, 100), 413, /larger than/);
+  await rejectsWith(
+    readBody(req(JSON.stringify({ text: "z".repeat(500) }), { "content-length": "10" }), newMemoryInput, 100),
+    413,
+    /larger than/,
+  );
 });
 
 test("a streamed body without Content-Length is cut off at the cap, not buffered whole", async () => {
@@ -61,14 +80,20 @@ test("a streamed body without Content-Length is cut off at the cap, not buffered
       cancelled = true;
     },
   });
-  const r = new Request("http://127.0.0.1/api/v1/memories", { method: "POST", body: stream, duplex: "half" } as RequestInit);
+  const r = new Request("http://127.0.0.1/api/v1/memories", {
+    method: "POST",
+    body: stream,
+    duplex: "half",
+  } as RequestInit);
   await rejectsWith(readBody(r, newMemoryInput, 256 * 1024), 413, /larger than 262144 bytes/);
   assert.ok(pulled <= 256 * 1024 + 4 * CHUNK, `read ${pulled} bytes for a 256 KiB cap`);
   assert.equal(cancelled, true);
   // Under the cap, a streamed body reads normally.
   const small = new Request("http://127.0.0.1/", {
     method: "POST",
-    body: new ReadableStream({ start: (c) => (c.enqueue(utf8('{"text":')), c.enqueue(utf8('"streamed"}')), c.close()) }),
+    body: new ReadableStream({
+      start: (c) => (c.enqueue(utf8('{"text":')), c.enqueue(utf8('"streamed"}')), c.close()),
+    }),
     duplex: "half",
   } as RequestInit);
   assert.deepEqual(await readBody(small, newMemoryInput), { text: "streamed" });
@@ -81,21 +106,45 @@ test("invalid JSON is a 400", async () => {
 
 test("schema errors are a readable 400 naming the field", async () => {
   await rejectsWith(readBody(req(JSON.stringify({ text: 5 })), newMemoryInput), 400, /^text: .*expected string/i);
-  await rejectsWith(readBody(req(JSON.stringify({ text: "   " })), newMemoryInput), 400, /^text: text must not be empty$/);
-  await rejectsWith(readBody(req(JSON.stringify({ text: "ok", space: "no spaces!" })), newMemoryInput), 400, /^space: space must be 1–64 letters, digits, '-' or '_'$/);
+  await rejectsWith(
+    readBody(req(JSON.stringify({ text: "   " })), newMemoryInput),
+    400,
+    /^text: text must not be empty$/,
+  );
+  await rejectsWith(
+    readBody(req(JSON.stringify({ text: "ok", space: "no spaces!" })), newMemoryInput),
+    400,
+    /^space: space must be 1–64 letters, digits, '-' or '_'$/,
+  );
   await rejectsWith(readBody(req(JSON.stringify({ text: "ok", extra: 1 })), newMemoryInput), 400, /extra/);
-  await rejectsWith(readBody(req(JSON.stringify({ text: "ok", timestamp: "yesterday-ish" })), newMemoryInput), 400, /^timestamp: timestamp must be an ISO-8601/);
+  await rejectsWith(
+    readBody(req(JSON.stringify({ text: "ok", timestamp: "yesterday-ish" })), newMemoryInput),
+    400,
+    /^timestamp: timestamp must be an ISO-8601/,
+  );
   await rejectsWith(readBody(req(JSON.stringify({ text: "ok", importance: 6 })), newMemoryInput), 400, /^importance: /);
   await rejectsWith(readBody(req("[]"), newMemoryInput), 400, /^body: /);
-  await rejectsWith(readBody(req(JSON.stringify({ items: [{ text: "a" }, { text: "" }] })), batchInput), 400, /^items\.1\.text: text must not be empty$/);
+  await rejectsWith(
+    readBody(req(JSON.stringify({ items: [{ text: "a" }, { text: "" }] })), batchInput),
+    400,
+    /^items\.1\.text: text must not be empty$/,
+  );
   await rejectsWith(readBody(req(JSON.stringify({ query: "q", k: 0 })), searchInput), 400, /^k: k must be at least 1$/);
-  await rejectsWith(readBody(req(JSON.stringify({ pattern: "a" })), forgetInput), 400, /^pattern: pattern must have at least 2 characters$/);
+  await rejectsWith(
+    readBody(req(JSON.stringify({ pattern: "a" })), forgetInput),
+    400,
+    /^pattern: pattern must have at least 2 characters$/,
+  );
   // Several problems at once are all reported.
   await rejectsWith(readBody(req(JSON.stringify({ text: "", space: "" })), newMemoryInput), 400, /text: .*; space: /);
 });
 
 test("a NUL character in text is a 400", async () => {
-  await rejectsWith(readBody(req(JSON.stringify({ text: "before\u0000after" })), newMemoryInput), 400, /^text: text must not contain NUL characters$/);
+  await rejectsWith(
+    readBody(req(JSON.stringify({ text: "before\u0000after" })), newMemoryInput),
+    400,
+    /^text: text must not contain NUL characters$/,
+  );
   await rejectsWith(readBody(req(JSON.stringify({ query: "a\u0000" })), searchInput), 400, /NUL/);
   await rejectsWith(readBody(req(JSON.stringify({ pattern: "ab\u0000" })), forgetInput), 400, /NUL/);
 });
@@ -105,13 +154,56 @@ test("handle maps errors to statuses with readable JSON bodies", async () => {
   const ok = await handle(() => Response.json({ fine: true }));
   assert.equal(ok.status, 200);
   const cases: [() => never, number, RegExp][] = [
-    [() => { throw new ServiceError(404, "space 'x' does not exist"); }, 404, /space 'x' does not exist/],
-    [() => { throw new EmbedderUnavailableError("embedding server is down"); }, 503, /down/],
-    [() => { throw new EmbedderResponseError("bad vector"); }, 502, /bad answer: bad vector/],
-    [() => { throw new StoreError("held by another model", "MODEL_MISMATCH"); }, 409, /another model/],
-    [() => { throw new StoreError("no such memory", "NOT_FOUND"); }, 404, /no such memory/],
-    [() => { throw new StoreError("bad", "INVALID"); }, 400, /bad/],
-    [() => { z.object({ n: z.number() }).parse({ n: "x" }); throw new Error("unreachable"); }, 400, /^n: /],
+    [
+      () => {
+        throw new ServiceError(404, "space 'x' does not exist");
+      },
+      404,
+      /space 'x' does not exist/,
+    ],
+    [
+      () => {
+        throw new EmbedderUnavailableError("embedding server is down");
+      },
+      503,
+      /down/,
+    ],
+    [
+      () => {
+        throw new EmbedderResponseError("bad vector");
+      },
+      502,
+      /bad answer: bad vector/,
+    ],
+    [
+      () => {
+        throw new StoreError("held by another model", "MODEL_MISMATCH");
+      },
+      409,
+      /another model/,
+    ],
+    [
+      () => {
+        throw new StoreError("no such memory", "NOT_FOUND");
+      },
+      404,
+      /no such memory/,
+    ],
+    [
+      () => {
+        throw new StoreError("bad", "INVALID");
+      },
+      400,
+      /bad/,
+    ],
+    [
+      () => {
+        z.object({ n: z.number() }).parse({ n: "x" });
+        throw new Error("unreachable");
+      },
+      400,
+      /^n: /,
+    ],
   ];
   for (const [fn, status, msg] of cases) {
     const r = await handle(fn);

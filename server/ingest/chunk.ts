@@ -171,7 +171,12 @@ export class TokenCounter {
    */
   separatorCosts(junctions: Junction[] = [], signal?: AbortSignal): Promise<SeparatorCosts> {
     this.separators ??= (async () => {
-      const samples: Junction[] = [...junctions, { kind: "space", left: "alpha", right: "beta" }, { kind: "line", left: "alpha", right: "beta" }, { kind: "paragraph", left: "alpha.", right: "Beta" }];
+      const samples: Junction[] = [
+        ...junctions,
+        { kind: "space", left: "alpha", right: "beta" },
+        { kind: "line", left: "alpha", right: "beta" },
+        { kind: "paragraph", left: "alpha.", right: "Beta" },
+      ];
       const sep = { space: " ", line: "\n", paragraph: "\n\n" };
       const texts = samples.flatMap((j) => [j.left, j.right, j.left + sep[j.kind] + j.right]);
       const counts = await this.count(texts, signal);
@@ -187,8 +192,11 @@ export class TokenCounter {
 
   /** Tokens of units that will be concatenated: each unit's own count plus what its trailing whitespace costs. */
   async countUnits(units: string[], signal?: AbortSignal): Promise<number[]> {
-    const [counts, sep] = await Promise.all([this.count(units, signal), this.separatorCosts(junctionSamples(units), signal)]);
-    return units.map((u, i) => counts[i]! + (u.trim().length === 0 ? 0 : sep[junctionKind(u)!] ?? 0));
+    const [counts, sep] = await Promise.all([
+      this.count(units, signal),
+      this.separatorCosts(junctionSamples(units), signal),
+    ]);
+    return units.map((u, i) => counts[i]! + (u.trim().length === 0 ? 0 : (sep[junctionKind(u)!] ?? 0)));
   }
 }
 
@@ -228,7 +236,12 @@ export function junctionSamples(units: string[], perKind = 4): Junction[] {
 }
 
 /** Units of one section with their token counts; any unit over `maxTokens` is split in halves and recounted. */
-async function countedUnits(text: string, counter: TokenCounter, maxTokens: number, o: Required<Omit<ChunkOptions, "signal">> & { signal?: AbortSignal }): Promise<Unit[]> {
+async function countedUnits(
+  text: string,
+  counter: TokenCounter,
+  maxTokens: number,
+  o: Required<Omit<ChunkOptions, "signal">> & { signal?: AbortSignal },
+): Promise<Unit[]> {
   let units: Unit[] = [];
   const raw = splitUnits(text, o.unitTargetChars, o.unitMaxChars);
   const counts = await counter.countUnits(raw, o.signal);
@@ -259,14 +272,21 @@ export interface SectionUnits {
 }
 
 /** Pack counted units into chunks (pure; see the file comment for the rules). */
-export function packUnits(sections: SectionUnits[], maxTokens = CHUNK_TOKENS, overlapRatio = OVERLAP_RATIO): PlannedChunk[] {
+export function packUnits(
+  sections: SectionUnits[],
+  maxTokens = CHUNK_TOKENS,
+  overlapRatio = OVERLAP_RATIO,
+): PlannedChunk[] {
   const target = Math.round(maxTokens * overlapRatio);
   const out: PlannedChunk[] = [];
   let cur: Unit[] = [];
   let curTokens = 0;
   let curSection = 0;
   const emit = (units: Unit[], tokens: number, section: number) => {
-    const content = units.map((u) => u.text).join("").trim();
+    const content = units
+      .map((u) => u.text)
+      .join("")
+      .trim();
     if (content.length) out.push({ content, tokens, section });
   };
   const flush = () => {
@@ -292,8 +312,13 @@ export function packUnits(sections: SectionUnits[], maxTokens = CHUNK_TOKENS, ov
     while (i < units.length) {
       const win: Unit[] = [];
       let tokens = 0;
-      if (!first && s.heading && s.heading.tokens + units[i]!.tokens <= maxTokens && !units[i]!.text.startsWith(s.heading.text.trim())) {
-        win.push({ text: s.heading.text.trim() + "\n\n", tokens: s.heading.tokens });
+      if (
+        !first &&
+        s.heading &&
+        s.heading.tokens + units[i]!.tokens <= maxTokens &&
+        !units[i]!.text.startsWith(s.heading.text.trim())
+      ) {
+        win.push({ text: `${s.heading.text.trim()}\n\n`, tokens: s.heading.tokens });
         tokens += s.heading.tokens;
       }
       let j = i;
@@ -330,7 +355,11 @@ export function packUnits(sections: SectionUnits[], maxTokens = CHUNK_TOKENS, ov
 }
 
 /** Sections → chunks, counting tokens with the embedding model's tokenizer. */
-export async function chunkSections(sections: Section[], embedder: Embedder | TokenCounter, options: ChunkOptions = {}): Promise<{ chunks: PlannedChunk[]; tokenizeCalls: number }> {
+export async function chunkSections(
+  sections: Section[],
+  embedder: Embedder | TokenCounter,
+  options: ChunkOptions = {},
+): Promise<{ chunks: PlannedChunk[]; tokenizeCalls: number }> {
   const o = {
     maxTokens: options.maxTokens ?? CHUNK_TOKENS,
     overlapRatio: options.overlapRatio ?? OVERLAP_RATIO,
@@ -343,7 +372,9 @@ export async function chunkSections(sections: Section[], embedder: Embedder | To
   const before = counter.calls;
   // Separator costs from real junctions of this document (a few from each section, before any counting).
   await counter.separatorCosts(
-    sections.flatMap((s) => junctionSamples(splitUnits(s.text.slice(0, 20_000), o.unitTargetChars, o.unitMaxChars), 2)).slice(0, 24),
+    sections
+      .flatMap((s) => junctionSamples(splitUnits(s.text.slice(0, 20_000), o.unitTargetChars, o.unitMaxChars), 2))
+      .slice(0, 24),
     o.signal,
   );
   // Sections are counted concurrently too: the counter bounds the requests in flight.

@@ -24,10 +24,22 @@ test("an empty file is refused", () => {
 });
 
 test("an image renamed .pdf is named as what it is", () => {
-  rejects(() => detectType(makePng(), "scan.pdf"), "WRONG_TYPE", /named \.pdf but its content is a PNG image, not a PDF/);
+  rejects(
+    () => detectType(makePng(), "scan.pdf"),
+    "WRONG_TYPE",
+    /named \.pdf but its content is a PNG image, not a PDF/,
+  );
   rejects(() => detectType(makePng(), "photo.png"), "WRONG_TYPE", /a PNG image\. Memo ingests Markdown/);
-  rejects(() => detectType(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46]), "x.pdf"), "WRONG_TYPE", /JPEG image/);
-  rejects(() => detectType(Buffer.from("PK\u0003\u0004rest-of-a-docx", "latin1"), "letter.docx"), "WRONG_TYPE", /ZIP archive/);
+  rejects(
+    () => detectType(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46]), "x.pdf"),
+    "WRONG_TYPE",
+    /JPEG image/,
+  );
+  rejects(
+    () => detectType(Buffer.from("PK\u0003\u0004rest-of-a-docx", "latin1"), "letter.docx"),
+    "WRONG_TYPE",
+    /ZIP archive/,
+  );
 });
 
 test("text named .pdf, and binary data, are wrong types", () => {
@@ -39,7 +51,11 @@ test("UTF-8 is checked strictly, with the offset of the first bad byte", () => {
   assert.equal(decodeUtf8(utf8("Café ☕ 東京 🐶")), "Café ☕ 東京 🐶");
   assert.equal(decodeUtf8(new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69])), "hi", "a UTF-8 BOM is dropped");
   const latin1 = new Uint8Array([...utf8("caf"), 0xe9, ...utf8(" au lait")]);
-  assert.throws(() => decodeUtf8(latin1), (e: unknown) => e instanceof IngestError && e.code === "INVALID_UTF8" && /invalid byte 0xe9 at offset 3/.test(e.message));
+  assert.throws(
+    () => decodeUtf8(latin1),
+    (e: unknown) =>
+      e instanceof IngestError && e.code === "INVALID_UTF8" && /invalid byte 0xe9 at offset 3/.test(e.message),
+  );
   rejects(() => decodeUtf8(new Uint8Array([0xff, 0xfe, 0x68, 0x00])), "INVALID_UTF8", /UTF-16/);
   rejects(() => detectType(new Uint8Array([0xfe, 0xff, 0x00, 0x68]), "u16.txt"), "INVALID_UTF8", /UTF-16/);
   // Overlong encodings, surrogates and truncated sequences are invalid too.

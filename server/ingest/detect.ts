@@ -18,7 +18,16 @@ export const SUPPORTED = "Memo ingests Markdown (.md), plain text (.txt, UTF-8) 
 /** A file that cannot be ingested, with a reason people can act on. `code` is for programs and tests. */
 export class IngestError extends Error {
   constructor(
-    readonly code: "EMPTY" | "TOO_LARGE" | "WRONG_TYPE" | "INVALID_UTF8" | "CORRUPT_PDF" | "NO_TEXT_LAYER" | "ENCRYPTED_PDF" | "NO_TEXT" | "MISSING_FILE",
+    readonly code:
+      | "EMPTY"
+      | "TOO_LARGE"
+      | "WRONG_TYPE"
+      | "INVALID_UTF8"
+      | "CORRUPT_PDF"
+      | "NO_TEXT_LAYER"
+      | "ENCRYPTED_PDF"
+      | "NO_TEXT"
+      | "MISSING_FILE",
     message: string,
   ) {
     super(message);
@@ -39,19 +48,47 @@ const SIGNATURES: { name: string; mime: string; test: (b: Uint8Array) => boolean
   { name: "a JPEG image", mime: "image/jpeg", test: (b) => starts(b, [0xff, 0xd8, 0xff]) },
   { name: "a GIF image", mime: "image/gif", test: (b) => ascii(b, 0, "GIF87a") || ascii(b, 0, "GIF89a") },
   { name: "a WebP image", mime: "image/webp", test: (b) => ascii(b, 0, "RIFF") && ascii(b, 8, "WEBP") },
-  { name: "a TIFF image", mime: "image/tiff", test: (b) => starts(b, [0x49, 0x49, 0x2a, 0x00]) || starts(b, [0x4d, 0x4d, 0x00, 0x2a]) },
-  { name: "a BMP image", mime: "image/bmp", test: (b) => ascii(b, 0, "BM") && b.length >= 26 && u32le(b, 2) === b.length && u32le(b, 6) === 0 },
+  {
+    name: "a TIFF image",
+    mime: "image/tiff",
+    test: (b) => starts(b, [0x49, 0x49, 0x2a, 0x00]) || starts(b, [0x4d, 0x4d, 0x00, 0x2a]),
+  },
+  {
+    name: "a BMP image",
+    mime: "image/bmp",
+    test: (b) => ascii(b, 0, "BM") && b.length >= 26 && u32le(b, 2) === b.length && u32le(b, 6) === 0,
+  },
   { name: "an ICO image", mime: "image/x-icon", test: (b) => starts(b, [0x00, 0x00, 0x01, 0x00]) && b.length > 6 },
-  { name: "a HEIC/AVIF image", mime: "image/heic", test: (b) => ascii(b, 4, "ftyp") && /^(heic|heix|mif1|msf1|avif)$/.test(str(b, 8, 4)) },
+  {
+    name: "a HEIC/AVIF image",
+    mime: "image/heic",
+    test: (b) => ascii(b, 4, "ftyp") && /^(heic|heix|mif1|msf1|avif)$/.test(str(b, 8, 4)),
+  },
   { name: "an MP4/QuickTime video", mime: "video/mp4", test: (b) => ascii(b, 4, "ftyp") },
   { name: "an MP3 audio file", mime: "audio/mpeg", test: (b) => ascii(b, 0, "ID3") },
   { name: "a WAV audio file", mime: "audio/wav", test: (b) => ascii(b, 0, "RIFF") && ascii(b, 8, "WAVE") },
-  { name: "a ZIP archive (or an Office/EPUB document, which are ZIP files)", mime: "application/zip", test: (b) => starts(b, [0x50, 0x4b, 0x03, 0x04]) || starts(b, [0x50, 0x4b, 0x05, 0x06]) },
-  { name: "a legacy Microsoft Office document", mime: "application/x-ole-storage", test: (b) => starts(b, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]) },
+  {
+    name: "a ZIP archive (or an Office/EPUB document, which are ZIP files)",
+    mime: "application/zip",
+    test: (b) => starts(b, [0x50, 0x4b, 0x03, 0x04]) || starts(b, [0x50, 0x4b, 0x05, 0x06]),
+  },
+  {
+    name: "a legacy Microsoft Office document",
+    mime: "application/x-ole-storage",
+    test: (b) => starts(b, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]),
+  },
   { name: "a gzip archive", mime: "application/gzip", test: (b) => starts(b, [0x1f, 0x8b]) },
-  { name: "a 7-Zip archive", mime: "application/x-7z-compressed", test: (b) => starts(b, [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]) },
+  {
+    name: "a 7-Zip archive",
+    mime: "application/x-7z-compressed",
+    test: (b) => starts(b, [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]),
+  },
   { name: "a RAR archive", mime: "application/vnd.rar", test: (b) => ascii(b, 0, "Rar!") },
-  { name: "an executable", mime: "application/x-executable", test: (b) => starts(b, [0x7f, 0x45, 0x4c, 0x46]) || (ascii(b, 0, "MZ") && b.length > 64) },
+  {
+    name: "an executable",
+    mime: "application/x-executable",
+    test: (b) => starts(b, [0x7f, 0x45, 0x4c, 0x46]) || (ascii(b, 0, "MZ") && b.length > 64),
+  },
   { name: "a SQLite database", mime: "application/vnd.sqlite3", test: (b) => ascii(b, 0, "SQLite format 3\u0000") },
 ];
 
@@ -145,10 +182,16 @@ export function detectType(bytes: Uint8Array, name: string): Detected {
   // Text has no NUL bytes (binary formats and BOM-less UTF-16 do); its UTF-8 is checked when decoded.
   const probe = bytes.subarray(0, Math.min(bytes.byteLength, 64 * 1024));
   if (probe.includes(0)) {
-    throw new IngestError("WRONG_TYPE", `wrong type: the file holds binary data${ext === ".pdf" ? " and is not a PDF" : ""}. ${SUPPORTED}`);
+    throw new IngestError(
+      "WRONG_TYPE",
+      `wrong type: the file holds binary data${ext === ".pdf" ? " and is not a PDF" : ""}. ${SUPPORTED}`,
+    );
   }
   if (ext === ".pdf") {
-    throw new IngestError("WRONG_TYPE", `wrong type: the file is named .pdf but it is not a PDF (no %PDF header; the content looks like text). ${SUPPORTED}`);
+    throw new IngestError(
+      "WRONG_TYPE",
+      `wrong type: the file is named .pdf but it is not a PDF (no %PDF header; the content looks like text). ${SUPPORTED}`,
+    );
   }
   return MARKDOWN_EXT.has(ext) ? { kind: "markdown", mime: MIME.markdown } : { kind: "text", mime: MIME.text };
 }

@@ -15,7 +15,7 @@ import { addDocument, deleteDocument, getDocumentOr404 } from "../services/docum
 import { getManagedMemory } from "../services/manager-service";
 import { search } from "../memory/search";
 import { addMemories } from "../memory/write";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { englishText } from "../test/english-text";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
@@ -101,9 +101,12 @@ test("migration 0005 moves existing document memories into document_chunks, mark
   try {
     const db = new Database(path.join(dir, "m.db"));
     sqliteVec.load(db);
-    const journal = JSON.parse(fs.readFileSync("drizzle/meta/_journal.json", "utf8")) as { entries: { idx: number; tag: string }[] };
+    const journal = JSON.parse(fs.readFileSync("drizzle/meta/_journal.json", "utf8")) as {
+      entries: { idx: number; tag: string }[];
+    };
     const apply = (tag: string) => {
-      for (const st of fs.readFileSync(path.join("drizzle", `${tag}.sql`), "utf8").split("--> statement-breakpoint")) if (st.trim()) db.exec(st);
+      for (const st of fs.readFileSync(path.join("drizzle", `${tag}.sql`), "utf8").split("--> statement-breakpoint"))
+        if (st.trim()) db.exec(st);
     };
     for (const e of journal.entries.filter((e) => e.idx < 5)) apply(e.tag);
     // A store as the previous version left it.
@@ -116,11 +119,31 @@ test("migration 0005 moves existing document memories into document_chunks, mark
       INSERT INTO conversations (id, space_id) VALUES ('c1', 'personal');
       INSERT INTO messages (id, conversation_id, role, content) VALUES ('u1', 'c1', 'user', 'hi'), ('a1', 'c1', 'assistant', 'hello');`);
     apply("0005_trust");
-    assert.deepEqual(db.prepare("SELECT document_id, memory_id, chunk_index FROM document_chunks").all(), [{ document_id: "d1", memory_id: "m1", chunk_index: 0 }]);
-    assert.ok((db.prepare("SELECT persisted_at FROM messages WHERE id = 'a1'").get() as { persisted_at: string | null }).persisted_at);
-    assert.equal((db.prepare("SELECT persisted_at FROM messages WHERE id = 'u1'").get() as { persisted_at: string | null }).persisted_at, null);
-    assert.equal((db.prepare("SELECT updated_at FROM memories WHERE id = 'm2'").get() as { updated_at: string | null }).updated_at, null);
-    assert.deepEqual(db.prepare("SELECT id, kind FROM memories ORDER BY id").all(), [{ id: "m1", kind: "document" }, { id: "m2", kind: "chat" }, { id: "m3", kind: "import" }], "ChatGPT imports become kind import");
+    assert.deepEqual(db.prepare("SELECT document_id, memory_id, chunk_index FROM document_chunks").all(), [
+      { document_id: "d1", memory_id: "m1", chunk_index: 0 },
+    ]);
+    assert.ok(
+      (db.prepare("SELECT persisted_at FROM messages WHERE id = 'a1'").get() as { persisted_at: string | null })
+        .persisted_at,
+    );
+    assert.equal(
+      (db.prepare("SELECT persisted_at FROM messages WHERE id = 'u1'").get() as { persisted_at: string | null })
+        .persisted_at,
+      null,
+    );
+    assert.equal(
+      (db.prepare("SELECT updated_at FROM memories WHERE id = 'm2'").get() as { updated_at: string | null }).updated_at,
+      null,
+    );
+    assert.deepEqual(
+      db.prepare("SELECT id, kind FROM memories ORDER BY id").all(),
+      [
+        { id: "m1", kind: "document" },
+        { id: "m2", kind: "chat" },
+        { id: "m3", kind: "import" },
+      ],
+      "ChatGPT imports become kind import",
+    );
     db.close();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -74,13 +74,17 @@ export function listDocuments(db: Database.Database, spaceId?: string): Document
   return (
     spaceId === undefined
       ? db.prepare(`SELECT ${COLUMNS} FROM documents ORDER BY created_at DESC, rowid DESC`).all()
-      : db.prepare(`SELECT ${COLUMNS} FROM documents WHERE space_id = ? ORDER BY created_at DESC, rowid DESC`).all(spaceId)
+      : db
+          .prepare(`SELECT ${COLUMNS} FROM documents WHERE space_id = ? ORDER BY created_at DESC, rowid DESC`)
+          .all(spaceId)
   ) as DocumentRow[];
 }
 
 /** Documents in a state that a job still has to finish, oldest first (the queue's order). */
 export function unfinishedDocuments(db: Database.Database): DocumentRow[] {
-  return db.prepare(`SELECT ${COLUMNS} FROM documents WHERE status IN ('queued', 'processing') ORDER BY created_at, rowid`).all() as DocumentRow[];
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM documents WHERE status IN ('queued', 'processing') ORDER BY created_at, rowid`)
+    .all() as DocumentRow[];
 }
 
 /** A live document of the space with these exact bytes (done or on its way), if any. */
@@ -100,7 +104,13 @@ export function updateDocument(
 ): void {
   const sets: string[] = [];
   const args: Record<string, unknown> = { id, updatedAt: nowIso() };
-  const col: Record<string, string> = { status: "status", error: "error", chunksTotal: "chunks_total", chunksDone: "chunks_done", mime: "mime" };
+  const col: Record<string, string> = {
+    status: "status",
+    error: "error",
+    chunksTotal: "chunks_total",
+    chunksDone: "chunks_done",
+    mime: "mime",
+  };
   for (const [k, v] of Object.entries(patch)) {
     if (v === undefined) continue;
     sets.push(`${col[k]} = @${k}`);
@@ -111,12 +121,20 @@ export function updateDocument(
 
 /** Ids of the memories (live or soft-deleted) linked to a document. */
 export function documentMemoryIds(db: Database.Database, documentId: string): string[] {
-  return (db.prepare("SELECT memory_id AS id FROM document_chunks WHERE document_id = ?").all(documentId) as { id: string }[]).map((r) => r.id);
+  return (
+    db.prepare("SELECT memory_id AS id FROM document_chunks WHERE document_id = ?").all(documentId) as { id: string }[]
+  ).map((r) => r.id);
 }
 
 /** Link memories to a document (idempotent). Call inside the transaction that writes or finds them. */
-export function linkDocumentChunks(db: Database.Database, documentId: string, links: { memoryId: string; chunkIndex: number | null }[]): void {
-  const ins = db.prepare("INSERT OR IGNORE INTO document_chunks (document_id, memory_id, chunk_index) VALUES (?, ?, ?)");
+export function linkDocumentChunks(
+  db: Database.Database,
+  documentId: string,
+  links: { memoryId: string; chunkIndex: number | null }[],
+): void {
+  const ins = db.prepare(
+    "INSERT OR IGNORE INTO document_chunks (document_id, memory_id, chunk_index) VALUES (?, ?, ?)",
+  );
   db.transaction(() => {
     for (const l of links) ins.run(documentId, l.memoryId, l.chunkIndex);
   })();
@@ -131,7 +149,9 @@ export function unlinkDocument(db: Database.Database, documentId: string, only?:
   return db.transaction(() => {
     const ids = only ?? documentMemoryIds(db, documentId);
     const del = db.prepare("DELETE FROM document_chunks WHERE document_id = ? AND memory_id = ?");
-    const other = db.prepare("SELECT document_id AS doc, chunk_index AS idx FROM document_chunks WHERE memory_id = ? ORDER BY rowid LIMIT 1");
+    const other = db.prepare(
+      "SELECT document_id AS doc, chunk_index AS idx FROM document_chunks WHERE memory_id = ? ORDER BY rowid LIMIT 1",
+    );
     // Only document chunks go with their last document: a chat or /remember memory that happened to hold
     // the same text as a chunk was linked, not owned.
     const isChunk = db.prepare("SELECT 1 FROM memories WHERE id = ? AND kind = 'document'");
@@ -179,7 +199,12 @@ export function deleteDocumentRow(db: Database.Database, id: string): { memories
 }
 
 /** Settle a document that will not complete: its memories removed and its status set, in one transaction. */
-export function settleDocument(db: Database.Database, id: string, status: "failed" | "cancelled", error: string | null): void {
+export function settleDocument(
+  db: Database.Database,
+  id: string,
+  status: "failed" | "cancelled",
+  error: string | null,
+): void {
   db.transaction(() => {
     purgeDocumentMemories(db, id);
     if (getDocument(db, id)) updateDocument(db, id, { status, error, chunksDone: 0 });

@@ -24,7 +24,7 @@ import {
   type UploadRow,
 } from "../services/document-service";
 import { search } from "../memory/search";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { documentMemoryIds, getDocument, insertDocuments, updateDocument } from "./documents";
 import { IngestQueue, queueFor, uploadsDirFor, type QueueOptions } from "./queue";
@@ -77,10 +77,15 @@ interface FileSpec {
   type?: string;
 }
 
-async function upload(c: MemoContext, files: FileSpec[], opts: { space?: string; maxBytes?: number } = {}): Promise<UploadRow[]> {
+async function upload(
+  c: MemoContext,
+  files: FileSpec[],
+  opts: { space?: string; maxBytes?: number } = {},
+): Promise<UploadRow[]> {
   const form = new FormData();
   if (opts.space) form.append("space", opts.space);
-  for (const f of files) form.append("file", new Blob([new Uint8Array(f.bytes)], { type: f.type ?? "application/octet-stream" }), f.name);
+  for (const f of files)
+    form.append("file", new Blob([new Uint8Array(f.bytes)], { type: f.type ?? "application/octet-stream" }), f.name);
   const req = new Request("http://127.0.0.1/api/v1/documents", { method: "POST", body: form });
   return (await uploadDocuments(c, req, { maxBytes: opts.maxBytes })).documents;
 }
@@ -88,7 +93,11 @@ async function upload(c: MemoContext, files: FileSpec[], opts: { space?: string;
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const idle = (c: MemoContext) => queueFor(c).whenIdle();
 const memoryRows = (c: MemoContext, documentId: string) =>
-  c.db.prepare("SELECT kind, document_id AS documentId, chunk_index AS chunkIndex, timestamp, content FROM memories WHERE document_id = ? ORDER BY chunk_index").all(documentId) as {
+  c.db
+    .prepare(
+      "SELECT kind, document_id AS documentId, chunk_index AS chunkIndex, timestamp, content FROM memories WHERE document_id = ? ORDER BY chunk_index",
+    )
+    .all(documentId) as {
     kind: string;
     documentId: string;
     chunkIndex: number;
@@ -115,39 +124,63 @@ const PDF_PHRASE = "The lighthouse keeper counted seventeen gulls on the norther
 
 test("MD, TXT and PDF in one upload: each becomes document memories with its id, chunk index and source name", async () => {
   const c = ctx();
-  const pdf = await makeTextPdf([[englishText(1200, "pdf-1"), `${PDF_PHRASE} before sunrise.`], [englishText(1500, "pdf-2")]]);
+  const pdf = await makeTextPdf([
+    [englishText(1200, "pdf-1"), `${PDF_PHRASE} before sunrise.`],
+    [englishText(1500, "pdf-2")],
+  ]);
   const rows = await upload(c, [
     { name: "guide.md", bytes: utf8(MARKDOWN), type: "text/markdown" },
     { name: "story.txt", bytes: utf8(englishText(6000, "txt")) },
     { name: "keeper.pdf", bytes: pdf, type: "application/pdf" },
   ]);
-  assert.deepEqual(rows.map((r) => [r.name, r.status]), [
-    ["guide.md", "queued"],
-    ["story.txt", "queued"],
-    ["keeper.pdf", "queued"],
-  ]);
+  assert.deepEqual(
+    rows.map((r) => [r.name, r.status]),
+    [
+      ["guide.md", "queued"],
+      ["story.txt", "queued"],
+      ["keeper.pdf", "queued"],
+    ],
+  );
   await idle(c);
   for (const r of rows) {
     const d = getDocumentOr404(c, r.id);
     assert.equal(d.status, "done", `${d.name}: ${d.error}`);
     assert.ok(d.chunksTotal >= 2, `${d.name} has ${d.chunksTotal} chunks`);
-    assert.deepEqual([d.chunksDone, d.progress, d.memories, d.canReingest, d.queuePosition], [d.chunksTotal, 1, d.chunksTotal, true, null]);
+    assert.deepEqual(
+      [d.chunksDone, d.progress, d.memories, d.canReingest, d.queuePosition],
+      [d.chunksTotal, 1, d.chunksTotal, true, null],
+    );
     const mems = memoryRows(c, r.id);
-    assert.deepEqual(mems.map((m) => m.chunkIndex), [...Array(d.chunksTotal).keys()], "chunk indexes 0..n-1");
+    assert.deepEqual(
+      mems.map((m) => m.chunkIndex),
+      [...Array(d.chunksTotal).keys()],
+      "chunk indexes 0..n-1",
+    );
     assert.ok(mems.every((m) => m.kind === "document" && m.timestamp === d.createdAt));
   }
-  assert.deepEqual([getDocument(c.db, rows[0]!.id)!.mime, getDocument(c.db, rows[2]!.id)!.mime], ["text/markdown", "application/pdf"]);
+  assert.deepEqual(
+    [getDocument(c.db, rows[0]!.id)!.mime, getDocument(c.db, rows[2]!.id)!.mime],
+    ["text/markdown", "application/pdf"],
+  );
   // Markdown was split on headings: the tide sentence starts a chunk under its heading.
   assert.ok(memoryRows(c, rows[0]!.id).some((m) => m.content.startsWith("## Tides\n\nThe harbour tide table")));
   assert.deepEqual(checkInvariant(c.db), []);
 
   // Search shows where a memory came from.
-  const res = await search(c, { query: "lighthouse keeper counted seventeen gulls", options: { qualityFilter: false } });
+  const res = await search(c, {
+    query: "lighthouse keeper counted seventeen gulls",
+    options: { qualityFilter: false },
+  });
   const hit = res.results.find((x) => x.content.includes("seventeen gulls"));
   assert.ok(hit, "the PDF's phrase is found");
   assert.deepEqual([hit.kind, hit.documentId, hit.documentName], ["document", rows[2]!.id, "keeper.pdf"]);
   assert.equal(res.results[0]!.documentName, "keeper.pdf", "and ranks first");
-  assert.deepEqual(listDocuments(c).map((d) => d.name).sort(), ["guide.md", "keeper.pdf", "story.txt"]);
+  assert.deepEqual(
+    listDocuments(c)
+      .map((d) => d.name)
+      .sort(),
+    ["guide.md", "keeper.pdf", "story.txt"],
+  );
 });
 
 test("re-ingesting the same file adds 0 chunks: upload again, or the Re-ingest action", async () => {
@@ -160,7 +193,10 @@ test("re-ingesting the same file adds 0 chunks: upload again, or the Re-ingest a
   const counts = rawCounts(c.db);
   const embedded = emb.calls.filter((x) => x.kind === "document").length;
 
-  const [again, renamed] = await upload(c, [{ name: "notes.txt", bytes }, { name: "copy of notes.txt", bytes }]);
+  const [again, renamed] = await upload(c, [
+    { name: "notes.txt", bytes },
+    { name: "copy of notes.txt", bytes },
+  ]);
   await idle(c);
   assert.deepEqual(again, { id: first!.id, name: "notes.txt", status: "done", duplicateOf: first!.id });
   assert.equal(renamed!.duplicateOf, first!.id, "same bytes under another name: the same document");
@@ -187,7 +223,10 @@ test("re-ingesting the same file adds 0 chunks: upload again, or the Re-ingest a
   assert.notEqual(other!.id, first!.id);
   await idle(c);
   assert.equal(getDocumentOr404(c, other!.id).memories, doc.chunksTotal);
-  assert.throws(() => reingestDocument(c, "00000000-0000-4000-8000-000000000000"), (e: unknown) => e instanceof ServiceError && e.status === 404);
+  assert.throws(
+    () => reingestDocument(c, "00000000-0000-4000-8000-000000000000"),
+    (e: unknown) => e instanceof ServiceError && e.status === 404,
+  );
 });
 
 test("delete removes the document's memories from all three tables (soft-deleted ones too), its row and its file", async () => {
@@ -207,11 +246,20 @@ test("delete removes the document's memories from all three tables (soft-deleted
   const res = await deleteDocument(c, gone!.id);
   assert.deepEqual(res, { id: gone!.id, deleted: true, memories: goneIds.length });
   const afterCounts = rawCounts(c.db);
-  assert.deepEqual(afterCounts, { memories: before.memories - goneIds.length, vec: before.vec - goneIds.length, fts: before.fts - goneIds.length, trash: 0 });
+  assert.deepEqual(afterCounts, {
+    memories: before.memories - goneIds.length,
+    vec: before.vec - goneIds.length,
+    fts: before.fts - goneIds.length,
+    trash: 0,
+  });
   assert.deepEqual(checkInvariant(c.db), []);
   assert.equal(getDocument(c.db, gone!.id), undefined);
   assert.equal(fs.existsSync(file), false);
-  assert.equal(getDocumentOr404(c, keep!.id).memories, getDocumentOr404(c, keep!.id).chunksTotal, "the other document is untouched");
+  assert.equal(
+    getDocumentOr404(c, keep!.id).memories,
+    getDocumentOr404(c, keep!.id).chunksTotal,
+    "the other document is untouched",
+  );
   await assert.rejects(deleteDocument(c, gone!.id), (e: unknown) => e instanceof ServiceError && e.status === 404);
 });
 
@@ -251,7 +299,11 @@ test("bad files each get a clear error on their row; the good file in the same u
     assert.equal(d.status, "failed", name);
     assert.match(d.error ?? "", re, name);
     assert.equal(d.memories, 0, name);
-    assert.equal(d.canReingest, name.endsWith(".pdf") && name !== "photo.pdf", `${name}: only files that passed the upload checks are kept`);
+    assert.equal(
+      d.canReingest,
+      name.endsWith(".pdf") && name !== "photo.pdf",
+      `${name}: only files that passed the upload checks are kept`,
+    );
   };
   expectFailed("empty.md", /^the file is empty \(0 bytes\)$/);
   expectFailed("photo.pdf", /named \.pdf but its content is a PNG image, not a PDF/);
@@ -263,23 +315,43 @@ test("bad files each get a clear error on their row; the good file in the same u
   assert.equal(good.status, "done");
   assert.equal(rawCounts(c.db).memories, good.chunksTotal, "only the good file's chunks were written");
   assert.deepEqual(checkInvariant(c.db), []);
-  assert.ok(!fs.readdirSync(queueFor(c).uploadsDir).some((f) => f.startsWith(".incoming-")), "no staged file left behind");
+  assert.ok(
+    !fs.readdirSync(queueFor(c).uploadsDir).some((f) => f.startsWith(".incoming-")),
+    "no staged file left behind",
+  );
 });
 
 test("request-level errors: not multipart, no file, wrong field, bad space, unknown space", async () => {
   const c = ctx();
-  const isStatus = (status: number, re: RegExp) => (e: unknown) => e instanceof ServiceError && e.status === status && re.test(e.message);
+  const isStatus = (status: number, re: RegExp) => (e: unknown) =>
+    e instanceof ServiceError && e.status === status && re.test(e.message);
   await assert.rejects(
-    uploadDocuments(c, new Request("http://x/api/v1/documents", { method: "POST", body: "{}", headers: { "content-type": "application/json" } })),
+    uploadDocuments(
+      c,
+      new Request("http://x/api/v1/documents", {
+        method: "POST",
+        body: "{}",
+        headers: { "content-type": "application/json" },
+      }),
+    ),
     isStatus(400, /multipart\/form-data/),
   );
   const noFile = new FormData();
   noFile.append("space", "personal");
-  await assert.rejects(uploadDocuments(c, new Request("http://x/", { method: "POST", body: noFile })), isStatus(400, /no file in the request/));
+  await assert.rejects(
+    uploadDocuments(c, new Request("http://x/", { method: "POST", body: noFile })),
+    isStatus(400, /no file in the request/),
+  );
   const wrongField = new FormData();
   wrongField.append("upload", new Blob(["hi"]), "a.txt");
-  await assert.rejects(uploadDocuments(c, new Request("http://x/", { method: "POST", body: wrongField })), isStatus(400, /field 'file'/));
-  await assert.rejects(upload(c, [{ name: "a.txt", bytes: utf8("hello") }], { space: "no spaces allowed" }), isStatus(400, /space must be/));
+  await assert.rejects(
+    uploadDocuments(c, new Request("http://x/", { method: "POST", body: wrongField })),
+    isStatus(400, /field 'file'/),
+  );
+  await assert.rejects(
+    upload(c, [{ name: "a.txt", bytes: utf8("hello") }], { space: "no spaces allowed" }),
+    isStatus(400, /space must be/),
+  );
   assert.throws(() => listDocuments(c, "never-made"), isStatus(404, /space 'never-made' does not exist/));
   assert.deepEqual(listDocuments(c), []);
   assert.equal(rawCounts(c.db).memories, 0);
@@ -288,7 +360,10 @@ test("request-level errors: not multipart, no file, wrong field, bad space, unkn
 test("a failure midway (embedding server gone on the 3rd request) leaves no memory of the document", async () => {
   const failing = new Wrapped(emb, {
     beforeEmbed: (n) => {
-      if (n === 3) throw new EmbedderUnavailableError("The embedding server did not answer (connection refused). Nothing was written.");
+      if (n === 3)
+        throw new EmbedderUnavailableError(
+          "The embedding server did not answer (connection refused). Nothing was written.",
+        );
     },
   });
   const c = ctx(failing, { ingest: { maxTokens: 128, batchSize: 2 } });
@@ -323,7 +398,10 @@ test("progress is written to the row while a job runs; cancel stops it and keeps
     if (d.chunksDone >= 3) break;
     await new Promise((r) => setTimeout(r, 10));
   }
-  assert.ok([...seen].some((n) => n > 0 && n < getDocument(c.db, running!.id)!.chunksTotal), `progress seen: ${[...seen]}`);
+  assert.ok(
+    [...seen].some((n) => n > 0 && n < getDocument(c.db, running!.id)!.chunksTotal),
+    `progress seen: ${[...seen]}`,
+  );
   const cancelledWaiting = await cancelDocument(c, waiting!.id);
   assert.equal(cancelledWaiting.status, "cancelled");
   const cancelled = await cancelDocument(c, running!.id);
@@ -339,7 +417,8 @@ test("restart: an unfinished document resumes where it stopped; one whose file i
   const slow = new Wrapped(emb, { beforeEmbed: () => new Promise((r) => setTimeout(r, 40)) });
   const c = ctx(slow, { ingest: { maxTokens: 128, batchSize: 2 } });
   const [row] = await upload(c, [{ name: "resume.txt", bytes: utf8(englishText(8000, "resume")) }]);
-  for (let i = 0; i < 500 && getDocument(c.db, row!.id)!.chunksDone < 4; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 500 && getDocument(c.db, row!.id)!.chunksDone < 4; i++)
+    await new Promise((r) => setTimeout(r, 10));
   // The process dies: the job stops with the row still `processing` and some chunks written.
   await queueFor(c).stop();
   const partial = documentMemoryIds(c.db, row!.id).length;
@@ -347,7 +426,9 @@ test("restart: an unfinished document resumes where it stopped; one whose file i
   assert.equal(getDocument(c.db, row!.id)!.status, "processing");
   assert.ok(partial >= 4 && partial < total, `${partial} of ${total} written`);
   // A second unfinished document whose uploaded file is gone, with a stray partial memory.
-  const [lost] = insertDocuments(c.db, [{ spaceId: "personal", name: "lost.md", mime: "text/markdown", size: 10, contentHash: "x", status: "queued" }]);
+  const [lost] = insertDocuments(c.db, [
+    { spaceId: "personal", name: "lost.md", mime: "text/markdown", size: 10, contentHash: "x", status: "queued" },
+  ]);
   updateDocument(c.db, lost!.id, { status: "processing" });
   c.db.prepare("UPDATE memories SET document_id = ? WHERE id = ?").run(lost!.id, documentMemoryIds(c.db, row!.id)[0]);
   const uploads = uploadsDirFor(c.db);
@@ -362,7 +443,10 @@ test("restart: an unfinished document resumes where it stopped; one whose file i
   const d = getDocument(c.db, row!.id)!;
   assert.equal(d.status, "done");
   assert.equal(documentMemoryIds(c.db, row!.id).length, total);
-  assert.ok(slow.documentCalls - calls <= Math.ceil((total - partial + 1) / 2), "only the missing chunks were embedded");
+  assert.ok(
+    slow.documentCalls - calls <= Math.ceil((total - partial + 1) / 2),
+    "only the missing chunks were embedded",
+  );
   const l = getDocument(c.db, lost!.id)!;
   assert.equal(l.status, "failed");
   assert.match(l.error!, /uploaded file is no longer on disk; upload it again/);

@@ -22,7 +22,11 @@ export function splitMarkdown(source: string): Section[] {
   const lines = text.split("\n");
   const sections: Section[] = [];
   const path: { level: number; title: string }[] = [];
-  let current: { heading: string | null; lines: string[]; headLines: number } = { heading: null, lines: [], headLines: 0 };
+  let current: { heading: string | null; lines: string[]; headLines: number } = {
+    heading: null,
+    lines: [],
+    headLines: 0,
+  };
   let fence: string | null = null;
 
   const flush = () => {
@@ -61,7 +65,12 @@ export function splitMarkdown(source: string): Section[] {
     const prev = current.lines[current.lines.length - 1];
     const paragraphLine = line.trim().length > 0 && !/^ {0,3}([>*+-]|\d+[.)])\s/.test(line) && !/^ {4}|\t/.test(line);
     const startsParagraph = prev === undefined || prev.trim() === "" || current.lines.length === current.headLines;
-    if (next !== undefined && paragraphLine && startsParagraph && (SETEXT_1.test(next) || (SETEXT_2.test(next) && next.trim().length >= 2))) {
+    if (
+      next !== undefined &&
+      paragraphLine &&
+      startsParagraph &&
+      (SETEXT_1.test(next) || (SETEXT_2.test(next) && next.trim().length >= 2))
+    ) {
       open(SETEXT_1.test(next) ? 1 : 2, line, [line, next]);
       i++;
       continue;

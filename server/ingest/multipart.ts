@@ -92,7 +92,8 @@ export function filenameProblem(raw: string): string | null {
   const unescaped = raw.replace(/%22/g, '"').replace(/%0D/gi, "\r").replace(/%0A/gi, "\n");
   const shown = JSON.stringify(unescaped.slice(0, 80));
   if (unescaped.includes("\u0000")) return `the file name ${shown} contains a NUL character`;
-  if (unescaped.split(/[\\/]/).some((seg) => seg.trim() === "..")) return `the file name ${shown} is a path with '..'; send the file's own name`;
+  if (unescaped.split(/[\\/]/).some((seg) => seg.trim() === ".."))
+    return `the file name ${shown} is a path with '..'; send the file's own name`;
   if (/^[\\/]/.test(unescaped)) return `the file name ${shown} is an absolute path; send the file's own name`;
   return null;
 }
@@ -101,13 +102,18 @@ export function filenameProblem(raw: string): string | null {
 export function cleanFilename(raw: string): string {
   const unescaped = raw.replace(/%22/g, '"').replace(/%0D/gi, "\r").replace(/%0A/gi, "\n");
   const base = unescaped.split(/[\\/]/).pop() ?? "";
-  return base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255);
+  return base
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, 255);
 }
 
 export async function readMultipart(req: Request, opts: MultipartOptions): Promise<MultipartResult> {
   const boundary = boundaryOf(req.headers.get("content-type"));
-  if (!boundary) throw new MultipartError(400, "send the files as multipart/form-data (field `file`, one or more files)");
-  if (!req.body) throw new MultipartError(400, "the request has no body; send one or more files in the multipart field `file`");
+  if (!boundary)
+    throw new MultipartError(400, "send the files as multipart/form-data (field `file`, one or more files)");
+  if (!req.body)
+    throw new MultipartError(400, "the request has no body; send one or more files in the multipart field `file`");
   const maxFiles = opts.maxFiles ?? 100;
   const maxFieldBytes = opts.maxFieldBytes ?? 4096;
   const maxFields = opts.maxFields ?? 20;
@@ -138,9 +144,18 @@ export async function readMultipart(req: Request, opts: MultipartOptions): Promi
       if (problem) throw new MultipartError(400, problem);
       const filename = cleanFilename(params.filename);
       if (filename === "") return void (part = { kind: "skip" }); // a file input with nothing chosen
-      if (files.length >= maxFiles) throw new MultipartError(413, `too many files in one request (at most ${maxFiles})`);
+      if (files.length >= maxFiles)
+        throw new MultipartError(413, `too many files in one request (at most ${maxFiles})`);
       const staged = path.join(opts.dir, `.incoming-${crypto.randomUUID()}`);
-      const file: StagedFile = { field: name, filename, contentType: headers.get("content-type") ?? "application/octet-stream", path: staged, size: 0, tooLarge: false, sha256: null };
+      const file: StagedFile = {
+        field: name,
+        filename,
+        contentType: headers.get("content-type") ?? "application/octet-stream",
+        path: staged,
+        size: 0,
+        tooLarge: false,
+        sha256: null,
+      };
       files.push(file);
       part = { kind: "file", file, fd: await fs.promises.open(staged, "wx", 0o600), hash: crypto.createHash("sha256") };
     } else {
@@ -167,7 +182,8 @@ export async function readMultipart(req: Request, opts: MultipartOptions): Promi
       await part.fd!.write(data);
     } else if (part.kind === "field") {
       part.size += data.length;
-      if (part.size > maxFieldBytes) throw new MultipartError(400, `form field '${part.name}' is longer than ${maxFieldBytes} bytes`);
+      if (part.size > maxFieldBytes)
+        throw new MultipartError(400, `form field '${part.name}' is longer than ${maxFieldBytes} bytes`);
       part.chunks.push(Buffer.from(data));
     }
   };
@@ -210,7 +226,8 @@ export async function readMultipart(req: Request, opts: MultipartOptions): Promi
             if (buf.length > 256) throw new MultipartError(400, "malformed multipart body (bad boundary line)");
             break;
           }
-          if (buf.subarray(0, i).toString("latin1").trim() !== "") throw new MultipartError(400, "malformed multipart body (bad boundary line)");
+          if (buf.subarray(0, i).toString("latin1").trim() !== "")
+            throw new MultipartError(400, "malformed multipart body (bad boundary line)");
           buf = buf.subarray(i + 2);
           state = "headers";
         } else if (state === "headers") {
@@ -222,7 +239,8 @@ export async function readMultipart(req: Request, opts: MultipartOptions): Promi
             skip = 4;
           }
           if (end < 0) {
-            if (buf.length > MAX_HEADER_BYTES) throw new MultipartError(400, "malformed multipart body (part headers too long)");
+            if (buf.length > MAX_HEADER_BYTES)
+              throw new MultipartError(400, "malformed multipart body (part headers too long)");
             break;
           }
           await startPart(buf.subarray(0, end).toString("utf8"));
@@ -247,7 +265,8 @@ export async function readMultipart(req: Request, opts: MultipartOptions): Promi
       }
       if (state === "done") break;
     }
-    if (state !== "done") throw new MultipartError(400, "the multipart body ended before its closing boundary (upload interrupted?)");
+    if (state !== "done")
+      throw new MultipartError(400, "the multipart body ended before its closing boundary (upload interrupted?)");
     return { fields, files };
   } catch (e) {
     const open = part as Part | null; // assigned in the closures above

@@ -50,15 +50,39 @@ test("Markdown is split on ATX and setext headings, with the heading path", () =
 });
 
 test("Markdown: no headings inside fenced code; front matter dropped; thematic breaks are not headings", () => {
-  const md = ["---", "title: x", "---", "# Real", "```bash", "# not a heading", "echo hi", "```", "", "text", "", "---", "", "after the rule"].join("\n");
+  const md = [
+    "---",
+    "title: x",
+    "---",
+    "# Real",
+    "```bash",
+    "# not a heading",
+    "echo hi",
+    "```",
+    "",
+    "text",
+    "",
+    "---",
+    "",
+    "after the rule",
+  ].join("\n");
   const s = splitMarkdown(md);
   assert.equal(s.length, 1);
   assert.match(s[0]!.text, /# not a heading/);
   assert.match(s[0]!.text, /after the rule/);
   assert.doesNotMatch(s[0]!.text, /title: x/);
-  assert.deepEqual(splitMarkdown("~~~\n# a\n~~~\n# b\nx").map((x) => x.heading), [null, "# b"]);
+  assert.deepEqual(
+    splitMarkdown("~~~\n# a\n~~~\n# b\nx").map((x) => x.heading),
+    [null, "# b"],
+  );
   // A heading with no body of its own is a section of one line (the packer merges it with the next).
-  assert.deepEqual(splitMarkdown("# A\n## B\nbody").map((x) => [x.text, x.path]), [["# A", ["A"]], ["## B\nbody", ["A", "B"]]]);
+  assert.deepEqual(
+    splitMarkdown("# A\n## B\nbody").map((x) => [x.text, x.path]),
+    [
+      ["# A", ["A"]],
+      ["## B\nbody", ["A", "B"]],
+    ],
+  );
 });
 
 test("plain text is one section; line endings and control characters are normalised", async () => {
@@ -69,11 +93,17 @@ test("plain text is one section; line endings and control characters are normali
 });
 
 test("a whitespace-only file has no text to ingest", async () => {
-  await assert.rejects(parseDocument(utf8(" \n\t\n"), "blank.md"), (e: unknown) => e instanceof IngestError && e.code === "NO_TEXT" && /only whitespace/.test(e.message));
+  await assert.rejects(
+    parseDocument(utf8(" \n\t\n"), "blank.md"),
+    (e: unknown) => e instanceof IngestError && e.code === "NO_TEXT" && /only whitespace/.test(e.message),
+  );
 });
 
 test("PDF: the text layer of every page, in order", async () => {
-  const pdf = await makeTextPdf([["The lighthouse keeper counted seventeen gulls at dawn."], ["Page two mentions the harbour master."]]);
+  const pdf = await makeTextPdf([
+    ["The lighthouse keeper counted seventeen gulls at dawn."],
+    ["Page two mentions the harbour master."],
+  ]);
   const p = await parseDocument(pdf, "story.pdf");
   assert.equal(p.kind, "pdf");
   assert.equal(p.sections.length, 1);
@@ -81,8 +111,18 @@ test("PDF: the text layer of every page, in order", async () => {
 });
 
 test("PDF without a text layer, corrupt PDF: clear errors", async () => {
-  await assert.rejects(parseDocument(await makeImageOnlyPdf(2), "scan.pdf"), (e: unknown) => e instanceof IngestError && e.code === "NO_TEXT_LAYER" && /no text layer \(2 pages of images only.*OCR/.test(e.message));
-  await assert.rejects(parseDocument(await makeCorruptPdf(), "broken.pdf"), (e: unknown) => e instanceof IngestError && e.code === "CORRUPT_PDF" && /^corrupt PDF: it could not be read/.test(e.message));
+  await assert.rejects(
+    parseDocument(await makeImageOnlyPdf(2), "scan.pdf"),
+    (e: unknown) =>
+      e instanceof IngestError &&
+      e.code === "NO_TEXT_LAYER" &&
+      /no text layer \(2 pages of images only.*OCR/.test(e.message),
+  );
+  await assert.rejects(
+    parseDocument(await makeCorruptPdf(), "broken.pdf"),
+    (e: unknown) =>
+      e instanceof IngestError && e.code === "CORRUPT_PDF" && /^corrupt PDF: it could not be read/.test(e.message),
+  );
 });
 
 test("PDF text clean-up joins words hyphenated across lines", () => {

@@ -36,7 +36,10 @@ export async function parseDocument(bytes: Uint8Array, name: string): Promise<Pa
   }
   sections = sections.filter((s) => s.text.trim().length > 0);
   if (sections.length === 0) {
-    throw new IngestError("NO_TEXT", kind === "pdf" ? "the PDF holds no text" : "the file holds only whitespace; there is no text to ingest");
+    throw new IngestError(
+      "NO_TEXT",
+      kind === "pdf" ? "the PDF holds no text" : "the file holds only whitespace; there is no text to ingest",
+    );
   }
   return { kind, mime, sections, chars: sections.reduce((n, s) => n + s.text.length, 0) };
 }

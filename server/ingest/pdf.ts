@@ -50,6 +50,7 @@ function pdfError(e: unknown): IngestError {
   if (e instanceof IngestError) return e;
   const name = e instanceof Error ? e.name : "";
   const message = e instanceof Error ? e.message : String(e);
-  if (name === "PasswordException") return new IngestError("ENCRYPTED_PDF", "this PDF is password-protected; remove the password and upload it again");
+  if (name === "PasswordException")
+    return new IngestError("ENCRYPTED_PDF", "this PDF is password-protected; remove the password and upload it again");
   return new IngestError("CORRUPT_PDF", `corrupt PDF: it could not be read (${message || name || "unknown error"})`);
 }

@@ -71,7 +71,12 @@ export interface IngestStats {
 
 const now = () => performance.now();
 
-export async function ingestDocument(ctx: MemoContext, doc: Pick<DocumentRow, "id" | "spaceId" | "createdAt" | "name">, bytes: Uint8Array, options: IngestOptions = {}): Promise<IngestStats> {
+export async function ingestDocument(
+  ctx: MemoContext,
+  doc: Pick<DocumentRow, "id" | "spaceId" | "createdAt" | "name">,
+  bytes: Uint8Array,
+  options: IngestOptions = {},
+): Promise<IngestStats> {
   const t0 = now();
   const signal = options.signal;
   const parsed = await parseDocument(bytes, doc.name);
@@ -112,7 +117,12 @@ export async function ingestDocument(ctx: MemoContext, doc: Pick<DocumentRow, "i
     pos += items.length;
     batches.push(items.length);
     const t = now();
-    return { items, result: ctx.embedder.embedDocuments(items.map((x) => x.chunk.content)).then((vectors) => ({ vectors, ms: now() - t })) };
+    return {
+      items,
+      result: ctx.embedder
+        .embedDocuments(items.map((x) => x.chunk.content))
+        .then((vectors) => ({ vectors, ms: now() - t })),
+    };
   };
   let writeMs = 0;
   // One request in flight while the previous batch is written: the server never waits for the database.
@@ -140,7 +150,11 @@ export async function ingestDocument(ctx: MemoContext, doc: Pick<DocumentRow, "i
       writeTransaction(ctx.db, () => {
         // one transaction per batch: the memories and their links to this document
         const ids = insertMemories(ctx.db, rows, vectors, model);
-        linkDocumentChunks(ctx.db, doc.id, ids.map((memoryId, i) => ({ memoryId, chunkIndex: rows[i]!.chunkIndex ?? null })));
+        linkDocumentChunks(
+          ctx.db,
+          doc.id,
+          ids.map((memoryId, i) => ({ memoryId, chunkIndex: rows[i]!.chunkIndex ?? null })),
+        );
       });
       writeMs += now() - tw;
       done += rows.length;
@@ -153,10 +167,17 @@ export async function ingestDocument(ctx: MemoContext, doc: Pick<DocumentRow, "i
   // changed since an interrupted run) would be half of an old version: remove them (one transaction).
   const planned = new Set(chunks.map((c) => contentHash(c.content)));
   const linked = ctx.db
-    .prepare("SELECT m.id, m.content_hash AS hash FROM document_chunks l JOIN memories m ON m.id = l.memory_id WHERE l.document_id = ?")
+    .prepare(
+      "SELECT m.id, m.content_hash AS hash FROM document_chunks l JOIN memories m ON m.id = l.memory_id WHERE l.document_id = ?",
+    )
     .all(doc.id) as { id: string; hash: string }[];
   const stale = linked.filter((r) => !planned.has(r.hash));
-  if (stale.length) unlinkDocument(ctx.db, doc.id, stale.map((r) => r.id));
+  if (stale.length)
+    unlinkDocument(
+      ctx.db,
+      doc.id,
+      stale.map((r) => r.id),
+    );
   const t3 = now();
   const embedded = todo.map((t) => t.chunk);
   return {

@@ -18,7 +18,14 @@ import { EmbedderResponseError } from "../embedder/client";
 import { StoreError } from "../core/errors";
 import { appContext, type MemoContext } from "../core/context";
 import { IngestError } from "./detect";
-import { getDocument, purgeDocumentMemories, settleDocument, unfinishedDocuments, updateDocument, type DocumentRow } from "./documents";
+import {
+  getDocument,
+  purgeDocumentMemories,
+  settleDocument,
+  unfinishedDocuments,
+  updateDocument,
+  type DocumentRow,
+} from "./documents";
 import { ingestDocument, type IngestOptions, type IngestStats } from "./pipeline";
 
 /** Where uploaded files are kept (beside the store, like the ANN index files): `<store dir>/uploads/<document id>`. */
@@ -41,7 +48,8 @@ class CancelledError extends Error {
 /** A failure as the document row shows it. */
 export function failureMessage(e: unknown): string {
   if (e instanceof IngestError) return e.message;
-  if (e instanceof EmbedderUnavailableError) return `${e.message.replace(/ Nothing was written\.$/, "")} Re-ingest the file once the embedding server is back.`;
+  if (e instanceof EmbedderUnavailableError)
+    return `${e.message.replace(/ Nothing was written\.$/, "")} Re-ingest the file once the embedding server is back.`;
   if (e instanceof EmbedderResponseError) return `the embedding server gave a bad answer: ${e.message}`;
   if (e instanceof StoreError) return e.message;
   console.error("[ingest] unexpected error", e);
@@ -54,7 +62,10 @@ export interface QueueOptions {
   /** How long a job waits for the supervised embedding server to become ready before trying anyway. */
   embedderWaitMs?: number;
   /** Told when a job finishes (the benchmark reads the stats). */
-  onFinished?: (doc: DocumentRow, outcome: { status: "done"; stats: IngestStats } | { status: "failed" | "cancelled"; error: string | null }) => void;
+  onFinished?: (
+    doc: DocumentRow,
+    outcome: { status: "done"; stats: IngestStats } | { status: "failed" | "cancelled"; error: string | null },
+  ) => void;
 }
 
 export class IngestQueue {
@@ -163,7 +174,11 @@ export class IngestQueue {
         this.enqueue(row.id);
         resumed.push(row.id);
       } else {
-        this.finish(row.id, "failed", "Memo stopped before this file was ingested and the uploaded file is no longer on disk; upload it again");
+        this.finish(
+          row.id,
+          "failed",
+          "Memo stopped before this file was ingested and the uploaded file is no longer on disk; upload it again",
+        );
         failed.push(row.id);
       }
     }
@@ -173,7 +188,10 @@ export class IngestQueue {
   private pump(): void {
     if (this.active || this.stopped) return;
     const id = this.pending.shift();
-    if (!id) return this.notifyIdle();
+    if (!id) {
+      this.notifyIdle();
+      return;
+    }
     const controller = new AbortController();
     const finished = this.run(id, controller.signal).finally(() => {
       this.active = null;
@@ -235,7 +253,13 @@ export class IngestQueue {
         purgeDocumentMemories(db, id); // deleted while running
         return;
       }
-      updateDocument(db, id, { status: "done", error: null, mime: stats.mime, chunksTotal: stats.chunks, chunksDone: stats.chunks });
+      updateDocument(db, id, {
+        status: "done",
+        error: null,
+        mime: stats.mime,
+        chunksTotal: stats.chunks,
+        chunksDone: stats.chunks,
+      });
       this.opts.onFinished?.(getDocument(db, id)!, { status: "done", stats });
     } catch (e) {
       if (signal.aborted && !(signal.reason instanceof CancelledError)) return; // stop(): leave it for recover()
@@ -261,12 +285,15 @@ export function queueFor(ctx: MemoContext, opts: Partial<QueueOptions> = {}): In
   return q;
 }
 
-/** Boot hook: the app's queue, with unfinished documents resumed or failed (SPEC §4, crash safety). */
+/** Boot hook: the app's queue, with unfinished documents resumed or failed (docs/architecture.md#ingestion, crash safety). */
 export function startIngestQueue(): IngestQueue {
   const q = queueFor(appContext());
   try {
     const { resumed, failed } = q.recover();
-    if (resumed.length || failed.length) console.log(`[ingest] after restart: ${resumed.length} document(s) resumed, ${failed.length} failed (file missing)`);
+    if (resumed.length || failed.length)
+      console.log(
+        `[ingest] after restart: ${resumed.length} document(s) resumed, ${failed.length} failed (file missing)`,
+      );
   } catch (e) {
     console.error("[ingest] could not recover unfinished documents", e); // the app still serves; uploads still work
   }

@@ -41,21 +41,44 @@ async function store(): Promise<MemoContext> {
   return { db: s.sqlite, embedder: emb };
 }
 
-async function add(ctx: MemoContext, items: { content: string; kind?: MemoryKind; pinned?: boolean }[]): Promise<string[]> {
+async function add(
+  ctx: MemoContext,
+  items: { content: string; kind?: MemoryKind; pinned?: boolean }[],
+): Promise<string[]> {
   const { model } = await emb.info();
-  return insertMemories(ctx.db, items.map((i) => ({ spaceId: "personal", ...i })), await emb.embedDocuments(items.map((i) => i.content)), model);
+  return insertMemories(
+    ctx.db,
+    items.map((i) => ({ spaceId: "personal", ...i })),
+    await emb.embedDocuments(items.map((i) => i.content)),
+    model,
+  );
 }
 
-const liveContents = (ctx: MemoContext) => (ctx.db.prepare("SELECT content FROM memories WHERE soft_deleted = 0 ORDER BY content").all() as { content: string }[]).map((r) => r.content);
+const liveContents = (ctx: MemoContext) =>
+  (
+    ctx.db.prepare("SELECT content FROM memories WHERE soft_deleted = 0 ORDER BY content").all() as {
+      content: string;
+    }[]
+  ).map((r) => r.content);
 
 test("merge checks: empty, too long, refusal or meta text (unless the originals say it), too far from an original", async () => {
   assert.match(textProblem("  ", "a", "b")!, /empty/);
-  assert.match(textProblem("x".repeat(25), "x".repeat(10), "y".repeat(10))!, /more than both originals together plus 20% \(24\)/);
+  assert.match(
+    textProblem("x".repeat(25), "x".repeat(10), "y".repeat(10))!,
+    /more than both originals together plus 20% \(24\)/,
+  );
   assert.equal(textProblem("x".repeat(24), "x".repeat(10), "y".repeat(10)), null);
   assert.match(textProblem("I can't merge these.", ANNA_1, ANNA_2)!, /refusal or meta text/);
   assert.match(textProblem("As an AI, I think Anna lives in Berlin.", ANNA_1, ANNA_2)!, /As an AI/);
-  assert.match(textProblem("Here is the merged statement: Anna lives in Berlin.", ANNA_1, ANNA_2)!, /Here is the merged/);
-  assert.equal(textProblem("I can't make Tuesday; Wednesday works.", "I can't make Tuesday.", "Wednesday works for me."), null, "the originals' own words are fine");
+  assert.match(
+    textProblem("Here is the merged statement: Anna lives in Berlin.", ANNA_1, ANNA_2)!,
+    /Here is the merged/,
+  );
+  assert.equal(
+    textProblem("I can't make Tuesday; Wednesday works.", "I can't make Tuesday.", "Wednesday works for me."),
+    null,
+    "the originals' own words are fine",
+  );
   const [a, b, far] = await emb.embedDocuments([ANNA_1, ANNA_2, "The quarterly tax return is due in April."]);
   assert.equal(similarityProblem(a!, a!, b!, 0.92), null);
   assert.match(similarityProblem(far!, a!, b!, 0.92)!, /too far from the originals .* at least 0\.82 needed/);
@@ -65,11 +88,17 @@ test("a provider that answers badly: every bad merge is skipped with its reason 
   const ctx = await store();
   await add(ctx, [{ content: ANNA_1 }, { content: ANNA_2 }, { content: TEA_1 }, { content: TEA_2 }]);
   const before = liveContents(ctx);
-  const answers = ["As an AI language model, I cannot merge personal data.", "The quarterly tax return is due in April."];
+  const answers = [
+    "As an AI language model, I cannot merge personal data.",
+    "The quarterly tax return is due in April.",
+  ];
   const { model } = await emb.info();
   const r = await consolidate(ctx, model, { threshold: 0.92, merge: async () => answers.shift() ?? "" });
   assert.equal(r.counts.merged, 0);
-  assert.deepEqual(r.skipped.map((s) => s.reason.replace(/\(.*/, "").trim()), ["the merged statement contains refusal or meta text", "the merged statement is too far from the originals"]);
+  assert.deepEqual(
+    r.skipped.map((s) => s.reason.replace(/\(.*/, "").trim()),
+    ["the merged statement contains refusal or meta text", "the merged statement is too far from the originals"],
+  );
   assert.deepEqual(liveContents(ctx), before);
   assert.deepEqual(checkInvariant(ctx.db), []);
 });
@@ -86,7 +115,10 @@ test("never merged: pinned memories, document chunks, memories of different kind
   ]);
   const { model } = await emb.info();
   const asked: [string, string][] = [];
-  const r = await consolidate(ctx, model, { threshold: 0.9, merge: async (a, b) => (asked.push([a, b]), longer(a, b)) });
+  const r = await consolidate(ctx, model, {
+    threshold: 0.9,
+    merge: async (a, b) => (asked.push([a, b]), longer(a, b)),
+  });
   assert.deepEqual(asked, [], "no pair was even proposed");
   assert.equal(r.counts.merged, 0);
   assert.equal(r.pairs, 0);
@@ -94,7 +126,12 @@ test("never merged: pinned memories, document chunks, memories of different kind
 
 test("preview writes nothing; applying it writes the checked merges; an original changed since is skipped; undo restores everything", async () => {
   const ctx = await store();
-  const [anna1, anna2, tea1, tea2] = await add(ctx, [{ content: ANNA_1 }, { content: ANNA_2 }, { content: TEA_1 }, { content: TEA_2 }]);
+  const [anna1, anna2, tea1, tea2] = await add(ctx, [
+    { content: ANNA_1 },
+    { content: ANNA_2 },
+    { content: TEA_1 },
+    { content: TEA_2 },
+  ]);
   const before = liveContents(ctx);
   const preview = await previewConsolidation(ctx, { merge: longer });
   assert.equal(preview.status, "ok", preview.error ?? "");
@@ -135,7 +172,10 @@ test("the scheduled run applies directly; its undo works over HTTP for 7 days an
   assert.throws(() => undoConsolidationRun(ctx, run.id, new Date(Date.now() + 8 * 86_400_000)), /older than 7 days/);
 
   setAppContext(ctx);
-  const call = (id: string) => undoRoute(new Request(`http://x/api/v1/jobs/runs/${id}/undo`, { method: "POST" }), { params: Promise.resolve({ id }) });
+  const call = (id: string) =>
+    undoRoute(new Request(`http://x/api/v1/jobs/runs/${id}/undo`, { method: "POST" }), {
+      params: Promise.resolve({ id }),
+    });
   assert.equal((await call("abc")).status, 400);
   assert.equal((await call("999999")).status, 404);
   const ok = await call(String(run.id));

@@ -11,7 +11,7 @@ import { type MergeProposal, writeMerge } from "../memory/consolidate";
 import { similarityProblem, textProblem } from "../memory/merge-guard";
 import { purgeMemories, restoreMemories, writeTransaction } from "../memory/store";
 import { activeModel } from "../memory/model-check";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { runConsolidateJob, type JobRunOptions } from "./jobs";
 import { getRun, runExclusive, type RunRecord } from "../core/job-runner";
@@ -25,18 +25,33 @@ export function previewConsolidation(ctx: MemoContext, opts: JobRunOptions = {})
 }
 
 const readVector = (ctx: MemoContext, id: string) => {
-  const r = ctx.db.prepare("SELECT v.embedding FROM memories m JOIN memory_vec v ON v.rowid = m.rid WHERE m.id = ?").get(id) as { embedding: Buffer } | undefined;
-  return r ? new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) : undefined;
+  const r = ctx.db
+    .prepare("SELECT v.embedding FROM memories m JOIN memory_vec v ON v.rowid = m.rid WHERE m.id = ?")
+    .get(id) as { embedding: Buffer } | undefined;
+  return r
+    ? new Float32Array(
+        r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength),
+      )
+    : undefined;
 };
 
 /**
  * Write the proposals of a preview run (all, or those at the `pick` indexes), each checked again against
  * the store as it is now. Recorded as a consolidate run (undoable like any other).
  */
-export async function applyConsolidationPreview(ctx: MemoContext, previewRunId: number, pick?: number[]): Promise<RunRecord> {
+export async function applyConsolidationPreview(
+  ctx: MemoContext,
+  previewRunId: number,
+  pick?: number[],
+): Promise<RunRecord> {
   const preview = getRun(ctx.db, previewRunId);
-  if (!preview || preview.job !== "consolidate" || preview.result?.preview !== true) throw new ServiceError(404, `run ${previewRunId} is not a consolidation preview`);
-  if (preview.result?.appliedBy) throw new ServiceError(409, `preview ${previewRunId} was already applied (run ${String(preview.result.appliedBy)})`);
+  if (preview?.job !== "consolidate" || preview.result?.preview !== true)
+    throw new ServiceError(404, `run ${previewRunId} is not a consolidation preview`);
+  if (preview.result?.appliedBy)
+    throw new ServiceError(
+      409,
+      `preview ${previewRunId} was already applied (run ${String(preview.result.appliedBy)})`,
+    );
   const all = (preview.result.proposals ?? []) as MergeProposal[];
   const chosen = pick ? pick.map((i) => all[i]).filter((p): p is MergeProposal => p !== undefined) : all;
   const run = await runExclusive(
@@ -49,8 +64,16 @@ export async function applyConsolidationPreview(ctx: MemoContext, previewRunId: 
       const merges: { id: string; from: [string, string]; similarity: number; content: string }[] = [];
       const skipped: { from: [string, string]; reason: string }[] = [];
       for (const p of chosen) {
-        const rows = p.from.map((id) => ctx.db.prepare("SELECT id, space_id AS spaceId, content_hash AS contentHash, importance, timestamp, content FROM memories WHERE id = ? AND soft_deleted = 0").get(id)) as
-          | ({ id: string; spaceId: string; contentHash: string; importance: number; timestamp: string; content: string } | undefined)[];
+        const rows = p.from.map((id) =>
+          ctx.db
+            .prepare(
+              "SELECT id, space_id AS spaceId, content_hash AS contentHash, importance, timestamp, content FROM memories WHERE id = ? AND soft_deleted = 0",
+            )
+            .get(id),
+        ) as (
+          | { id: string; spaceId: string; contentHash: string; importance: number; timestamp: string; content: string }
+          | undefined
+        )[];
         const [a, b] = rows;
         const va = readVector(ctx, p.from[0]);
         const vb = readVector(ctx, p.from[1]);
@@ -74,7 +97,20 @@ export async function applyConsolidationPreview(ctx: MemoContext, previewRunId: 
         counts.softDeleted += 2;
         merges.push({ id, from: p.from, similarity: p.similarity, content: p.content });
       }
-      return { status: "ok", result: { ...counts, counts, model, threshold, fromPreview: previewRunId, merges, skipped, errors: [], pairs: chosen.length } };
+      return {
+        status: "ok",
+        result: {
+          ...counts,
+          counts,
+          model,
+          threshold,
+          fromPreview: previewRunId,
+          merges,
+          skipped,
+          errors: [],
+          pairs: chosen.length,
+        },
+      };
     },
     { trigger: "manual", leaseMs: 5 * 60_000 },
   );
@@ -104,7 +140,8 @@ export function undoProblem(run: RunRecord | undefined, now = Date.now()): strin
   const merges = (run.result?.merges ?? []) as unknown[];
   if (merges.length === 0) return `run ${run.id} merged nothing`;
   const at = Date.parse(run.finishedAt ?? run.startedAt);
-  if (now - at > UNDO_DAYS * 86_400_000) return `run ${run.id} is older than ${UNDO_DAYS} days; it can no longer be undone`;
+  if (now - at > UNDO_DAYS * 86_400_000)
+    return `run ${run.id} is older than ${UNDO_DAYS} days; it can no longer be undone`;
   return null;
 }
 
@@ -120,13 +157,19 @@ export function undoConsolidationRun(ctx: Pick<MemoContext, "db">, runId: number
     if (problem) throw new ServiceError(run ? 409 : 404, problem);
     const merges = run!.result!.merges as { id: string; from: [string, string] }[];
     const originals = merges.flatMap((m) => m.from);
-    const removed = purgeMemories(db, merges.map((m) => m.id));
+    const removed = purgeMemories(
+      db,
+      merges.map((m) => m.id),
+    );
     const restored = restoreMemories(db, originals);
     const exists = db.prepare("SELECT 1 FROM memories WHERE id = ?");
     const missing = originals.filter((id) => !exists.get(id));
     const undoneAt = now.toISOString();
     const undone = { at: undoneAt, removed, restored: restored.length, missing };
-    db.prepare("UPDATE job_runs SET result = json_set(result, '$.undone', json(?)) WHERE id = ?").run(JSON.stringify(undone), runId);
+    db.prepare("UPDATE job_runs SET result = json_set(result, '$.undone', json(?)) WHERE id = ?").run(
+      JSON.stringify(undone),
+      runId,
+    );
     return { run: runId, removed, restored: restored.length, missing, undoneAt };
   });
 }

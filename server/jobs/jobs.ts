@@ -6,7 +6,7 @@ import { runDecay, type JobCounts } from "../memory/decay";
 import { consolidate, type MergeFn } from "../memory/consolidate";
 import { boundModel, reindexTarget } from "../memory/store";
 import { activeModel } from "../memory/model-check";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { providerMerge } from "./merge";
 import { runExclusive, type RunRecord, type Trigger } from "../core/job-runner";
 import { consolidationThreshold, decayingKinds, loadJobSettings } from "./settings";
@@ -44,7 +44,13 @@ export function runDecayJob(ctx: Pick<MemoContext, "db">, opts: JobRunOptions = 
     async () => {
       const all = loadJobSettings(db);
       const s = all.decay;
-      const r = runDecay(db, { idleDays: s.idleDays, zeroDays: s.zeroDays, retentionDays: s.retentionDays, kinds: decayingKinds(all), now: opts.now });
+      const r = runDecay(db, {
+        idleDays: s.idleDays,
+        zeroDays: s.zeroDays,
+        retentionDays: s.retentionDays,
+        kinds: decayingKinds(all),
+        now: opts.now,
+      });
       // The five counts first (flat, for compact summaries), then everything, `counts` included.
       return { status: "ok", result: { ...r.counts, ...r } };
     },
@@ -60,16 +66,35 @@ export function runConsolidateJob(ctx: MemoContext, opts: JobRunOptions = {}): P
     async (run) => {
       const s = loadJobSettings(db).consolidate;
       if (reindexTarget(db)) {
-        return { status: "skipped", result: { counts: ZERO, reason: "the store is re-indexing for a new embedding model; consolidation runs after it" } };
+        return {
+          status: "skipped",
+          result: {
+            counts: ZERO,
+            reason: "the store is re-indexing for a new embedding model; consolidation runs after it",
+          },
+        };
       }
       const bound = boundModel(db);
-      if (!bound) return { status: "ok", result: { counts: ZERO, spaces: 0, candidates: 0, pairs: 0, note: "the store is empty" } };
-      const { merge, reason } = opts.merge !== undefined ? { merge: opts.merge, reason: opts.merge ? null : "no merge function given" } : providerMerge(db);
+      if (!bound)
+        return {
+          status: "ok",
+          result: { counts: ZERO, spaces: 0, candidates: 0, pairs: 0, note: "the store is empty" },
+        };
+      const { merge, reason } =
+        opts.merge !== undefined
+          ? { merge: opts.merge, reason: opts.merge ? null : "no merge function given" }
+          : providerMerge(db);
       // The merged statements are embedded: the embedder must serve the store's model (this also starts
       // a re-index if it does not, in which case consolidation waits for it).
       const model = merge ? (await activeModel(ctx)).model : bound.model;
       if (reindexTarget(db)) {
-        return { status: "skipped", result: { counts: ZERO, reason: "the embedding model changed; the store is re-indexing and consolidation runs after it" } };
+        return {
+          status: "skipped",
+          result: {
+            counts: ZERO,
+            reason: "the embedding model changed; the store is re-indexing and consolidation runs after it",
+          },
+        };
       }
       const threshold = consolidationThreshold(loadJobSettings(db), model);
       const r = await consolidate(ctx, model, {
@@ -83,9 +108,14 @@ export function runConsolidateJob(ctx: MemoContext, opts: JobRunOptions = {}): P
         preview: opts.preview,
       });
       if (r.failed > 0 && r.counts.merged === 0) {
-        throw Object.assign(new Error(`every merge failed: ${r.errors[0]?.error ?? "unknown error"}`), { partial: { ...r } });
+        throw Object.assign(new Error(`every merge failed: ${r.errors[0]?.error ?? "unknown error"}`), {
+          partial: { ...r },
+        });
       }
-      return { status: merge ? "ok" : "skipped", result: { ...r.counts, model, ...r, ...(opts.preview ? { preview: true } : {}) } };
+      return {
+        status: merge ? "ok" : "skipped",
+        result: { ...r.counts, model, ...r, ...(opts.preview ? { preview: true } : {}) },
+      };
     },
     { trigger: opts.trigger, slot: opts.slot, leaseMs: opts.leaseMs ?? 5 * 60_000 },
   );

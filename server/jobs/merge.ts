@@ -38,13 +38,20 @@ export function cleanMergedStatement(raw: string): string {
  * memories only" allows nothing here): server/chat/memory-policy.ts.
  */
 export function providerMerge(db: Database.Database): { merge: MergeFn | null; reason: string | null } {
-  if (!hasProvider(db)) return { merge: null, reason: `nothing was merged: ${providerStatus(db).problem ?? "no chat provider is configured"}` };
+  if (!hasProvider(db))
+    return {
+      merge: null,
+      reason: `nothing was merged: ${providerStatus(db).problem ?? "no chat provider is configured"}`,
+    };
   const cfg = resolveProviderConfig(db);
   const endpoint = providerEndpoint(cfg, cfg.active.value!);
   const sharing = sharingFor(loadPrivacySettings(db), endpoint);
   if (sharing !== "on") {
     const how = sharing === "ask" ? "not allowed yet" : sharing === "pinned" ? "pinned memories only" : "off";
-    return { merge: null, reason: `nothing was merged: memory sharing with ${endpoint.label} (${endpoint.host}) is ${how} (Settings → Providers), and merging sends memories to it` };
+    return {
+      merge: null,
+      reason: `nothing was merged: memory sharing with ${endpoint.label} (${endpoint.host}) is ${how} (Settings → Providers), and merging sends memories to it`,
+    };
   }
   const merge: MergeFn = async (a, b, signal) =>
     cleanMergedStatement(await complete(mergeMessages(a, b), { db, temperature: 0, maxTokens: 512, signal }));

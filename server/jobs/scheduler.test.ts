@@ -34,7 +34,8 @@ test("two schedulers sharing a store run each scheduled slot once", async () => 
   const p = twoProcesses();
   saveJobSettings(p.a.db, { consolidate: { enabled: false } });
   const seen: RunRecord[] = [];
-  const mk = (ctx: MemoContext) => new JobScheduler({ context: () => ctx, expressions: { decay: "* * * * * *" }, onRun: (r) => seen.push(r) });
+  const mk = (ctx: MemoContext) =>
+    new JobScheduler({ context: () => ctx, expressions: { decay: "* * * * * *" }, onRun: (r) => seen.push(r) });
   const s1 = mk(p.a);
   const s2 = mk(p.b);
   s1.start();
@@ -50,7 +51,11 @@ test("two schedulers sharing a store run each scheduled slot once", async () => 
   }
   assert.ok(slots.size >= 2, `ticks seen: ${slots.size}`);
   for (const [slot, rs] of slots) {
-    assert.equal(rs.filter((r) => r.status === "ok").length, 1, `slot ${slot} ran once: ${JSON.stringify(rs.map((r) => r.status))}`);
+    assert.equal(
+      rs.filter((r) => r.status === "ok").length,
+      1,
+      `slot ${slot} ran once: ${JSON.stringify(rs.map((r) => r.status))}`,
+    );
     // The other scheduler's attempt is on record as skipped, with the reason.
     for (const r of rs.filter((x) => x.status !== "ok")) {
       assert.equal(r.status, "skipped");
@@ -81,7 +86,10 @@ test("an overlapping run is refused while the first holds the lease", async () =
   p.close();
   // Newest first: the third (no merge function: skipped merging), the refused one, the first.
   const runs = listRuns(p.a.db, { job: "consolidate" });
-  assert.deepEqual(runs.map((r) => r.status), ["skipped", "skipped", "ok"]);
+  assert.deepEqual(
+    runs.map((r) => r.status),
+    ["skipped", "skipped", "ok"],
+  );
   assert.match(runs[1]!.result!.reason as string, /in progress/);
   assert.match(runs[0]!.result!.skippedMerging as string, /no merge function/);
 });
@@ -92,7 +100,9 @@ test("a lease left by a dead process expires; its run is marked interrupted", as
   assert.ok(lease);
   assert.equal(tryTakeLease(p.b.db, "decay", 60_000), null, "held");
   // The holder "dies": its lease is left behind with a running row; make the lease expire.
-  p.a.db.prepare("INSERT INTO job_runs (job, started_at, status) VALUES ('decay', ?, 'running')").run(new Date().toISOString());
+  p.a.db
+    .prepare("INSERT INTO job_runs (job, started_at, status) VALUES ('decay', ?, 'running')")
+    .run(new Date().toISOString());
   setMeta(p.a.db, "lease:decay", JSON.stringify({ ...lease, expiresAt: Date.now() - 1 }));
   const run = await runDecayJob(p.b);
   assert.equal(run.status, "ok");
@@ -107,7 +117,12 @@ test("a lease whose process on this host is gone is free at once (a crash does n
   const p = twoProcesses();
   const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
   const deadPid = Number(gone.stdout);
-  const lease = { job: "consolidate", token: "t", owner: `${os.hostname()}:${deadPid}`, expiresAt: Date.now() + 5 * 60_000 };
+  const lease = {
+    job: "consolidate",
+    token: "t",
+    owner: `${os.hostname()}:${deadPid}`,
+    expiresAt: Date.now() + 5 * 60_000,
+  };
   setMeta(p.a.db, "lease:consolidate", JSON.stringify(lease));
   assert.equal(leaseHolder(p.b.db, "consolidate"), null, "its holder died");
   const run = await runConsolidateJob(p.b, { merge: null });
@@ -136,7 +151,12 @@ test("a failing job is recorded as failed with its error, and the lease is relea
 test("a decay tick runs consolidation right after it (default), each once per slot", async () => {
   const p = twoProcesses();
   const texts = ["alpha beta gamma", "alpha beta gamma", "delta"];
-  insertMemories(p.a.db, texts.map((content) => ({ spaceId: "personal", content })), texts.map((t) => hashedVector(t, 4)), TEST_MODEL_A);
+  insertMemories(
+    p.a.db,
+    texts.map((content) => ({ spaceId: "personal", content })),
+    texts.map((t) => hashedVector(t, 4)),
+    TEST_MODEL_A,
+  );
   const merge = async (a: string) => `${a} (merged)`;
   const s1 = new JobScheduler({ context: () => p.a, runOptions: { merge } });
   const s2 = new JobScheduler({ context: () => p.b, runOptions: { merge } });
@@ -170,7 +190,11 @@ test("schedules come from the settings; saving them reschedules", async () => {
   s.reload();
   const n3 = s.nextRuns();
   assert.equal(n3.decay, null);
-  assert.deepEqual([new Date(n3.consolidate!).getHours(), new Date(n3.consolidate!).getMinutes()], [4, 30], "after a disabled decay: at its time");
+  assert.deepEqual(
+    [new Date(n3.consolidate!).getHours(), new Date(n3.consolidate!).getMinutes()],
+    [4, 30],
+    "after a disabled decay: at its time",
+  );
   saveJobSettings(p.a.db, { decay: { enabled: false }, consolidate: { enabled: false } });
   s.reload();
   assert.deepEqual(s.nextRuns(), { decay: null, consolidate: null });

@@ -1,5 +1,5 @@
 /**
- * The job scheduler (SPEC §3): node-cron, started once per server process (server/boot.ts), schedules
+ * The job scheduler (docs/storage.md#what-each-job-may-change): node-cron, started once per server process (server/boot.ts), schedules
  * read from the job settings (default: decay daily at 03:00 server time, consolidation right after it).
  * A tick runs its job through runner.runExclusive with the tick's time as the slot, so when several
  * processes share the store each slot runs once, and an overlapping run is refused by the job's lease.
@@ -8,7 +8,7 @@
 import cron, { type ScheduledTask } from "node-cron";
 import type Database from "better-sqlite3";
 import { activeModel } from "../memory/model-check";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { runConsolidateJob, runDecayJob, type JobRunOptions } from "./jobs";
 import type { RunRecord } from "../core/job-runner";
 import { dailyCron, loadJobSettings } from "./settings";
@@ -49,7 +49,10 @@ export class JobScheduler {
 
   private report(run: RunRecord): RunRecord {
     if (run.refused) this.opts.log?.(`[jobs] ${run.job} not run: ${run.refused}`);
-    else this.opts.log?.(`[jobs] ${run.job} ${run.status}${run.error ? `: ${run.error}` : ""} (${run.durationMs ?? 0} ms)`);
+    else
+      this.opts.log?.(
+        `[jobs] ${run.job} ${run.status}${run.error ? `: ${run.error}` : ""} (${run.durationMs ?? 0} ms)`,
+      );
     this.opts.onRun?.(run);
     return run;
   }
@@ -57,16 +60,32 @@ export class JobScheduler {
   /** A decay tick: decay, then consolidation when it is set to run right after. */
   async decayTick(date: Date): Promise<RunRecord[]> {
     const slot = slotOf(date);
-    const runs = [this.report(await runDecayJob(this.opts.context(), { ...this.opts.runOptions, trigger: "schedule", slot }))];
+    const runs = [
+      this.report(await runDecayJob(this.opts.context(), { ...this.opts.runOptions, trigger: "schedule", slot })),
+    ];
     const s = loadJobSettings(this.db).consolidate;
     if (s.enabled && s.time === "after-decay" && !this.opts.expressions?.consolidate) {
-      runs.push(this.report(await runConsolidateJob(this.opts.context(), { ...this.opts.runOptions, trigger: "schedule", slot: `after-decay ${slot}` })));
+      runs.push(
+        this.report(
+          await runConsolidateJob(this.opts.context(), {
+            ...this.opts.runOptions,
+            trigger: "schedule",
+            slot: `after-decay ${slot}`,
+          }),
+        ),
+      );
     }
     return runs;
   }
 
   async consolidateTick(date: Date): Promise<RunRecord> {
-    return this.report(await runConsolidateJob(this.opts.context(), { ...this.opts.runOptions, trigger: "schedule", slot: slotOf(date) }));
+    return this.report(
+      await runConsolidateJob(this.opts.context(), {
+        ...this.opts.runOptions,
+        trigger: "schedule",
+        slot: slotOf(date),
+      }),
+    );
   }
 
   /** Schedule from the current settings (replacing any earlier schedule). */
@@ -75,17 +94,30 @@ export class JobScheduler {
     this.started = true;
     const s = loadJobSettings(this.db);
     const catching = (what: string, p: Promise<unknown>) =>
-      void this.track(p).catch((e) => this.opts.log?.(`[jobs] ${what} tick failed: ${e instanceof Error ? e.message : String(e)}`));
+      void this.track(p).catch((e) =>
+        this.opts.log?.(`[jobs] ${what} tick failed: ${e instanceof Error ? e.message : String(e)}`),
+      );
     if (s.decay.enabled) {
       const expr = this.opts.expressions?.decay ?? dailyCron(s.decay.time);
-      this.tasks.push(cron.schedule(expr, (c) => catching("decay", this.decayTick(c.date)), { name: "memo-decay", noOverlap: true }));
+      this.tasks.push(
+        cron.schedule(expr, (c) => catching("decay", this.decayTick(c.date)), { name: "memo-decay", noOverlap: true }),
+      );
     }
     // "Right after decay" with decay switched off: at decay's time, on its own.
     const consolidateExpr =
       this.opts.expressions?.consolidate ??
-      (s.consolidate.time !== "after-decay" ? dailyCron(s.consolidate.time) : !s.decay.enabled ? dailyCron(s.decay.time) : null);
+      (s.consolidate.time !== "after-decay"
+        ? dailyCron(s.consolidate.time)
+        : !s.decay.enabled
+          ? dailyCron(s.decay.time)
+          : null);
     if (s.consolidate.enabled && consolidateExpr) {
-      this.tasks.push(cron.schedule(consolidateExpr, (c) => catching("consolidate", this.consolidateTick(c.date)), { name: "memo-consolidate", noOverlap: true }));
+      this.tasks.push(
+        cron.schedule(consolidateExpr, (c) => catching("consolidate", this.consolidateTick(c.date)), {
+          name: "memo-consolidate",
+          noOverlap: true,
+        }),
+      );
     }
   }
 
@@ -100,7 +132,9 @@ export class JobScheduler {
     const decayTask = this.tasks.find((t) => t.name === "memo-decay");
     const consTask = this.tasks.find((t) => t.name === "memo-consolidate");
     const decay = decayTask?.getNextRun()?.toISOString() ?? null;
-    const consolidate = consTask?.getNextRun()?.toISOString() ?? (s.consolidate.enabled && s.consolidate.time === "after-decay" && decayTask ? decay : null);
+    const consolidate =
+      consTask?.getNextRun()?.toISOString() ??
+      (s.consolidate.enabled && s.consolidate.time === "after-decay" && decayTask ? decay : null);
     return { decay, consolidate };
   }
 
@@ -125,7 +159,7 @@ const g = globalThis as unknown as { __memoScheduler?: JobScheduler };
 /**
  * The process's scheduler, once (instrumentation and route handlers are separate bundles: globalThis).
  * It also asks the embedder for its model once it is up, so that a model change starts its re-index
- * (SPEC §8) at start-up rather than at the first request.
+ * (docs/architecture.md#models-and-providers) at start-up rather than at the first request.
  */
 export function startScheduler(opts: SchedulerOptions): JobScheduler {
   if (!g.__memoScheduler) {

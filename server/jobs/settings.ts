@@ -1,5 +1,5 @@
 /**
- * Settings of the background jobs (SPEC §3), stored as JSON in the `settings` table under `jobs`.
+ * Settings of the background jobs (docs/storage.md#what-each-job-may-change), stored as JSON in the `settings` table under `jobs`.
  * Defaults: decay daily at 03:00 (server local time), consolidation right after it; a memory decays after
  * 14 days without retrieval, is soft-deleted after 7 days at importance 0, and soft-deleted rows are
  * purged after 30 days; consolidation merges pairs with cosine ≥ 0.92 (a per-embedding-model setting)
@@ -18,7 +18,12 @@ export const lifetimePolicy = z.enum(["decay", "keep"]);
 /** The kinds whose lifetime is a setting; `document` chunks always live exactly as long as their document. */
 export const LIFETIME_KINDS = ["chat", "consolidated", "remember", "import"] as const;
 export type LifetimeKind = (typeof LIFETIME_KINDS)[number];
-const lifetimeSchema = z.strictObject({ chat: lifetimePolicy, consolidated: lifetimePolicy, remember: lifetimePolicy, import: lifetimePolicy });
+const lifetimeSchema = z.strictObject({
+  chat: lifetimePolicy,
+  consolidated: lifetimePolicy,
+  remember: lifetimePolicy,
+  import: lifetimePolicy,
+});
 
 export const jobSettingsSchema = z.strictObject({
   decay: z.strictObject({
@@ -82,7 +87,11 @@ export function loadJobSettings(db: Database.Database): JobSettings {
   try {
     const merged = {
       decay: { ...base.decay, ...(saved.decay ?? {}) },
-      consolidate: { ...base.consolidate, ...(saved.consolidate ?? {}), thresholds: { ...(saved.consolidate?.thresholds ?? {}) } },
+      consolidate: {
+        ...base.consolidate,
+        ...(saved.consolidate ?? {}),
+        thresholds: { ...(saved.consolidate?.thresholds ?? {}) },
+      },
       lifetime: { ...base.lifetime, ...(saved.lifetime ?? {}) },
     };
     const parsed = jobSettingsSchema.safeParse(merged);

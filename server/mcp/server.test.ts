@@ -27,7 +27,8 @@ after(async () => {
 });
 
 type Structured = Record<string, unknown>;
-const textOf = (r: object) => (((r as { content?: unknown }).content ?? []) as { type: string; text: string }[]).map((c) => c.text).join("\n");
+const textOf = (r: object) =>
+  (((r as { content?: unknown }).content ?? []) as { type: string; text: string }[]).map((c) => c.text).join("\n");
 
 test("lists remember, search_memory and forget with input schemas", async () => {
   const { tools } = await client.listTools();
@@ -38,13 +39,19 @@ test("lists remember, search_memory and forget with input schemas", async () => 
 });
 
 test("remember, then search_memory finds it, then forget removes it", async () => {
-  const r = await client.callTool({ name: "remember", arguments: { text: "The wifi password at the cabin is blue-heron-42", space: "mcp" } });
+  const r = await client.callTool({
+    name: "remember",
+    arguments: { text: "The wifi password at the cabin is blue-heron-42", space: "mcp" },
+  });
   assert.equal(r.isError, undefined);
   const ids = (r.structuredContent as Structured).ids as string[];
   assert.equal(getMemory(store.sqlite, ids[0]!)!.pinned, true);
   assert.match(textOf(r), /Remembered \(pinned\)/);
 
-  const s = await client.callTool({ name: "search_memory", arguments: { query: "cabin wifi password", space: "mcp", k: 3 } });
+  const s = await client.callTool({
+    name: "search_memory",
+    arguments: { query: "cabin wifi password", space: "mcp", k: 3 },
+  });
   const results = (s.structuredContent as Structured).results as { id: string; match_type: string }[];
   assert.equal(results[0]!.id, ids[0]);
   assert.match(textOf(s), /^1\. \d{4}-\d{2}-\d{2} \[(hybrid|fts|vector), importance 5\] The wifi password/);

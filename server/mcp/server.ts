@@ -1,5 +1,5 @@
 /**
- * Memo's MCP server (SPEC §7), on the official MCP TypeScript SDK: tools `remember`, `search_memory` and
+ * Memo's MCP server (docs/architecture.md#apis-for-other-programs), on the official MCP TypeScript SDK: tools `remember`, `search_memory` and
  * `forget` over the memory service. Served over stdio (scripts/mcp-stdio.ts, `npm run mcp`) and over
  * streamable HTTP at /mcp (app/mcp/route.ts, stateless).
  */
@@ -10,17 +10,26 @@ import { forget, forgetPreview } from "../memory/forget";
 import { search } from "../memory/search";
 import { remember } from "../memory/write";
 import { DEFAULT_SPACE } from "../core/space-name";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { MAX_MEMORY_CHARS, MAX_QUERY_CHARS } from "../core/validators";
 import { SPACE_RE } from "../core/space-name";
 
-const space = z.string().regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'").optional().describe(`Memory space (default "${DEFAULT_SPACE}")`);
+const space = z
+  .string()
+  .regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'")
+  .optional()
+  .describe(`Memory space (default "${DEFAULT_SPACE}")`);
 
 function fail(e: unknown): CallToolResult {
   const se = asServiceError(e);
   if (!se) console.error("[mcp] tool failed", e);
-  return { isError: true, content: [{ type: "text", text: se ? se.message : `internal error: ${e instanceof Error ? e.message : String(e)}` }] };
+  return {
+    isError: true,
+    content: [
+      { type: "text", text: se ? se.message : `internal error: ${e instanceof Error ? e.message : String(e)}` },
+    ],
+  };
 }
 
 export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
@@ -48,7 +57,10 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
       try {
         const sp = s ?? DEFAULT_SPACE;
         const r = await remember(ctx(), text, sp);
-        return { content: [{ type: "text", text: r.message }], structuredContent: { ids: r.ids, message: r.message, space: sp } };
+        return {
+          content: [{ type: "text", text: r.message }],
+          structuredContent: { ids: r.ids, message: r.message, space: sp },
+        };
       } catch (e) {
         return fail(e);
       }
@@ -98,7 +110,12 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
           similarity: m.scores.similarity,
         }));
         const text = results.length
-          ? results.map((m, i) => `${i + 1}. ${m.timestamp.slice(0, 10)} [${m.match_type}, importance ${m.importance}] ${m.content}`).join("\n")
+          ? results
+              .map(
+                (m, i) =>
+                  `${i + 1}. ${m.timestamp.slice(0, 10)} [${m.match_type}, importance ${m.importance}] ${m.content}`,
+              )
+              .join("\n")
           : "No memory matched.";
         return { content: [{ type: "text", text }], structuredContent: { results, space: sp } };
       } catch (e) {
@@ -121,7 +138,9 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
       },
       outputSchema: {
         count: z.number(),
-        items: z.array(z.object({ id: z.string(), content: z.string(), timestamp: z.string(), pinned: z.boolean().optional() })),
+        items: z.array(
+          z.object({ id: z.string(), content: z.string(), timestamp: z.string(), pinned: z.boolean().optional() }),
+        ),
         undo_until: z.string().optional(),
         preview: z.boolean().optional(),
         message: z.string(),
@@ -131,13 +150,28 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
       try {
         if (preview) {
           const p = forgetPreview(ctx(), pattern, s ?? DEFAULT_SPACE);
-          const text = p.count ? `${p.message}\n${p.items.map((i) => `- ${i.pinned ? "[pinned] " : ""}${i.content.slice(0, 200)}`).join("\n")}` : p.message;
-          const items = p.items.map((i) => ({ id: i.id, content: i.content, timestamp: i.timestamp, pinned: i.pinned }));
-          return { content: [{ type: "text", text }], structuredContent: { count: p.count, items, preview: true, message: p.message } };
+          const text = p.count
+            ? `${p.message}\n${p.items.map((i) => `- ${i.pinned ? "[pinned] " : ""}${i.content.slice(0, 200)}`).join("\n")}`
+            : p.message;
+          const items = p.items.map((i) => ({
+            id: i.id,
+            content: i.content,
+            timestamp: i.timestamp,
+            pinned: i.pinned,
+          }));
+          return {
+            content: [{ type: "text", text }],
+            structuredContent: { count: p.count, items, preview: true, message: p.message },
+          };
         }
         const r = forget(ctx(), pattern, s ?? DEFAULT_SPACE);
-        const text = r.count ? `${r.message}\n${r.items.map((i) => `- ${i.content.slice(0, 200)}`).join("\n")}` : r.message;
-        return { content: [{ type: "text", text }], structuredContent: { count: r.count, items: r.items, undo_until: r.undo.until, message: r.message } };
+        const text = r.count
+          ? `${r.message}\n${r.items.map((i) => `- ${i.content.slice(0, 200)}`).join("\n")}`
+          : r.message;
+        return {
+          content: [{ type: "text", text }],
+          structuredContent: { count: r.count, items: r.items, undo_until: r.undo.until, message: r.message },
+        };
       } catch (e) {
         return fail(e);
       }

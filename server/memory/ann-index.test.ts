@@ -3,7 +3,14 @@ import { after, test } from "node:test";
 import { openDb } from "../db";
 import { openTempStore } from "../test/temp-store";
 import { annFor, startAnnIndex, stopAnnIndex } from "./ann-registry";
-import { insertMemories, logVectorReset, purgeMemories, restoreMemories, softDeleteMemories, updateMemoryContent } from "./store";
+import {
+  insertMemories,
+  logVectorReset,
+  purgeMemories,
+  restoreMemories,
+  softDeleteMemories,
+  updateMemoryContent,
+} from "./store";
 import { setMeta } from "../core/meta";
 import { vec0Search, vectorSearchWithSource } from "./vector-search";
 
@@ -32,12 +39,19 @@ function randomUnit(r: () => number): Float32Array {
 function indexAgreesWithStore(db: import("better-sqlite3").Database): string[] {
   const problems: string[] = [];
   const ann = annFor(db)!;
-  const live = db.prepare("SELECT rowid AS rid, space_id AS spaceId, embedding FROM memory_vec").all() as { rid: number; spaceId: string; embedding: Buffer }[];
+  const live = db.prepare("SELECT rowid AS rid, space_id AS spaceId, embedding FROM memory_vec").all() as {
+    rid: number;
+    spaceId: string;
+    embedding: Buffer;
+  }[];
   if (ann.size() !== live.length) problems.push(`index holds ${ann.size()} vectors, memory_vec ${live.length}`);
   for (const row of live) {
-    const q = new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength));
+    const q = new Float32Array(
+      row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength),
+    );
     const hits = ann.search(row.spaceId, q, 1);
-    if (!hits || hits[0]?.rid !== row.rid) problems.push(`rid ${row.rid} in ${row.spaceId}: index answered ${JSON.stringify(hits?.[0])}`);
+    if (!hits || hits[0]?.rid !== row.rid)
+      problems.push(`rid ${row.rid} in ${row.spaceId}: index answered ${JSON.stringify(hits?.[0])}`);
   }
   return problems;
 }
@@ -59,8 +73,18 @@ test("the index and the store agree after a random sequence of add, delete, rest
     const op = r();
     if (op < 0.45 || live.length < 5) {
       const n = 1 + Math.floor(r() * 4);
-      const items = Array.from({ length: n }, (_, i) => ({ spaceId: spaces[Math.floor(r() * 3)]!, content: `memory ${step}-${i} ${r()}` }));
-      live.push(...insertMemories(db, items, items.map(() => randomUnit(r)), "test-32d"));
+      const items = Array.from({ length: n }, (_, i) => ({
+        spaceId: spaces[Math.floor(r() * 3)]!,
+        content: `memory ${step}-${i} ${r()}`,
+      }));
+      live.push(
+        ...insertMemories(
+          db,
+          items,
+          items.map(() => randomUnit(r)),
+          "test-32d",
+        ),
+      );
     } else if (op < 0.65) {
       const id = live.splice(Math.floor(r() * live.length), 1)[0]!;
       assert.deepEqual(softDeleteMemories(db, [id]), [id]);
@@ -89,12 +113,26 @@ test("search through the index matches exact vec0 search, within the space, with
   stores.push(s);
   const db = s.sqlite;
   const r = rng(7);
-  const idsA = insertMemories(db, Array.from({ length: 300 }, (_, i) => ({ spaceId: "work", content: `w${i}` })), Array.from({ length: 300 }, () => randomUnit(r)), "test-32d");
-  insertMemories(db, Array.from({ length: 300 }, (_, i) => ({ spaceId: "home", content: `h${i}` })), Array.from({ length: 300 }, () => randomUnit(r)), "test-32d");
+  const idsA = insertMemories(
+    db,
+    Array.from({ length: 300 }, (_, i) => ({ spaceId: "work", content: `w${i}` })),
+    Array.from({ length: 300 }, () => randomUnit(r)),
+    "test-32d",
+  );
+  insertMemories(
+    db,
+    Array.from({ length: 300 }, (_, i) => ({ spaceId: "home", content: `h${i}` })),
+    Array.from({ length: 300 }, () => randomUnit(r)),
+    "test-32d",
+  );
   const ann = startAnnIndex(db, DIM, null);
   await ann.build();
   softDeleteMemories(db, idsA.slice(0, 100));
-  const workRids = new Set((db.prepare("SELECT rid FROM memories WHERE space_id = 'work' AND soft_deleted = 0").all() as { rid: number }[]).map((x) => x.rid));
+  const workRids = new Set(
+    (
+      db.prepare("SELECT rid FROM memories WHERE space_id = 'work' AND soft_deleted = 0").all() as { rid: number }[]
+    ).map((x) => x.rid),
+  );
   let agree = 0;
   for (let i = 0; i < 50; i++) {
     const q = randomUnit(r);
@@ -103,7 +141,10 @@ test("search through the index matches exact vec0 search, within the space, with
     for (const h of hits) assert.ok(workRids.has(h.rid), "hits stay in the space and skip soft-deleted memories");
     const exact = vec0Search(db, "work", q, 10).map((h) => h.rid);
     agree += hits.filter((h) => exact.includes(h.rid)).length;
-    assert.ok(Math.abs(hits[0]!.similarity - vec0Search(db, "work", q, 1)[0]!.similarity) < 0.01 || !exact.includes(hits[0]!.rid));
+    assert.ok(
+      Math.abs(hits[0]!.similarity - vec0Search(db, "work", q, 1)[0]!.similarity) < 0.01 ||
+        !exact.includes(hits[0]!.rid),
+    );
   }
   assert.ok(agree / 500 >= 0.98, `recall@10 ${agree / 500}`);
   stopAnnIndex(db);
@@ -114,7 +155,12 @@ test("a restart loads the saved index when current and rebuilds it when the stor
   stores.push(s);
   const annDir = `${s.dir}/ann`;
   const r = rng(9);
-  insertMemories(s.sqlite, Array.from({ length: 200 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })), Array.from({ length: 200 }, () => randomUnit(r)), "test-32d");
+  insertMemories(
+    s.sqlite,
+    Array.from({ length: 200 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })),
+    Array.from({ length: 200 }, () => randomUnit(r)),
+    "test-32d",
+  );
   const first = startAnnIndex(s.sqlite, DIM, annDir);
   await first.build();
   assert.equal(first.loadedFromFile, false);
@@ -134,7 +180,11 @@ test("a restart loads the saved index when current and rebuilds it when the stor
   const third = startAnnIndex(reopened.sqlite, DIM, annDir);
   await third.build();
   assert.equal(third.loadedFromFile, true, "an older saved index is loaded");
-  assert.equal(vectorSearchWithSource(reopened.sqlite, "personal", randomUnit(r), 5).source, "ann", "and caught up before the search");
+  assert.equal(
+    vectorSearchWithSource(reopened.sqlite, "personal", randomUnit(r), 5).source,
+    "ann",
+    "and caught up before the search",
+  );
   assert.equal(third.stats.replayedRows, 1);
   assert.deepEqual(indexAgreesWithStore(reopened.sqlite), []);
   stopAnnIndex(reopened.sqlite);
@@ -145,7 +195,11 @@ test("a restart loads the saved index when current and rebuilds it when the stor
   insertMemories(reopened.sqlite, [{ spaceId: "personal", content: "latest" }], [randomUnit(r)], "test-32d");
   const fourth = startAnnIndex(reopened.sqlite, DIM, annDir);
   await fourth.build();
-  assert.equal(vectorSearchWithSource(reopened.sqlite, "personal", randomUnit(r), 5).source, "vec0", "a gap in the log: vec0 serves while it rebuilds");
+  assert.equal(
+    vectorSearchWithSource(reopened.sqlite, "personal", randomUnit(r), 5).source,
+    "vec0",
+    "a gap in the log: vec0 serves while it rebuilds",
+  );
   await fourth.settled();
   assert.equal(fourth.stats.builds, 2, "loaded, then rebuilt from the store");
   assert.equal(vectorSearchWithSource(reopened.sqlite, "personal", randomUnit(r), 5).source, "ann");
@@ -158,14 +212,24 @@ test("writes by another connection are caught up from the write log, without a f
   const s = openTempStore({ model: "test-32d", dim: DIM });
   stores.push(s);
   const r = rng(11);
-  const first = insertMemories(s.sqlite, Array.from({ length: 300 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })), Array.from({ length: 300 }, () => randomUnit(r)), "test-32d");
+  const first = insertMemories(
+    s.sqlite,
+    Array.from({ length: 300 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })),
+    Array.from({ length: 300 }, () => randomUnit(r)),
+    "test-32d",
+  );
   const ann = startAnnIndex(s.sqlite, DIM, null);
   await ann.build();
   assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "ann");
 
   // Another process (a second connection to the same file) adds, deletes, restores, edits and moves memories.
   const other = openDb(s.file);
-  const added = insertMemories(other.sqlite, Array.from({ length: 40 }, (_, i) => ({ spaceId: i % 2 ? "personal" : "work", content: `o${i}` })), Array.from({ length: 40 }, () => randomUnit(r)), "test-32d");
+  const added = insertMemories(
+    other.sqlite,
+    Array.from({ length: 40 }, (_, i) => ({ spaceId: i % 2 ? "personal" : "work", content: `o${i}` })),
+    Array.from({ length: 40 }, () => randomUnit(r)),
+    "test-32d",
+  );
   softDeleteMemories(other.sqlite, [first[0]!, first[1]!, added[0]!]);
   restoreMemories(other.sqlite, [first[1]!]);
   updateMemoryContent(other.sqlite, first[2]!, "edited elsewhere", randomUnit(r), "test-32d");
@@ -183,7 +247,12 @@ test("writes by another connection are caught up from the write log, without a f
   // This process's own writes interleaved with another's: each is seen once, nothing is lost.
   const mine = insertMemories(s.sqlite, [{ spaceId: "personal", content: "mine" }], [randomUnit(r)], "test-32d");
   const again = openDb(s.file);
-  insertMemories(again.sqlite, Array.from({ length: 600 }, (_, i) => ({ spaceId: "personal", content: `bulk${i}` })), Array.from({ length: 600 }, () => randomUnit(r)), "test-32d");
+  insertMemories(
+    again.sqlite,
+    Array.from({ length: 600 }, (_, i) => ({ spaceId: "personal", content: `bulk${i}` })),
+    Array.from({ length: 600 }, () => randomUnit(r)),
+    "test-32d",
+  );
   again.sqlite.close();
   softDeleteMemories(s.sqlite, mine);
   // 600 rows are more than a search replays in line: vec0 answers while the index catches up in the background.
@@ -199,27 +268,58 @@ test("an index update that fails schedules a rebuild: vec0 serves meanwhile, the
   const s = openTempStore({ model: "test-32d", dim: DIM });
   stores.push(s);
   const r = rng(13);
-  insertMemories(s.sqlite, Array.from({ length: 200 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })), Array.from({ length: 200 }, () => randomUnit(r)), "test-32d");
+  insertMemories(
+    s.sqlite,
+    Array.from({ length: 200 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })),
+    Array.from({ length: 200 }, () => randomUnit(r)),
+    "test-32d",
+  );
   const ann = startAnnIndex(s.sqlite, DIM, null);
   await ann.build();
   assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "ann");
   // Inject a failure into the graph the next write updates (the rebuild makes new graphs, without it).
-  const graph = (ann as unknown as { spaces: Map<string, { index: { add: (...a: unknown[]) => void } }> }).spaces.get("personal")!.index;
+  const graph = (ann as unknown as { spaces: Map<string, { index: { add: (...a: unknown[]) => void } }> }).spaces.get(
+    "personal",
+  )!.index;
   graph.add = () => {
     throw new Error("injected: out of memory");
   };
-  const [id] = insertMemories(s.sqlite, [{ spaceId: "personal", content: "the write the index missed" }], [randomUnit(r)], "test-32d");
+  const [id] = insertMemories(
+    s.sqlite,
+    [{ spaceId: "personal", content: "the write the index missed" }],
+    [randomUnit(r)],
+    "test-32d",
+  );
   assert.equal(ann.state, "stale");
   assert.match(ann.error ?? "", /injected/);
-  assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "vec0", "the broken index is not used");
+  assert.equal(
+    vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source,
+    "vec0",
+    "the broken index is not used",
+  );
   await ann.settled();
   assert.equal(ann.state, "ready");
   assert.equal(ann.stats.heals, 1);
-  assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "ann", "served by the index again");
+  assert.equal(
+    vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source,
+    "ann",
+    "served by the index again",
+  );
   assert.deepEqual(indexAgreesWithStore(s.sqlite), [], "the rebuilt index holds the write it had missed");
   const row = s.sqlite.prepare("SELECT rid FROM memories WHERE id = ?").get(id) as { rid: number };
-  const v = s.sqlite.prepare("SELECT embedding FROM memory_vec WHERE rowid = ?").get(BigInt(row.rid)) as { embedding: Buffer };
-  assert.equal(ann.search("personal", new Float32Array(v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength)), 1)![0]!.rid, row.rid);
+  const v = s.sqlite.prepare("SELECT embedding FROM memory_vec WHERE rowid = ?").get(BigInt(row.rid)) as {
+    embedding: Buffer;
+  };
+  assert.equal(
+    ann.search(
+      "personal",
+      new Float32Array(
+        v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength),
+      ),
+      1,
+    )![0]!.rid,
+    row.rid,
+  );
   stopAnnIndex(s.sqlite);
 });
 
@@ -227,13 +327,22 @@ test("a re-index swap (logged as a reset) makes a running index rebuild", async 
   const s = openTempStore({ model: "test-32d", dim: DIM });
   stores.push(s);
   const r = rng(17);
-  insertMemories(s.sqlite, Array.from({ length: 50 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })), Array.from({ length: 50 }, () => randomUnit(r)), "test-32d");
+  insertMemories(
+    s.sqlite,
+    Array.from({ length: 50 }, (_, i) => ({ spaceId: "personal", content: `m${i}` })),
+    Array.from({ length: 50 }, () => randomUnit(r)),
+    "test-32d",
+  );
   const ann = startAnnIndex(s.sqlite, DIM, null);
   await ann.build();
   const other = openDb(s.file);
   other.sqlite.transaction(() => {
     logVectorReset(other.sqlite);
-    setMeta(other.sqlite, "vec_generation", String(Number(other.sqlite.prepare("SELECT value FROM meta WHERE key='vec_generation'").pluck().get()) + 1));
+    setMeta(
+      other.sqlite,
+      "vec_generation",
+      String(Number(other.sqlite.prepare("SELECT value FROM meta WHERE key='vec_generation'").pluck().get()) + 1),
+    );
   })();
   other.sqlite.close();
   assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "vec0");

@@ -4,7 +4,19 @@ import type Database from "better-sqlite3";
 import usearch from "usearch";
 import { onVectorWrite, vecLogSeq, type VectorWrite } from "./store";
 import { getMeta } from "../core/meta";
-import { type AnnSearchHit, type AnnState, BACKOFF_MS, BUILD_THREADS, CONNECTIVITY, EXPANSION_ADD, PARAMS, POLL_MS, SLICE, SYNC_REPLAY, searchWidth } from "./ann-params";
+import {
+  type AnnSearchHit,
+  type AnnState,
+  BACKOFF_MS,
+  BUILD_THREADS,
+  CONNECTIVITY,
+  EXPANSION_ADD,
+  PARAMS,
+  POLL_MS,
+  SLICE,
+  SYNC_REPLAY,
+  searchWidth,
+} from "./ann-params";
 
 const { Index, MetricKind, ScalarKind } = usearch;
 type UIndex = InstanceType<typeof Index>;
@@ -120,7 +132,10 @@ export class AnnIndex {
       s.size--;
     }
     // usearch reads typed arrays from offset 0 of their buffer: always pass a compact copy.
-    s.index.add(key, vector.byteOffset === 0 && vector.length === vector.buffer.byteLength / 4 ? vector : vector.slice());
+    s.index.add(
+      key,
+      vector.byteOffset === 0 && vector.length === vector.buffer.byteLength / 4 ? vector : vector.slice(),
+    );
     s.size++;
   }
 
@@ -182,7 +197,13 @@ export class AnnIndex {
     const manifestFile = path.join(this.dir, "manifest.json");
     if (!fs.existsSync(manifestFile)) return false;
     try {
-      const m = JSON.parse(fs.readFileSync(manifestFile, "utf8")) as { generation: number; seq?: number; dim: number; params?: string; spaces: Record<string, number> };
+      const m = JSON.parse(fs.readFileSync(manifestFile, "utf8")) as {
+        generation: number;
+        seq?: number;
+        dim: number;
+        params?: string;
+        spaces: Record<string, number>;
+      };
       const storeGen = this.storeGeneration();
       if (m.dim !== this.dim || m.params !== PARAMS || m.generation > storeGen) return false;
       if (m.generation < storeGen && typeof m.seq !== "number") return false;
@@ -219,7 +240,11 @@ export class AnnIndex {
       spaces[spaceId] = s.size;
     }
     const tmp = path.join(this.dir, "manifest.json.tmp");
-    fs.writeFileSync(tmp, JSON.stringify({ generation: this.generation, seq: this.appliedSeq, dim: this.dim, params: PARAMS, spaces }), { mode: 0o600 });
+    fs.writeFileSync(
+      tmp,
+      JSON.stringify({ generation: this.generation, seq: this.appliedSeq, dim: this.dim, params: PARAMS, spaces }),
+      { mode: 0o600 },
+    );
     fs.renameSync(tmp, path.join(this.dir, "manifest.json"));
   }
 
@@ -312,7 +337,11 @@ export class AnnIndex {
       return;
     }
     if (this.closed || this.rebuild) return;
-    if (!this.db.open) return this.close(); // nothing left to heal: the store was closed under the index
+    // Nothing left to heal: the store was closed under the index.
+    if (!this.db.open) {
+      this.close();
+      return;
+    }
     if (this.state !== "failed") this.state = "stale";
     this.error = reason;
     this.stats.heals++;
@@ -337,13 +366,22 @@ export class AnnIndex {
     if (this.state !== "ready" || this.catching) return;
     const snap = this.db.transaction(() => ({
       generation: this.storeGeneration(),
-      rows: this.db.prepare("SELECT seq, rid FROM vec_log WHERE seq > ? ORDER BY seq").all(this.appliedSeq) as { seq: number; rid: number | null }[],
+      rows: this.db.prepare("SELECT seq, rid FROM vec_log WHERE seq > ? ORDER BY seq").all(this.appliedSeq) as {
+        seq: number;
+        rid: number | null;
+      }[],
     }))();
     // Log sequence numbers are consecutive (AUTOINCREMENT, pruned from the oldest end only): a first
     // entry past the next expected one means entries the index never saw were pruned.
     const gap = snap.rows.length > 0 && snap.rows[0]!.seq !== this.appliedSeq + 1;
     if (gap || snap.rows.length === 0 || snap.rows.some((r) => r.rid === null)) {
-      this.scheduleRebuild(snap.rows.length === 0 ? "the store changed without a log entry" : gap ? "the write log no longer reaches back to this index" : "the vector table was replaced");
+      this.scheduleRebuild(
+        snap.rows.length === 0
+          ? "the store changed without a log entry"
+          : gap
+            ? "the write log no longer reaches back to this index"
+            : "the vector table was replaced",
+      );
       return;
     }
     const rids = [...new Set(snap.rows.map((r) => r.rid!))];
@@ -357,10 +395,12 @@ export class AnnIndex {
     try {
       if (rids.length <= SYNC_REPLAY) {
         for (const rid of rids) this.resync(rid);
-        return finish();
+        finish();
+        return;
       }
     } catch (e) {
-      return this.scheduleRebuild(`catch-up failed: ${e instanceof Error ? e.message : String(e)}`);
+      this.scheduleRebuild(`catch-up failed: ${e instanceof Error ? e.message : String(e)}`);
+      return;
     }
     this.state = "catching-up";
     this.catching = (async () => {
@@ -387,9 +427,19 @@ export class AnnIndex {
       vec: this.db.prepare("SELECT space_id AS spaceId, embedding FROM memory_vec WHERE rowid = ?"),
     };
     const live = this.resyncStmts.live.get(rid) !== undefined;
-    const row = live ? (this.resyncStmts.vec.get(key) as { spaceId: string; embedding: Buffer } | undefined) : undefined;
-    for (const [spaceId, s] of this.spaces) if (spaceId !== row?.spaceId && s.index.contains(key)) this.remove(spaceId, rid);
-    if (row) this.add(row.spaceId, rid, new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength)));
+    const row = live
+      ? (this.resyncStmts.vec.get(key) as { spaceId: string; embedding: Buffer } | undefined)
+      : undefined;
+    for (const [spaceId, s] of this.spaces)
+      if (spaceId !== row?.spaceId && s.index.contains(key)) this.remove(spaceId, rid);
+    if (row)
+      this.add(
+        row.spaceId,
+        rid,
+        new Float32Array(
+          row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength),
+        ),
+      );
   }
 
   /**
@@ -400,12 +450,16 @@ export class AnnIndex {
   private checkCounts(): void {
     const snap = this.db.transaction(() => ({
       generation: this.storeGeneration(),
-      rows: this.db.prepare("SELECT space_id AS spaceId, count(*) AS n FROM memories WHERE soft_deleted = 0 GROUP BY space_id").all() as { spaceId: string; n: number }[],
+      rows: this.db
+        .prepare("SELECT space_id AS spaceId, count(*) AS n FROM memories WHERE soft_deleted = 0 GROUP BY space_id")
+        .all() as { spaceId: string; n: number }[],
     }))();
     if (snap.generation !== this.generation) return; // moved on meanwhile: check once caught up
     this.verifyCounts = false;
     const want = new Map(snap.rows.map((r) => [r.spaceId, r.n]));
-    const mismatch = [...new Set([...want.keys(), ...this.spaces.keys()])].some((sp) => (want.get(sp) ?? 0) !== (this.spaces.get(sp)?.size ?? 0));
+    const mismatch = [...new Set([...want.keys(), ...this.spaces.keys()])].some(
+      (sp) => (want.get(sp) ?? 0) !== (this.spaces.get(sp)?.size ?? 0),
+    );
     if (mismatch) this.scheduleRebuild("the saved index does not match the store");
   }
 

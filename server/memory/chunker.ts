@@ -1,6 +1,6 @@
 /**
  * Split text into word windows: `size` words per chunk, consecutive chunks sharing `overlap` words.
- * Chat exchanges use 300/50 (SPEC §1.8). Whitespace inside a chunk is normalised to single spaces.
+ * Chat exchanges use 300/50 (docs/architecture.md#a-chat-turn). Whitespace inside a chunk is normalised to single spaces.
  */
 export function chunkWords(text: string, size = 300, overlap = 50): string[] {
   if (!Number.isInteger(size) || size <= 0) throw new RangeError("chunk size must be a positive integer");

@@ -1,4 +1,13 @@
 /** The features a result's confidence is computed from (confidence.ts), in the fitted weights' order. */
-export const FEATURES = ["similarity", "keyword", "agreement", "termShare", "rareMatch", "dateMatch", "suitsIntent", "personalQuery"] as const;
+export const FEATURES = [
+  "similarity",
+  "keyword",
+  "agreement",
+  "termShare",
+  "rareMatch",
+  "dateMatch",
+  "suitsIntent",
+  "personalQuery",
+] as const;
 export type FeatureName = (typeof FEATURES)[number];
 export type Features = Record<FeatureName, number>;

@@ -15,7 +15,16 @@ export interface ConfidenceModel {
 // BEGIN FITTED (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
   bias: -4.086,
-  weights: { similarity: 1.284, keyword: 0, agreement: 1.221, termShare: 2.54, rareMatch: 0, dateMatch: 2.733, suitsIntent: 1.436, personalQuery: 1.013 },
+  weights: {
+    similarity: 1.284,
+    keyword: 0,
+    agreement: 1.221,
+    termShare: 2.54,
+    rareMatch: 0,
+    dateMatch: 2.733,
+    suitsIntent: 1.436,
+    personalQuery: 1.013,
+  },
   similarityRange: [0.1, 0.7],
 };
 // END FITTED

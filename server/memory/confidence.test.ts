@@ -4,7 +4,16 @@ import { confidenceModelFor, confidenceOf, features, fitLogistic, type RawSignal
 import { FEATURES, type Features } from "./confidence-features";
 import { createRng } from "../test/retrieval-eval/rng";
 
-const base: RawSignals = { similarity: 0.3, keywordShare: 0.2, hybrid: false, termShare: 0.3, rareMatch: 0.4, dateMatch: false, suitsIntent: false, personalQuery: true };
+const base: RawSignals = {
+  similarity: 0.3,
+  keywordShare: 0.2,
+  hybrid: false,
+  termShare: 0.3,
+  rareMatch: 0.4,
+  dateMatch: false,
+  suitsIntent: false,
+  personalQuery: true,
+};
 
 test("confidence lies in [0, 1] and never falls when a signal rises (every model)", () => {
   const r = createRng("monotone");
@@ -34,7 +43,11 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         { ...s, suitsIntent: true },
         { ...s, personalQuery: true },
       ];
-      for (const u of up) assert.ok(confidenceOf(features(u, model), model) >= c - 1e-12, `${name}: ${JSON.stringify(u)} ≥ ${JSON.stringify(s)}`);
+      for (const u of up)
+        assert.ok(
+          confidenceOf(features(u, model), model) >= c - 1e-12,
+          `${name}: ${JSON.stringify(u)} ≥ ${JSON.stringify(s)}`,
+        );
     }
   }
 });
@@ -49,7 +62,10 @@ test("the same threshold means the same for both models: similarity is read in e
     assert.ok(Math.abs(a - b) < 1e-9);
   }
   // A cosine of 0.45 is weak for nomic (unrelated text sits near 0.4) but fair for USE-lite.
-  assert.ok(confidenceOf(features({ ...base, similarity: 0.45 }, nomic), nomic) < confidenceOf(features({ ...base, similarity: 0.45 }, use), use));
+  assert.ok(
+    confidenceOf(features({ ...base, similarity: 0.45 }, nomic), nomic) <
+      confidenceOf(features({ ...base, similarity: 0.45 }, use), use),
+  );
 });
 
 test("fitting: non-negative weights that separate the classes, a feature without signal gets no weight", () => {

@@ -10,7 +10,6 @@
 import { FEATURES, type FeatureName, type Features } from "./confidence-features";
 import { CONFIDENCE_MODELS, type ConfidenceModel } from "./confidence-models";
 
-
 export interface RawSignals {
   /** Cosine similarity to the query (null when unknown). */
   similarity: number | null;
@@ -34,7 +33,10 @@ const clip = (x: number) => Math.min(1, Math.max(0, x));
 
 /** Features in [0, 1]; similarity is rescaled by the model's own range so that 0.5 means the same for each. */
 export function features(s: RawSignals, model: ConfidenceModel): Features {
-  const sim = s.similarity === null ? 0 : clip((s.similarity - model.similarityRange[0]) / (model.similarityRange[1] - model.similarityRange[0]));
+  const sim =
+    s.similarity === null
+      ? 0
+      : clip((s.similarity - model.similarityRange[0]) / (model.similarityRange[1] - model.similarityRange[0]));
   return {
     similarity: sim,
     keyword: clip(s.keywordShare),
@@ -57,7 +59,9 @@ export function confidenceOf(f: Features, model: ConfidenceModel): number {
 
 /** What moved a result's confidence most: each feature's share of the logit, largest first. */
 export function contributions(f: Features, model: ConfidenceModel): { feature: FeatureName; logit: number }[] {
-  return FEATURES.map((k) => ({ feature: k, logit: model.weights[k] * f[k] })).filter((c) => c.logit > 0).sort((a, b) => b.logit - a.logit);
+  return FEATURES.map((k) => ({ feature: k, logit: model.weights[k] * f[k] }))
+    .filter((c) => c.logit > 0)
+    .sort((a, b) => b.logit - a.logit);
 }
 
 export function confidenceModelFor(model: string): ConfidenceModel {
@@ -68,7 +72,10 @@ export function confidenceModelFor(model: string): ConfidenceModel {
  * Logistic regression with weights kept ≥ 0 (projected gradient descent, L2), for fitting the models
  * above. Plain and deterministic: a few thousand rows of six features.
  */
-export function fitLogistic(rows: { f: Features; y: 0 | 1; w?: number }[], opts: { iterations?: number; rate?: number; l2?: number } = {}): { bias: number; weights: Features; loss: number } {
+export function fitLogistic(
+  rows: { f: Features; y: 0 | 1; w?: number }[],
+  opts: { iterations?: number; rate?: number; l2?: number } = {},
+): { bias: number; weights: Features; loss: number } {
   const it = opts.iterations ?? 4000;
   const lr = opts.rate ?? 0.5;
   const l2 = opts.l2 ?? 1e-3;

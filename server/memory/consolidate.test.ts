@@ -16,7 +16,7 @@ import { runConsolidateJob } from "../jobs/jobs";
 import { listRuns } from "../core/job-runner";
 import { saveJobSettings } from "../jobs/settings";
 import { search } from "./search";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { FixtureChatServer, fixtureMerge } from "../test/fixture-chat-server";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
@@ -30,7 +30,17 @@ let chat: FixtureChatServer;
 const stores: TempStore[] = [];
 
 // The tests choose the chat provider: none from the environment or from a developer's data/models/chat/.
-for (const k of ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_ANTHROPIC_API_KEY", "MEMO_ANTHROPIC_BASE_URL", "MEMO_ANTHROPIC_MODEL", "MEMO_CHAT_MODEL"]) delete process.env[k];
+for (const k of [
+  "MEMO_PROVIDER",
+  "MEMO_OPENAI_BASE_URL",
+  "MEMO_OPENAI_API_KEY",
+  "MEMO_OPENAI_MODEL",
+  "MEMO_ANTHROPIC_API_KEY",
+  "MEMO_ANTHROPIC_BASE_URL",
+  "MEMO_ANTHROPIC_MODEL",
+  "MEMO_CHAT_MODEL",
+])
+  delete process.env[k];
 process.env.MEMO_DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "memo-jobs-data-"));
 before(async () => {
   emb = await inProcessEmbedder();
@@ -63,25 +73,48 @@ async function store(withProvider = true): Promise<{ ctx: MemoContext; s: TempSt
   const { model, dim } = await emb.info();
   const s = openTempStore({ model, dim });
   stores.push(s);
-  if (withProvider) saveProviderSettings(s.sqlite, { active: "openai", openai: { baseUrl: chat.url, model: "fixture-merge" } });
+  if (withProvider)
+    saveProviderSettings(s.sqlite, { active: "openai", openai: { baseUrl: chat.url, model: "fixture-merge" } });
   return { ctx: { db: s.sqlite, embedder: emb }, s };
 }
 
-async function add(ctx: MemoContext, items: { content: string; importance?: number; timestamp?: string; pinned?: boolean; spaceId?: string }[]): Promise<string[]> {
+async function add(
+  ctx: MemoContext,
+  items: { content: string; importance?: number; timestamp?: string; pinned?: boolean; spaceId?: string }[],
+): Promise<string[]> {
   const { model } = await emb.info();
   const vectors = await emb.embedDocuments(items.map((i) => i.content));
-  return insertMemories(ctx.db, items.map((i) => ({ spaceId: "personal", ...i })), vectors, model);
+  return insertMemories(
+    ctx.db,
+    items.map((i) => ({ spaceId: "personal", ...i })),
+    vectors,
+    model,
+  );
 }
 
 const live = (ctx: MemoContext) =>
-  (ctx.db.prepare("SELECT content FROM memories WHERE soft_deleted = 0 ORDER BY content").all() as { content: string }[]).map((r) => r.content);
+  (
+    ctx.db.prepare("SELECT content FROM memories WHERE soft_deleted = 0 ORDER BY content").all() as {
+      content: string;
+    }[]
+  ).map((r) => r.content);
 
 test("pairs: most similar first, each memory in at most one pair", () => {
   const v = (xs: number[]) => new Float32Array(xs);
   const vectors = [v([1, 0, 0]), v([0.99, 0.1, 0]), v([0.98, 0.15, 0]), v([0, 1, 0]), v([0, 0, 1])];
   const pairs = similarPairs(vectors, 0.92);
-  assert.deepEqual(pairs.map((p) => [p.i, p.j]), [[1, 2], [0, 1], [0, 2]]);
-  assert.deepEqual(disjointPairs(pairs).map((p) => [p.i, p.j]), [[1, 2]]);
+  assert.deepEqual(
+    pairs.map((p) => [p.i, p.j]),
+    [
+      [1, 2],
+      [0, 1],
+      [0, 2],
+    ],
+  );
+  assert.deepEqual(
+    disjointPairs(pairs).map((p) => [p.i, p.j]),
+    [[1, 2]],
+  );
   assert.deepEqual(similarPairs([v([3, 4])], 0.5), []);
   // Not unit length: similarity is still the cosine.
   assert.equal(similarPairs([v([2, 0]), v([5, 0])], 0.99)[0]!.similarity, 1);
@@ -110,7 +143,11 @@ test("pairs: the pruned scan finds exactly the pairs a brute-force cosine finds"
           if (dot / Math.sqrt(na * nb) >= threshold + 1e-6) brute.push(`${i}-${j}`);
         }
       const found = new Set(similarPairs(vectors, threshold).map((p) => `${p.i}-${p.j}`));
-      assert.deepEqual(brute.filter((k) => !found.has(k)), [], `dim ${dim}, threshold ${threshold}: none missed`);
+      assert.deepEqual(
+        brute.filter((k) => !found.has(k)),
+        [],
+        `dim ${dim}, threshold ${threshold}: none missed`,
+      );
       assert.ok(found.size >= brute.length);
     }
   }
@@ -130,7 +167,12 @@ test("consolidation merges near-duplicates through the chat provider; a second r
   chat.requests.length = 0;
   const run = await runConsolidateJob(ctx, { trigger: "manual" });
   assert.equal(run.status, "ok", run.error ?? "");
-  const r = run.result as { counts: { merged: number; softDeleted: number }; pairs: number; candidates: number; merges: { id: string; from: string[]; content: string }[] };
+  const r = run.result as {
+    counts: { merged: number; softDeleted: number };
+    pairs: number;
+    candidates: number;
+    merges: { id: string; from: string[]; content: string }[];
+  };
   assert.equal(r.candidates, 10);
   assert.equal(r.pairs, 2);
   assert.deepEqual([r.counts.merged, r.counts.softDeleted], [2, 4]);
@@ -250,7 +292,12 @@ test("a process killed (SIGKILL) between writing the merged memory and soft-dele
   const s = openTempStore({ model: TEST_MODEL_A, dim: 4 });
   stores.push(s);
   const texts = ["alpha beta gamma", "alpha beta gamma", "delta epsilon"];
-  insertMemories(s.sqlite, texts.map((content) => ({ spaceId: "personal", content })), texts.map((t) => hashedVector(t, 4)), TEST_MODEL_A);
+  insertMemories(
+    s.sqlite,
+    texts.map((content) => ({ spaceId: "personal", content })),
+    texts.map((t) => hashedVector(t, 4)),
+    TEST_MODEL_A,
+  );
   const before = rawCounts(s.sqlite);
   const child = spawn(
     process.execPath,
@@ -273,16 +320,25 @@ test("a process killed (SIGKILL) between writing the merged memory and soft-dele
   );
   let out = "";
   child.stdout.on("data", (d) => (out += d));
-  const [code, signal] = await new Promise<[number | null, string | null]>((r) => child.once("exit", (c, sig) => r([c, sig])));
+  const [code, signal] = await new Promise<[number | null, string | null]>((r) =>
+    child.once("exit", (c, sig) => r([c, sig])),
+  );
   assert.equal(signal, "SIGKILL", `child exited with ${code}: ${out}`);
   s.sqlite.close();
   const reopened = openDb(s.file);
   try {
     assert.deepEqual(rawCounts(reopened.sqlite), before);
-    assert.equal((reopened.sqlite.prepare("SELECT count(*) AS n FROM memories WHERE kind = 'consolidated'").get() as { n: number }).n, 0);
+    assert.equal(
+      (reopened.sqlite.prepare("SELECT count(*) AS n FROM memories WHERE kind = 'consolidated'").get() as { n: number })
+        .n,
+      0,
+    );
     assert.deepEqual(checkInvariant(reopened.sqlite), []);
     // The next run (here, in this process) completes the merge.
-    const r = await consolidate({ db: reopened.sqlite, embedder: new TestDimEmbedder() }, TEST_MODEL_A, { threshold: 0.92, merge: async (a) => `${a} (merged)` });
+    const r = await consolidate({ db: reopened.sqlite, embedder: new TestDimEmbedder() }, TEST_MODEL_A, {
+      threshold: 0.92,
+      merge: async (a) => `${a} (merged)`,
+    });
     assert.equal(r.counts.merged, 1);
     assert.deepEqual(checkInvariant(reopened.sqlite), []);
   } finally {
@@ -292,7 +348,13 @@ test("a process killed (SIGKILL) between writing the merged memory and soft-dele
 
 test("consolidation runs off the request path: searches are answered while merges wait on the provider", async () => {
   const { ctx } = await store();
-  await add(ctx, [{ content: ANNA_1 }, { content: ANNA_2 }, { content: TEA_1 }, { content: TEA_2 }, ...OTHERS.map((content) => ({ content }))]);
+  await add(ctx, [
+    { content: ANNA_1 },
+    { content: ANNA_2 },
+    { content: TEA_1 },
+    { content: TEA_2 },
+    ...OTHERS.map((content) => ({ content })),
+  ]);
   saveJobSettings(ctx.db, { consolidate: { maxPerSpace: 200 } });
   chat.delayMs = 300;
   try {

@@ -1,5 +1,5 @@
 /**
- * Consolidation (SPEC §3): per space, the most recent live memories (200 by default; pinned ones are
+ * Consolidation (docs/storage.md#what-each-job-may-change): per space, the most recent live memories (200 by default; pinned ones are
  * never consolidated away) with their vectors read from memory_vec; pairwise cosine; pairs at or above
  * the threshold, most similar first, each memory in at most one merge per run; each pair merged into one
  * statement by the chat provider (a MergeFn), embedded as a document, and written as a new memory (kind
@@ -98,7 +98,11 @@ export interface Candidate {
 }
 
 /** The most recent live, unpinned, non-document memories of a space with their vectors (from memory_vec). */
-export function loadCandidates(db: Database.Database, spaceId: string, limit: number): { memories: Candidate[]; vectors: Float32Array[] } {
+export function loadCandidates(
+  db: Database.Database,
+  spaceId: string,
+  limit: number,
+): { memories: Candidate[]; vectors: Float32Array[] } {
   const rows = db
     .prepare(
       `SELECT rid, id, space_id AS spaceId, content, content_hash AS contentHash, importance, timestamp, kind FROM memories
@@ -112,7 +116,11 @@ export function loadCandidates(db: Database.Database, spaceId: string, limit: nu
     const v = vec.get(BigInt(r.rid)) as { embedding: Buffer } | undefined;
     if (!v) continue;
     memories.push(r);
-    vectors.push(new Float32Array(v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength)));
+    vectors.push(
+      new Float32Array(
+        v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength),
+      ),
+    );
   }
   return { memories, vectors };
 }
@@ -221,7 +229,9 @@ export async function consolidate(
     result.spaces++;
     result.candidates += memories.length;
     // Only memories of the same kind are merged (a chat exchange is not folded into an import).
-    const pairs = disjointPairs(similarPairs(vectors, opts.threshold).filter((p) => memories[p.i]!.kind === memories[p.j]!.kind));
+    const pairs = disjointPairs(
+      similarPairs(vectors, opts.threshold).filter((p) => memories[p.i]!.kind === memories[p.j]!.kind),
+    );
     result.pairs += pairs.length;
     await yieldToLoop();
     if (!opts.merge || result.skippedMerging) continue;
@@ -299,12 +309,23 @@ export function writeMerge(
 ): string | null {
   return writeTransaction(db, () => {
     const live = db
-      .prepare("SELECT id FROM memories WHERE id IN (?, ?) AND soft_deleted = 0 AND pinned = 0 AND kind != 'document' AND content_hash IN (?, ?)")
+      .prepare(
+        "SELECT id FROM memories WHERE id IN (?, ?) AND soft_deleted = 0 AND pinned = 0 AND kind != 'document' AND content_hash IN (?, ?)",
+      )
       .all(a.id, b.id, a.contentHash, b.contentHash) as { id: string }[];
     if (live.length !== 2) return null;
     const [mergedId] = insertMemories(
       db,
-      [{ spaceId: a.spaceId, content, kind: "consolidated", importance: Math.max(a.importance, b.importance), timestamp: a.timestamp <= b.timestamp ? a.timestamp : b.timestamp }],
+      [
+        {
+          spaceId: a.spaceId,
+          content,
+          kind: "consolidated",
+          importance: Math.max(a.importance, b.importance),
+          // biome-ignore lint/complexity/useMathMinMax: ISO strings, not numbers (Math.min would give NaN)
+          timestamp: a.timestamp <= b.timestamp ? a.timestamp : b.timestamp,
+        },
+      ],
       [vector],
       model,
     );

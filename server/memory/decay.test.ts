@@ -22,17 +22,45 @@ type State = "live" | "soft" | "purged";
 /** Each memory's changes: [day, importance after that day's runs, state]. */
 const TIMELINE: Record<string, [number, number | null, State][]> = {
   // importance 2, never retrieved: decays on days 14 and 15, at 0 from day 15, soft-deleted 7 days later, purged 30 after that.
-  A: [[0, 2, "live"], [14, 1, "live"], [15, 0, "live"], [22, 0, "soft"], [52, null, "purged"]],
+  A: [
+    [0, 2, "live"],
+    [14, 1, "live"],
+    [15, 0, "live"],
+    [22, 0, "soft"],
+    [52, null, "purged"],
+  ],
   // pinned: never decays.
   B: [[0, 5, "live"]],
   // retrieved on day 10 in the evening (promoted to 2): idle from day 10, decays on days 24 and 25.
-  C: [[0, 1, "live"], [11, 2, "live"], [24, 1, "live"], [25, 0, "live"], [32, 0, "soft"], [62, null, "purged"]],
+  C: [
+    [0, 1, "live"],
+    [11, 2, "live"],
+    [24, 1, "live"],
+    [25, 0, "live"],
+    [32, 0, "soft"],
+    [62, null, "purged"],
+  ],
   // imported at importance 0: marked at the first run, soft-deleted a week later.
-  D: [[0, 0, "live"], [7, 0, "soft"], [37, null, "purged"]],
+  D: [
+    [0, 0, "live"],
+    [7, 0, "soft"],
+    [37, null, "purged"],
+  ],
   // forgotten (/forget) on day 5 in the evening: purged after the 30-day retention.
-  E: [[0, 3, "live"], [6, 3, "soft"], [35, null, "purged"]],
+  E: [
+    [0, 3, "live"],
+    [6, 3, "soft"],
+    [35, null, "purged"],
+  ],
   // at 0 from day 14, retrieved on day 16 in the evening (back to 1, the zero mark cleared), idle again until day 30.
-  F: [[0, 1, "live"], [14, 0, "live"], [17, 1, "live"], [30, 0, "live"], [37, 0, "soft"], [67, null, "purged"]],
+  F: [
+    [0, 1, "live"],
+    [14, 0, "live"],
+    [17, 1, "live"],
+    [30, 0, "live"],
+    [37, 0, "soft"],
+    [67, null, "purged"],
+  ],
 };
 
 function expected(name: string, day: number): { importance: number | null; state: State } {
@@ -61,7 +89,12 @@ test("decay, soft-delete and purge over 70 simulated days match the timeline exa
   const names = Object.keys(spec);
   const ids = insertMemories(
     db,
-    names.map((n) => ({ spaceId: "personal", content: `memory ${n}`, importance: spec[n]!.importance, pinned: spec[n]!.pinned })),
+    names.map((n) => ({
+      spaceId: "personal",
+      content: `memory ${n}`,
+      importance: spec[n]!.importance,
+      pinned: spec[n]!.pinned,
+    })),
     names.map((n) => hashedVector(`memory ${n}`, 4)),
     TEST_MODEL_A,
   );
@@ -71,19 +104,30 @@ test("decay, soft-delete and purge over 70 simulated days match the timeline exa
 
   /** What each day's state is checked against: the timeline's entry for that day (changes seen after both runs). */
   const observe = (name: string): { importance: number | null; state: State } => {
-    const r = db.prepare("SELECT importance, soft_deleted AS sd FROM memories WHERE id = ?").get(id[name]) as { importance: number; sd: number } | undefined;
+    const r = db.prepare("SELECT importance, soft_deleted AS sd FROM memories WHERE id = ?").get(id[name]) as
+      | { importance: number; sd: number }
+      | undefined;
     return r ? { importance: r.importance, state: r.sd ? "soft" : "live" } : { importance: null, state: "purged" };
   };
 
   for (let day = 0; day <= 70; day++) {
     const first = await runDecayJob({ db }, { now: () => at(day, 3), trigger: "schedule" });
     assert.equal(first.status, "ok", `day ${day}: ${first.error}`);
-    const before = db.prepare("SELECT id, importance, soft_deleted, zero_importance_since FROM memories ORDER BY rid").all();
+    const before = db
+      .prepare("SELECT id, importance, soft_deleted, zero_importance_since FROM memories ORDER BY rid")
+      .all();
     const second = await runDecayJob({ db }, { now: () => at(day, 15), trigger: "manual" });
     const r = second.result as { counts: Record<string, number>; decaySkipped: string | null; zeroMarked: number };
-    assert.deepEqual([r.counts.decayed, r.counts.softDeleted, r.counts.purged, r.zeroMarked], [0, 0, 0, 0], `day ${day}: the second run changed something`);
+    assert.deepEqual(
+      [r.counts.decayed, r.counts.softDeleted, r.counts.purged, r.zeroMarked],
+      [0, 0, 0, 0],
+      `day ${day}: the second run changed something`,
+    );
     assert.match(r.decaySkipped!, /already decayed/);
-    assert.deepEqual(db.prepare("SELECT id, importance, soft_deleted, zero_importance_since FROM memories ORDER BY rid").all(), before);
+    assert.deepEqual(
+      db.prepare("SELECT id, importance, soft_deleted, zero_importance_since FROM memories ORDER BY rid").all(),
+      before,
+    );
     for (const n of names) assert.deepEqual(observe(n), expected(n, day), `memory ${n} on day ${day}`);
     assert.deepEqual(checkInvariant(db), [], `day ${day}`);
     // Events of the day, in the evening (seen at the next day's check).
@@ -98,11 +142,18 @@ test("decay, soft-delete and purge over 70 simulated days match the timeline exa
   const runs = listRuns(db, { job: "decay", limit: 500 });
   assert.equal(runs.length, 142);
   assert.ok(runs.every((r) => r.status === "ok" && r.finishedAt && r.durationMs !== null));
-  const byDay = (day: number) => runs.find((r) => (r.result as { day: string }).day === utcDay(at(day, 3)) && r.result!.trigger === "schedule")!.result as {
-    counts: Record<string, number>;
-    changes: { decayed: { id: string; importance: number }[]; softDeleted: string[]; purged: string[] };
-  };
-  assert.deepEqual(byDay(14).changes.decayed.map((d) => d.id).sort(), [id.A, id.F].sort());
+  const byDay = (day: number) =>
+    runs.find((r) => (r.result as { day: string }).day === utcDay(at(day, 3)) && r.result!.trigger === "schedule")!
+      .result as {
+      counts: Record<string, number>;
+      changes: { decayed: { id: string; importance: number }[]; softDeleted: string[]; purged: string[] };
+    };
+  assert.deepEqual(
+    byDay(14)
+      .changes.decayed.map((d) => d.id)
+      .sort(),
+    [id.A, id.F].sort(),
+  );
   assert.deepEqual(byDay(22).changes.softDeleted, [id.A]);
   assert.deepEqual(byDay(37).changes.softDeleted, [id.F]);
   assert.deepEqual(byDay(37).changes.purged, [id.D]);
@@ -113,10 +164,16 @@ test("a clock set back does not decay again; a longer idle period from the setti
   const s = openTempStore({ model: TEST_MODEL_A, dim: 4 });
   stores.push(s);
   const db = s.sqlite;
-  const [x] = insertMemories(db, [{ spaceId: "personal", content: "idle memory", importance: 3 }], [hashedVector("idle memory", 4)], TEST_MODEL_A);
+  const [x] = insertMemories(
+    db,
+    [{ spaceId: "personal", content: "idle memory", importance: 3 }],
+    [hashedVector("idle memory", 4)],
+    TEST_MODEL_A,
+  );
   db.prepare("UPDATE memories SET created_at = ?").run(at(0, 1).toISOString());
   saveJobSettings(db, { decay: { idleDays: 30 } });
-  const imp = () => (db.prepare("SELECT importance FROM memories WHERE id = ?").get(x) as { importance: number }).importance;
+  const imp = () =>
+    (db.prepare("SELECT importance FROM memories WHERE id = ?").get(x) as { importance: number }).importance;
   await runDecayJob({ db }, { now: () => at(29, 3) });
   assert.equal(imp(), 3);
   await runDecayJob({ db }, { now: () => at(30, 3) });

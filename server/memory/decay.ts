@@ -1,5 +1,5 @@
 /**
- * Daily decay (SPEC §3), one run = one transaction, with an injectable clock:
+ * Daily decay (docs/storage.md#what-each-job-may-change), one run = one transaction, with an injectable clock:
  * 1. Decay: every live, unpinned memory with importance > 0 that has not been retrieved for `idleDays`
  *    (counted from last_retrieved_at, or from created_at — when it entered this store — if it never
  *    was) loses 1 importance. At most once per day: the day of the last decay is kept in meta
@@ -45,7 +45,12 @@ export interface DecayResult {
   /** Why the importance step did not run (already ran that day), else null. */
   decaySkipped: string | null;
   /** What changed, by id (each list capped at CHANGE_LIST_CAP; `truncated` says so). */
-  changes: { decayed: { id: string; importance: number }[]; softDeleted: string[]; purged: string[]; truncated: boolean };
+  changes: {
+    decayed: { id: string; importance: number }[];
+    softDeleted: string[];
+    purged: string[];
+    truncated: boolean;
+  };
   settings: { idleDays: number; zeroDays: number; retentionDays: number; kinds: string[] };
 }
 
@@ -84,7 +89,11 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
 
     const since = getMeta(db, "decay_last_run_at") ?? new Date(now.getTime() - DAY_MS).toISOString();
     const promoted = (
-      db.prepare("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0 AND last_retrieved_at > ? AND last_retrieved_at <= ?").get(since, nowIso) as {
+      db
+        .prepare(
+          "SELECT count(*) AS n FROM memories WHERE soft_deleted = 0 AND last_retrieved_at > ? AND last_retrieved_at <= ?",
+        )
+        .get(since, nowIso) as {
         n: number;
       }
     ).n;
@@ -110,9 +119,13 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
 
     // 2. The importance-0 mark: cleared when promoted (or pinned) since, set where missing.
     //    A kind that stopped decaying (its policy changed to keep) loses its mark too.
-    db.prepare(`UPDATE memories SET zero_importance_since = NULL WHERE zero_importance_since IS NOT NULL AND (importance > 0 OR pinned = 1 OR NOT ${decaying})`).run({ kinds });
+    db.prepare(
+      `UPDATE memories SET zero_importance_since = NULL WHERE zero_importance_since IS NOT NULL AND (importance > 0 OR pinned = 1 OR NOT ${decaying})`,
+    ).run({ kinds });
     const zeroMarked = db
-      .prepare(`UPDATE memories SET zero_importance_since = @now WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0 AND zero_importance_since IS NULL AND ${decaying}`)
+      .prepare(
+        `UPDATE memories SET zero_importance_since = @now WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0 AND zero_importance_since IS NULL AND ${decaying}`,
+      )
       .run({ now: nowIso, kinds }).changes;
     const expired = (
       db
@@ -126,7 +139,9 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
 
     // 3. Purge what has been soft-deleted for the retention period.
     const old = (
-      db.prepare("SELECT id FROM memories WHERE soft_deleted = 1 AND substr(deleted_at, 1, 10) <= ? ORDER BY rid").all(purgeCutoff) as { id: string }[]
+      db
+        .prepare("SELECT id FROM memories WHERE soft_deleted = 1 AND substr(deleted_at, 1, 10) <= ? ORDER BY rid")
+        .all(purgeCutoff) as { id: string }[]
     ).map((r) => r.id);
     const purged = old.length ? purgeMemories(db, old) : 0;
 
@@ -137,7 +152,12 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
       zeroMarked,
       decaySkipped,
       changes: { decayed: cap(decayed), softDeleted: cap(softDeleted), purged: cap(old), truncated },
-      settings: { idleDays: opts.idleDays, zeroDays: opts.zeroDays, retentionDays: opts.retentionDays, kinds: JSON.parse(kinds) as string[] },
+      settings: {
+        idleDays: opts.idleDays,
+        zeroDays: opts.zeroDays,
+        retentionDays: opts.retentionDays,
+        kinds: JSON.parse(kinds) as string[],
+      },
     };
   });
 }

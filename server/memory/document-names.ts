@@ -5,7 +5,9 @@ export function documentNames(db: Database.Database, ids: (string | null)[]): Ma
   const wanted = [...new Set(ids.filter((x): x is string => typeof x === "string"))];
   const out = new Map<string, string>();
   if (wanted.length === 0) return out;
-  const rows = db.prepare("SELECT id, name FROM documents WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(wanted)) as {
+  const rows = db
+    .prepare("SELECT id, name FROM documents WHERE id IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(wanted)) as {
     id: string;
     name: string;
   }[];
@@ -14,7 +16,10 @@ export function documentNames(db: Database.Database, ids: (string | null)[]): Ma
 }
 
 /** Every document a memory belongs to, by memory id (names in link order). */
-export function documentSources(db: Database.Database, memoryIds: string[]): Map<string, { id: string; name: string }[]> {
+export function documentSources(
+  db: Database.Database,
+  memoryIds: string[],
+): Map<string, { id: string; name: string }[]> {
   const out = new Map<string, { id: string; name: string }[]>();
   if (memoryIds.length === 0) return out;
   const rows = db
@@ -36,8 +41,14 @@ export function withDocumentNames<T extends { id: string; documentId: string | n
   db: Database.Database,
   items: T[],
 ): (T & { documentName: string | null; documentNames: string[] })[] {
-  const names = documentNames(db, items.map((i) => i.documentId));
-  const sources = documentSources(db, items.filter((i) => i.documentId).map((i) => i.id));
+  const names = documentNames(
+    db,
+    items.map((i) => i.documentId),
+  );
+  const sources = documentSources(
+    db,
+    items.filter((i) => i.documentId).map((i) => i.id),
+  );
   return items.map((i) => {
     const all = (sources.get(i.id) ?? []).map((s) => s.name);
     const first = i.documentId ? (names.get(i.documentId) ?? all[0] ?? null) : null;

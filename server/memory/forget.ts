@@ -1,7 +1,14 @@
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { DEFAULT_SPACE } from "../core/space-name";
-import { findLiveContaining, getMemory, restoreMemories, softDeleteMemories, spaceExists, type MemoryRow } from "./store";
+import {
+  findLiveContaining,
+  getMemory,
+  restoreMemories,
+  softDeleteMemories,
+  spaceExists,
+  type MemoryRow,
+} from "./store";
 
 export const FORGET_UNDO_DAYS = 7;
 
@@ -37,7 +44,13 @@ const plural = (n: number) => `${n} memor${n === 1 ? "y" : "ies"}`;
 /** What `/forget <pattern>` would remove, deleting nothing. */
 export function forgetPreview(ctx: MemoContext, pattern: string, space = DEFAULT_SPACE): ForgetPreview {
   const matched = matchForget(ctx, pattern, space);
-  const items = matched.map((m) => ({ id: m.id, content: m.content, timestamp: m.timestamp, kind: m.kind, pinned: m.pinned }));
+  const items = matched.map((m) => ({
+    id: m.id,
+    content: m.content,
+    timestamp: m.timestamp,
+    kind: m.kind,
+    pinned: m.pinned,
+  }));
   const pinned = items.filter((i) => i.pinned).length;
   return {
     count: items.length,
@@ -54,19 +67,27 @@ export function forgetPreview(ctx: MemoContext, pattern: string, space = DEFAULT
 export function forgetIds(ctx: MemoContext, ids: string[], label: string): ForgetResult {
   const before = new Map(ids.map((id) => [id, getMemory(ctx.db, id)]));
   const changed = new Set(softDeleteMemories(ctx.db, ids));
-  const items = ids.filter((id) => changed.has(id)).map((id) => ({ id, content: before.get(id)!.content, timestamp: before.get(id)!.timestamp }));
+  const items = ids
+    .filter((id) => changed.has(id))
+    .map((id) => ({ id, content: before.get(id)!.content, timestamp: before.get(id)!.timestamp }));
   const until = new Date(Date.now() + FORGET_UNDO_DAYS * 86_400_000).toISOString();
   return {
     count: items.length,
     items,
     undo: { ids: items.map((i) => i.id), until },
-    message: items.length ? `Forgot ${plural(items.length)} matching “${label}”. Undo is possible for ${FORGET_UNDO_DAYS} days.` : `No memory matches “${label}”.`,
+    message: items.length
+      ? `Forgot ${plural(items.length)} matching “${label}”. Undo is possible for ${FORGET_UNDO_DAYS} days.`
+      : `No memory matches “${label}”.`,
   };
 }
 
 /** `/forget <pattern>`: soft-delete live memories of the space whose content contains the pattern (case-insensitive). */
 export function forget(ctx: MemoContext, pattern: string, space = DEFAULT_SPACE): ForgetResult {
-  return forgetIds(ctx, matchForget(ctx, pattern, space).map((m) => m.id), pattern.trim());
+  return forgetIds(
+    ctx,
+    matchForget(ctx, pattern, space).map((m) => m.id),
+    pattern.trim(),
+  );
 }
 
 export function restore(ctx: MemoContext, ids: string[]): { restored: string[] } {

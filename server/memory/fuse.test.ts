@@ -6,20 +6,55 @@ const close = (a: number, b: number, what = "") => assert.ok(Math.abs(a - b) < 1
 
 test("rrfScore: Σ w/(k + rank) with 1-based ranks and k = 60", () => {
   close(rrfScore([{ rank: 1, weight: 1 }]), 1 / 61);
-  close(rrfScore([{ rank: 1, weight: 1 }, { rank: 3, weight: 1 }]), 1 / 61 + 1 / 63);
-  close(rrfScore([{ rank: 2, weight: 0.4 }, { rank: 1, weight: 1 }]), 0.4 / 62 + 1 / 61);
+  close(
+    rrfScore([
+      { rank: 1, weight: 1 },
+      { rank: 3, weight: 1 },
+    ]),
+    1 / 61 + 1 / 63,
+  );
+  close(
+    rrfScore([
+      { rank: 2, weight: 0.4 },
+      { rank: 1, weight: 1 },
+    ]),
+    0.4 / 62 + 1 / 61,
+  );
   close(rrfScore([{ rank: 10, weight: 2 }], 10), 2 / 20);
   close(rrfScore([{ rank: 5, weight: 0 }]), 0);
   assert.equal(rrfScore([]), 0);
 });
 
-const vec = (items: [number, number][], weight = 1): RankedList => ({ kind: "vector", weight, items: items.map(([rid, score]) => ({ rid, score })) });
-const fts = (items: [number, number][], weight = 1): RankedList => ({ kind: "fts", weight, items: items.map(([rid, score]) => ({ rid, score })) });
+const vec = (items: [number, number][], weight = 1): RankedList => ({
+  kind: "vector",
+  weight,
+  items: items.map(([rid, score]) => ({ rid, score })),
+});
+const fts = (items: [number, number][], weight = 1): RankedList => ({
+  kind: "fts",
+  weight,
+  items: items.map(([rid, score]) => ({ rid, score })),
+});
 
 test("fuse (RRF): match types, breakdown fields and exact scores", () => {
   // vector: A=1 (0.9), B=2 (0.8); fts (score = −bm25): B=2 (5), C=3 (3)
-  const out = fuse([vec([[1, 0.9], [2, 0.8]]), fts([[2, 5], [3, 3]])], "rrf");
-  assert.deepEqual(out.map((c) => c.rid), [2, 1, 3]);
+  const out = fuse(
+    [
+      vec([
+        [1, 0.9],
+        [2, 0.8],
+      ]),
+      fts([
+        [2, 5],
+        [3, 3],
+      ]),
+    ],
+    "rrf",
+  );
+  assert.deepEqual(
+    out.map((c) => c.rid),
+    [2, 1, 3],
+  );
   const [b, a, c] = out;
   assert.equal(b!.matchType, "hybrid");
   assert.equal(a!.matchType, "vector");
@@ -32,19 +67,42 @@ test("fuse (RRF): match types, breakdown fields and exact scores", () => {
     { similarity: b!.similarity, vectorRank: b!.vectorRank, ftsRank: b!.ftsRank, bm25: b!.bm25 },
     { similarity: 0.8, vectorRank: 2, ftsRank: 1, bm25: -5 },
   );
-  assert.deepEqual({ similarity: a!.similarity, ftsRank: a!.ftsRank, bm25: a!.bm25 }, { similarity: 0.9, ftsRank: null, bm25: null });
-  assert.deepEqual({ similarity: c!.similarity, vectorRank: c!.vectorRank, ftsRank: c!.ftsRank, bm25: c!.bm25 }, { similarity: null, vectorRank: null, ftsRank: 2, bm25: -3 });
+  assert.deepEqual(
+    { similarity: a!.similarity, ftsRank: a!.ftsRank, bm25: a!.bm25 },
+    { similarity: 0.9, ftsRank: null, bm25: null },
+  );
+  assert.deepEqual(
+    { similarity: c!.similarity, vectorRank: c!.vectorRank, ftsRank: c!.ftsRank, bm25: c!.bm25 },
+    { similarity: null, vectorRank: null, ftsRank: 2, bm25: -3 },
+  );
 });
 
 test("fuse (RRF): weights and the k parameter enter the sum", () => {
   const out = fuse([vec([[1, 0.9]], 0.4), fts([[2, 5]], 1)], "rrf", 10);
   close(out.find((c) => c.rid === 1)!.rrf, 0.4 / 11);
   close(out.find((c) => c.rid === 2)!.rrf, 1 / 11);
-  assert.deepEqual(out.map((c) => c.rid), [2, 1]);
+  assert.deepEqual(
+    out.map((c) => c.rid),
+    [2, 1],
+  );
 });
 
 test("fuse: several lists of one kind keep the best similarity, rank and bm25", () => {
-  const out = fuse([vec([[7, 0.6], [8, 0.5]]), vec([[8, 0.95]], 0.5), fts([[9, 2], [8, 1]]), fts([[8, 4]])], "rrf");
+  const out = fuse(
+    [
+      vec([
+        [7, 0.6],
+        [8, 0.5],
+      ]),
+      vec([[8, 0.95]], 0.5),
+      fts([
+        [9, 2],
+        [8, 1],
+      ]),
+      fts([[8, 4]]),
+    ],
+    "rrf",
+  );
   const e = out.find((c) => c.rid === 8)!;
   assert.equal(e.matchType, "hybrid");
   assert.equal(e.similarity, 0.95);
@@ -56,23 +114,62 @@ test("fuse: several lists of one kind keep the best similarity, rank and bm25", 
 
 test("fuse (linear): min-max normalised per list, weighted sum", () => {
   // vector 0.9, 0.8, 0.5 → 1, 0.75, 0; fts 5, 3 → 1, 0
-  const out = fuse([vec([[1, 0.9], [2, 0.8], [3, 0.5]], 0.4), fts([[2, 5], [4, 3]], 1)], "linear");
+  const out = fuse(
+    [
+      vec(
+        [
+          [1, 0.9],
+          [2, 0.8],
+          [3, 0.5],
+        ],
+        0.4,
+      ),
+      fts(
+        [
+          [2, 5],
+          [4, 3],
+        ],
+        1,
+      ),
+    ],
+    "linear",
+  );
   const f = Object.fromEntries(out.map((c) => [c.rid, c.fused]));
   close(f[1]!, 0.4 * 1, "rid 1");
   close(f[2]!, 0.4 * 0.75 + 1, "rid 2");
   close(f[3]!, 0, "rid 3");
   close(f[4]!, 0, "rid 4");
-  assert.deepEqual(out.map((c) => c.rid), [2, 1, 3, 4]); // ties by rid
+  assert.deepEqual(
+    out.map((c) => c.rid),
+    [2, 1, 3, 4],
+  ); // ties by rid
   // rrf is still reported for the breakdown.
   close(out[0]!.rrf, 0.4 / 62 + 1 / 61);
   // A one-item (or all-equal) list normalises to 1.
   close(fuse([vec([[5, 0.3]], 0.7)], "linear")[0]!.fused, 0.7);
-  close(fuse([fts([[5, 2], [6, 2]])], "linear")[1]!.fused, 1);
+  close(
+    fuse(
+      [
+        fts([
+          [5, 2],
+          [6, 2],
+        ]),
+      ],
+      "linear",
+    )[1]!.fused,
+    1,
+  );
   assert.deepEqual(fuse([], "linear"), []);
   assert.deepEqual(fuse([vec([])], "rrf"), []);
 });
 
-const cand = (rid: number, matchType: FusedCandidate["matchType"], similarity: number | null, bm25: number | null, fused = 1): FusedCandidate => ({
+const cand = (
+  rid: number,
+  matchType: FusedCandidate["matchType"],
+  similarity: number | null,
+  bm25: number | null,
+  fused = 1,
+): FusedCandidate => ({
   rid,
   matchType,
   similarity,
@@ -92,8 +189,14 @@ test("quality filter: vector-only below minSimilarity and fts-only below the flo
     cand(5, "hybrid", 0.01, -0.01),
   ];
   const { kept, dropped } = qualityFilter(cands, { minSimilarity: 0.7, ftsFloor: 1 });
-  assert.deepEqual(kept.map((c) => c.rid), [2, 4, 5]);
-  assert.deepEqual(dropped.map((c) => c.rid), [1, 3]);
+  assert.deepEqual(
+    kept.map((c) => c.rid),
+    [2, 4, 5],
+  );
+  assert.deepEqual(
+    dropped.map((c) => c.rid),
+    [1, 3],
+  );
   assert.match(dropped[0]!.reason, /vector-only, similarity 0\.690 < 0\.7/);
   assert.match(dropped[1]!.reason, /fts-only, bm25 0\.500 < 1/);
   // Floor 0 keeps every fts-only result (bm25 is negative).
@@ -105,12 +208,24 @@ test("importance nudge: final = fused × (1 + w × importance/5)", () => {
     [1, { importance: 0, pinned: false, timestamp: "2024-01-01" }],
     [2, { importance: 5, pinned: false, timestamp: "2024-01-01" }],
   ]);
-  const out = applyImportance([cand(1, "hybrid", 0.9, -1, 0.1), cand(2, "hybrid", 0.9, -1, 0.09)], (r) => info.get(r), 0.2);
-  assert.deepEqual(out.map((c) => c.rid), [2, 1]);
+  const out = applyImportance(
+    [cand(1, "hybrid", 0.9, -1, 0.1), cand(2, "hybrid", 0.9, -1, 0.09)],
+    (r) => info.get(r),
+    0.2,
+  );
+  assert.deepEqual(
+    out.map((c) => c.rid),
+    [2, 1],
+  );
   close(out[0]!.final, 0.09 * 1.2);
   close(out[1]!.final, 0.1);
   // Weight 0: the fused order stands.
-  assert.deepEqual(applyImportance([cand(1, "hybrid", 0.9, -1, 0.1), cand(2, "hybrid", 0.9, -1, 0.09)], (r) => info.get(r), 0).map((c) => c.rid), [1, 2]);
+  assert.deepEqual(
+    applyImportance([cand(1, "hybrid", 0.9, -1, 0.1), cand(2, "hybrid", 0.9, -1, 0.09)], (r) => info.get(r), 0).map(
+      (c) => c.rid,
+    ),
+    [1, 2],
+  );
 });
 
 test("ties: pinned first, then higher importance, then newer; unknown rows count as importance 0", () => {
@@ -122,14 +237,36 @@ test("ties: pinned first, then higher importance, then newer; unknown rows count
   ]);
   const cs = [1, 2, 3, 4, 5].map((rid) => cand(rid, "hybrid", 0.9, -1, 0.5));
   const out = applyImportance(cs, (r) => info.get(r), 0);
-  assert.deepEqual(out.map((c) => c.rid), [2, 1, 4, 3, 5]);
+  assert.deepEqual(
+    out.map((c) => c.rid),
+    [2, 1, 4, 3, 5],
+  );
   assert.ok(!("_m" in out[0]!), "internal fields are not leaked");
 });
 
 test("fuse (linear): a list with a ceiling is normalised by score / ceiling, clipped to [0, 1]", () => {
   // fts with ceiling 10: 12, 5, 3 → 1, 0.5, 0.3; the vector list (no ceiling) stays min-max: 0.9, 0.5 → 1, 0.
-  const list: RankedList = { ...fts([[2, 12], [3, 5], [4, 3]]), ceiling: 10 };
-  const out = fuse([vec([[1, 0.9], [2, 0.5]], 0.5), list], "linear");
+  const list: RankedList = {
+    ...fts([
+      [2, 12],
+      [3, 5],
+      [4, 3],
+    ]),
+    ceiling: 10,
+  };
+  const out = fuse(
+    [
+      vec(
+        [
+          [1, 0.9],
+          [2, 0.5],
+        ],
+        0.5,
+      ),
+      list,
+    ],
+    "linear",
+  );
   const f = Object.fromEntries(out.map((c) => [c.rid, c.fused]));
   close(f[1]!, 0.5, "rid 1");
   close(f[2]!, 1, "rid 2");

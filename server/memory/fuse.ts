@@ -51,7 +51,19 @@ export function fuse(lists: RankedList[], method: "rrf" | "linear", k = 60): Fus
       const rank = idx + 1;
       let c = byRid.get(item.rid);
       if (!c) {
-        c = { rid: item.rid, matchType: "vector", similarity: null, ftsRank: null, bm25: null, vectorRank: null, rrf: 0, fused: 0, linear: 0, inVector: false, inFts: false };
+        c = {
+          rid: item.rid,
+          matchType: "vector",
+          similarity: null,
+          ftsRank: null,
+          bm25: null,
+          vectorRank: null,
+          rrf: 0,
+          fused: 0,
+          linear: 0,
+          inVector: false,
+          inFts: false,
+        };
         byRid.set(item.rid, c);
       }
       c.rrf += list.weight / (k + rank);
@@ -92,12 +104,18 @@ export interface QualityFilterOptions {
 }
 
 /** Drop weak single-leg results: vector-only below minSimilarity, fts-only with −bm25 below ftsFloor. */
-export function qualityFilter<T extends FusedCandidate>(cands: T[], opts: QualityFilterOptions): { kept: T[]; dropped: (T & { reason: string })[] } {
+export function qualityFilter<T extends FusedCandidate>(
+  cands: T[],
+  opts: QualityFilterOptions,
+): { kept: T[]; dropped: (T & { reason: string })[] } {
   const kept: T[] = [];
   const dropped: (T & { reason: string })[] = [];
   for (const c of cands) {
     if (c.matchType === "vector" && (c.similarity ?? 0) < opts.minSimilarity) {
-      dropped.push({ ...c, reason: `vector-only, similarity ${(c.similarity ?? 0).toFixed(3)} < ${opts.minSimilarity}` });
+      dropped.push({
+        ...c,
+        reason: `vector-only, similarity ${(c.similarity ?? 0).toFixed(3)} < ${opts.minSimilarity}`,
+      });
     } else if (c.matchType === "fts" && -(c.bm25 ?? 0) < opts.ftsFloor) {
       dropped.push({ ...c, reason: `fts-only, bm25 ${(-(c.bm25 ?? 0)).toFixed(3)} < ${opts.ftsFloor}` });
     } else kept.push(c);
@@ -111,7 +129,9 @@ export function qualityFilter<T extends FusedCandidate>(cands: T[], opts: Qualit
  */
 export function applyImportance<T extends FusedCandidate>(
   cands: T[],
-  info: (rid: number) => { importance: number; pinned: boolean; timestamp: string; updatedAt?: string | null } | undefined,
+  info: (
+    rid: number,
+  ) => { importance: number; pinned: boolean; timestamp: string; updatedAt?: string | null } | undefined,
   weight: number,
 ): (T & { final: number })[] {
   return cands

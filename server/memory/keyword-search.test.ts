@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type Database from "better-sqlite3";
 import { axisVector, openTempStore, type TempStore } from "../test/temp-store";
-import { buildFtsQuery, DEFAULT_KEYWORD_OPTIONS, keywordSearch, keywordSearchScored, queryWords, quoteFtsTerm } from "./keyword-search";
+import {
+  buildFtsQuery,
+  DEFAULT_KEYWORD_OPTIONS,
+  keywordSearch,
+  keywordSearchScored,
+  queryWords,
+  quoteFtsTerm,
+} from "./keyword-search";
 import { insertMemories, softDeleteMemories } from "./store";
 
 const DIM = 8;
@@ -25,7 +32,11 @@ function add(db: Database.Database, contents: string[], spaceId = "personal"): s
 }
 
 const matchRids = (db: Database.Database, expr: string) =>
-  (db.prepare("SELECT rowid AS rid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid").all(expr) as { rid: number }[]).map((r) => r.rid);
+  (
+    db.prepare("SELECT rowid AS rid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid").all(expr) as {
+      rid: number;
+    }[]
+  ).map((r) => r.rid);
 
 test("terms are quoted and OR-ed, lower-cased, in query order when no store is given", () => {
   assert.equal(buildFtsQuery(null, "Coffee beans and TEA"), '"coffee" OR "beans" OR "tea"');
@@ -87,7 +98,9 @@ test("FTS5 syntax in user text: every expression is accepted by a real memory_ft
     assert.deepEqual(expr!.split(" OR ").sort(), c.expr.split(" OR ").sort(), c.input);
     assert.deepEqual(matchRids(db, expr!), c.rids, c.input);
     assert.deepEqual(
-      keywordSearch(db, "personal", c.input, 10).map((h) => h.rid).sort((a, b) => a - b),
+      keywordSearch(db, "personal", c.input, 10)
+        .map((h) => h.rid)
+        .sort((a, b) => a - b),
       c.rids,
       `keywordSearch(${c.input})`,
     );
@@ -133,19 +146,29 @@ test("over-common terms (> maxDocFraction of ≥ 50 memories) are dropped, rares
   // A looser threshold keeps milk (0.5 ≤ 0.6) but still not coffee (1.0).
   assert.equal(buildFtsQuery(s.sqlite, "coffee milk tea", { maxDocFraction: 0.6, maxTerms: 12 }), '"tea" OR "milk"');
   // keywordSearch uses the filtered expression: "coffee zebra" finds only the zebra memory.
-  assert.deepEqual(keywordSearch(s.sqlite, "personal", "coffee zebra", 100).map((h) => h.rid), [1]);
+  assert.deepEqual(
+    keywordSearch(s.sqlite, "personal", "coffee zebra", 100).map((h) => h.rid),
+    [1],
+  );
 });
 
 test("under 50 memories nothing is dropped as too common", () => {
   const s = store();
-  add(s.sqlite, Array.from({ length: 49 }, (_, i) => `coffee item${i}`));
+  add(
+    s.sqlite,
+    Array.from({ length: 49 }, (_, i) => `coffee item${i}`),
+  );
   assert.equal(buildFtsQuery(s.sqlite, "coffee item3"), '"item3" OR "coffee"');
 });
 
 test("at most maxTerms terms, the rarest kept", () => {
   const s = store();
   // word k appears in k memories.
-  const docs = Array.from({ length: 10 }, (_, d) => Array.from({ length: 10 }, (_, k) => (d < k + 1 ? `term${k}` : "")).join(" ").trim());
+  const docs = Array.from({ length: 10 }, (_, d) =>
+    Array.from({ length: 10 }, (_, k) => (d < k + 1 ? `term${k}` : ""))
+      .join(" ")
+      .trim(),
+  );
   add(s.sqlite, docs);
   const q = Array.from({ length: 10 }, (_, k) => `term${9 - k}`).join(" ");
   assert.equal(buildFtsQuery(s.sqlite, q, { maxDocFraction: 1, maxTerms: 3 }), '"term0" OR "term1" OR "term2"');
@@ -155,24 +178,75 @@ test("at most maxTerms terms, the rarest kept", () => {
 test("keywordSearch stays in its space, honours the limit, ranks by bm25, skips soft-deleted memories", () => {
   const s = store();
   const db = s.sqlite;
-  const [, dense] = add(db, ["giraffe facts: tall animals with long legs and many other words here", "giraffe giraffe giraffe"]);
+  const [, dense] = add(db, [
+    "giraffe facts: tall animals with long legs and many other words here",
+    "giraffe giraffe giraffe",
+  ]);
   add(db, ["giraffe in another space"], "work");
   const hits = keywordSearch(db, "personal", "giraffe", 10);
-  assert.deepEqual(hits.map((h) => h.rid), [2, 1]);
+  assert.deepEqual(
+    hits.map((h) => h.rid),
+    [2, 1],
+  );
   assert.ok(hits[0]!.bm25 < hits[1]!.bm25 && hits[1]!.bm25 < 0, "bm25 is negative, best (lowest) first");
-  assert.deepEqual(keywordSearch(db, "work", "giraffe", 10).map((h) => h.rid), [3]);
+  assert.deepEqual(
+    keywordSearch(db, "work", "giraffe", 10).map((h) => h.rid),
+    [3],
+  );
   assert.equal(keywordSearch(db, "personal", "giraffe", 1).length, 1);
   assert.deepEqual(keywordSearch(db, "nowhere", "giraffe", 10), []);
   softDeleteMemories(db, [dense!]);
-  assert.deepEqual(keywordSearch(db, "personal", "giraffe", 10).map((h) => h.rid), [1]);
+  assert.deepEqual(
+    keywordSearch(db, "personal", "giraffe", 10).map((h) => h.rid),
+    [1],
+  );
   assert.deepEqual(keywordSearch(db, "personal", "the of and", 10), []);
 });
 
 test("fuzz: any mix of FTS5 syntax, quotes, unicode and words yields an expression FTS5 accepts", () => {
   const s = store();
   add(s.sqlite, ["alpha beta gamma", "café 東京 near", "quoted stuff here"]);
-  const parts = ['"', "'", "*", "(", ")", "AND", "OR", "NOT", "NEAR", "NEAR(", "-", "+", ":", "^", "{", "}", "[", "]", "\\", "%", "_", ",",
-    "alpha", "gamma", "café", "É", "ü", "東京", "🐶", "\u0301", "0", "42", "content:", "col:x", " ", "\t", "\n", "\u0000", "\uFFFD"];
+  const parts = [
+    '"',
+    "'",
+    "*",
+    "(",
+    ")",
+    "AND",
+    "OR",
+    "NOT",
+    "NEAR",
+    "NEAR(",
+    "-",
+    "+",
+    ":",
+    "^",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\\",
+    "%",
+    "_",
+    ",",
+    "alpha",
+    "gamma",
+    "café",
+    "É",
+    "ü",
+    "東京",
+    "🐶",
+    "\u0301",
+    "0",
+    "42",
+    "content:",
+    "col:x",
+    " ",
+    "\t",
+    "\n",
+    "\u0000",
+    "\uFFFD",
+  ];
   let seed = 12345;
   const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed % n);
   for (let i = 0; i < 500; i++) {

@@ -26,7 +26,12 @@ export interface KeywordHit {
 
 /** Words of a user string as unicode61 sees them: runs of letters, digits and marks, lower-cased. */
 export function queryWords(text: string): string[] {
-  return text.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
+  return (
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}\p{M}]+/gu) ?? []
+  );
 }
 
 /** Quote one term for FTS5 MATCH: inside double quotes nothing is syntax; a quote is doubled. */
@@ -49,7 +54,11 @@ interface Term {
  * a phrase), terms too common to discriminate dropped, the rarest `maxTerms` kept. Returns null when no
  * term is left. Document frequency comes from the fts5vocab table (terms are stored Porter-stemmed).
  */
-export function buildFtsQuery(db: Database.Database | null, text: string, opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS): string | null {
+export function buildFtsQuery(
+  db: Database.Database | null,
+  text: string,
+  opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
+): string | null {
   const kept = selectTerms(db, text, opts);
   return kept ? kept.map((t) => quoteFtsTerm(t.word)).join(" OR ") : null;
 }
@@ -103,7 +112,8 @@ const DF_CACHE_TTL_MS = 60_000;
  * old count is harmless). Small stores read it fresh.
  */
 function docFrequency(db: Database.Database, stem: string): number {
-  const read = () => ((stmt(db, "SELECT doc FROM memory_fts_vocab WHERE term = ?").get(stem) as { doc: number } | undefined)?.doc ?? 0);
+  const read = () =>
+    (stmt(db, "SELECT doc FROM memory_fts_vocab WHERE term = ?").get(stem) as { doc: number } | undefined)?.doc ?? 0;
   if (liveDocCount(db) < DF_CACHE_MIN_DOCS) return read();
   let cache = dfCache.get(db);
   if (!cache) dfCache.set(db, (cache = new Map()));
@@ -129,7 +139,11 @@ function counts(db: Database.Database): { n: number; spaces: number } {
   if (c && Date.now() - c.at < 5000) return c;
   const n = (db.prepare("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0").get() as { n: number }).n;
   // Spaces holding live memories (stops at 2: only "one or more than one" matters).
-  const spaces = (db.prepare("SELECT count(*) AS n FROM (SELECT DISTINCT space_id FROM memories WHERE soft_deleted = 0 LIMIT 2)").get() as { n: number }).n;
+  const spaces = (
+    db
+      .prepare("SELECT count(*) AS n FROM (SELECT DISTINCT space_id FROM memories WHERE soft_deleted = 0 LIMIT 2)")
+      .get() as { n: number }
+  ).n;
   const fresh = { at: Date.now(), n, spaces };
   countCache.set(db, fresh);
   return fresh;
@@ -188,7 +202,11 @@ export function keywordSearchScored(
         .map(({ rid, bm25 }) => ({ rid, bm25 }))
     : (stmt(db, KEYWORD_JOINED).all(match, spaceId, limit) as KeywordHit[]);
   const n = liveDocCount(db);
-  return { hits, ceiling: bm25Ceiling(db, terms), terms: terms.map((t) => ({ stem: t.stem, idf: Math.max(1e-6, Math.log((n - t.df + 0.5) / (t.df + 0.5))) })) };
+  return {
+    hits,
+    ceiling: bm25Ceiling(db, terms),
+    terms: terms.map((t) => ({ stem: t.stem, idf: Math.max(1e-6, Math.log((n - t.df + 0.5) / (t.df + 0.5))) })),
+  };
 }
 
 /** Porter stems of a text's words, as the keyword leg sees them (for matched-term shares). */
@@ -201,7 +219,11 @@ export function textStems(text: string): Set<string> {
  * names, role labels) dropped, since they dominate a small encoder's vector and match everything. Word
  * order and stopwords stay (the encoder reads sentences). Unchanged below 50 memories or at 1.
  */
-export function cleanDenseQuery(db: Database.Database, text: string, maxDocFraction: number): { text: string; dropped: string[] } {
+export function cleanDenseQuery(
+  db: Database.Database,
+  text: string,
+  maxDocFraction: number,
+): { text: string; dropped: string[] } {
   if (maxDocFraction >= 1) return { text, dropped: [] };
   const total = liveDocCount(db);
   if (total < 50) return { text, dropped: [] };

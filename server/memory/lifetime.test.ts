@@ -34,7 +34,14 @@ test("decay by kind: chat and consolidated decay; document, remember and import 
     TEST_MODEL_A,
   );
   db.prepare("UPDATE memories SET created_at = ?").run(at(0).toISOString());
-  const [chat, consolidated, document, remember, imported, kept] = ids as [string, string, string, string, string, string];
+  const [chat, consolidated, document, remember, imported, kept] = ids as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
 
   const softDeletedOn = new Map<string, string>();
   const purgedOn = new Map<string, string>();
@@ -52,7 +59,8 @@ test("decay by kind: chat and consolidated decay; document, remember and import 
     for (const r of db.prepare("SELECT id, soft_deleted AS sd FROM memories").all() as { id: string; sd: number }[]) {
       if (r.sd && !softDeletedOn.has(r.id)) softDeletedOn.set(r.id, dayOf(day));
     }
-    for (const id of ids) if (!db.prepare("SELECT 1 FROM memories WHERE id = ?").get(id) && !purgedOn.has(id)) purgedOn.set(id, dayOf(day));
+    for (const id of ids)
+      if (!db.prepare("SELECT 1 FROM memories WHERE id = ?").get(id) && !purgedOn.has(id)) purgedOn.set(id, dayOf(day));
     for (const item of lifetimeOverview(db, { now: at(day) }).expiring.items) {
       const list = predicted.get(item.id) ?? [];
       list.push({ on: item.on, day: dayOf(day), action: item.action });
@@ -69,7 +77,10 @@ test("decay by kind: chat and consolidated decay; document, remember and import 
   // never decayed: document, remember; kept (pinned) from day 15.
   for (const id of [document, remember, kept]) {
     assert.equal(softDeletedOn.get(id), undefined);
-    assert.equal((db.prepare("SELECT importance FROM memories WHERE id = ?").get(id) as { importance: number }).importance, id === kept ? 5 : 1);
+    assert.equal(
+      (db.prepare("SELECT importance FROM memories WHERE id = ?").get(id) as { importance: number }).importance,
+      id === kept ? 5 : 1,
+    );
   }
   // import: kept until the opt-in on day 30, then idle since day 0: decays that day, soft-deleted 7 days later.
   assert.equal(softDeletedOn.get(imported), dayOf(37));
@@ -87,7 +98,10 @@ test("decay by kind: chat and consolidated decay; document, remember and import 
     assert.ok(Date.parse(when) - firstDay <= 7 * 86_400_000, "listed at most 7 days ahead");
   }
   assert.ok(!predicted.has(document) && !predicted.has(remember), "kinds that do not decay are never listed");
-  assert.ok(predicted.get(kept)!.every((p) => p.day < dayOf(15)), "a kept memory leaves the list");
+  assert.ok(
+    predicted.get(kept)!.every((p) => p.day < dayOf(15)),
+    "a kept memory leaves the list",
+  );
 });
 
 test("lifetime settings: defaults by kind, validated, shown per kind", () => {
@@ -105,5 +119,8 @@ test("lifetime settings: defaults by kind, validated, shown per kind", () => {
     ],
   );
   assert.throws(() => saveJobSettings(s.sqlite, { lifetime: { chat: "forever" as "keep" } }));
-  assert.throws(() => saveJobSettings(s.sqlite, { lifetime: { document: "decay" } as never }), "document's lifetime is not a setting");
+  assert.throws(
+    () => saveJobSettings(s.sqlite, { lifetime: { document: "decay" } as never }),
+    "document's lifetime is not a setting",
+  );
 });

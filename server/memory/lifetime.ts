@@ -59,7 +59,12 @@ export function expiringSoon(
           AND importance <= @maxImportance
           AND (importance = 0 OR substr(coalesce(last_retrieved_at, created_at), 1, 10) <= @latestActivity)`,
     )
-    .all({ kinds, maxImportance: Math.max(0, (opts.withinDays ?? 7) - rules.zeroDays + 1), latestActivity, space: opts.space }) as {
+    .all({
+      kinds,
+      maxImportance: Math.max(0, (opts.withinDays ?? 7) - rules.zeroDays + 1),
+      latestActivity,
+      space: opts.space,
+    }) as {
     id: string;
     spaceId: string;
     kind: string;
@@ -80,7 +85,17 @@ export function expiringSoon(
       reason = `not recalled since ${m.activity.slice(0, 10)}; importance ${m.importance} reaches 0 on ${zeroDay}`;
     }
     const on = maxDay(today, dayPlus(zeroDay, rules.zeroDays));
-    if (on <= horizon) items.push({ id: m.id, spaceId: m.spaceId, kind: m.kind, content: m.content, pinned: false, action: "soft-delete", on, reason });
+    if (on <= horizon)
+      items.push({
+        id: m.id,
+        spaceId: m.spaceId,
+        kind: m.kind,
+        content: m.content,
+        pinned: false,
+        action: "soft-delete",
+        on,
+        reason,
+      });
   }
   const softDeletes = items.length;
 
@@ -123,7 +138,9 @@ export function keepMemories(db: Database.Database, ids: string[]): string[] {
     restoreMemories(db, ids);
     const kept: string[] = [];
     for (const id of ids) if (setPinned(db, id, true)) kept.push(id);
-    db.prepare("UPDATE memories SET zero_importance_since = NULL WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(kept));
+    db.prepare("UPDATE memories SET zero_importance_since = NULL WHERE id IN (SELECT value FROM json_each(?))").run(
+      JSON.stringify(kept),
+    );
     return kept;
   });
 }

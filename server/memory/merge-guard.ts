@@ -36,17 +36,24 @@ export function textProblem(merged: string, a: string, b: string): string | null
   const t = merged.trim();
   if (!t) return "the merged statement is empty";
   const limit = Math.floor(MAX_LENGTH_RATIO * (a.length + b.length));
-  if (t.length > limit) return `the merged statement is ${t.length} characters, more than both originals together plus 20% (${limit})`;
+  if (t.length > limit)
+    return `the merged statement is ${t.length} characters, more than both originals together plus 20% (${limit})`;
   const originals = `${a}\n${b}`.toLowerCase();
   for (const re of META_PATTERNS) {
     const m = t.match(re);
-    if (m && !originals.includes(m[0].toLowerCase())) return `the merged statement contains refusal or meta text (“${m[0]}”)`;
+    if (m && !originals.includes(m[0].toLowerCase()))
+      return `the merged statement contains refusal or meta text (“${m[0]}”)`;
   }
   return null;
 }
 
 /** Why the merged statement's vector is too far from an original (null: close enough to both). */
-export function similarityProblem(merged: Float32Array, va: Float32Array, vb: Float32Array, threshold: number): string | null {
+export function similarityProblem(
+  merged: Float32Array,
+  va: Float32Array,
+  vb: Float32Array,
+  threshold: number,
+): string | null {
   const floor = threshold - SIMILARITY_SLACK;
   const sa = cosine(merged, va);
   const sb = cosine(merged, vb);

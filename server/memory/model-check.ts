@@ -8,10 +8,11 @@ import { bindEmbeddingModel, boundModel } from "./store";
 /** The model the store is bound to, binding an empty store to the embedder's model on first use. */
 export async function activeModel(ctx: MemoContext): Promise<{ model: string; dim: number }> {
   const info = await ctx.embedder.info();
-  // SPEC §8: a store holding another model's vectors is re-embedded in the background (writes meanwhile
+  // docs/architecture.md#models-and-providers: a store holding another model's vectors is re-embedded in the background (writes meanwhile
   // carry the new model's vectors; search is keyword-only until the swap), instead of refused.
   const startIndex = (dim: number) => startVectorIndex(ctx.db, dim);
-  if (reconcileEmbeddingModel(ctx.db, ctx.embedder, info, { startIndex, log: console.info }) === "reindexing") return info;
+  if (reconcileEmbeddingModel(ctx.db, ctx.embedder, info, { startIndex, log: console.info }) === "reindexing")
+    return info;
   const bound = boundModel(ctx.db);
   if (!bound || bound.model !== info.model || bound.dim !== info.dim) bindEmbeddingModel(ctx.db, info.model, info.dim);
   startVectorIndex(ctx.db, info.dim);

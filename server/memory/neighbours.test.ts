@@ -35,9 +35,15 @@ test("neighbours: the exchange just before and after in the same space, within t
     { content: "c", timestamp: at(9) },
     { content: "d", timestamp: at(300) }, // next session
   ];
-  insertMemories(s.sqlite, rows.map((r) => ({ spaceId: "p", ...r })), rows.map((_, i) => axisVector(4, i)), "m");
+  insertMemories(
+    s.sqlite,
+    rows.map((r) => ({ spaceId: "p", ...r })),
+    rows.map((_, i) => axisVector(4, i)),
+    "m",
+  );
   insertMemories(s.sqlite, [{ spaceId: "other", content: "x", timestamp: at(6) }], [axisVector(4, 0)], "m");
-  const rid = (c: string) => (s.sqlite.prepare("SELECT rid FROM memories WHERE content = ?").get(c) as { rid: number }).rid;
+  const rid = (c: string) =>
+    (s.sqlite.prepare("SELECT rid FROM memories WHERE content = ?").get(c) as { rid: number }).rid;
   const n = loadNeighbours(s.sqlite, [rid("b"), rid("c"), rid("d")], 60);
   assert.deepEqual(n.get(rid("b")), [rid("a"), rid("c")], "other spaces never count");
   assert.deepEqual(n.get(rid("c")), [rid("b")], "d is 291 minutes later: another session");

@@ -36,15 +36,22 @@ export function propagate(
   return { scores: out, from };
 }
 
-const stmts = new WeakMap<Database.Database, { prev: Database.Statement; next: Database.Statement; self: Database.Statement }>();
+const stmts = new WeakMap<
+  Database.Database,
+  { prev: Database.Statement; next: Database.Statement; self: Database.Statement }
+>();
 function prepared(db: Database.Database) {
   let s = stmts.get(db);
   if (!s) {
     const cols = "rid, timestamp, conversation_id AS conv";
     s = {
       self: db.prepare(`SELECT ${cols}, space_id AS space FROM memories WHERE rid = ?`),
-      prev: db.prepare(`SELECT ${cols} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND document_id IS NULL AND timestamp < ? AND timestamp >= ? ORDER BY timestamp DESC LIMIT 1`),
-      next: db.prepare(`SELECT ${cols} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND document_id IS NULL AND timestamp > ? AND timestamp <= ? ORDER BY timestamp ASC LIMIT 1`),
+      prev: db.prepare(
+        `SELECT ${cols} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND document_id IS NULL AND timestamp < ? AND timestamp >= ? ORDER BY timestamp DESC LIMIT 1`,
+      ),
+      next: db.prepare(
+        `SELECT ${cols} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND document_id IS NULL AND timestamp > ? AND timestamp <= ? ORDER BY timestamp ASC LIMIT 1`,
+      ),
     };
     stmts.set(db, s);
   }
@@ -64,7 +71,10 @@ export function loadNeighbours(db: Database.Database, rids: number[], gapMinutes
     const lo = new Date(t - gap).toISOString();
     const hi = new Date(t + gap).toISOString();
     const adj: number[] = [];
-    for (const n of [s.prev.get(m.space, m.timestamp, lo), s.next.get(m.space, m.timestamp, hi)] as ({ rid: number; conv: string | null } | undefined)[]) {
+    for (const n of [s.prev.get(m.space, m.timestamp, lo), s.next.get(m.space, m.timestamp, hi)] as (
+      | { rid: number; conv: string | null }
+      | undefined
+    )[]) {
       if (!n) continue;
       if (m.conv && n.conv && m.conv !== n.conv) continue;
       adj.push(n.rid);

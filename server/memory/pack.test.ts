@@ -12,7 +12,10 @@ const item = (content: string, over: Partial<PackItem> = {}): PackItem => ({
 
 test("format: header, one dated line per memory, match and importance underneath", () => {
   const { block, used } = packMemories([item("Sister Anna lives in Berlin")], 6, 1500);
-  assert.equal(block, "[Relevant Memories]\n- 2024-06-15: Sister Anna lives in Berlin\n  (match: hybrid, importance: 5)");
+  assert.equal(
+    block,
+    "[Relevant Memories]\n- 2024-06-15: Sister Anna lives in Berlin\n  (match: hybrid, importance: 5)",
+  );
   assert.equal(used, 1);
 });
 

@@ -41,7 +41,11 @@ const BOILERPLATE = [
   /^(sure|of course|absolutely|certainly)[!.,]?$/i,
 ];
 
-const sentences = (t: string) => t.match(/[^.!?]+[.!?]+["')\]]*|[^.!?]+$/g)?.map((x) => x.trim()).filter(Boolean) ?? [];
+const sentences = (t: string) =>
+  t
+    .match(/[^.!?]+[.!?]+["')\]]*|[^.!?]+$/g)
+    ?.map((x) => x.trim())
+    .filter(Boolean) ?? [];
 
 /** An assistant reply without boilerplate sentences, cut at a sentence end within maxChars. */
 export function trimAssistant(text: string, maxChars: number): string {
@@ -71,12 +75,17 @@ function entry(m: PackItem, body: string): string {
 }
 
 /**
- * The [Relevant Memories] block for the system prompt (SPEC §1.6): at most topN memories, best first,
+ * The [Relevant Memories] block for the system prompt (docs/retrieval.md#packing): at most topN memories, best first,
  * within a token budget. A memory that does not fit is skipped; if even the first does not, it is cut
  * (or skipped, when the room left is too small for a useful cut).
  * Returns the block ("" when nothing was recalled) and how many memories it holds.
  */
-export function packMemories(items: PackItem[], topN: number, tokenBudget: number, opts: PackOptions = {}): { block: string; used: number } {
+export function packMemories(
+  items: PackItem[],
+  topN: number,
+  tokenBudget: number,
+  opts: PackOptions = {},
+): { block: string; used: number } {
   const header = "[Relevant Memories]";
   let tokens = estimateTokens(header);
   const lines: string[] = [];
@@ -89,7 +98,7 @@ export function packMemories(items: PackItem[], topN: number, tokenBudget: numbe
       const room = Math.max(0, (tokenBudget - tokens - estimateTokens(entry(m, "")) - 2) * 4);
       if (room < 40) continue; // too little room for a useful cut: skip it, a later one may fit
       // Cut the formatted body (its indentation counts against the budget too), never mid-indent.
-      e = entry(m, body.slice(0, room).trimEnd() + "…");
+      e = entry(m, `${body.slice(0, room).trimEnd()}…`);
       t = estimateTokens(e) + 1;
     }
     lines.push(e);

@@ -8,8 +8,10 @@
 export type QueryIntent = "personal" | "assistant" | "general";
 
 const FIRST_PERSON = /\b(i|i'm|i've|i'd|i'll|my|mine|me|we|we're|we've|our|ours|us)\b/i;
-const HOW_TO = /^\s*(how (do|can|should|would) (i|we)|what('s| is) the (best|easiest|cleanest|quickest) way|can you|could you|please|write|give me|explain|show me)\b/i;
-const ASKS_ASSISTANT = /\b(you|your) (suggest|suggested|recommend|recommended|advise|advised|propose|proposed|told|tell|said|say|gave|give|mention|mentioned|think|thought)\b|\byour (advice|tip|suggestion|recommendation|idea)\b|\bdid you\b/i;
+const HOW_TO =
+  /^\s*(how (do|can|should|would) (i|we)|what('s| is) the (best|easiest|cleanest|quickest) way|can you|could you|please|write|give me|explain|show me)\b/i;
+const ASKS_ASSISTANT =
+  /\b(you|your) (suggest|suggested|recommend|recommended|advise|advised|propose|proposed|told|tell|said|say|gave|give|mention|mentioned|think|thought)\b|\byour (advice|tip|suggestion|recommendation|idea)\b|\bdid you\b/i;
 
 // "How do I fix the leak I told you about?" is about the person even though it starts like a how-to.
 const TOLD_YOU = /\b(i|we) (told|mentioned to|said to|asked) you\b|\bremember (when|that|what) (i|we)\b/i;

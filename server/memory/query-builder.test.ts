@@ -15,8 +15,12 @@ test("fewer earlier messages than contextMessages: all of them; blank ones skipp
 });
 
 test("contextMessages 0 uses the message alone; 1 uses only the latest", () => {
-  assert.deepEqual(buildQueries("hi", ["a", "b"], { contextMessages: 0, anchorQuery: true }), [{ role: "main", text: "hi" }]);
-  assert.deepEqual(buildQueries("hi", ["a", "b"], { contextMessages: 1, anchorQuery: true }), [{ role: "main", text: "b\nhi" }]);
+  assert.deepEqual(buildQueries("hi", ["a", "b"], { contextMessages: 0, anchorQuery: true }), [
+    { role: "main", text: "hi" },
+  ]);
+  assert.deepEqual(buildQueries("hi", ["a", "b"], { contextMessages: 1, anchorQuery: true }), [
+    { role: "main", text: "b\nhi" },
+  ]);
 });
 
 test("more than 7 words adds a 5-word topic anchor from the message (not the context)", () => {
@@ -32,7 +36,10 @@ test("more than 7 words adds a 5-word topic anchor from the message (not the con
 
 test("exactly 7 words: no anchor; anchorQuery off: no anchor", () => {
   assert.equal(buildQueries("one two three four five six seven", [], on).length, 1);
-  assert.equal(buildQueries("one two three four five six seven eight", [], { contextMessages: 3, anchorQuery: false }).length, 1);
+  assert.equal(
+    buildQueries("one two three four five six seven eight", [], { contextMessages: 3, anchorQuery: false }).length,
+    1,
+  );
 });
 
 test("candidate pool = min(max(k*5, 20), 100)", () => {

@@ -1,5 +1,5 @@
 export interface QueryBuildOptions {
-  /** How many earlier user messages join the main query (SPEC: 3). */
+  /** How many earlier user messages join the main query (3; docs/retrieval.md). */
   contextMessages: number;
   /** Add the topic-anchor query (first 5 words) when the message has more than 7 words. */
   anchorQuery: boolean;
@@ -14,20 +14,30 @@ export interface RetrievalQuery {
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
 
 /**
- * The retrieval queries for a user message (SPEC §1.2): the message plus the last N earlier user
+ * The retrieval queries for a user message (docs/retrieval.md#query-building): the message plus the last N earlier user
  * messages, so "what did we say about that?" finds something; and for a message of more than 7 words,
  * its first 5 words as a topic anchor.
  */
-export function buildQueries(message: string, previousUserMessages: string[], opts: QueryBuildOptions): RetrievalQuery[] {
+export function buildQueries(
+  message: string,
+  previousUserMessages: string[],
+  opts: QueryBuildOptions,
+): RetrievalQuery[] {
   const msg = message.trim();
-  const context = opts.contextMessages > 0 ? previousUserMessages.slice(-opts.contextMessages).map((s) => s.trim()).filter(Boolean) : [];
+  const context =
+    opts.contextMessages > 0
+      ? previousUserMessages
+          .slice(-opts.contextMessages)
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
   const queries: RetrievalQuery[] = [{ role: "main", text: [...context, msg].join("\n") }];
   const w = words(msg);
   if (opts.anchorQuery && w.length > 7) queries.push({ role: "anchor", text: w.slice(0, 5).join(" ") });
   return queries;
 }
 
-/** Candidate pool per list (SPEC §1.4): min(max(topK*5, 20), 100). */
+/** Candidate pool per list (docs/retrieval.md#hybrid-search): min(max(topK*5, 20), 100). */
 export function candidatePool(topK: number): number {
   return Math.min(Math.max(topK * 5, 20), 100);
 }

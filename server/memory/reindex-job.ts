@@ -34,7 +34,10 @@ interface Running {
   promise: Promise<RunRecord>;
 }
 
-const g = globalThis as unknown as { __memoReindex?: WeakMap<Database.Database, Running>; __memoReindexFailedAt?: WeakMap<Database.Database, number> };
+const g = globalThis as unknown as {
+  __memoReindex?: WeakMap<Database.Database, Running>;
+  __memoReindexFailedAt?: WeakMap<Database.Database, number>;
+};
 const running = (g.__memoReindex ??= new WeakMap());
 const failedAt = (g.__memoReindexFailedAt ??= new WeakMap());
 
@@ -46,7 +49,12 @@ const LEASE_MS = 60_000;
  * Decide what the store does with the embedder's model: "bind" (no vectors to strand, or the same model:
  * the caller binds as before) or "reindexing" (a re-index towards `info` is running or was just started).
  */
-export function reconcileEmbeddingModel(db: Database.Database, embedder: Embedder, info: ModelRef, hooks: ReindexHooks = {}): "bind" | "reindexing" {
+export function reconcileEmbeddingModel(
+  db: Database.Database,
+  embedder: Embedder,
+  info: ModelRef,
+  hooks: ReindexHooks = {},
+): "bind" | "reindexing" {
   const bound = boundModel(db);
   const target = reindexTarget(db);
   const same = (a: ModelRef | undefined) => a !== undefined && a.model === info.model && a.dim === info.dim;
@@ -56,7 +64,9 @@ export function reconcileEmbeddingModel(db: Database.Database, embedder: Embedde
       return "reindexing";
     }
     // The model changed again, or back. Back to the bound model with nothing written by the target: cancel.
-    const writtenByTarget = (db.prepare("SELECT count(*) AS n FROM memories WHERE embedding_model = ?").get(target.model) as { n: number }).n;
+    const writtenByTarget = (
+      db.prepare("SELECT count(*) AS n FROM memories WHERE embedding_model = ?").get(target.model) as { n: number }
+    ).n;
     if (same(bound) && writtenByTarget === 0) {
       cancelReindex(db, `the embedding server serves ${info.model} again`);
       return "bind";
@@ -66,14 +76,20 @@ export function reconcileEmbeddingModel(db: Database.Database, embedder: Embedde
     return "reindexing";
   }
   if (!bound || same(bound) || !storeHoldsVectors(db)) return "bind";
-  hooks.log?.(`[reindex] the store holds ${bound.model} (${bound.dim}-d) vectors; the embedder serves ${info.model} (${info.dim}-d): re-indexing in the background`);
+  hooks.log?.(
+    `[reindex] the store holds ${bound.model} (${bound.dim}-d) vectors; the embedder serves ${info.model} (${info.dim}-d): re-indexing in the background`,
+  );
   beginReindex(db, info);
   ensureReindexRunning(db, embedder, hooks);
   return "reindexing";
 }
 
 /** Start the background re-index in this process unless it runs here or in another process already. */
-export function ensureReindexRunning(db: Database.Database, embedder: Embedder, hooks: ReindexHooks = {}): Promise<RunRecord> | null {
+export function ensureReindexRunning(
+  db: Database.Database,
+  embedder: Embedder,
+  hooks: ReindexHooks = {},
+): Promise<RunRecord> | null {
   const target = reindexTarget(db);
   if (!target) return null;
   const cur = running.get(db);
@@ -92,7 +108,17 @@ export function ensureReindexRunning(db: Database.Database, embedder: Embedder, 
         stopAnnIndex(db);
         hooks.startIndex?.(target.dim);
         hooks.log?.(`[reindex] done: ${r.embedded} memories re-embedded for ${target.model}; swap took ${r.swapMs} ms`);
-        return { status: "ok", result: { from, to: target, embedded: r.embedded, passes: r.passes, swapMs: r.swapMs, total: readReindexProgress(db)?.total ?? null } };
+        return {
+          status: "ok",
+          result: {
+            from,
+            to: target,
+            embedded: r.embedded,
+            passes: r.passes,
+            swapMs: r.swapMs,
+            total: readReindexProgress(db)?.total ?? null,
+          },
+        };
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
         // Cancelled (the embedder went back to the store's model) or replaced by a newer target: not a failure.
@@ -101,7 +127,9 @@ export function ensureReindexRunning(db: Database.Database, embedder: Embedder, 
           return { status: "skipped", result: { from, to: target, reason: message } };
         }
         markReindexFailed(db, message);
-        throw Object.assign(e instanceof Error ? e : new Error(message), { partial: { from, to: target, progress: readReindexProgress(db) } });
+        throw Object.assign(e instanceof Error ? e : new Error(message), {
+          partial: { from, to: target, progress: readReindexProgress(db) },
+        });
       }
     },
     { trigger: "auto", leaseMs: LEASE_MS, recordRefusal: false },
@@ -110,7 +138,10 @@ export function ensureReindexRunning(db: Database.Database, embedder: Embedder, 
       running.delete(db);
       if (rec.status === "failed") failedAt.set(db, Date.now());
       else failedAt.delete(db);
-      if (rec.status === "failed") hooks.log?.(`[reindex] stopped: ${rec.error} (it resumes on the next request after ${RETRY_AFTER_MS / 1000} s)`);
+      if (rec.status === "failed")
+        hooks.log?.(
+          `[reindex] stopped: ${rec.error} (it resumes on the next request after ${RETRY_AFTER_MS / 1000} s)`,
+        );
       return rec;
     },
     (e: unknown) => {

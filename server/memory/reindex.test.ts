@@ -1,5 +1,5 @@
 /**
- * Re-index on a model change (SPEC §8), through the memory service as the app uses it: a store of the
+ * Re-index on a model change (docs/architecture.md#models-and-providers), through the memory service as the app uses it: a store of the
  * 4-d test model "test-4d-a" whose embedder switches to "test-4d-b" (6-d, test doubles). Search answers
  * throughout (keyword-only with a notice until the swap), writes during the re-index are kept, the swap
  * is complete (live and soft-deleted vectors), the ANN index restarts for the new dimension.
@@ -12,12 +12,20 @@ import { forget, restore } from "./forget";
 import { search } from "./search";
 import { addMemories } from "./write";
 import { activeModel } from "./model-check";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { hashedVector, TEST_MODEL_A, TEST_MODEL_B, TestDimEmbedder } from "../test/test-dim-embedder";
 import { annFor, stopAnnIndex } from "./ann-registry";
 import { beginReindex, pendingBatch, readReindexProgress, storeBatch } from "./reindex";
-import { boundModel, checkInvariant, getMemory, purgeMemories, reindexTarget, updateMemoryContent, vectorTableDim } from "./store";
+import {
+  boundModel,
+  checkInvariant,
+  getMemory,
+  purgeMemories,
+  reindexTarget,
+  updateMemoryContent,
+  vectorTableDim,
+} from "./store";
 import { getMeta } from "../core/meta";
 
 const stores: TempStore[] = [];
@@ -28,7 +36,16 @@ after(() =>
   }),
 );
 
-const TOPICS = ["garden tomatoes", "piano lessons", "tax return", "bicycle repair", "birthday party", "holiday in Lisbon", "dentist visit", "football match"];
+const TOPICS = [
+  "garden tomatoes",
+  "piano lessons",
+  "tax return",
+  "bicycle repair",
+  "birthday party",
+  "holiday in Lisbon",
+  "dentist visit",
+  "football match",
+];
 
 async function storeOfModelA(n: number): Promise<{ ctx: MemoContext; emb: TestDimEmbedder; ids: string[] }> {
   const s = openTempStore();
@@ -36,7 +53,12 @@ async function storeOfModelA(n: number): Promise<{ ctx: MemoContext; emb: TestDi
   const emb = new TestDimEmbedder(TEST_MODEL_A);
   const ctx: MemoContext = { db: s.sqlite, embedder: emb };
   const texts = Array.from({ length: n }, (_, i) => `note ${i} about ${TOPICS[i % TOPICS.length]} number${i}`);
-  const ids = (await addMemories(ctx, texts.map((text) => ({ text })))).map((x) => x[0]!);
+  const ids = (
+    await addMemories(
+      ctx,
+      texts.map((text) => ({ text })),
+    )
+  ).map((x) => x[0]!);
   assert.equal(vectorTableDim(ctx.db), 4);
   return { ctx, emb, ids };
 }
@@ -60,17 +82,29 @@ test("a model change re-embeds every memory in the background; search answers th
   emb.hold((texts) => texts.length > 1);
   const during = await search(ctx, { query: "piano lessons", k: 5 });
   assert.ok(during.results.length > 0, "search answers during the re-index");
-  assert.ok(during.results.every((r) => r.matchType === "fts"), "keyword results only (no vector can be compared yet)");
+  assert.ok(
+    during.results.every((r) => r.matchType === "fts"),
+    "keyword results only (no vector can be compared yet)",
+  );
   assert.match(during.notice!, /re-indexed for test-4d-b/);
   assert.deepEqual(reindexTarget(ctx.db), { model: TEST_MODEL_B, dim: 6 });
   assert.deepEqual(boundModel(ctx.db), { model: TEST_MODEL_A, dim: 4 }, "the old vectors stay until the swap");
   const st = reindexStatus(ctx.db);
   assert.equal(st.active && st.runningHere, true);
-  assert.deepEqual([st.progress!.total, st.progress!.from, st.progress!.to], [100, { model: TEST_MODEL_A, dim: 4 }, { model: TEST_MODEL_B, dim: 6 }]);
+  assert.deepEqual(
+    [st.progress!.total, st.progress!.from, st.progress!.to],
+    [100, { model: TEST_MODEL_A, dim: 4 }, { model: TEST_MODEL_B, dim: 6 }],
+  );
 
   // Writes during the re-index: a new memory (new-model vector), an edit, a restore, a delete, a purge.
   const [[fresh]] = await addMemories(ctx, [{ text: "zebra crossing near the school" }]);
-  updateMemoryContent(ctx.db, ids[2]!, "note 2 about tax return, now filed", hashedVector("note 2 about tax return, now filed", 6), TEST_MODEL_B);
+  updateMemoryContent(
+    ctx.db,
+    ids[2]!,
+    "note 2 about tax return, now filed",
+    hashedVector("note 2 about tax return, now filed", 6),
+    TEST_MODEL_B,
+  );
   restore(ctx, [ids[10]!]);
   forget(ctx, "number20");
   purgeMemories(ctx.db, [ids[30]!]);
@@ -103,11 +137,21 @@ test("a model change re-embeds every memory in the background; search answers th
   assert.deepEqual(boundModel(ctx.db), { model: TEST_MODEL_B, dim: 6 });
   assert.equal(reindexTarget(ctx.db), undefined);
   assert.ok(Number(getMeta(ctx.db, "vec_generation")) > generation);
-  assert.equal((ctx.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'memory_vec_next'").get() as { n: number }).n, 0);
+  assert.equal(
+    (ctx.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'memory_vec_next'").get() as { n: number }).n,
+    0,
+  );
   assert.deepEqual(checkInvariant(ctx.db), []);
   assert.deepEqual(rawCounts(ctx.db), { memories: 100, vec: 100 - 11 + 1 - 1 - 1 + 1, fts: 89, trash: 11 });
-  assert.ok(trashDims(ctx).every((d) => d === 6), "soft-deleted memories have new-model vectors too");
-  assert.equal((ctx.db.prepare("SELECT count(*) AS n FROM memories WHERE embedding_model <> ?").get(TEST_MODEL_B) as { n: number }).n, 0);
+  assert.ok(
+    trashDims(ctx).every((d) => d === 6),
+    "soft-deleted memories have new-model vectors too",
+  );
+  assert.equal(
+    (ctx.db.prepare("SELECT count(*) AS n FROM memories WHERE embedding_model <> ?").get(TEST_MODEL_B) as { n: number })
+      .n,
+    0,
+  );
   const p = readReindexProgress(ctx.db)!;
   assert.deepEqual([p.status, p.done, p.total], ["done", 100, 100]);
   assert.equal(getMemory(ctx.db, ids[2]!)!.content, "note 2 about tax return, now filed");
@@ -126,7 +170,11 @@ test("a model change re-embeds every memory in the background; search answers th
   const fromRuns = listRuns(ctx.db, { job: "reindex" });
   assert.equal(fromRuns.length, 1);
   assert.equal(fromRuns[0]!.status, "ok");
-  assert.equal(fromRuns[0]!.result!.embedded, 100 - 1 - 1, "the 100 first memories but the edited and the purged one were embedded by the job");
+  assert.equal(
+    fromRuns[0]!.result!.embedded,
+    100 - 1 - 1,
+    "the 100 first memories but the edited and the purged one were embedded by the job",
+  );
 });
 
 test("an interrupted re-index resumes where it stopped", async () => {

@@ -1,5 +1,5 @@
 /**
- * Re-index on an embedding-model change (SPEC §8). When the embedder serves another model or dimension
+ * Re-index on an embedding-model change (docs/architecture.md#models-and-providers). When the embedder serves another model or dimension
  * than the store's vectors were made with, the store is not refused: its vectors are rebuilt in the
  * background and swapped in when complete.
  *
@@ -62,7 +62,8 @@ function writeProgress(db: Database.Database, p: ReindexProgress): void {
   setMeta(db, PROGRESS, JSON.stringify(p));
 }
 
-const count = (db: Database.Database, sql: string, ...args: unknown[]) => (db.prepare(sql).get(...args) as { n: number }).n;
+const count = (db: Database.Database, sql: string, ...args: unknown[]) =>
+  (db.prepare(sql).get(...args) as { n: number }).n;
 
 /** The store holds vectors (of live or soft-deleted memories) that a model change would strand. */
 export function storeHoldsVectors(db: Database.Database): boolean {
@@ -91,7 +92,10 @@ export function beginReindex(db: Database.Database, to: ModelRef): ReindexProgre
           from: prev?.from ?? boundModel(db) ?? null,
           to,
           total: count(db, "SELECT count(*) AS n FROM memories"),
-          done: count(db, "SELECT count(*) AS n FROM memories m WHERE EXISTS (SELECT 1 FROM memory_vec_next x WHERE x.rowid = m.rid)"),
+          done: count(
+            db,
+            "SELECT count(*) AS n FROM memories m WHERE EXISTS (SELECT 1 FROM memory_vec_next x WHERE x.rowid = m.rid)",
+          ),
           startedAt: prev?.startedAt ?? new Date().toISOString(),
           updatedAt: new Date().toISOString(),
         };
@@ -126,7 +130,14 @@ export function cancelReindex(db: Database.Database, reason: string): void {
     db.exec("DROP TABLE IF EXISTS memory_vec_next");
     db.prepare("DELETE FROM meta WHERE key IN ('reindex_model', 'reindex_dim')").run();
     const p = readReindexProgress(db);
-    if (p && p.status === "running") writeProgress(db, { ...p, status: "cancelled", error: reason, finishedAt: new Date().toISOString(), updatedAt: new Date().toISOString() });
+    if (p && p.status === "running")
+      writeProgress(db, {
+        ...p,
+        status: "cancelled",
+        error: reason,
+        finishedAt: new Date().toISOString(),
+        updatedAt: new Date().toISOString(),
+      });
   }).immediate();
   resetStatementCache(db);
 }
@@ -134,7 +145,8 @@ export function cancelReindex(db: Database.Database, reason: string): void {
 /** Record that a re-index stopped with an error (it resumes when started again). */
 export function markReindexFailed(db: Database.Database, error: string): void {
   const p = readReindexProgress(db);
-  if (p && p.status === "running") writeProgress(db, { ...p, status: "failed", error, updatedAt: new Date().toISOString() });
+  if (p && p.status === "running")
+    writeProgress(db, { ...p, status: "failed", error, updatedAt: new Date().toISOString() });
 }
 
 interface Pending {
@@ -169,7 +181,13 @@ export function storeBatch(db: Database.Database, rows: Pending[], vectors: Floa
         n++;
       });
       const p = readReindexProgress(db);
-      if (p) writeProgress(db, { ...p, done: p.done + n, total: count(db, "SELECT count(*) AS n FROM memories"), updatedAt: new Date().toISOString() });
+      if (p)
+        writeProgress(db, {
+          ...p,
+          done: p.done + n,
+          total: count(db, "SELECT count(*) AS n FROM memories"),
+          updatedAt: new Date().toISOString(),
+        });
       return n;
     })
     .immediate();
@@ -184,8 +202,16 @@ export function swapVectorTables(db: Database.Database): boolean {
     .transaction(() => {
       const t = reindexTarget(db);
       if (!t || !tableExists(db, "memory_vec_next")) throw new Error("no re-index is in progress");
-      if (count(db, "SELECT count(*) AS n FROM memories m WHERE NOT EXISTS (SELECT 1 FROM memory_vec_next x WHERE x.rowid = m.rid)") > 0) return false;
-      const rows = db.prepare("SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories ORDER BY rid").all() as { rid: number; spaceId: string; sd: number }[];
+      if (
+        count(
+          db,
+          "SELECT count(*) AS n FROM memories m WHERE NOT EXISTS (SELECT 1 FROM memory_vec_next x WHERE x.rowid = m.rid)",
+        ) > 0
+      )
+        return false;
+      const rows = db
+        .prepare("SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories ORDER BY rid")
+        .all() as { rid: number; spaceId: string; sd: number }[];
       db.exec("DROP TABLE memory_vec");
       db.exec(createVec("memory_vec", t.dim));
       const get = db.prepare("SELECT embedding FROM memory_vec_next WHERE rowid = ?");
@@ -205,7 +231,15 @@ export function swapVectorTables(db: Database.Database): boolean {
       logVectorReset(db); // in-memory indexes cannot replay a table swap: they rebuild
       const p = readReindexProgress(db);
       const now = new Date().toISOString();
-      if (p) writeProgress(db, { ...p, status: "done", done: rows.length, total: rows.length, updatedAt: now, finishedAt: now });
+      if (p)
+        writeProgress(db, {
+          ...p,
+          status: "done",
+          done: rows.length,
+          total: rows.length,
+          updatedAt: now,
+          finishedAt: now,
+        });
       return true;
     })
     .immediate();
@@ -234,7 +268,11 @@ export interface ReindexOptions {
  * Re-embed every memory lacking a new vector, batch by batch, then swap; repeat while writes of the old
  * model slipped in. The embedder must serve the target model throughout (else ReindexAborted).
  */
-export async function reindexAll(db: Database.Database, embedder: Embedder, opts: ReindexOptions = {}): Promise<{ embedded: number; passes: number; swapMs: number }> {
+export async function reindexAll(
+  db: Database.Database,
+  embedder: Embedder,
+  opts: ReindexOptions = {},
+): Promise<{ embedded: number; passes: number; swapMs: number }> {
   const target = reindexTarget(db);
   if (!target) throw new ReindexAborted("no re-index is in progress");
   const batchSize = opts.batchSize ?? 32;
@@ -251,7 +289,9 @@ export async function reindexAll(db: Database.Database, embedder: Embedder, opts
         try {
           const info = await embedder.info();
           if (info.model !== target.model || info.dim !== target.dim) {
-            throw new ReindexAborted(`the embedding server now serves ${info.model} (${info.dim}-d), not ${target.model} (${target.dim}-d)`);
+            throw new ReindexAborted(
+              `the embedding server now serves ${info.model} (${info.dim}-d), not ${target.model} (${target.dim}-d)`,
+            );
           }
           vectors = await embedder.embedDocuments(rows.map((r) => r.content));
         } catch (e) {
@@ -260,7 +300,8 @@ export async function reindexAll(db: Database.Database, embedder: Embedder, opts
         }
       }
       const now = reindexTarget(db);
-      if (!now || now.model !== target.model || now.dim !== target.dim) throw new ReindexAborted("the re-index was cancelled or replaced");
+      if (!now || now.model !== target.model || now.dim !== target.dim)
+        throw new ReindexAborted("the re-index was cancelled or replaced");
       embedded += storeBatch(db, rows, vectors);
       after = rows[rows.length - 1]!.rid;
       opts.onBatch?.(readReindexProgress(db));

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { confidenceModelFor, confidenceOf, contributions, features } from "./confidence";
-import { type FeatureName, type Features } from "./confidence-features";
+import type { FeatureName, Features } from "./confidence-features";
 import type { FusedCandidate } from "./fuse";
 import { loadNeighbours, propagate } from "./neighbours";
 import { textStems } from "./keyword-search";
@@ -25,17 +25,37 @@ export interface Staged extends FusedCandidate {
 export const memoryDate = recencyOf;
 
 /** Neighbour propagation over fused candidates; neighbours that were not candidates join as "neighbour". */
-export function withNeighbours(db: Database.Database, cands: FusedCandidate[], s: RetrievalSettings, sources: number): Staged[] {
+export function withNeighbours(
+  db: Database.Database,
+  cands: FusedCandidate[],
+  s: RetrievalSettings,
+  sources: number,
+): Staged[] {
   const staged: Staged[] = cands.map((c) => ({ ...c, moves: [], dateMatch: false }));
   if (s.neighbourWeight <= 0 || cands.length === 0) return staged;
   const top = cands.slice(0, sources);
-  const adjacent = loadNeighbours(db, top.map((c) => c.rid), s.neighbourGapMinutes);
+  const adjacent = loadNeighbours(
+    db,
+    top.map((c) => c.rid),
+    s.neighbourGapMinutes,
+  );
   const { from } = propagate(new Map(top.map((c) => [c.rid, c.fused])), adjacent, s.neighbourWeight);
   const byRid = new Map(staged.map((c) => [c.rid, c]));
   for (const [rid, f] of from) {
     let c = byRid.get(rid);
     if (!c) {
-      c = { rid, matchType: "neighbour", similarity: null, ftsRank: null, bm25: null, vectorRank: null, rrf: 0, fused: 0, moves: [], dateMatch: false };
+      c = {
+        rid,
+        matchType: "neighbour",
+        similarity: null,
+        ftsRank: null,
+        bm25: null,
+        vectorRank: null,
+        rrf: 0,
+        fused: 0,
+        moves: [],
+        dateMatch: false,
+      };
       byRid.set(rid, c);
       staged.push(c);
     }
@@ -46,7 +66,12 @@ export function withNeighbours(db: Database.Database, cands: FusedCandidate[], s
 }
 
 /** A personal question: the person's own statements × (1 + personalBoost) (personal.ts). */
-export function withIntent(cands: Staged[], rows: Map<number, MemoryRow>, intent: QueryIntent, s: RetrievalSettings): Staged[] {
+export function withIntent(
+  cands: Staged[],
+  rows: Map<number, MemoryRow>,
+  intent: QueryIntent,
+  s: RetrievalSettings,
+): Staged[] {
   if (intent !== "personal" || s.personalBoost <= 0) return cands;
   for (const c of cands) {
     const m = rows.get(c.rid);
@@ -58,7 +83,13 @@ export function withIntent(cands: Staged[], rows: Map<number, MemoryRow>, intent
 }
 
 /** Date windows: × (1 + dateBoost) inside; "recently": × (1 + recencyBoost × 2^(−age/half-life)). */
-export function withTime(cands: Staged[], rows: Map<number, MemoryRow>, intent: TimeIntent, s: RetrievalSettings, now: number): Staged[] {
+export function withTime(
+  cands: Staged[],
+  rows: Map<number, MemoryRow>,
+  intent: TimeIntent,
+  s: RetrievalSettings,
+  now: number,
+): Staged[] {
   for (const c of cands) {
     const m = rows.get(c.rid);
     if (!m) continue;
@@ -73,7 +104,7 @@ export function withTime(cands: Staged[], rows: Map<number, MemoryRow>, intent: 
     }
     if (intent.recent && s.recencyBoost > 0) {
       const ageDays = Math.max(0, (now - Date.parse(at)) / 86_400_000);
-      const f = 1 + s.recencyBoost * Math.pow(2, -ageDays / s.recencyHalfLifeDays);
+      const f = 1 + s.recencyBoost * 2 ** (-ageDays / s.recencyHalfLifeDays);
       c.fused *= f;
       c.moves.push(`recent ×${f.toFixed(2)}`);
     }
@@ -93,7 +124,13 @@ export function memoryVectors(db: Database.Database, rids: number[]): Map<number
   const st = db.prepare("SELECT embedding FROM memory_vec WHERE rowid = ?");
   for (const rid of rids) {
     const r = st.get(BigInt(rid)) as { embedding: Buffer } | undefined;
-    if (r) out.set(rid, new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)));
+    if (r)
+      out.set(
+        rid,
+        new Float32Array(
+          r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength),
+        ),
+      );
   }
   return out;
 }

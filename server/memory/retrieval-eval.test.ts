@@ -42,7 +42,17 @@ test("the slice: one space, the reporting half's questions of every type, every 
   assert.equal(store!.model, USE_LITE);
   assert.ok(ds.memories.length >= 400, `${ds.memories.length} memories`);
   const types = new Set(ds.questions.map((q) => q.type));
-  for (const t of ["single-hop", "multi-hop", "temporal", "update", "assistant-said", "preference", "inference", "unanswerable"]) assert.ok(types.has(t as never), t);
+  for (const t of [
+    "single-hop",
+    "multi-hop",
+    "temporal",
+    "update",
+    "assistant-said",
+    "preference",
+    "inference",
+    "unanswerable",
+  ])
+    assert.ok(types.has(t as never), t);
   for (const q of ds.questions) for (const g of q.gold) assert.ok(store!.idOf.get(g), `gold ${g} of ${q.id}`);
 });
 
@@ -54,8 +64,14 @@ test("fused defaults ≥ each single leg (recall@10); unanswerable turns get ≤
     `n=${fused.answerable.n}+${fused.unanswerable.n} recall@10 fused ${fused.answerable.recall10} vector ${v.answerable.recall10} keyword ${k.answerable.recall10}; ` +
       `packed r@6 ${fused.answerable.packedRecall6} (unfiltered ${fused.answerable.recall6}); unanswerable packed ${fused.unanswerable.packed}`,
   );
-  assert.ok(fused.answerable.recall10 >= v.answerable.recall10, `fused ${fused.answerable.recall10} < vector ${v.answerable.recall10}`);
-  assert.ok(fused.answerable.recall10 >= k.answerable.recall10, `fused ${fused.answerable.recall10} < keyword ${k.answerable.recall10}`);
+  assert.ok(
+    fused.answerable.recall10 >= v.answerable.recall10,
+    `fused ${fused.answerable.recall10} < vector ${v.answerable.recall10}`,
+  );
+  assert.ok(
+    fused.answerable.recall10 >= k.answerable.recall10,
+    `fused ${fused.answerable.recall10} < keyword ${k.answerable.recall10}`,
+  );
   // The target is ≤ 1.0; measured here 1.04 (full reporting half 1.17, tuning half 1.00; previous
   // defaults 6.0). This bound keeps that from regressing; it does not claim the target.
   assert.ok(fused.unanswerable.packed <= 1.25, `unanswerable turns got ${fused.unanswerable.packed} memories packed`);

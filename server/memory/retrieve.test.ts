@@ -57,7 +57,10 @@ test("a semantically related query ranks its memory first (the real model, no sh
 test("the quality filter keeps the related memory and drops unrelated vector-only ones, saying why", async () => {
   // A floor of 0.35 separates this tiny corpus; the USE-lite default (0.2) is set low for recall.
   const res = await ask("my puppy", { qualityFilter: true, minSimilarity: 0.35 });
-  assert.deepEqual(res.results.map((r) => r.id), [id.dog]);
+  assert.deepEqual(
+    res.results.map((r) => r.id),
+    [id.dog],
+  );
   assert.ok(res.results[0]!.scores.similarity! >= 0.35);
   assert.equal(res.dropped.length, 3);
   for (const d of res.dropped) {
@@ -98,7 +101,11 @@ test("k caps the results; the candidate pool follows the formula", async () => {
 
 test("queries: context joins the main query, a long message adds the anchor; both are embedded", async () => {
   emb.calls.length = 0;
-  const res = await ask("tell me again where my sister Anna lives these days", { anchorQuery: true, contextMessages: 3 }, { context: ["older", "we talked about family"] });
+  const res = await ask(
+    "tell me again where my sister Anna lives these days",
+    { anchorQuery: true, contextMessages: 3 },
+    { context: ["older", "we talked about family"] },
+  );
   assert.deepEqual(res.queries, [
     { role: "main", text: "older\nwe talked about family\ntell me again where my sister Anna lives these days" },
     { role: "anchor", text: "tell me again where my" },
@@ -110,7 +117,10 @@ test("queries: context joins the main query, a long message adds the anchor; bot
 test("promote: only a recall into a prompt bumps retrieval_count and importance", async () => {
   const before = getMemory(s.sqlite, id.kitchen!)!;
   await ask("painting the kitchen", {}, { promote: false });
-  assert.deepEqual([getMemory(s.sqlite, id.kitchen!)!.retrievalCount, getMemory(s.sqlite, id.kitchen!)!.importance], [before.retrievalCount, before.importance]);
+  assert.deepEqual(
+    [getMemory(s.sqlite, id.kitchen!)!.retrievalCount, getMemory(s.sqlite, id.kitchen!)!.importance],
+    [before.retrievalCount, before.importance],
+  );
   const res = await ask("painting the kitchen", {}, { promote: true });
   assert.equal(res.results[0]!.id, id.kitchen);
   const after1 = getMemory(s.sqlite, id.kitchen!)!;
@@ -143,11 +153,38 @@ test("searchWithVectors: a zero weight switches a leg off", () => {
     const q = [{ role: "main" as const, text: "zebra" }];
     const settings = { ...defaultSettingsFor("axis"), qualityFilter: false };
     const both = searchWithVectors(st.sqlite, { query: "zebra", spaceId: "personal" }, settings, q, [axisVector(4, 0)]);
-    assert.deepEqual(both.results.map((r) => [r.id, r.matchType]), [[a, "hybrid"], [b, "vector"]]);
-    const ftsOnly = searchWithVectors(st.sqlite, { query: "zebra", spaceId: "personal" }, { ...settings, weights: { vector: 0, fts: 1, anchor: 1 } }, q, [axisVector(4, 1)]);
-    assert.deepEqual(ftsOnly.results.map((r) => [r.id, r.matchType]), [[a, "fts"]]);
-    const vecOnly = searchWithVectors(st.sqlite, { query: "zebra", spaceId: "personal" }, { ...settings, weights: { vector: 1, fts: 0, anchor: 1 } }, q, [axisVector(4, 1)]);
-    assert.deepEqual(vecOnly.results.map((r) => [r.id, r.matchType]), [[b, "vector"], [a, "vector"]]);
+    assert.deepEqual(
+      both.results.map((r) => [r.id, r.matchType]),
+      [
+        [a, "hybrid"],
+        [b, "vector"],
+      ],
+    );
+    const ftsOnly = searchWithVectors(
+      st.sqlite,
+      { query: "zebra", spaceId: "personal" },
+      { ...settings, weights: { vector: 0, fts: 1, anchor: 1 } },
+      q,
+      [axisVector(4, 1)],
+    );
+    assert.deepEqual(
+      ftsOnly.results.map((r) => [r.id, r.matchType]),
+      [[a, "fts"]],
+    );
+    const vecOnly = searchWithVectors(
+      st.sqlite,
+      { query: "zebra", spaceId: "personal" },
+      { ...settings, weights: { vector: 1, fts: 0, anchor: 1 } },
+      q,
+      [axisVector(4, 1)],
+    );
+    assert.deepEqual(
+      vecOnly.results.map((r) => [r.id, r.matchType]),
+      [
+        [b, "vector"],
+        [a, "vector"],
+      ],
+    );
     // RRF arithmetic through the pipeline (k = 60, weights 1, importance 1 nudged by 0.1 × 1/5).
     const hybrid = both.results[0]!;
     assert.ok(Math.abs(hybrid.scores.rrf - (1 / 61 + 1 / 61)) < 1e-12);

@@ -21,7 +21,7 @@ export interface RetrieveRequest {
   context?: string[];
   /** Count this as a recall into a prompt (retrieval_count +1, importance promoted). */
   promote?: boolean;
-  /** Candidate pool per list; default candidatePool(k) (SPEC §1.4). Debug Search overrides it. */
+  /** Candidate pool per list; default candidatePool(k) (docs/retrieval.md#hybrid-search). Debug Search overrides it. */
   pool?: number;
   /** The turn's date (ISO), what "last week" is resolved against: now, or an imported conversation's date. */
   now?: string;
@@ -68,7 +68,14 @@ export interface RetrieveResult {
   dropped: (RetrievedMemory & { reason: string })[];
   queries: RetrievalQuery[];
   pool: number;
-  timings: { embedMs: number; vectorMs: number; keywordMs: number; fuseMs: number; retrievalMs: number; totalMs: number };
+  timings: {
+    embedMs: number;
+    vectorMs: number;
+    keywordMs: number;
+    fuseMs: number;
+    retrievalMs: number;
+    totalMs: number;
+  };
   /** Where the vector leg was served from: the in-memory ANN index, or vec0 while it is not ready. */
   vectorSource: VectorSource | null;
   /** Set while results are keyword-only because the store is re-indexing for a new embedding model. */
@@ -85,10 +92,20 @@ export function packable<T extends { scores: { confidence: number } }>(results: 
 }
 
 /** What the dense leg embeds for each query: the text cleaned of very common words and of date words. */
-export function denseTexts(db: Database.Database, queries: RetrievalQuery[], settings: RetrievalSettings, time: TimeIntent): string[] {
+export function denseTexts(
+  db: Database.Database,
+  queries: RetrievalQuery[],
+  settings: RetrievalSettings,
+  time: TimeIntent,
+): string[] {
   return queries.map((q) => {
     let text = q.text;
-    for (const w of time.windows) text = text.replace(w.text, " ").replace(/\s{2,}/g, " ").trim() || q.text;
+    for (const w of time.windows)
+      text =
+        text
+          .replace(w.text, " ")
+          .replace(/\s{2,}/g, " ")
+          .trim() || q.text;
     return cleanDenseQuery(db, text, settings.denseMaxDocFraction).text;
   });
 }
@@ -96,12 +113,17 @@ export function denseTexts(db: Database.Database, queries: RetrievalQuery[], set
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
 /**
- * Hybrid retrieval (SPEC §1 steps 2–6): build the queries, embed them, run vector KNN and FTS5 for
+ * Hybrid retrieval (docs/retrieval.md): build the queries, embed them, run vector KNN and FTS5 for
  * each, fuse, filter weak single-leg results, nudge by importance, and return the top k.
  */
-export async function retrieve(db: Database.Database, embedder: Embedder, req: RetrieveRequest, settings: RetrievalSettings): Promise<RetrieveResult> {
+export async function retrieve(
+  db: Database.Database,
+  embedder: Embedder,
+  req: RetrieveRequest,
+  settings: RetrievalSettings,
+): Promise<RetrieveResult> {
   const t0 = process.hrtime.bigint();
-  // SPEC §8: while the store re-embeds for a new model, memory_vec holds the old model's vectors and the
+  // docs/architecture.md#models-and-providers: while the store re-embeds for a new model, memory_vec holds the old model's vectors and the
   // embedder serves the new one, so no query vector can be compared with them: keyword leg only until
   // the swap (server/memory/reindex.ts), and the result says so.
   const reindex = reindexTarget(db);
@@ -111,7 +133,8 @@ export async function retrieve(db: Database.Database, embedder: Embedder, req: R
     anchorQuery: settings.anchorQuery,
   });
   const time = parseTimeIntent(req.query, new Date(req.now ?? Date.now()));
-  const vectors = settings.weights.vector > 0 ? await embedder.embedQueries(denseTexts(db, queries, settings, time)) : [];
+  const vectors =
+    settings.weights.vector > 0 ? await embedder.embedQueries(denseTexts(db, queries, settings, time)) : [];
   const embedMs = ms(t0);
   const out = searchWithVectors(db, req, settings, queries, vectors);
   const p = reindex ? readReindexProgress(db) : null;
@@ -143,14 +166,23 @@ export function searchWithVectors(
     if (settings.weights.vector > 0) {
       const { hits, source } = vectorSearchWithSource(db, req.spaceId, vectors[i]!, pool);
       vectorSource = source;
-      lists.push({ kind: "vector", weight: settings.weights.vector * roleWeight, items: hits.map((h) => ({ rid: h.rid, score: h.similarity })) });
+      lists.push({
+        kind: "vector",
+        weight: settings.weights.vector * roleWeight,
+        items: hits.map((h) => ({ rid: h.rid, score: h.similarity })),
+      });
     }
     vectorMs += ms(t);
     t = process.hrtime.bigint();
     if (settings.weights.fts > 0) {
       const { hits, ceiling, terms } = keywordSearchScored(db, req.spaceId, q.text, pool, settings);
       if (q.role === "main") ftsTerms = terms;
-      lists.push({ kind: "fts", weight: settings.weights.fts * roleWeight, ceiling, items: hits.map((h) => ({ rid: h.rid, score: -h.bm25 })) });
+      lists.push({
+        kind: "fts",
+        weight: settings.weights.fts * roleWeight,
+        ceiling,
+        items: hits.map((h) => ({ rid: h.rid, score: -h.bm25 })),
+      });
     }
     keywordMs += ms(t);
   });
@@ -158,20 +190,46 @@ export function searchWithVectors(
   const time = parseTimeIntent(req.query, new Date(req.now ?? Date.now()));
   const fusedRaw = fuse(lists, settings.fusion, settings.rrfK);
   const staged0 = withNeighbours(db, fusedRaw, settings, Math.max(k * 2, 20));
-  const rows = getMemoriesByRid(db, staged0.map((c) => c.rid));
+  const rows = getMemoriesByRid(
+    db,
+    staged0.map((c) => c.rid),
+  );
   const intent = queryIntent(req.query);
-  const staged = withIntent(withTime(staged0, rows, time, settings, Date.parse(req.now ?? new Date().toISOString())), rows, intent, settings);
+  const staged = withIntent(
+    withTime(staged0, rows, time, settings, Date.parse(req.now ?? new Date().toISOString())),
+    rows,
+    intent,
+    settings,
+  );
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
   // Near-duplicate check and confidence need the stored vectors of the leading results only.
   const head = weighted.slice(0, k + 10);
-  const vecs = memoryVectors(db, head.map((c) => c.rid));
+  const vecs = memoryVectors(
+    db,
+    head.map((c) => c.rid),
+  );
   const dated = (rid: number) => memoryDate(rows.get(rid)!);
   const ordered = newerFirst(head, dated, vecs, settings.duplicateSimilarity).slice(0, k);
   const ceiling = lists.find((l) => l.kind === "fts")?.ceiling ?? 0;
-  const conf = confidences(ordered, { model: req.model ?? "universal-sentence-encoder-lite", rows, queryVector: vectors[0] ?? null, vectors: vecs, ceiling, terms: ftsTerms, docs: liveMemoryCount(db), intent });
-  const toResult = (c: (typeof ordered)[number] | (typeof dropped)[number], final: number, confidence: number, because: string[], f?: Features): RetrievedMemory | null => {
+  const conf = confidences(ordered, {
+    model: req.model ?? "universal-sentence-encoder-lite",
+    rows,
+    queryVector: vectors[0] ?? null,
+    vectors: vecs,
+    ceiling,
+    terms: ftsTerms,
+    docs: liveMemoryCount(db),
+    intent,
+  });
+  const toResult = (
+    c: (typeof ordered)[number] | (typeof dropped)[number],
+    final: number,
+    confidence: number,
+    because: string[],
+    f?: Features,
+  ): RetrievedMemory | null => {
     const m = rows.get(c.rid);
     if (!m || m.softDeleted) return null;
     return {
@@ -187,13 +245,30 @@ export function searchWithVectors(
       chunkIndex: m.chunkIndex,
       conversationId: m.conversationId,
       matchType: c.matchType,
-      scores: { similarity: c.similarity, ftsRank: c.ftsRank, rrf: c.rrf, bm25: c.bm25, vectorRank: c.vectorRank, fused: c.fused, final, confidence },
+      scores: {
+        similarity: c.similarity,
+        ftsRank: c.ftsRank,
+        rrf: c.rrf,
+        bm25: c.bm25,
+        vectorRank: c.vectorRank,
+        fused: c.fused,
+        final,
+        confidence,
+      },
       moves: [...c.moves, ...because],
       ...(f ? { features: f } : {}),
     };
   };
   const results = ordered
-    .map((c, i) => toResult(c, c.final, conf[i]!.confidence, conf[i]!.because.slice(0, 2).map((b) => `confidence: ${b.feature} +${b.logit.toFixed(2)}`), conf[i]!.features))
+    .map((c, i) =>
+      toResult(
+        c,
+        c.final,
+        conf[i]!.confidence,
+        conf[i]!.because.slice(0, 2).map((b) => `confidence: ${b.feature} +${b.logit.toFixed(2)}`),
+        conf[i]!.features,
+      ),
+    )
     .filter((r): r is RetrievedMemory => r !== null);
   const droppedOut = dropped
     .slice(0, 50)
@@ -204,7 +279,11 @@ export function searchWithVectors(
     .filter((r): r is RetrievedMemory & { reason: string } => r !== null);
   const fuseMs = ms(tf);
   const promoted = packable(results, settings.minConfidence);
-  if (req.promote && promoted.length) recordRetrievals(db, promoted.map((r) => r.id));
+  if (req.promote && promoted.length)
+    recordRetrievals(
+      db,
+      promoted.map((r) => r.id),
+    );
   return {
     results,
     dropped: droppedOut,

@@ -1,6 +1,6 @@
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { type SearchInput } from "../core/validators";
+import type { SearchInput } from "../core/validators";
 import { DEFAULT_SPACE } from "../core/space-name";
 import { withDocumentNames } from "./document-names";
 import { activeModel } from "./model-check";
@@ -22,7 +22,18 @@ export async function search(ctx: MemoContext, input: SearchInput & { promote?: 
   const { model } = await activeModel(ctx);
   const { pool, ...overrides } = input.options ?? {};
   const settings = { ...loadRetrievalSettings(ctx.db, model), ...overrides };
-  const res = await retrieve(ctx.db, ctx.embedder, { query: input.query, spaceId, k: input.k, context: input.context, promote: input.promote, pool, model }, settings);
+  const res = await retrieve(
+    ctx.db,
+    ctx.embedder,
+    { query: input.query, spaceId, k: input.k, context: input.context, promote: input.promote, pool, model },
+    settings,
+  );
   // Memories from an ingested file carry its name (joined from documents by document_id).
-  return { ...res, results: withDocumentNames(ctx.db, res.results), dropped: withDocumentNames(ctx.db, res.dropped), model, settings };
+  return {
+    ...res,
+    results: withDocumentNames(ctx.db, res.results),
+    dropped: withDocumentNames(ctx.db, res.dropped),
+    model,
+    settings,
+  };
 }

@@ -73,6 +73,8 @@ test("invalid values are refused and nothing is saved", () => {
 test("a corrupt saved row falls back to the defaults", () => {
   s.sqlite.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)").run(`retrieval:${NOMIC}`, "{not json");
   assert.deepEqual(loadRetrievalSettings(s.sqlite, NOMIC), defaultSettingsFor(NOMIC));
-  s.sqlite.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)").run(`retrieval:${NOMIC}`, JSON.stringify({ topN: 999 }));
+  s.sqlite
+    .prepare("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)")
+    .run(`retrieval:${NOMIC}`, JSON.stringify({ topN: 999 }));
   assert.deepEqual(loadRetrievalSettings(s.sqlite, NOMIC), defaultSettingsFor(NOMIC));
 });

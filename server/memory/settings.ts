@@ -3,7 +3,7 @@ import { z } from "zod";
 import { readSetting, writeSetting } from "../core/settings-store";
 
 export const retrievalSettingsSchema = z.object({
-  /** Memories packed into the prompt (SPEC: default 6, 1–20). */
+  /** Memories packed into the prompt (default 6, 1–20; docs/retrieval.md). */
   topN: z.number().int().min(1).max(20),
   /** Fusion method: Reciprocal Rank Fusion or score-normalised linear fusion. */
   fusion: z.enum(["rrf", "linear"]),
@@ -138,9 +138,17 @@ export function loadRetrievalSettings(db: Database.Database, model: string): Ret
   }
 }
 
-export function saveRetrievalSettings(db: Database.Database, model: string, patch: Partial<RetrievalSettings>): RetrievalSettings {
+export function saveRetrievalSettings(
+  db: Database.Database,
+  model: string,
+  patch: Partial<RetrievalSettings>,
+): RetrievalSettings {
   const current = loadRetrievalSettings(db, model);
-  const next = retrievalSettingsSchema.parse({ ...current, ...patch, weights: { ...current.weights, ...(patch.weights ?? {}) } });
+  const next = retrievalSettingsSchema.parse({
+    ...current,
+    ...patch,
+    weights: { ...current.weights, ...(patch.weights ?? {}) },
+  });
   writeSetting(db, settingsKey(model), next);
   return next;
 }

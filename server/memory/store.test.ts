@@ -6,7 +6,26 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type Database from "better-sqlite3";
 import { axisVector, openTempStore, rawCounts, type TempStore } from "../test/temp-store";
-import { bindEmbeddingModel, boundModel, checkInvariant, findLiveByHash, findLiveContaining, getMemory, contentHash, insertMemories, purgeMemories, recordRetrievals, restoreMemories, setPinned, softDeleteMemories, spaceExists, storeCounts, updateMemoryContent, vectorTableDim, type NewMemory } from "./store";
+import {
+  bindEmbeddingModel,
+  boundModel,
+  checkInvariant,
+  findLiveByHash,
+  findLiveContaining,
+  getMemory,
+  contentHash,
+  insertMemories,
+  purgeMemories,
+  recordRetrievals,
+  restoreMemories,
+  setPinned,
+  softDeleteMemories,
+  spaceExists,
+  storeCounts,
+  updateMemoryContent,
+  vectorTableDim,
+  type NewMemory,
+} from "./store";
 import { StoreError } from "../core/errors";
 import { keywordSearch } from "./keyword-search";
 import { vectorSearch } from "./vector-search";
@@ -34,7 +53,11 @@ const ftsHas = (db: Database.Database, word: string) => keywordSearch(db, "perso
 
 test("insert writes one row to each of the three tables under the same rid", () => {
   const db = store();
-  const ids = add(db, ["alpha memory", "beta memory"], { timestamp: "2024-06-15T00:00:00.000Z", importance: 3, kind: "import" });
+  const ids = add(db, ["alpha memory", "beta memory"], {
+    timestamp: "2024-06-15T00:00:00.000Z",
+    importance: 3,
+    kind: "import",
+  });
   assert.equal(ids.length, 2);
   assert.deepEqual(checkInvariant(db), []);
   assert.deepEqual(storeCounts(db), { memories: 2, vectors: 2, fts: 2 });
@@ -50,7 +73,8 @@ test("insert writes one row to each of the three tables under the same rid", () 
   assert.equal(m.contentHash, contentHash("beta memory"));
   assert.match(m.id, /^[0-9a-f-]{36}$/);
   const vecRid = (db.prepare("SELECT rowid AS r FROM memory_vec WHERE rowid = 2").get() as { r: number }).r;
-  const ftsContent = (db.prepare("SELECT content FROM memory_fts WHERE rowid = 2").get() as { content: string }).content;
+  const ftsContent = (db.prepare("SELECT content FROM memory_fts WHERE rowid = 2").get() as { content: string })
+    .content;
   assert.equal(vecRid, 2);
   assert.equal(ftsContent, "beta memory");
 });
@@ -130,7 +154,10 @@ test("soft delete and restore are idempotent and report only what changed", () =
 test("updateMemoryContent of an unknown id is NOT_FOUND and changes nothing", () => {
   const db = store();
   add(db, ["keep me"]);
-  assert.throws(() => updateMemoryContent(db, "nope", "x", axisVector(DIM, 1), MODEL), (e: unknown) => e instanceof StoreError && e.code === "NOT_FOUND");
+  assert.throws(
+    () => updateMemoryContent(db, "nope", "x", axisVector(DIM, 1), MODEL),
+    (e: unknown) => e instanceof StoreError && e.code === "NOT_FOUND",
+  );
   assert.deepEqual(rawCounts(db), { memories: 1, vec: 1, fts: 1, trash: 0 });
 });
 
@@ -139,7 +166,10 @@ test("checkInvariant finds a broken store", () => {
   add(db, ["first", "second", "third"]);
   db.prepare("DELETE FROM memory_fts WHERE rowid = 2").run();
   const problems = checkInvariant(db);
-  assert.ok(problems.some((p) => /live counts differ: memories=3 vectors=3 fts=2/.test(p)), problems.join("; "));
+  assert.ok(
+    problems.some((p) => /live counts differ: memories=3 vectors=3 fts=2/.test(p)),
+    problems.join("; "),
+  );
   assert.ok(problems.includes("1 live memories lack an FTS row"), problems.join("; "));
   db.prepare("INSERT INTO memory_fts (rowid, content) VALUES (2, 'second')").run();
   db.prepare("INSERT INTO memory_fts (rowid, content) VALUES (99, 'stray')").run();
@@ -190,7 +220,16 @@ test("a wrapping transaction that throws after insertMemories leaves nothing in 
 test("one vector per memory is required", () => {
   const db = store();
   assert.throws(
-    () => insertMemories(db, [{ spaceId: "personal", content: "a" }, { spaceId: "personal", content: "b" }], [axisVector(DIM, 0)], MODEL),
+    () =>
+      insertMemories(
+        db,
+        [
+          { spaceId: "personal", content: "a" },
+          { spaceId: "personal", content: "b" },
+        ],
+        [axisVector(DIM, 0)],
+        MODEL,
+      ),
     (e: unknown) => e instanceof StoreError && e.code === "INVALID",
   );
   assert.equal(rawCounts(db).memories, 0);
@@ -211,7 +250,11 @@ test("bindEmbeddingModel: an empty store adopts a new dimension; a store with ve
   insertMemories(db, [{ spaceId: "personal", content: "held vector" }], [axisVector(12, 0)], "model-b");
   // Same model again: a no-op.
   bindEmbeddingModel(db, "model-b", 12);
-  for (const [model, dim] of [["model-c", 16], ["model-b", 16], ["model-c", 12]] as const) {
+  for (const [model, dim] of [
+    ["model-c", 16],
+    ["model-b", 16],
+    ["model-c", 12],
+  ] as const) {
     assert.throws(
       () => bindEmbeddingModel(db, model, dim),
       (e: unknown) => e instanceof StoreError && e.code === "MODEL_MISMATCH" && /model-b \(12-d\)/.test(e.message),
@@ -229,7 +272,10 @@ test("bindEmbeddingModel also refuses while only soft-deleted (parked) vectors r
   stores.push(s);
   const [id] = insertMemories(s.sqlite, [{ spaceId: "personal", content: "parked" }], [axisVector(DIM, 0)], "model-a");
   softDeleteMemories(s.sqlite, [id!]);
-  assert.throws(() => bindEmbeddingModel(s.sqlite, "model-z", 4), (e: unknown) => e instanceof StoreError && e.code === "MODEL_MISMATCH");
+  assert.throws(
+    () => bindEmbeddingModel(s.sqlite, "model-z", 4),
+    (e: unknown) => e instanceof StoreError && e.code === "MODEL_MISMATCH",
+  );
   purgeMemories(s.sqlite, [id!]);
   bindEmbeddingModel(s.sqlite, "model-z", 4);
   assert.equal(vectorTableDim(s.sqlite), 4);
@@ -282,7 +328,10 @@ test("findLiveContaining: case-insensitive literal substring (no regex, no LIKE 
     "Lunch at the CAFÉ in München", // 4
     "nothing to see", // 5
   ]);
-  const ids = (p: string) => findLiveContaining(db, "personal", p).map((m) => m.id).sort();
+  const ids = (p: string) =>
+    findLiveContaining(db, "personal", p)
+      .map((m) => m.id)
+      .sort();
   assert.deepEqual(ids("a.*b"), [lit]);
   assert.deepEqual(ids("A.*B"), [lit]);
   assert.deepEqual(ids("50%"), [pct]);

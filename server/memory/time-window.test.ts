@@ -7,7 +7,10 @@ const REF = new Date("2024-09-15T12:00:00.000Z");
 
 test("a month without a year is the month of the turn's year, or the year before when it would lie ahead", () => {
   const may = parseTimeIntent("What did I say about the car in May?", REF).windows;
-  assert.deepEqual(may.map((w) => [w.start, w.end]), [["2024-05-01T00:00:00.000Z", "2024-05-31T23:59:59.999Z"]]);
+  assert.deepEqual(
+    may.map((w) => [w.start, w.end]),
+    [["2024-05-01T00:00:00.000Z", "2024-05-31T23:59:59.999Z"]],
+  );
   const nov = parseTimeIntent("What happened in November?", REF).windows;
   assert.equal(nov[0]!.start, "2023-11-01T00:00:00.000Z", "November 2024 has not happened yet on 15 Sep 2024");
 });

@@ -16,7 +16,8 @@ export interface TimeIntent {
 }
 
 const DAY = 86_400_000;
-const RECENT = /\b(recently|lately|latest|most recent|the other day|last time|these days|nowadays|currently|right now|any more|anymore|still)\b/i;
+const RECENT =
+  /\b(recently|lately|latest|most recent|the other day|last time|these days|nowadays|currently|right now|any more|anymore|still)\b/i;
 // "the day after" / "the week before" followed by an event ("the concert") is relative to that event, not to today.
 const EVENT_RELATIVE = /^the (day|week|night|morning|evening|month) (after|before)$/i;
 
@@ -59,7 +60,11 @@ export function parseTimeIntent(query: string, ref: Date): TimeIntent {
       end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1;
     } else continue;
     if (r.end) end = Math.max(end, dayStart(r.end.date().getTime()) + DAY - 1);
-    windows.push({ start: new Date(start).toISOString(), end: new Date(Math.min(end, now + DAY)).toISOString(), text: r.text });
+    windows.push({
+      start: new Date(start).toISOString(),
+      end: new Date(Math.min(end, now + DAY)).toISOString(),
+      text: r.text,
+    });
   }
   return { windows, recent: RECENT.test(query) };
 }

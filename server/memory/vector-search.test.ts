@@ -30,24 +30,39 @@ const ids = insertMemories(
 
 test("exact cosine KNN: best first, similarity = 1 − cosine distance", () => {
   const hits = vectorSearch(s.sqlite, "personal", axisVector(DIM, 0), 10);
-  assert.deepEqual(hits.map((h) => h.rid), [1, 2, 3]);
+  assert.deepEqual(
+    hits.map((h) => h.rid),
+    [1, 2, 3],
+  );
   const expected = [1, 0.5, 0];
   hits.forEach((h, i) => assert.ok(Math.abs(h.similarity - expected[i]!) < 1e-6, `rid ${h.rid}: ${h.similarity}`));
 });
 
 test("k limits the result; k ≤ 0 still asks for one", () => {
-  assert.deepEqual(vectorSearch(s.sqlite, "personal", axisVector(DIM, 0), 2).map((h) => h.rid), [1, 2]);
-  assert.deepEqual(vectorSearch(s.sqlite, "personal", axisVector(DIM, 0), 0).map((h) => h.rid), [1]);
+  assert.deepEqual(
+    vectorSearch(s.sqlite, "personal", axisVector(DIM, 0), 2).map((h) => h.rid),
+    [1, 2],
+  );
+  assert.deepEqual(
+    vectorSearch(s.sqlite, "personal", axisVector(DIM, 0), 0).map((h) => h.rid),
+    [1],
+  );
 });
 
 test("never crosses spaces", () => {
-  assert.deepEqual(vectorSearch(s.sqlite, "work", axisVector(DIM, 0), 10).map((h) => h.rid), [4]);
+  assert.deepEqual(
+    vectorSearch(s.sqlite, "work", axisVector(DIM, 0), 10).map((h) => h.rid),
+    [4],
+  );
   assert.deepEqual(vectorSearch(s.sqlite, "unknown", axisVector(DIM, 0), 10), []);
 });
 
 test("soft-deleted memories leave the vector index", () => {
   softDeleteMemories(s.sqlite, [ids[0]!]);
-  assert.deepEqual(vectorSearch(s.sqlite, "personal", axisVector(DIM, 0), 10).map((h) => h.rid), [2, 3]);
+  assert.deepEqual(
+    vectorSearch(s.sqlite, "personal", axisVector(DIM, 0), 10).map((h) => h.rid),
+    [2, 3],
+  );
 });
 
 test("a query of the wrong dimension is an error, not a silent empty result", () => {

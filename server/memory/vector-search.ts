@@ -14,7 +14,12 @@ export type VectorSource = "ann" | "vec0";
  * it is ready and current; otherwise (building, stale, none started) from vec0's exact scan. vec0 holds
  * only live memories, and the index mirrors it, so no soft-delete filter is needed here.
  */
-export function vectorSearchWithSource(db: Database.Database, spaceId: string, query: Float32Array, k: number): { hits: VectorHit[]; source: VectorSource } {
+export function vectorSearchWithSource(
+  db: Database.Database,
+  spaceId: string,
+  query: Float32Array,
+  k: number,
+): { hits: VectorHit[]; source: VectorSource } {
   const ann = annFor(db)?.search(spaceId, query, k);
   if (ann) return { hits: ann, source: "ann" };
   return { hits: vec0Search(db, spaceId, query, k), source: "vec0" };

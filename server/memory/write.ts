@@ -1,6 +1,6 @@
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { type NewMemoryInput } from "../core/validators";
+import type { NewMemoryInput } from "../core/validators";
 import { DEFAULT_SPACE } from "../core/space-name";
 import { chunkWords } from "./chunker";
 import { activeModel } from "./model-check";
@@ -19,7 +19,12 @@ export interface AddHooks {
   after?: (ids: string[][]) => void;
 }
 
-export async function addMemories(ctx: MemoContext, items: NewMemoryInput[], defaults: Partial<NewMemory> = {}, hooks: AddHooks = {}): Promise<string[][]> {
+export async function addMemories(
+  ctx: MemoContext,
+  items: NewMemoryInput[],
+  defaults: Partial<NewMemory> = {},
+  hooks: AddHooks = {},
+): Promise<string[][]> {
   const { model } = await activeModel(ctx);
   type Slot = { item: number; existing?: string; chunk?: NewMemory };
   const slots: Slot[] = [];
@@ -53,16 +58,28 @@ export async function addMemories(ctx: MemoContext, items: NewMemoryInput[], def
   return writeTransaction(ctx.db, () => {
     const skipped = hooks.skip?.();
     if (skipped) return skipped;
-    const newIds = toWrite.length ? insertMemories(ctx.db, toWrite.map((s) => s.chunk!), vectors, model) : [];
+    const newIds = toWrite.length
+      ? insertMemories(
+          ctx.db,
+          toWrite.map((s) => s.chunk!),
+          vectors,
+          model,
+        )
+      : [];
     const idBySlot = new Map<Slot, string>();
     toWrite.forEach((s, i) => idBySlot.set(s, newIds[i]!));
     // Pinning an existing duplicate: /remember of something already stored pins it.
     for (const s of slots) {
-      if (s.existing && !s.existing.startsWith("pending:") && items[s.item]!.pinned) setPinned(ctx.db, s.existing, true);
+      if (s.existing && !s.existing.startsWith("pending:") && items[s.item]!.pinned)
+        setPinned(ctx.db, s.existing, true);
     }
     const out: string[][] = items.map(() => []);
     for (const s of slots) {
-      const id = s.chunk ? idBySlot.get(s)! : s.existing!.startsWith("pending:") ? idBySlot.get(slots[Number(s.existing!.slice(8))]!)! : s.existing!;
+      const id = s.chunk
+        ? idBySlot.get(s)!
+        : s.existing!.startsWith("pending:")
+          ? idBySlot.get(slots[Number(s.existing!.slice(8))]!)!
+          : s.existing!;
       if (!out[s.item]!.includes(id)) out[s.item]!.push(id);
     }
     hooks.after?.(out);
@@ -71,7 +88,11 @@ export async function addMemories(ctx: MemoContext, items: NewMemoryInput[], def
 }
 
 /** `/remember <text>`: a pinned memory (importance 5, never decays). */
-export async function remember(ctx: MemoContext, text: string, space = DEFAULT_SPACE): Promise<{ ids: string[]; message: string }> {
+export async function remember(
+  ctx: MemoContext,
+  text: string,
+  space = DEFAULT_SPACE,
+): Promise<{ ids: string[]; message: string }> {
   if (text.trim().length === 0) throw new ServiceError(400, "text must not be empty");
   const [ids] = await addMemories(ctx, [{ text, space, kind: "remember", pinned: true, importance: 5 }]);
   return { ids: ids!, message: `Remembered (pinned): “${text.trim().slice(0, 200)}”` };

@@ -17,7 +17,12 @@ test("a backup taken while another process writes is consistent, restorable and 
   const s = openTempStore({ model, dim });
   try {
     const texts = ["My sister Ana lives in Lisbon", "The dog Rex loves tennis balls", "Tax filing is due on April 15"];
-    insertMemories(s.sqlite, texts.map((content) => ({ spaceId: "personal", content })), await embedder.embedDocuments(texts), model);
+    insertMemories(
+      s.sqlite,
+      texts.map((content) => ({ spaceId: "personal", content })),
+      await embedder.embedDocuments(texts),
+      model,
+    );
     // A second process keeps writing while the backup runs.
     const writer = spawn(
       process.execPath,
@@ -45,7 +50,12 @@ test("a backup taken while another process writes is consistent, restorable and 
     const restored = openDb(dest);
     try {
       assert.deepEqual(checkInvariant(restored.sqlite), []);
-      const res = await retrieve(restored.sqlite, embedder, { query: "where does my sister live?", spaceId: "personal", k: 3 }, defaultSettingsFor(model));
+      const res = await retrieve(
+        restored.sqlite,
+        embedder,
+        { query: "where does my sister live?", spaceId: "personal", k: 3 },
+        defaultSettingsFor(model),
+      );
       assert.match(res.results[0]!.content, /Lisbon/);
     } finally {
       restored.sqlite.close();

@@ -7,7 +7,10 @@ import * as sqliteVec from "sqlite-vec";
  * A consistent copy of a live store through SQLite's online backup API: safe while the app runs and
  * writes (the copy is one committed snapshot; WAL content included). The file is created 0600.
  */
-export async function backupDatabase(source: string, dest: string): Promise<{ file: string; bytes: number; pages: number }> {
+export async function backupDatabase(
+  source: string,
+  dest: string,
+): Promise<{ file: string; bytes: number; pages: number }> {
   if (!fs.existsSync(source)) throw new Error(`no store at ${source}`);
   fs.mkdirSync(path.dirname(dest), { recursive: true, mode: 0o700 });
   if (fs.existsSync(dest)) throw new Error(`${dest} exists; choose a new file name`);
@@ -43,7 +46,8 @@ function verify(file: string): void {
     const live = n("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0");
     const vec = n("SELECT count(*) AS n FROM memory_vec");
     const fts = n("SELECT count(*) AS n FROM memory_fts");
-    if (live !== vec || live !== fts) throw new Error(`backup is inconsistent: memories=${live} vectors=${vec} fts=${fts}`);
+    if (live !== vec || live !== fts)
+      throw new Error(`backup is inconsistent: memories=${live} vectors=${vec} fts=${fts}`);
   } finally {
     db.close();
   }

@@ -58,15 +58,15 @@ export function serveChild(o: ChildMainOptions): http.Server {
   server.listen(Number(o.port), o.host, () => {
     const addr = server.address();
     const port = typeof addr === "object" && addr ? addr.port : Number(o.port);
-    process.stdout.write(JSON.stringify({ event: "listening", port, host: o.host }) + "\n");
+    process.stdout.write(`${JSON.stringify({ event: "listening", port, host: o.host })}\n`);
     o.load().then(
       (ready) => {
         loaded = true;
-        process.stdout.write(JSON.stringify({ event: "ready", ...ready }) + "\n");
+        process.stdout.write(`${JSON.stringify({ event: "ready", ...ready })}\n`);
       },
       (e: unknown) => {
         loadError = o.loadError(e);
-        process.stderr.write(loadError + "\n");
+        process.stderr.write(`${loadError}\n`);
         process.exitCode = 1;
         setTimeout(() => process.exit(1), 50);
       },

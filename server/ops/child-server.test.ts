@@ -30,7 +30,12 @@ after(async () => {
 });
 
 function double(...args: string[]): ChildLaunch {
-  return { command: process.execPath, args: ["--import", "tsx", DOUBLE, "--port", "0", "--watch-stdin", ...args], stdin: "pipe", baseUrl: null };
+  return {
+    command: process.execPath,
+    args: ["--import", "tsx", DOUBLE, "--port", "0", "--watch-stdin", ...args],
+    stdin: "pipe",
+    baseUrl: null,
+  };
 }
 
 function server(opts: Partial<ChildServerOptions> = {}): { s: ChildServer; logs: string[] } {
@@ -95,7 +100,10 @@ test("starts the child, learns its URL and engine from its lines, and logs it re
   assert.ok(s.pid && alive(s.pid));
   pids.add(s.pid);
   assert.equal(await whoami(url), s.pid, "the URL is the child's");
-  assert.deepEqual(logs, ["serving nothing in particular", `ready: tiny-child via TEST DOUBLE tiny-child-server at ${url}`]);
+  assert.deepEqual(logs, [
+    "serving nothing in particular",
+    `ready: tiny-child via TEST DOUBLE tiny-child-server at ${url}`,
+  ]);
   s.start(); // already running: nothing happens
   assert.equal(logs.length, 2);
   await s.stop();
@@ -119,7 +127,9 @@ test("SIGKILL: not handed out while down, restarted with a backoff that doubles 
     assert.ok(s.pid !== pid && alive(s.pid!));
     assert.equal(await whoami(url), s.pid);
   }
-  const delays = logs.filter((l) => l.includes("restarting in")).map((l) => Number(/restarting in (\d+) ms/.exec(l)![1]));
+  const delays = logs
+    .filter((l) => l.includes("restarting in"))
+    .map((l) => Number(/restarting in (\d+) ms/.exec(l)![1]));
   assert.deepEqual(delays, [100, 200, 400], "100 ms, doubled, capped at 400 ms");
   assert.equal(logs.filter((l) => l.startsWith("ready: ")).length, 4);
   await s.stop();
@@ -133,10 +143,13 @@ test("a hung child (SIGSTOP) fails its health checks, is killed and replaced", a
   pids.add(pid);
   process.kill(pid, "SIGSTOP");
   await waitFor(() => s.restarts > 0 && s.state === "ready", 30_000, "the hung child to be replaced");
-  assert.match(s.lastError ?? "", /tiny server exited \(SIGKILL\) after the supervisor killed it: tiny server stopped answering \/health \(2 checks\)/);
+  assert.match(
+    s.lastError ?? "",
+    /tiny server exited \(SIGKILL\) after the supervisor killed it: tiny server stopped answering \/health \(2 checks\)/,
+  );
   assert.ok(logs.includes("tiny server stopped answering /health (2 checks); killing it"));
   assert.equal(alive(pid), false, "the hung process was killed, not left behind");
-  assert.equal(await whoami((await ready(s))), s.pid);
+  assert.equal(await whoami(await ready(s)), s.pid);
   await s.stop();
 });
 
@@ -176,7 +189,10 @@ test("a crash loop ends in state 'failed' with the child's own words, after back
   const { s, logs } = server({ launch: () => double("--fault", "load-error"), backoffMinMs: 20, backoffMaxMs: 1000 });
   s.start();
   await waitFor(() => s.state === "failed", 60_000, `state failed (${s.state}: ${s.lastError})`);
-  assert.match(s.lastError ?? "", /^tiny server exited \(code 1\): tiny-child-server: no model here \(--fault load-error\)$/);
+  assert.match(
+    s.lastError ?? "",
+    /^tiny server exited \(code 1\): tiny-child-server: no model here \(--fault load-error\)$/,
+  );
   assert.deepEqual(
     logs.filter((l) => / ms$| in a row$/.test(l)).map((l) => l.replace(/^.*; /, "")),
     ["restarting in 20 ms", "restarting in 40 ms", "giving up after 3 failed starts in a row"],
@@ -215,7 +231,10 @@ test("a child that never becomes healthy, or never listens, is killed at the sta
     const pid = s.pid!;
     pids.add(pid);
     await waitFor(() => s.state === "failed", 60_000, `${fault}: state failed (${s.state}: ${s.lastError})`);
-    assert.match(s.lastError ?? "", new RegExp(`^tiny server exited \\(SIGKILL\\) after the supervisor killed it: tiny server ${reason.source}$`));
+    assert.match(
+      s.lastError ?? "",
+      new RegExp(`^tiny server exited \\(SIGKILL\\) after the supervisor killed it: tiny server ${reason.source}$`),
+    );
     assert.equal(alive(pid), false, `${fault}: killed`);
   }
 });

@@ -1,5 +1,5 @@
 /**
- * Crash safety (SPEC §10, issue 8 item 1): the app's start-up and write paths in a child process
+ * Crash safety (docs/architecture.md#access-and-security, issue 8 item 1): the app's start-up and write paths in a child process
  * (server/test/crash-harness.ts: server/boot.ts + chat turns against an OpenAI-compatible fixture, their
  * persistence queue, /remember, added memories, document ingestion, consolidation merges), killed with
  * SIGKILL over and over — at seeded random moments, and from inside write transactions (the harness
@@ -64,9 +64,13 @@ let sharedUrl: string;
 before(async () => {
   fixture = await FixtureChatServer.start();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-crash-"));
-  shared = spawn(process.execPath, ["--import", "tsx", path.join(process.cwd(), "server", "embedder", "main.ts"), "--port", "0", "--watch-stdin"], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  shared = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(process.cwd(), "server", "embedder", "main.ts"), "--port", "0", "--watch-stdin"],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   sharedUrl = await new Promise<string>((resolve, reject) => {
     let port = 0;
     readline.createInterface({ input: shared.stdout! }).on("line", (l) => {
@@ -131,7 +135,15 @@ async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
  * One life of the harness: start it, and kill it `killAfterMs` after it is ready (unless it kills itself
  * first, or `drain` is set: then SIGTERM once it has drained).
  */
-function live(opts: { seed: string; dieAt?: string; killAfterMs: number; drain?: boolean; scenario?: string; ownEmbedder?: boolean; signal?: NodeJS.Signals }): Promise<Run> {
+function live(opts: {
+  seed: string;
+  dieAt?: string;
+  killAfterMs: number;
+  drain?: boolean;
+  scenario?: string;
+  ownEmbedder?: boolean;
+  signal?: NodeJS.Signals;
+}): Promise<Run> {
   const args = ["--import", "tsx", HARNESS, "--seed", opts.seed];
   if (opts.scenario) {
     args.push("--scenario", opts.scenario);
@@ -154,7 +166,20 @@ function live(opts: { seed: string; dieAt?: string; killAfterMs: number; drain?:
       MEMO_PROVIDER_TIMEOUT_SEC: "10",
     },
   });
-  const run: Run = { acks: [], dying: null, errors: [], ready: null, embedderPid: null, drained: false, secretInLog: false, signalledAt: 0, exitedAt: 0, signal: null, code: null, log: [] };
+  const run: Run = {
+    acks: [],
+    dying: null,
+    errors: [],
+    ready: null,
+    embedderPid: null,
+    drained: false,
+    secretInLog: false,
+    signalledAt: 0,
+    exitedAt: 0,
+    signal: null,
+    code: null,
+    log: [],
+  };
   let timer: NodeJS.Timeout | undefined;
   const rl = readline.createInterface({ input: child.stdout! });
   rl.on("line", (line) => {
@@ -167,7 +192,11 @@ function live(opts: { seed: string; dieAt?: string; killAfterMs: number; drain?:
     else if (kind === "SPAWNED") run.embedderPid = (JSON.parse(data) as { embedderPid: number | null }).embedderPid;
     else if (kind === "READY") {
       run.ready = JSON.parse(data);
-      if (!opts.drain) timer = setTimeout(() => ((run.signalledAt = Date.now()), child.kill(opts.signal ?? "SIGKILL")), opts.killAfterMs);
+      if (!opts.drain)
+        timer = setTimeout(
+          () => ((run.signalledAt = Date.now()), child.kill(opts.signal ?? "SIGKILL")),
+          opts.killAfterMs,
+        );
     } else if (kind === "DRAINED") {
       run.drained = true;
       run.signalledAt = Date.now();
@@ -213,8 +242,11 @@ class Expected {
   add(acks: Ack[]): void {
     for (const a of acks) {
       this.counts[a.t] = (this.counts[a.t] ?? 0) + 1;
-      if (a.t === "remember" || a.t === "add" || a.t === "persisted") for (const id of a.ids as string[]) this.memories.add(id);
-      if (a.t === "merge") for (const m of a.merges as { id: string; from: [string, string] }[]) this.merges.push({ ...m, run: a.run as number });
+      if (a.t === "remember" || a.t === "add" || a.t === "persisted")
+        for (const id of a.ids as string[]) this.memories.add(id);
+      if (a.t === "merge")
+        for (const m of a.merges as { id: string; from: [string, string] }[])
+          this.merges.push({ ...m, run: a.run as number });
       if (a.t === "docdel") {
         this.documents.delete(a.id as string);
         this.deletedDocs.push({ id: a.id as string, other: a.other as string });
@@ -236,7 +268,11 @@ class Expected {
     // A run undone (acknowledged or not: the kill may fall between its commit and its ACK) is checked as
     // undone: its merged memories are gone. Merges built on those are no longer checked.
     const undoneRuns = new Set(
-      (db.prepare("SELECT id FROM job_runs WHERE job = 'consolidate' AND json_extract(result, '$.undone') IS NOT NULL").all() as { id: number }[]).map((r) => r.id),
+      (
+        db
+          .prepare("SELECT id FROM job_runs WHERE job = 'consolidate' AND json_extract(result, '$.undone') IS NOT NULL")
+          .all() as { id: number }[]
+      ).map((r) => r.id),
     );
     const undoneIds = new Set(this.merges.filter((m) => undoneRuns.has(m.run)).map((m) => m.id));
     for (const m of this.merges) {
@@ -248,31 +284,45 @@ class Expected {
       if (!hasMemory.get(m.id)) problems.push(`acknowledged merged memory ${m.id} is missing`);
       for (const f of m.from) {
         const r = hasMemory.get(f) as { sd: number } | undefined;
-        if (!r || r.sd !== 1) problems.push(`merge ${m.id}: original ${f} is ${r ? "still live" : "missing"}`);
+        if (r?.sd !== 1) problems.push(`merge ${m.id}: original ${f} is ${r ? "still live" : "missing"}`);
       }
     }
     const hasMessage = db.prepare("SELECT 1 FROM messages WHERE id = ?");
-    for (const id of this.messages) if (!hasMessage.get(id)) problems.push(`acknowledged chat message ${id} is missing`);
-    const docs = db.prepare("SELECT id, status, chunks_total AS total, chunks_done AS done FROM documents").all() as { id: string; status: string; total: number; done: number }[];
+    for (const id of this.messages)
+      if (!hasMessage.get(id)) problems.push(`acknowledged chat message ${id} is missing`);
+    const docs = db.prepare("SELECT id, status, chunks_total AS total, chunks_done AS done FROM documents").all() as {
+      id: string;
+      status: string;
+      total: number;
+      done: number;
+    }[];
     const byId = new Map(docs.map((d) => [d.id, d]));
     for (const id of this.documents) if (!byId.has(id)) problems.push(`acknowledged document ${id} is missing`);
     for (const d of this.deletedDocs) if (byId.has(d.id)) problems.push(`deleted document ${d.id} is still there`);
     // A document's memories are its links (document_chunks): shared chunks count for each document.
-    const memCount = db.prepare("SELECT count(*) AS n, sum(m.soft_deleted = 0) AS live FROM document_chunks l JOIN memories m ON m.id = l.memory_id WHERE l.document_id = ?");
+    const memCount = db.prepare(
+      "SELECT count(*) AS n, sum(m.soft_deleted = 0) AS live FROM document_chunks l JOIN memories m ON m.id = l.memory_id WHERE l.document_id = ?",
+    );
     for (const d of docs) {
       const { n, live } = memCount.get(d.id) as { n: number; live: number | null };
-      if (d.status === "done" && (live !== d.total || d.done !== d.total)) problems.push(`document ${d.id} is done with ${live}/${d.total} chunks (progress ${d.done})`);
-      if ((d.status === "failed" || d.status === "cancelled") && n !== 0) problems.push(`document ${d.id} is ${d.status} but has ${n} memories`);
-      if (final && (d.status === "queued" || d.status === "processing")) problems.push(`document ${d.id} is still ${d.status} after recovery`);
+      if (d.status === "done" && (live !== d.total || d.done !== d.total))
+        problems.push(`document ${d.id} is done with ${live}/${d.total} chunks (progress ${d.done})`);
+      if ((d.status === "failed" || d.status === "cancelled") && n !== 0)
+        problems.push(`document ${d.id} is ${d.status} but has ${n} memories`);
+      if (final && (d.status === "queued" || d.status === "processing"))
+        problems.push(`document ${d.id} is still ${d.status} after recovery`);
     }
     if (final) {
       const row = db.prepare(
         "SELECT u.content AS user, a.content AS assistant, c.space_id AS space FROM messages a JOIN messages u ON u.id = ? JOIN conversations c ON c.id = a.conversation_id WHERE a.id = ?",
       );
       for (const c of this.chats) {
-        const r = row.get(c.userMessageId, c.assistantMessageId) as { user: string; assistant: string; space: string } | undefined;
+        const r = row.get(c.userMessageId, c.assistantMessageId) as
+          | { user: string; assistant: string; space: string }
+          | undefined;
         if (!r) problems.push(`chat exchange ${c.assistantMessageId} is missing`);
-        else if (!exchangePersisted(db, c.assistantMessageId)) problems.push(`acknowledged chat reply ${c.assistantMessageId} never became a memory`);
+        else if (!exchangePersisted(db, c.assistantMessageId))
+          problems.push(`acknowledged chat reply ${c.assistantMessageId} never became a memory`);
       }
     }
     return problems;
@@ -288,55 +338,92 @@ function checkDying(db: Database.Database, dying: NonNullable<Run["dying"]>): st
   const problems: string[] = [];
   if (dying.sql.startsWith("INSERT INTO memory_fts")) {
     const rid = dying.args[0] as number;
-    if (db.prepare("SELECT 1 FROM memories WHERE rid = ?").get(rid)) problems.push(`died inserting memory rid ${rid}, yet it is there`);
+    if (db.prepare("SELECT 1 FROM memories WHERE rid = ?").get(rid))
+      problems.push(`died inserting memory rid ${rid}, yet it is there`);
   }
-  const stateOf = (rid: number) => (db.prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(rid) as { sd: number } | undefined)?.sd ?? null;
+  const stateOf = (rid: number) =>
+    (db.prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(rid) as { sd: number } | undefined)?.sd ??
+    null;
   if (dying.sql.startsWith("INSERT INTO memory_vec (")) {
     // a restore (the memory was soft-deleted: still so) or insertMemories (its row, written just before in
     // the same transaction, must be gone)
     const rid = dying.args[0] as number;
     const now = stateOf(rid);
     const expected = dying.before === 1 ? 1 : null;
-    if (now !== expected) problems.push(`died inserting the vector of memory rid ${rid}, yet the memory is ${now === null ? "gone" : now ? "soft-deleted" : "live"}`);
+    if (now !== expected)
+      problems.push(
+        `died inserting the vector of memory rid ${rid}, yet the memory is ${now === null ? "gone" : now ? "soft-deleted" : "live"}`,
+      );
   }
   // a soft delete (or purge) rolled back: the memory is as it was
-  const softDeleting = dying.sql.startsWith("UPDATE memories SET soft_deleted = 1") ? (dying.args[1] as number) : dying.sql.startsWith("DELETE FROM memory_fts") ? (dying.args[0] as number) : null;
+  const softDeleting = dying.sql.startsWith("UPDATE memories SET soft_deleted = 1")
+    ? (dying.args[1] as number)
+    : dying.sql.startsWith("DELETE FROM memory_fts")
+      ? (dying.args[0] as number)
+      : null;
   if (softDeleting !== null) {
     const now = stateOf(softDeleting);
     const was = dying.before ?? 0;
-    if (now !== was) problems.push(`died soft-deleting or purging memory rid ${softDeleting}, yet it is ${now === null ? "gone" : now ? "soft-deleted" : "live"} (was ${was ? "soft-deleted" : "live"})`);
+    if (now !== was)
+      problems.push(
+        `died soft-deleting or purging memory rid ${softDeleting}, yet it is ${now === null ? "gone" : now ? "soft-deleted" : "live"} (was ${was ? "soft-deleted" : "live"})`,
+      );
   }
-  if (dying.sql.startsWith("INSERT INTO messages") && db.prepare("SELECT 1 FROM messages WHERE id = ?").get(dying.args[0] as string)) {
+  if (
+    dying.sql.startsWith("INSERT INTO messages") &&
+    db.prepare("SELECT 1 FROM messages WHERE id = ?").get(dying.args[0] as string)
+  ) {
     problems.push(`died inserting message ${String(dying.args[0])}, yet it is there`);
   }
-  if (dying.sql.startsWith("DELETE FROM document_chunks") && !db.prepare("SELECT 1 FROM documents WHERE id = ?").get(dying.args[0] as string)) {
+  if (
+    dying.sql.startsWith("DELETE FROM document_chunks") &&
+    !db.prepare("SELECT 1 FROM documents WHERE id = ?").get(dying.args[0] as string)
+  ) {
     problems.push(`died deleting document ${String(dying.args[0])}'s links, yet the document is gone`);
   }
   if (dying.sql.includes("'$.undone'")) {
     const run = dying.args[1] as number;
-    if (db.prepare("SELECT 1 FROM job_runs WHERE id = ? AND json_extract(result, '$.undone') IS NOT NULL").get(run)) problems.push(`died undoing run ${run}, yet it is marked undone`);
+    if (db.prepare("SELECT 1 FROM job_runs WHERE id = ? AND json_extract(result, '$.undone') IS NOT NULL").get(run))
+      problems.push(`died undoing run ${run}, yet it is marked undone`);
   }
   if (dying.sql.startsWith("UPDATE memories SET soft_deleted = 0")) {
     const rid = dying.args[0] as number;
-    if (stateOf(rid) !== 1) problems.push(`died restoring memory rid ${rid}, yet it is ${stateOf(rid) === null ? "gone" : "live"}`);
+    if (stateOf(rid) !== 1)
+      problems.push(`died restoring memory rid ${rid}, yet it is ${stateOf(rid) === null ? "gone" : "live"}`);
   }
   if (dying.sql.startsWith("INSERT INTO documents")) {
     const id = (dying.args[0] as { id: string }).id;
-    if (db.prepare("SELECT 1 FROM documents WHERE id = ?").get(id)) problems.push(`died inserting document ${id}, yet it is there`);
+    if (db.prepare("SELECT 1 FROM documents WHERE id = ?").get(id))
+      problems.push(`died inserting document ${id}, yet it is there`);
   }
   return problems;
 }
 
 test(`${KILLS} SIGKILLs at random moments and inside write transactions: nothing acknowledged is lost, nothing is half-written`, async () => {
   const rng = createRng(SEED);
-  const stats = { kills: 0, selfKillsInTx: 0, selfKillsOther: 0, diedStarting: 0, embedderGone: 0, readyMs: [] as number[] };
+  const stats = {
+    kills: 0,
+    selfKillsInTx: 0,
+    selfKillsOther: 0,
+    diedStarting: 0,
+    embedderGone: 0,
+    readyMs: [] as number[],
+  };
   const t0 = Date.now();
   for (let i = 0; i < KILLS; i++) {
     // every third life dies inside a statement, the points taken in turn; the others at a random moment
     const dieAt = i % 3 === 2 ? `${DIE_POINTS[((i - 2) / 3) % DIE_POINTS.length]}|${rng.int(1, 3)}` : undefined;
     const ownEmbedder = i % 4 === 0;
-    const run = await live({ seed: `${SEED}-${i}`, dieAt, killAfterMs: dieAt ? 2_500 : rng.int(150, 1_000), ownEmbedder });
-    if (process.env.MEMO_CRASH_VERBOSE) console.log(`[crash] life ${i + 1}: ${dieAt ?? "random"} ready=${run.ready?.ms} acks=${run.acks.length} dying=${JSON.stringify(run.dying)?.slice(0, 120)}`);
+    const run = await live({
+      seed: `${SEED}-${i}`,
+      dieAt,
+      killAfterMs: dieAt ? 2_500 : rng.int(150, 1_000),
+      ownEmbedder,
+    });
+    if (process.env.MEMO_CRASH_VERBOSE)
+      console.log(
+        `[crash] life ${i + 1}: ${dieAt ?? "random"} ready=${run.ready?.ms} acks=${run.acks.length} dying=${JSON.stringify(run.dying)?.slice(0, 120)}`,
+      );
     const where = `kill ${i + 1} (${dieAt ? `inside "${dieAt}"` : "random moment"})`;
     // (a process told to die inside a statement may do so during start-up: recovery writes too)
     assert.ok(run.ready || run.dying, `${where}: the harness started\n${run.log.join("\n").slice(-3000)}`);
@@ -351,7 +438,10 @@ test(`${KILLS} SIGKILLs at random moments and inside write transactions: nothing
     const emb = run.embedderPid;
     if (ownEmbedder) assert.ok(emb, `${where}: it started its own embedding server`);
     if (emb !== null) {
-      assert.ok(await waitFor(() => !alive(emb), 5_000), `${where}: the embedding server (pid ${emb}) outlived the app`);
+      assert.ok(
+        await waitFor(() => !alive(emb), 5_000),
+        `${where}: the embedding server (pid ${emb}) outlived the app`,
+      );
       stats.embedderGone++;
     }
     expected.add(run.acks);
@@ -372,7 +462,11 @@ test(`${KILLS} SIGKILLs at random moments and inside write transactions: nothing
 });
 
 /** A life that dies inside a statement of a scenario, then the same scenario to the end: both checked. */
-async function dieThenFinish(scenario: string, dieAt: string, check: (dead: Run, db: Database.Database) => string[]): Promise<Run> {
+async function dieThenFinish(
+  scenario: string,
+  dieAt: string,
+  check: (dead: Run, db: Database.Database) => string[],
+): Promise<Run> {
   const dead = await live({ seed: `${SEED}-${scenario}-die`, scenario, dieAt, killAfterMs: 0 });
   assert.equal(dead.signal, "SIGKILL", `${scenario}: died inside "${dieAt}"\n${dead.log.join("\n").slice(-3000)}`);
   assert.ok(dead.dying?.inTx, `${scenario}: the kill was inside a write transaction`);
@@ -380,7 +474,11 @@ async function dieThenFinish(scenario: string, dieAt: string, check: (dead: Run,
   expected.add(dead.acks);
   let db = openStore();
   try {
-    assert.deepEqual([...expected.check(db), ...checkDying(db, dead.dying!), ...check(dead, db)], [], `${scenario}: after the kill`);
+    assert.deepEqual(
+      [...expected.check(db), ...checkDying(db, dead.dying!), ...check(dead, db)],
+      [],
+      `${scenario}: after the kill`,
+    );
   } finally {
     db.close();
   }
@@ -399,19 +497,26 @@ async function dieThenFinish(scenario: string, dieAt: string, check: (dead: Run,
 
 test("a kill inside deleting a document whose chunks another document shares: both stay whole; the delete then keeps the shared chunks", async () => {
   const linksOf = (db: Database.Database, id: string) =>
-    (db.prepare("SELECT memory_id AS id FROM document_chunks WHERE document_id = ?").all(id) as { id: string }[]).map((r) => r.id);
+    (db.prepare("SELECT memory_id AS id FROM document_chunks WHERE document_id = ?").all(id) as { id: string }[]).map(
+      (r) => r.id,
+    );
   const done = await dieThenFinish("share-delete", "DELETE FROM document_chunks WHERE document_id|2", (dead, db) => {
     const pair = dead.acks.find((a) => a.t === "pair") as { a: string; b: string } | undefined;
     if (!pair) return ["the documents were not both ingested before the kill"];
     const shared = linksOf(db, pair.a).filter((id) => linksOf(db, pair.b).includes(id));
-    return [...(shared.length ? [] : ["the two documents share no chunk"]), ...(db.prepare("SELECT 1 FROM documents WHERE id = ?").get(pair.a) ? [] : ["the document being deleted is gone"])];
+    return [
+      ...(shared.length ? [] : ["the two documents share no chunk"]),
+      ...(db.prepare("SELECT 1 FROM documents WHERE id = ?").get(pair.a) ? [] : ["the document being deleted is gone"]),
+    ];
   });
   const pair = done.acks.find((a) => a.t === "pair") as unknown as { a: string; b: string };
   const db = openStore();
   try {
     assert.equal(db.prepare("SELECT 1 FROM documents WHERE id = ?").get(pair.a), undefined);
     const kept = linksOf(db, pair.b);
-    const live = db.prepare("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0 AND id IN (SELECT value FROM json_each(?))").get(JSON.stringify(kept)) as { n: number };
+    const live = db
+      .prepare("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0 AND id IN (SELECT value FROM json_each(?))")
+      .get(JSON.stringify(kept)) as { n: number };
     assert.equal(live.n, kept.length, "every chunk of the remaining document is live, the shared ones included");
   } finally {
     db.close();
@@ -422,15 +527,25 @@ test("a kill inside a consolidation undo leaves the run as it was; the undo then
   const done = await dieThenFinish("undo", "UPDATE memories SET soft_deleted = 0|1", (dead, db) => {
     const merge = dead.acks.find((a) => a.t === "merge") as { run: number; merges: unknown[] } | undefined;
     if (!merge || merge.merges.length === 0) return ["the pair was not merged before the kill"];
-    const undone = db.prepare("SELECT json_extract(result, '$.undone') AS u FROM job_runs WHERE id = ?").get(merge.run) as { u: string | null };
+    const undone = db
+      .prepare("SELECT json_extract(result, '$.undone') AS u FROM job_runs WHERE id = ?")
+      .get(merge.run) as { u: string | null };
     return undone.u ? [`run ${merge.run} is marked undone although its undo died`] : [];
   });
-  const merge = done.acks.find((a) => a.t === "merge") as unknown as { run: number; merges: { id: string; from: [string, string] }[] };
+  const merge = done.acks.find((a) => a.t === "merge") as unknown as {
+    run: number;
+    merges: { id: string; from: [string, string] }[];
+  };
   const db = openStore();
   try {
     for (const m of merge.merges) {
       assert.equal(db.prepare("SELECT 1 FROM memories WHERE id = ?").get(m.id), undefined, "the merged memory is gone");
-      for (const f of m.from) assert.deepEqual(db.prepare("SELECT soft_deleted AS sd FROM memories WHERE id = ?").get(f), { sd: 0 }, "the original is live again");
+      for (const f of m.from)
+        assert.deepEqual(
+          db.prepare("SELECT soft_deleted AS sd FROM memories WHERE id = ?").get(f),
+          { sd: 0 },
+          "the original is live again",
+        );
     }
   } finally {
     db.close();
@@ -440,7 +555,11 @@ test("a kill inside a consolidation undo leaves the run as it was; the undo then
 test("SIGTERM in the middle of work: a bounded graceful shutdown; the index is saved, the store closed, nothing acknowledged lost", async () => {
   const run = await live({ seed: `${SEED}-term`, killAfterMs: 1_200, ownEmbedder: true, signal: "SIGTERM" });
   const tookMs = run.exitedAt - run.signalledAt;
-  assert.equal(run.code, 0, `exit code 0 after SIGTERM (code ${run.code}, signal ${run.signal})\n${run.log.join("\n").slice(-3000)}`);
+  assert.equal(
+    run.code,
+    0,
+    `exit code 0 after SIGTERM (code ${run.code}, signal ${run.signal})\n${run.log.join("\n").slice(-3000)}`,
+  );
   assert.deepEqual(run.errors, []);
   assert.equal(run.secretInLog, false, "the provider key appears in the log");
   assert.ok(tookMs < 10_000, `stopped within its 10 s bound (${tookMs} ms)`);
@@ -450,17 +569,26 @@ test("SIGTERM in the middle of work: a bounded graceful shutdown; the index is s
   expected.add(run.acks);
   const memDir = path.join(dataDir, "memory");
   // closed cleanly: the WAL was checkpointed into the database and removed
-  assert.ok(!fs.existsSync(path.join(memDir, "memory.db-wal")) || fs.statSync(path.join(memDir, "memory.db-wal")).size === 0, "no WAL left behind");
+  assert.ok(
+    !fs.existsSync(path.join(memDir, "memory.db-wal")) || fs.statSync(path.join(memDir, "memory.db-wal")).size === 0,
+    "no WAL left behind",
+  );
   const db = openStore();
   try {
     assert.deepEqual(expected.check(db), []);
-    const manifest = JSON.parse(fs.readFileSync(path.join(memDir, "ann", "manifest.json"), "utf8")) as { generation: number };
-    const generation = Number((db.prepare("SELECT value FROM meta WHERE key = 'vec_generation'").get() as { value: string }).value);
+    const manifest = JSON.parse(fs.readFileSync(path.join(memDir, "ann", "manifest.json"), "utf8")) as {
+      generation: number;
+    };
+    const generation = Number(
+      (db.prepare("SELECT value FROM meta WHERE key = 'vec_generation'").get() as { value: string }).value,
+    );
     assert.equal(manifest.generation, generation, "the ANN index was saved at the store's current generation");
   } finally {
     db.close();
   }
-  console.log(`[crash] SIGTERM mid-work: exited 0 after ${tookMs} ms (${summary!.trim()}); ${run.acks.length} writes acknowledged in that life`);
+  console.log(
+    `[crash] SIGTERM mid-work: exited 0 after ${tookMs} ms (${summary!.trim()}); ${run.acks.length} writes acknowledged in that life`,
+  );
 });
 
 test("a last start with no new work: recovery finishes every document and persists every acknowledged chat reply", async () => {
@@ -471,8 +599,14 @@ test("a last start with no new work: recovery finishes every document and persis
   const db = openStore();
   try {
     assert.deepEqual(expected.check(db, true), []);
-    const totals = db.prepare("SELECT count(*) AS n, sum(soft_deleted = 0) AS live FROM memories").get() as { n: number; live: number };
-    const docs = db.prepare("SELECT status, count(*) AS n FROM documents GROUP BY status").all() as { status: string; n: number }[];
+    const totals = db.prepare("SELECT count(*) AS n, sum(soft_deleted = 0) AS live FROM memories").get() as {
+      n: number;
+      live: number;
+    };
+    const docs = db.prepare("SELECT status, count(*) AS n FROM documents GROUP BY status").all() as {
+      status: string;
+      n: number;
+    }[];
     console.log(
       `[crash] after recovery: acknowledged ${JSON.stringify(expected.counts)}, all present; store: ${totals.n} memories (${totals.live} live), ` +
         `documents ${JSON.stringify(Object.fromEntries(docs.map((d) => [d.status, d.n])))}; the final SIGTERM took ${last.exitedAt - last.signalledAt} ms`,

@@ -37,7 +37,12 @@ test("data folder 0700; database, WAL, SHM, uploads, ANN index and backups 0600 
   const { sqlite } = openDb(file);
   try {
     bindEmbeddingModel(sqlite, TEST_MODEL_A, 4);
-    insertMemories(sqlite, [{ spaceId: "personal", content: "a private note" }], [hashedVector("a private note", 4)], TEST_MODEL_A);
+    insertMemories(
+      sqlite,
+      [{ spaceId: "personal", content: "a private note" }],
+      [hashedVector("a private note", 4)],
+      TEST_MODEL_A,
+    );
     const memDir = path.dirname(file);
     assert.equal(mode(dataDir), 0o700, "data folder");
     assert.equal(mode(memDir), 0o700, "store folder");
@@ -54,9 +59,13 @@ test("data folder 0700; database, WAL, SHM, uploads, ANN index and backups 0600 
     assert.equal(mode(queue.uploadsDir), 0o700, "uploads folder");
     const form = new FormData();
     form.append("file", new Blob(["# Upload\n\nSomething private.\n"]), "upload.md");
-    const up = await uploadDocuments(ctx, new Request("http://127.0.0.1/api/v1/documents", { method: "POST", body: form }));
+    const up = await uploadDocuments(
+      ctx,
+      new Request("http://127.0.0.1/api/v1/documents", { method: "POST", body: form }),
+    );
     const added = await addDocument(ctx, "added.txt", Buffer.from("Another private text.\n"));
-    for (const id of [up.documents[0]!.id, added.id]) assert.equal(mode(queue.fileOf(id)), 0o600, `uploaded file ${id}`);
+    for (const id of [up.documents[0]!.id, added.id])
+      assert.equal(mode(queue.fileOf(id)), 0o600, `uploaded file ${id}`);
     await queue.whenIdle();
     await queue.stop();
 
@@ -86,7 +95,8 @@ test("data folder 0700; database, WAL, SHM, uploads, ANN index and backups 0600 
   try {
     assert.equal(mode(file), 0o600);
     assert.equal(mode(path.dirname(file)), 0o700);
-    for (const f of [`${file}-wal`, `${file}-shm`]) if (fs.existsSync(f)) assert.equal(mode(f), 0o600, path.basename(f));
+    for (const f of [`${file}-wal`, `${file}-shm`])
+      if (fs.existsSync(f)) assert.equal(mode(f), 0o600, path.basename(f));
   } finally {
     again.sqlite.close();
   }

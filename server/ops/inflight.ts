@@ -4,7 +4,9 @@
  * fires when the grace period is over (the turn then keeps what was generated, marked as interrupted —
  * see server/chat/turn.ts), and reports when its response body is done.
  */
-const g = globalThis as unknown as { __memoInflight?: { active: Set<symbol>; stop: AbortController; idle: (() => void)[]; closing: boolean } };
+const g = globalThis as unknown as {
+  __memoInflight?: { active: Set<symbol>; stop: AbortController; idle: (() => void)[]; closing: boolean };
+};
 const state = () => (g.__memoInflight ??= { active: new Set(), stop: new AbortController(), idle: [], closing: false });
 
 /** A shutdown has begun: routes refuse new generating requests (503) from now on. */
@@ -63,7 +65,10 @@ function whenIdle(ms: number): Promise<boolean> {
  * Wait up to `graceMs` for the requests in flight to finish; then stop the rest (their signal fires) and
  * wait up to `abortWaitMs` for them to wind down. Returns how many were stopped and how many remain.
  */
-export async function drainRequests(graceMs: number, abortWaitMs = 1000): Promise<{ finished: boolean; stopped: number; remaining: number }> {
+export async function drainRequests(
+  graceMs: number,
+  abortWaitMs = 1000,
+): Promise<{ finished: boolean; stopped: number; remaining: number }> {
   if (await whenIdle(graceMs)) return { finished: true, stopped: 0, remaining: 0 };
   const stopped = inflightCount();
   state().stop.abort(new Error("Memo is shutting down"));

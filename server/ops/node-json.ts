@@ -11,7 +11,12 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
 }
 
 /** Errors in OpenAI's shape (llama-server adds `code`). */
-export function sendError(res: http.ServerResponse, status: number, message: string, type = "invalid_request_error"): void {
+export function sendError(
+  res: http.ServerResponse,
+  status: number,
+  message: string,
+  type = "invalid_request_error",
+): void {
   sendJson(res, status, { error: { code: status, message, type } });
 }
 

@@ -19,7 +19,14 @@ import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 
 const MEMORY = "Private fact: my passport number is XK-5539-ZEBRA and it is kept in the oak desk.";
-const ENV = ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_LOG_PROMPTS", "MEMO_TREAT_AS_REMOTE"];
+const ENV = [
+  "MEMO_PROVIDER",
+  "MEMO_OPENAI_BASE_URL",
+  "MEMO_OPENAI_API_KEY",
+  "MEMO_OPENAI_MODEL",
+  "MEMO_LOG_PROMPTS",
+  "MEMO_TREAT_AS_REMOTE",
+];
 const saved = new Map(ENV.map((k) => [k, process.env[k]]));
 let fixture: OpenAIFixtureServer;
 let store: TempStore;
@@ -38,7 +45,10 @@ before(async () => {
   await addMemories(ctx, [{ text: MEMORY, space: "personal", pinned: true }]);
   for (const m of ["log", "info", "warn", "error", "debug"] as const) {
     const orig = console[m];
-    console[m] = (...args: unknown[]) => void captured.push(args.map((a) => (a instanceof Error ? `${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+    console[m] = (...args: unknown[]) =>
+      void captured.push(
+        args.map((a) => (a instanceof Error ? `${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "),
+      );
     restore.push(() => (console[m] = orig));
   }
   for (const s of [process.stdout, process.stderr]) {
@@ -56,11 +66,17 @@ after(async () => {
   setPersistQueue(undefined);
   store.close();
   await fixture.close();
-  for (const [k, v] of saved) if (v === undefined) delete process.env[k];
-  else process.env[k] = v;
+  for (const [k, v] of saved)
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
 });
 
-const post = (path: string, body: unknown) => new Request(`http://127.0.0.1${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown) =>
+  new Request(`http://127.0.0.1${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 /** One of each: chat turns (recalled memory, provider failure), the OpenAI-compatible API streamed and not, persistence, recovery. */
 async function traffic(tag: string): Promise<string> {
@@ -69,7 +85,13 @@ async function traffic(tag: string): Promise<string> {
   assert.match(page, /Memory block received/, "the memory did go to the (loopback) provider");
   await (await chatRoute(post("/api/chat", { message: `[fixture:500] passport ${tag}` }))).text();
   for (const stream of [false, true]) {
-    const res = await completionsRoute(post("/v1/chat/completions", { model: "memo", stream, messages: [{ role: "user", content: `${question} via api ${stream}` }] }));
+    const res = await completionsRoute(
+      post("/v1/chat/completions", {
+        model: "memo",
+        stream,
+        messages: [{ role: "user", content: `${question} via api ${stream}` }],
+      }),
+    );
     assert.equal(res.status, 200);
     await res.text();
   }

@@ -26,9 +26,13 @@ let fixture: OpenAIFixtureServer;
 
 before(async () => {
   fixture = await OpenAIFixtureServer.start();
-  embedServer = spawn(process.execPath, ["--import", "tsx", path.join(process.cwd(), "server", "embedder", "main.ts"), "--port", "0", "--watch-stdin"], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  embedServer = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(process.cwd(), "server", "embedder", "main.ts"), "--port", "0", "--watch-stdin"],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   embedUrl = await new Promise<string>((resolve, reject) => {
     let port = 0;
     readline.createInterface({ input: embedServer.stdout! }).on("line", (l) => {
@@ -66,7 +70,9 @@ function restartApp(): Promise<string> {
   });
 }
 
-test("edit, purge, /forget and delete-document, each followed by a restart, leave exactly what the user left", { timeout: 300_000 }, async () => {
+test("edit, purge, /forget and delete-document, each followed by a restart, leave exactly what the user left", {
+  timeout: 300_000,
+}, async () => {
   const { getDb } = await import("../db");
   const { HttpEmbedClient } = await import("../embedder/client");
   const { checkInvariant, getMemory } = await import("../memory/store");
@@ -94,7 +100,9 @@ test("edit, purge, /forget and delete-document, each followed by a restart, leav
     return { conv, assistant };
   };
   const memoryOf = (assistantId: string) => {
-    const ids = JSON.parse((db.prepare("SELECT memory_ids AS ids FROM messages WHERE id = ?").get(assistantId) as { ids: string }).ids) as string[];
+    const ids = JSON.parse(
+      (db.prepare("SELECT memory_ids AS ids FROM messages WHERE id = ?").get(assistantId) as { ids: string }).ids,
+    ) as string[];
     assert.equal(ids.length, 1, "one memory per short exchange");
     return ids[0]!;
   };
@@ -114,8 +122,18 @@ test("edit, purge, /forget and delete-document, each followed by a restart, leav
   const b = await say("The spare house key is under the blue flowerpot.", a.conv);
   const c = await say("Our quiz team is called The Walrus Collective.", a.conv);
   const shared = `# Shared section\n\n${englishText(6000, "restart-shared")}`;
-  const doc1 = await addDocument(memo, "one.md", Buffer.from(`${shared}\n\n# Only one\n\n${englishText(400, "restart-one")}`), "restart");
-  const doc2 = await addDocument(memo, "two.md", Buffer.from(`${shared}\n\n# Only two\n\n${englishText(400, "restart-two")}`), "restart");
+  const doc1 = await addDocument(
+    memo,
+    "one.md",
+    Buffer.from(`${shared}\n\n# Only one\n\n${englishText(400, "restart-one")}`),
+    "restart",
+  );
+  const doc2 = await addDocument(
+    memo,
+    "two.md",
+    Buffer.from(`${shared}\n\n# Only two\n\n${englishText(400, "restart-two")}`),
+    "restart",
+  );
   await queueFor(memo).whenIdle();
   assert.equal(getDocumentOr404(memo, doc2.id).status, "done");
   await restartKeeps("writing");
@@ -125,7 +143,11 @@ test("edit, purge, /forget and delete-document, each followed by a restart, leav
   const original = getMemory(db, aId)!.content;
   await editMemory(memo, aId, "My bicycle is a red Batavus now (I sold the Gazelle).");
   await restartKeeps("an edit");
-  assert.equal((db.prepare("SELECT count(*) AS n FROM memories WHERE content = ?").get(original) as { n: number }).n, 0, "the original text did not come back");
+  assert.equal(
+    (db.prepare("SELECT count(*) AS n FROM memories WHERE content = ?").get(original) as { n: number }).n,
+    0,
+    "the original text did not come back",
+  );
 
   // 2. Purge: gone for good, and stays gone.
   // (Later replies of the fixture echo recalled memories, so other exchanges may quote this one: compare whole texts.)
@@ -134,7 +156,11 @@ test("edit, purge, /forget and delete-document, each followed by a restart, leav
   purgeMany(db, [bId]);
   await restartKeeps("a purge");
   assert.equal(getMemory(db, bId), undefined);
-  assert.equal((db.prepare("SELECT count(*) AS n FROM memories WHERE content = ?").get(bText) as { n: number }).n, 0, "the purged exchange was not stored again");
+  assert.equal(
+    (db.prepare("SELECT count(*) AS n FROM memories WHERE content = ?").get(bText) as { n: number }).n,
+    0,
+    "the purged exchange was not stored again",
+  );
 
   // 3. /forget in the chat (one match, not pinned: no confirmation needed).
   const cId = memoryOf(c.assistant);
@@ -142,10 +168,20 @@ test("edit, purge, /forget and delete-document, each followed by a restart, leav
   await say("/forget Walrus Collective", a.conv);
   assert.equal(getMemory(db, cId)!.softDeleted, true);
   await restartKeeps("a /forget");
-  assert.deepEqual(db.prepare("SELECT id, soft_deleted AS sd FROM memories WHERE content = ?").all(cText), [{ id: cId, sd: 1 }], "forgotten, restorable, and not stored again");
+  assert.deepEqual(
+    db.prepare("SELECT id, soft_deleted AS sd FROM memories WHERE content = ?").all(cText),
+    [{ id: cId, sd: 1 }],
+    "forgotten, restorable, and not stored again",
+  );
 
   // 4. Delete a document: its own chunks go, the shared ones stay with the other document.
-  const sharedIds = (db.prepare("SELECT a.memory_id AS id FROM document_chunks a JOIN document_chunks b ON b.memory_id = a.memory_id AND b.document_id = ? WHERE a.document_id = ?").all(doc2.id, doc1.id) as { id: string }[]).map((r) => r.id);
+  const sharedIds = (
+    db
+      .prepare(
+        "SELECT a.memory_id AS id FROM document_chunks a JOIN document_chunks b ON b.memory_id = a.memory_id AND b.document_id = ? WHERE a.document_id = ?",
+      )
+      .all(doc2.id, doc1.id) as { id: string }[]
+  ).map((r) => r.id);
   assert.ok(sharedIds.length >= 1, "the two documents share at least one chunk");
   const total2 = getDocumentOr404(memo, doc2.id).memories;
   await deleteDocument(memo, doc1.id);

@@ -21,7 +21,17 @@ import { openTempStore, type TempStore } from "../test/temp-store";
 
 const OPENAI_KEY = "sk-memo-test-SECRET-7f3a9c1e5b";
 const ANTHROPIC_KEY = "sk-ant-memo-test-SECRET-2d8e4b6a";
-const ENV = ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_ANTHROPIC_API_KEY", "MEMO_ANTHROPIC_BASE_URL", "MEMO_ANTHROPIC_MODEL", "MEMO_CHAT_MODEL", "MEMO_PROVIDER_TIMEOUT_SEC"];
+const ENV = [
+  "MEMO_PROVIDER",
+  "MEMO_OPENAI_BASE_URL",
+  "MEMO_OPENAI_API_KEY",
+  "MEMO_OPENAI_MODEL",
+  "MEMO_ANTHROPIC_API_KEY",
+  "MEMO_ANTHROPIC_BASE_URL",
+  "MEMO_ANTHROPIC_MODEL",
+  "MEMO_CHAT_MODEL",
+  "MEMO_PROVIDER_TIMEOUT_SEC",
+];
 const saved = new Map(ENV.map((k) => [k, process.env[k]]));
 
 /** TEST DOUBLE: an OpenAI- and Anthropic-shaped endpoint that fails in every way it is asked to, echoing the key. */
@@ -40,12 +50,24 @@ const echo = http.createServer((req, res) => {
     const body = JSON.parse(Buffer.concat(chunks).toString() || "{}") as { stream?: boolean };
     if (mode === "mid-stream" && body.stream) {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(`data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 0, model: "echo-model", choices: [{ index: 0, delta: { content: "Partial " }, finish_reason: null }] })}\n\n`);
-      return res.end(`data: ${JSON.stringify({ error: { message: `upstream crashed while serving key ${key}` } })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 0, model: "echo-model", choices: [{ index: 0, delta: { content: "Partial " }, finish_reason: null }] })}\n\n`,
+      );
+      return res.end(
+        `data: ${JSON.stringify({ error: { message: `upstream crashed while serving key ${key}` } })}\n\n`,
+      );
     }
     const status = mode === "500" ? 500 : 401;
     res.writeHead(status, { "content-type": "application/json" });
-    res.end(JSON.stringify({ type: "error", error: { type: status === 401 ? "authentication_error" : "api_error", message: `Incorrect API key provided: ${key}. You passed ${key}.` } }));
+    res.end(
+      JSON.stringify({
+        type: "error",
+        error: {
+          type: status === 401 ? "authentication_error" : "api_error",
+          message: `Incorrect API key provided: ${key}. You passed ${key}.`,
+        },
+      }),
+    );
   });
 });
 
@@ -77,7 +99,13 @@ before(async () => {
   for (const m of ["log", "info", "warn", "error", "debug"] as const) {
     const orig = console[m];
     console[m] = (...args: unknown[]) => {
-      captured.push(args.map((a) => (a instanceof Error ? `${a.stack} ${JSON.stringify(a)}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+      captured.push(
+        args
+          .map((a) =>
+            a instanceof Error ? `${a.stack} ${JSON.stringify(a)}` : typeof a === "string" ? a : JSON.stringify(a),
+          )
+          .join(" "),
+      );
     };
     restore.push(() => (console[m] = orig));
   }
@@ -97,8 +125,9 @@ after(async () => {
   store.close();
   echo.closeAllConnections();
   await new Promise<void>((r) => echo.close(() => r()));
-  for (const [k, v] of saved) if (v === undefined) delete process.env[k];
-  else process.env[k] = v;
+  for (const [k, v] of saved)
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
 });
 
 const shown: string[] = [];
@@ -131,7 +160,9 @@ test("every provider failure path: the key is in no log line, event, answer or r
       shown.push(`${res.status} ${await res.text()}`);
     }
     // the merge call consolidation makes, and a recorded consolidation run
-    await complete([{ role: "user", content: "merge these" }], { db: ctx.db }).catch((e: unknown) => shown.push(String(e)));
+    await complete([{ role: "user", content: "merge these" }], { db: ctx.db }).catch((e: unknown) =>
+      shown.push(String(e)),
+    );
   }
   // a consolidation run whose merges fail is recorded with its error
   const run = await runConsolidateJob(ctx, {});
@@ -142,16 +173,31 @@ test("every provider failure path: the key is in no log line, event, answer or r
   process.env.MEMO_OPENAI_BASE_URL = `${url}/v1`;
 
   assert.ok(failures.length >= 6, `the failures happened: ${failures.join(", ")}`);
-  assert.ok(captured.some((l) => /Incorrect API key provided|upstream crashed|\[redacted\]/.test(l)) || shown.some((l) => /\[redacted\]/.test(l)), "the echoed messages went through the app");
+  assert.ok(
+    captured.some((l) => /Incorrect API key provided|upstream crashed|\[redacted\]/.test(l)) ||
+      shown.some((l) => /\[redacted\]/.test(l)),
+    "the echoed messages went through the app",
+  );
   const rows = [
     ...(ctx.db.prepare("SELECT content FROM messages").all() as { content: string }[]).map((r) => r.content),
-    ...(ctx.db.prepare("SELECT coalesce(error, '') || ' ' || coalesce(result, '') AS t FROM job_runs").all() as { t: string }[]).map((r) => r.t),
+    ...(
+      ctx.db.prepare("SELECT coalesce(error, '') || ' ' || coalesce(result, '') AS t FROM job_runs").all() as {
+        t: string;
+      }[]
+    ).map((r) => r.t),
   ];
   for (const key of [OPENAI_KEY, ANTHROPIC_KEY]) {
-    for (const [where, texts] of [["logs", captured], ["events and answers", shown], ["recorded rows", rows]] as const) {
+    for (const [where, texts] of [
+      ["logs", captured],
+      ["events and answers", shown],
+      ["recorded rows", rows],
+    ] as const) {
       const hit = texts.find((t) => t.includes(key));
       assert.equal(hit, undefined, `the key appears in the ${where}: ${hit?.slice(0, 300)}`);
     }
   }
-  assert.ok(shown.some((t) => t.includes("[redacted]")), "an echoed key is replaced, not dropped silently");
+  assert.ok(
+    shown.some((t) => t.includes("[redacted]")),
+    "an echoed key is replaced, not dropped silently",
+  );
 });

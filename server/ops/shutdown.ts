@@ -38,7 +38,13 @@ async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
   let t: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((r) => (t = setTimeout(() => r(false), ms)));
   try {
-    return await Promise.race([p.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(t);
   }
@@ -72,13 +78,18 @@ export async function shutdown(deps: ShutdownDeps, signal = "SIGTERM"): Promise<
       step("ingestion", deps.stopIngest(), graceMs + 1000),
       step("background jobs", deps.stopScheduler(), graceMs + 1000),
     ]);
-    if (requests.stopped) notes.push(`${requests.stopped} streaming repl${requests.stopped === 1 ? "y" : "ies"} stopped after the grace period (kept, marked interrupted)`);
+    if (requests.stopped)
+      notes.push(
+        `${requests.stopped} streaming repl${requests.stopped === 1 ? "y" : "ies"} stopped after the grace period (kept, marked interrupted)`,
+      );
     await step("chat persistence", deps.drainPersist(), graceMs);
     if (deps.embedIdle) await step("embedding requests", deps.embedIdle(), graceMs);
     try {
       deps.saveIndex();
     } catch (e) {
-      notes.push(`ANN index not saved (${e instanceof Error ? e.message : String(e)}); it is rebuilt at the next start`);
+      notes.push(
+        `ANN index not saved (${e instanceof Error ? e.message : String(e)}); it is rebuilt at the next start`,
+      );
     }
     await step("child processes", deps.stopChildren(), 3000);
     try {

@@ -1,5 +1,5 @@
 /**
- * Memory Analytics (SPEC §5): totals, pinned count, additions this week, soft-deletes expiring soon,
+ * Memory Analytics (docs/architecture.md#pages): totals, pinned count, additions this week, soft-deletes expiring soon,
  * the most retrieved memories, memories over time by kind, recall activity per day, and the last job runs.
  *
  * Recall activity per day counts rows of `retrieval_events` (one per memory recalled into a prompt,
@@ -47,12 +47,35 @@ export interface Analytics {
     byKind: Record<MemoryKind, number>;
   };
   expiringSoon: { id: string; content: string; spaceId: string; deletedAt: string; purgeAt: string }[];
-  topRetrieved: { id: string; content: string; spaceId: string; kind: MemoryKind; retrievalCount: number; lastRetrievedAt: string | null; importance: number; pinned: boolean }[];
+  topRetrieved: {
+    id: string;
+    content: string;
+    spaceId: string;
+    kind: MemoryKind;
+    retrievalCount: number;
+    lastRetrievedAt: string | null;
+    importance: number;
+    pinned: boolean;
+  }[];
   /** `earlier`: memories older than the chart's start, counted in its first ("before …") bar. */
-  overTime: { basis: "timestamp" | "created"; bucket: Bucket; points: OverTimePoint[]; earlier: { count: number; from: string; before: string } | null };
+  overTime: {
+    basis: "timestamp" | "created";
+    bucket: Bucket;
+    points: OverTimePoint[];
+    earlier: { count: number; from: string; before: string } | null;
+  };
   /** Per day (UTC) of the last `days`: live memories whose last retrieval was that day. */
   retrievalsByDay: { day: string; retrievals: number }[];
-  jobRuns: { id: number; job: string; startedAt: string; finishedAt: string | null; status: string; durationMs: number | null; result: unknown; error: string | null }[];
+  jobRuns: {
+    id: number;
+    job: string;
+    startedAt: string;
+    finishedAt: string | null;
+    status: string;
+    durationMs: number | null;
+    result: unknown;
+    error: string | null;
+  }[];
 }
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -84,13 +107,24 @@ export function autoBucket(minT: number, maxT: number): Bucket {
 }
 
 /** Named query: live memories per kind and bucket of time, gaps filled with zeros. */
-export function memoriesOverTime(db: Database.Database, space: string | null, basis: "timestamp" | "created", bucketIn: Bucket | "auto") {
+export function memoriesOverTime(
+  db: Database.Database,
+  space: string | null,
+  basis: "timestamp" | "created",
+  bucketIn: Bucket | "auto",
+) {
   const col = basis === "created" ? "created_at" : "timestamp";
   const rows = db
     .prepare(`SELECT ${col} AS t, kind FROM memories WHERE soft_deleted = 0 AND (@space IS NULL OR space_id = @space)`)
     .all({ space }) as { t: string; kind: MemoryKind }[];
   const times = rows.map((r) => Date.parse(r.t)).filter((t) => Number.isFinite(t));
-  if (times.length === 0) return { basis, bucket: (bucketIn === "auto" ? "day" : bucketIn) as Bucket, points: [] as OverTimePoint[], earlier: null };
+  if (times.length === 0)
+    return {
+      basis,
+      bucket: (bucketIn === "auto" ? "day" : bucketIn) as Bucket,
+      points: [] as OverTimePoint[],
+      earlier: null,
+    };
   times.sort((a, b) => a - b);
   const first = times[0]!;
   const max = times.at(-1)!;
@@ -105,7 +139,8 @@ export function memoriesOverTime(db: Database.Database, space: string | null, ba
   const counts = new Map<number, Record<MemoryKind, number>>();
   const empty = () => Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<MemoryKind, number>;
   // Fill every bucket between the first and the last (at most 2000, a guard for "day" over decades).
-  for (let b = bucketStart(min, bucket), n = 0; b <= max && n < 2000; b = nextBucket(b, bucket), n++) counts.set(b, empty());
+  for (let b = bucketStart(min, bucket), n = 0; b <= max && n < 2000; b = nextBucket(b, bucket), n++)
+    counts.set(b, empty());
   const start = bucketStart(min, bucket);
   const earlier = empty();
   let earlierCount = 0;
@@ -122,13 +157,24 @@ export function memoriesOverTime(db: Database.Database, space: string | null, ba
     c[r.kind] = (c[r.kind] ?? 0) + 1;
     counts.set(b, c);
   }
-  const points: OverTimePoint[] = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([b, c]) => ({ period: label(b, bucket), ...c }));
+  const points: OverTimePoint[] = [...counts.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([b, c]) => ({ period: label(b, bucket), ...c }));
   if (earlierCount) points.unshift({ period: `before ${label(start, bucket)}`, ...earlier });
-  return { basis, bucket, points, earlier: earlierCount ? { count: earlierCount, from: iso(first), before: iso(start) } : null };
+  return {
+    basis,
+    bucket,
+    points,
+    earlier: earlierCount ? { count: earlierCount, from: iso(first), before: iso(start) } : null,
+  };
 }
 
 /** The analytics of one space (or all), as of `now`. */
-export function analytics(db: Database.Database, input: AnalyticsInput = {}, opts: { now?: Date; retentionDays?: number } = {}): Analytics {
+export function analytics(
+  db: Database.Database,
+  input: AnalyticsInput = {},
+  opts: { now?: Date; retentionDays?: number } = {},
+): Analytics {
   const now = (opts.now ?? new Date()).getTime();
   const retentionDays = opts.retentionDays ?? SOFT_DELETE_RETENTION_DAYS;
   const space = input.space ?? null;
@@ -148,7 +194,9 @@ export function analytics(db: Database.Database, input: AnalyticsInput = {}, opt
     )
     .get(p) as Omit<Analytics["totals"], "byKind">;
   const byKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<MemoryKind, number>;
-  for (const r of db.prepare(`SELECT kind, count(*) AS n FROM memories WHERE soft_deleted = 0 AND ${scope} GROUP BY kind`).all(p) as { kind: MemoryKind; n: number }[]) {
+  for (const r of db
+    .prepare(`SELECT kind, count(*) AS n FROM memories WHERE soft_deleted = 0 AND ${scope} GROUP BY kind`)
+    .all(p) as { kind: MemoryKind; n: number }[]) {
     byKind[r.kind] = r.n;
   }
   const expiringSoon = (

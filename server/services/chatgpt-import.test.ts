@@ -13,7 +13,7 @@ import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-em
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { parseChatGptExport, planChatGptImport } from "./chatgpt-import";
 import { search } from "../memory/search";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { exportMemories, importGroups } from "./transfer-service";
 
@@ -39,17 +39,61 @@ test("parses the conversation the person saw: the active branch, user/assistant 
   assert.deepEqual(
     p.exchanges.map((e) => [e.title, e.timestamp, e.user, e.assistant.slice(0, 40), e.undated]),
     [
-      ["Sourdough starter", "2024-06-15T10:00:00.200Z", "How often should I feed my sourdough starter?", "Feed it once a day at room temperature, ", false],
-      ["Sourdough starter", "2024-06-15T10:13:20.000Z", "And what flour ratio do you recommend?", "Use a 1:1:1 ratio of starter, flour and ", false],
-      ["Trip to Lisbon", "2024-07-01T12:00:01.500Z", "What should I see in Lisbon in two days?", "Day one: Alfama, the castle and a fado e", false],
-      ["Trip to Lisbon", "2024-07-01T12:06:40.000Z", "Is the tram 28 worth riding?", "Yes, ride tram 28 early in the morning b", false],
+      [
+        "Sourdough starter",
+        "2024-06-15T10:00:00.200Z",
+        "How often should I feed my sourdough starter?",
+        "Feed it once a day at room temperature, ",
+        false,
+      ],
+      [
+        "Sourdough starter",
+        "2024-06-15T10:13:20.000Z",
+        "And what flour ratio do you recommend?",
+        "Use a 1:1:1 ratio of starter, flour and ",
+        false,
+      ],
+      [
+        "Trip to Lisbon",
+        "2024-07-01T12:00:01.500Z",
+        "What should I see in Lisbon in two days?",
+        "Day one: Alfama, the castle and a fado e",
+        false,
+      ],
+      [
+        "Trip to Lisbon",
+        "2024-07-01T12:06:40.000Z",
+        "Is the tram 28 worth riding?",
+        "Yes, ride tram 28 early in the morning b",
+        false,
+      ],
       // The prompt has no create_time: the reply's time stands in. The image part is left out.
-      ["Plant photo", "2024-08-01T00:01:00.000Z", "What is wrong with my monstera leaves?", "Yellow monstera leaves usually mean over", false],
-      ["Bread technique", "2024-09-01T00:00:00.000Z", "Give me a very detailed kneading routine for a rye bread.", "Step 1: knead the dough gently and let i", false],
+      [
+        "Plant photo",
+        "2024-08-01T00:01:00.000Z",
+        "What is wrong with my monstera leaves?",
+        "Yellow monstera leaves usually mean over",
+        false,
+      ],
+      [
+        "Bread technique",
+        "2024-09-01T00:00:00.000Z",
+        "Give me a very detailed kneading routine for a rye bread.",
+        "Step 1: knead the dough gently and let i",
+        false,
+      ],
     ],
   );
   const all = JSON.stringify(p.exchanges);
-  for (const gone of ["visit Porto instead", "abandoned by an edit", "first wording", "search(", "Tram 28 runs from 7am", "I live in Berlin", "file-service://"]) {
+  for (const gone of [
+    "visit Porto instead",
+    "abandoned by an edit",
+    "first wording",
+    "search(",
+    "Tram 28 runs from 7am",
+    "I live in Berlin",
+    "file-service://",
+  ]) {
     assert.ok(!all.includes(gone), `"${gone}" is not imported`);
   }
 });
@@ -58,7 +102,11 @@ test("imports each exchange as chat memories in the chosen space, with original 
   const c = ctx();
   const plan = planChatGptImport(load(), "chatgpt");
   assert.equal(plan.groups.length, 6);
-  assert.deepEqual(plan.groups.map((g) => g.length), [1, 1, 1, 1, 1, 3], "the long exchange is chunked 300/50 like a chat exchange");
+  assert.deepEqual(
+    plan.groups.map((g) => g.length),
+    [1, 1, 1, 1, 1, 3],
+    "the long exchange is chunked 300/50 like a chat exchange",
+  );
   assert.match(plan.detail, /^4 conversations, 6 exchanges, 4 system\/tool\/non-text messages left out$/);
 
   const seen: number[] = [];
@@ -70,10 +118,21 @@ test("imports each exchange as chat memories in the chosen space, with original 
 
   const file = exportMemories(c.db, "chatgpt");
   const first = file.memories.find((m) => m.content.startsWith("User: How often should I feed"))!;
-  assert.equal(first.content, "User: How often should I feed my sourdough starter? Assistant: Feed it once a day at room temperature, or once a week if you keep it in the fridge.");
-  assert.deepEqual([first.kind, first.timestamp, first.source.conversationId], ["import", "2024-06-15T10:00:00.200Z", "chatgpt:6650a1b2-0001-4c1e-9a00-000000000001"]);
-  const chunks = file.memories.filter((m) => m.source.conversationId === "chatgpt:6650a1b2-0004-4c1e-9a00-000000000004");
-  assert.deepEqual(chunks.map((m) => m.source.chunkIndex), [0, 1, 2]);
+  assert.equal(
+    first.content,
+    "User: How often should I feed my sourdough starter? Assistant: Feed it once a day at room temperature, or once a week if you keep it in the fridge.",
+  );
+  assert.deepEqual(
+    [first.kind, first.timestamp, first.source.conversationId],
+    ["import", "2024-06-15T10:00:00.200Z", "chatgpt:6650a1b2-0001-4c1e-9a00-000000000001"],
+  );
+  const chunks = file.memories.filter(
+    (m) => m.source.conversationId === "chatgpt:6650a1b2-0004-4c1e-9a00-000000000004",
+  );
+  assert.deepEqual(
+    chunks.map((m) => m.source.chunkIndex),
+    [0, 1, 2],
+  );
   assert.ok(chunks.every((m) => m.timestamp === "2024-09-01T00:00:00.000Z"));
 
   // Importing the same file again adds nothing.
@@ -91,13 +150,31 @@ test("imports each exchange as chat memories in the chosen space, with original 
 test("a file that is not a conversations.json is a 400 and writes nothing", async () => {
   const c = ctx();
   const is400 = (msg: RegExp) => (e: unknown) => e instanceof ServiceError && e.status === 400 && msg.test(e.message);
-  assert.throws(() => planChatGptImport({ conversations: [] }, "personal"), is400(/must be a JSON array of conversations/));
+  assert.throws(
+    () => planChatGptImport({ conversations: [] }, "personal"),
+    is400(/must be a JSON array of conversations/),
+  );
   assert.throws(() => planChatGptImport("hello", "personal"), is400(/must be a JSON array/));
-  assert.throws(() => planChatGptImport([{ title: "no mapping" }], "personal"), is400(/conversation 1 has no 'mapping'/));
-  assert.throws(() => planChatGptImport({ format: "memo-export", version: 1, memories: [] }, "personal"), is400(/this is a Memo export/));
+  assert.throws(
+    () => planChatGptImport([{ title: "no mapping" }], "personal"),
+    is400(/conversation 1 has no 'mapping'/),
+  );
+  assert.throws(
+    () => planChatGptImport({ format: "memo-export", version: 1, memories: [] }, "personal"),
+    is400(/this is a Memo export/),
+  );
   assert.throws(() => planChatGptImport(load(), "bad space"), is400(/space must be/));
   // Odd nodes inside a valid file are skipped, not fatal.
-  const odd = [{ id: "c", mapping: { a: { id: "a", message: { author: null, content: null }, parent: null, children: ["b"] }, b: { id: "b" } }, current_node: "zzz" }];
+  const odd = [
+    {
+      id: "c",
+      mapping: {
+        a: { id: "a", message: { author: null, content: null }, parent: null, children: ["b"] },
+        b: { id: "b" },
+      },
+      current_node: "zzz",
+    },
+  ];
   assert.deepEqual(planChatGptImport(odd, "personal").groups, []);
   assert.deepEqual(rawCounts(c.db), { memories: 0, vec: 0, fts: 0, trash: 0 });
 });

@@ -1,5 +1,5 @@
 /**
- * Import of a ChatGPT data export's `conversations.json` (SPEC §7).
+ * Import of a ChatGPT data export's `conversations.json` (docs/architecture.md#apis-for-other-programs).
  *
  * The file is a JSON array of conversations. Each has `mapping`: a tree of nodes keyed by id, each node
  * `{ id, message | null, parent, children }`, where a message has `author.role` (user, assistant, system,
@@ -66,14 +66,22 @@ function epochToIso(v: unknown): string | null {
 function messageText(m: RawMessage): { role: "user" | "assistant"; text: string; time: string | null } | null {
   const role = m.author?.role;
   if (role !== "user" && role !== "assistant") return null;
-  if (m.metadata && (m.metadata.is_visually_hidden_from_conversation === true || m.metadata.is_user_system_message === true)) return null;
+  if (
+    m.metadata &&
+    (m.metadata.is_visually_hidden_from_conversation === true || m.metadata.is_user_system_message === true)
+  )
+    return null;
   if (typeof m.recipient === "string" && m.recipient !== "all") return null; // a call to a tool (browser, python, dalle…)
   const c = m.content;
-  if (!c || typeof c.content_type !== "string" || !TEXT_TYPES.has(c.content_type) || !Array.isArray(c.parts)) return null;
+  if (!c || typeof c.content_type !== "string" || !TEXT_TYPES.has(c.content_type) || !Array.isArray(c.parts))
+    return null;
   const parts = c.parts
     .map((p) => (typeof p === "string" ? p : isObj(p) && typeof p.text === "string" ? p.text : "")) // images and files: left out
     .filter((p) => p.trim().length > 0);
-  const text = parts.join("\n").replace(/\u0000/g, "").trim();
+  const text = parts
+    .join("\n")
+    .replace(/\u0000/g, "")
+    .trim();
   if (!text) return null;
   return { role, text, time: epochToIso(m.create_time) };
 }
@@ -112,17 +120,29 @@ function activePath(mapping: Record<string, RawNode>, currentNode: unknown): Raw
  * conversation are skipped, not fatal (exports vary across years).
  */
 export function parseChatGptExport(data: unknown, now = new Date()): ChatGptParse {
-  if (isObj(data) && data.format === "memo-export") throw new ServiceError(400, "this is a Memo export, not a ChatGPT conversations.json: use the Memo import");
+  if (isObj(data) && data.format === "memo-export")
+    throw new ServiceError(400, "this is a Memo export, not a ChatGPT conversations.json: use the Memo import");
   if (!Array.isArray(data)) {
-    throw new ServiceError(400, "conversations.json must be a JSON array of conversations (the file named conversations.json inside a ChatGPT data export)");
+    throw new ServiceError(
+      400,
+      "conversations.json must be a JSON array of conversations (the file named conversations.json inside a ChatGPT data export)",
+    );
   }
   const exchanges: ChatGptExchange[] = [];
   let skippedMessages = 0;
   data.forEach((conv, i) => {
     if (!isObj(conv) || !isObj(conv.mapping)) {
-      throw new ServiceError(400, `conversation ${i + 1} has no 'mapping' object: this is not a ChatGPT conversations.json`);
+      throw new ServiceError(
+        400,
+        `conversation ${i + 1} has no 'mapping' object: this is not a ChatGPT conversations.json`,
+      );
     }
-    const convId = typeof conv.conversation_id === "string" ? conv.conversation_id : typeof conv.id === "string" ? conv.id : `index-${i}`;
+    const convId =
+      typeof conv.conversation_id === "string"
+        ? conv.conversation_id
+        : typeof conv.id === "string"
+          ? conv.id
+          : `index-${i}`;
     const title = typeof conv.title === "string" ? conv.title : "";
     const convTime = epochToIso(conv.create_time) ?? epochToIso(conv.update_time);
     let current: { user: string; assistant: string[]; time: string | null } | null = null;
@@ -167,7 +187,11 @@ export function chatGptExchangeText(e: Pick<ChatGptExchange, "user" | "assistant
 }
 
 /** Validate and plan a ChatGPT import into `space`: one import group (its chunks) per exchange. */
-export function planChatGptImport(data: unknown, space: string, now = new Date()): ImportPlan & { parse: ChatGptParse } {
+export function planChatGptImport(
+  data: unknown,
+  space: string,
+  now = new Date(),
+): ImportPlan & { parse: ChatGptParse } {
   const sp = spaceName.safeParse(space);
   if (!sp.success) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
   const parse = parseChatGptExport(data, now);

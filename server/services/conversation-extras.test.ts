@@ -4,8 +4,20 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { appendMessages, createConversation, deleteConversation, listConversations, renameConversation } from "../chat/conversations";
-import { conversationMarkdown, conversationMatch, exportFileName, pinConversation, searchConversations } from "./conversation-extras";
+import {
+  appendMessages,
+  createConversation,
+  deleteConversation,
+  listConversations,
+  renameConversation,
+} from "../chat/conversations";
+import {
+  conversationMarkdown,
+  conversationMatch,
+  exportFileName,
+  pinConversation,
+  searchConversations,
+} from "./conversation-extras";
 import { ServiceError } from "../core/errors";
 
 const stores: TempStore[] = [];
@@ -20,7 +32,10 @@ const ids = (r: { id: string }[]) => r.map((c) => c.id);
 test("search: titles and message text, every word, the last as a prefix; FTS syntax is plain text", () => {
   const d = db();
   const jam = createConversation(d, { title: "Apricot jam" });
-  appendMessages(d, jam.id, [{ role: "user", content: "the secret is cardamom" }, { role: "assistant", content: "Noted: cardamom." }]);
+  appendMessages(d, jam.id, [
+    { role: "user", content: "the secret is cardamom" },
+    { role: "assistant", content: "Noted: cardamom." },
+  ]);
   const bike = createConversation(d, { space: "work", title: "Bicycle repair" });
   appendMessages(d, bike.id, [{ role: "user", content: "the chain slips on hills" }]);
 
@@ -30,13 +45,26 @@ test("search: titles and message text, every word, the last as a prefix; FTS syn
   assert.deepEqual(ids(searchConversations(d, "chain cardamom")), [], "every word must occur in one message or title");
   const hit = searchConversations(d, "cardamom")[0]!;
   assert.match(hit.snippet ?? "", /«cardamom»/);
-  for (const nasty of ['"', "*", "(", "chain OR", "NEAR(chain hills)", "title:chain", "^chain", "chain -hills", "'; DROP TABLE messages; --"]) {
+  for (const nasty of [
+    '"',
+    "*",
+    "(",
+    "chain OR",
+    "NEAR(chain hills)",
+    "title:chain",
+    "^chain",
+    "chain -hills",
+    "'; DROP TABLE messages; --",
+  ]) {
     assert.doesNotThrow(() => searchConversations(d, nasty), nasty);
   }
   assert.deepEqual(ids(searchConversations(d, '"chain*')), [bike.id]);
   assert.deepEqual(searchConversations(d, "  *() "), []);
   assert.equal(conversationMatch('a"b'), '"a" AND "b"*');
-  assert.throws(() => searchConversations(d, "x".repeat(201)), (e) => e instanceof ServiceError && e.status === 400);
+  assert.throws(
+    () => searchConversations(d, "x".repeat(201)),
+    (e) => e instanceof ServiceError && e.status === 400,
+  );
 });
 
 test("the index follows renames, edits and deletes", () => {
@@ -68,7 +96,10 @@ test("pinned conversations come first in the list and in search results", async 
   assert.deepEqual(ids(searchConversations(d, "notes")), [a.id, b.id]);
   pinConversation(d, a.id, false);
   assert.deepEqual(ids(listConversations(d)), [b.id, a.id]);
-  assert.throws(() => pinConversation(d, "00000000-0000-4000-8000-000000000009", true), (e) => e instanceof ServiceError && e.status === 404);
+  assert.throws(
+    () => pinConversation(d, "00000000-0000-4000-8000-000000000009", true),
+    (e) => e instanceof ServiceError && e.status === 404,
+  );
 });
 
 test("Markdown export: title, speakers with times, text as written, recalled memories folded", () => {
@@ -79,7 +110,18 @@ test("Markdown export: title, speakers with times, text as written, recalled mem
     {
       role: "assistant",
       content: "Day 1: Alfama.\n\n```\ncode\n```",
-      recalled: [{ id: "m1", content: "User likes trams", timestamp: "2024-01-02T00:00:00.000Z", kind: "chat", matchType: "hybrid", importance: 1, pinned: false, scores: { similarity: 0.8, ftsRank: 1, rrf: 0.03, final: 0.03 } as never }],
+      recalled: [
+        {
+          id: "m1",
+          content: "User likes trams",
+          timestamp: "2024-01-02T00:00:00.000Z",
+          kind: "chat",
+          matchType: "hybrid",
+          importance: 1,
+          pinned: false,
+          scores: { similarity: 0.8, ftsRank: 1, rrf: 0.03, final: 0.03 } as never,
+        },
+      ],
     },
   ]);
   const { filename, markdown } = conversationMarkdown(d, c.id);

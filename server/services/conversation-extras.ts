@@ -4,7 +4,13 @@
  */
 import type Database from "better-sqlite3";
 import { quoteFtsTerm } from "../memory/keyword-search";
-import { CONVERSATION_COLUMNS, getConversationOr404, listMessages, rowToConversation, type Conversation } from "../chat/conversations";
+import {
+  CONVERSATION_COLUMNS,
+  getConversationOr404,
+  listMessages,
+  rowToConversation,
+  type Conversation,
+} from "../chat/conversations";
 import { ServiceError } from "../core/errors";
 
 export const MAX_SEARCH_QUERY = 200;
@@ -25,8 +31,13 @@ export function conversationMatch(query: string): string | null {
 }
 
 /** Conversations whose title or messages contain every word of `query`, best match first (pinned first among them). */
-export function searchConversations(db: Database.Database, query: string, opts: { limit?: number } = {}): ConversationHit[] {
-  if (query.length > MAX_SEARCH_QUERY) throw new ServiceError(400, `the search must be at most ${MAX_SEARCH_QUERY} characters`);
+export function searchConversations(
+  db: Database.Database,
+  query: string,
+  opts: { limit?: number } = {},
+): ConversationHit[] {
+  if (query.length > MAX_SEARCH_QUERY)
+    throw new ServiceError(400, `the search must be at most ${MAX_SEARCH_QUERY} characters`);
   const match = conversationMatch(query);
   if (!match) return [];
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
@@ -44,7 +55,9 @@ export function searchConversations(db: Database.Database, query: string, opts: 
   const ids = [...best.keys()];
   if (!ids.length) return [];
   const rows = db
-    .prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 AND c.id IN (SELECT value FROM json_each(?))`)
+    .prepare(
+      `SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 AND c.id IN (SELECT value FROM json_each(?))`,
+    )
     .all(JSON.stringify(ids)) as Record<string, unknown>[];
   const byId = new Map(rows.map((r) => [r.id as string, rowToConversation(r)]));
   const ordered = ids.flatMap((id) => (byId.has(id) ? [{ ...byId.get(id)!, snippet: best.get(id) ?? null }] : []));
@@ -73,10 +86,16 @@ export function conversationMarkdown(db: Database.Database, id: string): { filen
   const c = getConversationOr404(db, id);
   const lines = [`# ${c.title}`, "", `Space: ${c.spaceId} · started ${c.createdAt} · last message ${c.updatedAt}`, ""];
   for (const m of listMessages(db, id)) {
-    lines.push(`## ${m.role === "user" ? "You" : m.role === "assistant" ? "Memo" : "System"} · ${m.createdAt}`, "", m.content.trimEnd(), "");
+    lines.push(
+      `## ${m.role === "user" ? "You" : m.role === "assistant" ? "Memo" : "System"} · ${m.createdAt}`,
+      "",
+      m.content.trimEnd(),
+      "",
+    );
     if (m.recalled?.length) {
       lines.push(`<details><summary>Recalled memories (${m.recalled.length})</summary>`, "");
-      for (const r of m.recalled) lines.push(`- ${r.timestamp.slice(0, 10)} (${r.matchType}): ${r.content.replace(/\s+/g, " ").slice(0, 200)}`);
+      for (const r of m.recalled)
+        lines.push(`- ${r.timestamp.slice(0, 10)} (${r.matchType}): ${r.content.replace(/\s+/g, " ").slice(0, 200)}`);
       lines.push("", "</details>", "");
     }
   }
@@ -85,10 +104,14 @@ export function conversationMarkdown(db: Database.Database, id: string): { filen
 
 /** What an assistant reply's exchange stored in memory (its recorded, still live memories); empty until persisted. */
 export function rememberedBy(db: Database.Database, messageId: string): { id: string; content: string }[] {
-  const r = db.prepare("SELECT role, memory_ids AS ids FROM messages WHERE id = ?").get(messageId) as { role: string; ids: string | null } | undefined;
-  if (!r || r.role !== "assistant") throw new ServiceError(404, `no reply ${messageId}`);
+  const r = db.prepare("SELECT role, memory_ids AS ids FROM messages WHERE id = ?").get(messageId) as
+    | { role: string; ids: string | null }
+    | undefined;
+  if (r?.role !== "assistant") throw new ServiceError(404, `no reply ${messageId}`);
   if (!r.ids) return [];
   return db
-    .prepare("SELECT id, substr(content, 1, 300) AS content FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND soft_deleted = 0 ORDER BY chunk_index")
+    .prepare(
+      "SELECT id, substr(content, 1, 300) AS content FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND soft_deleted = 0 ORDER BY chunk_index",
+    )
     .all(r.ids) as { id: string; content: string }[];
 }

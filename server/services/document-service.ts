@@ -1,5 +1,5 @@
 /**
- * Document ingestion as operations for the REST API and the tRPC router (SPEC §4): upload (validated per
+ * Document ingestion as operations for the REST API and the tRPC router (docs/architecture.md#ingestion): upload (validated per
  * file; a bad file gets its error on its row while the others go through), list, status, cancel, delete,
  * re-ingest. The work itself runs in the queue (server/ingest/queue.ts), off the request path.
  */
@@ -24,7 +24,7 @@ import {
 import { discardStaged, MultipartError, readMultipart, type StagedFile } from "../ingest/multipart";
 import { queueFor, type IngestQueue } from "../ingest/queue";
 import { DEFAULT_SPACE } from "../core/space-name";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { SPACE_RE } from "../core/space-name";
 
@@ -66,7 +66,10 @@ export interface UploadRow {
 
 function views(ctx: MemoContext, rows: DocumentRow[]): DocumentView[] {
   const q = queueFor(ctx);
-  const counts = documentMemoryCounts(ctx.db, rows.map((r) => r.id));
+  const counts = documentMemoryCounts(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => {
     const pos = q.position(r.id);
     return {
@@ -87,12 +90,16 @@ export function getDocumentOr404(ctx: MemoContext, id: string): DocumentView {
 }
 
 export function listDocuments(ctx: MemoContext, space?: string): DocumentView[] {
-  if (space !== undefined && !spaceExists(ctx.db, space)) throw new ServiceError(404, `space '${space}' does not exist`);
+  if (space !== undefined && !spaceExists(ctx.db, space))
+    throw new ServiceError(404, `space '${space}' does not exist`);
   return views(ctx, listRows(ctx.db, space));
 }
 
 /** Validate what can be checked from the bytes alone (size, type by content, UTF-8); null when fine. */
-export function validateUpload(bytes: Uint8Array, name: string): { mime: string; error: null } | { mime: string | null; error: string } {
+export function validateUpload(
+  bytes: Uint8Array,
+  name: string,
+): { mime: string; error: null } | { mime: string | null; error: string } {
   try {
     const { kind, mime } = detectType(bytes, name);
     if (kind !== "pdf") decodeUtf8(bytes);
@@ -108,7 +115,12 @@ export function validateUpload(bytes: Uint8Array, name: string): { mime: string;
  * job), `failed` with the reason, or the existing document when the same bytes are already there. All new
  * rows are written in one transaction, then queued.
  */
-export async function acceptFiles(ctx: MemoContext, staged: StagedFile[], space: string, maxBytes = maxUploadBytes()): Promise<UploadRow[]> {
+export async function acceptFiles(
+  ctx: MemoContext,
+  staged: StagedFile[],
+  space: string,
+  maxBytes = maxUploadBytes(),
+): Promise<UploadRow[]> {
   const q = queueFor(ctx);
   const out: UploadRow[] = [];
   const rows: (NewDocument & { id: string })[] = [];
@@ -138,7 +150,10 @@ export async function acceptFiles(ctx: MemoContext, staged: StagedFile[], space:
         continue;
       }
       const existing = findDocumentByHash(ctx.db, space, hash);
-      if (existing && (existing.status === "done" || existing.status === "queued" || existing.status === "processing")) {
+      if (
+        existing &&
+        (existing.status === "done" || existing.status === "queued" || existing.status === "processing")
+      ) {
         out.push({ id: existing.id, name: f.filename, status: existing.status, duplicateOf: existing.id });
         continue;
       }
@@ -172,11 +187,15 @@ function spaceFrom(value: string | null | undefined): string {
  * POST /api/v1/documents: multipart/form-data with one or more files in the field `file` and an optional
  * `space` (field or query parameter). Files stream to disk (bounded memory) under the per-file limit.
  */
-export async function uploadDocuments(ctx: MemoContext, req: Request, opts: { maxBytes?: number } = {}): Promise<{ documents: UploadRow[] }> {
+export async function uploadDocuments(
+  ctx: MemoContext,
+  req: Request,
+  opts: { maxBytes?: number } = {},
+): Promise<{ documents: UploadRow[] }> {
   const maxBytes = opts.maxBytes ?? maxUploadBytes();
   const querySpace = new URL(req.url).searchParams.get("space");
   if (querySpace !== null) spaceFrom(querySpace);
-  let parsed;
+  let parsed: Awaited<ReturnType<typeof readMultipart>>;
   try {
     parsed = await readMultipart(req, { dir: queueFor(ctx).uploadsDir, maxFileBytes: maxBytes });
   } catch (e) {
@@ -187,7 +206,8 @@ export async function uploadDocuments(ctx: MemoContext, req: Request, opts: { ma
     const space = spaceFrom(parsed.fields.space ?? querySpace);
     const wrong = parsed.files.find((f) => f.field !== "file");
     if (wrong) throw new ServiceError(400, `unexpected file field '${wrong.field}'; send files in the field 'file'`);
-    if (parsed.files.length === 0) throw new ServiceError(400, "no file in the request; send one or more files in the multipart field 'file'");
+    if (parsed.files.length === 0)
+      throw new ServiceError(400, "no file in the request; send one or more files in the multipart field 'file'");
     return { documents: await acceptFiles(ctx, parsed.files, space, maxBytes) };
   } finally {
     await discardStaged(parsed.files.filter((f) => f.path && fs.existsSync(f.path)));
@@ -195,23 +215,43 @@ export async function uploadDocuments(ctx: MemoContext, req: Request, opts: { ma
 }
 
 /** Add one file from memory (scripts, the benchmark, tests): the same path as an upload. */
-export async function addDocument(ctx: MemoContext, name: string, bytes: Uint8Array, space = DEFAULT_SPACE): Promise<UploadRow> {
+export async function addDocument(
+  ctx: MemoContext,
+  name: string,
+  bytes: Uint8Array,
+  space = DEFAULT_SPACE,
+): Promise<UploadRow> {
   const q = queueFor(ctx);
   const tmp = path.join(q.uploadsDir, `.incoming-${crypto.randomUUID()}`);
   await fs.promises.writeFile(tmp, bytes, { mode: 0o600 });
-  const staged: StagedFile = { field: "file", filename: name, contentType: "application/octet-stream", path: tmp, size: bytes.byteLength, tooLarge: false, sha256: documentHash(bytes) };
+  const staged: StagedFile = {
+    field: "file",
+    filename: name,
+    contentType: "application/octet-stream",
+    path: tmp,
+    size: bytes.byteLength,
+    tooLarge: false,
+    sha256: documentHash(bytes),
+  };
   return (await acceptFiles(ctx, [staged], spaceFrom(space)))[0]!;
 }
 
 export async function cancelDocument(ctx: MemoContext, id: string): Promise<DocumentView> {
   const row = getDocumentOr404(ctx, id);
-  if (row.status !== "queued" && row.status !== "processing") throw new ServiceError(409, `document ${row.name} is ${row.status}; only a queued or running document can be cancelled`);
+  if (row.status !== "queued" && row.status !== "processing")
+    throw new ServiceError(
+      409,
+      `document ${row.name} is ${row.status}; only a queued or running document can be cancelled`,
+    );
   await queueFor(ctx).cancel(id);
   return getDocumentOr404(ctx, id);
 }
 
 /** Delete a document: its job stopped, its memories removed from all three tables, its row and file gone. */
-export async function deleteDocument(ctx: MemoContext, id: string): Promise<{ id: string; deleted: true; memories: number }> {
+export async function deleteDocument(
+  ctx: MemoContext,
+  id: string,
+): Promise<{ id: string; deleted: true; memories: number }> {
   getDocumentOr404(ctx, id);
   const q: IngestQueue = queueFor(ctx);
   if (q.isQueuedOrActive(id)) await q.cancel(id);
@@ -223,14 +263,19 @@ export async function deleteDocument(ctx: MemoContext, id: string): Promise<{ id
 /** Run a document through the pipeline again from its kept file: only chunks not stored yet are embedded. */
 export function reingestDocument(ctx: MemoContext, id: string): DocumentView {
   const row = getDocumentOr404(ctx, id);
-  if (row.status === "queued" || row.status === "processing") throw new ServiceError(409, `document ${row.name} is already ${row.status}`);
+  if (row.status === "queued" || row.status === "processing")
+    throw new ServiceError(409, `document ${row.name} is already ${row.status}`);
   const q = queueFor(ctx);
-  if (!q.hasFile(id)) throw new ServiceError(409, `the file of ${row.name} was not kept (it was rejected, or removed); upload it again`);
+  if (!q.hasFile(id))
+    throw new ServiceError(409, `the file of ${row.name} was not kept (it was rejected, or removed); upload it again`);
   updateDocument(ctx.db, id, { status: "queued", error: null, chunksDone: 0, chunksTotal: 0 });
   q.enqueue(id);
   return getDocumentOr404(ctx, id);
 }
 
 export function uploadLimits(): { maxUploadBytes: number; accept: string[] } {
-  return { maxUploadBytes: maxUploadBytes(), accept: [".md", ".markdown", ".txt", ".pdf", "text/markdown", "text/plain", "application/pdf"] };
+  return {
+    maxUploadBytes: maxUploadBytes(),
+    accept: [".md", ".markdown", ".txt", ".pdf", "text/markdown", "text/plain", "application/pdf"],
+  };
 }

@@ -43,7 +43,8 @@ async function seeded(): Promise<MemoContext> {
   ]);
   return memo;
 }
-const liveCount = (memo: MemoContext) => (memo.db.prepare("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0").get() as { n: number }).n;
+const liveCount = (memo: MemoContext) =>
+  (memo.db.prepare("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0").get() as { n: number }).n;
 
 test("preview: count and items (with pinned), nothing deleted — in the service, over REST and over MCP", async () => {
   const memo = await seeded();
@@ -54,12 +55,20 @@ test("preview: count and items (with pinned), nothing deleted — in the service
   assert.equal(liveCount(memo), 6);
 
   setAppContext(memo);
-  const res = await forgetRoute(new Request("http://x/api/v1/forget", { method: "POST", body: JSON.stringify({ pattern: "red", preview: true }), headers: { "content-type": "application/json" } }));
+  const res = await forgetRoute(
+    new Request("http://x/api/v1/forget", {
+      method: "POST",
+      body: JSON.stringify({ pattern: "red", preview: true }),
+      headers: { "content-type": "application/json" },
+    }),
+  );
   assert.equal(res.status, 200);
   const body = (await res.json()) as { count: number; items: unknown[]; preview: boolean };
   assert.deepEqual([body.count, body.items.length, body.preview], [5, 5, true]);
   assert.equal(liveCount(memo), 6, "REST preview deleted nothing");
-  const bad = await forgetRoute(new Request("http://x/api/v1/forget", { method: "POST", body: JSON.stringify({ pattern: "red", preview: "yes" }) }));
+  const bad = await forgetRoute(
+    new Request("http://x/api/v1/forget", { method: "POST", body: JSON.stringify({ pattern: "red", preview: "yes" }) }),
+  );
   assert.equal(bad.status, 400);
 
   const server = createMemoMcpServer(() => memo);
@@ -68,10 +77,14 @@ test("preview: count and items (with pinned), nothing deleted — in the service
   const client = new Client({ name: "memo-test", version: "1.0.0" });
   await client.connect(b);
   try {
-    const r = (await client.callTool({ name: "forget", arguments: { pattern: "red", preview: true } })) as unknown as { structuredContent: { count: number; preview: boolean } };
+    const r = (await client.callTool({ name: "forget", arguments: { pattern: "red", preview: true } })) as unknown as {
+      structuredContent: { count: number; preview: boolean };
+    };
     assert.deepEqual([r.structuredContent.count, r.structuredContent.preview], [5, true]);
     assert.equal(liveCount(memo), 6, "MCP preview deleted nothing");
-    const done = (await client.callTool({ name: "forget", arguments: { pattern: "blue car" } })) as unknown as { structuredContent: { count: number } };
+    const done = (await client.callTool({ name: "forget", arguments: { pattern: "blue car" } })) as unknown as {
+      structuredContent: { count: number };
+    };
     assert.equal(done.structuredContent.count, 1);
   } finally {
     await client.close();
@@ -84,14 +97,26 @@ test("chat: /forget with more than 3 matches asks; declining keeps everything; c
   const memo = await seeded();
   const say = async (message: string, conversationId?: string) => {
     const events = [];
-    for await (const ev of runTurn({ memo, provider: () => { throw new Error("no provider needed for commands"); } }, { message, conversationId })) events.push(ev);
+    for await (const ev of runTurn(
+      {
+        memo,
+        provider: () => {
+          throw new Error("no provider needed for commands");
+        },
+      },
+      { message, conversationId },
+    ))
+      events.push(ev);
     return events.find((e) => e.type === "command") as Extract<(typeof events)[number], { type: "command" }>;
   };
   const ask = await say("/forget red");
   assert.equal(ask.command.type, "forget");
   if (ask.command.type !== "forget") return;
   assert.equal(ask.command.pending!.ids.length, 5);
-  assert.match(ask.message.content, /5 memories match “red”, 1 of them pinned\. Nothing is forgotten until you confirm/);
+  assert.match(
+    ask.message.content,
+    /5 memories match “red”, 1 of them pinned\. Nothing is forgotten until you confirm/,
+  );
   assert.equal(liveCount(memo), 6);
   const declined = confirmForget(memo, ask.message.id, false);
   assert.ok(declined.message.command?.type === "forget" && declined.message.command.cancelledAt);

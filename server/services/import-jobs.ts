@@ -4,7 +4,7 @@
  * (on globalThis: route handlers and the tRPC route are separate bundles); the last 20 are kept.
  */
 import crypto from "node:crypto";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { importGroups, type ImportPlan } from "./transfer-service";
 
@@ -34,7 +34,9 @@ export interface ImportJob {
 }
 
 const KEEP = 20;
-const g = globalThis as unknown as { __memoImportJobs?: { jobs: Map<string, ImportJob>; tail: Promise<unknown>; waits: Map<string, Promise<ImportJob>> } };
+const g = globalThis as unknown as {
+  __memoImportJobs?: { jobs: Map<string, ImportJob>; tail: Promise<unknown>; waits: Map<string, Promise<ImportJob>> };
+};
 function registry() {
   g.__memoImportJobs ??= { jobs: new Map(), tail: Promise.resolve(), waits: new Map() };
   return g.__memoImportJobs;
@@ -57,7 +59,13 @@ export function waitForImport(id: string): Promise<ImportJob> {
 }
 
 /** Queue a validated plan; returns the job at once (status queued or running). */
-export function enqueueImport(ctx: MemoContext, kind: ImportKind, label: string, space: string | null, plan: ImportPlan): ImportJob {
+export function enqueueImport(
+  ctx: MemoContext,
+  kind: ImportKind,
+  label: string,
+  space: string | null,
+  plan: ImportPlan,
+): ImportJob {
   const reg = registry();
   const job: ImportJob = {
     id: crypto.randomUUID(),
@@ -88,7 +96,13 @@ export function enqueueImport(ctx: MemoContext, kind: ImportKind, label: string,
     job.startedAt = new Date().toISOString();
     try {
       const r = await importGroups(ctx, plan.groups, (p) => Object.assign(job, p));
-      Object.assign(job, { total: r.total, done: r.done, imported: r.imported, duplicates: r.duplicates, status: "done" });
+      Object.assign(job, {
+        total: r.total,
+        done: r.done,
+        imported: r.imported,
+        duplicates: r.duplicates,
+        status: "done",
+      });
     } catch (e) {
       const se = asServiceError(e);
       job.status = "failed";

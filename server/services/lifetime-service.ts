@@ -28,7 +28,12 @@ export function lifetimeByKind(s: JobSettings): KindLifetime[] {
       consolidated: true,
       summary: s.lifetime[kind] === "decay" ? decayLine : keepLine,
     })),
-    { kind: "document" as const, decays: false, consolidated: false, summary: "lives as long as its document; deleting the document removes the chunks no other document shares" },
+    {
+      kind: "document" as const,
+      decays: false,
+      consolidated: false,
+      summary: "lives as long as its document; deleting the document removes the chunks no other document shares",
+    },
   ];
 }
 
@@ -40,8 +45,17 @@ export interface LifetimeOverview {
 
 export function lifetimeOverview(db: Database.Database, opts: { space?: string; now?: Date } = {}): LifetimeOverview {
   const s = loadJobSettings(db);
-  const rules = { idleDays: s.decay.idleDays, zeroDays: s.decay.zeroDays, retentionDays: s.decay.retentionDays, kinds: decayingKinds(s) };
-  return { kinds: lifetimeByKind(s), retentionDays: s.decay.retentionDays, expiring: expiringSoon(db, rules, { space: opts.space, now: opts.now }) };
+  const rules = {
+    idleDays: s.decay.idleDays,
+    zeroDays: s.decay.zeroDays,
+    retentionDays: s.decay.retentionDays,
+    kinds: decayingKinds(s),
+  };
+  return {
+    kinds: lifetimeByKind(s),
+    retentionDays: s.decay.retentionDays,
+    expiring: expiringSoon(db, rules, { space: opts.space, now: opts.now }),
+  };
 }
 
 export function keep(db: Database.Database, ids: string[]): { kept: string[] } {

@@ -19,7 +19,7 @@ import {
 } from "./manager-service";
 import { search } from "../memory/search";
 import { addMemories } from "../memory/write";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 
 let emb: InProcessEmbedder;
@@ -55,13 +55,18 @@ test("editing re-embeds: search finds the new content, not the old, and the vect
   assert.equal(edited.changed, true);
   assert.equal(edited.content, "My bicycle is locked at the central train station");
   assert.equal(getMemory(c.db, id!)!.content, "My bicycle is locked at the central train station");
-  assert.deepEqual(emb.calls.at(-1), { kind: "document", texts: ["My bicycle is locked at the central train station"] });
+  assert.deepEqual(emb.calls.at(-1), {
+    kind: "document",
+    texts: ["My bicycle is locked at the central train station"],
+  });
   assert.deepEqual(checkInvariant(c.db), []);
   assert.deepEqual(rawCounts(c.db), { memories: 3, vec: 3, fts: 3, trash: 0 }, "same memory, same id: edited in place");
 
   // The stored vector is the new text's.
   const rid = getMemory(c.db, id!)!.rid;
-  const stored = c.db.prepare("SELECT embedding FROM memory_vec WHERE rowid = ?").get(BigInt(rid)) as { embedding: Buffer };
+  const stored = c.db.prepare("SELECT embedding FROM memory_vec WHERE rowid = ?").get(BigInt(rid)) as {
+    embedding: Buffer;
+  };
   const [expected] = await emb.embedDocuments(["My bicycle is locked at the central train station"]);
   assert.ok(cosine(new Float32Array(stored.embedding.buffer, stored.embedding.byteOffset, 512), expected!) > 0.999);
 
@@ -71,13 +76,19 @@ test("editing re-embeds: search finds the new content, not the old, and the vect
   const old = await search(c, { query: OLD_WORDS, space: "personal" });
   const oldHit = [...old.results, ...old.dropped].find((r) => r.id === id);
   assert.ok(!oldHit || oldHit.matchType === "vector", "the old words no longer match by keyword");
-  assert.ok(!oldHit || oldHit.scores.similarity! < similarityBefore - 0.2, "and the meaning is far weaker than before the edit");
+  assert.ok(
+    !oldHit || oldHit.scores.similarity! < similarityBefore - 0.2,
+    "and the meaning is far weaker than before the edit",
+  );
 
   // Unchanged content is a no-op; the content of another memory of the space is a 409; unknown id 404; nothing changes.
   const calls = emb.calls.length;
   assert.equal((await editMemory(c, id!, "My bicycle is locked at the central train station")).changed, false);
   assert.equal(emb.calls.length, calls, "nothing embedded for a no-op edit");
-  await assert.rejects(editMemory(c, id!, "The dentist appointment moved to Thursday afternoon"), isServiceError(409, new RegExp(other!)));
+  await assert.rejects(
+    editMemory(c, id!, "The dentist appointment moved to Thursday afternoon"),
+    isServiceError(409, new RegExp(other!)),
+  );
   await assert.rejects(editMemory(c, "00000000-0000-4000-8000-000000000000", "x y z"), isServiceError(404));
   await assert.rejects(editMemory(c, id!, "   "), isServiceError(400));
   assert.equal(getMemory(c.db, id!)!.content, "My bicycle is locked at the central train station");
@@ -95,7 +106,8 @@ test("listing: filters by space, kind, pinned, importance, status, text and date
     ])
   ).map((x) => x[0]!);
   softDeleteMany(c.db, [ids[4]!]);
-  const contents = (f: Parameters<typeof listMemories>[1]) => listMemories(c.db, f).items.map((m) => m.content.split(" ")[0]);
+  const contents = (f: Parameters<typeof listMemories>[1]) =>
+    listMemories(c.db, f).items.map((m) => m.content.split(" ")[0]);
 
   assert.deepEqual(contents({}), ["Delta", "Gamma", "Beta", "Alpha"], "live only, newest first by default");
   assert.deepEqual(contents({ space: "personal", order: "asc" }), ["Alpha", "Beta", "Gamma"]);
@@ -105,7 +117,11 @@ test("listing: filters by space, kind, pinned, importance, status, text and date
   assert.deepEqual(contents({ text: "gardening" }), ["Beta", "Alpha"], "case-insensitive substring");
   assert.deepEqual(contents({ text: "gardening", status: "all" }), ["Epsilon", "Beta", "Alpha"]);
   assert.deepEqual(contents({ status: "deleted" }), ["Epsilon"]);
-  assert.deepEqual(contents({ from: "2024-02-01", to: "2024-03-15" }), ["Gamma", "Beta"], "a bare `to` date includes that day");
+  assert.deepEqual(
+    contents({ from: "2024-02-01", to: "2024-03-15" }),
+    ["Gamma", "Beta"],
+    "a bare `to` date includes that day",
+  );
   assert.deepEqual(contents({ sort: "importance" }), ["Gamma", "Beta", "Alpha", "Delta"]);
 
   const deleted = listMemories(c.db, { status: "deleted" }).items[0]!;
@@ -117,18 +133,27 @@ test("listing: filters by space, kind, pinned, importance, status, text and date
   assert.deepEqual([p1.total, p1.pages, p1.items.length, p2.items.length, p2.page], [4, 2, 3, 1, 2]);
   assert.equal(listMemories(c.db, { pageSize: 3, page: 99 }).page, 2, "a page past the end shows the last page");
   assert.throws(() => listMemories(c.db, { importanceMin: 4, importanceMax: 1 }), isServiceError(400));
-  assert.throws(() => listMemories(c.db, { from: "2024-05-01", to: "2024-01-01" }), isServiceError(400, /ends before it starts/));
+  assert.throws(
+    () => listMemories(c.db, { from: "2024-05-01", to: "2024-01-01" }),
+    isServiceError(400, /ends before it starts/),
+  );
   assert.throws(() => listMemories(c.db, { from: "not a date" }));
 });
 
 test("pin, importance, delete, restore, purge; a bulk action with an unknown id changes nothing", async () => {
   const c = ctx();
-  const ids = (await addMemories(c, [{ text: "one fact" }, { text: "two facts" }, { text: "three facts", importance: 3 }])).map((x) => x[0]!);
+  const ids = (
+    await addMemories(c, [{ text: "one fact" }, { text: "two facts" }, { text: "three facts", importance: 3 }])
+  ).map((x) => x[0]!);
   const get = (id: string) => getMemory(c.db, id)!;
 
   assert.deepEqual(setPinnedMany(c.db, [ids[0]!, ids[1]!], true), { changed: 2 });
   assert.deepEqual([get(ids[0]!).pinned, get(ids[0]!).importance], [true, 5]);
-  assert.deepEqual(setImportanceMany(c.db, ids, 2), { changed: 1, skippedPinned: 2 }, "pinned memories keep importance 5");
+  assert.deepEqual(
+    setImportanceMany(c.db, ids, 2),
+    { changed: 1, skippedPinned: 2 },
+    "pinned memories keep importance 5",
+  );
   assert.equal(get(ids[2]!).importance, 2);
   assert.deepEqual(setPinnedMany(c.db, [ids[1]!], false), { changed: 1 });
   assert.deepEqual([get(ids[1]!).pinned, get(ids[1]!).importance], [false, 5]);

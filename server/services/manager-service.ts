@@ -1,5 +1,5 @@
 /**
- * Memory Manager (SPEC §5): a paged, filterable listing of memories and the edits a person makes to them
+ * Memory Manager (docs/architecture.md#pages): a paged, filterable listing of memories and the edits a person makes to them
  * (content with re-embedding, pin, importance, delete, restore, purge), one by one or on a selection.
  * Every mutation checks all its ids first and changes nothing when one is unknown; every write is one
  * transaction.
@@ -17,11 +17,11 @@ import {
   type MemoryRow,
 } from "../memory/store";
 import { activeModel } from "../memory/model-check";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { memoryKind, memoryText, spaceName } from "../core/validators";
 
-/** Soft-deleted memories are purged this many days after deleted_at (SPEC §3 default). */
+/** Soft-deleted memories are purged this many days after deleted_at (docs/storage.md#what-each-job-may-change default). */
 export const SOFT_DELETE_RETENTION_DAYS = 30;
 
 const dateBound = z
@@ -29,7 +29,10 @@ const dateBound = z
   .max(64)
   .refine((s) => !Number.isNaN(Date.parse(s)), "must be a date (YYYY-MM-DD) or an ISO-8601 date-time");
 
-export const memoryIdsInput = z.array(z.string().uuid("ids must be memory ids")).min(1, "select at least one memory").max(10_000, "at most 10000 memories at once");
+export const memoryIdsInput = z
+  .array(z.string().uuid("ids must be memory ids"))
+  .min(1, "select at least one memory")
+  .max(10_000, "at most 10000 memories at once");
 
 export const listFilterInput = z.strictObject({
   space: spaceName.optional(),
@@ -146,12 +149,17 @@ function toManaged(r: Record<string, unknown>, retentionDays: number): ManagedMe
 }
 
 /** One page of memories matching the filter, with the total count. */
-export function listMemories(db: Database.Database, filter: ListFilter, retentionDays = SOFT_DELETE_RETENTION_DAYS): MemoryPage {
+export function listMemories(
+  db: Database.Database,
+  filter: ListFilter,
+  retentionDays = SOFT_DELETE_RETENTION_DAYS,
+): MemoryPage {
   const f = listFilterInput.parse(filter);
   if (f.importanceMin !== undefined && f.importanceMax !== undefined && f.importanceMin > f.importanceMax) {
     throw new ServiceError(400, "importanceMin must not be greater than importanceMax");
   }
-  if (f.from && f.to && isoBound(f.from, false) > isoBound(f.to, true)) throw new ServiceError(400, "the date range ends before it starts");
+  if (f.from && f.to && isoBound(f.from, false) > isoBound(f.to, true))
+    throw new ServiceError(400, "the date range ends before it starts");
   const pageSize = f.pageSize ?? 25;
   const { where, params } = memoryFilterSql(f);
   const total = (db.prepare(`SELECT count(*) AS n FROM memories m ${where}`).get(params) as { n: number }).n;
@@ -167,10 +175,14 @@ export function listMemories(db: Database.Database, filter: ListFilter, retentio
   return { items: rows.map((r) => toManaged(r, retentionDays)), total, page, pageSize, pages };
 }
 
-export function getManagedMemory(db: Database.Database, id: string, retentionDays = SOFT_DELETE_RETENTION_DAYS): ManagedMemory {
-  const r = db.prepare(`SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id WHERE m.id = ?`).get(id) as
-    | Record<string, unknown>
-    | undefined;
+export function getManagedMemory(
+  db: Database.Database,
+  id: string,
+  retentionDays = SOFT_DELETE_RETENTION_DAYS,
+): ManagedMemory {
+  const r = db
+    .prepare(`SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id WHERE m.id = ?`)
+    .get(id) as Record<string, unknown> | undefined;
   if (!r) throw new ServiceError(404, `memory ${id} not found`);
   return toManaged(r, retentionDays);
 }
@@ -178,7 +190,11 @@ export function getManagedMemory(db: Database.Database, id: string, retentionDay
 /** The ids of `ids` that are not memories (empty when all exist). */
 export function missingMemoryIds(db: Database.Database, ids: string[]): string[] {
   const found = new Set(
-    (db.prepare("SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string }[]).map((r) => r.id),
+    (
+      db.prepare("SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as {
+        id: string;
+      }[]
+    ).map((r) => r.id),
   );
   return [...new Set(ids)].filter((id) => !found.has(id));
 }
@@ -187,7 +203,10 @@ function requireAll(db: Database.Database, ids: string[]): void {
   const missing = missingMemoryIds(db, ids);
   if (missing.length) {
     const shown = missing.slice(0, 3).join(", ") + (missing.length > 3 ? ` and ${missing.length - 3} more` : "");
-    throw new ServiceError(404, `${missing.length === 1 ? "memory" : "memories"} not found: ${shown}; nothing was changed`);
+    throw new ServiceError(
+      404,
+      `${missing.length === 1 ? "memory" : "memories"} not found: ${shown}; nothing was changed`,
+    );
   }
 }
 
@@ -199,14 +218,23 @@ export const editInput = z.strictObject({ id: z.string().uuid("id must be a memo
  * the new wording and no longer the old. Editing into the exact content of another live memory of the
  * same space is refused (the store keeps one copy of a text per space).
  */
-export async function editMemory(ctx: MemoContext, id: string, content: string): Promise<ManagedMemory & { changed: boolean }> {
+export async function editMemory(
+  ctx: MemoContext,
+  id: string,
+  content: string,
+): Promise<ManagedMemory & { changed: boolean }> {
   const m = getMemory(ctx.db, id);
   if (!m) throw new ServiceError(404, `memory ${id} not found`);
   const text = content.trim();
   if (!text) throw new ServiceError(400, "content must not be empty");
-  if (contentHash(text) === m.contentHash && text === m.content) return { ...getManagedMemory(ctx.db, id), changed: false };
+  if (contentHash(text) === m.contentHash && text === m.content)
+    return { ...getManagedMemory(ctx.db, id), changed: false };
   const dup = findLiveByHash(ctx.db, m.spaceId, contentHash(text));
-  if (dup && dup.id !== id) throw new ServiceError(409, `another memory in space '${m.spaceId}' already has this content (${dup.id}); nothing was changed`);
+  if (dup && dup.id !== id)
+    throw new ServiceError(
+      409,
+      `another memory in space '${m.spaceId}' already has this content (${dup.id}); nothing was changed`,
+    );
   const { model } = await activeModel(ctx);
   const [vector] = await ctx.embedder.embedDocuments([text]);
   if (!vector) throw new ServiceError(502, "the embedding server returned no vector; nothing was changed");
@@ -229,17 +257,28 @@ export function setPinnedMany(db: Database.Database, ids: string[], pinned: bool
 }
 
 /**
- * Set the importance (0–5) of memories. Pinned memories keep importance 5 (SPEC §3); they are reported
+ * Set the importance (0–5) of memories. Pinned memories keep importance 5 (docs/storage.md#what-each-job-may-change); they are reported
  * as skipped rather than silently unpinned. One transaction.
  */
-export function setImportanceMany(db: Database.Database, ids: string[], importance: number): { changed: number; skippedPinned: number } {
-  if (!Number.isInteger(importance) || importance < 0 || importance > 5) throw new ServiceError(400, "importance must be an integer from 0 to 5");
+export function setImportanceMany(
+  db: Database.Database,
+  ids: string[],
+  importance: number,
+): { changed: number; skippedPinned: number } {
+  if (!Number.isInteger(importance) || importance < 0 || importance > 5)
+    throw new ServiceError(400, "importance must be an integer from 0 to 5");
   return db.transaction(() => {
     requireAll(db, ids);
     const json = JSON.stringify(ids);
-    const skippedPinned = (db.prepare("SELECT count(*) AS n FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND pinned = 1").get(json) as { n: number }).n;
+    const skippedPinned = (
+      db
+        .prepare("SELECT count(*) AS n FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND pinned = 1")
+        .get(json) as { n: number }
+    ).n;
     const r = db
-      .prepare("UPDATE memories SET importance = ? WHERE id IN (SELECT value FROM json_each(?)) AND pinned = 0 AND importance != ?")
+      .prepare(
+        "UPDATE memories SET importance = ? WHERE id IN (SELECT value FROM json_each(?)) AND pinned = 0 AND importance != ?",
+      )
       .run(importance, json, importance);
     return { changed: r.changes, skippedPinned };
   })();

@@ -18,7 +18,7 @@ import { deleteMemory, health } from "./memory-service";
 import { FORGET_UNDO_DAYS, forget, restore } from "../memory/forget";
 import { search } from "../memory/search";
 import { addMemories, remember } from "../memory/write";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { asServiceError, ServiceError } from "../core/errors";
 
 let emb: InProcessEmbedder;
@@ -39,7 +39,10 @@ const isServiceError = (status: number, msg?: RegExp) => (e: unknown) =>
 
 test("the first add binds the store to the embedder's model and keeps the three tables in step", async () => {
   const c = ctx();
-  const [[a], [b]] = await addMemories(c, [{ text: "I like green tea" }, { text: "The car needs new tyres", timestamp: "2024-06-15T00:00:00.000Z", kind: "import" }]);
+  const [[a], [b]] = await addMemories(c, [
+    { text: "I like green tea" },
+    { text: "The car needs new tyres", timestamp: "2024-06-15T00:00:00.000Z", kind: "import" },
+  ]);
   assert.equal(vectorTableDim(c.db), 512);
   assert.deepEqual(checkInvariant(c.db), []);
   assert.deepEqual(rawCounts(c.db), { memories: 2, vec: 2, fts: 2, trash: 0 });
@@ -48,7 +51,14 @@ test("the first add binds the store to the embedder's model and keeps the three 
   assert.deepEqual([getMemory(c.db, b!)!.timestamp, getMemory(c.db, b!)!.kind], ["2024-06-15T00:00:00.000Z", "import"]);
   const h = health(c);
   assert.equal(h.ok, true);
-  assert.deepEqual(h.store, { memories: 2, vectors: 2, fts: 2, consistent: true, model: "universal-sentence-encoder-lite", dim: 512 });
+  assert.deepEqual(h.store, {
+    memories: 2,
+    vectors: 2,
+    fts: 2,
+    consistent: true,
+    model: "universal-sentence-encoder-lite",
+    dim: 512,
+  });
 });
 
 test("spaces: same content in two spaces, each search sees only its own; a new valid space is created", async () => {
@@ -60,10 +70,19 @@ test("spaces: same content in two spaces, each search sees only its own; a new v
   assert.equal(spaceExists(c.db, "work-2024"), true);
   const opts = { qualityFilter: false };
   const inWork = await search(c, { query: "dinner with Sam", space: "work-2024", options: opts });
-  assert.deepEqual(inWork.results.map((r) => r.id), [work]);
+  assert.deepEqual(
+    inWork.results.map((r) => r.id),
+    [work],
+  );
   const inHome = await search(c, { query: "dinner with Sam", options: opts });
-  assert.deepEqual(inHome.results.map((r) => r.id), [home]);
-  await assert.rejects(search(c, { query: "dinner", space: "nope" }), isServiceError(404, /space 'nope' does not exist/));
+  assert.deepEqual(
+    inHome.results.map((r) => r.id),
+    [home],
+  );
+  await assert.rejects(
+    search(c, { query: "dinner", space: "nope" }),
+    isServiceError(404, /space 'nope' does not exist/),
+  );
   assert.throws(() => forget(c, "dinner", "nope"), isServiceError(404));
   assert.deepEqual(checkInvariant(c.db), []);
 });
@@ -72,7 +91,10 @@ test("duplicates: adding the same text again returns the existing id and writes 
   const c = ctx();
   const [[first]] = await addMemories(c, [{ text: "My passport expires in March 2027" }]);
   emb.calls.length = 0;
-  const [[again], [spaced]] = await addMemories(c, [{ text: "My passport expires in March 2027" }, { text: "  My passport\n expires in   March 2027 " }]);
+  const [[again], [spaced]] = await addMemories(c, [
+    { text: "My passport expires in March 2027" },
+    { text: "  My passport\n expires in   March 2027 " },
+  ]);
   assert.equal(again, first);
   assert.equal(spaced, first);
   assert.deepEqual(emb.calls, [], "nothing was embedded");
@@ -95,8 +117,14 @@ test("a 700-word text becomes 3 chunks (300/50), each its own memory with a chun
   assert.equal(ids!.length, 3);
   assert.equal(new Set(ids).size, 3);
   const rows = ids!.map((i) => getMemory(c.db, i)!);
-  assert.deepEqual(rows.map((r) => r.chunkIndex), [0, 1, 2]);
-  assert.deepEqual(rows.map((r) => r.content.split(" ").length), [300, 300, 200]);
+  assert.deepEqual(
+    rows.map((r) => r.chunkIndex),
+    [0, 1, 2],
+  );
+  assert.deepEqual(
+    rows.map((r) => r.content.split(" ").length),
+    [300, 300, 200],
+  );
   assert.equal(rows[1]!.content.split(" ")[0], "word250");
   assert.equal(rows[2]!.content.split(" ").at(-1), "word699");
   assert.ok(rows.every((r) => r.kind === "document"));
@@ -185,7 +213,8 @@ test("forget: case-insensitive literal substring; reports count, items and undo;
 test("forget refuses a blank or one-character pattern (it would match everything); remember refuses blank text", async () => {
   const c = ctx();
   await addMemories(c, [{ text: "keep this" }, { text: "and this" }]);
-  for (const p of ["", "   ", "\n\t", "a", " s "]) assert.throws(() => forget(c, p), isServiceError(400, /at least 2 characters/), JSON.stringify(p));
+  for (const p of ["", "   ", "\n\t", "a", " s "])
+    assert.throws(() => forget(c, p), isServiceError(400, /at least 2 characters/), JSON.stringify(p));
   await assert.rejects(remember(c, "  \n "), isServiceError(400, /must not be empty/));
   assert.deepEqual(rawCounts(c.db), { memories: 2, vec: 2, fts: 2, trash: 0 });
 });
@@ -272,7 +301,7 @@ test("an embedding server that is down: 503 for writes and searches", async () =
   assert.equal(rawCounts(c.db).memories, 0);
 });
 
-test("the healthy fake server works end to end, and a later model change re-indexes in the background (SPEC §8)", async () => {
+test("the healthy fake server works end to end, and a later model change re-indexes in the background (docs/architecture.md#models-and-providers)", async () => {
   fake.mode = "ok";
   const c = httpCtx();
   const [[a]] = await addMemories(c, [{ text: "orange juice in the morning" }]);

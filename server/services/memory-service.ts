@@ -28,8 +28,23 @@ export function deleteMemory(ctx: MemoContext, id: string, purge = false): { id:
 
 export interface Health {
   ok: boolean;
-  embedder: { status: string; model: string | null; dim: number | null; engine?: string | null; fallback?: boolean; note?: string | null; lastError?: string | null };
-  store: { memories: number; vectors: number; fts: number; consistent: boolean; model: string | null; dim: number | null };
+  embedder: {
+    status: string;
+    model: string | null;
+    dim: number | null;
+    engine?: string | null;
+    fallback?: boolean;
+    note?: string | null;
+    lastError?: string | null;
+  };
+  store: {
+    memories: number;
+    vectors: number;
+    fts: number;
+    consistent: boolean;
+    model: string | null;
+    dim: number | null;
+  };
 }
 
 export function health(ctx: MemoContext): Health {
@@ -41,7 +56,15 @@ export function health(ctx: MemoContext): Health {
   return {
     ok: consistent && embedderOk,
     embedder: st
-      ? { status: st.status, model: st.model, dim: st.dim, engine: st.engine, fallback: st.fallback, note: st.modelReason, lastError: st.lastError }
+      ? {
+          status: st.status,
+          model: st.model,
+          dim: st.dim,
+          engine: st.engine,
+          fallback: st.fallback,
+          note: st.modelReason,
+          lastError: st.lastError,
+        }
       : { status: "external", model: null, dim: null },
     store: { ...counts, consistent, model: bound?.model ?? null, dim: bound?.dim ?? null },
   };

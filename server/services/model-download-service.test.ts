@@ -19,11 +19,24 @@ import { TINY_NOMIC_FILE, writeTinyNomicGguf } from "../test/gguf/write-gguf";
 import { MirrorServer } from "../test/mirror-server";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { addMemories } from "../memory/write";
-import { type MemoContext } from "../core/context";
-import { modelDownloadStatus, resetModelDownloadState, startModelDownload, switchEmbedder } from "./model-download-service";
+import type { MemoContext } from "../core/context";
+import {
+  modelDownloadStatus,
+  resetModelDownloadState,
+  startModelDownload,
+  switchEmbedder,
+} from "./model-download-service";
 
 const NAME = "nomic-embed-text-v1.5.Q8_0.gguf";
-const ENV = ["MEMO_DATA_DIR", "MEMO_MODEL_URL", "MEMO_MODEL_SHA256", "MEMO_OFFLINE", "MEMO_EMBED_MODEL", "MEMO_EMBED_PORT", "MEMO_ANN"];
+const ENV = [
+  "MEMO_DATA_DIR",
+  "MEMO_MODEL_URL",
+  "MEMO_MODEL_SHA256",
+  "MEMO_OFFLINE",
+  "MEMO_EMBED_MODEL",
+  "MEMO_EMBED_PORT",
+  "MEMO_ANN",
+];
 const saved: Record<string, string | undefined> = {};
 let work: string;
 let served: string;
@@ -63,22 +76,43 @@ function dataDir(name: string): string {
   return d;
 }
 
-test("missing nomic GGUF, online: downloads in the background (resuming a drop), switches the embedder and re-indexes", { timeout: 180_000 }, async () => {
+test("missing nomic GGUF, online: downloads in the background (resuming a drop), switches the embedder and re-indexes", {
+  timeout: 180_000,
+}, async () => {
   const dir = dataDir("online");
-  const mirror = await MirrorServer.start({ file: served, name: NAME, bytesPerSec: Math.ceil(size / 2), dropAtOffset: Math.floor(size / 2) });
+  const mirror = await MirrorServer.start({
+    file: served,
+    name: NAME,
+    bytesPerSec: Math.ceil(size / 2),
+    dropAtOffset: Math.floor(size / 2),
+  });
   process.env.MEMO_MODEL_URL = mirror.url;
   process.env.MEMO_MODEL_SHA256 = sha;
-  const sup = new EmbedderSupervisor({ choice: { kind: "gguf", path: oldModel, reason: "test: the model before the download" }, preferNode: true, healthIntervalMs: 300, backoffMinMs: 100, log: () => undefined });
+  const sup = new EmbedderSupervisor({
+    choice: { kind: "gguf", path: oldModel, reason: "test: the model before the download" },
+    preferNode: true,
+    healthIntervalMs: 300,
+    backoffMinMs: 100,
+    log: () => undefined,
+  });
   sup.start();
   let store: TempStore | undefined;
   try {
     store = openTempStore();
-    const ctx: MemoContext = { db: store.sqlite, embedder: new HttpEmbedClient(() => sup.ensureHealthy(30_000)), embedderStatus: () => sup.status() };
+    const ctx: MemoContext = {
+      db: store.sqlite,
+      embedder: new HttpEmbedClient(() => sup.ensureHealthy(30_000)),
+      embedderStatus: () => sup.status(),
+    };
     await addMemories(ctx, [{ text: "my sister lives in Lisbon" }, { text: "the dog loves tennis balls" }]);
     assert.equal(boundModel(store.sqlite)?.model, "nomic-embed-text-v1.5-test-tiny");
 
     const phases = new Set<string>();
-    const running = startModelDownload({ switchTo: (f) => switchEmbedder(ctx, sup, f), log: () => undefined, backoffMs: 100 });
+    const running = startModelDownload({
+      switchTo: (f) => switchEmbedder(ctx, sup, f),
+      log: () => undefined,
+      backoffMs: 100,
+    });
     assert.ok(running, "a download was started");
     const poll = setInterval(() => phases.add(modelDownloadStatus().phase), 20);
     await running;

@@ -48,10 +48,23 @@ export interface DownloadDeps {
   backoffMs?: number;
 }
 
-const g = globalThis as unknown as { __memoModelDownload?: { status: ModelDownloadStatus; running: Promise<void> | null; abort: AbortController | null } };
+const g = globalThis as unknown as {
+  __memoModelDownload?: { status: ModelDownloadStatus; running: Promise<void> | null; abort: AbortController | null };
+};
 
 function initial(): ModelDownloadStatus {
-  return { phase: "not_needed", model: NOMIC_GGUF.name, url: source().url, done: 0, total: null, bytesPerSec: 0, etaSec: null, message: null, startedAt: null, finishedAt: null };
+  return {
+    phase: "not_needed",
+    model: NOMIC_GGUF.name,
+    url: source().url,
+    done: 0,
+    total: null,
+    bytesPerSec: 0,
+    etaSec: null,
+    message: null,
+    startedAt: null,
+    finishedAt: null,
+  };
 }
 
 function state() {
@@ -64,7 +77,12 @@ function source(): { url: string; sha256: string; bytes: number | null; dest: st
   const sha256 = (process.env.MEMO_MODEL_SHA256 || NOMIC_GGUF.sha256).toLowerCase();
   const name = decodeURIComponent(new URL(url).pathname.split("/").pop() ?? "");
   const file = /^nomic-embed-text-v1\.5.*\.gguf$/i.test(name) ? name : NOMIC_GGUF.file;
-  return { url, sha256, bytes: sha256 === NOMIC_GGUF.sha256 ? NOMIC_GGUF.bytes : null, dest: path.join(modelsDir(), file) };
+  return {
+    url,
+    sha256,
+    bytes: sha256 === NOMIC_GGUF.sha256 ? NOMIC_GGUF.bytes : null,
+    dest: path.join(modelsDir(), file),
+  };
 }
 
 export function modelDownloadStatus(): ModelDownloadStatus {
@@ -73,10 +91,17 @@ export function modelDownloadStatus(): ModelDownloadStatus {
 
 /** Whether the download should run at all, and if not, why (null: it should). */
 function reasonNotToDownload(): { phase: ModelDownloadPhase; message: string | null } | null {
-  if (process.env.MEMO_EMBED_MODEL) return { phase: "not_needed", message: `MEMO_EMBED_MODEL=${process.env.MEMO_EMBED_MODEL} chooses the embedding model` };
+  if (process.env.MEMO_EMBED_MODEL)
+    return {
+      phase: "not_needed",
+      message: `MEMO_EMBED_MODEL=${process.env.MEMO_EMBED_MODEL} chooses the embedding model`,
+    };
   if (nomicGgufPresent()) return { phase: "not_needed", message: null };
   if (process.env.MEMO_OFFLINE === "1") {
-    return { phase: "skipped", message: `MEMO_OFFLINE=1: ${NOMIC_GGUF.name} is not downloaded; run \`npm run models:pull\` when online` };
+    return {
+      phase: "skipped",
+      message: `MEMO_OFFLINE=1: ${NOMIC_GGUF.name} is not downloaded; run \`npm run models:pull\` when online`,
+    };
   }
   return null;
 }
@@ -97,12 +122,28 @@ export function startModelDownload(deps: DownloadDeps = {}): Promise<void> | nul
   const src = source();
   const abort = new AbortController();
   st.abort = abort;
-  st.status = { ...initial(), url: src.url, phase: "downloading", total: src.bytes, startedAt: new Date().toISOString(), message: "connecting…" };
+  st.status = {
+    ...initial(),
+    url: src.url,
+    phase: "downloading",
+    total: src.bytes,
+    startedAt: new Date().toISOString(),
+    message: "connecting…",
+  };
   const set = (patch: Partial<ModelDownloadStatus>) => (st.status = { ...st.status, ...patch });
-  log(`no ${NOMIC_GGUF.name} GGUF in ${modelsDir()}: downloading it in the background from ${src.url} (serving the bundled model meanwhile)`);
+  log(
+    `no ${NOMIC_GGUF.name} GGUF in ${modelsDir()}: downloading it in the background from ${src.url} (serving the bundled model meanwhile)`,
+  );
   let lastLogged = -1;
   const onProgress = (p: DownloadProgress) => {
-    set({ phase: p.phase === "verifying" ? "verifying" : "downloading", done: p.done, total: p.total, bytesPerSec: p.bytesPerSec, etaSec: p.etaSec, message: p.phase === "verifying" ? "verifying sha256…" : null });
+    set({
+      phase: p.phase === "verifying" ? "verifying" : "downloading",
+      done: p.done,
+      total: p.total,
+      bytesPerSec: p.bytesPerSec,
+      etaSec: p.etaSec,
+      message: p.phase === "verifying" ? "verifying sha256…" : null,
+    });
     const decile = p.total ? Math.floor((p.done / p.total) * 10) : -1;
     if (decile > lastLogged) {
       lastLogged = decile;
@@ -111,11 +152,30 @@ export function startModelDownload(deps: DownloadDeps = {}): Promise<void> | nul
   };
   st.running = (async () => {
     try {
-      const r = await downloadModel({ url: src.url, dest: src.dest, sha256: src.sha256, expectedBytes: src.bytes, onProgress, log, signal: abort.signal, backoffMs: deps.backoffMs });
-      set({ phase: "switching", done: r.bytes, total: r.bytes, etaSec: 0, message: `verified (sha256 ${r.sha256.slice(0, 12)}…); switching the embedding server to it` });
+      const r = await downloadModel({
+        url: src.url,
+        dest: src.dest,
+        sha256: src.sha256,
+        expectedBytes: src.bytes,
+        onProgress,
+        log,
+        signal: abort.signal,
+        backoffMs: deps.backoffMs,
+      });
+      set({
+        phase: "switching",
+        done: r.bytes,
+        total: r.bytes,
+        etaSec: 0,
+        message: `verified (sha256 ${r.sha256.slice(0, 12)}…); switching the embedding server to it`,
+      });
       log(`saved and verified ${r.path}; switching the embedding server to it`);
       await (deps.switchTo ?? switchAppEmbedder)(r.path);
-      set({ phase: "done", finishedAt: new Date().toISOString(), message: `now serving ${NOMIC_GGUF.name}; stored memories are re-indexed in the background` });
+      set({
+        phase: "done",
+        finishedAt: new Date().toISOString(),
+        message: `now serving ${NOMIC_GGUF.name}; stored memories are re-indexed in the background`,
+      });
     } catch (e) {
       const offline = e instanceof DownloadError && e.kind === "offline";
       const msg = e instanceof Error ? e.message : String(e);

@@ -2,10 +2,16 @@
  * Retrieval settings as Settings edits them: per embedding model (the one serving now), saved over the
  * model's measured defaults (server/memory/settings.ts).
  */
-import { z } from "zod";
-import { defaultSettingsFor, loadRetrievalSettings, retrievalSettingsSchema, saveRetrievalSettings, type RetrievalSettings } from "../memory/settings";
+import type { z } from "zod";
+import {
+  defaultSettingsFor,
+  loadRetrievalSettings,
+  retrievalSettingsSchema,
+  saveRetrievalSettings,
+  type RetrievalSettings,
+} from "../memory/settings";
 import { activeModel } from "../memory/model-check";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 
 export const retrievalPatchInput = retrievalSettingsSchema.partial().strict();
@@ -25,7 +31,8 @@ export async function getRetrievalSettings(ctx: MemoContext): Promise<RetrievalS
 export async function updateRetrievalSettings(ctx: MemoContext, patch: RetrievalPatch): Promise<RetrievalSettingsView> {
   const { model } = await activeModel(ctx);
   const parsed = retrievalPatchInput.safeParse(patch);
-  if (!parsed.success) throw new ServiceError(400, parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+  if (!parsed.success)
+    throw new ServiceError(400, parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   const settings = saveRetrievalSettings(ctx.db, model, parsed.data);
   return { model, settings, defaults: defaultSettingsFor(model) };
 }

@@ -20,13 +20,35 @@ import { readSetting, writeSetting } from "../core/settings-store";
 
 const CHECKLIST_KEY = "ui.firstRunChecklist";
 /** node-llama-cpp's prebuilt GPU builds (optional packages; present when they installed for this machine). */
-const GPU_BUILDS = ["linux-x64-cuda", "linux-x64-cuda-ext", "linux-x64-vulkan", "mac-arm64-metal", "win-x64-cuda", "win-x64-vulkan"];
+const GPU_BUILDS = [
+  "linux-x64-cuda",
+  "linux-x64-cuda-ext",
+  "linux-x64-vulkan",
+  "mac-arm64-metal",
+  "win-x64-cuda",
+  "win-x64-vulkan",
+];
 
 export interface SetupStatus {
-  embedder: { status: string; model: string | null; dim: number | null; engine: string | null; fallback: boolean; reason: string | null };
+  embedder: {
+    status: string;
+    model: string | null;
+    dim: number | null;
+    engine: string | null;
+    fallback: boolean;
+    reason: string | null;
+  };
   download: ModelDownloadStatus;
   reindex: { active: boolean; progress: ReindexProgress | null };
-  chat: { provider: ProviderId | null; label: string | null; model: string | null; source: Source; ready: boolean; problem: string | null; localEngine: string | null };
+  chat: {
+    provider: ProviderId | null;
+    label: string | null;
+    model: string | null;
+    source: Source;
+    ready: boolean;
+    problem: string | null;
+    localEngine: string | null;
+  };
   detection: DetectionStatus;
   localModels: LocalGguf[];
   engines: { embedder: string | null; chat: string | null; gpuBuildsInstalled: string[]; gpuEnv: string | null };
@@ -76,7 +98,12 @@ export function setupStatus(ctx: MemoContext): SetupStatus {
     },
     detection: getLocalDetector().status(db),
     localModels: listLocalGgufs(),
-    engines: { embedder: e?.engine ?? null, chat: local?.engine ?? null, gpuBuildsInstalled: installedGpuBuilds(), gpuEnv: process.env.MEMO_LLAMA_GPU ?? null },
+    engines: {
+      embedder: e?.engine ?? null,
+      chat: local?.engine ?? null,
+      gpuBuildsInstalled: installedGpuBuilds(),
+      gpuEnv: process.env.MEMO_LLAMA_GPU ?? null,
+    },
     checklistDismissed: checklistDismissed(db),
     data: { dir: dataDir(), db: dbPath() },
   };

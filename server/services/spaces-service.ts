@@ -1,12 +1,18 @@
 /**
- * Spaces (SPEC §6) as Settings manages them: list with counts, create, rename (memories, conversations,
+ * Spaces (docs/architecture.md#spaces) as Settings manages them: list with counts, create, rename (memories, conversations,
  * documents and vectors move, one transaction) and delete with confirmation (everything in the space
  * goes, one transaction). The default space cannot be renamed or deleted: everything that names no
  * space writes there.
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { deleteSpace as storeDeleteSpace, ensureSpace, renameSpace as storeRenameSpace, spaceExists, spaceReferences } from "../memory/store";
+import {
+  deleteSpace as storeDeleteSpace,
+  ensureSpace,
+  renameSpace as storeRenameSpace,
+  spaceExists,
+  spaceReferences,
+} from "../memory/store";
 import { DEFAULT_SPACE } from "../core/space-name";
 import { ServiceError } from "../core/errors";
 import { spaceName } from "../core/validators";
@@ -29,7 +35,10 @@ export const deleteSpaceInput = z.strictObject({ name: spaceName, confirm: z.str
 
 const countIn = (db: Database.Database, table: string) =>
   spaceReferences(db).some((r) => r.table === table)
-    ? (db.prepare(`SELECT space_id AS id, count(*) AS n FROM "${table}" GROUP BY space_id`).all() as { id: string; n: number }[])
+    ? (db.prepare(`SELECT space_id AS id, count(*) AS n FROM "${table}" GROUP BY space_id`).all() as {
+        id: string;
+        n: number;
+      }[])
     : [];
 
 export function listSpaceSummaries(db: Database.Database): SpaceSummary[] {
@@ -42,7 +51,10 @@ export function listSpaceSummaries(db: Database.Database): SpaceSummary[] {
   const byId = new Map(mem.map((m) => [m.id, m]));
   const conv = new Map(countIn(db, "conversations").map((r) => [r.id, r.n]));
   const docs = new Map(countIn(db, "documents").map((r) => [r.id, r.n]));
-  const spaces = db.prepare("SELECT id, created_at AS createdAt FROM spaces ORDER BY id").all() as { id: string; createdAt: string }[];
+  const spaces = db.prepare("SELECT id, created_at AS createdAt FROM spaces ORDER BY id").all() as {
+    id: string;
+    createdAt: string;
+  }[];
   return spaces.map((s) => ({
     id: s.id,
     createdAt: s.createdAt,
@@ -63,7 +75,11 @@ export function createSpace(db: Database.Database, name: string): SpaceSummary {
   return listSpaceSummaries(db).find((s) => s.id === name)!;
 }
 
-export function renameSpace(db: Database.Database, from: string, to: string): { from: string; to: string; moved: Record<string, number>; vectors: number } {
+export function renameSpace(
+  db: Database.Database,
+  from: string,
+  to: string,
+): { from: string; to: string; moved: Record<string, number>; vectors: number } {
   for (const n of [from, to]) {
     const parsed = spaceName.safeParse(n);
     if (!parsed.success) throw new ServiceError(400, parsed.error.issues[0]!.message);
@@ -75,7 +91,11 @@ export function renameSpace(db: Database.Database, from: string, to: string): { 
   return { from, to, ...storeRenameSpace(db, from, to) };
 }
 
-export function deleteSpace(db: Database.Database, name: string, confirm: string): { name: string; removed: Record<string, number> } {
+export function deleteSpace(
+  db: Database.Database,
+  name: string,
+  confirm: string,
+): { name: string; removed: Record<string, number> } {
   if (name === DEFAULT_SPACE) throw new ServiceError(400, `the default space '${DEFAULT_SPACE}' cannot be deleted`);
   if (!spaceExists(db, name)) throw new ServiceError(404, `space '${name}' does not exist`);
   if (confirm !== name) throw new ServiceError(400, `to delete space '${name}', confirm with its exact name`);

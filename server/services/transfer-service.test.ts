@@ -9,9 +9,16 @@ import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-em
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { search } from "../memory/search";
 import { addMemories } from "../memory/write";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { EXPORT_VERSION, exportFileName, exportMemories, importGroups, planExportImport, type ExportFile } from "./transfer-service";
+import {
+  EXPORT_VERSION,
+  exportFileName,
+  exportMemories,
+  importGroups,
+  planExportImport,
+  type ExportFile,
+} from "./transfer-service";
 
 let emb: InProcessEmbedder;
 const stores: TempStore[] = [];
@@ -32,15 +39,33 @@ const isServiceError = (status: number, msg?: RegExp) => (e: unknown) =>
 /** What must survive a round trip (createdAt and retrieval statistics belong to the store, not the memory). */
 const essence = (f: ExportFile) =>
   f.memories
-    .map((m) => ({ space: m.space, content: m.content, timestamp: m.timestamp, importance: m.importance, pinned: m.pinned, kind: m.kind, source: m.source }))
+    .map((m) => ({
+      space: m.space,
+      content: m.content,
+      timestamp: m.timestamp,
+      importance: m.importance,
+      pinned: m.pinned,
+      kind: m.kind,
+      source: m.source,
+    }))
     .sort((a, b) => `${a.space}|${a.content}`.localeCompare(`${b.space}|${b.content}`));
 
 async function seed(c: MemoContext): Promise<string[]> {
   const ids = await addMemories(c, [
     { text: "My sister's birthday is on the 3rd of March", timestamp: "2023-03-01T09:00:00.000Z", importance: 4 },
-    { text: "Remember: the wifi password is on the fridge", kind: "remember", pinned: true, timestamp: "2024-01-10T12:00:00.000Z" },
+    {
+      text: "Remember: the wifi password is on the fridge",
+      kind: "remember",
+      pinned: true,
+      timestamp: "2024-01-10T12:00:00.000Z",
+    },
     { text: "We talked about planting tomatoes on the balcony", timestamp: "2024-05-02T18:30:00.000Z", kind: "chat" },
-    { text: "Quarterly planning: ship the importer by June", space: "work", timestamp: "2024-04-15T08:00:00.000Z", importance: 3 },
+    {
+      text: "Quarterly planning: ship the importer by June",
+      space: "work",
+      timestamp: "2024-04-15T08:00:00.000Z",
+      importance: 3,
+    },
     { text: "Deleted thought that must not be exported", timestamp: "2024-04-16T08:00:00.000Z" },
   ]);
   softDeleteMemories(c.db, ids[4]!);
@@ -56,7 +81,10 @@ test("export → import round trip: same contents in a fresh store, nothing doub
   assert.equal(file.space, null);
   assert.equal(file.count, 4, "soft-deleted memories are not exported");
   assert.equal(file.embeddingModel, "universal-sentence-encoder-lite");
-  assert.ok(file.memories.every((m) => !("vector" in m) && !("embedding" in m)), "no vectors in the file");
+  assert.ok(
+    file.memories.every((m) => !("vector" in m) && !("embedding" in m)),
+    "no vectors in the file",
+  );
   const pinned = file.memories.find((m) => m.kind === "remember")!;
   assert.deepEqual([pinned.pinned, pinned.importance, pinned.timestamp], [true, 5, "2024-01-10T12:00:00.000Z"]);
 
@@ -66,7 +94,11 @@ test("export → import round trip: same contents in a fresh store, nothing doub
   const first = await importGroups(b, plan.groups);
   assert.deepEqual([first.imported, first.duplicates, first.total, first.done], [4, 0, 4, 4]);
   assert.deepEqual(checkInvariant(b.db), []);
-  assert.deepEqual(essence(exportMemories(b.db)), essence(file), "the same memories with the same times, importance, pin, kind and source");
+  assert.deepEqual(
+    essence(exportMemories(b.db)),
+    essence(file),
+    "the same memories with the same times, importance, pin, kind and source",
+  );
 
   const progress: number[] = [];
   const second = await importGroups(b, planExportImport(file).groups, (p) => progress.push(p.done));
@@ -83,7 +115,10 @@ test("export of one space; import into another space; duplicates inside one file
   const a = ctx();
   await seed(a);
   const work = exportMemories(a.db, "work");
-  assert.deepEqual(work.memories.map((m) => m.content), ["Quarterly planning: ship the importer by June"]);
+  assert.deepEqual(
+    work.memories.map((m) => m.content),
+    ["Quarterly planning: ship the importer by June"],
+  );
   assert.equal(exportFileName("work", new Date("2024-06-01T10:00:00Z")), "memo-export-work-2024-06-01.json");
   assert.throws(() => exportMemories(a.db, "nope"), isServiceError(404, /space 'nope' does not exist/));
 
@@ -91,9 +126,10 @@ test("export of one space; import into another space; duplicates inside one file
   const plan = planExportImport(JSON.parse(JSON.stringify(doubled)), "restored");
   const r = await importGroups(a, plan.groups);
   assert.deepEqual([r.imported, r.duplicates], [1, 1]);
-  assert.deepEqual(exportMemories(a.db, "restored").memories.map((m) => [m.space, m.content, m.timestamp]), [
-    ["restored", "Quarterly planning: ship the importer by June", "2024-04-15T08:00:00.000Z"],
-  ]);
+  assert.deepEqual(
+    exportMemories(a.db, "restored").memories.map((m) => [m.space, m.content, m.timestamp]),
+    [["restored", "Quarterly planning: ship the importer by June", "2024-04-15T08:00:00.000Z"]],
+  );
   assert.deepEqual(checkInvariant(a.db), []);
 });
 
@@ -110,8 +146,14 @@ test("a bad file is a 400 naming the problem, and nothing is written", async () 
     [{ ...good, version: 2 }, /version 2; this Memo reads version 1/],
     [{ ...good, version: 0 }, /unsupported export version 0/],
     [{ ...good, memories: "all of them" }, /memories: /],
-    [{ ...good, memories: [good.memories[0], { ...good.memories[1], content: "  " }] }, /memories\.1\.content: text must not be empty/],
-    [{ ...good, memories: [{ ...good.memories[0], timestamp: "last tuesday" }] }, /memories\.0\.timestamp: timestamp must be an ISO-8601/],
+    [
+      { ...good, memories: [good.memories[0], { ...good.memories[1], content: "  " }] },
+      /memories\.1\.content: text must not be empty/,
+    ],
+    [
+      { ...good, memories: [{ ...good.memories[0], timestamp: "last tuesday" }] },
+      /memories\.0\.timestamp: timestamp must be an ISO-8601/,
+    ],
     [{ ...good, memories: [{ ...good.memories[0], importance: 9 }] }, /memories\.0\.importance/],
     [{ ...good, memories: [{ ...good.memories[0], kind: "gossip" }] }, /memories\.0\.kind/],
     [{ ...good, memories: [{ ...good.memories[0], space: "bad space!" }] }, /memories\.0\.space: space must be/],
@@ -123,7 +165,10 @@ test("a bad file is a 400 naming the problem, and nothing is written", async () 
 
 test("an import that fails half-way keeps whole batches only, and running it again completes it", async () => {
   const a = ctx();
-  const texts = Array.from({ length: 10 }, (_, i) => `Imported note number ${i + 1} about topic ${String.fromCharCode(65 + i)}`);
+  const texts = Array.from(
+    { length: 10 },
+    (_, i) => `Imported note number ${i + 1} about topic ${String.fromCharCode(65 + i)}`,
+  );
   const file: ExportFile = {
     format: "memo-export",
     version: 1,
@@ -158,7 +203,11 @@ test("an import that fails half-way keeps whole batches only, and running it aga
     },
   };
   await assert.rejects(importGroups(flaky, planExportImport(file).groups, undefined, 4), isServiceError(503));
-  assert.deepEqual(rawCounts(a.db), { memories: 4, vec: 4, fts: 4, trash: 0 }, "the first batch of 4, whole; nothing of the failed one");
+  assert.deepEqual(
+    rawCounts(a.db),
+    { memories: 4, vec: 4, fts: 4, trash: 0 },
+    "the first batch of 4, whole; nothing of the failed one",
+  );
   const again = await importGroups(a, planExportImport(file).groups, undefined, 4);
   assert.deepEqual([again.imported, again.duplicates], [6, 4]);
   assert.deepEqual(checkInvariant(a.db), []);

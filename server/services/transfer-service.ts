@@ -1,5 +1,5 @@
 /**
- * Export and import of memories (SPEC §5 Manager, §7).
+ * Export and import of memories (docs/architecture.md#pages Manager, §7).
  *
  * Export: a space (or all) as a versioned JSON document: content, timestamps, importance, pinned, kind
  * and source per memory; no vectors (they belong to one embedding model).
@@ -12,10 +12,17 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { contentHash, findLiveByHash, insertMemories, spaceExists, type MemoryKind, type NewMemory } from "../memory/store";
+import {
+  contentHash,
+  findLiveByHash,
+  insertMemories,
+  spaceExists,
+  type MemoryKind,
+  type NewMemory,
+} from "../memory/store";
 import { activeModel } from "../memory/model-check";
 import { DEFAULT_SPACE } from "../core/space-name";
-import { type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { isoTimestamp, memoryKind, memoryText, spaceName } from "../core/validators";
 
@@ -33,7 +40,12 @@ export interface ExportedMemory {
   importance: number;
   pinned: boolean;
   kind: MemoryKind;
-  source: { conversationId: string | null; documentId: string | null; documentName: string | null; chunkIndex: number | null };
+  source: {
+    conversationId: string | null;
+    documentId: string | null;
+    documentName: string | null;
+    chunkIndex: number | null;
+  };
   createdAt: string;
   retrievalCount: number;
   lastRetrievedAt: string | null;
@@ -64,7 +76,9 @@ export function exportMemories(db: Database.Database, space: string | null = nul
        ORDER BY m.timestamp, m.rid`,
     )
     .all({ space }) as Record<string, unknown>[];
-  const model = (db.prepare("SELECT value FROM meta WHERE key = 'embedding_model'").get() as { value: string } | undefined)?.value ?? null;
+  const model =
+    (db.prepare("SELECT value FROM meta WHERE key = 'embedding_model'").get() as { value: string } | undefined)
+      ?.value ?? null;
   const memories: ExportedMemory[] = rows.map((r) => ({
     space: r.space as string,
     content: r.content as string,
@@ -82,7 +96,15 @@ export function exportMemories(db: Database.Database, space: string | null = nul
     retrievalCount: r.retrievalCount as number,
     lastRetrievedAt: (r.lastRetrievedAt as string | null) ?? null,
   }));
-  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: now.toISOString(), space, embeddingModel: model, count: memories.length, memories };
+  return {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    exportedAt: now.toISOString(),
+    space,
+    embeddingModel: model,
+    count: memories.length,
+    memories,
+  };
 }
 
 export function exportFileName(space: string | null, now = new Date()): string {
@@ -134,17 +156,30 @@ export interface ImportPlan {
  * otherwise each goes to the space it was exported from. Throws a 400 ServiceError; writes nothing.
  */
 export function planExportImport(data: unknown, targetSpace?: string): ImportPlan {
-  if (targetSpace !== undefined && !spaceName.safeParse(targetSpace).success) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
+  if (targetSpace !== undefined && !spaceName.safeParse(targetSpace).success)
+    throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw new ServiceError(400, Array.isArray(data) ? "this looks like a list, not a Memo export (for a ChatGPT conversations.json use the ChatGPT import)" : "the file is not a Memo export (expected a JSON object)");
+    throw new ServiceError(
+      400,
+      Array.isArray(data)
+        ? "this looks like a list, not a Memo export (for a ChatGPT conversations.json use the ChatGPT import)"
+        : "the file is not a Memo export (expected a JSON object)",
+    );
   }
   const head = data as { format?: unknown; version?: unknown };
   if (head.format === EXPORT_FORMAT && typeof head.version === "number" && head.version > EXPORT_VERSION) {
-    throw new ServiceError(400, `this export is version ${head.version}; this Memo reads version ${EXPORT_VERSION}. Update Memo to import it.`);
+    throw new ServiceError(
+      400,
+      `this export is version ${head.version}; this Memo reads version ${EXPORT_VERSION}. Update Memo to import it.`,
+    );
   }
   const parsed = importFile.safeParse(data);
   if (!parsed.success) throw new ServiceError(400, `not a valid Memo export: ${issuesText(parsed.error)}`);
-  if (parsed.data.version !== EXPORT_VERSION) throw new ServiceError(400, `unsupported export version ${parsed.data.version}; this Memo reads version ${EXPORT_VERSION}`);
+  if (parsed.data.version !== EXPORT_VERSION)
+    throw new ServiceError(
+      400,
+      `unsupported export version ${parsed.data.version}; this Memo reads version ${EXPORT_VERSION}`,
+    );
   const spaces = new Set<string>();
   const groups = parsed.data.memories.map((m): ImportGroup => {
     const spaceId = targetSpace ?? m.space ?? DEFAULT_SPACE;
@@ -164,7 +199,10 @@ export function planExportImport(data: unknown, targetSpace?: string): ImportPla
     ];
   });
   const n = groups.length;
-  return { groups, detail: `${n} ${n === 1 ? "memory" : "memories"} for ${spaces.size} ${spaces.size === 1 ? "space" : "spaces"}` };
+  return {
+    groups,
+    detail: `${n} ${n === 1 ? "memory" : "memories"} for ${spaces.size} ${spaces.size === 1 ? "space" : "spaces"}`,
+  };
 }
 
 export interface ImportProgress {
@@ -185,7 +223,12 @@ export interface ImportSummary extends ImportProgress {
  * transaction. Duplicates are checked again just before each write, so a concurrent write of the same
  * text is never stored twice.
  */
-export async function importGroups(ctx: MemoContext, groups: ImportGroup[], onProgress?: (p: ImportProgress) => void, batchSize = IMPORT_BATCH): Promise<ImportSummary> {
+export async function importGroups(
+  ctx: MemoContext,
+  groups: ImportGroup[],
+  onProgress?: (p: ImportProgress) => void,
+  batchSize = IMPORT_BATCH,
+): Promise<ImportSummary> {
   const { model } = await activeModel(ctx);
   const seen = new Set<string>();
   let duplicates = 0;
@@ -211,12 +254,23 @@ export async function importGroups(ctx: MemoContext, groups: ImportGroup[], onPr
   let gi = 0;
   while (gi < pending.length) {
     const batch: NewMemory[] = [];
-    while (gi < pending.length && (batch.length === 0 || batch.length + pending[gi]!.length <= batchSize)) batch.push(...pending[gi++]!);
+    while (gi < pending.length && (batch.length === 0 || batch.length + pending[gi]!.length <= batchSize))
+      batch.push(...pending[gi++]!);
     const vectors = await ctx.embedder.embedDocuments(batch.map((m) => m.content));
     // Synchronous from here to the commit: nothing else can write in between.
-    const fresh = batch.map((m, i) => ({ m, v: vectors[i]! })).filter(({ m }) => !findLiveByHash(ctx.db, m.spaceId, contentHash(m.content)));
+    const fresh = batch
+      .map((m, i) => ({ m, v: vectors[i]! }))
+      .filter(({ m }) => !findLiveByHash(ctx.db, m.spaceId, contentHash(m.content)));
     progress.duplicates += batch.length - fresh.length;
-    if (fresh.length) ids.push(...insertMemories(ctx.db, fresh.map((f) => f.m), fresh.map((f) => f.v), model));
+    if (fresh.length)
+      ids.push(
+        ...insertMemories(
+          ctx.db,
+          fresh.map((f) => f.m),
+          fresh.map((f) => f.v),
+          model,
+        ),
+      );
     progress.done += batch.length;
     progress.imported += fresh.length;
     onProgress?.({ ...progress });

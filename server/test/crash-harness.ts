@@ -42,7 +42,7 @@ const { values } = parseArgs({
   },
 });
 
-const out = (line: string) => fs.writeSync(1, line + "\n"); // synchronous: on the pipe before the next step
+const out = (line: string) => fs.writeSync(1, `${line}\n`); // synchronous: on the pipe before the next step
 const ack = (t: string, data: Record<string, unknown>) => out(`ACK ${JSON.stringify({ t, ...data })}`);
 
 // The embedding server first: its model loads while the rest of the app is imported.
@@ -50,8 +50,26 @@ const { getEmbedder, setEmbedder } = await import("../embedder/supervisor");
 const embedUrl = values["embed-url"];
 if (embedUrl) {
   // A server this process does not own: what the app asks of its supervisor, answered for that URL.
-  const status = { status: "ready", model: "universal-sentence-encoder-lite", dim: 512, engine: "shared (test)", baseUrl: embedUrl, pid: null, restarts: 0, lastError: null, modelReason: "shared by the crash test", fallback: true };
-  setEmbedder({ pid: null, start() {}, status: () => status, ensureHealthy: async () => embedUrl, reportFailure() {}, stop: async () => {} } as unknown as import("../embedder/supervisor").EmbedderSupervisor);
+  const status = {
+    status: "ready",
+    model: "universal-sentence-encoder-lite",
+    dim: 512,
+    engine: "shared (test)",
+    baseUrl: embedUrl,
+    pid: null,
+    restarts: 0,
+    lastError: null,
+    modelReason: "shared by the crash test",
+    fallback: true,
+  };
+  setEmbedder({
+    pid: null,
+    start() {},
+    status: () => status,
+    ensureHealthy: async () => embedUrl,
+    reportFailure() {},
+    stop: async () => {},
+  } as unknown as import("../embedder/supervisor").EmbedderSupervisor);
 }
 const sup = getEmbedder();
 out(`SPAWNED ${JSON.stringify({ embedderPid: sup.pid })}`);
@@ -72,10 +90,15 @@ if (values["die-at"]) {
         const inTx = sqlite.inTransaction;
         // The memory a rid-keyed statement touches, as it was before: a rolled-back write must leave it so.
         const rid = typeof args[0] === "bigint" ? Number(args[0]) : typeof args[1] === "number" ? args[1] : null;
-        const row = rid === null ? undefined : (prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(rid) as { sd: number } | undefined);
+        const row =
+          rid === null
+            ? undefined
+            : (prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(rid) as { sd: number } | undefined);
         const before = row ? row.sd : null;
         const r = run(...args); // the statement itself happens, its transaction never commits
-        out(`DYING ${JSON.stringify({ sql: sql.replace(/\s+/g, " ").slice(0, 80), args: JSON.parse(JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? Number(v) : Buffer.isBuffer(v) ? "<blob>" : v))), inTx, before })}`);
+        out(
+          `DYING ${JSON.stringify({ sql: sql.replace(/\s+/g, " ").slice(0, 80), args: JSON.parse(JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? Number(v) : Buffer.isBuffer(v) ? "<blob>" : v))), inTx, before })}`,
+        );
         process.kill(process.pid, "SIGKILL");
         return r;
       }
@@ -91,7 +114,7 @@ boot();
 let stopping = false;
 process.on("SIGTERM", () => (stopping = true));
 const { addMemories, remember } = await import("../memory/write");
-  const { appContext } = await import("../core/context");
+const { appContext } = await import("../core/context");
 const { persistQueue } = await import("../chat/persist");
 const { runTurn } = await import("../chat/turn");
 const { addDocument, deleteDocument } = await import("../services/document-service");
@@ -109,13 +132,24 @@ out(`READY ${JSON.stringify({ pid: process.pid, embedderPid: sup.pid, ms: Math.r
 const SPACE = "crash";
 const rng = createRng(`crash-${values.seed}`);
 const tag = () => `${values.seed}-${rng.int(0, 1e9).toString(36)}`;
-const fail = (what: string, e: unknown) => out(`ERR ${JSON.stringify({ what, error: e instanceof Error ? e.message : String(e) })}`);
+const fail = (what: string, e: unknown) =>
+  out(`ERR ${JSON.stringify({ what, error: e instanceof Error ? e.message : String(e) })}`);
 
 if (values.scenario === "share-delete") {
   const t = tag();
   const common = `# Shared ${t}\n\n${englishText(5000, `${t}-shared`)}`;
-  const a = await addDocument(ctx, `shared-a-${t}.md`, Buffer.from(`${common}\n\n# Only a\n\n${englishText(500, `${t}-a`)}`), SPACE);
-  const b = await addDocument(ctx, `shared-b-${t}.md`, Buffer.from(`${common}\n\n# Only b\n\n${englishText(500, `${t}-b`)}`), SPACE);
+  const a = await addDocument(
+    ctx,
+    `shared-a-${t}.md`,
+    Buffer.from(`${common}\n\n# Only a\n\n${englishText(500, `${t}-a`)}`),
+    SPACE,
+  );
+  const b = await addDocument(
+    ctx,
+    `shared-b-${t}.md`,
+    Buffer.from(`${common}\n\n# Only b\n\n${englishText(500, `${t}-b`)}`),
+    SPACE,
+  );
   await queueFor(ctx).whenIdle();
   ack("doc", { id: a.id, status: "done" });
   ack("doc", { id: b.id, status: "done" });
@@ -125,7 +159,10 @@ if (values.scenario === "share-delete") {
   out("DRAINED");
 } else if (values.scenario === "undo") {
   const base = `Note ${tag()}: my sister Ana in Graz keeps two rabbits and feeds them at dawn`;
-  const ids = await addMemories(ctx, [{ text: base, space: `undo-${values.seed}` }, { text: `${base} without fail`, space: `undo-${values.seed}` }]);
+  const ids = await addMemories(ctx, [
+    { text: base, space: `undo-${values.seed}` },
+    { text: `${base} without fail`, space: `undo-${values.seed}` },
+  ]);
   ack("add", { ids: ids.flat() });
   const run = await runJobNow(ctx, "consolidate", { trigger: "manual" });
   const merges = (run.result?.merges ?? []) as { id: string; from: [string, string] }[];
@@ -153,7 +190,12 @@ if (values.scenario === "share-delete") {
     },
   } as unknown as typeof appQueue;
 
-  const backlog = () => (ctx.db.prepare("SELECT count(*) AS n FROM documents WHERE status IN ('queued', 'processing')").get() as { n: number }).n;
+  const backlog = () =>
+    (
+      ctx.db.prepare("SELECT count(*) AS n FROM documents WHERE status IN ('queued', 'processing')").get() as {
+        n: number;
+      }
+    ).n;
   const lanes: Record<string, () => Promise<void>> = {
     async chat() {
       const who = rng.pick(PEOPLE);
@@ -163,7 +205,10 @@ if (values.scenario === "share-delete") {
       // tracked like the chat route does, so a graceful shutdown waits for the turn (or stops it)
       const inflight = beginRequest();
       try {
-        for await (const ev of runTurn({ memo: ctx, persist: ackingQueue, signal: inflight.signal }, { space: SPACE, message })) {
+        for await (const ev of runTurn(
+          { memo: ctx, persist: ackingQueue, signal: inflight.signal },
+          { space: SPACE, message },
+        )) {
           if (ev.type === "start") [conversationId, userMessageId] = [ev.conversation.id, ev.userMessage.id];
           if (ev.type === "done") ack("chat", { conversationId, userMessageId, assistantMessageId: ev.message.id });
           if (ev.type === "error") fail("chat", ev.message);
@@ -173,13 +218,20 @@ if (values.scenario === "share-delete") {
       }
     },
     async remember() {
-      const r = await remember(ctx, `${tag()}: my ${rng.pick(["dentist", "plumber", "landlord"])} is ${rng.pick(PEOPLE)}, phone ${rng.int(100, 999)} ${rng.int(1000, 9999)}`, SPACE);
+      const r = await remember(
+        ctx,
+        `${tag()}: my ${rng.pick(["dentist", "plumber", "landlord"])} is ${rng.pick(PEOPLE)}, phone ${rng.int(100, 999)} ${rng.int(1000, 9999)}`,
+        SPACE,
+      );
       ack("remember", { ids: r.ids });
     },
     async pair() {
       const who = rng.pick(PEOPLE);
       const base = `Note ${tag()}: my neighbour ${who} in ${rng.pick(CITIES)} keeps ${rng.pick(PETS)} and waters the garden every ${rng.pick(["morning", "evening"])}`;
-      const ids = await addMemories(ctx, [{ text: base, space: SPACE }, { text: `${base} without fail`, space: SPACE }]);
+      const ids = await addMemories(ctx, [
+        { text: base, space: SPACE },
+        { text: `${base} without fail`, space: SPACE },
+      ]);
       ack("add", { ids: ids.flat() });
     },
     async ingest() {
@@ -209,7 +261,12 @@ if (values.scenario === "share-delete") {
       const t = tag();
       const common = `# Shared ${t}\n\n${englishText(rng.int(3000, 4000), `${t}-shared`)}`;
       for (const side of ["a", "b"]) {
-        const row = await addDocument(ctx, `shared-${side}-${t}.md`, Buffer.from(`${common}\n\n# Only ${side} ${t}\n\n${englishText(rng.int(200, 400), `${t}-${side}`)}`), SPACE);
+        const row = await addDocument(
+          ctx,
+          `shared-${side}-${t}.md`,
+          Buffer.from(`${common}\n\n# Only ${side} ${t}\n\n${englishText(rng.int(200, 400), `${t}-${side}`)}`),
+          SPACE,
+        );
         ack("doc", { id: row.id, status: row.status });
       }
     },
@@ -229,7 +286,15 @@ if (values.scenario === "share-delete") {
   // Consolidation over the 16 most recent memories: short runs, whose merges are acknowledged before the next kill.
   const { saveJobSettings } = await import("../jobs/settings");
   saveJobSettings(ctx.db, { consolidate: { maxPerSpace: 16 } });
-  const pace: Record<string, [number, number]> = { chat: [0, 60], remember: [20, 120], pair: [20, 120], ingest: [200, 700], consolidate: [150, 500], share: [300, 900], undo: [400, 1200] };
+  const pace: Record<string, [number, number]> = {
+    chat: [0, 60],
+    remember: [20, 120],
+    pair: [20, 120],
+    ingest: [200, 700],
+    consolidate: [150, 500],
+    share: [300, 900],
+    undo: [400, 1200],
+  };
   for (const [name, fn] of Object.entries(lanes)) {
     void (async () => {
       for (;;) {

@@ -12,7 +12,13 @@ export const FAKE_ANTHROPIC_MODEL = "claude-fixture";
 export interface AnthropicRecorded {
   path: string;
   headers: http.IncomingHttpHeaders;
-  body: { model?: string; system?: string; max_tokens?: number; stream?: boolean; messages?: { role: string; content: string }[] } | null;
+  body: {
+    model?: string;
+    system?: string;
+    max_tokens?: number;
+    stream?: boolean;
+    messages?: { role: string; content: string }[];
+  } | null;
 }
 
 export class FakeAnthropicServer {
@@ -53,19 +59,33 @@ export class FakeAnthropicServer {
     // The SDK sends the key as `Authorization: Bearer` (1.x) or `x-api-key` (older): accept either.
     const key = req.headers["x-api-key"] ?? req.headers.authorization?.replace(/^Bearer /, "");
     if (key !== this.apiKey) {
-      return this.json(res, 401, { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } });
+      return this.json(res, 401, {
+        type: "error",
+        error: { type: "authentication_error", message: "invalid x-api-key" },
+      });
     }
     if (req.method === "GET" && url === "/v1/models") {
       return this.json(res, 200, {
-        data: [{ type: "model", id: FAKE_ANTHROPIC_MODEL, display_name: "Claude Fixture", created_at: "2025-01-01T00:00:00Z" }],
+        data: [
+          {
+            type: "model",
+            id: FAKE_ANTHROPIC_MODEL,
+            display_name: "Claude Fixture",
+            created_at: "2025-01-01T00:00:00Z",
+          },
+        ],
         has_more: false,
         first_id: FAKE_ANTHROPIC_MODEL,
         last_id: FAKE_ANTHROPIC_MODEL,
       });
     }
-    if (req.method !== "POST" || url !== "/v1/messages") return this.json(res, 404, { type: "error", error: { type: "not_found_error", message: "Not found" } });
+    if (req.method !== "POST" || url !== "/v1/messages")
+      return this.json(res, 404, { type: "error", error: { type: "not_found_error", message: "Not found" } });
     if (body?.model !== FAKE_ANTHROPIC_MODEL) {
-      return this.json(res, 404, { type: "error", error: { type: "not_found_error", message: `model: ${body?.model}` } });
+      return this.json(res, 404, {
+        type: "error",
+        error: { type: "not_found_error", message: `model: ${body?.model}` },
+      });
     }
     const last = [...(body.messages ?? [])].reverse().find((m) => m.role === "user");
     const reply = `Anthropic fixture: ${typeof last?.content === "string" ? last.content : ""}`;
@@ -83,9 +103,19 @@ export class FakeAnthropicServer {
       });
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const ev = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    const ev = (type: string, data: Record<string, unknown>) =>
+      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
     ev("message_start", {
-      message: { id: "msg_fixture", type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } },
+      message: {
+        id: "msg_fixture",
+        type: "message",
+        role: "assistant",
+        model: body.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+      },
     });
     ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
     ev("ping", {});
@@ -99,7 +129,10 @@ export class FakeAnthropicServer {
       }
     }
     ev("content_block_stop", { index: 0 });
-    ev("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+    ev("message_delta", {
+      delta: { stop_reason: "end_turn", stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    });
     ev("message_stop", {});
     res.end();
   }

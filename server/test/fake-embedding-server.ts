@@ -106,11 +106,16 @@ export class FakeEmbeddingServer {
     };
     if (path === "/v1/models") {
       if (this.noModels) return send(200, { object: "list", data: [] });
-      return send(200, { object: "list", data: [{ id: this.model, object: "model", ...(this.reportDim ? { meta: { n_embd: this.dim } } : {}) }] });
+      return send(200, {
+        object: "list",
+        data: [{ id: this.model, object: "model", ...(this.reportDim ? { meta: { n_embd: this.dim } } : {}) }],
+      });
     }
     if (path === "/tokenize") {
       const content = (body as { content?: string })?.content ?? "";
-      return send(200, { tokens: [...content].map((ch, i) => (i % 2 ? { id: ch.codePointAt(0), piece: ch } : ch.codePointAt(0))) });
+      return send(200, {
+        tokens: [...content].map((ch, i) => (i % 2 ? { id: ch.codePointAt(0), piece: ch } : ch.codePointAt(0))),
+      });
     }
     if (path !== "/v1/embeddings") return send(404, { error: { code: 404, message: "not found" } });
     switch (this.mode) {

@@ -68,23 +68,31 @@ if (fault === "silent") {
     } catch {
       return send(res, 400, { error: { code: 400, message: "body is not valid JSON" } });
     }
-    if (url === "/health") return fault === "loading" ? send(res, 503, { error: { code: 503, message: "Loading model" } }) : send(res, 200, { status: "ok" });
+    if (url === "/health")
+      return fault === "loading"
+        ? send(res, 503, { error: { code: 503, message: "Loading model" } })
+        : send(res, 200, { status: "ok" });
     if (fault === "loading") return send(res, 503, { error: { code: 503, message: "Loading model" } });
-    if (url === "/v1/models") return send(res, 200, { object: "list", data: [{ id: MODEL, object: "model", meta: { n_embd: DIM } }] });
+    if (url === "/v1/models")
+      return send(res, 200, { object: "list", data: [{ id: MODEL, object: "model", meta: { n_embd: DIM } }] });
     if (url === "/tokenize") return send(res, 200, { tokens: [...(body.content ?? "")].map((c) => c.codePointAt(0)) });
     if (url !== "/v1/embeddings") return send(res, 404, { error: { code: 404, message: "File Not Found" } });
     if (fault === "garbage") return send(res, 200, "<html><body>502 Bad Gateway</body></html>");
     const input = Array.isArray(body.input) ? body.input : [String(body.input ?? "")];
     const dim = fault === "wrong-dim" ? DIM - 1 : DIM;
-    return send(res, 200, { object: "list", model: MODEL, data: input.map((t, index) => ({ object: "embedding", index, embedding: vectorFor(t, dim) })) });
+    return send(res, 200, {
+      object: "list",
+      model: MODEL,
+      data: input.map((t, index) => ({ object: "embedding", index, embedding: vectorFor(t, dim) })),
+    });
   });
   server.listen(Number(values.port), "127.0.0.1", () => {
     const port = (server.address() as AddressInfo).port;
-    process.stdout.write(JSON.stringify({ event: "listening", port, host: "127.0.0.1" }) + "\n");
+    process.stdout.write(`${JSON.stringify({ event: "listening", port, host: "127.0.0.1" })}\n`);
     if (fault === "exit") {
       process.stderr.write("faulty-embedding-server: exiting on purpose (--fault exit)\n");
       process.exit(3);
     }
-    process.stdout.write(JSON.stringify({ event: "ready", model: MODEL, dim: DIM, engine: "TEST DOUBLE" }) + "\n");
+    process.stdout.write(`${JSON.stringify({ event: "ready", model: MODEL, dim: DIM, engine: "TEST DOUBLE" })}\n`);
   });
 }

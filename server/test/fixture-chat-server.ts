@@ -14,7 +14,12 @@ export type FixtureChatMode = "ok" | "status-500" | "empty";
 
 export interface FixtureChatRequest {
   path: string;
-  body: { model?: string; messages?: { role: string; content: string }[]; stream?: boolean; temperature?: number } | null;
+  body: {
+    model?: string;
+    messages?: { role: string; content: string }[];
+    stream?: boolean;
+    temperature?: number;
+  } | null;
 }
 
 /** The fixture's merge rule, exported so tests can state what they expect. */
@@ -76,8 +81,13 @@ export class FixtureChatServer {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(payload));
     };
-    if (path === "/v1/models") return send(200, { object: "list", data: [{ id: this.model, object: "model", created: 0, owned_by: "fixture" }] });
-    if (path !== "/v1/chat/completions" || req.method !== "POST") return send(404, { error: { message: "not found", type: "invalid_request_error" } });
+    if (path === "/v1/models")
+      return send(200, {
+        object: "list",
+        data: [{ id: this.model, object: "model", created: 0, owned_by: "fixture" }],
+      });
+    if (path !== "/v1/chat/completions" || req.method !== "POST")
+      return send(404, { error: { message: "not found", type: "invalid_request_error" } });
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.mode === "status-500") return send(500, { error: { message: "fixture failure", type: "server_error" } });
     const text = this.answer(body);

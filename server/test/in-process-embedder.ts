@@ -6,7 +6,7 @@
 import { loadUseLite } from "../embedder/engines/use-lite";
 import type { EmbeddingEngine } from "../embedder/engines/types";
 import { toUnitVector } from "../embedder/client";
-import { type Embedder } from "../core/context";
+import type { Embedder } from "../core/context";
 
 export class InProcessEmbedder implements Embedder {
   /** Every text embedded, in order (tests use it to see that nothing was embedded, or what was). */

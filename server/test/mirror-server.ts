@@ -69,10 +69,18 @@ export class MirrorServer {
       }
       start = Number(m[1]);
       rec.status = 206;
-      res.writeHead(206, { "content-length": String(size - start), "content-range": `bytes ${start}-${size - 1}/${size}`, "accept-ranges": "bytes" });
+      res.writeHead(206, {
+        "content-length": String(size - start),
+        "content-range": `bytes ${start}-${size - 1}/${size}`,
+        "accept-ranges": "bytes",
+      });
     } else {
       rec.status = 200;
-      res.writeHead(200, { "content-length": String(size), "accept-ranges": "bytes", "content-type": "application/octet-stream" });
+      res.writeHead(200, {
+        "content-length": String(size),
+        "accept-ranges": "bytes",
+        "content-type": "application/octet-stream",
+      });
     }
     const CHUNK = 4096;
     let offset = start;
@@ -80,7 +88,8 @@ export class MirrorServer {
     res.on("close", () => (closed = true));
     while (offset < size && !closed) {
       const end = Math.min(size, offset + CHUNK);
-      const drop = !this.dropped && this.o.dropAtOffset != null && end > this.o.dropAtOffset && offset <= this.o.dropAtOffset;
+      const drop =
+        !this.dropped && this.o.dropAtOffset != null && end > this.o.dropAtOffset && offset <= this.o.dropAtOffset;
       if (drop) {
         const upto = this.o.dropAtOffset!;
         if (upto > offset) res.write(this.data.subarray(offset, upto));

@@ -6,7 +6,7 @@
  * re-index is half-way.
  */
 import { toUnitVector } from "../embedder/client";
-import { type Embedder } from "../core/context";
+import type { Embedder } from "../core/context";
 
 export const TEST_MODEL_A = "test-4d-a";
 export const TEST_MODEL_B = "test-4d-b";

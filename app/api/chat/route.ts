@@ -27,8 +27,10 @@ const chatInput = z.strictObject({
 });
 
 function replacement(input: z.infer<typeof chatInput>): Replacement | undefined {
-  if (input.regenerate && input.editMessageId) throw new ServiceError(400, "regenerate and editMessageId cannot be combined");
-  if ((input.regenerate || input.editMessageId) && !input.conversationId) throw new ServiceError(400, "regenerate and editMessageId need a conversationId");
+  if (input.regenerate && input.editMessageId)
+    throw new ServiceError(400, "regenerate and editMessageId cannot be combined");
+  if ((input.regenerate || input.editMessageId) && !input.conversationId)
+    throw new ServiceError(400, "regenerate and editMessageId need a conversationId");
   if (input.regenerate) return { type: "regenerate" };
   if (input.editMessageId) return { type: "edit", messageId: input.editMessageId };
   return undefined;
@@ -59,7 +61,17 @@ export function POST(req: Request) {
     // The client went away (Next aborts the request's signal, and cancels the body below), or Memo is stopping.
     req.signal.addEventListener("abort", stop("client disconnected"), { once: true });
     inflight.signal.addEventListener("abort", stop("Memo is shutting down"), { once: true });
-    const events = runTurn({ memo, signal: abort.signal }, { conversationId: conversation.id, message: input.message, provider: input.provider, model: input.model, replace, temporary: input.temporary })[Symbol.asyncIterator]();
+    const events = runTurn(
+      { memo, signal: abort.signal },
+      {
+        conversationId: conversation.id,
+        message: input.message,
+        provider: input.provider,
+        model: input.model,
+        replace,
+        temporary: input.temporary,
+      },
+    )[Symbol.asyncIterator]();
     const encoder = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {
@@ -68,7 +80,17 @@ export function POST(req: Request) {
           ev = await events.next();
         } catch (e) {
           console.error("[chat] turn failed", e);
-          controller.enqueue(encoder.encode(sseFrame({ type: "error", kind: "internal", status: 500, message: "The turn failed unexpectedly; see the server log.", partial: null })));
+          controller.enqueue(
+            encoder.encode(
+              sseFrame({
+                type: "error",
+                kind: "internal",
+                status: 500,
+                message: "The turn failed unexpectedly; see the server log.",
+                partial: null,
+              }),
+            ),
+          );
           controller.close();
           inflight.end();
           return;

@@ -31,7 +31,11 @@ export function Analytics() {
 
   return (
     <div className="space-y-4">
-      <form aria-label="Analytics scope" onSubmit={(e) => e.preventDefault()} className="flex flex-wrap items-center gap-3 text-sm">
+      <form
+        aria-label="Analytics scope"
+        onSubmit={(e) => e.preventDefault()}
+        className="flex flex-wrap items-center gap-3 text-sm"
+      >
         <label className="flex items-center gap-2">
           Space
           <select value={space} onChange={(e) => setSpace(e.target.value)} className={`max-w-[12rem] ${INPUT}`}>
@@ -52,7 +56,10 @@ export function Analytics() {
       </form>
 
       {q.error && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {q.error.message}
         </p>
       )}
@@ -69,22 +76,44 @@ export function Analytics() {
               value={a.totals.addedThisWeek}
               hint={`stored in the last 7 days; ${a.totals.addedThisWeekLive} still live, ${a.totals.addedThisWeek - a.totals.addedThisWeekLive} since deleted or merged`}
             />
-            <Stat id="expiring" label="Deletes expiring ≤ 7 days" value={a.totals.expiringWithin7Days} hint={`${a.totals.softDeleted} soft-deleted; purged after ${a.retentionDays} days`} />
-            <Stat id="retrievals" label="Retrievals (all time)" value={a.totals.retrievals} hint="times a live memory was recalled into a prompt" />
+            <Stat
+              id="expiring"
+              label="Deletes expiring ≤ 7 days"
+              value={a.totals.expiringWithin7Days}
+              hint={`${a.totals.softDeleted} soft-deleted; purged after ${a.retentionDays} days`}
+            />
+            <Stat
+              id="retrievals"
+              label="Retrievals (all time)"
+              value={a.totals.retrievals}
+              hint="times a live memory was recalled into a prompt"
+            />
           </dl>
 
           <div className="grid gap-4 lg:grid-cols-3">
             <figure className={`${CARD} min-w-0 lg:col-span-2`} data-testid="chart-over-time">
               <figcaption className="mb-2 text-sm font-semibold">
-                Memories over time by kind <span className="font-normal text-zinc-500">(per {a.overTime.bucket}, {basis === "timestamp" ? "by when it happened" : "by when it was stored"})</span>
+                Memories over time by kind{" "}
+                <span className="font-normal text-zinc-500">
+                  (per {a.overTime.bucket}, {basis === "timestamp" ? "by when it happened" : "by when it was stored"})
+                </span>
               </figcaption>
-              {a.overTime.points.length ? <OverTimeChart points={a.overTime.points} /> : <p className="py-10 text-center text-sm text-zinc-500">No memories yet.</p>}
+              {a.overTime.points.length ? (
+                <OverTimeChart points={a.overTime.points} />
+              ) : (
+                <p className="py-10 text-center text-sm text-zinc-500">No memories yet.</p>
+              )}
               {a.overTime.earlier && (
                 <p className="mt-1 text-xs text-zinc-500" data-testid="over-time-earlier">
-                  The first bar counts the {a.overTime.earlier.count.toLocaleString("en-US")} older memor{a.overTime.earlier.count === 1 ? "y" : "ies"} (from {a.overTime.earlier.from.slice(0, 10)}), so that they do not stretch the axis.
+                  The first bar counts the {a.overTime.earlier.count.toLocaleString("en-US")} older memor
+                  {a.overTime.earlier.count === 1 ? "y" : "ies"} (from {a.overTime.earlier.from.slice(0, 10)}), so that
+                  they do not stretch the axis.
                 </p>
               )}
-              <p className="mt-1 text-xs text-zinc-500">Live memories per {a.overTime.bucket}; the bars add up to the {a.totals.memories.toLocaleString("en-US")} memories above.</p>
+              <p className="mt-1 text-xs text-zinc-500">
+                Live memories per {a.overTime.bucket}; the bars add up to the{" "}
+                {a.totals.memories.toLocaleString("en-US")} memories above.
+              </p>
             </figure>
             <div className={`${CARD} min-w-0`}>
               <h2 className="mb-2 text-sm font-semibold">By kind</h2>
@@ -92,7 +121,11 @@ export function Analytics() {
                 {Object.entries(a.totals.byKind).map(([k, n]) => (
                   <li key={k} className="flex items-center justify-between gap-2">
                     <span className="flex items-center gap-2">
-                      <span className="inline-block h-3 w-3 rounded-sm" style={{ background: KIND_COLORS[k] }} aria-hidden="true" />
+                      <span
+                        className="inline-block h-3 w-3 rounded-sm"
+                        style={{ background: KIND_COLORS[k] }}
+                        aria-hidden="true"
+                      />
                       {k}
                     </span>
                     <span className="tabular-nums">{n}</span>
@@ -106,7 +139,9 @@ export function Analytics() {
             <figure className={`${CARD} min-w-0`} data-testid="chart-recall">
               <figcaption className="mb-2 text-sm font-semibold">
                 Recall activity, last 30 days
-                {a.retrievalsByDay.every((d) => d.retrievals === 0) && <span className="font-normal text-zinc-500"> — no memory recalled in this period</span>}
+                {a.retrievalsByDay.every((d) => d.retrievals === 0) && (
+                  <span className="font-normal text-zinc-500"> — no memory recalled in this period</span>
+                )}
               </figcaption>
               <RecallChart points={a.retrievalsByDay} />
               <p className="mt-1 text-xs text-zinc-500">

@@ -27,9 +27,20 @@ export function periodLabel(p: string): string {
 export function OverTimeChart({ points }: { points: OverTimePoint[] }) {
   const present = KINDS.filter((k) => points.some((p) => Number(p[k]) > 0));
   return (
-    <BarChart responsive data={points} style={{ width: "100%", height: 280 }} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+    <BarChart
+      responsive
+      data={points}
+      style={{ width: "100%", height: 280 }}
+      margin={{ top: 8, right: 8, bottom: 0, left: -16 }}
+    >
       <CartesianGrid strokeDasharray="3 3" stroke="#a1a1aa55" vertical={false} />
-      <XAxis dataKey="period" tick={{ fontSize: 11 }} minTickGap={16} interval="preserveStartEnd" tickFormatter={periodLabel} />
+      <XAxis
+        dataKey="period"
+        tick={{ fontSize: 11 }}
+        minTickGap={16}
+        interval="preserveStartEnd"
+        tickFormatter={periodLabel}
+      />
       <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
       <Tooltip labelFormatter={(l) => periodLabel(String(l))} />
       <Legend wrapperStyle={{ fontSize: 12 }} />
@@ -44,7 +55,12 @@ export function OverTimeChart({ points }: { points: OverTimePoint[] }) {
 export function RecallChart({ points }: { points: { day: string; retrievals: number }[] }) {
   const data = points.map((p) => ({ day: p.day.slice(0, 10), retrievals: p.retrievals }));
   return (
-    <BarChart responsive data={data} style={{ width: "100%", height: 220 }} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+    <BarChart
+      responsive
+      data={data}
+      style={{ width: "100%", height: 220 }}
+      margin={{ top: 8, right: 8, bottom: 0, left: -16 }}
+    >
       <CartesianGrid strokeDasharray="3 3" stroke="#a1a1aa55" vertical={false} />
       <XAxis dataKey="day" tick={{ fontSize: 11 }} minTickGap={16} tickFormatter={periodLabel} />
       <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />

@@ -18,7 +18,12 @@ function useInvalidate() {
   const trpc = useTRPC();
   const qc = useQueryClient();
   return () => {
-    for (const key of [trpc.jobs.runs.queryKey(), trpc.jobs.status.queryKey(), trpc.analytics.overview.queryKey(), trpc.analytics.lifetime.queryKey()]) {
+    for (const key of [
+      trpc.jobs.runs.queryKey(),
+      trpc.jobs.status.queryKey(),
+      trpc.analytics.overview.queryKey(),
+      trpc.analytics.lifetime.queryKey(),
+    ]) {
       void qc.invalidateQueries({ queryKey: key });
     }
   };
@@ -31,16 +36,32 @@ function useInvalidate() {
 export function ConsolidationReview({ onResult }: { onResult: (text: string, ok: boolean) => void }) {
   const trpc = useTRPC();
   const invalidate = useInvalidate();
-  const [preview, setPreview] = useState<{ runId: number; proposals: Proposal[]; skipped: { reason: string }[]; note: string | null } | null>(null);
+  const [preview, setPreview] = useState<{
+    runId: number;
+    proposals: Proposal[];
+    skipped: { reason: string }[];
+    note: string | null;
+  } | null>(null);
   const [picked, setPicked] = useState<Set<number>>(new Set());
   const run = useMutation(
     trpc.jobs.previewConsolidation.mutationOptions({
       onSuccess: (r) => {
         invalidate();
-        const res = (r.run.result ?? {}) as { proposals?: Proposal[]; skipped?: { reason: string }[]; skippedMerging?: string | null; reason?: string };
-        if (r.run.refused || r.run.status === "failed") return onResult(`Consolidation not run: ${r.run.refused ?? r.run.error}`, false);
+        const res = (r.run.result ?? {}) as {
+          proposals?: Proposal[];
+          skipped?: { reason: string }[];
+          skippedMerging?: string | null;
+          reason?: string;
+        };
+        if (r.run.refused || r.run.status === "failed")
+          return onResult(`Consolidation not run: ${r.run.refused ?? r.run.error}`, false);
         const proposals = res.proposals ?? [];
-        setPreview({ runId: r.run.id, proposals, skipped: res.skipped ?? [], note: res.skippedMerging ?? res.reason ?? null });
+        setPreview({
+          runId: r.run.id,
+          proposals,
+          skipped: res.skipped ?? [],
+          note: res.skippedMerging ?? res.reason ?? null,
+        });
         setPicked(new Set(proposals.map((_, i) => i)));
       },
       onError: (e) => onResult(`Consolidation: ${e.message}`, false),
@@ -52,22 +73,37 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
         invalidate();
         setPreview(null);
         const res = (r.run.result ?? {}) as { skipped?: unknown[] };
-        onResult(`Consolidation ${r.run.status}: ${r.counts.merged} merged, ${r.counts.softDeleted} originals soft-deleted${res.skipped?.length ? `, ${res.skipped.length} skipped` : ""}. Undo it from Last runs for ${UNDO_DAYS} days.`, r.run.status !== "failed");
+        onResult(
+          `Consolidation ${r.run.status}: ${r.counts.merged} merged, ${r.counts.softDeleted} originals soft-deleted${res.skipped?.length ? `, ${res.skipped.length} skipped` : ""}. Undo it from Last runs for ${UNDO_DAYS} days.`,
+          r.run.status !== "failed",
+        );
       },
       onError: (e) => onResult(`Consolidation: ${e.message}`, false),
     }),
   );
   return (
     <div className="space-y-2" data-testid="consolidation-review">
-      <button type="button" className={BTN} disabled={run.isPending || apply.isPending} onClick={() => run.mutate()} data-testid="run-consolidate">
+      <button
+        type="button"
+        className={BTN}
+        disabled={run.isPending || apply.isPending}
+        onClick={() => run.mutate()}
+        data-testid="run-consolidate"
+      >
         {run.isPending ? "Asking the provider for merges…" : "Run consolidation now"}
       </button>
       {run.isPending && <progress className="block h-2 w-48" aria-label="Consolidation preview in progress" />}
       {preview && (
-        <div className="space-y-2 rounded border border-amber-300 p-2 text-sm dark:border-amber-800" data-testid="consolidation-preview">
+        <div
+          className="space-y-2 rounded border border-amber-300 p-2 text-sm dark:border-amber-800"
+          data-testid="consolidation-preview"
+        >
           <p className="font-medium">
             {preview.proposals.length} proposed merge{preview.proposals.length === 1 ? "" : "s"}
-            {preview.skipped.length ? `, ${preview.skipped.length} pair${preview.skipped.length === 1 ? "" : "s"} skipped` : ""}. Nothing is changed until you apply.
+            {preview.skipped.length
+              ? `, ${preview.skipped.length} pair${preview.skipped.length === 1 ? "" : "s"} skipped`
+              : ""}
+            . Nothing is changed until you apply.
           </p>
           {preview.note && <p className="text-xs text-zinc-500">{preview.note}</p>}
           <ul className="max-h-96 space-y-2 overflow-auto">
@@ -77,7 +113,9 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
                   <input
                     type="checkbox"
                     checked={picked.has(i)}
-                    onChange={(e) => setPicked((s) => (e.target.checked ? new Set(s).add(i) : new Set([...s].filter((x) => x !== i))))}
+                    onChange={(e) =>
+                      setPicked((s) => (e.target.checked ? new Set(s).add(i) : new Set([...s].filter((x) => x !== i))))
+                    }
                   />
                   <span className="min-w-0 space-y-1">
                     <span className="block text-xs text-zinc-500">1. {p.originals[0]}</span>
@@ -120,7 +158,11 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
 }
 
 /** Undo for a consolidation run that merged something, within 7 days (originals restored, merged memories removed). */
-export function UndoRunButton({ run }: { run: { id: number; job: string; finishedAt: string | null; result: Record<string, unknown> | null } }) {
+export function UndoRunButton({
+  run,
+}: {
+  run: { id: number; job: string; finishedAt: string | null; result: Record<string, unknown> | null };
+}) {
   const trpc = useTRPC();
   const invalidate = useInvalidate();
   const undo = useMutation(trpc.jobs.undoRun.mutationOptions({ onSuccess: invalidate }));
@@ -131,7 +173,13 @@ export function UndoRunButton({ run }: { run: { id: number; job: string; finishe
   if (!run.finishedAt || Date.now() - Date.parse(run.finishedAt) > UNDO_DAYS * 86_400_000) return null;
   return (
     <span>
-      <button type="button" className="rounded border border-zinc-300 px-2 py-0.5 text-xs dark:border-zinc-700" disabled={undo.isPending} onClick={() => undo.mutate({ runId: run.id })} data-testid="undo-run">
+      <button
+        type="button"
+        className="rounded border border-zinc-300 px-2 py-0.5 text-xs dark:border-zinc-700"
+        disabled={undo.isPending}
+        onClick={() => undo.mutate({ runId: run.id })}
+        data-testid="undo-run"
+      >
         {undo.isPending ? "Undoing…" : `Undo ${merges.length} merge${merges.length === 1 ? "" : "s"}`}
       </button>
       {undo.error && <span className="ml-2 text-xs text-red-700">{undo.error.message}</span>}

@@ -46,14 +46,21 @@ export function JobsPanel() {
     ...trpc.jobs.status.queryOptions(),
     refetchInterval: (q) => (q.state.data?.reindex.active ? 1500 : 10_000),
   });
-  const runs = useQuery({ ...trpc.jobs.runs.queryOptions({ limit: 10 }), refetchInterval: status.data?.reindex.active ? 3000 : 15_000 });
+  const runs = useQuery({
+    ...trpc.jobs.runs.queryOptions({ limit: 10 }),
+    refetchInterval: status.data?.reindex.active ? 3000 : 15_000,
+  });
   const [last, setLast] = useState<{ job: Job; text: string; ok: boolean } | null>(null);
   const run = useMutation(
     trpc.jobs.run.mutationOptions({
       onSuccess: (r, input) => {
         const ok = r.run.status !== "failed";
         const what = r.run.refused ?? (r.run.status === "failed" ? `failed: ${r.run.error}` : resultLine(r.run));
-        setLast({ job: input.job, ok, text: `${LABEL[input.job]} ${r.run.refused ? "not run" : r.run.status}: ${what || countsLine(r.counts)}` });
+        setLast({
+          job: input.job,
+          ok,
+          text: `${LABEL[input.job]} ${r.run.refused ? "not run" : r.run.status}: ${what || countsLine(r.counts)}`,
+        });
         void qc.invalidateQueries({ queryKey: trpc.jobs.runs.queryKey() });
         void qc.invalidateQueries({ queryKey: trpc.jobs.status.queryKey() });
         void qc.invalidateQueries({ queryKey: trpc.analytics.overview.queryKey() });
@@ -74,13 +81,25 @@ export function JobsPanel() {
       {p && (s.reindex.active || p.status !== "done" || Date.now() - Date.parse(p.updatedAt) < 86_400_000) && (
         <div className={CARD} role="status" data-testid="reindex-progress">
           <p className="text-sm font-medium">
-            {s.reindex.active ? "Re-indexing memories" : p.status === "done" ? "Re-index complete" : `Re-index ${p.status}`} for{" "}
-            <strong className="break-all">{p.to.model}</strong> ({p.to.dim}-d){p.from ? ` — was ${p.from.model} (${p.from.dim}-d)` : ""}
+            {s.reindex.active
+              ? "Re-indexing memories"
+              : p.status === "done"
+                ? "Re-index complete"
+                : `Re-index ${p.status}`}{" "}
+            for <strong className="break-all">{p.to.model}</strong> ({p.to.dim}-d)
+            {p.from ? ` — was ${p.from.model} (${p.from.dim}-d)` : ""}
           </p>
-          <progress className="mt-1 h-2 w-full" max={Math.max(1, p.total)} value={p.done} aria-label="Re-index progress" />
+          <progress
+            className="mt-1 h-2 w-full"
+            max={Math.max(1, p.total)}
+            value={p.done}
+            aria-label="Re-index progress"
+          />
           <p className="text-xs text-zinc-500">
             {p.done.toLocaleString("en-US")} / {p.total.toLocaleString("en-US")} memories
-            {s.reindex.active ? " · search uses keyword matches only until it completes" : ` · ${fmt(p.finishedAt ?? p.updatedAt)}`}
+            {s.reindex.active
+              ? " · search uses keyword matches only until it completes"
+              : ` · ${fmt(p.finishedAt ?? p.updatedAt)}`}
             {p.error ? ` · ${p.error}` : ""}
           </p>
         </div>
@@ -89,7 +108,14 @@ export function JobsPanel() {
       <div className={`${CARD} space-y-2`}>
         <div className="flex flex-wrap items-center gap-2">
           {(["decay"] as const).map((job) => (
-            <button key={job} type="button" className={BTN} disabled={pending !== undefined} onClick={() => run.mutate({ job })} data-testid={`run-${job}`}>
+            <button
+              key={job}
+              type="button"
+              className={BTN}
+              disabled={pending !== undefined}
+              onClick={() => run.mutate({ job })}
+              data-testid={`run-${job}`}
+            >
               {pending === job ? `Running ${LABEL[job].toLowerCase()}…` : `Run ${LABEL[job].toLowerCase()} now`}
             </button>
           ))}
@@ -101,14 +127,22 @@ export function JobsPanel() {
           {s && !s.schedulerRunning ? " (the scheduler is not running in this process)" : ""}
           {s?.model ? ` · merge threshold ${s.threshold} for ${s.model}` : ""}
         </p>
-        <p aria-live="polite" className={`text-sm ${last?.ok === false ? "text-red-700 dark:text-red-300" : "text-emerald-700 dark:text-emerald-400"}`} data-testid="job-result">
+        <p
+          aria-live="polite"
+          className={`text-sm ${last?.ok === false ? "text-red-700 dark:text-red-300" : "text-emerald-700 dark:text-emerald-400"}`}
+          data-testid="job-result"
+        >
           {last?.text}
         </p>
       </div>
 
       <div className={CARD}>
         <h3 className="mb-2 text-sm font-semibold">Last runs</h3>
-        {runs.error && <p role="alert" className="text-sm text-red-700">{runs.error.message}</p>}
+        {runs.error && (
+          <p role="alert" className="text-sm text-red-700">
+            {runs.error.message}
+          </p>
+        )}
         {runs.data && runs.data.length === 0 && <p className="text-sm text-zinc-500">No job has run yet.</p>}
         {runs.data && runs.data.length > 0 && (
           <ul className="space-y-1 text-sm" data-testid="jobs-panel-runs">
@@ -116,7 +150,15 @@ export function JobsPanel() {
               <li key={r.id} className="flex flex-wrap gap-x-3">
                 <span className="w-24 shrink-0 font-medium">{r.job}</span>
                 <span className="shrink-0 tabular-nums text-zinc-500">{fmt(r.startedAt)}</span>
-                <span className={r.status === "failed" ? "text-red-700 dark:text-red-300" : r.status === "ok" ? "text-emerald-700 dark:text-emerald-400" : "text-zinc-500"}>
+                <span
+                  className={
+                    r.status === "failed"
+                      ? "text-red-700 dark:text-red-300"
+                      : r.status === "ok"
+                        ? "text-emerald-700 dark:text-emerald-400"
+                        : "text-zinc-500"
+                  }
+                >
                   {r.status}
                   {r.durationMs !== null ? ` · ${Math.round(r.durationMs)} ms` : ""}
                 </span>

@@ -20,7 +20,20 @@ export interface Filters {
   pageSize: number;
 }
 
-export const EMPTY: Filters = { space: "", kind: "", pinned: "", importanceMin: "", importanceMax: "", status: "live", text: "", from: "", to: "", sort: "timestamp", order: "desc", pageSize: 25 };
+export const EMPTY: Filters = {
+  space: "",
+  kind: "",
+  pinned: "",
+  importanceMin: "",
+  importanceMax: "",
+  status: "live",
+  text: "",
+  from: "",
+  to: "",
+  sort: "timestamp",
+  order: "desc",
+  pageSize: 25,
+};
 
 /** The Manager's filter bar: text, space, kind, pinned, importance range, status, dates and sort. */
 export function FilterForm({
@@ -37,12 +50,24 @@ export function FilterForm({
   onSort: (sort: Filters["sort"], order: Filters["order"]) => void;
 }) {
   return (
-    <form role="search" aria-label="Filter memories" onSubmit={(e) => e.preventDefault()} className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800">
+    <form
+      role="search"
+      aria-label="Filter memories"
+      onSubmit={(e) => e.preventDefault()}
+      className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800"
+    >
       <div className="flex flex-col gap-2 sm:flex-row">
         <label className="sr-only" htmlFor="mm-text">
           Text contains
         </label>
-        <input id="mm-text" type="search" value={f.text} onChange={(e) => set("text", e.target.value)} placeholder="Text contains…" className={`flex-1 ${INPUT}`} />
+        <input
+          id="mm-text"
+          type="search"
+          value={f.text}
+          onChange={(e) => set("text", e.target.value)}
+          placeholder="Text contains…"
+          className={`flex-1 ${INPUT}`}
+        />
         <button type="button" className={BTN} onClick={onReset}>
           Reset filters
         </button>
@@ -68,7 +93,11 @@ export function FilterForm({
         </label>
         <label className="flex items-center gap-1">
           Pinned
-          <select value={f.pinned} onChange={(e) => set("pinned", e.target.value as Filters["pinned"])} className={INPUT}>
+          <select
+            value={f.pinned}
+            onChange={(e) => set("pinned", e.target.value as Filters["pinned"])}
+            className={INPUT}
+          >
             <option value="">any</option>
             <option value="yes">pinned</option>
             <option value="no">not pinned</option>
@@ -76,14 +105,25 @@ export function FilterForm({
         </label>
         <span className="flex items-center gap-1">
           <label htmlFor="mm-imin">Importance</label>
-          <select id="mm-imin" aria-label="Importance from" value={f.importanceMin} onChange={(e) => set("importanceMin", e.target.value)} className={INPUT}>
+          <select
+            id="mm-imin"
+            aria-label="Importance from"
+            value={f.importanceMin}
+            onChange={(e) => set("importanceMin", e.target.value)}
+            className={INPUT}
+          >
             <option value="">0</option>
             {[1, 2, 3, 4, 5].map((n) => (
               <option key={n}>{n}</option>
             ))}
           </select>
           –
-          <select aria-label="Importance to" value={f.importanceMax} onChange={(e) => set("importanceMax", e.target.value)} className={INPUT}>
+          <select
+            aria-label="Importance to"
+            value={f.importanceMax}
+            onChange={(e) => set("importanceMax", e.target.value)}
+            className={INPUT}
+          >
             <option value="">5</option>
             {[0, 1, 2, 3, 4].map((n) => (
               <option key={n}>{n}</option>
@@ -92,7 +132,11 @@ export function FilterForm({
         </span>
         <label className="flex items-center gap-1">
           Status
-          <select value={f.status} onChange={(e) => set("status", e.target.value as Filters["status"])} className={INPUT}>
+          <select
+            value={f.status}
+            onChange={(e) => set("status", e.target.value as Filters["status"])}
+            className={INPUT}
+          >
             <option value="live">live</option>
             <option value="deleted">deleted</option>
             <option value="all">all</option>
@@ -108,10 +152,14 @@ export function FilterForm({
         </label>
         <label className="flex items-center gap-1">
           Sort
-          <select value={`${f.sort}:${f.order}`} onChange={(e) => {
-            const [sort, order] = e.target.value.split(":") as [Filters["sort"], Filters["order"]];
-            onSort(sort, order);
-          }} className={INPUT}>
+          <select
+            value={`${f.sort}:${f.order}`}
+            onChange={(e) => {
+              const [sort, order] = e.target.value.split(":") as [Filters["sort"], Filters["order"]];
+              onSort(sort, order);
+            }}
+            className={INPUT}
+          >
             <option value="timestamp:desc">newest first</option>
             <option value="timestamp:asc">oldest first</option>
             <option value="created:desc">recently added</option>

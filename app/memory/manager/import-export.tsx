@@ -6,7 +6,6 @@ import { useTRPC } from "../../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT } from "../../_ui/styles";
 
-
 /** POST a file to an import route; resolves with the error message, or null when the job was queued. */
 async function upload(url: string, file: File): Promise<string | null> {
   const res = await fetch(url, { method: "POST", body: file, headers: { "content-type": "application/json" } });
@@ -44,7 +43,11 @@ function ImportForm({ kind, spaces, onQueued }: { kind: "memo" | "chatgpt"; spac
   };
 
   return (
-    <form onSubmit={submit} aria-label={kind === "chatgpt" ? "Import ChatGPT conversations" : "Import a Memo export"} className="space-y-2">
+    <form
+      onSubmit={submit}
+      aria-label={kind === "chatgpt" ? "Import ChatGPT conversations" : "Import a Memo export"}
+      className="space-y-2"
+    >
       <h3 className="text-sm font-semibold">{kind === "chatgpt" ? "Import from ChatGPT" : "Import a Memo export"}</h3>
       <p className="text-xs text-zinc-500">
         {kind === "chatgpt"
@@ -79,12 +82,17 @@ function ImportForm({ kind, spaces, onQueued }: { kind: "memo" | "chatgpt"; spac
           ))}
         </datalist>
       </label>
-      {!spaceValid && <p className="text-xs text-red-700 dark:text-red-300">A space name is 1–64 letters, digits, “-” or “_”.</p>}
+      {!spaceValid && (
+        <p className="text-xs text-red-700 dark:text-red-300">A space name is 1–64 letters, digits, “-” or “_”.</p>
+      )}
       <button type="submit" className={BTN_PRIMARY} disabled={!file || !spaceValid || sending}>
         {sending ? "Uploading…" : "Import"}
       </button>
       {error && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {error}
         </p>
       )}
@@ -128,17 +136,27 @@ export function ImportExport() {
       <div className="grid gap-4 md:grid-cols-3">
         <div className="space-y-2">
           <h3 className="text-sm font-semibold">Export</h3>
-          <p className="text-xs text-zinc-500">Live memories as versioned JSON: text, times, importance, pinned, kind, source. No vectors.</p>
+          <p className="text-xs text-zinc-500">
+            Live memories as versioned JSON: text, times, importance, pinned, kind, source. No vectors.
+          </p>
           <label className="flex items-center gap-2 text-sm">
             Space
-            <select value={exportSpace} onChange={(e) => setExportSpace(e.target.value)} className={`max-w-[10rem] ${INPUT}`}>
+            <select
+              value={exportSpace}
+              onChange={(e) => setExportSpace(e.target.value)}
+              className={`max-w-[10rem] ${INPUT}`}
+            >
               <option value="">all spaces</option>
               {spaceList.map((s) => (
                 <option key={s}>{s}</option>
               ))}
             </select>
           </label>
-          <a href={`/api/v1/export${exportSpace ? `?space=${encodeURIComponent(exportSpace)}` : ""}`} download className={`inline-block ${BTN_PRIMARY}`}>
+          <a
+            href={`/api/v1/export${exportSpace ? `?space=${encodeURIComponent(exportSpace)}` : ""}`}
+            download
+            className={`inline-block ${BTN_PRIMARY}`}
+          >
             Download JSON
           </a>
         </div>
@@ -153,7 +171,12 @@ export function ImportExport() {
             {jobs.data!.map((j) => {
               const pct = j.total > 0 ? Math.round((j.done / j.total) * 100) : j.status === "done" ? 100 : 0;
               return (
-                <li key={j.id} data-testid="import-job" data-status={j.status} className="rounded border border-zinc-200 p-2 text-xs dark:border-zinc-800">
+                <li
+                  key={j.id}
+                  data-testid="import-job"
+                  data-status={j.status}
+                  className="rounded border border-zinc-200 p-2 text-xs dark:border-zinc-800"
+                >
                   <div className="flex flex-wrap items-center justify-between gap-2">
                     <span className="font-medium break-all">
                       {j.kind === "chatgpt" ? "ChatGPT" : "Memo"} · {j.label}
@@ -161,14 +184,28 @@ export function ImportExport() {
                     </span>
                     <span
                       className={
-                        j.status === "failed" ? "text-red-700 dark:text-red-300" : j.status === "done" ? "text-emerald-700 dark:text-emerald-400" : "text-zinc-600 dark:text-zinc-400"
+                        j.status === "failed"
+                          ? "text-red-700 dark:text-red-300"
+                          : j.status === "done"
+                            ? "text-emerald-700 dark:text-emerald-400"
+                            : "text-zinc-600 dark:text-zinc-400"
                       }
                     >
                       {j.status}
                     </span>
                   </div>
-                  <div className="mt-1 h-2 rounded bg-zinc-200 dark:bg-zinc-800" role="progressbar" aria-label={`Import ${j.label}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
-                    <div className={`h-2 rounded ${j.status === "failed" ? "bg-red-500" : "bg-emerald-600"}`} style={{ width: `${pct}%` }} />
+                  <div
+                    className="mt-1 h-2 rounded bg-zinc-200 dark:bg-zinc-800"
+                    role="progressbar"
+                    aria-label={`Import ${j.label}`}
+                    aria-valuemin={0}
+                    aria-valuemax={100}
+                    aria-valuenow={pct}
+                  >
+                    <div
+                      className={`h-2 rounded ${j.status === "failed" ? "bg-red-500" : "bg-emerald-600"}`}
+                      style={{ width: `${pct}%` }}
+                    />
                   </div>
                   <div className="mt-1 text-zinc-600 dark:text-zinc-400" data-testid="import-summary">
                     {j.detail} · {j.imported} imported, {j.duplicates} already stored

@@ -11,16 +11,39 @@ import { useDebounced } from "../../_ui/use-debounced";
 const fmt = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "—");
 
 /** An undo in the table itself, where the deleted row was. */
-function UndoRow({ text, busy, onUndo, onClose }: { text: string; busy: boolean; onUndo: () => void; onClose: () => void }) {
+function UndoRow({
+  text,
+  busy,
+  onUndo,
+  onClose,
+}: {
+  text: string;
+  busy: boolean;
+  onUndo: () => void;
+  onClose: () => void;
+}) {
   return (
     <tr data-testid="undo-toast">
       <td colSpan={6} className="p-1">
-        <div role="status" className="flex items-center gap-3 rounded bg-zinc-900 px-3 py-1.5 text-sm text-white dark:bg-zinc-100 dark:text-zinc-900">
+        <div
+          role="status"
+          className="flex items-center gap-3 rounded bg-zinc-900 px-3 py-1.5 text-sm text-white dark:bg-zinc-100 dark:text-zinc-900"
+        >
           <span className="min-w-0 flex-1 truncate">{text}</span>
-          <button type="button" className="rounded border border-white/40 px-2 py-0.5 text-xs font-semibold hover:bg-white/10 disabled:opacity-50 dark:border-zinc-900/40" disabled={busy} onClick={onUndo}>
+          <button
+            type="button"
+            className="rounded border border-white/40 px-2 py-0.5 text-xs font-semibold hover:bg-white/10 disabled:opacity-50 dark:border-zinc-900/40"
+            disabled={busy}
+            onClick={onUndo}
+          >
             Undo
           </button>
-          <button type="button" aria-label="Dismiss" className="px-1 text-xs opacity-70 hover:opacity-100" onClick={onClose}>
+          <button
+            type="button"
+            aria-label="Dismiss"
+            className="px-1 text-xs opacity-70 hover:opacity-100"
+            onClick={onClose}
+          >
             ✕
           </button>
         </div>
@@ -110,10 +133,18 @@ export function Manager() {
       onError,
     }),
   );
-  const pin = useMutation(trpc.manager.setPinned.mutationOptions({ onSuccess: (r, v) => done(`${v.pinned ? "Pinned" : "Unpinned"} ${r.changed}.`), onError }));
+  const pin = useMutation(
+    trpc.manager.setPinned.mutationOptions({
+      onSuccess: (r, v) => done(`${v.pinned ? "Pinned" : "Unpinned"} ${r.changed}.`),
+      onError,
+    }),
+  );
   const importance = useMutation(
     trpc.manager.setImportance.mutationOptions({
-      onSuccess: (r) => done(`Importance set on ${r.changed}${r.skippedPinned ? `; ${r.skippedPinned} pinned kept importance 5` : ""}.`),
+      onSuccess: (r) =>
+        done(
+          `Importance set on ${r.changed}${r.skippedPinned ? `; ${r.skippedPinned} pinned kept importance 5` : ""}.`,
+        ),
       onError,
     }),
   );
@@ -127,7 +158,10 @@ export function Manager() {
         setUndo({
           ids: r.deleted,
           afterId: at > 0 ? pageIds[at - 1]! : null,
-          text: v.ids.length === 1 && item ? `Deleted “${item.content.length > 50 ? `${item.content.slice(0, 50)}…` : item.content}”.` : `Deleted ${r.deleted.length} memories.`,
+          text:
+            v.ids.length === 1 && item
+              ? `Deleted “${item.content.length > 50 ? `${item.content.slice(0, 50)}…` : item.content}”.`
+              : `Deleted ${r.deleted.length} memories.`,
         });
         done(`Deleted ${r.deleted.length}. Restorable until purged.`);
       },
@@ -154,7 +188,8 @@ export function Manager() {
       onError,
     }),
   );
-  const busy = edit.isPending || pin.isPending || importance.isPending || del.isPending || restore.isPending || purge.isPending;
+  const busy =
+    edit.isPending || pin.isPending || importance.isPending || del.isPending || restore.isPending || purge.isPending;
 
   const ids = [...selected];
   const pageIds = data?.items.map((m) => m.id) ?? [];
@@ -179,21 +214,35 @@ export function Manager() {
       />
 
       <div aria-live="polite" className="min-h-[1.25rem] text-sm">
-        {notice && <span className="text-emerald-700 dark:text-emerald-400" data-testid="manager-notice">{notice}</span>}
+        {notice && (
+          <span className="text-emerald-700 dark:text-emerald-400" data-testid="manager-notice">
+            {notice}
+          </span>
+        )}
       </div>
       {error && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {error}
         </p>
       )}
       {list.error && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {list.error.message}
         </p>
       )}
 
       {selected.size > 0 && (
-        <div role="toolbar" aria-label="Bulk actions" className="sticky top-0 z-10 flex flex-wrap items-center gap-2 rounded border border-zinc-300 bg-white p-2 shadow-sm dark:border-zinc-700 dark:bg-zinc-900">
+        <div
+          role="toolbar"
+          aria-label="Bulk actions"
+          className="sticky top-0 z-10 flex flex-wrap items-center gap-2 rounded border border-zinc-300 bg-white p-2 shadow-sm dark:border-zinc-700 dark:bg-zinc-900"
+        >
           <span className="text-sm font-medium" data-testid="selected-count">
             {selected.size} selected
           </span>
@@ -204,12 +253,22 @@ export function Manager() {
             Unpin
           </button>
           <span className="flex items-center gap-1">
-            <select aria-label="Importance for selected" value={bulkImportance} onChange={(e) => setBulkImportance(e.target.value)} className={INPUT}>
+            <select
+              aria-label="Importance for selected"
+              value={bulkImportance}
+              onChange={(e) => setBulkImportance(e.target.value)}
+              className={INPUT}
+            >
               {[0, 1, 2, 3, 4, 5].map((n) => (
                 <option key={n}>{n}</option>
               ))}
             </select>
-            <button type="button" className={BTN} disabled={busy} onClick={() => importance.mutate({ ids, importance: Number(bulkImportance) })}>
+            <button
+              type="button"
+              className={BTN}
+              disabled={busy}
+              onClick={() => importance.mutate({ ids, importance: Number(bulkImportance) })}
+            >
               Set importance
             </button>
           </span>
@@ -234,7 +293,11 @@ export function Manager() {
               Delete forever…
             </button>
           )}
-          <button type="button" className={`${BTN} ml-auto`} onClick={() => (setSelected(new Set()), setConfirmPurge(false))}>
+          <button
+            type="button"
+            className={`${BTN} ml-auto`}
+            onClick={() => (setSelected(new Set()), setConfirmPurge(false))}
+          >
             Clear selection
           </button>
         </div>
@@ -246,7 +309,12 @@ export function Manager() {
           <thead className="bg-zinc-100 text-xs uppercase tracking-wide text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
             <tr>
               <th scope="col" className="w-8 p-2">
-                <input type="checkbox" aria-label="Select all on this page" checked={allOnPage} onChange={() => setSelected(allOnPage ? new Set() : new Set(pageIds))} />
+                <input
+                  type="checkbox"
+                  aria-label="Select all on this page"
+                  checked={allOnPage}
+                  onChange={() => setSelected(allOnPage ? new Set() : new Set(pageIds))}
+                />
               </th>
               <th scope="col" className="p-2">
                 Memory
@@ -266,118 +334,182 @@ export function Manager() {
             </tr>
           </thead>
           <tbody>
-            {undo && undo.afterId === null && <UndoRow text={undo.text} busy={busy} onUndo={() => restore.mutate({ ids: undo.ids })} onClose={() => setUndo(null)} />}
+            {undo && undo.afterId === null && (
+              <UndoRow
+                text={undo.text}
+                busy={busy}
+                onUndo={() => restore.mutate({ ids: undo.ids })}
+                onClose={() => setUndo(null)}
+              />
+            )}
             {data?.items.map((m) => {
               const isEditing = editing?.id === m.id;
               const short = m.content.length > 60 ? `${m.content.slice(0, 60)}…` : m.content;
               return (
                 <Fragment key={m.id}>
-                <tr data-testid="memory-row" data-id={m.id} data-deleted={m.softDeleted ? "true" : "false"} className={`border-t border-zinc-200 align-top dark:border-zinc-800 ${m.softDeleted ? "bg-zinc-100/60 dark:bg-zinc-900/60" : ""}`}>
-                  <td className="p-2">
-                    <input type="checkbox" aria-label={`Select: ${short}`} checked={selected.has(m.id)} onChange={() => toggle(m.id)} />
-                  </td>
-                  <td className="min-w-0 p-2">
-                    {isEditing ? (
-                      <form
-                        onSubmit={(e) => {
-                          e.preventDefault();
-                          edit.mutate({ id: m.id, content: editing.draft });
-                        }}
-                        className="space-y-1"
-                      >
-                        <label className="sr-only" htmlFor={`edit-${m.id}`}>
-                          Content
-                        </label>
-                        <textarea
-                          id={`edit-${m.id}`}
-                          autoFocus
-                          value={editing.draft}
-                          onChange={(e) => setEditing({ id: m.id, draft: e.target.value })}
-                          onKeyDown={(e) => e.key === "Escape" && setEditing(null)}
-                          rows={Math.min(10, Math.max(3, Math.ceil(editing.draft.length / 80)))}
-                          className={`w-full ${INPUT}`}
-                        />
-                        <div className="flex gap-2">
-                          <button type="submit" className={BTN_PRIMARY} disabled={edit.isPending || !editing.draft.trim()}>
-                            {edit.isPending ? "Saving…" : "Save"}
-                          </button>
-                          <button type="button" className={BTN} onClick={() => setEditing(null)}>
-                            Cancel
-                          </button>
+                  <tr
+                    data-testid="memory-row"
+                    data-id={m.id}
+                    data-deleted={m.softDeleted ? "true" : "false"}
+                    className={`border-t border-zinc-200 align-top dark:border-zinc-800 ${m.softDeleted ? "bg-zinc-100/60 dark:bg-zinc-900/60" : ""}`}
+                  >
+                    <td className="p-2">
+                      <input
+                        type="checkbox"
+                        aria-label={`Select: ${short}`}
+                        checked={selected.has(m.id)}
+                        onChange={() => toggle(m.id)}
+                      />
+                    </td>
+                    <td className="min-w-0 p-2">
+                      {isEditing ? (
+                        <form
+                          onSubmit={(e) => {
+                            e.preventDefault();
+                            edit.mutate({ id: m.id, content: editing.draft });
+                          }}
+                          className="space-y-1"
+                        >
+                          <label className="sr-only" htmlFor={`edit-${m.id}`}>
+                            Content
+                          </label>
+                          <textarea
+                            id={`edit-${m.id}`}
+                            autoFocus
+                            value={editing.draft}
+                            onChange={(e) => setEditing({ id: m.id, draft: e.target.value })}
+                            onKeyDown={(e) => e.key === "Escape" && setEditing(null)}
+                            rows={Math.min(10, Math.max(3, Math.ceil(editing.draft.length / 80)))}
+                            className={`w-full ${INPUT}`}
+                          />
+                          <div className="flex gap-2">
+                            <button
+                              type="submit"
+                              className={BTN_PRIMARY}
+                              disabled={edit.isPending || !editing.draft.trim()}
+                            >
+                              {edit.isPending ? "Saving…" : "Save"}
+                            </button>
+                            <button type="button" className={BTN} onClick={() => setEditing(null)}>
+                              Cancel
+                            </button>
+                          </div>
+                        </form>
+                      ) : (
+                        <div
+                          data-testid="memory-content"
+                          className={`line-clamp-4 whitespace-pre-wrap break-words ${m.softDeleted ? "text-zinc-500 line-through decoration-zinc-400" : ""}`}
+                        >
+                          {m.content}
                         </div>
-                      </form>
-                    ) : (
-                      <div data-testid="memory-content" className={`line-clamp-4 whitespace-pre-wrap break-words ${m.softDeleted ? "text-zinc-500 line-through decoration-zinc-400" : ""}`}>
-                        {m.content}
-                      </div>
-                    )}
-                    <div className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500">
-                      {m.pinned && <span className="rounded bg-amber-100 px-1.5 font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100">pinned</span>}
-                      {m.softDeleted && (
-                        <span className="rounded bg-red-100 px-1.5 font-medium text-red-800 dark:bg-red-950 dark:text-red-200" data-testid="deleted-badge">
-                          deleted · purged {m.purgeAt?.slice(0, 10)}
-                        </span>
                       )}
-                      <span className="md:hidden">
-                        {m.spaceId} · {m.kind} · {fmt(m.timestamp)}
-                      </span>
-                      {m.documentName && (
-                        <span title={m.documentId ?? ""} data-testid="memory-sources">
-                          from {(m.documentNames.length ? m.documentNames : [m.documentName]).join(", ")}
-                          {m.chunkIndex !== null && m.documentNames.length <= 1 ? ` #${m.chunkIndex + 1}` : ""}
-                        </span>
-                      )}
-                      {m.updatedAt && <span data-testid="edited-date">edited {fmt(m.updatedAt)}</span>}
-                      {!m.documentName && m.conversationId && <span>{m.conversationId.startsWith("chatgpt:") ? "ChatGPT import" : "conversation"}</span>}
-                    </div>
-                    {!isEditing && (
-                      <div className="mt-2 flex flex-wrap items-center gap-1.5">
-                        <button type="button" className={BTN} aria-pressed={m.pinned} disabled={busy} onClick={() => pin.mutate({ ids: [m.id], pinned: !m.pinned })}>
-                          {m.pinned ? "Unpin" : "Pin"}
-                        </button>
-                        <button type="button" className={BTN} disabled={busy} onClick={() => (setEditing({ id: m.id, draft: m.content }), setError(null))}>
-                          Edit
-                        </button>
-                        <label className="flex items-center gap-1 text-xs">
-                          Importance
-                          <select
-                            value={m.importance}
-                            disabled={busy || m.pinned}
-                            title={m.pinned ? "Pinned memories keep importance 5" : undefined}
-                            onChange={(e) => importance.mutate({ ids: [m.id], importance: Number(e.target.value) })}
-                            className={`${INPUT} py-0.5 text-xs`}
+                      <div className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500">
+                        {m.pinned && (
+                          <span className="rounded bg-amber-100 px-1.5 font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100">
+                            pinned
+                          </span>
+                        )}
+                        {m.softDeleted && (
+                          <span
+                            className="rounded bg-red-100 px-1.5 font-medium text-red-800 dark:bg-red-950 dark:text-red-200"
+                            data-testid="deleted-badge"
                           >
-                            {[0, 1, 2, 3, 4, 5].map((n) => (
-                              <option key={n}>{n}</option>
-                            ))}
-                          </select>
-                        </label>
-                        {m.softDeleted ? (
-                          <button type="button" className={BTN} disabled={busy} onClick={() => restore.mutate({ ids: [m.id] })}>
-                            Restore
-                          </button>
-                        ) : (
-                          <button type="button" className={BTN_DANGER} disabled={busy} onClick={() => del.mutate({ ids: [m.id] })}>
-                            Delete
-                          </button>
+                            deleted · purged {m.purgeAt?.slice(0, 10)}
+                          </span>
+                        )}
+                        <span className="md:hidden">
+                          {m.spaceId} · {m.kind} · {fmt(m.timestamp)}
+                        </span>
+                        {m.documentName && (
+                          <span title={m.documentId ?? ""} data-testid="memory-sources">
+                            from {(m.documentNames.length ? m.documentNames : [m.documentName]).join(", ")}
+                            {m.chunkIndex !== null && m.documentNames.length <= 1 ? ` #${m.chunkIndex + 1}` : ""}
+                          </span>
+                        )}
+                        {m.updatedAt && <span data-testid="edited-date">edited {fmt(m.updatedAt)}</span>}
+                        {!m.documentName && m.conversationId && (
+                          <span>{m.conversationId.startsWith("chatgpt:") ? "ChatGPT import" : "conversation"}</span>
                         )}
                       </div>
-                    )}
-                  </td>
-                  <td className="hidden truncate p-2 md:table-cell" title={m.spaceId}>
-                    {m.spaceId}
-                  </td>
-                  <td className="hidden whitespace-nowrap p-2 md:table-cell">{m.kind}</td>
-                  <td className="hidden whitespace-nowrap p-2 tabular-nums md:table-cell">
-                    <time dateTime={m.timestamp} title={`stored ${fmt(m.createdAt)}`}>
-                      {fmt(m.timestamp)}
-                    </time>
-                  </td>
-                  <td className="hidden p-2 text-right tabular-nums lg:table-cell" title={m.lastRetrievedAt ? `last ${fmt(m.lastRetrievedAt)}` : "never"}>
-                    {m.retrievalCount}×
-                  </td>
-                </tr>
-                {undo && undo.afterId === m.id && <UndoRow text={undo.text} busy={busy} onUndo={() => restore.mutate({ ids: undo.ids })} onClose={() => setUndo(null)} />}
+                      {!isEditing && (
+                        <div className="mt-2 flex flex-wrap items-center gap-1.5">
+                          <button
+                            type="button"
+                            className={BTN}
+                            aria-pressed={m.pinned}
+                            disabled={busy}
+                            onClick={() => pin.mutate({ ids: [m.id], pinned: !m.pinned })}
+                          >
+                            {m.pinned ? "Unpin" : "Pin"}
+                          </button>
+                          <button
+                            type="button"
+                            className={BTN}
+                            disabled={busy}
+                            onClick={() => (setEditing({ id: m.id, draft: m.content }), setError(null))}
+                          >
+                            Edit
+                          </button>
+                          <label className="flex items-center gap-1 text-xs">
+                            Importance
+                            <select
+                              value={m.importance}
+                              disabled={busy || m.pinned}
+                              title={m.pinned ? "Pinned memories keep importance 5" : undefined}
+                              onChange={(e) => importance.mutate({ ids: [m.id], importance: Number(e.target.value) })}
+                              className={`${INPUT} py-0.5 text-xs`}
+                            >
+                              {[0, 1, 2, 3, 4, 5].map((n) => (
+                                <option key={n}>{n}</option>
+                              ))}
+                            </select>
+                          </label>
+                          {m.softDeleted ? (
+                            <button
+                              type="button"
+                              className={BTN}
+                              disabled={busy}
+                              onClick={() => restore.mutate({ ids: [m.id] })}
+                            >
+                              Restore
+                            </button>
+                          ) : (
+                            <button
+                              type="button"
+                              className={BTN_DANGER}
+                              disabled={busy}
+                              onClick={() => del.mutate({ ids: [m.id] })}
+                            >
+                              Delete
+                            </button>
+                          )}
+                        </div>
+                      )}
+                    </td>
+                    <td className="hidden truncate p-2 md:table-cell" title={m.spaceId}>
+                      {m.spaceId}
+                    </td>
+                    <td className="hidden whitespace-nowrap p-2 md:table-cell">{m.kind}</td>
+                    <td className="hidden whitespace-nowrap p-2 tabular-nums md:table-cell">
+                      <time dateTime={m.timestamp} title={`stored ${fmt(m.createdAt)}`}>
+                        {fmt(m.timestamp)}
+                      </time>
+                    </td>
+                    <td
+                      className="hidden p-2 text-right tabular-nums lg:table-cell"
+                      title={m.lastRetrievedAt ? `last ${fmt(m.lastRetrievedAt)}` : "never"}
+                    >
+                      {m.retrievalCount}×
+                    </td>
+                  </tr>
+                  {undo && undo.afterId === m.id && (
+                    <UndoRow
+                      text={undo.text}
+                      busy={busy}
+                      onUndo={() => restore.mutate({ ids: undo.ids })}
+                      onClose={() => setUndo(null)}
+                    />
+                  )}
                 </Fragment>
               );
             })}
@@ -416,7 +548,12 @@ export function Manager() {
             <button type="button" className={BTN} disabled={data.page <= 1} onClick={() => setPage(data.page - 1)}>
               Previous
             </button>
-            <button type="button" className={BTN} disabled={data.page >= data.pages} onClick={() => setPage(data.page + 1)}>
+            <button
+              type="button"
+              className={BTN}
+              disabled={data.page >= data.pages}
+              onClick={() => setPage(data.page + 1)}
+            >
               Next
             </button>
           </span>

@@ -1,15 +1,40 @@
 /** Debug Search: each result's calibrated confidence with what moved it, and what a prompt would get. */
 
-export function ConfidenceLine({ confidence, minConfidence, moves }: { confidence: number | undefined; minConfidence: number; moves: string[] | undefined }) {
+export function ConfidenceLine({
+  confidence,
+  minConfidence,
+  moves,
+}: {
+  confidence: number | undefined;
+  minConfidence: number;
+  moves: string[] | undefined;
+}) {
   const c = confidence ?? 0;
   const packed = c >= minConfidence;
   return (
     <div className="space-y-1 text-xs" data-testid="confidence">
-      <div className="flex items-center gap-2" title="Calibrated confidence that this memory is relevant (0–1); packed into a prompt at or above the minimum confidence">
+      <div
+        className="flex items-center gap-2"
+        title="Calibrated confidence that this memory is relevant (0–1); packed into a prompt at or above the minimum confidence"
+      >
         <span className="w-20 shrink-0 text-zinc-500">confidence</span>
-        <div className="relative h-2 flex-1 rounded bg-zinc-200 dark:bg-zinc-800" role="meter" aria-label="confidence" aria-valuenow={c} aria-valuemin={0} aria-valuemax={1}>
-          <div className={`h-2 rounded ${packed ? "bg-emerald-600 dark:bg-emerald-400" : "bg-zinc-400 dark:bg-zinc-600"}`} style={{ width: `${Math.max(2, c * 100)}%` }} />
-          <div className="absolute top-[-2px] h-3 w-px bg-red-600" style={{ left: `${minConfidence * 100}%` }} aria-hidden="true" />
+        <div
+          className="relative h-2 flex-1 rounded bg-zinc-200 dark:bg-zinc-800"
+          role="meter"
+          aria-label="confidence"
+          aria-valuenow={c}
+          aria-valuemin={0}
+          aria-valuemax={1}
+        >
+          <div
+            className={`h-2 rounded ${packed ? "bg-emerald-600 dark:bg-emerald-400" : "bg-zinc-400 dark:bg-zinc-600"}`}
+            style={{ width: `${Math.max(2, c * 100)}%` }}
+          />
+          <div
+            className="absolute top-[-2px] h-3 w-px bg-red-600"
+            style={{ left: `${minConfidence * 100}%` }}
+            aria-hidden="true"
+          />
         </div>
         <span className="w-16 shrink-0 text-right tabular-nums" data-testid="confidence-value">
           {c.toFixed(2)}
@@ -28,8 +53,19 @@ export function ConfidenceLine({ confidence, minConfidence, moves }: { confidenc
   );
 }
 
-export function WouldBePacked({ results, minConfidence, topN }: { results: { scores: { confidence?: number } }[]; minConfidence: number; topN: number }) {
-  const ranks = results.map((r, i) => ((r.scores.confidence ?? 0) >= minConfidence ? i + 1 : 0)).filter(Boolean).slice(0, topN);
+export function WouldBePacked({
+  results,
+  minConfidence,
+  topN,
+}: {
+  results: { scores: { confidence?: number } }[];
+  minConfidence: number;
+  topN: number;
+}) {
+  const ranks = results
+    .map((r, i) => ((r.scores.confidence ?? 0) >= minConfidence ? i + 1 : 0))
+    .filter(Boolean)
+    .slice(0, topN);
   return (
     <p className="rounded border border-zinc-200 px-3 py-2 text-sm dark:border-zinc-800" data-testid="would-be-packed">
       Would be packed at minimum confidence {minConfidence.toFixed(2)}:{" "}

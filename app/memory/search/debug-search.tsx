@@ -14,12 +14,31 @@ const BADGE: Record<string, string> = {
 
 const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900";
 
-function Bar({ label, value, max, text, tone = "bg-zinc-600 dark:bg-zinc-300" }: { label: string; value: number | null; max: number; text: string; tone?: string }) {
+function Bar({
+  label,
+  value,
+  max,
+  text,
+  tone = "bg-zinc-600 dark:bg-zinc-300",
+}: {
+  label: string;
+  value: number | null;
+  max: number;
+  text: string;
+  tone?: string;
+}) {
   const pct = value === null || max <= 0 ? 0 : Math.max(2, Math.min(100, (value / max) * 100));
   return (
     <div className="flex items-center gap-2 text-xs" title={`${label}: ${text}`}>
       <span className="w-20 shrink-0 text-zinc-500">{label}</span>
-      <div className="h-2 flex-1 rounded bg-zinc-200 dark:bg-zinc-800" role="meter" aria-label={label} aria-valuenow={value ?? 0} aria-valuemin={0} aria-valuemax={max}>
+      <div
+        className="h-2 flex-1 rounded bg-zinc-200 dark:bg-zinc-800"
+        role="meter"
+        aria-label={label}
+        aria-valuenow={value ?? 0}
+        aria-valuemin={0}
+        aria-valuemax={max}
+      >
         <div className={`h-2 rounded ${tone}`} style={{ width: `${pct}%` }} />
       </div>
       <span className="w-16 shrink-0 text-right tabular-nums">{text}</span>
@@ -59,7 +78,10 @@ export function DebugSearch() {
     query: submitted ?? "",
     space,
     k,
-    context: context.split("\n").map((s) => s.trim()).filter(Boolean),
+    context: context
+      .split("\n")
+      .map((s) => s.trim())
+      .filter(Boolean),
     options: {
       ...(qualityFilter === undefined ? {} : { qualityFilter }),
       ...(anchorQuery === undefined ? {} : { anchorQuery }),
@@ -85,7 +107,11 @@ export function DebugSearch() {
 
   return (
     <div className="space-y-4">
-      <form onSubmit={onSubmit} className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800" aria-label="Search memories">
+      <form
+        onSubmit={onSubmit}
+        className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800"
+        aria-label="Search memories"
+      >
         <div className="flex flex-col gap-2 sm:flex-row">
           <label className="sr-only" htmlFor="q">
             Query
@@ -98,7 +124,10 @@ export function DebugSearch() {
             placeholder="What do you want to recall?"
             className="flex-1 rounded border border-zinc-300 bg-white px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900"
           />
-          <button type="submit" className="rounded bg-zinc-900 px-4 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900">
+          <button
+            type="submit"
+            className="rounded bg-zinc-900 px-4 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900"
+          >
             Search
           </button>
         </div>
@@ -114,13 +143,34 @@ export function DebugSearch() {
           </label>
           <label className="flex items-center gap-2">
             k
-            <input type="number" min={1} max={100} value={k} onChange={(e) => setK(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} className={`w-16 ${INPUT}`} />
+            <input
+              type="number"
+              min={1}
+              max={100}
+              value={k}
+              onChange={(e) => setK(Math.max(1, Math.min(100, Number(e.target.value) || 1)))}
+              className={`w-16 ${INPUT}`}
+            />
           </label>
-          <label className="flex items-center gap-2" title="Candidates each list (vector, keyword) returns before fusion; empty: min(max(k×5, 20), 100)">
+          <label
+            className="flex items-center gap-2"
+            title="Candidates each list (vector, keyword) returns before fusion; empty: min(max(k×5, 20), 100)"
+          >
             Candidate pool
-            <input type="number" min={1} max={500} value={pool} placeholder={`auto (${defaultPool})`} onChange={(e) => setPool(e.target.value)} className={`w-28 ${INPUT}`} />
+            <input
+              type="number"
+              min={1}
+              max={500}
+              value={pool}
+              placeholder={`auto (${defaultPool})`}
+              onChange={(e) => setPool(e.target.value)}
+              className={`w-28 ${INPUT}`}
+            />
           </label>
-          <label className="flex items-center gap-2" title="How many earlier user messages (from the box below) join the query">
+          <label
+            className="flex items-center gap-2"
+            title="How many earlier user messages (from the box below) join the query"
+          >
             Context messages
             <select
               value={contextMessages === undefined ? "" : String(contextMessages)}
@@ -137,29 +187,55 @@ export function DebugSearch() {
           </label>
           <label className="flex items-center gap-2">
             Fusion
-            <select value={fusion ?? ""} onChange={(e) => setFusion(e.target.value === "" ? undefined : (e.target.value as "rrf" | "linear"))} className={INPUT}>
+            <select
+              value={fusion ?? ""}
+              onChange={(e) => setFusion(e.target.value === "" ? undefined : (e.target.value as "rrf" | "linear"))}
+              className={INPUT}
+            >
               <option value="">default{current ? ` (${current.fusion})` : ""}</option>
               <option value="rrf">RRF</option>
               <option value="linear">linear</option>
             </select>
           </label>
-          <label className="flex items-center gap-2" title="A second query of the message's first 5 words, for messages longer than 7 words">
-            <input type="checkbox" checked={anchorQuery ?? current?.anchorQuery ?? false} onChange={(e) => setAnchorQuery(e.target.checked)} />
+          <label
+            className="flex items-center gap-2"
+            title="A second query of the message's first 5 words, for messages longer than 7 words"
+          >
+            <input
+              type="checkbox"
+              checked={anchorQuery ?? current?.anchorQuery ?? false}
+              onChange={(e) => setAnchorQuery(e.target.checked)}
+            />
             Anchor query
           </label>
-          <label className="flex items-center gap-2" title="Drop vector-only results below the minimum similarity and keyword-only results below the FTS floor">
-            <input type="checkbox" checked={qualityFilter ?? data?.settings.qualityFilter ?? false} onChange={(e) => setQualityFilter(e.target.checked)} />
+          <label
+            className="flex items-center gap-2"
+            title="Drop vector-only results below the minimum similarity and keyword-only results below the FTS floor"
+          >
+            <input
+              type="checkbox"
+              checked={qualityFilter ?? data?.settings.qualityFilter ?? false}
+              onChange={(e) => setQualityFilter(e.target.checked)}
+            />
             Quality filter
           </label>
         </fieldset>
         <label className="block text-sm">
           Conversation context (earlier user messages, one per line)
-          <textarea value={context} onChange={(e) => setContext(e.target.value)} rows={2} className={`mt-1 w-full ${INPUT}`} />
+          <textarea
+            value={context}
+            onChange={(e) => setContext(e.target.value)}
+            rows={2}
+            className={`mt-1 w-full ${INPUT}`}
+          />
         </label>
       </form>
 
       {result.error && (
-        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
+        <p
+          role="alert"
+          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+        >
           {result.error.message}
         </p>
       )}
@@ -168,12 +244,17 @@ export function DebugSearch() {
       {data && (
         <section aria-label="Results" className="space-y-3">
           <p className="text-xs text-zinc-500" data-testid="timings">
-            {data.results.length} results · model {data.model} · fusion {data.settings.fusion} · pool {poolUsed} · embed {data.timings.embedMs.toFixed(1)} ms · vector{" "}
-            {data.timings.vectorMs.toFixed(1)} ms · keyword {data.timings.keywordMs.toFixed(1)} ms · fuse {data.timings.fuseMs.toFixed(1)} ms
+            {data.results.length} results · model {data.model} · fusion {data.settings.fusion} · pool {poolUsed} · embed{" "}
+            {data.timings.embedMs.toFixed(1)} ms · vector {data.timings.vectorMs.toFixed(1)} ms · keyword{" "}
+            {data.timings.keywordMs.toFixed(1)} ms · fuse {data.timings.fuseMs.toFixed(1)} ms
           </p>
 
           {data.notice && (
-            <div role="status" className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100" data-testid="search-notice">
+            <div
+              role="status"
+              className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100"
+              data-testid="search-notice"
+            >
               {data.notice}
             </div>
           )}
@@ -216,10 +297,15 @@ export function DebugSearch() {
                 <dt>anchor query</dt>
                 <dd>{data.settings.anchorQuery ? "on" : "off"}</dd>
                 <dt>quality filter</dt>
-                <dd>{data.settings.qualityFilter ? `on (similarity ≥ ${data.settings.minSimilarity}, FTS ≥ ${data.settings.ftsFloor})` : "off"}</dd>
+                <dd>
+                  {data.settings.qualityFilter
+                    ? `on (similarity ≥ ${data.settings.minSimilarity}, FTS ≥ ${data.settings.ftsFloor})`
+                    : "off"}
+                </dd>
                 <dt>weights</dt>
                 <dd>
-                  vector {data.settings.weights.vector} · FTS {data.settings.weights.fts} · anchor {data.settings.weights.anchor}
+                  vector {data.settings.weights.vector} · FTS {data.settings.weights.fts} · anchor{" "}
+                  {data.settings.weights.anchor}
                 </dd>
                 <dt>importance weight</dt>
                 <dd>{data.settings.importanceWeight}</dd>
@@ -227,14 +313,22 @@ export function DebugSearch() {
                 <dd>{data.minConfidence}</dd>
                 <dt>dates in the query</dt>
                 <dd data-testid="time-windows">
-                  {data.time.windows.length ? data.time.windows.map((w) => `“${w.text}” ${w.start.slice(0, 10)}…${w.end.slice(0, 10)}`).join("; ") : "none"}
+                  {data.time.windows.length
+                    ? data.time.windows
+                        .map((w) => `“${w.text}” ${w.start.slice(0, 10)}…${w.end.slice(0, 10)}`)
+                        .join("; ")
+                    : "none"}
                   {data.time.recent ? " · asks for recent" : ""}
                 </dd>
               </dl>
             </div>
           </div>
 
-          {data.results.length === 0 ? <p className="text-sm">No memory matched.</p> : <WouldBePacked results={data.results} minConfidence={data.minConfidence} topN={data.settings.topN} />}
+          {data.results.length === 0 ? (
+            <p className="text-sm">No memory matched.</p>
+          ) : (
+            <WouldBePacked results={data.results} minConfidence={data.minConfidence} topN={data.settings.topN} />
+          )}
           <ol className="space-y-3">
             {data.results.map((r, i) => (
               <li key={r.id} data-testid="result" className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
@@ -251,7 +345,11 @@ export function DebugSearch() {
                   {r.pinned && <span className="rounded bg-zinc-200 px-1 dark:bg-zinc-800">pinned</span>}
                   <span className="text-zinc-500">{r.kind}</span>
                   {r.documentName && (
-                    <span data-testid="result-source" title="The ingested document this memory came from" className="min-w-0 break-all rounded bg-emerald-100 px-1.5 py-0.5 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100">
+                    <span
+                      data-testid="result-source"
+                      title="The ingested document this memory came from"
+                      className="min-w-0 break-all rounded bg-emerald-100 px-1.5 py-0.5 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100"
+                    >
                       from {r.documentName}
                       {r.chunkIndex !== null && ` · chunk ${r.chunkIndex + 1}`}
                     </span>
@@ -259,7 +357,13 @@ export function DebugSearch() {
                 </div>
                 <p className="whitespace-pre-wrap break-words text-sm">{r.content}</p>
                 <div className="mt-2 space-y-1">
-                  <Bar label="similarity" value={r.scores.similarity} max={1} text={r.scores.similarity === null ? "—" : r.scores.similarity.toFixed(3)} tone="bg-sky-600 dark:bg-sky-400" />
+                  <Bar
+                    label="similarity"
+                    value={r.scores.similarity}
+                    max={1}
+                    text={r.scores.similarity === null ? "—" : r.scores.similarity.toFixed(3)}
+                    tone="bg-sky-600 dark:bg-sky-400"
+                  />
                   <Bar
                     label="FTS rank"
                     value={r.scores.ftsRank === null ? null : poolUsed + 1 - r.scores.ftsRank}
@@ -267,7 +371,13 @@ export function DebugSearch() {
                     text={r.scores.ftsRank === null ? "—" : `#${r.scores.ftsRank}`}
                     tone="bg-amber-600 dark:bg-amber-400"
                   />
-                  <Bar label="RRF" value={r.scores.rrf} max={rrfMax} text={r.scores.rrf.toFixed(4)} tone="bg-violet-600 dark:bg-violet-400" />
+                  <Bar
+                    label="RRF"
+                    value={r.scores.rrf}
+                    max={rrfMax}
+                    text={r.scores.rrf.toFixed(4)}
+                    tone="bg-violet-600 dark:bg-violet-400"
+                  />
                   {/* The score the results are ranked by: the configured fusion (RRF or linear) plus importance. */}
                   <Bar label="score" value={r.scores.final} max={finalMax} text={r.scores.final.toFixed(3)} />
                   <ConfidenceLine confidence={r.scores.confidence} minConfidence={data.minConfidence} moves={r.moves} />
@@ -276,8 +386,14 @@ export function DebugSearch() {
             ))}
           </ol>
           {data.dropped.length > 0 && (
-            <details open className="rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800" data-testid="dropped">
-              <summary className="cursor-pointer">{data.dropped.length} candidates dropped by the quality filter</summary>
+            <details
+              open
+              className="rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800"
+              data-testid="dropped"
+            >
+              <summary className="cursor-pointer">
+                {data.dropped.length} candidates dropped by the quality filter
+              </summary>
               <ul className="mt-2 space-y-2">
                 {data.dropped.map((d) => (
                   <li key={d.id} className="text-xs" data-testid="dropped-item">
@@ -285,7 +401,9 @@ export function DebugSearch() {
                       <span className={`rounded px-2 py-0.5 font-medium ${BADGE[d.matchType]}`}>{d.matchType}</span>
                       <span className="text-zinc-500">{d.reason}</span>
                     </div>
-                    <div className="mt-0.5 break-words text-zinc-700 dark:text-zinc-300">{d.content.length > 200 ? `${d.content.slice(0, 200)}…` : d.content}</div>
+                    <div className="mt-0.5 break-words text-zinc-700 dark:text-zinc-300">
+                      {d.content.length > 200 ? `${d.content.slice(0, 200)}…` : d.content}
+                    </div>
                   </li>
                 ))}
               </ul>

@@ -9,7 +9,12 @@ export function EmbedderBanner() {
   const health = useQuery({ ...trpc.health.get.queryOptions(), refetchInterval: 5000 });
   const e = health.data?.embedder;
   if (!e) return null;
-  const tone = e.status !== "ready" ? "border-amber-400 bg-amber-50 dark:bg-amber-950" : e.fallback ? "border-sky-300 bg-sky-50 dark:bg-sky-950" : "border-emerald-300 bg-emerald-50 dark:bg-emerald-950";
+  const tone =
+    e.status !== "ready"
+      ? "border-amber-400 bg-amber-50 dark:bg-amber-950"
+      : e.fallback
+        ? "border-sky-300 bg-sky-50 dark:bg-sky-950"
+        : "border-emerald-300 bg-emerald-50 dark:bg-emerald-950";
   return (
     <div role="status" data-testid="embedder-banner" className={`rounded border px-3 py-2 text-sm ${tone}`}>
       Embedding model: <strong>{e.model ?? "starting…"}</strong>

@@ -6,7 +6,15 @@ import { accessConfig, clientAddress, isLoopbackAddress, loginRequired, readCook
 import { principalOf } from "../../auth/gate";
 import { changeOwnerPassword } from "../../auth/login";
 import { MAX_PASSWORD_CHARS } from "../../auth/password";
-import { countSessions, createApiToken, deleteAllSessions, hasOwnerPassword, listApiTokens, revokeApiToken, SESSION_COOKIE } from "../../auth/store";
+import {
+  countSessions,
+  createApiToken,
+  deleteAllSessions,
+  hasOwnerPassword,
+  listApiTokens,
+  revokeApiToken,
+  SESSION_COOKIE,
+} from "../../auth/store";
 
 /**
  * Managing access is for the owner at a browser (a session) or at the machine (loopback, no sign-in):
@@ -15,12 +23,20 @@ import { countSessions, createApiToken, deleteAllSessions, hasOwnerPassword, lis
 function ownerOnly(headers: Headers) {
   const p = principalOf(headers);
   if (!p || p.kind === "token" || p.kind === "public") {
-    throw new TRPCError({ code: "FORBIDDEN", message: "only the owner signed in with the password (or at the machine) can manage access; API tokens cannot" });
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "only the owner signed in with the password (or at the machine) can manage access; API tokens cannot",
+    });
   }
   return p;
 }
 
-const tokenName = z.string().trim().min(1, "name the token (what uses it)").max(100, "a token name has at most 100 characters").refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "the name must not contain control characters");
+const tokenName = z
+  .string()
+  .trim()
+  .min(1, "name the token (what uses it)")
+  .max(100, "a token name has at most 100 characters")
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "the name must not contain control characters");
 
 /** Settings → Access: the mode Memo runs in, the owner password, API tokens, sessions. */
 export const accessRouter = createTRPCRouter({
@@ -42,13 +58,24 @@ export const accessRouter = createTRPCRouter({
     ownerOnly(ctx.headers);
     return createApiToken(ctx.memo.db, input.name);
   }),
-  revokeToken: publicProcedure.input(z.strictObject({ id: z.string().uuid("id must be a token id") })).mutation(({ ctx, input }) => {
-    ownerOnly(ctx.headers);
-    if (!revokeApiToken(ctx.memo.db, input.id)) throw new TRPCError({ code: "NOT_FOUND", message: "no live API token with this id" });
-    return { revoked: input.id };
-  }),
+  revokeToken: publicProcedure
+    .input(z.strictObject({ id: z.string().uuid("id must be a token id") }))
+    .mutation(({ ctx, input }) => {
+      ownerOnly(ctx.headers);
+      if (!revokeApiToken(ctx.memo.db, input.id))
+        throw new TRPCError({ code: "NOT_FOUND", message: "no live API token with this id" });
+      return { revoked: input.id };
+    }),
   setPassword: publicProcedure
-    .input(z.strictObject({ current: z.string().max(MAX_PASSWORD_CHARS * 4).optional(), password: z.string().max(MAX_PASSWORD_CHARS * 4) }))
+    .input(
+      z.strictObject({
+        current: z
+          .string()
+          .max(MAX_PASSWORD_CHARS * 4)
+          .optional(),
+        password: z.string().max(MAX_PASSWORD_CHARS * 4),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       ownerOnly(ctx.headers);
       const cfg = accessConfig();

@@ -33,10 +33,11 @@ export const chatRouter = createTRPCRouter({
   /** Undo a /forget typed in the chat: restore what it forgot and mark the reply as undone. */
   undoForget: publicProcedure.input(z.strictObject({ messageId: z.string().uuid() })).mutation(({ ctx, input }) => {
     const m = getMessage(ctx.memo.db, input.messageId);
-    if (!m || m.command?.type !== "forget") throw new ServiceError(404, "no /forget reply with this id");
+    if (m?.command?.type !== "forget") throw new ServiceError(404, "no /forget reply with this id");
     const cmd = m.command;
     if (cmd.undoneAt) return { message: m, restored: [] as string[] };
-    if (Date.parse(cmd.undo.until) < Date.now()) throw new ServiceError(409, "the undo period of this /forget has passed");
+    if (Date.parse(cmd.undo.until) < Date.now())
+      throw new ServiceError(409, "the undo period of this /forget has passed");
     const { restored } = cmd.undo.ids.length ? restore(ctx.memo, cmd.undo.ids) : { restored: [] as string[] };
     const message = updateCommand(ctx.memo.db, m.id, { ...cmd, undoneAt: new Date().toISOString() });
     return { message, restored };

@@ -5,26 +5,49 @@ import * as extras from "../../services/conversation-extras";
 import { spaceName } from "../../core/validators";
 
 const id = z.string().uuid("id must be a conversation id");
-const title = z.string().trim().min(1, "title must not be empty").max(conversations.MAX_TITLE, `title must be at most ${conversations.MAX_TITLE} characters`);
+const title = z
+  .string()
+  .trim()
+  .min(1, "title must not be empty")
+  .max(conversations.MAX_TITLE, `title must be at most ${conversations.MAX_TITLE} characters`);
 
 /** Conversations of the chat page: list, open, create, rename, delete, search, pin, export. */
 export const conversationsRouter = createTRPCRouter({
   list: publicProcedure
-    .input(z.strictObject({ space: spaceName.optional(), limit: z.number().int().min(1).max(1000).optional() }).optional())
+    .input(
+      z.strictObject({ space: spaceName.optional(), limit: z.number().int().min(1).max(1000).optional() }).optional(),
+    )
     .query(({ ctx, input }) => conversations.listConversations(ctx.memo.db, input ?? {})),
-  get: publicProcedure.input(z.strictObject({ id })).query(({ ctx, input }) => conversations.getConversationWithMessages(ctx.memo.db, input.id)),
+  get: publicProcedure
+    .input(z.strictObject({ id }))
+    .query(({ ctx, input }) => conversations.getConversationWithMessages(ctx.memo.db, input.id)),
   create: publicProcedure
     .input(z.strictObject({ space: spaceName.optional(), title: title.optional() }))
     .mutation(({ ctx, input }) => conversations.createConversation(ctx.memo.db, input)),
-  rename: publicProcedure.input(z.strictObject({ id, title })).mutation(({ ctx, input }) => conversations.renameConversation(ctx.memo.db, input.id, input.title)),
-  delete: publicProcedure.input(z.strictObject({ id })).mutation(({ ctx, input }) => conversations.deleteConversation(ctx.memo.db, input.id)),
+  rename: publicProcedure
+    .input(z.strictObject({ id, title }))
+    .mutation(({ ctx, input }) => conversations.renameConversation(ctx.memo.db, input.id, input.title)),
+  delete: publicProcedure
+    .input(z.strictObject({ id }))
+    .mutation(({ ctx, input }) => conversations.deleteConversation(ctx.memo.db, input.id)),
   /** "Search conversations": titles and message text, every word, the last as a prefix. */
   search: publicProcedure
-    .input(z.strictObject({ query: z.string().max(extras.MAX_SEARCH_QUERY, `the search must be at most ${extras.MAX_SEARCH_QUERY} characters`), limit: z.number().int().min(1).max(200).optional() }))
+    .input(
+      z.strictObject({
+        query: z
+          .string()
+          .max(extras.MAX_SEARCH_QUERY, `the search must be at most ${extras.MAX_SEARCH_QUERY} characters`),
+        limit: z.number().int().min(1).max(200).optional(),
+      }),
+    )
     .query(({ ctx, input }) => extras.searchConversations(ctx.memo.db, input.query, { limit: input.limit })),
-  pin: publicProcedure.input(z.strictObject({ id, pinned: z.boolean() })).mutation(({ ctx, input }) => extras.pinConversation(ctx.memo.db, input.id, input.pinned)),
+  pin: publicProcedure
+    .input(z.strictObject({ id, pinned: z.boolean() }))
+    .mutation(({ ctx, input }) => extras.pinConversation(ctx.memo.db, input.id, input.pinned)),
   /** The conversation as a Markdown file (the page saves it). */
-  exportMarkdown: publicProcedure.input(z.strictObject({ id })).mutation(({ ctx, input }) => extras.conversationMarkdown(ctx.memo.db, input.id)),
+  exportMarkdown: publicProcedure
+    .input(z.strictObject({ id }))
+    .mutation(({ ctx, input }) => extras.conversationMarkdown(ctx.memo.db, input.id)),
   /** The memories a reply's exchange stored (empty until it is persisted, off the reply path). */
   remembered: publicProcedure
     .input(z.strictObject({ messageId: z.string().uuid("messageId must be a message id") }))

@@ -10,7 +10,9 @@ const idInput = z.strictObject({ id: z.string().uuid("id must be a document id")
  * tRPC's JSON links). The page polls `list` while anything is queued or running.
  */
 export const documentsRouter = createTRPCRouter({
-  list: publicProcedure.input(z.strictObject({ space: spaceName.optional() }).optional()).query(({ ctx, input }) => documents.listDocuments(ctx.memo, input?.space)),
+  list: publicProcedure
+    .input(z.strictObject({ space: spaceName.optional() }).optional())
+    .query(({ ctx, input }) => documents.listDocuments(ctx.memo, input?.space)),
   get: publicProcedure.input(idInput).query(({ ctx, input }) => documents.getDocumentOr404(ctx.memo, input.id)),
   cancel: publicProcedure.input(idInput).mutation(({ ctx, input }) => documents.cancelDocument(ctx.memo, input.id)),
   delete: publicProcedure.input(idInput).mutation(({ ctx, input }) => documents.deleteDocument(ctx.memo, input.id)),

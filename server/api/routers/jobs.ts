@@ -11,12 +11,10 @@ import { applyConsolidationPreview, previewConsolidation, undoConsolidationRun }
 
 /** Background jobs: run now, history, schedule settings, re-index progress. */
 export const jobsRouter = createTRPCRouter({
-  run: publicProcedure
-    .input(z.strictObject({ job: z.enum(RUNNABLE_JOBS) }))
-    .mutation(async ({ ctx, input }) => {
-      const run = await runJobNow(ctx.memo, input.job, { trigger: "manual" });
-      return { run, counts: runCounts(run) };
-    }),
+  run: publicProcedure.input(z.strictObject({ job: z.enum(RUNNABLE_JOBS) })).mutation(async ({ ctx, input }) => {
+    const run = await runJobNow(ctx.memo, input.job, { trigger: "manual" });
+    return { run, counts: runCounts(run) };
+  }),
   /** "Run consolidation now": the proposed merges, nothing written. */
   previewConsolidation: publicProcedure.mutation(async ({ ctx }) => {
     const run = await previewConsolidation(ctx.memo, { trigger: "manual" });
@@ -24,15 +22,26 @@ export const jobsRouter = createTRPCRouter({
   }),
   /** Apply a preview's proposals (all, or those picked by index) after the user confirmed them. */
   applyConsolidation: publicProcedure
-    .input(z.strictObject({ runId: z.number().int().positive(), pick: z.array(z.number().int().min(0)).max(1000).optional() }))
+    .input(
+      z.strictObject({
+        runId: z.number().int().positive(),
+        pick: z.array(z.number().int().min(0)).max(1000).optional(),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       const run = await applyConsolidationPreview(ctx.memo, input.runId, input.pick);
       return { run, counts: runCounts(run) };
     }),
   /** Undo a consolidation run (within 7 days). */
-  undoRun: publicProcedure.input(z.strictObject({ runId: z.number().int().positive() })).mutation(({ ctx, input }) => undoConsolidationRun(ctx.memo, input.runId)),
+  undoRun: publicProcedure
+    .input(z.strictObject({ runId: z.number().int().positive() }))
+    .mutation(({ ctx, input }) => undoConsolidationRun(ctx.memo, input.runId)),
   runs: publicProcedure
-    .input(z.strictObject({ limit: z.number().int().min(1).max(500).optional(), job: z.enum(JOB_NAMES).optional() }).optional())
+    .input(
+      z
+        .strictObject({ limit: z.number().int().min(1).max(500).optional(), job: z.enum(JOB_NAMES).optional() })
+        .optional(),
+    )
     .query(({ ctx, input }) => listRuns(ctx.memo.db, { limit: input?.limit ?? 20, job: input?.job })),
   status: publicProcedure.query(({ ctx }) => {
     const db = ctx.memo.db;
@@ -41,7 +50,10 @@ export const jobsRouter = createTRPCRouter({
     return {
       next: getScheduler()?.nextRuns() ?? { decay: null, consolidate: null },
       schedulerRunning: getScheduler() !== undefined,
-      running: Object.fromEntries(RUNNABLE_JOBS.map((j) => [j, leaseHolder(db, j)?.owner ?? null])) as Record<(typeof RUNNABLE_JOBS)[number], string | null>,
+      running: Object.fromEntries(RUNNABLE_JOBS.map((j) => [j, leaseHolder(db, j)?.owner ?? null])) as Record<
+        (typeof RUNNABLE_JOBS)[number],
+        string | null
+      >,
       reindex: reindexStatus(db),
       model,
       threshold: consolidationThreshold(settings, model ?? undefined),

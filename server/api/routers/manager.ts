@@ -8,14 +8,29 @@ const ids = z.strictObject({ ids: manager.memoryIdsInput });
 
 /** Memory Manager: listing with filters, edits, bulk actions, and the import jobs' progress. */
 export const managerRouter = createTRPCRouter({
-  list: publicProcedure.input(manager.listFilterInput).query(({ ctx, input }) => manager.listMemories(ctx.memo.db, input, loadJobSettings(ctx.memo.db).decay.retentionDays)),
-  get: publicProcedure.input(z.strictObject({ id: z.string().uuid("id must be a memory id") })).query(({ ctx, input }) => manager.getManagedMemory(ctx.memo.db, input.id, loadJobSettings(ctx.memo.db).decay.retentionDays)),
-  edit: publicProcedure.input(manager.editInput).mutation(({ ctx, input }) => manager.editMemory(ctx.memo, input.id, input.content)),
+  list: publicProcedure
+    .input(manager.listFilterInput)
+    .query(({ ctx, input }) =>
+      manager.listMemories(ctx.memo.db, input, loadJobSettings(ctx.memo.db).decay.retentionDays),
+    ),
+  get: publicProcedure
+    .input(z.strictObject({ id: z.string().uuid("id must be a memory id") }))
+    .query(({ ctx, input }) =>
+      manager.getManagedMemory(ctx.memo.db, input.id, loadJobSettings(ctx.memo.db).decay.retentionDays),
+    ),
+  edit: publicProcedure
+    .input(manager.editInput)
+    .mutation(({ ctx, input }) => manager.editMemory(ctx.memo, input.id, input.content)),
   setPinned: publicProcedure
     .input(z.strictObject({ ids: manager.memoryIdsInput, pinned: z.boolean() }))
     .mutation(({ ctx, input }) => manager.setPinnedMany(ctx.memo.db, input.ids, input.pinned)),
   setImportance: publicProcedure
-    .input(z.strictObject({ ids: manager.memoryIdsInput, importance: z.number().int().min(0, "importance must be 0–5").max(5, "importance must be 0–5") }))
+    .input(
+      z.strictObject({
+        ids: manager.memoryIdsInput,
+        importance: z.number().int().min(0, "importance must be 0–5").max(5, "importance must be 0–5"),
+      }),
+    )
     .mutation(({ ctx, input }) => manager.setImportanceMany(ctx.memo.db, input.ids, input.importance)),
   delete: publicProcedure.input(ids).mutation(({ ctx, input }) => manager.softDeleteMany(ctx.memo.db, input.ids)),
   restore: publicProcedure.input(ids).mutation(({ ctx, input }) => manager.restoreMany(ctx.memo.db, input.ids)),

@@ -9,10 +9,16 @@ import { listSpaces } from "../../memory/store";
 
 /** Thin router: validate with the shared schemas, call the memory operations. */
 export const memoryRouter = createTRPCRouter({
-  add: publicProcedure.input(newMemoryInput).mutation(async ({ ctx, input }) => ({ ids: (await addMemories(ctx.memo, [input]))[0]! })),
-  addBatch: publicProcedure.input(batchInput).mutation(async ({ ctx, input }) => ({ ids: await addMemories(ctx.memo, input.items) })),
+  add: publicProcedure
+    .input(newMemoryInput)
+    .mutation(async ({ ctx, input }) => ({ ids: (await addMemories(ctx.memo, [input]))[0]! })),
+  addBatch: publicProcedure
+    .input(batchInput)
+    .mutation(async ({ ctx, input }) => ({ ids: await addMemories(ctx.memo, input.items) })),
   search: publicProcedure.input(searchInput).query(({ ctx, input }) => search(ctx.memo, input)),
-  remember: publicProcedure.input(rememberInput).mutation(({ ctx, input }) => remember(ctx.memo, input.text, input.space)),
+  remember: publicProcedure
+    .input(rememberInput)
+    .mutation(({ ctx, input }) => remember(ctx.memo, input.text, input.space)),
   forget: publicProcedure.input(forgetInput).mutation(({ ctx, input }) => forget(ctx.memo, input.pattern, input.space)),
   restore: publicProcedure.input(idsInput).mutation(({ ctx, input }) => restore(ctx.memo, input.ids)),
   delete: publicProcedure

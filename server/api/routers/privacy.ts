@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
-import { loadPrivacySettings, providerEndpoint, setSharing, setTemporaryReadsMemory, sharingFor, SHARING_MODES } from "../../chat/memory-policy";
+import {
+  loadPrivacySettings,
+  providerEndpoint,
+  setSharing,
+  setTemporaryReadsMemory,
+  sharingFor,
+  SHARING_MODES,
+} from "../../chat/memory-policy";
 import { isConfigured, PROVIDER_IDS, resolveProviderConfig } from "../../chat/providers";
 import { getConversationOr404 } from "../../chat/conversations";
 import { setConversationMemory, TEMPORARY_HEARTBEAT_MS, touchTemporaryChat } from "../../chat/temporary-chats";
@@ -24,7 +31,17 @@ export const privacyRouter = createTRPCRouter({
   }),
   /** Save what a remote provider endpoint may receive (null: forget the choice, ask again). */
   setSharing: publicProcedure
-    .input(z.strictObject({ key: z.string().trim().min(3).max(300).regex(/^(openai|anthropic)@\S+$/, "key must be <provider>@<host> of a remote provider"), mode: z.enum(SHARING_MODES).nullable() }))
+    .input(
+      z.strictObject({
+        key: z
+          .string()
+          .trim()
+          .min(3)
+          .max(300)
+          .regex(/^(openai|anthropic)@\S+$/, "key must be <provider>@<host> of a remote provider"),
+        mode: z.enum(SHARING_MODES).nullable(),
+      }),
+    )
     .mutation(({ ctx, input }) => {
       setSharing(ctx.memo.db, input.key, input.mode);
       return { key: input.key, mode: input.mode };
@@ -41,5 +58,7 @@ export const privacyRouter = createTRPCRouter({
       return getConversationOr404(ctx.memo.db, input.id);
     }),
   /** The chat page keeps an open temporary chat alive; once its tab closes, the chat is deleted. */
-  heartbeat: publicProcedure.input(z.strictObject({ id: conversationId })).mutation(({ ctx, input }) => touchTemporaryChat(ctx.memo.db, input.id)),
+  heartbeat: publicProcedure
+    .input(z.strictObject({ id: conversationId }))
+    .mutation(({ ctx, input }) => touchTemporaryChat(ctx.memo.db, input.id)),
 });

@@ -16,14 +16,24 @@ import {
 
 /** Provider failures become tRPC errors with the same readable message. */
 function providerError(e: unknown): never {
-  if (e instanceof ProviderError) throw new TRPCError({ code: trpcCodeFor(e.status, "BAD_GATEWAY"), message: e.message, cause: e });
+  if (e instanceof ProviderError)
+    throw new TRPCError({ code: trpcCodeFor(e.status, "BAD_GATEWAY"), message: e.message, cause: e });
   throw e;
 }
 
 function status(db: Parameters<typeof providerStatus>[0]) {
   const s = providerStatus(db);
   const local = currentLocalChatServer()?.status() ?? null;
-  return { ...s, local: local && { state: local.state, model: local.model, engine: local.engine, lastError: local.lastError, restarts: local.restarts } };
+  return {
+    ...s,
+    local: local && {
+      state: local.state,
+      model: local.model,
+      engine: local.engine,
+      lastError: local.lastError,
+      restarts: local.restarts,
+    },
+  };
 }
 
 const providerId = z.enum(PROVIDER_IDS);
@@ -34,7 +44,10 @@ class Rollback extends Error {}
  * The configuration the form's unsaved values would give: applied and resolved inside a transaction
  * that is then rolled back, so Test uses exactly Save's rules and nothing is stored.
  */
-function resolveUnsavedConfig(db: Parameters<typeof providerStatus>[0], patch: Parameters<typeof saveProviderSettings>[1]): ReturnType<typeof resolveProviderConfig> {
+function resolveUnsavedConfig(
+  db: Parameters<typeof providerStatus>[0],
+  patch: Parameters<typeof saveProviderSettings>[1],
+): ReturnType<typeof resolveProviderConfig> {
   let cfg: ReturnType<typeof resolveProviderConfig> | undefined;
   try {
     db.transaction(() => {
@@ -84,17 +97,42 @@ export const providersRouter = createTRPCRouter({
     }
   }),
   /** Send a tiny request and report how it went (Settings' "Test" button). */
-  test: publicProcedure.input(z.strictObject({ provider: providerId.optional(), settings: providerSettingsPatchSchema.optional() })).mutation(async ({ ctx, input }) => {
-    const t0 = performance.now();
-    try {
-      const cfg = input.settings ? resolveUnsavedConfig(ctx.memo.db, input.settings) : resolveProviderConfig(ctx.memo.db);
-      const id = input.provider ?? cfg.active.value;
-      if (!id) throw new ProviderError("not_configured", providerStatus(ctx.memo.db).problem ?? "No provider is configured.");
-      const r = await createProvider(cfg, id).complete([{ role: "user", content: "Reply with the single word: OK" }], { maxTokens: 16 });
-      return { ok: true as const, provider: id, model: r.model, reply: r.text.slice(0, 200), ms: Math.round(performance.now() - t0), error: null };
-    } catch (e) {
-      if (!(e instanceof ProviderError)) throw e;
-      return { ok: false as const, provider: input.provider ?? null, model: null, reply: null, ms: Math.round(performance.now() - t0), error: e.message };
-    }
-  }),
+  test: publicProcedure
+    .input(z.strictObject({ provider: providerId.optional(), settings: providerSettingsPatchSchema.optional() }))
+    .mutation(async ({ ctx, input }) => {
+      const t0 = performance.now();
+      try {
+        const cfg = input.settings
+          ? resolveUnsavedConfig(ctx.memo.db, input.settings)
+          : resolveProviderConfig(ctx.memo.db);
+        const id = input.provider ?? cfg.active.value;
+        if (!id)
+          throw new ProviderError(
+            "not_configured",
+            providerStatus(ctx.memo.db).problem ?? "No provider is configured.",
+          );
+        const r = await createProvider(cfg, id).complete(
+          [{ role: "user", content: "Reply with the single word: OK" }],
+          { maxTokens: 16 },
+        );
+        return {
+          ok: true as const,
+          provider: id,
+          model: r.model,
+          reply: r.text.slice(0, 200),
+          ms: Math.round(performance.now() - t0),
+          error: null,
+        };
+      } catch (e) {
+        if (!(e instanceof ProviderError)) throw e;
+        return {
+          ok: false as const,
+          provider: input.provider ?? null,
+          model: null,
+          reply: null,
+          ms: Math.round(performance.now() - t0),
+          error: e.message,
+        };
+      }
+    }),
 });

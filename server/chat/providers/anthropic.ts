@@ -1,7 +1,14 @@
 /** Anthropic's Messages API. */
 import Anthropic from "@anthropic-ai/sdk";
 import { Deadline, anthropicEventError, anthropicEventText, toAnthropicRequest, toProviderError } from "./streaming";
-import { type ChatMessage, type ChatProvider, type CompletionResult, type GenerateOptions, PROVIDER_LABELS, ProviderError } from "./types";
+import {
+  type ChatMessage,
+  type ChatProvider,
+  type CompletionResult,
+  type GenerateOptions,
+  PROVIDER_LABELS,
+  ProviderError,
+} from "./types";
 
 interface AnthropicOptions {
   apiKey: string;
@@ -21,11 +28,22 @@ export class AnthropicProvider implements ChatProvider {
 
   constructor(private readonly o: AnthropicOptions) {
     this.model = o.model;
-    this.client = new Anthropic({ apiKey: o.apiKey, baseURL: o.baseUrl ?? undefined, maxRetries: 0, timeout: o.timeoutMs });
+    this.client = new Anthropic({
+      apiKey: o.apiKey,
+      baseURL: o.baseUrl ?? undefined,
+      maxRetries: 0,
+      timeout: o.timeoutMs,
+    });
   }
 
   private ctx(model: string | null) {
-    return { provider: this.id, label: this.label, where: this.o.baseUrl ?? "api.anthropic.com", model, secret: this.o.apiKey };
+    return {
+      provider: this.id,
+      label: this.label,
+      where: this.o.baseUrl ?? "api.anthropic.com",
+      model,
+      secret: this.o.apiKey,
+    };
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
@@ -35,7 +53,8 @@ export class AnthropicProvider implements ChatProvider {
       for await (const m of this.client.models.list({ limit: 100 }, { signal: deadline.signal })) out.push(m.id);
       return out;
     } catch (e) {
-      if (deadline.timedOut) throw new ProviderError("timeout", `${this.label} did not list its models in time.`, this.id);
+      if (deadline.timedOut)
+        throw new ProviderError("timeout", `${this.label} did not list its models in time.`, this.id);
       throw toProviderError(e, this.ctx(null));
     } finally {
       deadline.done();
@@ -60,7 +79,10 @@ export class AnthropicProvider implements ChatProvider {
     return toProviderError(e, this.ctx(model));
   }
 
-  async *stream(messages: ChatMessage[], opts: GenerateOptions = {}): AsyncGenerator<string, CompletionResult, undefined> {
+  async *stream(
+    messages: ChatMessage[],
+    opts: GenerateOptions = {},
+  ): AsyncGenerator<string, CompletionResult, undefined> {
     const timeoutMs = opts.timeoutMs ?? this.o.timeoutMs;
     const deadline = new Deadline(timeoutMs, opts.signal);
     const model = opts.model || this.o.model;
@@ -92,7 +114,12 @@ export class AnthropicProvider implements ChatProvider {
       if (deadline.signal.aborted) throw deadline.signal.reason ?? new Error("aborted");
       return { text, model: answeredModel, finishReason: finish, usage: { inputTokens, outputTokens } };
     } catch (e) {
-      throw this.failure(e, deadline, model, `${this.label} sent nothing for ${Math.round(timeoutMs / 1000)} s; giving up.`);
+      throw this.failure(
+        e,
+        deadline,
+        model,
+        `${this.label} sent nothing for ${Math.round(timeoutMs / 1000)} s; giving up.`,
+      );
     } finally {
       deadline.done();
     }
@@ -106,7 +133,12 @@ export class AnthropicProvider implements ChatProvider {
       const body = this.request(messages, opts, model, false) as Anthropic.Messages.MessageCreateParamsNonStreaming;
       const r = await this.client.messages.create(body, { signal: deadline.signal, timeout: timeoutMs });
       const text = r.content.map((b) => (b.type === "text" ? b.text : "")).join("");
-      return { text, model: r.model || model, finishReason: r.stop_reason ?? null, usage: { inputTokens: r.usage.input_tokens, outputTokens: r.usage.output_tokens } };
+      return {
+        text,
+        model: r.model || model,
+        finishReason: r.stop_reason ?? null,
+        usage: { inputTokens: r.usage.input_tokens, outputTokens: r.usage.output_tokens },
+      };
     } catch (e) {
       throw this.failure(e, deadline, model, `${this.label} did not answer within ${Math.round(timeoutMs / 1000)} s.`);
     } finally {

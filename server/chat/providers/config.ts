@@ -21,8 +21,12 @@ export const DEFAULT_MAX_TOKENS = 2048;
 const trimmed = z.string().trim().max(2000);
 export const savedProviderSettingsSchema = z.strictObject({
   active: z.enum(PROVIDER_IDS).nullable().optional(),
-  openai: z.strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() }).optional(),
-  anthropic: z.strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() }).optional(),
+  openai: z
+    .strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() })
+    .optional(),
+  anthropic: z
+    .strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() })
+    .optional(),
   llama: z.strictObject({ modelPath: trimmed.optional() }).optional(),
   timeoutSec: z.number().int().min(1).max(3600).optional(),
   maxTokens: z.number().int().min(1).max(200_000).optional(),
@@ -33,8 +37,12 @@ export type SavedProviderSettings = z.infer<typeof savedProviderSettingsSchema>;
 /** A change from the Settings page: "" clears a saved value (the environment applies again); undefined keeps it. */
 export const providerSettingsPatchSchema = z.strictObject({
   active: z.enum(PROVIDER_IDS).nullable().optional(),
-  openai: z.strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() }).optional(),
-  anthropic: z.strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() }).optional(),
+  openai: z
+    .strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() })
+    .optional(),
+  anthropic: z
+    .strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() })
+    .optional(),
   llama: z.strictObject({ modelPath: trimmed.optional() }).optional(),
   timeoutSec: z.number().int().min(1).max(3600).nullable().optional(),
   maxTokens: z.number().int().min(1).max(200_000).nullable().optional(),
@@ -96,7 +104,8 @@ function checkBaseUrl(url: string, what: string): void {
   } catch {
     throw new ProviderError("bad_request", `${what} '${url}' is not a URL (example: http://localhost:11434/v1)`);
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:") throw new ProviderError("bad_request", `${what} must start with http:// or https://`);
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    throw new ProviderError("bad_request", `${what} must start with http:// or https://`);
 }
 
 /** Ollama and LM Studio are often given without /v1: an endpoint URL with no path gets /v1. */
@@ -135,7 +144,10 @@ export interface ProviderConfig {
 function discoveredChatModel(): string | undefined {
   const dir = path.join(modelsDir(), "chat");
   if (!fs.existsSync(dir)) return undefined;
-  const f = fs.readdirSync(dir).filter((n) => n.toLowerCase().endsWith(".gguf")).sort()[0];
+  const f = fs
+    .readdirSync(dir)
+    .filter((n) => n.toLowerCase().endsWith(".gguf"))
+    .sort()[0];
   return f ? path.join(dir, f) : undefined;
 }
 
@@ -152,13 +164,21 @@ export function resolveProviderConfig(db: Database.Database): ProviderConfig {
   const s = loadSavedProviderSettings(db);
   const env = process.env;
   const openaiKey = pick(s.openai?.apiKey, env.MEMO_OPENAI_API_KEY);
-  const openaiBase = pick(s.openai?.baseUrl, env.MEMO_OPENAI_BASE_URL, openaiKey.value ? DEFAULT_OPENAI_BASE_URL : undefined);
+  const openaiBase = pick(
+    s.openai?.baseUrl,
+    env.MEMO_OPENAI_BASE_URL,
+    openaiKey.value ? DEFAULT_OPENAI_BASE_URL : undefined,
+  );
   const cfg: ProviderConfig = {
     active: { value: null, source: null },
     openai: {
       baseUrl: openaiBase,
       apiKey: openaiKey,
-      model: pick(s.openai?.model, env.MEMO_OPENAI_MODEL, openaiBase.value === DEFAULT_OPENAI_BASE_URL ? DEFAULT_OPENAI_MODEL : undefined),
+      model: pick(
+        s.openai?.model,
+        env.MEMO_OPENAI_MODEL,
+        openaiBase.value === DEFAULT_OPENAI_BASE_URL ? DEFAULT_OPENAI_MODEL : undefined,
+      ),
     },
     anthropic: {
       baseUrl: pick(s.anthropic?.baseUrl, env.MEMO_ANTHROPIC_BASE_URL),
@@ -177,7 +197,9 @@ export function resolveProviderConfig(db: Database.Database): ProviderConfig {
     else {
       // Nothing chosen: the first provider set up in Settings or the environment, else one found on disk
       // (a chat GGUF in data/models/chat/), else a local server found on loopback.
-      const first = PROVIDER_IDS.find((id) => isConfigured(cfg, id).ok && explicitlySet(cfg, id)) ?? PROVIDER_IDS.find((id) => isConfigured(cfg, id).ok);
+      const first =
+        PROVIDER_IDS.find((id) => isConfigured(cfg, id).ok && explicitlySet(cfg, id)) ??
+        PROVIDER_IDS.find((id) => isConfigured(cfg, id).ok);
       cfg.active = { value: first ?? null, source: first ? "default" : null };
       if (!first) useDetected(cfg, detectedServer(db));
     }
@@ -189,7 +211,12 @@ export function resolveProviderConfig(db: Database.Database): ProviderConfig {
 }
 
 function explicitlySet(cfg: ProviderConfig, id: ProviderId): boolean {
-  const src = id === "llama" ? cfg.llama.modelPath.source : id === "openai" ? cfg.openai.baseUrl.source : cfg.anthropic.apiKey.source;
+  const src =
+    id === "llama"
+      ? cfg.llama.modelPath.source
+      : id === "openai"
+        ? cfg.openai.baseUrl.source
+        : cfg.anthropic.apiKey.source;
   return src === "settings" || src === "env" || (id === "openai" && cfg.openai.apiKey.source !== null);
 }
 
@@ -206,14 +233,19 @@ export function isConfigured(cfg: ProviderConfig, id: ProviderId): { ok: boolean
   switch (id) {
     case "llama": {
       const p = cfg.llama.modelPath.value;
-      if (!p) return { ok: false, missing: "a chat model GGUF (MEMO_CHAT_MODEL, Settings, or a .gguf in data/models/chat/)" };
+      if (!p)
+        return { ok: false, missing: "a chat model GGUF (MEMO_CHAT_MODEL, Settings, or a .gguf in data/models/chat/)" };
       if (!fs.existsSync(p)) return { ok: false, missing: `the chat model file ${p} (it does not exist)` };
       return { ok: true, missing: null };
     }
     case "openai":
-      return cfg.openai.baseUrl.value ? { ok: true, missing: null } : { ok: false, missing: "a base URL (MEMO_OPENAI_BASE_URL) or an API key (MEMO_OPENAI_API_KEY)" };
+      return cfg.openai.baseUrl.value
+        ? { ok: true, missing: null }
+        : { ok: false, missing: "a base URL (MEMO_OPENAI_BASE_URL) or an API key (MEMO_OPENAI_API_KEY)" };
     case "anthropic":
-      return cfg.anthropic.apiKey.value ? { ok: true, missing: null } : { ok: false, missing: "an API key (MEMO_ANTHROPIC_API_KEY)" };
+      return cfg.anthropic.apiKey.value
+        ? { ok: true, missing: null }
+        : { ok: false, missing: "an API key (MEMO_ANTHROPIC_API_KEY)" };
   }
 }
 
@@ -259,7 +291,11 @@ export function providerStatus(db: Database.Database): ProviderStatus {
     active,
     activeSource: cfg.active.source,
     ready: Boolean(activeOk?.ok),
-    problem: !active ? HOW_TO_CONFIGURE : activeOk!.ok ? null : `${PROVIDER_LABELS[active]} is selected but needs ${activeOk!.missing}. ${HOW_TO_CONFIGURE}`,
+    problem: !active
+      ? HOW_TO_CONFIGURE
+      : activeOk!.ok
+        ? null
+        : `${PROVIDER_LABELS[active]} is selected but needs ${activeOk!.missing}. ${HOW_TO_CONFIGURE}`,
     timeoutSec: Math.round(cfg.timeoutMs / 1000),
     maxTokens: cfg.maxTokens,
     temperature: cfg.temperature,

@@ -18,14 +18,30 @@ import type Database from "better-sqlite3";
 import { getDb } from "../../db";
 import { getLocalChatServer } from "../local-server";
 import { AnthropicProvider } from "./anthropic";
-import { DEFAULT_MAX_TOKENS, HOW_TO_CONFIGURE, type ProviderConfig, isConfigured, normalizeOpenAIBaseUrl, providerStatus, resolveProviderConfig } from "./config";
+import {
+  DEFAULT_MAX_TOKENS,
+  HOW_TO_CONFIGURE,
+  type ProviderConfig,
+  isConfigured,
+  normalizeOpenAIBaseUrl,
+  providerStatus,
+  resolveProviderConfig,
+} from "./config";
 import { OpenAICompatibleProvider } from "./openai";
-import { type ChatMessage, type ChatProvider, type GenerateOptions, PROVIDER_LABELS, ProviderError, type ProviderId } from "./types";
+import {
+  type ChatMessage,
+  type ChatProvider,
+  type GenerateOptions,
+  PROVIDER_LABELS,
+  ProviderError,
+  type ProviderId,
+} from "./types";
 
 /** Build a provider from the configuration; a ProviderError says what is missing. */
 export function createProvider(cfg: ProviderConfig, id: ProviderId): ChatProvider {
   const conf = isConfigured(cfg, id);
-  if (!conf.ok) throw new ProviderError("not_configured", `${PROVIDER_LABELS[id]} needs ${conf.missing}. ${HOW_TO_CONFIGURE}`, id);
+  if (!conf.ok)
+    throw new ProviderError("not_configured", `${PROVIDER_LABELS[id]} needs ${conf.missing}. ${HOW_TO_CONFIGURE}`, id);
   const common = { timeoutMs: cfg.timeoutMs, maxTokens: cfg.maxTokens, temperature: cfg.temperature };
   switch (id) {
     case "llama": {

@@ -2,7 +2,14 @@
 import OpenAI from "openai";
 import { LocalServerUnavailableError } from "../local-server";
 import { Deadline, openAIChunkFinish, openAIChunkText, toOpenAIRequest, toProviderError } from "./streaming";
-import { type ChatMessage, type ChatProvider, type CompletionResult, type GenerateOptions, ProviderError, type ProviderId } from "./types";
+import {
+  type ChatMessage,
+  type ChatProvider,
+  type CompletionResult,
+  type GenerateOptions,
+  ProviderError,
+  type ProviderId,
+} from "./types";
 
 // ---------------------------------------------------------------------------------------------------------
 // Providers
@@ -38,11 +45,23 @@ export class OpenAICompatibleProvider implements ChatProvider {
     const baseURL = await this.o.baseUrl(signal);
     this.lastBase = baseURL;
     // maxRetries 0: a provider that is down should say so now, not after a minute of retries.
-    return new OpenAI({ baseURL, apiKey: this.o.apiKey || "not-needed", maxRetries: 0, timeout: this.o.timeoutMs, dangerouslyAllowBrowser: false });
+    return new OpenAI({
+      baseURL,
+      apiKey: this.o.apiKey || "not-needed",
+      maxRetries: 0,
+      timeout: this.o.timeoutMs,
+      dangerouslyAllowBrowser: false,
+    });
   }
 
   private ctx(model: string | null) {
-    return { provider: this.id, label: this.label, where: this.lastBase || "(not started)", model, secret: this.o.apiKey };
+    return {
+      provider: this.id,
+      label: this.label,
+      where: this.lastBase || "(not started)",
+      model,
+      secret: this.o.apiKey,
+    };
   }
 
   /** The model to ask for: the option, the configured one, or the endpoint's first. */
@@ -50,7 +69,8 @@ export class OpenAICompatibleProvider implements ChatProvider {
     const m = opts.model || this.o.model || this.resolvedModel;
     if (m) return m;
     const models = await this.listModels(signal);
-    if (!models[0]) throw new ProviderError("bad_model", `${this.label} lists no models; set one in Settings → Providers.`, this.id);
+    if (!models[0])
+      throw new ProviderError("bad_model", `${this.label} lists no models; set one in Settings → Providers.`, this.id);
     this.resolvedModel = models[0];
     return models[0];
   }
@@ -63,7 +83,12 @@ export class OpenAICompatibleProvider implements ChatProvider {
       for await (const m of client.models.list({ signal: deadline.signal })) out.push(m.id);
       return out;
     } catch (e) {
-      if (deadline.timedOut) throw new ProviderError("timeout", `${this.label} did not list its models within ${Math.round(Math.min(this.o.timeoutMs, 15_000) / 1000)} s.`, this.id);
+      if (deadline.timedOut)
+        throw new ProviderError(
+          "timeout",
+          `${this.label} did not list its models within ${Math.round(Math.min(this.o.timeoutMs, 15_000) / 1000)} s.`,
+          this.id,
+        );
       throw this.fail(e, null);
     } finally {
       deadline.done();
@@ -77,7 +102,13 @@ export class OpenAICompatibleProvider implements ChatProvider {
   }
 
   /** The setup stream() and complete() share: the model (kept in `at` for error messages), a client, the request. */
-  private async prepare(messages: ChatMessage[], opts: GenerateOptions, deadline: Deadline, stream: boolean, at: { model: string | null }) {
+  private async prepare(
+    messages: ChatMessage[],
+    opts: GenerateOptions,
+    deadline: Deadline,
+    stream: boolean,
+    at: { model: string | null },
+  ) {
     const model = (at.model = await this.modelFor(opts, deadline.signal));
     const client = await this.client(deadline.signal);
     const body = toOpenAIRequest(messages, {
@@ -98,7 +129,10 @@ export class OpenAICompatibleProvider implements ChatProvider {
     return this.fail(e, model);
   }
 
-  async *stream(messages: ChatMessage[], opts: GenerateOptions = {}): AsyncGenerator<string, CompletionResult, undefined> {
+  async *stream(
+    messages: ChatMessage[],
+    opts: GenerateOptions = {},
+  ): AsyncGenerator<string, CompletionResult, undefined> {
     const timeoutMs = opts.timeoutMs ?? this.o.timeoutMs;
     const deadline = new Deadline(timeoutMs, opts.signal);
     const at: { model: string | null } = { model: null };
@@ -113,9 +147,15 @@ export class OpenAICompatibleProvider implements ChatProvider {
       for await (const chunk of stream) {
         deadline.touch();
         const err = (chunk as unknown as { error?: { message?: string } }).error;
-        if (err) throw new ProviderError("upstream", `${this.label} reported an error mid-reply: ${err.message ?? "unknown"}`, this.id);
+        if (err)
+          throw new ProviderError(
+            "upstream",
+            `${this.label} reported an error mid-reply: ${err.message ?? "unknown"}`,
+            this.id,
+          );
         if (chunk.model) answeredModel = chunk.model;
-        if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+        if (chunk.usage)
+          usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
         finish = openAIChunkFinish(chunk) ?? finish;
         const t = openAIChunkText(chunk);
         if (t) {
@@ -127,7 +167,12 @@ export class OpenAICompatibleProvider implements ChatProvider {
       if (deadline.signal.aborted) throw deadline.signal.reason ?? new Error("aborted");
       return { text, model: answeredModel, finishReason: finish, usage };
     } catch (e) {
-      throw this.failure(e, deadline, at.model, `${this.label} sent nothing for ${Math.round(timeoutMs / 1000)} s (at ${this.lastBase || "?"}); giving up.`);
+      throw this.failure(
+        e,
+        deadline,
+        at.model,
+        `${this.label} sent nothing for ${Math.round(timeoutMs / 1000)} s (at ${this.lastBase || "?"}); giving up.`,
+      );
     } finally {
       deadline.done();
     }
@@ -149,7 +194,12 @@ export class OpenAICompatibleProvider implements ChatProvider {
         usage: r.usage ? { inputTokens: r.usage.prompt_tokens, outputTokens: r.usage.completion_tokens } : null,
       };
     } catch (e) {
-      throw this.failure(e, deadline, at.model, `${this.label} did not answer within ${Math.round(timeoutMs / 1000)} s (at ${this.lastBase || "?"}).`);
+      throw this.failure(
+        e,
+        deadline,
+        at.model,
+        `${this.label} did not answer within ${Math.round(timeoutMs / 1000)} s (at ${this.lastBase || "?"}).`,
+      );
     } finally {
       deadline.done();
     }

@@ -76,8 +76,13 @@ export function anthropicEventText(ev: AnthropicEvent): string {
 export function anthropicEventError(ev: unknown): ProviderError | null {
   const e = ev as { type?: string; error?: { type?: string; message?: string } };
   if (e?.type !== "error") return null;
-  const kind: ProviderErrorKind = e.error?.type === "overloaded_error" || e.error?.type === "rate_limit_error" ? "rate_limited" : "upstream";
-  return new ProviderError(kind, `Anthropic reported an error mid-reply: ${e.error?.message ?? e.error?.type ?? "unknown"}`, "anthropic");
+  const kind: ProviderErrorKind =
+    e.error?.type === "overloaded_error" || e.error?.type === "rate_limit_error" ? "rate_limited" : "upstream";
+  return new ProviderError(
+    kind,
+    `Anthropic reported an error mid-reply: ${e.error?.message ?? e.error?.type ?? "unknown"}`,
+    "anthropic",
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -115,14 +120,20 @@ function upstreamMessage(e: unknown): string {
  * (`ctx.secret`) never appears in it, even when an upstream or proxy echoes it back in its error: these
  * messages are logged and shown on the page.
  */
-export function toProviderError(e: unknown, ctx: { provider: ProviderId; label: string; where: string; model: string | null; secret?: string | null }): ProviderError {
+export function toProviderError(
+  e: unknown,
+  ctx: { provider: ProviderId; label: string; where: string; model: string | null; secret?: string | null },
+): ProviderError {
   const pe = describeProviderError(e, ctx);
   const secret = ctx.secret;
   if (!secret || secret.length < 6 || !pe.message.includes(secret)) return pe;
   return new ProviderError(pe.kind, pe.message.split(secret).join("[redacted]"), pe.provider);
 }
 
-function describeProviderError(e: unknown, ctx: { provider: ProviderId; label: string; where: string; model: string | null }): ProviderError {
+function describeProviderError(
+  e: unknown,
+  ctx: { provider: ProviderId; label: string; where: string; model: string | null },
+): ProviderError {
   if (e instanceof ProviderError) return e;
   if (e instanceof LocalServerUnavailableError) return new ProviderError("unavailable", e.message, ctx.provider);
   const name = (e as { name?: string })?.name ?? "";
@@ -139,39 +150,78 @@ function describeProviderError(e: unknown, ctx: { provider: ProviderId; label: s
   const errBody = (e as { error?: { type?: string; error?: { type?: string } } })?.error;
   const errType = errBody?.error?.type ?? errBody?.type;
   if (typeof status !== "number" && (errType === "overloaded_error" || errType === "rate_limit_error")) {
-    return new ProviderError("rate_limited", `${ctx.label} is overloaded right now (${upstreamMessage(e)}). Try again shortly.`, ctx.provider);
+    return new ProviderError(
+      "rate_limited",
+      `${ctx.label} is overloaded right now (${upstreamMessage(e)}). Try again shortly.`,
+      ctx.provider,
+    );
   }
   if (connection || (typeof status !== "number" && causeCode(e))) {
     const code = causeCode(e);
     const why =
-      code === "ECONNREFUSED" ? "connection refused — is it running?" : code === "ENOTFOUND" ? "host not found" : code ?? innermostMessage(e);
+      code === "ECONNREFUSED"
+        ? "connection refused — is it running?"
+        : code === "ENOTFOUND"
+          ? "host not found"
+          : (code ?? innermostMessage(e));
     return new ProviderError("unreachable", `Cannot reach ${ctx.label} at ${ctx.where}: ${why}`, ctx.provider);
   }
   if (typeof status === "number") {
     const msg = upstreamMessage(e);
     if (status === 401 || status === 403) {
-      return new ProviderError("auth", `${ctx.label} rejected the API key (HTTP ${status}: ${msg}). Check the key in Settings → Providers.`, ctx.provider);
+      return new ProviderError(
+        "auth",
+        `${ctx.label} rejected the API key (HTTP ${status}: ${msg}). Check the key in Settings → Providers.`,
+        ctx.provider,
+      );
     }
     if (status === 404) {
       if (/model/i.test(msg)) {
-        return new ProviderError("bad_model", `${ctx.label} has no model '${ctx.model ?? "?"}' (${msg}). Pick another model in Settings → Providers.`, ctx.provider);
+        return new ProviderError(
+          "bad_model",
+          `${ctx.label} has no model '${ctx.model ?? "?"}' (${msg}). Pick another model in Settings → Providers.`,
+          ctx.provider,
+        );
       }
-      return new ProviderError("bad_url", `${ctx.label} answered 404 Not Found at ${ctx.where}: check the base URL (it usually ends in /v1).`, ctx.provider);
+      return new ProviderError(
+        "bad_url",
+        `${ctx.label} answered 404 Not Found at ${ctx.where}: check the base URL (it usually ends in /v1).`,
+        ctx.provider,
+      );
     }
-    if (status === 429) return new ProviderError("rate_limited", `${ctx.label} is rate-limiting requests (HTTP 429: ${msg}). Try again shortly.`, ctx.provider);
-    if (status === 408 || status === 504) return new ProviderError("timeout", `${ctx.label} timed out (HTTP ${status}).`, ctx.provider);
+    if (status === 429)
+      return new ProviderError(
+        "rate_limited",
+        `${ctx.label} is rate-limiting requests (HTTP 429: ${msg}). Try again shortly.`,
+        ctx.provider,
+      );
+    if (status === 408 || status === 504)
+      return new ProviderError("timeout", `${ctx.label} timed out (HTTP ${status}).`, ctx.provider);
     if (status === 400 || status === 422) {
       if (/model/i.test(msg) && /(not|unknown|invalid|exist|found)/i.test(msg)) {
-        return new ProviderError("bad_model", `${ctx.label} does not accept the model '${ctx.model ?? "?"}' (${msg}).`, ctx.provider);
+        return new ProviderError(
+          "bad_model",
+          `${ctx.label} does not accept the model '${ctx.model ?? "?"}' (${msg}).`,
+          ctx.provider,
+        );
       }
-      return new ProviderError("bad_request", `${ctx.label} refused the request (HTTP ${status}: ${msg}).`, ctx.provider);
+      return new ProviderError(
+        "bad_request",
+        `${ctx.label} refused the request (HTTP ${status}: ${msg}).`,
+        ctx.provider,
+      );
     }
-    if (status === 503) return new ProviderError("unavailable", `${ctx.label} is unavailable (HTTP 503: ${msg}).`, ctx.provider);
+    if (status === 503)
+      return new ProviderError("unavailable", `${ctx.label} is unavailable (HTTP 503: ${msg}).`, ctx.provider);
     return new ProviderError("upstream", `${ctx.label} failed (HTTP ${status}: ${msg}).`, ctx.provider);
   }
   // undici reports a connection dropped mid-body as a bare TypeError "terminated".
   if (/^terminated$/i.test(innermostMessage(e)) || /^terminated$/i.test((e as Error)?.message ?? "")) {
-    return new ProviderError("upstream", `${ctx.label} closed the connection before the reply finished (${ctx.where}).`, ctx.provider);
+    return new ProviderError(
+      "upstream",
+      `${ctx.label} closed the connection before the reply finished (${ctx.where}).`,
+      ctx.provider,
+    );
   }
   return new ProviderError("upstream", `${ctx.label} failed: ${upstreamMessage(e)}`, ctx.provider);
 }

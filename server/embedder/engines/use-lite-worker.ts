@@ -15,7 +15,8 @@ parentPort!.postMessage({ ready: true, dim });
 
 parentPort!.on("message", async (req: Request) => {
   try {
-    const result = req.op === "embed" ? (req.texts.length ? await model.embed(req.texts) : []) : model.tokenizer.encode(req.text);
+    const result =
+      req.op === "embed" ? (req.texts.length ? await model.embed(req.texts) : []) : model.tokenizer.encode(req.text);
     parentPort!.postMessage({ id: req.id, result });
   } catch (e) {
     parentPort!.postMessage({ id: req.id, error: e instanceof Error ? e.message : String(e) });

@@ -20,7 +20,9 @@ export async function loadUseLite(): Promise<EmbeddingEngine> {
   let failure: Error | null = null;
   const dim = await new Promise<number>((resolve, reject) => {
     worker.once("error", reject);
-    worker.once("message", (m: { ready?: boolean; dim?: number }) => (m.ready ? resolve(m.dim!) : reject(new Error("worker failed to start"))));
+    worker.once("message", (m: { ready?: boolean; dim?: number }) =>
+      m.ready ? resolve(m.dim!) : reject(new Error("worker failed to start")),
+    );
   });
   // An idle worker must not keep the process alive; one with calls in flight must.
   worker.unref();
@@ -53,7 +55,7 @@ export async function loadUseLite(): Promise<EmbeddingEngine> {
       return;
     }
     const i = queue.findIndex((q) => q.small);
-    const job = queue.splice(i >= 0 ? i : 0, 1)[0]!;
+    const job = queue.splice(Math.max(i, 0), 1)[0]!;
     const id = nextId++;
     busy = true;
     const done = (f: () => void) => {
@@ -68,7 +70,12 @@ export async function loadUseLite(): Promise<EmbeddingEngine> {
   const call = <T>(msg: Msg): Promise<T> => {
     if (failure) return Promise.reject(failure);
     return new Promise<T>((resolve, reject) => {
-      queue.push({ msg, small: msg.op === "tokenize" || msg.texts.length <= SMALL, resolve: resolve as (v: unknown) => void, reject });
+      queue.push({
+        msg,
+        small: msg.op === "tokenize" || msg.texts.length <= SMALL,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       pump();
     });
   };

@@ -19,17 +19,21 @@ export function getMemoriesByRid(db: Database.Database, rids: number[]): Map<num
 }
 
 /** Live memories of a space whose content contains `pattern`, case-insensitively (Unicode-aware). */
-export function findLiveContaining(db: Database.Database, spaceId: string, pattern: string, limit = 10_000): MemoryRow[] {
+export function findLiveContaining(
+  db: Database.Database,
+  spaceId: string,
+  pattern: string,
+  limit = 10_000,
+): MemoryRow[] {
   const needle = pattern.toLocaleLowerCase();
   // ASCII lower() in SQL prefilters; non-ASCII patterns are matched in JS over the space's live rows.
   const ascii = /^[\x00-\x7f]*$/.test(pattern);
   const rows = (
     ascii
-      ? stmt(db, `SELECT ${COLUMNS} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND instr(lower(content), ?) > 0 LIMIT ?`).all(
-          spaceId,
-          needle,
-          limit,
-        )
+      ? stmt(
+          db,
+          `SELECT ${COLUMNS} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND instr(lower(content), ?) > 0 LIMIT ?`,
+        ).all(spaceId, needle, limit)
       : stmt(db, `SELECT ${COLUMNS} FROM memories WHERE space_id = ? AND soft_deleted = 0`).all(spaceId)
   ) as Record<string, unknown>[];
   return rows
@@ -62,7 +66,10 @@ export function storeCounts(db: Database.Database): StoreCounts {
 
 /** A re-index is in progress and memory_vec_next holds a vector for this rid. */
 export function hasNextVector(db: Database.Database, rid: number): boolean {
-  return reindexTarget(db) !== undefined && stmt(db, "SELECT 1 FROM memory_vec_next WHERE rowid = ?").get(BigInt(rid)) !== undefined;
+  return (
+    reindexTarget(db) !== undefined &&
+    stmt(db, "SELECT 1 FROM memory_vec_next WHERE rowid = ?").get(BigInt(rid)) !== undefined
+  );
 }
 
 /**
@@ -78,19 +85,27 @@ export function checkInvariant(db: Database.Database): string[] {
   // During a re-index a live memory's vector may be in memory_vec_next alone (written with the new model).
   const orNext = reindexTarget(db) ? " AND NOT EXISTS (SELECT 1 FROM memory_vec_next x WHERE x.rowid = m.rid)" : "";
   const missingVec = db
-    .prepare(`SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_vec v WHERE v.rowid = m.rid)${orNext}`)
+    .prepare(
+      `SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_vec v WHERE v.rowid = m.rid)${orNext}`,
+    )
     .get() as { n: number };
   if (missingVec.n) problems.push(`${missingVec.n} live memories lack a vector`);
   const missingFts = db
-    .prepare("SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_fts f WHERE f.rowid = m.rid)")
+    .prepare(
+      "SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_fts f WHERE f.rowid = m.rid)",
+    )
     .get() as { n: number };
   if (missingFts.n) problems.push(`${missingFts.n} live memories lack an FTS row`);
   const strayVec = db
-    .prepare("SELECT count(*) AS n FROM memory_vec v WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = v.rowid AND m.soft_deleted = 0)")
+    .prepare(
+      "SELECT count(*) AS n FROM memory_vec v WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = v.rowid AND m.soft_deleted = 0)",
+    )
     .get() as { n: number };
   if (strayVec.n) problems.push(`${strayVec.n} vectors belong to no live memory`);
   const strayFts = db
-    .prepare("SELECT count(*) AS n FROM memory_fts f WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = f.rowid AND m.soft_deleted = 0)")
+    .prepare(
+      "SELECT count(*) AS n FROM memory_fts f WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = f.rowid AND m.soft_deleted = 0)",
+    )
     .get() as { n: number };
   if (strayFts.n) problems.push(`${strayFts.n} FTS rows belong to no live memory`);
   return problems;

@@ -19,10 +19,15 @@ export function listSpaces(db: Database.Database): string[] {
 
 /** Every (table, column) with a foreign key to spaces(id): memories, conversations, documents, and any table added later. */
 export function spaceReferences(db: Database.Database): { table: string; column: string }[] {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all() as { name: string }[];
   const refs: { table: string; column: string }[] = [];
   for (const t of tables) {
-    const fks = db.prepare(`SELECT "table" AS target, "from" AS col FROM pragma_foreign_key_list(?)`).all(t.name) as { target: string; col: string }[];
+    const fks = db.prepare(`SELECT "table" AS target, "from" AS col FROM pragma_foreign_key_list(?)`).all(t.name) as {
+      target: string;
+      col: string;
+    }[];
     for (const fk of fks) if (fk.target === "spaces") refs.push({ table: t.name, column: fk.col });
   }
   return refs;
@@ -37,7 +42,11 @@ const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
  * a re-index the same is done in memory_vec_next. Returns how many rows moved per table and how many
  * live vectors moved.
  */
-export function renameSpace(db: Database.Database, from: string, to: string): { moved: Record<string, number>; vectors: number } {
+export function renameSpace(
+  db: Database.Database,
+  from: string,
+  to: string,
+): { moved: Record<string, number>; vectors: number } {
   const write: VectorWrite = { added: [], removed: [], generation: 0 };
   const tx = db.transaction(() => {
     if (from === to) throw new StoreError("the new name is the same as the old one", "INVALID");
@@ -48,27 +57,41 @@ export function renameSpace(db: Database.Database, from: string, to: string): { 
     const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
     const insVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
     stmt(db, "INSERT INTO spaces (id, created_at) SELECT ?, created_at FROM spaces WHERE id = ?").run(to, from);
-    const rows = stmt(db, "SELECT rid, soft_deleted AS sd FROM memories WHERE space_id = ? ORDER BY rid").all(from) as { rid: number; sd: number }[];
+    const rows = stmt(db, "SELECT rid, soft_deleted AS sd FROM memories WHERE space_id = ? ORDER BY rid").all(from) as {
+      rid: number;
+      sd: number;
+    }[];
     const moved: Record<string, number> = {};
     for (const ref of spaceReferences(db)) {
       const col = quoteIdent(ref.column);
-      moved[ref.table] = db.prepare(`UPDATE ${quoteIdent(ref.table)} SET ${col} = ? WHERE ${col} = ?`).run(to, from).changes;
+      moved[ref.table] = db
+        .prepare(`UPDATE ${quoteIdent(ref.table)} SET ${col} = ? WHERE ${col} = ?`)
+        .run(to, from).changes;
     }
     let vectors = 0;
     for (const { rid, sd } of rows) {
       if (reindexing) {
         // Vectors of the new model (live and soft-deleted memories alike) move partition too.
-        const next = stmt(db, "SELECT embedding FROM memory_vec_next WHERE rowid = ?").get(BigInt(rid)) as { embedding: Buffer } | undefined;
+        const next = stmt(db, "SELECT embedding FROM memory_vec_next WHERE rowid = ?").get(BigInt(rid)) as
+          | { embedding: Buffer }
+          | undefined;
         if (next) {
           stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?").run(BigInt(rid));
-          stmt(db, "INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)").run(BigInt(rid), to, next.embedding);
+          stmt(db, "INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)").run(
+            BigInt(rid),
+            to,
+            next.embedding,
+          );
         }
       }
       if (sd) continue; // a soft-deleted memory's vector is parked in memory_vec_trash, keyed by rid alone
       const v = readVec.get(BigInt(rid)) as { embedding: Buffer } | undefined;
       if (!v) {
         if (reindexing && hasNextVector(db, rid)) continue; // written during the re-index: its only vector is in memory_vec_next
-        throw new StoreError(`memory rid ${rid} has no vector; the store is inconsistent, nothing was renamed`, "INVALID");
+        throw new StoreError(
+          `memory rid ${rid} has no vector; the store is inconsistent, nothing was renamed`,
+          "INVALID",
+        );
       }
       delVec.run(BigInt(rid));
       insVec.run(BigInt(rid), to, v.embedding);
@@ -97,7 +120,10 @@ export function deleteSpace(db: Database.Database, spaceId: string): { removed: 
   const write: VectorWrite = { added: [], removed: [], generation: 0 };
   const tx = db.transaction(() => {
     if (!spaceExists(db, spaceId)) throw new StoreError(`space '${spaceId}' does not exist`, "NOT_FOUND");
-    const rows = stmt(db, "SELECT rid, soft_deleted AS sd FROM memories WHERE space_id = ?").all(spaceId) as { rid: number; sd: number }[];
+    const rows = stmt(db, "SELECT rid, soft_deleted AS sd FROM memories WHERE space_id = ?").all(spaceId) as {
+      rid: number;
+      sd: number;
+    }[];
     const delNext = reindexTarget(db) ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
     for (const r of rows) {
       delVec.run(BigInt(r.rid));
@@ -106,12 +132,18 @@ export function deleteSpace(db: Database.Database, spaceId: string): { removed: 
       delNext?.run(BigInt(r.rid));
       if (!r.sd) write.removed.push({ rid: r.rid, spaceId });
     }
-    stmt(db, "DELETE FROM document_chunks WHERE memory_id IN (SELECT id FROM memories WHERE space_id = ?)").run(spaceId);
-    const removed: Record<string, number> = { memories: stmt(db, "DELETE FROM memories WHERE space_id = ?").run(spaceId).changes };
+    stmt(db, "DELETE FROM document_chunks WHERE memory_id IN (SELECT id FROM memories WHERE space_id = ?)").run(
+      spaceId,
+    );
+    const removed: Record<string, number> = {
+      memories: stmt(db, "DELETE FROM memories WHERE space_id = ?").run(spaceId).changes,
+    };
     for (const ref of spaceReferences(db)) {
       if (ref.table === "memories") continue;
       const col = quoteIdent(ref.column);
-      removed[ref.table] = (removed[ref.table] ?? 0) + db.prepare(`DELETE FROM ${quoteIdent(ref.table)} WHERE ${col} = ?`).run(spaceId).changes;
+      removed[ref.table] =
+        (removed[ref.table] ?? 0) +
+        db.prepare(`DELETE FROM ${quoteIdent(ref.table)} WHERE ${col} = ?`).run(spaceId).changes;
     }
     stmt(db, "DELETE FROM spaces WHERE id = ?").run(spaceId);
     if (write.removed.length) write.generation = bumpGeneration(db);

@@ -3,7 +3,19 @@ import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { StoreError } from "../../core/errors";
 import { stmt } from "../../core/statements";
-import { COLUMNS, type MemoryRow, type NewMemory, type VectorWrite, bumpGeneration, contentHash, notify, nowIso, reindexTarget, rowToMemory, vecBlob } from "./rows";
+import {
+  COLUMNS,
+  type MemoryRow,
+  type NewMemory,
+  type VectorWrite,
+  bumpGeneration,
+  contentHash,
+  notify,
+  nowIso,
+  reindexTarget,
+  rowToMemory,
+  vecBlob,
+} from "./rows";
 import { ensureSpace } from "./spaces";
 
 export function findLiveByHash(db: Database.Database, spaceId: string, hash: string): MemoryRow | undefined {
@@ -36,7 +48,10 @@ export function insertMemories(
   // by a purge may be reused, so any vector left there under it is dropped first.
   const target = reindexTarget(db);
   const toNext = target !== undefined && target.model === embeddingModel;
-  const insertVec = stmt(db, `INSERT INTO ${toNext ? "memory_vec_next" : "memory_vec"} (rowid, space_id, embedding) VALUES (?, ?, ?)`);
+  const insertVec = stmt(
+    db,
+    `INSERT INTO ${toNext ? "memory_vec_next" : "memory_vec"} (rowid, space_id, embedding) VALUES (?, ?, ?)`,
+  );
   const clearNext = target ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
   const insertFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
   const maxRid = stmt(db, "SELECT coalesce(max(rid), 0) AS r FROM memories");
@@ -81,19 +96,22 @@ export function insertMemories(
 }
 
 /** Replace a memory's content and vector in place (same id), in one transaction. */
-export function updateMemoryContent(db: Database.Database, id: string, content: string, vector: Float32Array, model: string): void {
+export function updateMemoryContent(
+  db: Database.Database,
+  id: string,
+  content: string,
+  vector: Float32Array,
+  model: string,
+): void {
   const tx = db.transaction(() => {
     const r = stmt(db, "SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ?").get(id) as
       | { rid: number; spaceId: string; sd: number }
       | undefined;
     if (!r) throw new StoreError(`memory ${id} not found`, "NOT_FOUND");
-    stmt(db, "UPDATE memories SET content = ?, content_hash = ?, embedding_model = ?, updated_at = ? WHERE rid = ?").run(
-      content,
-      contentHash(content),
-      model,
-      nowIso(),
-      r.rid,
-    );
+    stmt(
+      db,
+      "UPDATE memories SET content = ?, content_hash = ?, embedding_model = ?, updated_at = ? WHERE rid = ?",
+    ).run(content, contentHash(content), model, nowIso(), r.rid);
     const target = reindexTarget(db);
     if (target) {
       // Re-index in progress: memory_vec_next must only hold vectors of current content. A vector of the
@@ -101,7 +119,11 @@ export function updateMemoryContent(db: Database.Database, id: string, content: 
       // one of the old model leaves it to be re-embedded by the re-index.
       stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?").run(BigInt(r.rid));
       if (target.model === model) {
-        stmt(db, "INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)").run(BigInt(r.rid), r.spaceId, vecBlob(vector));
+        stmt(db, "INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)").run(
+          BigInt(r.rid),
+          r.spaceId,
+          vecBlob(vector),
+        );
         if (!r.sd) {
           stmt(db, "DELETE FROM memory_fts WHERE rowid = ?").run(BigInt(r.rid));
           stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)").run(BigInt(r.rid), content);
@@ -114,7 +136,11 @@ export function updateMemoryContent(db: Database.Database, id: string, content: 
       return null;
     }
     stmt(db, "DELETE FROM memory_vec WHERE rowid = ?").run(BigInt(r.rid));
-    stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)").run(BigInt(r.rid), r.spaceId, vecBlob(vector));
+    stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)").run(
+      BigInt(r.rid),
+      r.spaceId,
+      vecBlob(vector),
+    );
     stmt(db, "DELETE FROM memory_fts WHERE rowid = ?").run(BigInt(r.rid));
     stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)").run(BigInt(r.rid), content);
     return { rid: r.rid, spaceId: r.spaceId, generation: bumpGeneration(db) };
@@ -131,7 +157,10 @@ export function recordRetrievals(db: Database.Database, ids: string[], at: strin
     `UPDATE memories SET retrieval_count = retrieval_count + 1, last_retrieved_at = ?,
        importance = min(5, importance + 1) WHERE id = ? AND soft_deleted = 0`,
   );
-  const log = stmt(db, "INSERT INTO retrieval_events (memory_id, space_id, at) SELECT id, space_id, ? FROM memories WHERE id = ? AND soft_deleted = 0");
+  const log = stmt(
+    db,
+    "INSERT INTO retrieval_events (memory_id, space_id, at) SELECT id, space_id, ? FROM memories WHERE id = ? AND soft_deleted = 0",
+  );
   db.transaction(() => {
     for (const id of ids) {
       upd.run(at, id);
@@ -141,10 +170,9 @@ export function recordRetrievals(db: Database.Database, ids: string[], at: strin
 }
 
 export function setPinned(db: Database.Database, id: string, pinned: boolean): boolean {
-  const r = stmt(db, "UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ?").run(
-    pinned ? 1 : 0,
-    pinned ? 1 : 0,
-    id,
-  );
+  const r = stmt(
+    db,
+    "UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ?",
+  ).run(pinned ? 1 : 0, pinned ? 1 : 0, id);
   return r.changes > 0;
 }

@@ -45,7 +45,10 @@ test("f32 → f16 conversion rounds like ggml", () => {
 test("the synthetic vocabulary has the BERT layout and exact sizes", () => {
   const tiny = syntheticWordPieceVocab();
   assert.ok(tiny.length > 300 && tiny.length < 600, `${tiny.length} tokens`);
-  assert.deepEqual([tiny[0], tiny[100], tiny[101], tiny[102], tiny[103]], ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]);
+  assert.deepEqual(
+    [tiny[0], tiny[100], tiny[101], tiny[102], tiny[103]],
+    ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
+  );
   const full = syntheticWordPieceVocab(30522);
   assert.equal(full.length, 30522);
   assert.equal(new Set(full).size, 30522);
@@ -130,7 +133,11 @@ test("f16 and q8_0 files load in llama.cpp and agree with the f32 one", async ()
     const fi = await readGgufFileInfo(file, { readTensorInfo: true });
     const want = { f32: 0, f16: 1, q8_0: 8 }[dtype];
     assert.equal(fi.tensorInfo!.find((t) => t.name === "blk.0.ffn_up.weight")!.ggmlType, want);
-    assert.equal(fi.tensorInfo!.find((t) => t.name === "blk.0.layer_output_norm.weight")!.ggmlType, 0, "norms stay f32");
+    assert.equal(
+      fi.tensorInfo!.find((t) => t.name === "blk.0.layer_output_norm.weight")!.ggmlType,
+      0,
+      "norms stay f32",
+    );
     const engine = await loadNodeLlama({ modelPath: file, gpu: false, threads: 1 });
     try {
       assert.equal(engine.dim, info.hidden);

@@ -193,7 +193,7 @@ export function f32ToF16Bits(value: number): number {
   const exp = (x >>> 23) & 0xff;
   let mant = x & 0x7fffff;
   if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0); // inf / nan
-  let e = exp - 127 + 15;
+  const e = exp - 127 + 15;
   if (e >= 0x1f) return sign | 0x7c00; // overflow to inf
   if (e <= 0) {
     if (e < -10) return sign; // underflow to zero
@@ -415,13 +415,33 @@ meant quotient teeth shell neck`
   .filter(Boolean);
 
 /** Words the app's own tests and prefixes use, so they tokenize as whole words in the tiny vocabulary. */
-const DOMAIN_WORDS = `search query document memo memory chat note notes remind meeting project deadline coffee tea email phone message weekend monday tuesday wednesday thursday friday saturday sunday january february march april june
+const DOMAIN_WORDS =
+  `search query document memo memory chat note notes remind meeting project deadline coffee tea email phone message weekend monday tuesday wednesday thursday friday saturday sunday january february march april june
 july august september october november december birthday allergy peanut doctor dentist appointment flight hotel ticket
 password server database model vector embedding token python javascript typescript code bug fix deploy release`
-  .split(/\s+/)
-  .filter(Boolean);
+    .split(/\s+/)
+    .filter(Boolean);
 
-const SUFFIXES = ["s", "es", "ed", "ing", "er", "est", "ly", "tion", "ment", "ness", "able", "ful", "less", "ity", "al", "ize", "ous", "ive"];
+const SUFFIXES = [
+  "s",
+  "es",
+  "ed",
+  "ing",
+  "er",
+  "est",
+  "ly",
+  "tion",
+  "ment",
+  "ness",
+  "able",
+  "ful",
+  "less",
+  "ity",
+  "al",
+  "ize",
+  "ous",
+  "ive",
+];
 
 /**
  * A BERT-style uncased vocabulary (HF spelling: "##x" marks a word-continuation piece): the HF special-token
@@ -455,7 +475,9 @@ export function syntheticWordPieceVocab(size?: number): string[] {
   for (const w of COMMON_WORDS) add(w);
   const base = out.length;
   if (size < base) throw new Error(`a synthetic vocabulary needs at least ${base} tokens`);
-  const onsets = "b c d f g h j k l m n p r s t v w z bl br ch cl cr dr fl fr gr pl pr sh sk sl sp st str th tr".split(" ");
+  const onsets = "b c d f g h j k l m n p r s t v w z bl br ch cl cr dr fl fr gr pl pr sh sk sl sp st str th tr".split(
+    " ",
+  );
   const vowels = "a e i o u ai ea ee oo ou".split(" ");
   const codas = ["", "n", "r", "s", "t", "l", "m", "nd", "st", "ck"];
   const rng = mulberry32(0x5eed);
@@ -503,7 +525,14 @@ export interface NomicGgufOptions {
 }
 
 /** The shape of nomic-embed-text-v1.5 (137M parameters). */
-export const NOMIC_V15_SHAPE = { hidden: 768, layers: 12, heads: 12, ffn: 3072, vocab: 30522, contextLength: 2048 } as const;
+export const NOMIC_V15_SHAPE = {
+  hidden: 768,
+  layers: 12,
+  heads: 12,
+  ffn: 3072,
+  vocab: 30522,
+  contextLength: 2048,
+} as const;
 /** The tiny test shape. */
 export const TINY_NOMIC_SHAPE = { hidden: 64, layers: 1, heads: 4, ffn: 256 } as const;
 /** File name of the tiny model: starts with nomic-embed-text-v1.5 so the app treats it (prefixes) as nomic. */
@@ -579,7 +608,9 @@ export function writeNomicGguf(file: string, opts: NomicGgufOptions = {}): Nomic
       type: GgufType.ARRAY,
       itemType: GgufType.INT32,
       // llama_token_type: 1 normal, 2 unknown, 3 control, 5 unused
-      value: vocab.map((t, i) => (i === BERT_SPECIAL_IDS.unk ? 2 : /^\[unused\d+\]$/.test(t) ? 5 : /^\[[A-Z]+\]$/.test(t) ? 3 : 1)),
+      value: vocab.map((t, i) =>
+        i === BERT_SPECIAL_IDS.unk ? 2 : /^\[unused\d+\]$/.test(t) ? 5 : /^\[[A-Z]+\]$/.test(t) ? 3 : 1,
+      ),
     },
     "tokenizer.ggml.token_type_count": u32(2),
     "tokenizer.ggml.bos_token_id": u32(BERT_SPECIAL_IDS.cls),
@@ -591,8 +622,18 @@ export function writeNomicGguf(file: string, opts: NomicGgufOptions = {}): Nomic
     "tokenizer.ggml.mask_token_id": u32(BERT_SPECIAL_IDS.mask),
   };
 
-  const matrix = (name: string, dims: number[]): GgufTensor => ({ name, dims, dtype, fill: randomFill(name, seed, std) });
-  const vec = (name: string, n: number, v: number): GgufTensor => ({ name, dims: [n], dtype: "f32", fill: constFill(v) });
+  const matrix = (name: string, dims: number[]): GgufTensor => ({
+    name,
+    dims,
+    dtype,
+    fill: randomFill(name, seed, std),
+  });
+  const vec = (name: string, n: number, v: number): GgufTensor => ({
+    name,
+    dims: [n],
+    dtype: "f32",
+    fill: constFill(v),
+  });
   const tensors: GgufTensor[] = [
     matrix("token_embd.weight", [hidden, vocab.length]),
     { name: "token_types.weight", dims: [hidden, 2], dtype: "f32", fill: randomFill("token_types.weight", seed, std) },
@@ -633,6 +674,9 @@ export function writeTinyNomicGguf(file: string, opts: NomicGgufOptions = {}): N
 }
 
 /** A file with the full nomic-embed-text-v1.5 shape and random weights, for timing. */
-export function writeFullNomicGguf(file: string, opts: Omit<NomicGgufOptions, keyof typeof NOMIC_V15_SHAPE> = {}): NomicGgufInfo {
+export function writeFullNomicGguf(
+  file: string,
+  opts: Omit<NomicGgufOptions, keyof typeof NOMIC_V15_SHAPE> = {},
+): NomicGgufInfo {
   return writeNomicGguf(file, { dtype: "f16", ...opts, ...NOMIC_V15_SHAPE });
 }

@@ -149,7 +149,8 @@ export function writeTinyLlamaGguf(file: string, opts: TinyLlamaOptions = {}): T
   const dtype = opts.dtype ?? "f32";
   const std = opts.std ?? 0.08;
   const headDim = hidden / heads;
-  if (!Number.isInteger(headDim) || headDim % 2 !== 0) throw new Error(`hidden (${hidden}) must split into ${heads} heads of even size`);
+  if (!Number.isInteger(headDim) || headDim % 2 !== 0)
+    throw new Error(`hidden (${hidden}) must split into ${heads} heads of even size`);
   if (heads % kvHeads !== 0) throw new Error(`heads (${heads}) must be a multiple of kvHeads (${kvHeads})`);
   const vocab = tinyLlamaVocab();
   const n = vocab.tokens.length;
@@ -190,8 +191,18 @@ export function writeTinyLlamaGguf(file: string, opts: TinyLlamaOptions = {}): T
     "tokenizer.chat_template": { type: GgufType.STRING, value: opts.chatTemplate ?? CHATML_TEMPLATE },
   };
 
-  const matrix = (name: string, dims: number[]): GgufTensor => ({ name, dims, dtype, fill: randomFill(name, seed, std) });
-  const ones = (name: string, len: number): GgufTensor => ({ name, dims: [len], dtype: "f32", fill: (out) => out.fill(1) });
+  const matrix = (name: string, dims: number[]): GgufTensor => ({
+    name,
+    dims,
+    dtype,
+    fill: randomFill(name, seed, std),
+  });
+  const ones = (name: string, len: number): GgufTensor => ({
+    name,
+    dims: [len],
+    dtype: "f32",
+    fill: (out) => out.fill(1),
+  });
   const kvDim = headDim * kvHeads;
   const tensors: GgufTensor[] = [
     matrix("token_embd.weight", [hidden, n]),

@@ -8,7 +8,7 @@ import { createRng, type Rng } from "./rng";
 import { TOPICS, type Category, type Exchange, type QuestionType, type Topic } from "./topics";
 
 /**
- * Deterministic retrieval test set (SPEC §1, NOTES-stack "Retrieval quality with the offline model").
+ * Deterministic retrieval test set (docs/architecture.md#a-chat-turn, NOTES-stack "Retrieval quality with the offline model").
  *
  * Each conversation is one persona chatting with an assistant over several months: sessions of a few
  * exchanges each, timestamped, mixing the persona's life events (pets, hobbies, family, work, travel, food,
@@ -124,8 +124,11 @@ function buildConversation(
     const long = (e: Exchange): Exchange => ({ user: e.user, assistant: elaborate(tr, topic.category, e.assistant) });
     // Facts keep their order in time: sorted positions on the conversation's timeline.
     const times = arc.facts.map(() => tr.next()).sort((a, b) => a - b);
-    arc.facts.forEach((f, i) => slots.push({ e: long(f), key: `${id}:${topic.id}:${f.key}`, topic: topic.id, role: "fact", t: times[i]! }));
-    for (const d of arc.distractors) if (tr.chance(0.8)) slots.push({ e: long(d), key: "", topic: topic.id, role: "distractor", t: tr.next() });
+    arc.facts.forEach((f, i) =>
+      slots.push({ e: long(f), key: `${id}:${topic.id}:${f.key}`, topic: topic.id, role: "fact", t: times[i]! }),
+    );
+    for (const d of arc.distractors)
+      if (tr.chance(0.8)) slots.push({ e: long(d), key: "", topic: topic.id, role: "distractor", t: tr.next() });
     const n = Math.min(arc.questions.length, tr.pick([1, 2, 2, 2, 3]));
     for (const q of tr.sample(arc.questions, n)) pending.push({ topic, q });
   }
@@ -134,7 +137,13 @@ function buildConversation(
   const personal = fr.sample(personalFillers(persona), Math.max(0, Math.min(8, Math.round(budget * 0.3))));
   const generic = fr.sample(GENERIC_FILLERS, Math.max(0, budget - personal.length));
   for (const e of [...personal, ...generic]) {
-    slots.push({ e: { user: e.user, assistant: elaborateFiller(fr, e.assistant) }, key: "", topic: null, role: "filler", t: fr.next() });
+    slots.push({
+      e: { user: e.user, assistant: elaborateFiller(fr, e.assistant) },
+      key: "",
+      topic: null,
+      role: "filler",
+      t: fr.next(),
+    });
   }
 
   // Timeline: sessions of 1–5 exchanges spread over 4–8 months of 2024.
@@ -170,7 +179,9 @@ function buildConversation(
 
   // Query chats: topics in random order, a topic's questions side by side, cut into chats of 1–4 messages.
   const qr = r.fork("questions");
-  const order = qr.shuffle([...new Set(pending.map((p) => p.topic))]).flatMap((t) => qr.shuffle(pending.filter((p) => p.topic === t)));
+  const order = qr
+    .shuffle([...new Set(pending.map((p) => p.topic))])
+    .flatMap((t) => qr.shuffle(pending.filter((p) => p.topic === t)));
   const questions: EvalQuestion[] = [];
   let chat: string[] = [];
   let left = qr.int(1, 4);
@@ -204,22 +215,27 @@ function buildConversation(
   // Unanswerable: questions of topics this persona never discussed, each asked in a fresh chat (with its lead).
   const ur = r.fork("unanswerable");
   const chosen = new Set(topics.map((t) => t.id));
-  const unanswerable: EvalQuestion[] = ur.sample(TOPICS.filter((t) => !chosen.has(t.id)), 3).map((topic, n) => {
-    const q = ur.pick(topic.build(ur.fork(topic.id), persona).questions);
-    return {
-      id: `${id}-u${n + 1}`,
-      conv: id,
-      space,
-      text: q.text,
-      context: q.type === "followup" && q.lead ? q.lead.slice(-3) : [],
-      gold: [],
-      type: q.type,
-      topic: topic.id,
-      category: topic.category,
-      words: q.text.split(/\s+/).filter(Boolean).length,
-      overlap: 0,
-    };
-  });
+  const unanswerable: EvalQuestion[] = ur
+    .sample(
+      TOPICS.filter((t) => !chosen.has(t.id)),
+      3,
+    )
+    .map((topic, n) => {
+      const q = ur.pick(topic.build(ur.fork(topic.id), persona).questions);
+      return {
+        id: `${id}-u${n + 1}`,
+        conv: id,
+        space,
+        text: q.text,
+        context: q.type === "followup" && q.lead ? q.lead.slice(-3) : [],
+        gold: [],
+        type: q.type,
+        topic: topic.id,
+        category: topic.category,
+        words: q.text.split(/\s+/).filter(Boolean).length,
+        overlap: 0,
+      };
+    });
   return { conv: { id, space, persona: persona.name, memories }, questions, unanswerable, persona };
 }
 

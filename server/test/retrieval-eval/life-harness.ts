@@ -6,13 +6,13 @@ import type Database from "better-sqlite3";
 import { openDb } from "../../db";
 import { EmbedderSupervisor } from "../../embedder/supervisor";
 import { HttpEmbedClient } from "../../embedder/client";
-import { type Embedder } from "../../core/context";
+import type { Embedder } from "../../core/context";
 import { buildQueries, type RetrievalQuery } from "../../memory/query-builder";
 import { denseTexts, searchWithVectors, type RetrieveResult } from "../../memory/retrieve";
 import type { RetrievalSettings } from "../../memory/settings";
 import { parseTimeIntent } from "../../memory/time-window";
 import { addMemories } from "../../memory/write";
-import { type MemoContext } from "../../core/context";
+import type { MemoContext } from "../../core/context";
 import type { LifeDataset, LifeQuestion } from "./life";
 
 /**
@@ -68,7 +68,8 @@ export class CachedEmbedder implements Embedder {
       sup.start();
       const client = new HttpEmbedClient(() => sup.ensureHealthy(120_000));
       const info = await client.info();
-      if (info.model !== this.model) throw new Error(`embedding server serves ${info.model}, the cache is for ${this.model}`);
+      if (info.model !== this.model)
+        throw new Error(`embedding server serves ${info.model}, the cache is for ${this.model}`);
       this.inner = { client, sup };
     }
     return this.inner.client;
@@ -88,7 +89,13 @@ export class CachedEmbedder implements Embedder {
           batch.forEach((t, j) => {
             const k = this.key(kind, t);
             this.map.set(k, vecs[j]!);
-            fs.writeSync(out, JSON.stringify({ k, v: Buffer.from(vecs[j]!.buffer, vecs[j]!.byteOffset, vecs[j]!.byteLength).toString("base64") }) + "\n");
+            fs.writeSync(
+              out,
+              `${JSON.stringify({
+                k,
+                v: Buffer.from(vecs[j]!.buffer, vecs[j]!.byteOffset, vecs[j]!.byteLength).toString("base64"),
+              })}\n`,
+            );
           });
           this.misses += batch.length;
           this.log(`embedded ${Math.min(i + 64, todo.length)}/${todo.length} ${kind === "q" ? "queries" : "passages"}`);
@@ -134,7 +141,10 @@ export const USE_LITE = "universal-sentence-encoder-lite";
 export const DEFAULT_CACHE_DIR = path.join(process.cwd(), ".cache", "retrieval-eval");
 
 /** A temp store holding the whole history in one space, written through the real service path. */
-export async function openLifeStore(ds: LifeDataset, opts: { log?: (m: string) => void; cacheDir?: string } = {}): Promise<LifeStore> {
+export async function openLifeStore(
+  ds: LifeDataset,
+  opts: { log?: (m: string) => void; cacheDir?: string } = {},
+): Promise<LifeStore> {
   const log = opts.log ?? (() => {});
   // Exact vector search (vec0): the eval measures ranking, not the approximate index (bench does that).
   process.env.MEMO_ANN = "off";
@@ -146,7 +156,10 @@ export async function openLifeStore(ds: LifeDataset, opts: { log?: (m: string) =
   const idOf = new Map<string, string>();
   for (let i = 0; i < ds.memories.length; i += 200) {
     const part = ds.memories.slice(i, i + 200);
-    const out = await addMemories(ctx, part.map((m) => ({ text: m.text, space: ds.space, timestamp: m.timestamp, kind: "chat" as const })));
+    const out = await addMemories(
+      ctx,
+      part.map((m) => ({ text: m.text, space: ds.space, timestamp: m.timestamp, kind: "chat" as const })),
+    );
     part.forEach((m, j) => {
       if (out[j]!.length !== 1) throw new Error(`memory ${m.key} became ${out[j]!.length} chunks`);
       idOf.set(m.key, out[j]![0]!);
@@ -170,22 +183,44 @@ export async function openLifeStore(ds: LifeDataset, opts: { log?: (m: string) =
 }
 
 /** The retrieval queries of a question under some settings, and the texts the dense leg embeds. */
-export function queriesFor(store: LifeStore, ds: LifeDataset, q: LifeQuestion, s: RetrievalSettings): { queries: RetrievalQuery[]; dense: string[] } {
+export function queriesFor(
+  store: LifeStore,
+  ds: LifeDataset,
+  q: LifeQuestion,
+  s: RetrievalSettings,
+): { queries: RetrievalQuery[]; dense: string[] } {
   const queries = buildQueries(q.text, q.context, { contextMessages: s.contextMessages, anchorQuery: s.anchorQuery });
   void ds;
   return { queries, dense: denseTexts(store.db, queries, s, parseTimeIntent(q.text, new Date(q.at))) };
 }
 
 /** Embed (once, cached) every dense query text the questions need under these settings. */
-export async function prepareQueries(store: LifeStore, ds: LifeDataset, questions: LifeQuestion[], variants: RetrievalSettings[]): Promise<void> {
+export async function prepareQueries(
+  store: LifeStore,
+  ds: LifeDataset,
+  questions: LifeQuestion[],
+  variants: RetrievalSettings[],
+): Promise<void> {
   const texts = new Set<string>();
   for (const s of variants) for (const q of questions) for (const t of queriesFor(store, ds, q, s).dense) texts.add(t);
   await store.embedder.embedQueries([...texts]);
 }
 
 /** One question under one configuration, after embedding (cached). */
-export async function searchLife(store: LifeStore, ds: LifeDataset, q: LifeQuestion, s: RetrievalSettings, k: number): Promise<RetrieveResult> {
+export async function searchLife(
+  store: LifeStore,
+  ds: LifeDataset,
+  q: LifeQuestion,
+  s: RetrievalSettings,
+  k: number,
+): Promise<RetrieveResult> {
   const { queries, dense } = queriesFor(store, ds, q, s);
   const vectors = s.weights.vector > 0 ? await store.embedder.embedQueries(dense) : [];
-  return searchWithVectors(store.db, { query: q.text, spaceId: ds.space, k, context: q.context, now: q.at, model: store.model }, s, queries, vectors);
+  return searchWithVectors(
+    store.db,
+    { query: q.text, spaceId: ds.space, k, context: q.context, now: q.at, model: store.model },
+    s,
+    queries,
+    vectors,
+  );
 }

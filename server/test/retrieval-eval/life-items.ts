@@ -21,43 +21,93 @@ export interface SingleItem {
 export function updates(p: Persona): UpdateItem[] {
   return [
     {
-      old: { user: "My gym sessions are on Mondays and Wednesdays before work, 6:30 at the place on Mill Road.", assistant: "Early sessions are a great habit. Keep a bag packed the night before so the mornings run smoothly." },
-      new: { user: "Change of plan with the gym: I moved my sessions to Tuesday and Thursday evenings after work.", assistant: "Evenings can suit you better if the mornings were a struggle. Eat something light an hour or two before." },
+      old: {
+        user: "My gym sessions are on Mondays and Wednesdays before work, 6:30 at the place on Mill Road.",
+        assistant: "Early sessions are a great habit. Keep a bag packed the night before so the mornings run smoothly.",
+      },
+      new: {
+        user: "Change of plan with the gym: I moved my sessions to Tuesday and Thursday evenings after work.",
+        assistant:
+          "Evenings can suit you better if the mornings were a struggle. Eat something light an hour or two before.",
+      },
       q: "Which days do I go to the gym these days?",
     },
     {
-      old: { user: `${p.sibling.name} lives in Lisbon now, working at a design studio near the river.`, assistant: "Lisbon is a lovely city to visit, you'll have a good excuse for a trip." },
-      new: { user: `${p.sibling.name} just moved again, from Lisbon to Copenhagen, for a new job at an architecture firm.`, assistant: "Quite a change of climate! Copenhagen is very bikeable, so that's one thing to try when you visit." },
+      old: {
+        user: `${p.sibling.name} lives in Lisbon now, working at a design studio near the river.`,
+        assistant: "Lisbon is a lovely city to visit, you'll have a good excuse for a trip.",
+      },
+      new: {
+        user: `${p.sibling.name} just moved again, from Lisbon to Copenhagen, for a new job at an architecture firm.`,
+        assistant: "Quite a change of climate! Copenhagen is very bikeable, so that's one thing to try when you visit.",
+      },
       q: `Which city is ${p.sibling.name} living in at the moment?`,
     },
     {
-      old: { user: "My manager is Harriet, she runs the analytics team I joined last year.", assistant: "It sounds like you have a clear line of support there. Regular one-to-ones with her will help." },
-      new: { user: "Reorg at work: Harriet left and my new manager is Desmond, from the platform team.", assistant: "Reorgs can be unsettling. An early conversation with Desmond about expectations is a good idea." },
+      old: {
+        user: "My manager is Harriet, she runs the analytics team I joined last year.",
+        assistant: "It sounds like you have a clear line of support there. Regular one-to-ones with her will help.",
+      },
+      new: {
+        user: "Reorg at work: Harriet left and my new manager is Desmond, from the platform team.",
+        assistant: "Reorgs can be unsettling. An early conversation with Desmond about expectations is a good idea.",
+      },
       q: "Who is my manager right now?",
     },
     {
-      old: { user: "My daily coffee order is a flat white with oat milk from the kiosk by the station.", assistant: "A classic choice. Oat milk froths nicely, which is why it works so well in flat whites." },
-      new: { user: "I've given up oat milk; now I just get a plain black Americano in the mornings.", assistant: "Simpler and cheaper! Black coffee also lets you taste the beans more." },
+      old: {
+        user: "My daily coffee order is a flat white with oat milk from the kiosk by the station.",
+        assistant: "A classic choice. Oat milk froths nicely, which is why it works so well in flat whites.",
+      },
+      new: {
+        user: "I've given up oat milk; now I just get a plain black Americano in the mornings.",
+        assistant: "Simpler and cheaper! Black coffee also lets you taste the beans more.",
+      },
       q: "How do I take my coffee nowadays?",
     },
     {
-      old: { user: "Our rent is 1,450 a month for the two-bedroom flat.", assistant: "That's useful to know for budgeting. Keep the contract somewhere easy to find." },
-      new: { user: "The landlord put the rent up, it's 1,620 a month from next month.", assistant: "That's a big jump. Check your contract and local rules on how much notice and how large an increase is allowed." },
+      old: {
+        user: "Our rent is 1,450 a month for the two-bedroom flat.",
+        assistant: "That's useful to know for budgeting. Keep the contract somewhere easy to find.",
+      },
+      new: {
+        user: "The landlord put the rent up, it's 1,620 a month from next month.",
+        assistant:
+          "That's a big jump. Check your contract and local rules on how much notice and how large an increase is allowed.",
+      },
       q: "How much rent are we paying for the flat currently?",
     },
     {
-      old: { user: `My ${p.kid.rel}'s swimming lessons are on Saturday mornings at the leisure centre.`, assistant: "Saturday lessons are nice, they leave the weekdays calmer." },
-      new: { user: `We moved ${p.kid.name}'s swimming lessons to Wednesday afternoons, Saturday clashed with football.`, assistant: "Good call, juggling two activities on one morning is hard on everyone." },
+      old: {
+        user: `My ${p.kid.rel}'s swimming lessons are on Saturday mornings at the leisure centre.`,
+        assistant: "Saturday lessons are nice, they leave the weekdays calmer.",
+      },
+      new: {
+        user: `We moved ${p.kid.name}'s swimming lessons to Wednesday afternoons, Saturday clashed with football.`,
+        assistant: "Good call, juggling two activities on one morning is hard on everyone.",
+      },
       q: `When does ${p.kid.name} have swimming now?`,
     },
     {
-      old: { user: "My phone is a Pixel 6, the battery is starting to fade.", assistant: "A battery replacement might give it another couple of years." },
-      new: { user: "Finally replaced the Pixel: I got an iPhone 15 last week and I'm still learning the gestures.", assistant: "The switch takes a few days to get used to. The built-in tips app is handy for the gestures." },
+      old: {
+        user: "My phone is a Pixel 6, the battery is starting to fade.",
+        assistant: "A battery replacement might give it another couple of years.",
+      },
+      new: {
+        user: "Finally replaced the Pixel: I got an iPhone 15 last week and I'm still learning the gestures.",
+        assistant: "The switch takes a few days to get used to. The built-in tips app is handy for the gestures.",
+      },
       q: "What phone do I have currently?",
     },
     {
-      old: { user: "Our internet provider is Vodafone, 100 megabit fibre.", assistant: "That should be plenty for streaming and working from home." },
-      new: { user: "We switched broadband to a local provider, CityFibre, 500 megabit for less money.", assistant: "Nice upgrade. Run a speed test over cable once it's installed to check you get what you pay for." },
+      old: {
+        user: "Our internet provider is Vodafone, 100 megabit fibre.",
+        assistant: "That should be plenty for streaming and working from home.",
+      },
+      new: {
+        user: "We switched broadband to a local provider, CityFibre, 500 megabit for less money.",
+        assistant: "Nice upgrade. Run a speed test over cable once it's installed to check you get what you pay for.",
+      },
       q: "Which broadband provider are we with now?",
     },
   ];
@@ -65,58 +115,318 @@ export function updates(p: Persona): UpdateItem[] {
 
 export function assistantSaid(): SingleItem[] {
   return [
-    { e: { user: "Can you recommend a book about building better habits?", assistant: "Try 'Atomic Habits' by James Clear: short chapters, practical, and it explains habit stacking well." }, q: "What was the book you suggested about habits?" },
-    { e: { user: "What should I bring to a dinner party where I don't know the host well?", assistant: "A bottle of something nice or a small plant works, and I'd recommend a handwritten thank-you card the day after." }, q: "What did you advise me to take to that dinner party?" },
-    { e: { user: "My back hurts after long days at the desk. Anything simple?", assistant: "Set a timer every 45 minutes to stand up, and try the cat-cow stretch and a chin tuck a few times a day." }, q: "Which stretches did you recommend for my sore back?" },
-    { e: { user: "What's a good first houseplant that's hard to kill?", assistant: "A snake plant or a pothos: both cope with low light and forgetful watering." }, q: "Which plant did you say would be hard to kill?" },
-    { e: { user: "How should I prepare for a salary negotiation?", assistant: "Research the market range, anchor slightly above your target, and rehearse a short script out loud with a friend." }, q: "What was your advice on asking for more money at work?" },
-    { e: { user: "Any tips for my first time camping?", assistant: "Practise pitching the tent at home once, bring a proper sleeping mat, and pack a head torch with spare batteries." }, q: "What did you tell me to practise before my first camping trip?" },
-    { e: { user: "What's a good way to keep track of my spending?", assistant: "I'd go with the envelope method in an app: give every category a monthly amount and check it every Sunday." }, q: "Which budgeting method did you propose?" },
-    { e: { user: "Can you suggest a board game for four adults who don't play much?", assistant: "Ticket to Ride is my pick: easy rules, about an hour, and everyone stays involved." }, q: "What board game did you recommend for our game night?" },
-    { e: { user: "How can I make my small living room feel bigger?", assistant: "Use one large mirror opposite the window, raise the curtains to the ceiling, and choose furniture with legs." }, q: "What did you suggest doing with mirrors and curtains in the lounge?" },
-    { e: { user: "What should I cook for a friend who's just had a baby?", assistant: "A big lasagne in a foil tray is ideal: it freezes well and they can reheat it whenever they like." }, q: "What dish did you say to make for the new parents?" },
-    { e: { user: "I want to start journaling but never stick with it.", assistant: "Try a one-line-a-day journal: one sentence every evening is small enough to keep going." }, q: "Which journaling approach did you recommend to me?" },
-    { e: { user: "How do I stop procrastinating on a big report?", assistant: "Use a two-minute start: open the file and write the worst possible first paragraph, then improve it." }, q: "What trick did you give me for getting started on that report?" },
-    { e: { user: "What's a thoughtful gift for a friend who loves cooking?", assistant: "A good Microplane grater and a jar of flaky sea salt: small, useful and a bit special." }, q: "What present did you suggest for my friend who cooks?" },
-    { e: { user: "How can I get better at remembering people's names?", assistant: "Repeat the name back straight away and link it to an image, like 'Rose' holding a rose." }, q: "What was your tip for not forgetting names?" },
-    { e: { user: "Any advice for a long-haul flight with a toddler?", assistant: "Pack a surprise bag of small wrapped toys, one per hour, and book the bulkhead row if you can." }, q: "What did you recommend for keeping a little one busy on the plane?" },
+    {
+      e: {
+        user: "Can you recommend a book about building better habits?",
+        assistant:
+          "Try 'Atomic Habits' by James Clear: short chapters, practical, and it explains habit stacking well.",
+      },
+      q: "What was the book you suggested about habits?",
+    },
+    {
+      e: {
+        user: "What should I bring to a dinner party where I don't know the host well?",
+        assistant:
+          "A bottle of something nice or a small plant works, and I'd recommend a handwritten thank-you card the day after.",
+      },
+      q: "What did you advise me to take to that dinner party?",
+    },
+    {
+      e: {
+        user: "My back hurts after long days at the desk. Anything simple?",
+        assistant:
+          "Set a timer every 45 minutes to stand up, and try the cat-cow stretch and a chin tuck a few times a day.",
+      },
+      q: "Which stretches did you recommend for my sore back?",
+    },
+    {
+      e: {
+        user: "What's a good first houseplant that's hard to kill?",
+        assistant: "A snake plant or a pothos: both cope with low light and forgetful watering.",
+      },
+      q: "Which plant did you say would be hard to kill?",
+    },
+    {
+      e: {
+        user: "How should I prepare for a salary negotiation?",
+        assistant:
+          "Research the market range, anchor slightly above your target, and rehearse a short script out loud with a friend.",
+      },
+      q: "What was your advice on asking for more money at work?",
+    },
+    {
+      e: {
+        user: "Any tips for my first time camping?",
+        assistant:
+          "Practise pitching the tent at home once, bring a proper sleeping mat, and pack a head torch with spare batteries.",
+      },
+      q: "What did you tell me to practise before my first camping trip?",
+    },
+    {
+      e: {
+        user: "What's a good way to keep track of my spending?",
+        assistant:
+          "I'd go with the envelope method in an app: give every category a monthly amount and check it every Sunday.",
+      },
+      q: "Which budgeting method did you propose?",
+    },
+    {
+      e: {
+        user: "Can you suggest a board game for four adults who don't play much?",
+        assistant: "Ticket to Ride is my pick: easy rules, about an hour, and everyone stays involved.",
+      },
+      q: "What board game did you recommend for our game night?",
+    },
+    {
+      e: {
+        user: "How can I make my small living room feel bigger?",
+        assistant:
+          "Use one large mirror opposite the window, raise the curtains to the ceiling, and choose furniture with legs.",
+      },
+      q: "What did you suggest doing with mirrors and curtains in the lounge?",
+    },
+    {
+      e: {
+        user: "What should I cook for a friend who's just had a baby?",
+        assistant: "A big lasagne in a foil tray is ideal: it freezes well and they can reheat it whenever they like.",
+      },
+      q: "What dish did you say to make for the new parents?",
+    },
+    {
+      e: {
+        user: "I want to start journaling but never stick with it.",
+        assistant: "Try a one-line-a-day journal: one sentence every evening is small enough to keep going.",
+      },
+      q: "Which journaling approach did you recommend to me?",
+    },
+    {
+      e: {
+        user: "How do I stop procrastinating on a big report?",
+        assistant:
+          "Use a two-minute start: open the file and write the worst possible first paragraph, then improve it.",
+      },
+      q: "What trick did you give me for getting started on that report?",
+    },
+    {
+      e: {
+        user: "What's a thoughtful gift for a friend who loves cooking?",
+        assistant: "A good Microplane grater and a jar of flaky sea salt: small, useful and a bit special.",
+      },
+      q: "What present did you suggest for my friend who cooks?",
+    },
+    {
+      e: {
+        user: "How can I get better at remembering people's names?",
+        assistant: "Repeat the name back straight away and link it to an image, like 'Rose' holding a rose.",
+      },
+      q: "What was your tip for not forgetting names?",
+    },
+    {
+      e: {
+        user: "Any advice for a long-haul flight with a toddler?",
+        assistant: "Pack a surprise bag of small wrapped toys, one per hour, and book the bulkhead row if you can.",
+      },
+      q: "What did you recommend for keeping a little one busy on the plane?",
+    },
   ];
 }
 
 export function preferences(p: Persona): SingleItem[] {
   return [
-    { e: { user: "Just so you know, I always pick the aisle seat on flights, I hate climbing over people.", assistant: "Noted! The aisle is also handy for stretching your legs on long flights." }, q: "Which seat do I like when I fly?" },
-    { e: { user: "I'm really not a fan of horror films, thrillers are about as scary as I go.", assistant: "Fair enough, a good thriller gives the tension without the nightmares." }, q: "What kind of movies do I avoid?" },
-    { e: { user: "I prefer tea to coffee in the afternoon, usually Earl Grey, no milk.", assistant: "A classic. Earl Grey is lovely black with a slice of lemon too." }, q: "What's my afternoon drink of choice?" },
-    { e: { user: "For holidays I much prefer mountains and hiking over lying on a beach.", assistant: "Mountain trips are great for that mix of exercise and scenery." }, q: "Do I prefer beach holidays or something else?" },
-    { e: { user: "I like my steak medium-rare, anything more and it's ruined for me.", assistant: "Medium-rare keeps it juicy; resting it for five minutes helps too." }, q: "How do I want my steak cooked?" },
-    { e: { user: "I work best with music on, mostly lo-fi or film soundtracks, never anything with lyrics.", assistant: "Instrumental music is easier on focus for many people." }, q: "What music do I listen to while working?" },
-    { e: { user: "I'd rather get a text than a phone call, calls stress me out a bit.", assistant: "Lots of people feel that way; a quick message first gives time to think." }, q: "How do I like people to contact me?" },
-    { e: { user: "My favourite cuisine is Vietnamese, I could eat pho every week.", assistant: "Pho is so comforting, and the fresh herbs make it." }, q: "What's the food I love most?" },
-    { e: { user: "I'm a morning person, I do my best thinking before 9am.", assistant: "Then it makes sense to protect those early hours for the hard work." }, q: "When in the day am I sharpest?" },
-    { e: { user: `${p.partner.name} and I like quiet restaurants, loud places ruin the evening for us.`, assistant: "Booking an early table often helps, before the busy rush." }, q: "What sort of restaurants do we enjoy?" },
-    { e: { user: "I like reading on paper, e-readers never felt right to me.", assistant: "There's something about a physical book; second-hand shops keep it affordable." }, q: "Do I read e-books?" },
-    { e: { user: "When I exercise I'd rather be outdoors, gyms feel claustrophobic.", assistant: "Outdoor workouts have the bonus of fresh air and daylight." }, q: "Where do I prefer to work out?" },
-    { e: { user: "I'm more of a dog person than a cat person, always have been.", assistant: "Dogs do bring a particular kind of joyful chaos." }, q: "Which animals do I like better?" },
-    { e: { user: "For presents I'd rather get experiences, like a concert, than things.", assistant: "Experiences make lasting memories and don't clutter the house." }, q: "What kind of gifts do I like receiving?" },
-    { e: { user: "I hate cilantro, it tastes like soap to me.", assistant: "That's a genuine genetic thing for some people! Parsley or basil are good swaps." }, q: "Is there a herb I can't stand?" },
-    { e: { user: "I like to plan trips in detail, spreadsheets and all, I can't do spontaneous travel.", assistant: "A detailed plan can make a trip far more relaxing for you, then." }, q: "Am I a spontaneous traveller?" },
+    {
+      e: {
+        user: "Just so you know, I always pick the aisle seat on flights, I hate climbing over people.",
+        assistant: "Noted! The aisle is also handy for stretching your legs on long flights.",
+      },
+      q: "Which seat do I like when I fly?",
+    },
+    {
+      e: {
+        user: "I'm really not a fan of horror films, thrillers are about as scary as I go.",
+        assistant: "Fair enough, a good thriller gives the tension without the nightmares.",
+      },
+      q: "What kind of movies do I avoid?",
+    },
+    {
+      e: {
+        user: "I prefer tea to coffee in the afternoon, usually Earl Grey, no milk.",
+        assistant: "A classic. Earl Grey is lovely black with a slice of lemon too.",
+      },
+      q: "What's my afternoon drink of choice?",
+    },
+    {
+      e: {
+        user: "For holidays I much prefer mountains and hiking over lying on a beach.",
+        assistant: "Mountain trips are great for that mix of exercise and scenery.",
+      },
+      q: "Do I prefer beach holidays or something else?",
+    },
+    {
+      e: {
+        user: "I like my steak medium-rare, anything more and it's ruined for me.",
+        assistant: "Medium-rare keeps it juicy; resting it for five minutes helps too.",
+      },
+      q: "How do I want my steak cooked?",
+    },
+    {
+      e: {
+        user: "I work best with music on, mostly lo-fi or film soundtracks, never anything with lyrics.",
+        assistant: "Instrumental music is easier on focus for many people.",
+      },
+      q: "What music do I listen to while working?",
+    },
+    {
+      e: {
+        user: "I'd rather get a text than a phone call, calls stress me out a bit.",
+        assistant: "Lots of people feel that way; a quick message first gives time to think.",
+      },
+      q: "How do I like people to contact me?",
+    },
+    {
+      e: {
+        user: "My favourite cuisine is Vietnamese, I could eat pho every week.",
+        assistant: "Pho is so comforting, and the fresh herbs make it.",
+      },
+      q: "What's the food I love most?",
+    },
+    {
+      e: {
+        user: "I'm a morning person, I do my best thinking before 9am.",
+        assistant: "Then it makes sense to protect those early hours for the hard work.",
+      },
+      q: "When in the day am I sharpest?",
+    },
+    {
+      e: {
+        user: `${p.partner.name} and I like quiet restaurants, loud places ruin the evening for us.`,
+        assistant: "Booking an early table often helps, before the busy rush.",
+      },
+      q: "What sort of restaurants do we enjoy?",
+    },
+    {
+      e: {
+        user: "I like reading on paper, e-readers never felt right to me.",
+        assistant: "There's something about a physical book; second-hand shops keep it affordable.",
+      },
+      q: "Do I read e-books?",
+    },
+    {
+      e: {
+        user: "When I exercise I'd rather be outdoors, gyms feel claustrophobic.",
+        assistant: "Outdoor workouts have the bonus of fresh air and daylight.",
+      },
+      q: "Where do I prefer to work out?",
+    },
+    {
+      e: {
+        user: "I'm more of a dog person than a cat person, always have been.",
+        assistant: "Dogs do bring a particular kind of joyful chaos.",
+      },
+      q: "Which animals do I like better?",
+    },
+    {
+      e: {
+        user: "For presents I'd rather get experiences, like a concert, than things.",
+        assistant: "Experiences make lasting memories and don't clutter the house.",
+      },
+      q: "What kind of gifts do I like receiving?",
+    },
+    {
+      e: {
+        user: "I hate cilantro, it tastes like soap to me.",
+        assistant: "That's a genuine genetic thing for some people! Parsley or basil are good swaps.",
+      },
+      q: "Is there a herb I can't stand?",
+    },
+    {
+      e: {
+        user: "I like to plan trips in detail, spreadsheets and all, I can't do spontaneous travel.",
+        assistant: "A detailed plan can make a trip far more relaxing for you, then.",
+      },
+      q: "Am I a spontaneous traveller?",
+    },
   ];
 }
 
 export function inferences(p: Persona): SingleItem[] {
   return [
-    { e: { user: "Our flat is on the fifth floor and the building has no lift.", assistant: "Great exercise, though deliveries must be a workout." }, q: "Will getting a heavy sofa delivered be a hassle for us?" },
-    { e: { user: "I've stopped drinking alcohol completely since January and I feel great.", assistant: "That's a real achievement, and a lot of people notice better sleep." }, q: "Should I bring a bottle of wine for myself to the party?" },
-    { e: { user: "I get terribly seasick, even on the ferry across the bay.", assistant: "Ginger and looking at the horizon help some people; ask a pharmacist about tablets too." }, q: "Is a three-day sailing trip a good idea for me?" },
-    { e: { user: `${p.partner.name} is training for a triathlon, so weekends are all early swims and long bike rides.`, assistant: "That's a big commitment, it helps that you're supportive." }, q: `Will ${p.partner.name} be free for a Saturday morning brunch soon?` },
-    { e: { user: "I'm lactose intolerant, even a latte gives me trouble.", assistant: "Lactose-free milk or oat milk are easy swaps." }, q: "Would a creamy cheesecake be a safe dessert for me?" },
-    { e: { user: "Our landlord doesn't allow any pets in the building, it's in the contract.", assistant: "That's a shame; fostering through a shelter is out too, but volunteering could be an option." }, q: "Could we adopt a kitten this spring?" },
-    { e: { user: "I'm scared of heights, even a stepladder makes my knees shake.", assistant: "That's very common; small, gradual steps can reduce it over time." }, q: "Would a glass-floor skywalk be a fun outing for me?" },
-    { e: { user: "I don't have a driving licence, I take the train everywhere.", assistant: "Trains are relaxing, and you can read on the way." }, q: "Can I rent a car for the road trip and drive it myself?" },
-    { e: { user: "My laptop is a 2013 MacBook Air and it struggles with anything heavy.", assistant: "Older machines can still do light work well; an SSD upgrade sometimes helps." }, q: "Will the latest video editing software run well on my computer?" },
-    { e: { user: "I work night shifts at the hospital, 8pm to 8am, four nights a week.", assistant: "Night shifts are tough; blackout curtains and a fixed sleep window help." }, q: "Is a 9am weekday yoga class realistic for me?" },
-    { e: { user: "We only have a tiny balcony, north facing, barely any sun.", assistant: "Shade-tolerant plants like ferns and mint can still do well there." }, q: "Could I grow tomatoes and peppers at home?" },
+    {
+      e: {
+        user: "Our flat is on the fifth floor and the building has no lift.",
+        assistant: "Great exercise, though deliveries must be a workout.",
+      },
+      q: "Will getting a heavy sofa delivered be a hassle for us?",
+    },
+    {
+      e: {
+        user: "I've stopped drinking alcohol completely since January and I feel great.",
+        assistant: "That's a real achievement, and a lot of people notice better sleep.",
+      },
+      q: "Should I bring a bottle of wine for myself to the party?",
+    },
+    {
+      e: {
+        user: "I get terribly seasick, even on the ferry across the bay.",
+        assistant: "Ginger and looking at the horizon help some people; ask a pharmacist about tablets too.",
+      },
+      q: "Is a three-day sailing trip a good idea for me?",
+    },
+    {
+      e: {
+        user: `${p.partner.name} is training for a triathlon, so weekends are all early swims and long bike rides.`,
+        assistant: "That's a big commitment, it helps that you're supportive.",
+      },
+      q: `Will ${p.partner.name} be free for a Saturday morning brunch soon?`,
+    },
+    {
+      e: {
+        user: "I'm lactose intolerant, even a latte gives me trouble.",
+        assistant: "Lactose-free milk or oat milk are easy swaps.",
+      },
+      q: "Would a creamy cheesecake be a safe dessert for me?",
+    },
+    {
+      e: {
+        user: "Our landlord doesn't allow any pets in the building, it's in the contract.",
+        assistant: "That's a shame; fostering through a shelter is out too, but volunteering could be an option.",
+      },
+      q: "Could we adopt a kitten this spring?",
+    },
+    {
+      e: {
+        user: "I'm scared of heights, even a stepladder makes my knees shake.",
+        assistant: "That's very common; small, gradual steps can reduce it over time.",
+      },
+      q: "Would a glass-floor skywalk be a fun outing for me?",
+    },
+    {
+      e: {
+        user: "I don't have a driving licence, I take the train everywhere.",
+        assistant: "Trains are relaxing, and you can read on the way.",
+      },
+      q: "Can I rent a car for the road trip and drive it myself?",
+    },
+    {
+      e: {
+        user: "My laptop is a 2013 MacBook Air and it struggles with anything heavy.",
+        assistant: "Older machines can still do light work well; an SSD upgrade sometimes helps.",
+      },
+      q: "Will the latest video editing software run well on my computer?",
+    },
+    {
+      e: {
+        user: "I work night shifts at the hospital, 8pm to 8am, four nights a week.",
+        assistant: "Night shifts are tough; blackout curtains and a fixed sleep window help.",
+      },
+      q: "Is a 9am weekday yoga class realistic for me?",
+    },
+    {
+      e: {
+        user: "We only have a tiny balcony, north facing, barely any sun.",
+        assistant: "Shade-tolerant plants like ferns and mint can still do well there.",
+      },
+      q: "Could I grow tomatoes and peppers at home?",
+    },
   ];
 }
 

@@ -36,7 +36,13 @@ export interface PerQuestion {
   features?: Features[];
 }
 
-export async function runQuestions(store: LifeStore, ds: LifeDataset, questions: LifeQuestion[], s: RetrievalSettings, k = 10): Promise<PerQuestion[]> {
+export async function runQuestions(
+  store: LifeStore,
+  ds: LifeDataset,
+  questions: LifeQuestion[],
+  s: RetrievalSettings,
+  k = 10,
+): Promise<PerQuestion[]> {
   const out: PerQuestion[] = [];
   for (const q of questions) {
     const r = await searchLife(store, ds, q, s, k);
@@ -47,10 +53,19 @@ export async function runQuestions(store: LifeStore, ds: LifeDataset, questions:
 
 export function figures(store: LifeStore, rows: PerQuestion[], minConfidence: number): Evaluation {
   const agg = (sel: PerQuestion[]): TypeFigures => {
-    let r6 = 0, r10 = 0, mrr = 0, p6 = 0, packed = 0;
+    let r6 = 0,
+      r10 = 0,
+      mrr = 0,
+      p6 = 0,
+      packed = 0;
     for (const { q, ids, confidences } of sel) {
       const gold = q.gold.map((g) => store.idOf.get(g)!);
-      const packedIds = packable(ids.map((id, i) => ({ id, scores: { confidence: confidences[i]! } })), minConfidence).slice(0, TOP_N).map((x) => x.id);
+      const packedIds = packable(
+        ids.map((id, i) => ({ id, scores: { confidence: confidences[i]! } })),
+        minConfidence,
+      )
+        .slice(0, TOP_N)
+        .map((x) => x.id);
       packed += packedIds.length;
       if (!gold.length) continue;
       r6 += gold.filter((g) => ids.slice(0, 6).includes(g)).length / gold.length;
@@ -60,7 +75,14 @@ export function figures(store: LifeStore, rows: PerQuestion[], minConfidence: nu
       mrr += first >= 0 && first < 10 ? 1 / (first + 1) : 0;
     }
     const n = sel.length || 1;
-    return { n: sel.length, recall6: r4(r6 / n), recall10: r4(r10 / n), mrr: r4(mrr / n), packedRecall6: r4(p6 / n), packed: r4(packed / n) };
+    return {
+      n: sel.length,
+      recall6: r4(r6 / n),
+      recall10: r4(r10 / n),
+      mrr: r4(mrr / n),
+      packedRecall6: r4(p6 / n),
+      packed: r4(packed / n),
+    };
   };
   const perType: Partial<Record<LifeType, TypeFigures>> = {};
   for (const t of LIFE_TYPES) {
@@ -82,7 +104,13 @@ export function figures(store: LifeStore, rows: PerQuestion[], minConfidence: nu
 }
 
 /** Training rows for the confidence model: every result of every question, labelled gold or not. */
-export async function calibrationRows(store: LifeStore, ds: LifeDataset, questions: LifeQuestion[], s: RetrievalSettings, k = 10): Promise<{ f: Features; y: 0 | 1; w: number }[]> {
+export async function calibrationRows(
+  store: LifeStore,
+  ds: LifeDataset,
+  questions: LifeQuestion[],
+  s: RetrievalSettings,
+  k = 10,
+): Promise<{ f: Features; y: 0 | 1; w: number }[]> {
   const rows: { f: Features; y: 0 | 1; w: number }[] = [];
   // Unanswerable turns count as much as answerable ones in all (there are fewer of them): their
   // results are what the threshold exists to keep out of the prompt.
@@ -91,7 +119,8 @@ export async function calibrationRows(store: LifeStore, ds: LifeDataset, questio
   const wUn = nUn ? nAns / nUn : 1;
   for (const q of questions) {
     const gold = new Set(q.gold.map((g) => store.idOf.get(g)!));
-    for (const r of (await searchLife(store, ds, q, s, k)).results) if (r.features) rows.push({ f: r.features, y: gold.has(r.id) ? 1 : 0, w: q.gold.length ? 1 : wUn });
+    for (const r of (await searchLife(store, ds, q, s, k)).results)
+      if (r.features) rows.push({ f: r.features, y: gold.has(r.id) ? 1 : 0, w: q.gold.length ? 1 : wUn });
   }
   return rows;
 }

@@ -22,8 +22,25 @@ import { memoryText, type EvalMemory } from "./dataset";
  * unanswerable (gold is empty: nothing should be packed).
  */
 
-export type LifeType = "single-hop" | "multi-hop" | "temporal" | "update" | "assistant-said" | "preference" | "inference" | "unanswerable";
-export const LIFE_TYPES: LifeType[] = ["single-hop", "multi-hop", "temporal", "update", "assistant-said", "preference", "inference", "unanswerable"];
+export type LifeType =
+  | "single-hop"
+  | "multi-hop"
+  | "temporal"
+  | "update"
+  | "assistant-said"
+  | "preference"
+  | "inference"
+  | "unanswerable";
+export const LIFE_TYPES: LifeType[] = [
+  "single-hop",
+  "multi-hop",
+  "temporal",
+  "update",
+  "assistant-said",
+  "preference",
+  "inference",
+  "unanswerable",
+];
 export type Half = "tuning" | "reporting";
 
 export interface LifeQuestion {
@@ -54,17 +71,55 @@ const START = Date.UTC(2024, 0, 2);
 const SPAN_DAYS = 355;
 const ASKED_AT = "2025-01-06T10:00:00.000Z";
 const DAY = 86_400_000;
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 /** How each topic is named in a dated question ("What did I tell you about {label} in May?"). */
 const LABEL: Record<string, string> = {
-  dog: "our dog", cat: "our cat", pottery: "the pottery course", climbing: "climbing", guitar: "the guitar", running: "my race training",
-  garden: "the vegetable garden", bookclub: "book club", wedding: "the wedding", parent: "my parent's operation", kid: "my kid's team",
-  anniversary: "our anniversary", "friend-birthday": "the birthday surprise", job: "the new job", project: "the project deadline",
-  conference: "my conference talk", trip: "our trip", hike: "the hike", passport: "my passport", allergy: "my allergy",
-  restaurant: "that restaurant", cooking: "my cooking", vegetarian: "going vegetarian", knee: "my knee", sleep: "my sleep",
-  dentist: "the dentist", moving: "the new apartment", car: "the car", language: "learning the language", saving: "our savings",
-  concert: "the concert", volunteering: "volunteering",
+  dog: "our dog",
+  cat: "our cat",
+  pottery: "the pottery course",
+  climbing: "climbing",
+  guitar: "the guitar",
+  running: "my race training",
+  garden: "the vegetable garden",
+  bookclub: "book club",
+  wedding: "the wedding",
+  parent: "my parent's operation",
+  kid: "my kid's team",
+  anniversary: "our anniversary",
+  "friend-birthday": "the birthday surprise",
+  job: "the new job",
+  project: "the project deadline",
+  conference: "my conference talk",
+  trip: "our trip",
+  hike: "the hike",
+  passport: "my passport",
+  allergy: "my allergy",
+  restaurant: "that restaurant",
+  cooking: "my cooking",
+  vegetarian: "going vegetarian",
+  knee: "my knee",
+  sleep: "my sleep",
+  dentist: "the dentist",
+  moving: "the new apartment",
+  car: "the car",
+  language: "learning the language",
+  saving: "our savings",
+  concert: "the concert",
+  volunteering: "volunteering",
 };
 
 interface Slot {
@@ -94,8 +149,20 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
     const h = half(ti);
     const times = arc.facts.map(() => tr.next()).sort((a, b) => a - b);
     const keys = arc.facts.map((f) => `${topic.id}:${f.key}`);
-    arc.facts.forEach((f, i) => slots.push({ e: { user: f.user, assistant: elaborate(tr, topic.category, f.assistant) }, key: keys[i]!, t: times[i]! }));
-    arc.distractors.forEach((d, i) => slots.push({ e: { user: d.user, assistant: elaborate(tr, topic.category, d.assistant) }, key: `${topic.id}:d${i}`, t: tr.next() }));
+    arc.facts.forEach((f, i) =>
+      slots.push({
+        e: { user: f.user, assistant: elaborate(tr, topic.category, f.assistant) },
+        key: keys[i]!,
+        t: times[i]!,
+      }),
+    );
+    arc.distractors.forEach((d, i) =>
+      slots.push({
+        e: { user: d.user, assistant: elaborate(tr, topic.category, d.assistant) },
+        key: `${topic.id}:d${i}`,
+        t: tr.next(),
+      }),
+    );
     topicFacts.push({ topic: topic.id, half: h, keys });
     for (const q of arc.questions) {
       qs.push({
@@ -111,7 +178,10 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
       qs.push({
         half: h,
         type: "multi-hop",
-        text: tr.pick([`Give me the whole story of ${LABEL[topic.id]}: how did it start and how did it turn out?`, `Recap ${LABEL[topic.id]} for me, from the beginning to the latest news.`]),
+        text: tr.pick([
+          `Give me the whole story of ${LABEL[topic.id]}: how did it start and how did it turn out?`,
+          `Recap ${LABEL[topic.id]} for me, from the beginning to the latest news.`,
+        ]),
         context: [],
         gold: [keys[0]!, keys[keys.length - 1]!],
         at: ASKED_AT,
@@ -123,7 +193,15 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
   updates(persona).forEach((u, i) => {
     slots.push({ e: u.old, key: `update${i}:old`, t: ir.next() * 0.45 });
     slots.push({ e: u.new, key: `update${i}:new`, t: 0.55 + ir.next() * 0.4 });
-    qs.push({ half: half(i), type: "update", text: u.q, context: [], gold: [`update${i}:new`], stale: `update${i}:old`, at: ASKED_AT });
+    qs.push({
+      half: half(i),
+      type: "update",
+      text: u.q,
+      context: [],
+      gold: [`update${i}:new`],
+      stale: `update${i}:old`,
+      at: ASKED_AT,
+    });
   });
   const singles: [LifeType, ReturnType<typeof assistantSaid>][] = [
     ["assistant-said", assistantSaid()],
@@ -136,7 +214,9 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
       qs.push({ half: half(i), type, text: it.q, context: [], gold: [`${type}${i}`], at: ASKED_AT });
     });
   }
-  UNANSWERABLE.forEach((text, i) => qs.push({ half: half(i), type: "unanswerable", text, context: [], gold: [], at: ASKED_AT }));
+  UNANSWERABLE.forEach((text, i) =>
+    qs.push({ half: half(i), type: "unanswerable", text, context: [], gold: [], at: ASKED_AT }),
+  );
 
   // Everyday filler: the bulk of the year.
   const fr = r.fork("fillers");
@@ -145,7 +225,12 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
   for (const [i, e] of [...everyday, ...lifeFillers(fr, target)].entries()) {
     slots.push({ e: { user: e.user, assistant: elaborateFiller(fr, e.assistant) }, key: `x${i + 1}`, t: fr.next() });
   }
-  if (opts.fillers !== undefined) slots.splice(0, slots.length, ...slots.filter((s) => !s.key.startsWith("x") || Number(s.key.slice(1)) <= opts.fillers!));
+  if (opts.fillers !== undefined)
+    slots.splice(
+      0,
+      slots.length,
+      ...slots.filter((s) => !s.key.startsWith("x") || Number(s.key.slice(1)) <= opts.fillers!),
+    );
 
   // Timeline: sessions of 1–6 exchanges over a year, minutes apart within a session.
   slots.sort((a, b) => a.t - b.t);
@@ -159,7 +244,14 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
     lastDay = day;
     let at = START + day * DAY + tl.int(7, 20) * 3_600_000 + tl.int(0, 59) * 60_000;
     for (const s of slots.slice(i, i + size)) {
-      memories.push({ key: s.key, conv: "life", timestamp: new Date(at).toISOString(), text: memoryText(s.e), topic: s.key.split(":")[0] ?? null, role: s.key.startsWith("x") ? "filler" : "fact" });
+      memories.push({
+        key: s.key,
+        conv: "life",
+        timestamp: new Date(at).toISOString(),
+        text: memoryText(s.e),
+        topic: s.key.split(":")[0] ?? null,
+        role: s.key.startsWith("x") ? "filler" : "fact",
+      });
       at += tl.int(2, 9) * 60_000;
     }
     i += size;
@@ -173,7 +265,17 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
     const t = Date.parse(when.get(f)!);
     const month = new Date(t).getUTCMonth();
     const sameMonth = keys.filter((k) => new Date(when.get(k)!).getUTCMonth() === month);
-    qs.push({ half: h, type: "temporal", text: qr.pick([`What did I tell you about ${LABEL[topic]} in ${MONTHS[month]}?`, `Back in ${MONTHS[month]}, what was going on with ${LABEL[topic]}?`]), context: [], gold: sameMonth, at: ASKED_AT });
+    qs.push({
+      half: h,
+      type: "temporal",
+      text: qr.pick([
+        `What did I tell you about ${LABEL[topic]} in ${MONTHS[month]}?`,
+        `Back in ${MONTHS[month]}, what was going on with ${LABEL[topic]}?`,
+      ]),
+      context: [],
+      gold: sameMonth,
+      at: ASKED_AT,
+    });
     const rel = qr.pick([
       { words: "last week", after: 7, span: 3 },
       { words: "a few days ago", after: 3, span: 2 },
@@ -183,7 +285,10 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
     qs.push({
       half: h,
       type: "temporal",
-      text: qr.pick([`What did I mention about ${LABEL[topic]} ${rel.words}?`, `Remind me what I said ${rel.words} about ${LABEL[topic]}.`]),
+      text: qr.pick([
+        `What did I mention about ${LABEL[topic]} ${rel.words}?`,
+        `Remind me what I said ${rel.words} about ${LABEL[topic]}.`,
+      ]),
       context: [],
       gold: near,
       at: new Date(t + rel.after * DAY + 2 * 3_600_000).toISOString(),
@@ -191,6 +296,7 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
   }
 
   const questions = qs.map((q, i) => ({ ...q, id: `q${String(i + 1).padStart(3, "0")}` }));
-  for (const q of questions) for (const g of q.gold) if (!when.has(g)) throw new Error(`gold ${g} of ${q.id} is not a memory`);
+  for (const q of questions)
+    for (const g of q.gold) if (!when.has(g)) throw new Error(`gold ${g} of ${q.id} is not a memory`);
   return { seed, space: LIFE_SPACE, persona: persona.name, memories, questions };
 }

@@ -42,14 +42,42 @@ export interface Topic {
   build: (r: Rng, p: Persona) => Arc;
 }
 
-const PET_NAMES = ["Waffles", "Biscuit", "Pepper", "Mochi", "Ziggy", "Juniper", "Pickles", "Nacho", "Clementine", "Maple", "Pixel", "Bowie", "Hazel", "Sprout", "Tofu", "Marlow"];
+const PET_NAMES = [
+  "Waffles",
+  "Biscuit",
+  "Pepper",
+  "Mochi",
+  "Ziggy",
+  "Juniper",
+  "Pickles",
+  "Nacho",
+  "Clementine",
+  "Maple",
+  "Pixel",
+  "Bowie",
+  "Hazel",
+  "Sprout",
+  "Tofu",
+  "Marlow",
+];
 const pron = (r: Rng): Pron => (r.chance(0.5) ? HE : SHE);
 
 const dog: Topic = {
   id: "dog",
   category: "pets",
   build(r) {
-    const breed = r.pick(["beagle", "border collie", "golden retriever", "dachshund", "corgi", "greyhound", "shiba inu", "boxer", "whippet", "labrador"]);
+    const breed = r.pick([
+      "beagle",
+      "border collie",
+      "golden retriever",
+      "dachshund",
+      "corgi",
+      "greyhound",
+      "shiba inu",
+      "boxer",
+      "whippet",
+      "labrador",
+    ]);
     const other = r.pick(["husky", "chihuahua", "german shepherd", "pug", "rottweiler"]);
     const pet = r.pick(PET_NAMES);
     const g = pron(r);
@@ -90,9 +118,24 @@ const dog: Topic = {
         { type: "paraphrase", text: `Which breed is my four-legged buddy?`, gold: ["adopt"] },
         { type: "keyword", text: `When does ${pet} need the second round of vaccines?`, gold: ["vet"] },
         { type: "paraphrase", text: `Did the animal clinic have any worries about my pet's health?`, gold: ["vet"] },
-        { type: "long", anchorFront: true, text: `${pet}'s leash pulling on walks, is that getting any better or did I say ${g.he} still drags me toward every squirrel?`, gold: ["training"] },
-        { type: "followup", lead: [`I want to ask you something about ${pet}.`], text: `How's the training going?`, gold: ["training"] },
-        { type: "followup", lead: [`Quick question about ${pet}.`], text: `When are the booster shots due again?`, gold: ["vet"] },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `${pet}'s leash pulling on walks, is that getting any better or did I say ${g.he} still drags me toward every squirrel?`,
+          gold: ["training"],
+        },
+        {
+          type: "followup",
+          lead: [`I want to ask you something about ${pet}.`],
+          text: `How's the training going?`,
+          gold: ["training"],
+        },
+        {
+          type: "followup",
+          lead: [`Quick question about ${pet}.`],
+          text: `When are the booster shots due again?`,
+          gold: ["vet"],
+        },
       ],
     };
   },
@@ -139,8 +182,18 @@ const cat: Topic = {
         { type: "keyword", text: `What colour is ${pet}?`, gold: ["adopt"] },
         { type: "paraphrase", text: `Why did my pet get a new feeding plan?`, gold: ["vomit"] },
         { type: "keyword", text: `What did we buy to stop ${pet} scratching the sofa?`, gold: ["scratch"] },
-        { type: "followup", lead: [`Can we talk about ${pet} again?`], text: `Did the bloodwork show anything, what's the plan?`, gold: ["vomit"] },
-        { type: "long", anchorFront: false, text: `My ${p.partner.rel} asked me last night and I honestly forgot, what did we do about the ruined couch?`, gold: ["scratch"] },
+        {
+          type: "followup",
+          lead: [`Can we talk about ${pet} again?`],
+          text: `Did the bloodwork show anything, what's the plan?`,
+          gold: ["vomit"],
+        },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `My ${p.partner.rel} asked me last night and I honestly forgot, what did we do about the ruined couch?`,
+          gold: ["scratch"],
+        },
       ],
     };
   },
@@ -180,9 +233,23 @@ const pottery: Topic = {
         { type: "paraphrase", text: `What ceramics class did I enrol in?`, gold: ["start"] },
         { type: "keyword", text: `Which night is my ${studio} wheel-throwing course?`, gold: ["start"] },
         { type: "paraphrase", text: `Did I manage to make a cup yet in my class?`, gold: ["progress"] },
-        { type: "paraphrase", text: `What handmade present am I preparing for ${p.parent.his === "her" ? "my mother" : "my father"}?`, gold: ["gift"] },
-        { type: "followup", lead: [`Let's talk about my pottery for a minute.`], text: `What colour was I going to glaze it?`, gold: ["progress"] },
-        { type: "long", anchorFront: true, text: `My clay course at the studio, how many weeks did I say it runs and when does it start?`, gold: ["start"] },
+        {
+          type: "paraphrase",
+          text: `What handmade present am I preparing for ${p.parent.his === "her" ? "my mother" : "my father"}?`,
+          gold: ["gift"],
+        },
+        {
+          type: "followup",
+          lead: [`Let's talk about my pottery for a minute.`],
+          text: `What colour was I going to glaze it?`,
+          gold: ["progress"],
+        },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `My clay course at the studio, how many weeks did I say it runs and when does it start?`,
+          gold: ["start"],
+        },
       ],
     };
   },
@@ -222,8 +289,18 @@ const climbing: Topic = {
         { type: "paraphrase", text: `Who got me into rock scrambling indoors?`, gold: ["start"] },
         { type: "keyword", text: `What was the hardest grade I've sent at ${gym}?`, gold: ["grade"] },
         { type: "paraphrase", text: `How long am I benched from the wall because of my hand?`, gold: ["injury"] },
-        { type: "followup", lead: [`I'm back at the climbing gym this week.`, `Still thinking about that injury.`], text: `How long was I supposed to rest it?`, gold: ["injury"] },
-        { type: "long", anchorFront: false, text: `I'm trying to remember for my training log, which move was the crux on my first hard send?`, gold: ["grade"] },
+        {
+          type: "followup",
+          lead: [`I'm back at the climbing gym this week.`, `Still thinking about that injury.`],
+          text: `How long was I supposed to rest it?`,
+          gold: ["injury"],
+        },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `I'm trying to remember for my training log, which move was the crux on my first hard send?`,
+          gold: ["grade"],
+        },
       ],
     };
   },
@@ -258,8 +335,18 @@ const guitar: Topic = {
         { type: "paraphrase", text: `How much did I pay for my six-string?`, gold: ["buy"] },
         { type: "keyword", text: `Which song is ${teacher} teaching me?`, gold: ["song"] },
         { type: "paraphrase", text: `What part of the piece I'm practising hurts my fingers?`, gold: ["song"] },
-        { type: "followup", lead: [`My music lessons are going okay.`], text: `What's the name of my instructor again?`, gold: ["buy"] },
-        { type: "long", anchorFront: false, text: `I'm practising tonight after dinner and I can't remember which chord was giving me so much trouble?`, gold: ["song"] },
+        {
+          type: "followup",
+          lead: [`My music lessons are going okay.`],
+          text: `What's the name of my instructor again?`,
+          gold: ["buy"],
+        },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `I'm practising tonight after dinner and I can't remember which chord was giving me so much trouble?`,
+          gold: ["song"],
+        },
       ],
     };
   },
@@ -271,7 +358,12 @@ const running: Topic = {
   build(r, p) {
     const race = r.pick(["half marathon", "10k", "marathon"]);
     const month = r.pick(["October", "September", "April", "May"]);
-    const target = race === "10k" ? r.pick(["55 minutes", "50 minutes"]) : race === "marathon" ? "four hours" : r.pick(["two hours", "1:55"]);
+    const target =
+      race === "10k"
+        ? r.pick(["55 minutes", "50 minutes"])
+        : race === "marathon"
+          ? "four hours"
+          : r.pick(["two hours", "1:55"]);
     return {
       facts: [
         {
@@ -301,8 +393,18 @@ const running: Topic = {
         { type: "keyword", text: `What finishing time am I aiming for in the ${race}?`, gold: ["signup"] },
         { type: "paraphrase", text: `What's the furthest distance I've jogged so far?`, gold: ["longrun"] },
         { type: "paraphrase", text: `Why did the store put me in different sneakers?`, gold: ["shoes"] },
-        { type: "followup", lead: [`I'm nervous about race day.`], text: `What time was I hoping to finish in?`, gold: ["signup"] },
-        { type: "long", anchorFront: true, text: `Training for the ${race}, how far was my longest run so far, I think it was along the river?`, gold: ["longrun"] },
+        {
+          type: "followup",
+          lead: [`I'm nervous about race day.`],
+          text: `What time was I hoping to finish in?`,
+          gold: ["signup"],
+        },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `Training for the ${race}, how far was my longest run so far, I think it was along the river?`,
+          gold: ["longrun"],
+        },
       ],
     };
   },
@@ -338,7 +440,12 @@ const garden: Topic = {
         { type: "keyword", text: `What's attacking my ${veg}?`, gold: ["pest"] },
         { type: "paraphrase", text: `How have I been dealing with the bugs on my plants?`, gold: ["pest"] },
         { type: "followup", lead: [`My garden has a problem.`], text: `What was I doing about it?`, gold: ["pest"] },
-        { type: "long", anchorFront: true, text: `The raised bed out back, what did I plant in it this spring besides the herbs?`, gold: ["plant"] },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `The raised bed out back, what did I plant in it this spring besides the herbs?`,
+          gold: ["plant"],
+        },
       ],
     };
   },
@@ -378,7 +485,12 @@ const bookclub: Topic = {
         { type: "keyword", text: `What did I think of ${book[0]}?`, gold: ["opinion"] },
         { type: "paraphrase", text: `Which novel are we discussing first in my literature circle?`, gold: ["join"] },
         { type: "followup", lead: [`Book club is on Sunday.`], text: `Did I like how it ended?`, gold: ["opinion"] },
-        { type: "long", anchorFront: false, text: `Someone at work asked for a recommendation and I wondered who wrote the first book my club picked?`, gold: ["join"] },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `Someone at work asked for a recommendation and I wondered who wrote the first book my club picked?`,
+          gold: ["join"],
+        },
       ],
     };
   },
@@ -390,7 +502,12 @@ const wedding: Topic = {
   build(r, p) {
     const s = p.sibling;
     const fiance = r.pick(["Jordan", "Alexis", "Morgan", "Riley", "Casey"]);
-    const venue = r.pick(["a vineyard outside Napa", "an old barn in the Cotswolds", "a lakeside lodge in Ontario", "a beach in Crete"]);
+    const venue = r.pick([
+      "a vineyard outside Napa",
+      "an old barn in the Cotswolds",
+      "a lakeside lodge in Ontario",
+      "a beach in Crete",
+    ]);
     const month = r.pick(["June", "August", "September"]);
     return {
       facts: [
@@ -425,9 +542,24 @@ const wedding: Topic = {
         { type: "paraphrase", text: `How did ${fiance} pop the question?`, gold: ["engaged"] },
         { type: "keyword", text: `Where is ${s.name}'s wedding?`, gold: ["venue"] },
         { type: "paraphrase", text: `In which month does my ${s.rel} tie the knot?`, gold: ["venue"] },
-        { type: "long", anchorFront: true, text: `The speech for ${s.name}'s reception, which childhood story did I want to tell in it?`, gold: ["speech"] },
-        { type: "followup", lead: [`I need to sort out travel for ${s.name}'s big day.`], text: `Where was it being held again?`, gold: ["venue"] },
-        { type: "followup", lead: [`I've been thinking about my toast for the reception.`], text: `What story was I going to tell?`, gold: ["speech"] },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `The speech for ${s.name}'s reception, which childhood story did I want to tell in it?`,
+          gold: ["speech"],
+        },
+        {
+          type: "followup",
+          lead: [`I need to sort out travel for ${s.name}'s big day.`],
+          text: `Where was it being held again?`,
+          gold: ["venue"],
+        },
+        {
+          type: "followup",
+          lead: [`I've been thinking about my toast for the reception.`],
+          text: `What story was I going to tell?`,
+          gold: ["speech"],
+        },
       ],
     };
   },
@@ -460,11 +592,29 @@ const parentSurgery: Topic = {
         },
       ],
       questions: [
-        { type: "paraphrase", text: `What operation is my ${par.rel === "mom" ? "mother" : "father"} getting?`, gold: ["schedule"] },
-        { type: "paraphrase", text: `How is ${par.rel === "mom" ? "mum" : "pops"} healing after the procedure?`, gold: ["recovery"] },
+        {
+          type: "paraphrase",
+          text: `What operation is my ${par.rel === "mom" ? "mother" : "father"} getting?`,
+          gold: ["schedule"],
+        },
+        {
+          type: "paraphrase",
+          text: `How is ${par.rel === "mom" ? "mum" : "pops"} healing after the procedure?`,
+          gold: ["recovery"],
+        },
         { type: "keyword", text: `When is my ${par.rel}'s ${op}?`, gold: ["schedule"] },
-        { type: "followup", lead: [`Checking in about my ${par.rel}.`], text: `Is ${par.he} up and walking yet?`, gold: ["recovery"] },
-        { type: "long", anchorFront: false, text: `I need to tell my boss which week I'm off, when is the surgery and am I staying over?`, gold: ["schedule"] },
+        {
+          type: "followup",
+          lead: [`Checking in about my ${par.rel}.`],
+          text: `Is ${par.he} up and walking yet?`,
+          gold: ["recovery"],
+        },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `I need to tell my boss which week I'm off, when is the surgery and am I staying over?`,
+          gold: ["schedule"],
+        },
       ],
     };
   },
@@ -506,8 +656,18 @@ const kid: Topic = {
         { type: "keyword", text: `What did ${teacher} say about ${k.name}?`, gold: ["school"] },
         { type: "paraphrase", text: `Which subject is my child finding hard at school?`, gold: ["school"] },
         { type: "paraphrase", text: `What theme is my kid's party going to have?`, gold: ["birthday"] },
-        { type: "followup", lead: [`${k.name} has a big weekend coming.`], text: `When are the games?`, gold: ["sport"] },
-        { type: "long", anchorFront: true, text: `${k.name}'s parent-teacher meeting, what did we agree to do at home every night to help?`, gold: ["school"] },
+        {
+          type: "followup",
+          lead: [`${k.name} has a big weekend coming.`],
+          text: `When are the games?`,
+          gold: ["sport"],
+        },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `${k.name}'s parent-teacher meeting, what did we agree to do at home every night to help?`,
+          gold: ["school"],
+        },
       ],
     };
   },
@@ -520,7 +680,12 @@ const anniversary: Topic = {
     const pt = p.partner;
     const years = r.int(3, 15);
     const place = r.pick(["Osteria Lupa", "The Copper Pot", "Sakura Garden", "Le Petit Jardin"]);
-    const gift = r.pick(["a vintage record player", "a framed map of where we met", "a weekend pottery class for two", "a watch engraved with our date"]);
+    const gift = r.pick([
+      "a vintage record player",
+      "a framed map of where we met",
+      "a weekend pottery class for two",
+      "a watch engraved with our date",
+    ]);
     return {
       facts: [
         {
@@ -541,11 +706,29 @@ const anniversary: Topic = {
         },
       ],
       questions: [
-        { type: "paraphrase", text: `Where are we going to celebrate being together for another year?`, gold: ["plan"] },
+        {
+          type: "paraphrase",
+          text: `Where are we going to celebrate being together for another year?`,
+          gold: ["plan"],
+        },
         { type: "keyword", text: `What gift did I get ${pt.name} for our anniversary?`, gold: ["gift"] },
-        { type: "paraphrase", text: `What present did I buy for my ${pt.rel}, and where did I stash it?`, gold: ["gift"] },
-        { type: "followup", lead: [`Our anniversary is next week.`], text: `Which restaurant did I book?`, gold: ["plan"] },
-        { type: "long", anchorFront: true, text: `Our anniversary dinner reservation, is it at the place where we had our very first date?`, gold: ["plan"] },
+        {
+          type: "paraphrase",
+          text: `What present did I buy for my ${pt.rel}, and where did I stash it?`,
+          gold: ["gift"],
+        },
+        {
+          type: "followup",
+          lead: [`Our anniversary is next week.`],
+          text: `Which restaurant did I book?`,
+          gold: ["plan"],
+        },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `Our anniversary dinner reservation, is it at the place where we had our very first date?`,
+          gold: ["plan"],
+        },
       ],
     };
   },
@@ -575,8 +758,18 @@ const friendBirthday: Topic = {
       questions: [
         { type: "paraphrase", text: `What surprise am I arranging for my friend's milestone?`, gold: ["plan"] },
         { type: "keyword", text: `What am I organising for ${f.name}'s ${age}th birthday?`, gold: ["plan"] },
-        { type: "followup", lead: [`${f.name}'s birthday is coming up fast.`], text: `What was the plan again?`, gold: ["plan"] },
-        { type: "long", anchorFront: true, text: `${f.name}'s surprise party next month, who am I inviting and does ${f.he} suspect anything?`, gold: ["plan"] },
+        {
+          type: "followup",
+          lead: [`${f.name}'s birthday is coming up fast.`],
+          text: `What was the plan again?`,
+          gold: ["plan"],
+        },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `${f.name}'s surprise party next month, who am I inviting and does ${f.he} suspect anything?`,
+          gold: ["plan"],
+        },
       ],
     };
   },
@@ -586,7 +779,14 @@ const newJob: Topic = {
   id: "job",
   category: "work",
   build(r, p) {
-    const company = r.pick(["Northwind Analytics", "Bluefin Robotics", "Greenleaf Health", "Parcelwise", "Lumen Games", "Harbor Mutual"]);
+    const company = r.pick([
+      "Northwind Analytics",
+      "Bluefin Robotics",
+      "Greenleaf Health",
+      "Parcelwise",
+      "Lumen Games",
+      "Harbor Mutual",
+    ]);
     const title = r.pick(["data analyst", "product designer", "backend engineer", "project manager", "UX researcher"]);
     const b = p.boss;
     return {
@@ -621,9 +821,23 @@ const newJob: Topic = {
         { type: "paraphrase", text: `Which employer hired me and for what role?`, gold: ["offer"] },
         { type: "paraphrase", text: `How long does it take me to get to the office?`, gold: ["firstweek"] },
         { type: "keyword", text: `When do I have my one-on-one with ${b.name}?`, gold: ["firstweek"] },
-        { type: "paraphrase", text: `What feedback did my boss give me at the half-year evaluation?`, gold: ["review"] },
-        { type: "followup", lead: [`Thinking about my new job.`], text: `What did I say my manager was like?`, gold: ["firstweek"] },
-        { type: "long", anchorFront: false, text: `My ${p.partner.rel} and I were arguing about it, so when exactly did I start at ${company}?`, gold: ["offer"] },
+        {
+          type: "paraphrase",
+          text: `What feedback did my boss give me at the half-year evaluation?`,
+          gold: ["review"],
+        },
+        {
+          type: "followup",
+          lead: [`Thinking about my new job.`],
+          text: `What did I say my manager was like?`,
+          gold: ["firstweek"],
+        },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `My ${p.partner.rel} and I were arguing about it, so when exactly did I start at ${company}?`,
+          gold: ["offer"],
+        },
       ],
     };
   },
@@ -662,10 +876,24 @@ const project: Topic = {
       ],
       questions: [
         { type: "keyword", text: `When is the deadline for ${name}?`, gold: ["deadline"] },
-        { type: "paraphrase", text: `Which colleague has been stealing the spotlight for things I did?`, gold: ["conflict"] },
+        {
+          type: "paraphrase",
+          text: `Which colleague has been stealing the spotlight for things I did?`,
+          gold: ["conflict"],
+        },
         { type: "paraphrase", text: `How did the release go in the end?`, gold: ["launch"] },
-        { type: "followup", lead: [`Work is stressful this week.`, `That big presentation is coming.`], text: `Who am I presenting to?`, gold: ["deadline"] },
-        { type: "long", anchorFront: true, text: `${c.name} and the credit thing in meetings, what did you suggest I try?`, gold: ["conflict"] },
+        {
+          type: "followup",
+          lead: [`Work is stressful this week.`, `That big presentation is coming.`],
+          text: `Who am I presenting to?`,
+          gold: ["deadline"],
+        },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `${c.name} and the credit thing in meetings, what did you suggest I try?`,
+          gold: ["conflict"],
+        },
       ],
     };
   },
@@ -694,8 +922,18 @@ const conference: Topic = {
       questions: [
         { type: "paraphrase", text: `Where am I giving a presentation at an industry event?`, gold: ["talk"] },
         { type: "keyword", text: `What is my conference talk in ${city} about?`, gold: ["talk"] },
-        { type: "followup", lead: [`I'm nervous about my speaking slot.`], text: `How long is it and which day?`, gold: ["talk"] },
-        { type: "long", anchorFront: false, text: `My manager wants the details for the travel budget, so where is the conference I'm speaking at?`, gold: ["talk"] },
+        {
+          type: "followup",
+          lead: [`I'm nervous about my speaking slot.`],
+          text: `How long is it and which day?`,
+          gold: ["talk"],
+        },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `My manager wants the details for the travel budget, so where is the conference I'm speaking at?`,
+          gold: ["talk"],
+        },
       ],
     };
   },
@@ -720,7 +958,11 @@ const trip: Topic = {
   build(r, p) {
     const t = r.pick(TRIPS);
     const nights = r.int(5, 12);
-    const mishap = r.pick(["the airline lost my suitcase for two days", "I got food poisoning on the third day", "our flight home was cancelled and we got stuck an extra night"]);
+    const mishap = r.pick([
+      "the airline lost my suitcase for two days",
+      "I got food poisoning on the third day",
+      "our flight home was cancelled and we got stuck an extra night",
+    ]);
     return {
       facts: [
         {
@@ -754,8 +996,18 @@ const trip: Topic = {
         { type: "keyword", text: `What did I love eating in ${t.city}?`, gold: ["highlight"] },
         { type: "paraphrase", text: `What went wrong on our vacation?`, gold: ["mishap"] },
         { type: "keyword", text: `How many nights were we in ${t.city}?`, gold: ["book"] },
-        { type: "followup", lead: [`I'm putting together a photo album from our trip.`], text: `What were the best parts?`, gold: ["highlight"] },
-        { type: "long", anchorFront: true, text: `The ${t.city} trip with ${p.partner.name}, what was the one thing that went badly there?`, gold: ["mishap"] },
+        {
+          type: "followup",
+          lead: [`I'm putting together a photo album from our trip.`],
+          text: `What were the best parts?`,
+          gold: ["highlight"],
+        },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `The ${t.city} trip with ${p.partner.name}, what was the one thing that went badly there?`,
+          gold: ["mishap"],
+        },
       ],
     };
   },
@@ -765,7 +1017,12 @@ const hike: Topic = {
   id: "hike",
   category: "travel",
   build(r, p) {
-    const trail = r.pick(["the West Highland Way", "the Tour du Mont Blanc", "the Pacific Crest Trail section in Oregon", "the Overland Track"]);
+    const trail = r.pick([
+      "the West Highland Way",
+      "the Tour du Mont Blanc",
+      "the Pacific Crest Trail section in Oregon",
+      "the Overland Track",
+    ]);
     const f = p.friend2;
     const days = r.int(4, 8);
     return {
@@ -791,8 +1048,18 @@ const hike: Topic = {
         { type: "paraphrase", text: `Which long-distance trek am I doing with my friend?`, gold: ["plan"] },
         { type: "paraphrase", text: `What outdoor equipment do I still need to buy?`, gold: ["gear"] },
         { type: "keyword", text: `How many days is the ${trail} hike with ${f.name}?`, gold: ["plan"] },
-        { type: "followup", lead: [`Summer plans with ${f.name} are coming together.`], text: `Who am I going with and for how long?`, gold: ["plan"] },
-        { type: "long", anchorFront: true, text: `Boots for the summer hike, did I say my old pair gave me blisters last time?`, gold: ["gear"] },
+        {
+          type: "followup",
+          lead: [`Summer plans with ${f.name} are coming together.`],
+          text: `Who am I going with and for how long?`,
+          gold: ["plan"],
+        },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `Boots for the summer hike, did I say my old pair gave me blisters last time?`,
+          gold: ["gear"],
+        },
       ],
     };
   },
@@ -843,7 +1110,12 @@ const allergy: Topic = {
         { type: "paraphrase", text: `Which foods do I need to stay away from?`, gold: ["diagnosis"] },
         { type: "paraphrase", text: `What did the specialist find out about my reaction?`, gold: ["diagnosis"] },
         { type: "keyword", text: `Am I allergic to anything?`, gold: ["diagnosis"] },
-        { type: "long", anchorFront: false, text: `We're going to a dinner party on Saturday and the host wants to know, what can't I eat?`, gold: ["diagnosis"] },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `We're going to a dinner party on Saturday and the host wants to know, what can't I eat?`,
+          gold: ["diagnosis"],
+        },
       ],
     };
   },
@@ -877,8 +1149,18 @@ const restaurant: Topic = {
       questions: [
         { type: "paraphrase", text: `Where do I love going out to eat nearby?`, gold: ["fav"] },
         { type: "keyword", text: `What do I always order at ${place}?`, gold: ["fav"] },
-        { type: "followup", lead: [`I'm craving takeaway tonight.`], text: `What was that local spot I liked?`, gold: ["fav"] },
-        { type: "long", anchorFront: false, text: `My ${p.sibling.rel} is visiting this weekend and wants to eat out, which dish did I keep ordering at that corner place?`, gold: ["fav"] },
+        {
+          type: "followup",
+          lead: [`I'm craving takeaway tonight.`],
+          text: `What was that local spot I liked?`,
+          gold: ["fav"],
+        },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `My ${p.sibling.rel} is visiting this weekend and wants to eat out, which dish did I keep ordering at that corner place?`,
+          gold: ["fav"],
+        },
       ],
     };
   },
@@ -913,7 +1195,12 @@ const cooking: Topic = {
         { type: "paraphrase", text: `What went wrong the first time I attempted that recipe?`, gold: ["fail"] },
         { type: "keyword", text: `What was the trick that made my ${dish} work?`, gold: ["success"] },
         { type: "paraphrase", text: `Which dish have I been learning to cook at home?`, gold: ["fail", "success"] },
-        { type: "followup", lead: [`I want to cook something special this weekend.`, `Maybe that dish I keep practising.`], text: `What was the secret last time?`, gold: ["success"] },
+        {
+          type: "followup",
+          lead: [`I want to cook something special this weekend.`, `Maybe that dish I keep practising.`],
+          text: `What was the secret last time?`,
+          gold: ["success"],
+        },
       ],
     };
   },
@@ -936,7 +1223,12 @@ const vegetarian: Topic = {
       questions: [
         { type: "paraphrase", text: `Why did I stop eating meat?`, gold: ["switch"] },
         { type: "keyword", text: `Am I still vegetarian?`, gold: ["switch"] },
-        { type: "long", anchorFront: false, text: `My ${p.parent.rel} is cooking Sunday lunch and asked what I eat these days, what did I decide about meat?`, gold: ["switch"] },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `My ${p.parent.rel} is cooking Sunday lunch and asked what I eat these days, what did I decide about meat?`,
+          gold: ["switch"],
+        },
       ],
     };
   },
@@ -946,7 +1238,12 @@ const knee: Topic = {
   id: "knee",
   category: "health",
   build(r) {
-    const cause = r.pick(["playing five-a-side football", "slipping on ice", "a ski trip", "jumping off a wall like an idiot"]);
+    const cause = r.pick([
+      "playing five-a-side football",
+      "slipping on ice",
+      "a ski trip",
+      "jumping off a wall like an idiot",
+    ]);
     const n = r.int(2, 3);
     return {
       facts: [
@@ -972,7 +1269,12 @@ const knee: Topic = {
         { type: "paraphrase", text: `What did the scan show and do I need an operation?`, gold: ["physio"] },
         { type: "keyword", text: `How often do I go to physio for my knee?`, gold: ["physio"] },
         { type: "followup", lead: [`My knee is sore again today.`], text: `What did the MRI say?`, gold: ["physio"] },
-        { type: "long", anchorFront: false, text: `I was filling out the insurance form and it asks what caused it, how did the knee injury happen?`, gold: ["injury"] },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `I was filling out the insurance form and it asks what caused it, how did the knee injury happen?`,
+          gold: ["injury"],
+        },
       ],
     };
   },
@@ -1006,8 +1308,18 @@ const sleep: Topic = {
         { type: "paraphrase", text: `What time was I jolting awake in the middle of the night?`, gold: ["insomnia"] },
         { type: "paraphrase", text: `What finally helped with my restless nights?`, gold: ["fix"] },
         { type: "keyword", text: `Did cutting caffeine help my sleep?`, gold: ["fix"] },
-        { type: "followup", lead: [`Still feeling tired lately.`, `My nights have been rough again.`], text: `What worked last time?`, gold: ["fix"] },
-        { type: "long", anchorFront: true, text: `Waking up at night again, what were the two changes that fixed it before?`, gold: ["fix"] },
+        {
+          type: "followup",
+          lead: [`Still feeling tired lately.`, `My nights have been rough again.`],
+          text: `What worked last time?`,
+          gold: ["fix"],
+        },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `Waking up at night again, what were the two changes that fixed it before?`,
+          gold: ["fix"],
+        },
       ],
     };
   },
@@ -1035,7 +1347,12 @@ const dentist: Topic = {
       questions: [
         { type: "paraphrase", text: `What procedure is planned for my teeth?`, gold: ["rootcanal"] },
         { type: "keyword", text: `Which tooth needs the root canal?`, gold: ["rootcanal"] },
-        { type: "long", anchorFront: false, text: `I have to move a meeting at work, so when is my appointment for the root canal?`, gold: ["rootcanal"] },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `I have to move a meeting at work, so when is my appointment for the root canal?`,
+          gold: ["rootcanal"],
+        },
       ],
     };
   },
@@ -1044,7 +1361,7 @@ const dentist: Topic = {
 const moving: Topic = {
   id: "moving",
   category: "plans",
-  build(r, p) {
+  build(r, _p) {
     const hood = r.pick(["Riverside", "the Old Town", "Maple Heights", "Harbourview", "Eastgate"]);
     const date = r.pick(["the 28th", "the first weekend of June", "mid-August"]);
     const feature = r.pick(["a big balcony", "a second bedroom for an office", "a garden", "a proper kitchen"]);
@@ -1072,7 +1389,12 @@ const moving: Topic = {
         { type: "paraphrase", text: `What's special about our new flat?`, gold: ["signed"] },
         { type: "keyword", text: `How much did the moving company quote?`, gold: ["movers"] },
         { type: "followup", lead: [`Packing boxes all weekend.`], text: `When's the big day again?`, gold: ["signed"] },
-        { type: "long", anchorFront: true, text: `The new apartment in ${hood}, what does it have that our old place didn't?`, gold: ["signed"] },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `The new apartment in ${hood}, what does it have that our old place didn't?`,
+          gold: ["signed"],
+        },
       ],
     };
   },
@@ -1107,8 +1429,18 @@ const car: Topic = {
         { type: "paraphrase", text: `What vehicle did I end up purchasing?`, gold: ["bought"] },
         { type: "paraphrase", text: `Why did my previous ride die?`, gold: ["breakdown"] },
         { type: "keyword", text: `How many miles does my ${model} have?`, gold: ["bought"] },
-        { type: "followup", lead: [`My insurance renewal just came in.`], text: `What year and model is it?`, gold: ["bought"] },
-        { type: "long", anchorFront: true, text: `The old car that broke down on the motorway, what did the mechanic say was wrong with it?`, gold: ["breakdown"] },
+        {
+          type: "followup",
+          lead: [`My insurance renewal just came in.`],
+          text: `What year and model is it?`,
+          gold: ["bought"],
+        },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `The old car that broke down on the motorway, what did the mechanic say was wrong with it?`,
+          gold: ["breakdown"],
+        },
       ],
     };
   },
@@ -1143,8 +1475,18 @@ const language: Topic = {
         { type: "paraphrase", text: `Which foreign tongue am I studying?`, gold: ["start"] },
         { type: "keyword", text: `How long is my ${lang} app streak?`, gold: ["streak"] },
         { type: "paraphrase", text: `What's my target for speaking by December?`, gold: ["start"] },
-        { type: "followup", lead: [`I practised with my tutor today.`], text: `What can I do now that I couldn't before?`, gold: ["streak"] },
-        { type: "long", anchorFront: false, text: `A friend asked how I'm studying and I forgot to mention, do I have a tutor as well as the app?`, gold: ["start"] },
+        {
+          type: "followup",
+          lead: [`I practised with my tutor today.`],
+          text: `What can I do now that I couldn't before?`,
+          gold: ["streak"],
+        },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `A friend asked how I'm studying and I forgot to mention, do I have a tutor as well as the app?`,
+          gold: ["start"],
+        },
       ],
     };
   },
@@ -1173,8 +1515,18 @@ const saving: Topic = {
       questions: [
         { type: "paraphrase", text: `How much money are we trying to put aside for a home?`, gold: ["goal"] },
         { type: "keyword", text: `What's our house deposit savings target?`, gold: ["goal"] },
-        { type: "followup", lead: [`Looking at our budget again.`], text: `How many years did we give ourselves?`, gold: ["goal"] },
-        { type: "long", anchorFront: true, text: `Saving for the house deposit, did I set up an automatic transfer or am I doing it by hand?`, gold: ["goal"] },
+        {
+          type: "followup",
+          lead: [`Looking at our budget again.`],
+          text: `How many years did we give ourselves?`,
+          gold: ["goal"],
+        },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `Saving for the house deposit, did I set up an automatic transfer or am I doing it by hand?`,
+          gold: ["goal"],
+        },
       ],
     };
   },
@@ -1184,7 +1536,13 @@ const concert: Topic = {
   id: "concert",
   category: "plans",
   build(r, p) {
-    const band = r.pick(["Fleetwood Mac tribute act", "Arctic Monkeys", "Florence and the Machine", "a jazz trio at the Blue Note", "the symphony orchestra"]);
+    const band = r.pick([
+      "Fleetwood Mac tribute act",
+      "Arctic Monkeys",
+      "Florence and the Machine",
+      "a jazz trio at the Blue Note",
+      "the symphony orchestra",
+    ]);
     const month = r.pick(["November", "December", "July"]);
     return {
       facts: [
@@ -1203,8 +1561,18 @@ const concert: Topic = {
       questions: [
         { type: "paraphrase", text: `Which show am I taking my ${p.sibling.rel} to?`, gold: ["tickets"] },
         { type: "keyword", text: `When is the ${band} concert?`, gold: ["tickets"] },
-        { type: "followup", lead: [`${p.sibling.name}'s birthday is soon.`], text: `What did I get ${p.sibling.him} again?`, gold: ["tickets"] },
-        { type: "long", anchorFront: false, text: `I'm checking my calendar for the end of the year, what month was the gig I got tickets for?`, gold: ["tickets"] },
+        {
+          type: "followup",
+          lead: [`${p.sibling.name}'s birthday is soon.`],
+          text: `What did I get ${p.sibling.him} again?`,
+          gold: ["tickets"],
+        },
+        {
+          type: "long",
+          anchorFront: false,
+          text: `I'm checking my calendar for the end of the year, what month was the gig I got tickets for?`,
+          gold: ["tickets"],
+        },
       ],
     };
   },
@@ -1228,18 +1596,48 @@ const volunteering: Topic = {
       questions: [
         { type: "paraphrase", text: `Where do I give my time for free each week?`, gold: ["start"] },
         { type: "keyword", text: `When do I volunteer at ${where}?`, gold: ["start"] },
-        { type: "long", anchorFront: true, text: `My volunteering shifts each week, which day are they on so I don't double-book?`, gold: ["start"] },
+        {
+          type: "long",
+          anchorFront: true,
+          text: `My volunteering shifts each week, which day are they on so I don't double-book?`,
+          gold: ["start"],
+        },
       ],
     };
   },
 };
 
 export const TOPICS: Topic[] = [
-  dog, cat, pottery, climbing, guitar, running, garden, bookclub, volunteering,
-  wedding, parentSurgery, kid, anniversary, friendBirthday,
-  newJob, project, conference,
-  trip, hike, passport,
-  allergy, restaurant, cooking, vegetarian,
-  knee, sleep, dentist,
-  moving, car, language, saving, concert,
+  dog,
+  cat,
+  pottery,
+  climbing,
+  guitar,
+  running,
+  garden,
+  bookclub,
+  volunteering,
+  wedding,
+  parentSurgery,
+  kid,
+  anniversary,
+  friendBirthday,
+  newJob,
+  project,
+  conference,
+  trip,
+  hike,
+  passport,
+  allergy,
+  restaurant,
+  cooking,
+  vegetarian,
+  knee,
+  sleep,
+  dentist,
+  moving,
+  car,
+  language,
+  saving,
+  concert,
 ];

@@ -24,6 +24,7 @@ export function GET(req: Request) {
 
 function list(req: Request) {
   const space = new URL(req.url).searchParams.get("space") ?? undefined;
-  if (space !== undefined && !SPACE_RE.test(space)) return errorResponse(400, "space must be 1–64 letters, digits, '-' or '_'");
+  if (space !== undefined && !SPACE_RE.test(space))
+    return errorResponse(400, "space must be 1–64 letters, digits, '-' or '_'");
   return handle(() => json({ documents: listDocuments(appContext(), space) }));
 }

@@ -12,7 +12,8 @@ export function GET(req: Request) {
     const raw = new URL(req.url).searchParams.get("space");
     let space: string | null = null;
     if (raw !== null && raw !== "") {
-      if (!spaceName.safeParse(raw).success) return errorResponse(400, "space must be 1–64 letters, digits, '-' or '_'");
+      if (!spaceName.safeParse(raw).success)
+        return errorResponse(400, "space must be 1–64 letters, digits, '-' or '_'");
       space = raw;
     }
     const now = new Date();

@@ -15,6 +15,15 @@ export function POST(req: Request) {
   return handle(async () => {
     const input = await readBody(req, searchInput);
     const r = await search(appContext(), input);
-    return json({ results: r.results, dropped: r.dropped, queries: r.queries, minConfidence: r.minConfidence, time: r.time, timings: r.timings, model: r.model, ...(r.notice ? { notice: r.notice } : {}) });
+    return json({
+      results: r.results,
+      dropped: r.dropped,
+      queries: r.queries,
+      minConfidence: r.minConfidence,
+      time: r.time,
+      timings: r.timings,
+      model: r.model,
+      ...(r.notice ? { notice: r.notice } : {}),
+    });
   });
 }

@@ -1,4 +1,11 @@
-import { completeNonStreaming, completeStreaming, OpenAIHttpError, openAIErrorResponse, prepareCompletion, readCompletionRequest } from "@/server/http/openai-compat";
+import {
+  completeNonStreaming,
+  completeStreaming,
+  OpenAIHttpError,
+  openAIErrorResponse,
+  prepareCompletion,
+  readCompletionRequest,
+} from "@/server/http/openai-compat";
 import { beginRequest, closing, CLOSING_MESSAGE, trackBody } from "@/server/ops/inflight";
 import { appContext } from "@/server/core/context";
 

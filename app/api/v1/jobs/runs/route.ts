@@ -14,10 +14,12 @@ export const dynamic = "force-dynamic";
 export function GET(req: Request) {
   const q = new URL(req.url).searchParams;
   const job = q.get("job") ?? undefined;
-  if (job && !(JOB_NAMES as readonly string[]).includes(job)) return errorResponse(400, `job must be one of ${JOB_NAMES.join(", ")}`);
+  if (job && !(JOB_NAMES as readonly string[]).includes(job))
+    return errorResponse(400, `job must be one of ${JOB_NAMES.join(", ")}`);
   const limitRaw = q.get("limit");
   const limit = limitRaw === null ? 20 : Number(limitRaw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) return errorResponse(400, "limit must be an integer from 1 to 500");
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+    return errorResponse(400, "limit must be an integer from 1 to 500");
   return handle(() => {
     const db = appContext().db;
     return json({ runs: listRuns(db, { job, limit }), reindex: reindexStatus(db) });

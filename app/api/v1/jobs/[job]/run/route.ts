@@ -13,12 +13,17 @@ export const dynamic = "force-dynamic";
  */
 export async function POST(_req: Request, { params }: { params: Promise<{ job: string }> }) {
   const { job } = await params;
-  if (!(RUNNABLE_JOBS as readonly string[]).includes(job)) return errorResponse(404, `no job '${job}'; jobs are ${RUNNABLE_JOBS.join(" and ")}`);
+  if (!(RUNNABLE_JOBS as readonly string[]).includes(job))
+    return errorResponse(404, `no job '${job}'; jobs are ${RUNNABLE_JOBS.join(" and ")}`);
   return handle(async () => {
     const run = await runJobNow(appContext(), job as RunnableJob, { trigger: "manual" });
     const body = { counts: runCounts(run), run };
     if (run.refused) return Response.json({ error: { status: 409, message: run.refused }, ...body }, { status: 409 });
-    if (run.status === "failed") return Response.json({ error: { status: 500, message: `the ${job} run failed: ${run.error}` }, ...body }, { status: 500 });
+    if (run.status === "failed")
+      return Response.json(
+        { error: { status: 500, message: `the ${job} run failed: ${run.error}` }, ...body },
+        { status: 500 },
+      );
     return json(body);
   });
 }
