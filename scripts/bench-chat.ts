@@ -55,7 +55,8 @@ const { addMemories } = await import("../server/memory/write");
 const { appContext } = await import("../server/core/context");
 const { PersistQueue } = await import("../server/chat/persist");
 const { getProvider, resetProviderSettings, saveProviderSettings } = await import("../server/chat/providers");
-const { runTurn, recallForPrompt, systemPrompt } = await import("../server/chat/turn");
+const { runTurn, systemPrompt } = await import("../server/chat/turn");
+const { recallForPrompt } = await import("../server/chat/turn-recall");
 const { stopLocalChatServer } = await import("../server/chat/local-server");
 const { getEmbedder } = await import("../server/embedder/supervisor");
 

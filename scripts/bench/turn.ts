@@ -5,7 +5,7 @@
  * model's cost rather than the pipeline's, is left out of the figure (and measured apart).
  */
 import type Database from "better-sqlite3";
-import { recallForPrompt } from "../../server/chat/turn";
+import { recallForPrompt } from "../../server/chat/turn-recall";
 import type { Embedder } from "../../server/core/context";
 import { defaultSettingsFor, saveRetrievalSettings } from "../../server/memory/settings";
 import type { MemoContext } from "../../server/core/context";

@@ -19,7 +19,8 @@ import { openTempStore, type TempStore } from "../test/temp-store";
 import { confirmForget } from "./forget-confirm";
 import { PersistQueue, recoverUnpersisted } from "./persist";
 import { saveProviderSettings } from "./providers";
-import { packRecalled, runTurn, SYSTEM_PROMPT, type TurnEvent, type TurnInput } from "./turn";
+import { runTurn, SYSTEM_PROMPT, type TurnEvent, type TurnInput } from "./turn";
+import { packRecalled } from "./turn-recall";
 
 let emb: InProcessEmbedder;
 let fixture: OpenAIFixtureServer;

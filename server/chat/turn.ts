@@ -1,15 +1,3 @@
-/**
- * One chat turn (docs/architecture.md#a-chat-turn): memory commands; otherwise query building with the conversation's last 3 user
- * messages, hybrid retrieval (promoting what is recalled), packing under a token budget into the system
- * prompt, the reply streamed from the provider, the reply stored with the memories it used, and — after
- * the reply, never delaying it — the exchange persisted as memories by the retrying queue.
- *
- * runTurn() is an async generator of TurnEvents: the chat route streams them to the page as server-sent
- * events; the benchmark and tests read them directly.
- */
-import { packMemories, type PackOptions } from "../memory/pack";
-import { packable, type RetrievedMemory } from "../memory/retrieve";
-import { recordRetrievals } from "../memory/store";
 import { touchTemporaryChat } from "./temporary-chats";
 import {
   appendMessages,
@@ -23,13 +11,10 @@ import {
   type RecalledMemory,
   type StoredMessage,
 } from "./conversations";
-import { FORGET_CONFIRM_OVER, forgetIds, forgetPreview } from "../memory/forget";
-import { search } from "../memory/search";
-import { remember } from "../memory/write";
 import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { COMMAND_HELP, parseCommand, SHORTCUT_HELP } from "./commands";
+import { parseCommand } from "./commands";
 import { loadPrivacySettings, planFor, sentMemory, type ProviderEndpoint, type SentMemory } from "./memory-policy";
 import { logPrompt } from "./prompt-log";
 import { markExchangeSettled, persistQueue, type PersistQueue } from "./persist";
@@ -37,6 +22,8 @@ import { prepareReplacement, replacedMemory, type Replacement } from "./replace"
 import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type ProviderId } from "./providers";
 
 import { MAX_MESSAGE_CHARS } from "./limits";
+import { ms, NO_RECALL, promoteRecall, recallForPrompt, type Recall } from "./turn-recall";
+import { runCommand } from "./turn-command";
 
 export { MAX_MESSAGE_CHARS };
 /** Earlier dialogue sent with each message, newest first, within this many (estimated) tokens. */
@@ -119,110 +106,6 @@ export type TurnEvent =
   | { type: "done"; message: StoredMessage; timings: TurnTimings; finishReason: string | null }
   | { type: "error"; kind: string; status: number; message: string; partial: StoredMessage | null };
 
-const ms = (t0: number) => Math.round((performance.now() - t0) * 10) / 10;
-
-function toRecalled(r: RetrievedMemory): RecalledMemory {
-  return {
-    id: r.id,
-    content: r.content,
-    timestamp: r.timestamp,
-    kind: r.kind,
-    matchType: r.matchType,
-    importance: r.importance,
-    pinned: r.pinned,
-    scores: r.scores,
-  };
-}
-
-/**
- * Pack the recalled memories under the budget and say which of them made it in: packMemories is greedy in
- * rank order, so a memory is in exactly when adding it to the prefix before it raises the count.
- */
-export function packRecalled(
-  results: RetrievedMemory[],
-  topN: number,
-  tokenBudget: number,
-  opts: PackOptions = {},
-): { block: string; included: RetrievedMemory[] } {
-  const { block } = packMemories(results, topN, tokenBudget, opts);
-  const included: RetrievedMemory[] = [];
-  let before = 0;
-  for (let i = 0; i < Math.min(results.length, topN); i++) {
-    const used = packMemories(results.slice(0, i + 1), topN, tokenBudget, opts).used;
-    if (used > before) included.push(results[i]!);
-    before = used;
-  }
-  return { block, included };
-}
-
-export interface Recall {
-  block: string;
-  memories: RecalledMemory[];
-  considered: number;
-  queries: string[];
-  ms: number;
-  /** Retrieval failed (e.g. the embedding server is down): the reply goes on without memories. */
-  error: string | null;
-  /** The memories this recall counts as retrieved (promoteRecall). */
-  promotable: string[];
-}
-
-export const NO_RECALL: Recall = {
-  block: "",
-  memories: [],
-  considered: 0,
-  queries: [],
-  ms: 0,
-  error: null,
-  promotable: [],
-};
-
-/**
- * Retrieval for a prompt (docs/retrieval.md). `only: "pinned"` keeps pinned memories only (what a
- * provider may receive, server/chat/memory-policy.ts). The recalled memories are promoted unless
- * `promote: false` (then promoteRecall does it once the prompt is sure to be sent).
- */
-export async function recallForPrompt(
-  memo: MemoContext,
-  input: { space: string; query: string; context: string[]; exclude?: (m: RetrievedMemory) => boolean },
-  opts: { only?: "all" | "pinned"; promote?: boolean } = {},
-): Promise<Recall> {
-  const t0 = performance.now();
-  try {
-    const r = await search(memo, { query: input.query, space: input.space, context: input.context, promote: false });
-    const kept = input.exclude ? r.results.filter((m) => !input.exclude!(m)) : r.results;
-    const allowed = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
-    // Only results at or above the minimum confidence reach the prompt (none: "no memory used"), and only those count as recalled.
-    const usable = packable(allowed, r.settings.minConfidence);
-    const { block, included } = packRecalled(usable, r.settings.topN, r.settings.tokenBudget, {
-      speakers: r.settings.packSpeakers,
-      assistantMaxChars: r.settings.assistantMaxChars,
-    });
-    const recall: Recall = {
-      block,
-      memories: included.map(toRecalled),
-      considered: allowed.length,
-      queries: r.queries.map((q) => q.text),
-      ms: ms(t0),
-      error: null,
-      promotable: usable.map((m) => m.id),
-    };
-    if (opts.promote ?? true) promoteRecall(memo, recall);
-    return recall;
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    // An empty space (nothing stored yet) is not an error worth showing.
-    if (e instanceof ServiceError && e.status === 404) return { ...NO_RECALL, ms: ms(t0) };
-    console.warn(`[chat] memory recall failed, answering without memories: ${message}`);
-    return { ...NO_RECALL, ms: ms(t0), error: `Memory recall failed: ${message}` };
-  }
-}
-
-/** Count a recall into a prompt: retrieval_count +1 and importance promoted for what it found. */
-export function promoteRecall(memo: MemoContext, recall: Recall): void {
-  if (recall.promotable.length) recordRetrievals(memo.db, recall.promotable);
-}
-
 export function systemPrompt(block: string): string {
   return block ? `${SYSTEM_PROMPT}\n\n${block}` : SYSTEM_PROMPT;
 }
@@ -247,104 +130,6 @@ export function turnConversation(memo: MemoContext, input: TurnInput): Conversat
   }
   const readMemory = loadPrivacySettings(memo.db).temporaryReadsMemory;
   return createConversation(memo.db, { space: input.space ?? DEFAULT_SPACE, temporary: input.temporary, readMemory });
-}
-
-/** A memory command this conversation does not allow (a temporary chat changes no memory; storing off refuses /remember). */
-function refusedCommand(conv: Conversation, type: string): string | null {
-  if (conv.temporary && (type === "remember" || type === "forget"))
-    return "This is a temporary chat: it never changes memory, so /remember and /forget are off here.";
-  if (!conv.memory.store && type === "remember")
-    return "Storing memories is off for this conversation: turn it on in the conversation header to use /remember.";
-  return null;
-}
-
-async function* runCommand(
-  memo: MemoContext,
-  conv: Conversation,
-  message: string,
-  cmd: NonNullable<ReturnType<typeof parseCommand>>,
-): AsyncGenerator<TurnEvent> {
-  let reply: string;
-  let info: CommandInfo;
-  const refused = refusedCommand(conv, cmd.type);
-  try {
-    if (refused) {
-      reply = refused;
-      info = { type: "invalid", message: refused };
-    } else
-      switch (cmd.type) {
-        case "remember": {
-          const r = await remember(memo, cmd.text, conv.spaceId);
-          reply = r.message;
-          info = { type: "remember", text: cmd.text, ids: r.ids };
-          break;
-        }
-        case "forget": {
-          // More than FORGET_CONFIRM_OVER matches, or a pinned one: show them and ask first.
-          const p = forgetPreview(memo, cmd.pattern, conv.spaceId);
-          if (p.count > FORGET_CONFIRM_OVER || p.pinned > 0) {
-            const shown = p.items
-              .slice(0, 50)
-              .map((i) => `- ${i.pinned ? "📌 " : ""}${i.content.replace(/\s+/g, " ").slice(0, 200)}`);
-            reply =
-              `${p.count} memor${p.count === 1 ? "y matches" : "ies match"} “${cmd.pattern.trim()}”${p.pinned ? `, ${p.pinned} of them pinned` : ""}. Nothing is forgotten until you confirm.\n\n` +
-              shown.join("\n") +
-              (p.count > shown.length ? `\n- … and ${p.count - shown.length} more` : "");
-            const items = p.items.map((i) => ({
-              id: i.id,
-              content: i.content,
-              timestamp: i.timestamp,
-              pinned: i.pinned,
-            }));
-            info = {
-              type: "forget",
-              pattern: cmd.pattern,
-              count: p.count,
-              items,
-              undo: { ids: [], until: new Date().toISOString() },
-              undoneAt: null,
-              pending: { ids: p.items.map((i) => i.id), pinned: p.pinned },
-            };
-            break;
-          }
-          const r = forgetIds(
-            memo,
-            p.items.map((i) => i.id),
-            cmd.pattern.trim(),
-          );
-          reply = r.count
-            ? `${r.message}\n\n${r.items.map((i) => `- ${i.content.replace(/\s+/g, " ").slice(0, 200)}`).join("\n")}`
-            : r.message;
-          info = { type: "forget", pattern: cmd.pattern, count: r.count, items: r.items, undo: r.undo, undoneAt: null };
-          break;
-        }
-        case "help":
-          reply = `Memory commands:\n${COMMAND_HELP}\n\nKeyboard shortcuts:\n${SHORTCUT_HELP}`;
-          info = { type: "help" };
-          break;
-        case "invalid":
-          reply = cmd.message;
-          info = { type: "invalid", message: cmd.message };
-          break;
-      }
-  } catch (e) {
-    const se = e instanceof ServiceError ? e : null;
-    yield {
-      type: "error",
-      kind: "command",
-      status: se?.status ?? 500,
-      message: e instanceof Error ? e.message : String(e),
-      partial: null,
-    };
-    return;
-  }
-  const [user, assistant] = appendMessages(memo.db, conv.id, [
-    { role: "user", content: message },
-    { role: "assistant", content: reply, command: info },
-  ]);
-  markExchangeSettled(memo.db, assistant!.id); // a command's answer is not an exchange to remember
-  yield { type: "start", conversation: getConversationOr404(memo.db, conv.id), userMessage: user! };
-  yield { type: "command", message: assistant!, command: info };
 }
 
 /**

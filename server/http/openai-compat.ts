@@ -9,221 +9,37 @@
  * "llama:qwen2.5-1.5b", "anthropic:claude-sonnet-4-5"), or any other name, passed to the selected provider.
  */
 import crypto from "node:crypto";
-import type Database from "better-sqlite3";
-import { z } from "zod";
-import { formatZod, MAX_JSON_BYTES, readCapped } from "./rest";
-import { findNul, nulMessage } from "./guard";
-import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
-import { ServiceError } from "../core/errors";
-import { SPACE_RE } from "../core/space-name";
 import type { RecalledMemory } from "../chat/conversations";
 import { planFor, sentMemory, type SentMemory } from "../chat/memory-policy";
 import { persistQueue, type PersistQueue } from "../chat/persist";
 import { logPrompt } from "../chat/prompt-log";
-import {
-  createProvider,
-  isConfigured,
-  PROVIDER_IDS,
-  ProviderError,
-  resolveProviderConfig,
-  type ChatMessage,
-  type ChatProvider,
-  type CompletionResult,
-  type ProviderId,
-} from "../chat/providers";
+import { ProviderError, type ChatMessage, type ChatProvider, type CompletionResult } from "../chat/providers";
 import { sseFrame } from "../chat/sse";
-import { NO_RECALL, recallForPrompt } from "../chat/turn";
+import { NO_RECALL, recallForPrompt } from "../chat/turn-recall";
 
-export const MEMO_MODEL = "memo";
-export const MEMORY_PREAMBLE =
-  "Memories recalled by Memo from earlier conversations with this user (dated; use them when they help):";
+import {
+  MEMO_MODEL,
+  MEMORY_PREAMBLE,
+  messageText,
+  OpenAIHttpError,
+  requestSpace,
+  resolveModel,
+  type ChatCompletionRequest,
+} from "./openai-compat-request";
 
-const contentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
-const messageSchema = z.looseObject({
-  role: z.enum(["system", "developer", "user", "assistant", "tool", "function"]),
-  content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
-});
-
-export const chatCompletionRequest = z.looseObject({
-  model: z.string().trim().min(1, "model must not be empty").max(200),
-  messages: z.array(messageSchema).min(1, "messages must not be empty").max(2000),
-  stream: z.boolean().nullable().optional(),
-  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
-  max_tokens: z.number().int().min(1).nullable().optional(),
-  max_completion_tokens: z.number().int().min(1).nullable().optional(),
-  temperature: z.number().min(0).max(2).nullable().optional(),
-  n: z.number().int().min(1).max(1).nullable().optional(),
-  tools: z.array(z.unknown()).nullable().optional(),
-  functions: z.array(z.unknown()).nullable().optional(),
-  memo_space: z.string().optional(),
-});
-export type ChatCompletionRequest = z.infer<typeof chatCompletionRequest>;
-
-/** An error in OpenAI's JSON shape. */
-export class OpenAIHttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly type = "invalid_request_error",
-    readonly code: string | null = null,
-    readonly param: string | null = null,
-  ) {
-    super(message);
-  }
-}
-
-export function openAIErrorResponse(e: unknown): Response {
-  let err: OpenAIHttpError;
-  if (e instanceof OpenAIHttpError) err = e;
-  else if (e instanceof ProviderError) err = fromProviderError(e);
-  else if (e instanceof ServiceError)
-    err = new OpenAIHttpError(e.status, e.message, e.status >= 500 ? "server_error" : "invalid_request_error");
-  else {
-    console.error("[v1] unexpected error", e);
-    err = new OpenAIHttpError(500, "internal error; see the Memo server log", "server_error");
-  }
-  return Response.json(
-    { error: { message: err.message, type: err.type, param: err.param, code: err.code } },
-    { status: err.status },
-  );
-}
-
-function fromProviderError(e: ProviderError): OpenAIHttpError {
-  const type =
-    e.kind === "bad_model"
-      ? "invalid_request_error"
-      : e.kind === "rate_limited"
-        ? "rate_limit_error"
-        : e.kind === "bad_request"
-          ? "invalid_request_error"
-          : "server_error";
-  const code =
-    e.kind === "bad_model"
-      ? "model_not_found"
-      : e.kind === "not_configured"
-        ? "provider_not_configured"
-        : `provider_${e.kind}`;
-  return new OpenAIHttpError(
-    e.status === 499 ? 499 : e.status,
-    e.message,
-    type,
-    code,
-    e.kind === "bad_model" ? "model" : null,
-  );
-}
-
-/** Read and validate the body; OpenAIHttpError (400/413) otherwise. */
-export async function readCompletionRequest(req: Request): Promise<ChatCompletionRequest> {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > MAX_JSON_BYTES) throw new OpenAIHttpError(413, `request body is larger than ${MAX_JSON_BYTES} bytes`);
-  const buf = await readCapped(
-    req,
-    MAX_JSON_BYTES,
-    (n) => new OpenAIHttpError(413, `request body is larger than ${n} bytes`),
-  );
-  if (buf.byteLength === 0) throw new OpenAIHttpError(400, "request body is empty; send a JSON object");
-  let data: unknown;
-  try {
-    data = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(buf));
-  } catch {
-    throw new OpenAIHttpError(400, "request body is not valid UTF-8 JSON");
-  }
-  const parsed = chatCompletionRequest.safeParse(data);
-  if (!parsed.success)
-    throw new OpenAIHttpError(
-      400,
-      formatZod(parsed.error),
-      "invalid_request_error",
-      "invalid_request",
-      String(parsed.error.issues[0]?.path[0] ?? "") || null,
-    );
-  const nul = findNul(parsed.data);
-  if (nul)
-    throw new OpenAIHttpError(
-      400,
-      nulMessage(nul),
-      "invalid_request_error",
-      "invalid_request",
-      nul.length ? String(nul[0]) : null,
-    );
-  if (parsed.data.tools?.length || parsed.data.functions?.length) {
-    throw new OpenAIHttpError(
-      400,
-      "tools and functions are not supported by Memo's endpoint",
-      "invalid_request_error",
-      "unsupported_parameter",
-      "tools",
-    );
-  }
-  return parsed.data;
-}
-
-function text(content: ChatCompletionRequest["messages"][number]["content"]): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content))
-    return content.map((p) => (p.type === "text" || p.type === "input_text" ? (p.text ?? "") : "")).join("");
-  return "";
-}
-
-/** The space of a request: header, then body field, then the default; 400 for an invalid name. */
-export function requestSpace(req: Request, body: ChatCompletionRequest): string {
-  const s = req.headers.get("x-memo-space") ?? body.memo_space ?? DEFAULT_SPACE;
-  if (!SPACE_RE.test(s))
-    throw new OpenAIHttpError(
-      400,
-      "the space (x-memo-space header or memo_space field) must be 1–64 letters, digits, '-' or '_'",
-      "invalid_request_error",
-      "invalid_space",
-      "memo_space",
-    );
-  return s;
-}
-
-/** Which provider and model a model name selects. */
-export function resolveModel(
-  db: Database.Database,
-  model: string,
-): { provider: ChatProvider; model: string | undefined } {
-  const cfg = resolveProviderConfig(db);
-  const m = /^(llama|openai|anthropic):(.*)$/.exec(model);
-  if (m) {
-    const id = m[1] as ProviderId;
-    if (!isConfigured(cfg, id).ok)
-      throw new OpenAIHttpError(
-        404,
-        `provider '${id}' is not configured in Memo`,
-        "invalid_request_error",
-        "model_not_found",
-        "model",
-      );
-    return { provider: createProvider(cfg, id), model: m[2] || undefined };
-  }
-  if (!cfg.active.value)
-    throw new ProviderError(
-      "not_configured",
-      "Memo has no chat provider configured; set one in Settings → Providers or with MEMO_PROVIDER.",
-    );
-  const provider = createProvider(cfg, cfg.active.value);
-  return { provider, model: model === MEMO_MODEL ? undefined : model };
-}
-
-/** GET /v1/models: "memo" and "<provider>:<model>" for each configured provider. */
-export function listModels(db: Database.Database): {
-  object: "list";
-  data: { id: string; object: "model"; created: number; owned_by: string }[];
-} {
-  const cfg = resolveProviderConfig(db);
-  const data: { id: string; object: "model"; created: number; owned_by: string }[] = [];
-  if (cfg.active.value && isConfigured(cfg, cfg.active.value).ok)
-    data.push({ id: MEMO_MODEL, object: "model", created: 0, owned_by: `memo (${cfg.active.value})` });
-  for (const id of PROVIDER_IDS) {
-    if (!isConfigured(cfg, id).ok) continue;
-    const p = createProvider(cfg, id);
-    if (p.model) data.push({ id: `${id}:${p.model}`, object: "model", created: 0, owned_by: id });
-  }
-  return { object: "list", data };
-}
+export {
+  chatCompletionRequest,
+  listModels,
+  MEMO_MODEL,
+  MEMORY_PREAMBLE,
+  OpenAIHttpError,
+  openAIErrorResponse,
+  readCompletionRequest,
+  requestSpace,
+  resolveModel,
+  type ChatCompletionRequest,
+} from "./openai-compat-request";
 
 export interface PreparedCompletion {
   space: string;
@@ -249,7 +65,7 @@ export async function prepareCompletion(
   const { provider, model } = resolveModel(memo.db, body.model);
   const msgs = body.messages
     .filter((m) => m.role !== "tool" && m.role !== "function")
-    .map((m) => ({ role: m.role === "developer" ? "system" : m.role, content: text(m.content) }) as ChatMessage);
+    .map((m) => ({ role: m.role === "developer" ? "system" : m.role, content: messageText(m.content) }) as ChatMessage);
   const userTexts = msgs.filter((m) => m.role === "user").map((m) => m.content);
   const lastUser = userTexts.at(-1);
   if (!lastUser?.trim())
@@ -324,6 +140,21 @@ const memoInfo = (p: PreparedCompletion) => ({
   })),
 });
 
+/** The provider options of a prepared completion (the same for a streamed and a whole reply). */
+const generateOptions = (p: PreparedCompletion, signal: AbortSignal) => ({
+  model: p.model,
+  maxTokens: p.maxTokens,
+  temperature: p.temperature,
+  signal,
+});
+
+/** A completion starts: the prompt is logged (when prompt logging is on); returns the exchange's timestamp. */
+function startCompletion(p: PreparedCompletion, where: string): string {
+  const at = new Date().toISOString();
+  logPrompt(where, p.sent.provider, p.messages);
+  return at;
+}
+
 /** Non-streaming: one chat.completion object. */
 export async function completeNonStreaming(
   _memo: MemoContext,
@@ -331,14 +162,8 @@ export async function completeNonStreaming(
   signal: AbortSignal,
   queue = persistQueue(),
 ): Promise<Response> {
-  const at = new Date().toISOString();
-  logPrompt("/v1/chat/completions", p.sent.provider, p.messages);
-  const r: CompletionResult = await p.provider.complete(p.messages, {
-    model: p.model,
-    maxTokens: p.maxTokens,
-    temperature: p.temperature,
-    signal,
-  });
+  const at = startCompletion(p, "/v1/chat/completions");
+  const r: CompletionResult = await p.provider.complete(p.messages, generateOptions(p, signal));
   persistAfter(queue, p, r.text, at);
   return Response.json(
     {
@@ -394,32 +219,21 @@ export async function completeStreaming(
   signal: AbortSignal,
   queue = persistQueue(),
 ): Promise<Response> {
-  const at = new Date().toISOString();
   const abort = new AbortController();
   const onAbort = () => abort.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
-  logPrompt("/v1/chat/completions (stream)", p.sent.provider, p.messages);
-  const gen = p.provider.stream(p.messages, {
-    model: p.model,
-    maxTokens: p.maxTokens,
-    temperature: p.temperature,
-    signal: abort.signal,
-  });
+  const at = startCompletion(p, "/v1/chat/completions (stream)");
+  const gen = p.provider.stream(p.messages, generateOptions(p, abort.signal));
   const first = await gen.next(); // throws ProviderError → an HTTP error response
   const id = `chatcmpl-${crypto.randomUUID()}`;
   const created = Math.floor(Date.now() / 1000);
   const modelName = p.model ?? p.provider.model ?? MEMO_MODEL;
   const encoder = new TextEncoder();
+  // One chat.completion.chunk event: a delta (chunk) or, at the end, the usage.
+  const frame = (rest: Record<string, unknown>) =>
+    encoder.encode(sseFrame({ id, object: "chat.completion.chunk", created, model: modelName, ...rest }));
   const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-    encoder.encode(
-      sseFrame({
-        id,
-        object: "chat.completion.chunk",
-        created,
-        model: modelName,
-        choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-      }),
-    );
+    frame({ choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
   let reply = "";
   let started = false;
   let persisted = false;
@@ -454,20 +268,14 @@ export async function completeStreaming(
         const u = next.value.usage;
         if (body.stream_options?.include_usage && u) {
           controller.enqueue(
-            encoder.encode(
-              sseFrame({
-                id,
-                object: "chat.completion.chunk",
-                created,
-                model: modelName,
-                choices: [],
-                usage: {
-                  prompt_tokens: u.inputTokens,
-                  completion_tokens: u.outputTokens,
-                  total_tokens: u.inputTokens + u.outputTokens,
-                },
-              }),
-            ),
+            frame({
+              choices: [],
+              usage: {
+                prompt_tokens: u.inputTokens,
+                completion_tokens: u.outputTokens,
+                total_tokens: u.inputTokens + u.outputTokens,
+              },
+            }),
           );
         }
         controller.enqueue(encoder.encode("data: [DONE]\n\n"));

@@ -33,6 +33,11 @@ export interface FusedCandidate {
   fused: number;
 }
 
+/** A candidate not yet scored by any list (fusion fills it in; reranking stages neighbours with it). */
+export function unscored(rid: number, matchType: MatchType): FusedCandidate {
+  return { rid, matchType, similarity: null, ftsRank: null, bm25: null, vectorRank: null, rrf: 0, fused: 0 };
+}
+
 /** Reciprocal Rank Fusion: score(d) = Σ_i w_i / (k + rank_i(d)), ranks 1-based. */
 export function rrfScore(ranks: { rank: number; weight: number }[], k = 60): number {
   let s = 0;
@@ -52,14 +57,7 @@ export function fuse(lists: RankedList[], method: "rrf" | "linear", k = 60): Fus
       let c = byRid.get(item.rid);
       if (!c) {
         c = {
-          rid: item.rid,
-          matchType: "vector",
-          similarity: null,
-          ftsRank: null,
-          bm25: null,
-          vectorRank: null,
-          rrf: 0,
-          fused: 0,
+          ...unscored(item.rid, "vector"),
           linear: 0,
           inVector: false,
           inFts: false,

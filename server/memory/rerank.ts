@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { confidenceModelFor, confidenceOf, contributions, features } from "./confidence";
 import type { FeatureName, Features } from "./confidence-features";
-import type { FusedCandidate } from "./fuse";
+import { unscored, type FusedCandidate } from "./fuse";
 import { loadNeighbours, propagate } from "./neighbours";
 import { textStems } from "./keyword-search";
 import type { RetrievalSettings } from "./settings";
@@ -45,14 +45,7 @@ export function withNeighbours(
     let c = byRid.get(rid);
     if (!c) {
       c = {
-        rid,
-        matchType: "neighbour",
-        similarity: null,
-        ftsRank: null,
-        bm25: null,
-        vectorRank: null,
-        rrf: 0,
-        fused: 0,
+        ...unscored(rid, "neighbour"),
         moves: [],
         dateMatch: false,
       };

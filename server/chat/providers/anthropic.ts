@@ -73,9 +73,8 @@ export class AnthropicProvider implements ChatProvider {
 
   /** What a failed request becomes: our deadline, the caller's cancel, or the API's own error. */
   private failure(e: unknown, deadline: Deadline, model: string, timedOut: string): ProviderError {
-    if (deadline.timedOut) return new ProviderError("timeout", timedOut, this.id);
-    // Cancelled by the caller (client gone, shutdown): whatever reason the signal carries, say "aborted".
-    if (deadline.signal.aborted) return new ProviderError("aborted", "The request was cancelled.", this.id);
+    const stopped = deadline.stopped(timedOut, this.id);
+    if (stopped) return stopped;
     return toProviderError(e, this.ctx(model));
   }
 
@@ -83,8 +82,7 @@ export class AnthropicProvider implements ChatProvider {
     messages: ChatMessage[],
     opts: GenerateOptions = {},
   ): AsyncGenerator<string, CompletionResult, undefined> {
-    const timeoutMs = opts.timeoutMs ?? this.o.timeoutMs;
-    const deadline = new Deadline(timeoutMs, opts.signal);
+    const { timeoutMs, deadline } = Deadline.of(opts, this.o.timeoutMs);
     const model = opts.model || this.o.model;
     try {
       const body = this.request(messages, opts, model, true) as Anthropic.Messages.MessageCreateParamsStreaming;
@@ -126,8 +124,7 @@ export class AnthropicProvider implements ChatProvider {
   }
 
   async complete(messages: ChatMessage[], opts: GenerateOptions = {}): Promise<CompletionResult> {
-    const timeoutMs = opts.timeoutMs ?? this.o.timeoutMs;
-    const deadline = new Deadline(timeoutMs, opts.signal);
+    const { timeoutMs, deadline } = Deadline.of(opts, this.o.timeoutMs);
     const model = opts.model || this.o.model;
     try {
       const body = this.request(messages, opts, model, false) as Anthropic.Messages.MessageCreateParamsNonStreaming;

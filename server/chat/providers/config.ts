@@ -19,15 +19,16 @@ export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 export const DEFAULT_MAX_TOKENS = 2048;
 
 const trimmed = z.string().trim().max(2000);
+/** A remote provider's saved settings (OpenAI-compatible or Anthropic), and the local one's. */
+const remoteSettings = z
+  .strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() })
+  .optional();
+const llamaSettings = z.strictObject({ modelPath: trimmed.optional() }).optional();
 export const savedProviderSettingsSchema = z.strictObject({
   active: z.enum(PROVIDER_IDS).nullable().optional(),
-  openai: z
-    .strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() })
-    .optional(),
-  anthropic: z
-    .strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() })
-    .optional(),
-  llama: z.strictObject({ modelPath: trimmed.optional() }).optional(),
+  openai: remoteSettings,
+  anthropic: remoteSettings,
+  llama: llamaSettings,
   timeoutSec: z.number().int().min(1).max(3600).optional(),
   maxTokens: z.number().int().min(1).max(200_000).optional(),
   temperature: z.number().min(0).max(2).optional(),
@@ -37,13 +38,9 @@ export type SavedProviderSettings = z.infer<typeof savedProviderSettingsSchema>;
 /** A change from the Settings page: "" clears a saved value (the environment applies again); undefined keeps it. */
 export const providerSettingsPatchSchema = z.strictObject({
   active: z.enum(PROVIDER_IDS).nullable().optional(),
-  openai: z
-    .strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() })
-    .optional(),
-  anthropic: z
-    .strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() })
-    .optional(),
-  llama: z.strictObject({ modelPath: trimmed.optional() }).optional(),
+  openai: remoteSettings,
+  anthropic: remoteSettings,
+  llama: llamaSettings,
   timeoutSec: z.number().int().min(1).max(3600).nullable().optional(),
   maxTokens: z.number().int().min(1).max(200_000).nullable().optional(),
   temperature: z.number().min(0).max(2).nullable().optional(),
@@ -282,6 +279,23 @@ export interface ProviderStatus {
   }[];
 }
 
+/** A remote provider's row of the status (OpenAI-compatible or Anthropic: a model, a base URL and a key). */
+function remoteStatus(cfg: ProviderConfig, id: "openai" | "anthropic"): ProviderStatus["providers"][number] {
+  const { ok, missing } = isConfigured(cfg, id);
+  return {
+    id,
+    label: PROVIDER_LABELS[id],
+    configured: ok,
+    missing,
+    model: cfg[id].model.value,
+    modelSource: cfg[id].model.source,
+    baseUrl: cfg[id].baseUrl.value,
+    baseUrlSource: cfg[id].baseUrl.source,
+    apiKeySet: Boolean(cfg[id].apiKey.value),
+    apiKeySource: cfg[id].apiKey.source,
+  };
+}
+
 export function providerStatus(db: Database.Database): ProviderStatus {
   const cfg = resolveProviderConfig(db);
   const c = (id: ProviderId) => isConfigured(cfg, id);
@@ -314,30 +328,8 @@ export function providerStatus(db: Database.Database): ProviderStatus {
         modelPath: cfg.llama.modelPath.value,
         modelPathSource: cfg.llama.modelPath.source,
       },
-      {
-        id: "openai",
-        label: PROVIDER_LABELS.openai,
-        configured: c("openai").ok,
-        missing: c("openai").missing,
-        model: cfg.openai.model.value,
-        modelSource: cfg.openai.model.source,
-        baseUrl: cfg.openai.baseUrl.value,
-        baseUrlSource: cfg.openai.baseUrl.source,
-        apiKeySet: Boolean(cfg.openai.apiKey.value),
-        apiKeySource: cfg.openai.apiKey.source,
-      },
-      {
-        id: "anthropic",
-        label: PROVIDER_LABELS.anthropic,
-        configured: c("anthropic").ok,
-        missing: c("anthropic").missing,
-        model: cfg.anthropic.model.value,
-        modelSource: cfg.anthropic.model.source,
-        baseUrl: cfg.anthropic.baseUrl.value,
-        baseUrlSource: cfg.anthropic.baseUrl.source,
-        apiKeySet: Boolean(cfg.anthropic.apiKey.value),
-        apiKeySource: cfg.anthropic.apiKey.source,
-      },
+      remoteStatus(cfg, "openai"),
+      remoteStatus(cfg, "anthropic"),
     ],
   };
 }

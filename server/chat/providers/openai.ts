@@ -123,9 +123,8 @@ export class OpenAICompatibleProvider implements ChatProvider {
   /** What a failed request becomes: the local server down, our deadline, the caller's cancel, or the API's own error. */
   private failure(e: unknown, deadline: Deadline, model: string | null, timedOut: string): ProviderError {
     if (e instanceof LocalServerUnavailableError) return this.fail(e, model);
-    if (deadline.timedOut) return new ProviderError("timeout", timedOut, this.id);
-    // Cancelled by the caller (client gone, shutdown): whatever reason the signal carries, say "aborted".
-    if (deadline.signal.aborted) return new ProviderError("aborted", "The request was cancelled.", this.id);
+    const stopped = deadline.stopped(timedOut, this.id);
+    if (stopped) return stopped;
     return this.fail(e, model);
   }
 
@@ -133,8 +132,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
     messages: ChatMessage[],
     opts: GenerateOptions = {},
   ): AsyncGenerator<string, CompletionResult, undefined> {
-    const timeoutMs = opts.timeoutMs ?? this.o.timeoutMs;
-    const deadline = new Deadline(timeoutMs, opts.signal);
+    const { timeoutMs, deadline } = Deadline.of(opts, this.o.timeoutMs);
     const at: { model: string | null } = { model: null };
     try {
       const { client, body: request, model } = await this.prepare(messages, opts, deadline, true, at);
@@ -179,8 +177,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
   }
 
   async complete(messages: ChatMessage[], opts: GenerateOptions = {}): Promise<CompletionResult> {
-    const timeoutMs = opts.timeoutMs ?? this.o.timeoutMs;
-    const deadline = new Deadline(timeoutMs, opts.signal);
+    const { timeoutMs, deadline } = Deadline.of(opts, this.o.timeoutMs);
     const at: { model: string | null } = { model: null };
     try {
       const { client, body: request, model } = await this.prepare(messages, opts, deadline, false, at);

@@ -234,6 +234,23 @@ function describeProviderError(
  * says which. Callers touch() on every chunk, so a long reply that keeps streaming never times out.
  */
 export class Deadline {
+  /** The deadline of one generation: the caller's timeout (else the provider's) and the caller's signal. */
+  static of(
+    opts: { timeoutMs?: number; signal?: AbortSignal },
+    defaultMs: number,
+  ): { timeoutMs: number; deadline: Deadline } {
+    const timeoutMs = opts.timeoutMs ?? defaultMs;
+    return { timeoutMs, deadline: new Deadline(timeoutMs, opts.signal) };
+  }
+
+  /** The error of a request this deadline ended (it ran out, or the caller cancelled it), else null. */
+  stopped(timedOut: string, provider: ProviderId): ProviderError | null {
+    if (this.timedOut) return new ProviderError("timeout", timedOut, provider);
+    // Cancelled by the caller (client gone, shutdown): whatever reason the signal carries, say "aborted".
+    if (this.signal.aborted) return new ProviderError("aborted", "The request was cancelled.", provider);
+    return null;
+  }
+
   readonly controller = new AbortController();
   timedOut = false;
   private timer: NodeJS.Timeout | null = null;

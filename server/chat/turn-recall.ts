@@ -1,0 +1,112 @@
+/** A chat turn's recall (server/chat/turn.ts): retrieval for the prompt, packed under the token budget, and the promotion of what it found. */
+import { packMemories, type PackOptions } from "../memory/pack";
+import { packable, type RetrievedMemory } from "../memory/retrieve";
+import { recordRetrievals } from "../memory/store";
+import type { RecalledMemory } from "./conversations";
+import { search } from "../memory/search";
+import type { MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
+
+export const ms = (t0: number) => Math.round((performance.now() - t0) * 10) / 10;
+
+function toRecalled(r: RetrievedMemory): RecalledMemory {
+  return {
+    id: r.id,
+    content: r.content,
+    timestamp: r.timestamp,
+    kind: r.kind,
+    matchType: r.matchType,
+    importance: r.importance,
+    pinned: r.pinned,
+    scores: r.scores,
+  };
+}
+
+/**
+ * Pack the recalled memories under the budget and say which of them made it in: packMemories is greedy in
+ * rank order, so a memory is in exactly when adding it to the prefix before it raises the count.
+ */
+export function packRecalled(
+  results: RetrievedMemory[],
+  topN: number,
+  tokenBudget: number,
+  opts: PackOptions = {},
+): { block: string; included: RetrievedMemory[] } {
+  const { block } = packMemories(results, topN, tokenBudget, opts);
+  const included: RetrievedMemory[] = [];
+  let before = 0;
+  for (let i = 0; i < Math.min(results.length, topN); i++) {
+    const used = packMemories(results.slice(0, i + 1), topN, tokenBudget, opts).used;
+    if (used > before) included.push(results[i]!);
+    before = used;
+  }
+  return { block, included };
+}
+
+export interface Recall {
+  block: string;
+  memories: RecalledMemory[];
+  considered: number;
+  queries: string[];
+  ms: number;
+  /** Retrieval failed (e.g. the embedding server is down): the reply goes on without memories. */
+  error: string | null;
+  /** The memories this recall counts as retrieved (promoteRecall). */
+  promotable: string[];
+}
+
+export const NO_RECALL: Recall = {
+  block: "",
+  memories: [],
+  considered: 0,
+  queries: [],
+  ms: 0,
+  error: null,
+  promotable: [],
+};
+
+/**
+ * Retrieval for a prompt (docs/retrieval.md). `only: "pinned"` keeps pinned memories only (what a
+ * provider may receive, server/chat/memory-policy.ts). The recalled memories are promoted unless
+ * `promote: false` (then promoteRecall does it once the prompt is sure to be sent).
+ */
+export async function recallForPrompt(
+  memo: MemoContext,
+  input: { space: string; query: string; context: string[]; exclude?: (m: RetrievedMemory) => boolean },
+  opts: { only?: "all" | "pinned"; promote?: boolean } = {},
+): Promise<Recall> {
+  const t0 = performance.now();
+  try {
+    const r = await search(memo, { query: input.query, space: input.space, context: input.context, promote: false });
+    const kept = input.exclude ? r.results.filter((m) => !input.exclude!(m)) : r.results;
+    const allowed = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
+    // Only results at or above the minimum confidence reach the prompt (none: "no memory used"), and only those count as recalled.
+    const usable = packable(allowed, r.settings.minConfidence);
+    const { block, included } = packRecalled(usable, r.settings.topN, r.settings.tokenBudget, {
+      speakers: r.settings.packSpeakers,
+      assistantMaxChars: r.settings.assistantMaxChars,
+    });
+    const recall: Recall = {
+      block,
+      memories: included.map(toRecalled),
+      considered: allowed.length,
+      queries: r.queries.map((q) => q.text),
+      ms: ms(t0),
+      error: null,
+      promotable: usable.map((m) => m.id),
+    };
+    if (opts.promote ?? true) promoteRecall(memo, recall);
+    return recall;
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    // An empty space (nothing stored yet) is not an error worth showing.
+    if (e instanceof ServiceError && e.status === 404) return { ...NO_RECALL, ms: ms(t0) };
+    console.warn(`[chat] memory recall failed, answering without memories: ${message}`);
+    return { ...NO_RECALL, ms: ms(t0), error: `Memory recall failed: ${message}` };
+  }
+}
+
+/** Count a recall into a prompt: retrieval_count +1 and importance promoted for what it found. */
+export function promoteRecall(memo: MemoContext, recall: Recall): void {
+  if (recall.promotable.length) recordRetrievals(memo.db, recall.promotable);
+}
