@@ -1,9 +1,8 @@
-import fs from "node:fs";
-import path from "node:path";
 import type Database from "better-sqlite3";
 import usearch from "usearch";
 import { onVectorWrite, vecLogSeq, type VectorWrite } from "./store";
 import { getMeta } from "../core/meta";
+import { loadGraphs, saveGraphs, type SpaceIndex, type UIndex } from "./ann-files";
 import {
   type AnnSearchHit,
   type AnnState,
@@ -11,7 +10,6 @@ import {
   BUILD_THREADS,
   CONNECTIVITY,
   EXPANSION_ADD,
-  PARAMS,
   POLL_MS,
   SLICE,
   SYNC_REPLAY,
@@ -19,7 +17,6 @@ import {
 } from "./ann-params";
 
 const { Index, MetricKind, ScalarKind } = usearch;
-type UIndex = InstanceType<typeof Index>;
 
 /**
  * In-memory HNSW index (usearch, f16) over memory_vec, one graph per space. vec0 stays the durable
@@ -34,15 +31,9 @@ type UIndex = InstanceType<typeof Index>;
  *   reaches back far enough, or a re-index swap, needs a full rebuild;
  * - self-healing: an update that fails (or a build that fails) schedules a background rebuild; vec0
  *   serves meanwhile, then the index again.
- * The search is widened with the space's size (searchWidth). Rescoring the candidates with their f32
- * vectors from vec0 was measured too and dropped: it changed no recall@10 figure (the f16 order of the
- * true neighbours is right) and cost ~1.5 ms per query in vec0 point lookups.
+ * The search widens with the space's size (searchWidth). An f32 rescoring pass was measured and dropped:
+ * no recall@10 change, ~1.5 ms more per query (docs/retrieval.md#hybrid-search). Saved form: ann-files.ts.
  */
-
-interface SpaceIndex {
-  index: UIndex;
-  size: number;
-}
 
 export class AnnIndex {
   private spaces = new Map<string, SpaceIndex>();
@@ -183,69 +174,27 @@ export class AnnIndex {
     return out;
   }
 
-  private files(spaceId: string) {
-    const base = path.join(this.dir!, encodeURIComponent(spaceId));
-    return { index: `${base}.f16.usearch`, manifest: `${base}.json` };
-  }
-
   /**
    * Load saved graphs of this store (same dimension and parameters, not newer than the store, with the
    * log position they reflect when older); true when loaded. What was written since is caught up.
    */
   private tryLoad(): boolean {
     if (!this.dir) return false;
-    const manifestFile = path.join(this.dir, "manifest.json");
-    if (!fs.existsSync(manifestFile)) return false;
-    try {
-      const m = JSON.parse(fs.readFileSync(manifestFile, "utf8")) as {
-        generation: number;
-        seq?: number;
-        dim: number;
-        params?: string;
-        spaces: Record<string, number>;
-      };
-      const storeGen = this.storeGeneration();
-      if (m.dim !== this.dim || m.params !== PARAMS || m.generation > storeGen) return false;
-      if (m.generation < storeGen && typeof m.seq !== "number") return false;
-      const spaces = new Map<string, SpaceIndex>();
-      for (const [spaceId, size] of Object.entries(m.spaces)) {
-        const index = this.newIndex();
-        index.load(this.files(spaceId).index);
-        if (index.size() !== size) return false;
-        spaces.set(spaceId, { index, size });
-      }
-      this.spaces = spaces;
-      this.generation = m.generation;
-      this.appliedSeq = m.seq ?? vecLogSeq(this.db);
-      this.verifyCounts = true;
-      return true;
-    } catch {
-      return false;
-    }
+    const loaded = loadGraphs(this.dir, { dim: this.dim, storeGeneration: this.storeGeneration() }, () =>
+      this.newIndex(),
+    );
+    if (!loaded) return false;
+    this.spaces = loaded.spaces;
+    this.generation = loaded.manifest.generation;
+    this.appliedSeq = loaded.manifest.seq ?? vecLogSeq(this.db);
+    this.verifyCounts = true;
+    return true;
   }
 
   /** Save the graphs with the generation and log position they reflect. */
   save(): void {
     if (!this.dir || this.state !== "ready") return;
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const spaces: Record<string, number> = {};
-    for (const [spaceId, s] of this.spaces) {
-      if (s.size === 0) continue;
-      s.index.save(this.files(spaceId).index);
-      try {
-        fs.chmodSync(this.files(spaceId).index, 0o600); // vectors of private text: the owner's alone
-      } catch {
-        /* a filesystem without modes */
-      }
-      spaces[spaceId] = s.size;
-    }
-    const tmp = path.join(this.dir, "manifest.json.tmp");
-    fs.writeFileSync(
-      tmp,
-      JSON.stringify({ generation: this.generation, seq: this.appliedSeq, dim: this.dim, params: PARAMS, spaces }),
-      { mode: 0o600 },
-    );
-    fs.renameSync(tmp, path.join(this.dir, "manifest.json"));
+    saveGraphs(this.dir, this.spaces, { generation: this.generation, seq: this.appliedSeq, dim: this.dim });
   }
 
   /**
