@@ -1,5 +1,6 @@
 "use client";
 
+import { ErrorAlert, InlineForm, Label, Muted, Notice, SettingsSection, SettingsTable, Th } from "../_ui/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
@@ -83,46 +84,33 @@ export function AccessSection() {
   };
 
   return (
-    <section
-      aria-labelledby="access-heading"
-      className="space-y-4 rounded border border-zinc-200 p-4 dark:border-zinc-800"
-      data-testid="access-section"
-    >
-      <div>
-        <h2 id="access-heading" className="text-lg font-semibold">
-          Access
-        </h2>
-        {s && (
+    <SettingsSection
+      headingId="access-heading"
+      title="Access"
+      testId="access-section"
+      gap="space-y-4"
+      intro={
+        s && (
           <p className="text-sm text-zinc-500" data-testid="access-mode">
             {s.loginRequired
               ? `Memo listens on ${s.host}: every page and API needs a sign-in or an API token.`
               : `Memo listens on loopback (${s.host}): only this machine can reach it, and no sign-in is needed.`}{" "}
             Owner password: {s.passwordSet ? "set" : "not set"}.
           </p>
-        )}
-      </div>
-      <div aria-live="polite" className="text-sm text-emerald-700 dark:text-emerald-400" data-testid="access-notice">
-        {notice}
-      </div>
-      {error && (
-        <p
-          role="alert"
-          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
-        >
-          {error}
-        </p>
-      )}
+        )
+      }
+    >
+      <Notice testId="access-notice">{notice}</Notice>
+      {error && <ErrorAlert>{error}</ErrorAlert>}
 
       <div className="space-y-2">
         <h3 className="font-medium">API tokens</h3>
-        <p className="text-sm text-zinc-500">
+        <Muted>
           For programs (scripts, OpenAI clients, MCP): send <code>Authorization: Bearer &lt;token&gt;</code>. Only a
           hash is stored; the token is shown once.
-        </p>
-        <form onSubmit={submitToken} aria-label="Create an API token" className="flex flex-wrap items-center gap-2">
-          <label htmlFor="token-name" className="text-sm">
-            Token name
-          </label>
+        </Muted>
+        <InlineForm label="Create an API token" onSubmit={submitToken}>
+          <Label htmlFor="token-name">Token name</Label>
           <input
             id="token-name"
             value={tokenName}
@@ -134,7 +122,7 @@ export function AccessSection() {
           <button type="submit" className={BTN_PRIMARY} disabled={!tokenName.trim() || create.isPending}>
             Create token
           </button>
-        </form>
+        </InlineForm>
         {created && (
           <div
             className="space-y-1 rounded border border-amber-300 bg-amber-50 p-2 text-sm dark:border-amber-800 dark:bg-amber-950"
@@ -152,26 +140,20 @@ export function AccessSection() {
             </button>
           </div>
         )}
-        <table className="w-full text-left text-sm" aria-label="API tokens">
-          <thead className="text-xs uppercase tracking-wide text-zinc-500">
-            <tr>
-              <th scope="col" className="py-1 pr-3">
-                Name
-              </th>
-              <th scope="col" className="py-1 pr-3">
-                Token
-              </th>
-              <th scope="col" className="hidden py-1 pr-3 sm:table-cell">
-                Created
-              </th>
-              <th scope="col" className="hidden py-1 pr-3 sm:table-cell">
-                Last used
-              </th>
-              <th scope="col" className="py-1">
+        <SettingsTable
+          label="API tokens"
+          head={
+            <>
+              <Th className="py-1 pr-3">Name</Th>
+              <Th className="py-1 pr-3">Token</Th>
+              <Th className="hidden py-1 pr-3 sm:table-cell">Created</Th>
+              <Th className="hidden py-1 pr-3 sm:table-cell">Last used</Th>
+              <Th className="py-1">
                 <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+              </Th>
+            </>
+          }
+        >
           <tbody>
             {tokens.data?.length === 0 && (
               <tr>
@@ -209,7 +191,7 @@ export function AccessSection() {
               </tr>
             ))}
           </tbody>
-        </table>
+        </SettingsTable>
       </div>
 
       {s && (s.passwordSet || !s.loginRequired) && (
@@ -220,10 +202,10 @@ export function AccessSection() {
         >
           <h3 className="font-medium">{s.passwordSet ? "Change the owner password" : "Set the owner password"}</h3>
           {!s.passwordSet && (
-            <p className="text-sm text-zinc-500">
+            <Muted>
               Needed before Memo will listen on a network address (MEMO_HOST=0.0.0.0). Other sessions are signed out
               when it changes.
-            </p>
+            </Muted>
           )}
           <div className="flex flex-wrap items-center gap-2">
             {s.passwordSet && (
@@ -290,6 +272,6 @@ export function AccessSection() {
           </button>
         </div>
       )}
-    </section>
+    </SettingsSection>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { ErrorAlert, SettingsSection } from "../_ui/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
@@ -164,22 +165,20 @@ export function ProvidersSection() {
   };
 
   return (
-    <section
-      id="providers"
-      aria-labelledby="providers-heading"
-      className="space-y-4 rounded border border-zinc-200 p-4 dark:border-zinc-800"
-      data-testid="providers-section"
-    >
-      <div>
-        <h2 id="providers-heading" className="text-lg font-semibold">
-          Providers
-        </h2>
+    <SettingsSection
+      anchor="providers"
+      headingId="providers-heading"
+      title="Providers"
+      testId="providers-section"
+      gap="space-y-4"
+      intro={
         <p className="text-sm text-zinc-500">
           The model that answers chat. Memory works the same whichever answers. Values saved here override the
           environment variables (MEMO_PROVIDER, MEMO_OPENAI_BASE_URL, …); API keys stay on this machine and are never
           shown again.
         </p>
-      </div>
+      }
+    >
       <p
         role="status"
         data-testid="provider-state"
@@ -360,14 +359,7 @@ export function ProvidersSection() {
             {notice}
           </span>
         </div>
-        {error && (
-          <p
-            role="alert"
-            className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
-          >
-            {error}
-          </p>
-        )}
+        {error && <ErrorAlert>{error}</ErrorAlert>}
         {testResult && (
           <p
             role={testResult.ok ? "status" : "alert"}
@@ -379,6 +371,6 @@ export function ProvidersSection() {
         )}
       </form>
       <MemorySharing />
-    </section>
+    </SettingsSection>
   );
 }

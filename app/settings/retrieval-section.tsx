@@ -1,5 +1,6 @@
 "use client";
 
+import { ErrorAlert } from "../_ui/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
@@ -142,14 +143,7 @@ export function RetrievalSection() {
           . Try changes on Debug Search first.
         </p>
       </div>
-      {error && (
-        <p
-          role="alert"
-          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
-        >
-          {error.message}
-        </p>
-      )}
+      {error && <ErrorAlert>{error.message}</ErrorAlert>}
       {!draft && !error && <p className="text-sm text-zinc-500">Loading…</p>}
       {draft && d && (
         <form onSubmit={submit} aria-label="Retrieval settings" className="space-y-4">

@@ -1,5 +1,6 @@
 "use client";
 
+import { ErrorAlert, InlineForm, Label, Muted, Notice, SettingsSection, SettingsTable, Th } from "../_ui/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
@@ -65,23 +66,15 @@ export function SpacesSection() {
   const nameValid = name === "" || SPACE_RE.test(name);
 
   return (
-    <section
-      aria-labelledby="spaces-heading"
-      className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800"
-      data-testid="spaces-section"
+    <SettingsSection
+      headingId="spaces-heading"
+      title="Spaces"
+      testId="spaces-section"
+      gap="space-y-3"
+      intro={<Muted>Each memory and conversation belongs to one space; recall never crosses spaces.</Muted>}
     >
-      <div>
-        <h2 id="spaces-heading" className="text-lg font-semibold">
-          Spaces
-        </h2>
-        <p className="text-sm text-zinc-500">
-          Each memory and conversation belongs to one space; recall never crosses spaces.
-        </p>
-      </div>
-      <form onSubmit={submitCreate} aria-label="Create a space" className="flex flex-wrap items-center gap-2">
-        <label htmlFor="space-new" className="text-sm">
-          New space
-        </label>
+      <InlineForm label="Create a space" onSubmit={submitCreate}>
+        <Label htmlFor="space-new">New space</Label>
         <input
           id="space-new"
           value={name}
@@ -96,42 +89,25 @@ export function SpacesSection() {
         {!nameValid && (
           <span className="text-xs text-red-700 dark:text-red-300">1–64 letters, digits, “-” or “_”.</span>
         )}
-      </form>
-      <div aria-live="polite" className="text-sm text-emerald-700 dark:text-emerald-400" data-testid="spaces-notice">
-        {notice}
-      </div>
-      {error && (
-        <p
-          role="alert"
-          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
-        >
-          {error}
-        </p>
-      )}
+      </InlineForm>
+      <Notice testId="spaces-notice">{notice}</Notice>
+      {error && <ErrorAlert>{error}</ErrorAlert>}
       <div className="overflow-x-auto">
-        <table className="w-full text-left text-sm" aria-label="Spaces">
-          <thead className="text-xs uppercase tracking-wide text-zinc-500">
-            <tr>
-              <th scope="col" className="py-1 pr-3">
-                Space
-              </th>
-              <th scope="col" className="py-1 pr-3 text-right">
-                Memories
-              </th>
-              <th scope="col" className="hidden py-1 pr-3 text-right sm:table-cell">
-                Deleted
-              </th>
-              <th scope="col" className="hidden py-1 pr-3 text-right sm:table-cell">
-                Chats
-              </th>
-              <th scope="col" className="hidden py-1 pr-3 text-right sm:table-cell">
-                Documents
-              </th>
-              <th scope="col" className="py-1">
+        <SettingsTable
+          label="Spaces"
+          head={
+            <>
+              <Th className="py-1 pr-3">Space</Th>
+              <Th className="py-1 pr-3 text-right">Memories</Th>
+              <Th className="hidden py-1 pr-3 text-right sm:table-cell">Deleted</Th>
+              <Th className="hidden py-1 pr-3 text-right sm:table-cell">Chats</Th>
+              <Th className="hidden py-1 pr-3 text-right sm:table-cell">Documents</Th>
+              <Th className="py-1">
                 <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+              </Th>
+            </>
+          }
+        >
           <tbody>
             {list.data?.map((s) => (
               <tr
@@ -247,8 +223,8 @@ export function SpacesSection() {
               </tr>
             ))}
           </tbody>
-        </table>
+        </SettingsTable>
       </div>
-    </section>
+    </SettingsSection>
   );
 }

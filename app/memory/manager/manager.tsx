@@ -1,14 +1,15 @@
 "use client";
 
+import { ErrorAlert, Th } from "../../_ui/ui";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Fragment, useEffect, useMemo, useState } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { LifetimePanel } from "../lifetime-panel";
-import { BTN, BTN_DANGER, BTN_PRIMARY, INPUT } from "../../_ui/styles";
+import { BTN, INPUT } from "../../_ui/styles";
+import { BulkBar } from "./bulk-bar";
 import { EMPTY, FilterForm, type Filters } from "./filter-form";
+import { MemoryRow } from "./memory-row";
 import { useDebounced } from "../../_ui/use-debounced";
-
-const fmt = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "—");
 
 /** An undo in the table itself, where the deleted row was. */
 function UndoRow({
@@ -220,87 +221,24 @@ export function Manager() {
           </span>
         )}
       </div>
-      {error && (
-        <p
-          role="alert"
-          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
-        >
-          {error}
-        </p>
-      )}
-      {list.error && (
-        <p
-          role="alert"
-          className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
-        >
-          {list.error.message}
-        </p>
-      )}
+      {error && <ErrorAlert>{error}</ErrorAlert>}
+      {list.error && <ErrorAlert>{list.error.message}</ErrorAlert>}
 
       {selected.size > 0 && (
-        <div
-          role="toolbar"
-          aria-label="Bulk actions"
-          className="sticky top-0 z-10 flex flex-wrap items-center gap-2 rounded border border-zinc-300 bg-white p-2 shadow-sm dark:border-zinc-700 dark:bg-zinc-900"
-        >
-          <span className="text-sm font-medium" data-testid="selected-count">
-            {selected.size} selected
-          </span>
-          <button type="button" className={BTN} disabled={busy} onClick={() => pin.mutate({ ids, pinned: true })}>
-            Pin
-          </button>
-          <button type="button" className={BTN} disabled={busy} onClick={() => pin.mutate({ ids, pinned: false })}>
-            Unpin
-          </button>
-          <span className="flex items-center gap-1">
-            <select
-              aria-label="Importance for selected"
-              value={bulkImportance}
-              onChange={(e) => setBulkImportance(e.target.value)}
-              className={INPUT}
-            >
-              {[0, 1, 2, 3, 4, 5].map((n) => (
-                <option key={n}>{n}</option>
-              ))}
-            </select>
-            <button
-              type="button"
-              className={BTN}
-              disabled={busy}
-              onClick={() => importance.mutate({ ids, importance: Number(bulkImportance) })}
-            >
-              Set importance
-            </button>
-          </span>
-          <button type="button" className={BTN_DANGER} disabled={busy} onClick={() => del.mutate({ ids })}>
-            Delete
-          </button>
-          <button type="button" className={BTN} disabled={busy} onClick={() => restore.mutate({ ids })}>
-            Restore
-          </button>
-          {confirmPurge ? (
-            <span className="flex items-center gap-1 text-xs">
-              Delete {selected.size} for good?
-              <button type="button" className={BTN_DANGER} disabled={busy} onClick={() => purge.mutate({ ids })}>
-                Yes, delete forever
-              </button>
-              <button type="button" className={BTN} onClick={() => setConfirmPurge(false)}>
-                Cancel
-              </button>
-            </span>
-          ) : (
-            <button type="button" className={BTN_DANGER} disabled={busy} onClick={() => setConfirmPurge(true)}>
-              Delete forever…
-            </button>
-          )}
-          <button
-            type="button"
-            className={`${BTN} ml-auto`}
-            onClick={() => (setSelected(new Set()), setConfirmPurge(false))}
-          >
-            Clear selection
-          </button>
-        </div>
+        <BulkBar
+          count={selected.size}
+          busy={busy}
+          onPin={(pinned) => pin.mutate({ ids, pinned })}
+          onImportance={(n) => importance.mutate({ ids, importance: n })}
+          onDelete={() => del.mutate({ ids })}
+          onRestore={() => restore.mutate({ ids })}
+          onPurge={() => purge.mutate({ ids })}
+          onClear={() => setSelected(new Set())}
+          confirmPurge={confirmPurge}
+          setConfirmPurge={setConfirmPurge}
+          bulkImportance={bulkImportance}
+          setBulkImportance={setBulkImportance}
+        />
       )}
 
       <div className="overflow-x-auto rounded border border-zinc-200 dark:border-zinc-800">
@@ -308,29 +246,19 @@ export function Manager() {
         <table className="w-full table-fixed text-left text-sm" aria-label="Memories" aria-busy={list.isFetching}>
           <thead className="bg-zinc-100 text-xs uppercase tracking-wide text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
             <tr>
-              <th scope="col" className="w-8 p-2">
+              <Th className="w-8 p-2">
                 <input
                   type="checkbox"
                   aria-label="Select all on this page"
                   checked={allOnPage}
                   onChange={() => setSelected(allOnPage ? new Set() : new Set(pageIds))}
                 />
-              </th>
-              <th scope="col" className="p-2">
-                Memory
-              </th>
-              <th scope="col" className="hidden w-36 p-2 md:table-cell">
-                Space
-              </th>
-              <th scope="col" className="hidden w-28 p-2 md:table-cell">
-                Kind
-              </th>
-              <th scope="col" className="hidden w-40 p-2 md:table-cell">
-                Time
-              </th>
-              <th scope="col" className="hidden w-24 whitespace-nowrap p-2 text-right lg:table-cell">
-                Recalled
-              </th>
+              </Th>
+              <Th className="p-2">Memory</Th>
+              <Th className="hidden w-36 p-2 md:table-cell">Space</Th>
+              <Th className="hidden w-28 p-2 md:table-cell">Kind</Th>
+              <Th className="hidden w-40 p-2 md:table-cell">Time</Th>
+              <Th className="hidden w-24 whitespace-nowrap p-2 text-right lg:table-cell">Recalled</Th>
             </tr>
           </thead>
           <tbody>
@@ -343,165 +271,24 @@ export function Manager() {
               />
             )}
             {data?.items.map((m) => {
-              const isEditing = editing?.id === m.id;
-              const short = m.content.length > 60 ? `${m.content.slice(0, 60)}…` : m.content;
               return (
                 <Fragment key={m.id}>
-                  <tr
-                    data-testid="memory-row"
-                    data-id={m.id}
-                    data-deleted={m.softDeleted ? "true" : "false"}
-                    className={`border-t border-zinc-200 align-top dark:border-zinc-800 ${m.softDeleted ? "bg-zinc-100/60 dark:bg-zinc-900/60" : ""}`}
-                  >
-                    <td className="p-2">
-                      <input
-                        type="checkbox"
-                        aria-label={`Select: ${short}`}
-                        checked={selected.has(m.id)}
-                        onChange={() => toggle(m.id)}
-                      />
-                    </td>
-                    <td className="min-w-0 p-2">
-                      {isEditing ? (
-                        <form
-                          onSubmit={(e) => {
-                            e.preventDefault();
-                            edit.mutate({ id: m.id, content: editing.draft });
-                          }}
-                          className="space-y-1"
-                        >
-                          <label className="sr-only" htmlFor={`edit-${m.id}`}>
-                            Content
-                          </label>
-                          <textarea
-                            id={`edit-${m.id}`}
-                            autoFocus
-                            value={editing.draft}
-                            onChange={(e) => setEditing({ id: m.id, draft: e.target.value })}
-                            onKeyDown={(e) => e.key === "Escape" && setEditing(null)}
-                            rows={Math.min(10, Math.max(3, Math.ceil(editing.draft.length / 80)))}
-                            className={`w-full ${INPUT}`}
-                          />
-                          <div className="flex gap-2">
-                            <button
-                              type="submit"
-                              className={BTN_PRIMARY}
-                              disabled={edit.isPending || !editing.draft.trim()}
-                            >
-                              {edit.isPending ? "Saving…" : "Save"}
-                            </button>
-                            <button type="button" className={BTN} onClick={() => setEditing(null)}>
-                              Cancel
-                            </button>
-                          </div>
-                        </form>
-                      ) : (
-                        <div
-                          data-testid="memory-content"
-                          className={`line-clamp-4 whitespace-pre-wrap break-words ${m.softDeleted ? "text-zinc-500 line-through decoration-zinc-400" : ""}`}
-                        >
-                          {m.content}
-                        </div>
-                      )}
-                      <div className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500">
-                        {m.pinned && (
-                          <span className="rounded bg-amber-100 px-1.5 font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100">
-                            pinned
-                          </span>
-                        )}
-                        {m.softDeleted && (
-                          <span
-                            className="rounded bg-red-100 px-1.5 font-medium text-red-800 dark:bg-red-950 dark:text-red-200"
-                            data-testid="deleted-badge"
-                          >
-                            deleted · purged {m.purgeAt?.slice(0, 10)}
-                          </span>
-                        )}
-                        <span className="md:hidden">
-                          {m.spaceId} · {m.kind} · {fmt(m.timestamp)}
-                        </span>
-                        {m.documentName && (
-                          <span title={m.documentId ?? ""} data-testid="memory-sources">
-                            from {(m.documentNames.length ? m.documentNames : [m.documentName]).join(", ")}
-                            {m.chunkIndex !== null && m.documentNames.length <= 1 ? ` #${m.chunkIndex + 1}` : ""}
-                          </span>
-                        )}
-                        {m.updatedAt && <span data-testid="edited-date">edited {fmt(m.updatedAt)}</span>}
-                        {!m.documentName && m.conversationId && (
-                          <span>{m.conversationId.startsWith("chatgpt:") ? "ChatGPT import" : "conversation"}</span>
-                        )}
-                      </div>
-                      {!isEditing && (
-                        <div className="mt-2 flex flex-wrap items-center gap-1.5">
-                          <button
-                            type="button"
-                            className={BTN}
-                            aria-pressed={m.pinned}
-                            disabled={busy}
-                            onClick={() => pin.mutate({ ids: [m.id], pinned: !m.pinned })}
-                          >
-                            {m.pinned ? "Unpin" : "Pin"}
-                          </button>
-                          <button
-                            type="button"
-                            className={BTN}
-                            disabled={busy}
-                            onClick={() => (setEditing({ id: m.id, draft: m.content }), setError(null))}
-                          >
-                            Edit
-                          </button>
-                          <label className="flex items-center gap-1 text-xs">
-                            Importance
-                            <select
-                              value={m.importance}
-                              disabled={busy || m.pinned}
-                              title={m.pinned ? "Pinned memories keep importance 5" : undefined}
-                              onChange={(e) => importance.mutate({ ids: [m.id], importance: Number(e.target.value) })}
-                              className={`${INPUT} py-0.5 text-xs`}
-                            >
-                              {[0, 1, 2, 3, 4, 5].map((n) => (
-                                <option key={n}>{n}</option>
-                              ))}
-                            </select>
-                          </label>
-                          {m.softDeleted ? (
-                            <button
-                              type="button"
-                              className={BTN}
-                              disabled={busy}
-                              onClick={() => restore.mutate({ ids: [m.id] })}
-                            >
-                              Restore
-                            </button>
-                          ) : (
-                            <button
-                              type="button"
-                              className={BTN_DANGER}
-                              disabled={busy}
-                              onClick={() => del.mutate({ ids: [m.id] })}
-                            >
-                              Delete
-                            </button>
-                          )}
-                        </div>
-                      )}
-                    </td>
-                    <td className="hidden truncate p-2 md:table-cell" title={m.spaceId}>
-                      {m.spaceId}
-                    </td>
-                    <td className="hidden whitespace-nowrap p-2 md:table-cell">{m.kind}</td>
-                    <td className="hidden whitespace-nowrap p-2 tabular-nums md:table-cell">
-                      <time dateTime={m.timestamp} title={`stored ${fmt(m.createdAt)}`}>
-                        {fmt(m.timestamp)}
-                      </time>
-                    </td>
-                    <td
-                      className="hidden p-2 text-right tabular-nums lg:table-cell"
-                      title={m.lastRetrievedAt ? `last ${fmt(m.lastRetrievedAt)}` : "never"}
-                    >
-                      {m.retrievalCount}×
-                    </td>
-                  </tr>
+                  <MemoryRow
+                    m={m}
+                    selected={selected.has(m.id)}
+                    editing={editing?.id === m.id ? editing : null}
+                    busy={busy}
+                    saving={edit.isPending}
+                    onToggle={() => toggle(m.id)}
+                    onSave={(content) => edit.mutate({ id: m.id, content })}
+                    onDraft={(draft) => setEditing({ id: m.id, draft })}
+                    onCancel={() => setEditing(null)}
+                    onEdit={() => (setEditing({ id: m.id, draft: m.content }), setError(null))}
+                    onPin={(pinned) => pin.mutate({ ids: [m.id], pinned })}
+                    onImportance={(n) => importance.mutate({ ids: [m.id], importance: n })}
+                    onRestore={() => restore.mutate({ ids: [m.id] })}
+                    onDelete={() => del.mutate({ ids: [m.id] })}
+                  />
                   {undo && undo.afterId === m.id && (
                     <UndoRow
                       text={undo.text}
