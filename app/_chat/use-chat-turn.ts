@@ -50,7 +50,7 @@ export function useChatTurn(h: TurnHooks) {
     let replyId = tmpId("a");
     let userId: string | null = null;
     let sentText: string;
-    const placeholder: UiMessage = {
+    const pendingReply: UiMessage = {
       id: replyId,
       role: "assistant",
       content: "",
@@ -65,7 +65,7 @@ export function useChatTurn(h: TurnHooks) {
       sentText = messages[lastUser]!.content;
       body.regenerate = true;
       body.message = sentText;
-      setMessages((ms) => [...ms.slice(0, lastUser + 1), placeholder]);
+      setMessages((ms) => [...ms.slice(0, lastUser + 1), pendingReply]);
     } else {
       sentText = "edit" in req ? req.edit.text : req.text;
       if (!sentText.trim()) return;
@@ -83,12 +83,12 @@ export function useChatTurn(h: TurnHooks) {
         body.editMessageId = req.edit.messageId;
         setMessages((ms) => {
           const at = ms.findIndex((m) => m.id === req.edit.messageId);
-          return [...(at < 0 ? ms : ms.slice(0, at)), user, placeholder];
+          return [...(at < 0 ? ms : ms.slice(0, at)), user, pendingReply];
         });
       } else {
         if (!conversationId) body.space = space;
         if (!conversationId && hooks.current.temporary) body.temporary = true;
-        setMessages((ms) => [...ms, user, placeholder]);
+        setMessages((ms) => [...ms, user, pendingReply]);
       }
     }
     setStreaming(true);
