@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 import { axisVector, openTempStore, type TempStore } from "../test/temp-store";
 import {
   buildFtsQuery,
+  cleanDenseQuery,
   DEFAULT_KEYWORD_OPTIONS,
   keywordSearch,
   keywordSearchScored,
@@ -271,4 +272,30 @@ test("keywordSearchScored: the ceiling is Σ FTS5 idf of the kept terms, what a 
   // keywordSearch gives the same hits; no term, no hits and no ceiling.
   assert.deepEqual(keywordSearch(s.sqlite, "personal", "apple pear", 10), hits);
   assert.deepEqual(keywordSearchScored(s.sqlite, "personal", "the of and", 10), { hits: [], ceiling: 0, terms: [] });
+});
+
+test("document frequency is per space: a word common in another space is kept in this one's queries", () => {
+  const s = store();
+  const db = s.sqlite;
+  // "Priya" is in every memory of the work space (its speaker), in one of the 60 personal ones.
+  add(
+    db,
+    Array.from({ length: 200 }, (_, i) => `Priya: standup notes ${i}`),
+    "work",
+  );
+  const personal = Array.from({ length: 60 }, (_, i) => `garden diary ${i}`);
+  personal[7] = "dinner with Priya on Friday";
+  add(db, personal, "personal");
+  // Store-wide Priya is in 201 of 260 memories (> 0.4); in the personal space in 1 of 60.
+  assert.equal(buildFtsQuery(db, "Priya diary"), '"diary"');
+  assert.equal(buildFtsQuery(db, "Priya", DEFAULT_KEYWORD_OPTIONS, "personal"), '"priya"');
+  assert.equal(buildFtsQuery(db, "Priya diary", DEFAULT_KEYWORD_OPTIONS, "work"), '"diary"');
+  const hits = keywordSearch(db, "personal", "when did I see Priya", 10);
+  assert.equal(hits.length, 1);
+  // The dense query is cleaned per space too: Priya is a speaker's name in work, a person in personal.
+  assert.deepEqual(cleanDenseQuery(db, "personal", "dinner with Priya", 0.08), {
+    text: "dinner with Priya",
+    dropped: [],
+  });
+  assert.deepEqual(cleanDenseQuery(db, "work", "notes from Priya", 0.08).dropped, ["notes", "Priya"]);
 });

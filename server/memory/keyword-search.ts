@@ -46,7 +46,10 @@ function stripDiacritics(s: string): string {
 interface Term {
   word: string;
   stem: string;
+  /** Store-wide document frequency: what FTS5's bm25 idf and the posting-list cost are measured in. */
   df: number;
+  /** Document frequency within the searched space: what "too common to discriminate" is measured in. */
+  spaceDf: number;
 }
 
 /**
@@ -58,13 +61,19 @@ export function buildFtsQuery(
   db: Database.Database | null,
   text: string,
   opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
+  spaceId: string | null = null,
 ): string | null {
-  const kept = selectTerms(db, text, opts);
+  const kept = selectTerms(db, text, opts, spaceId);
   return kept ? kept.map((t) => quoteFtsTerm(t.word)).join(" OR ") : null;
 }
 
 /** The query terms buildFtsQuery keeps, with their document frequencies; null when none is left. */
-function selectTerms(db: Database.Database | null, text: string, opts: KeywordOptions): Term[] | null {
+function selectTerms(
+  db: Database.Database | null,
+  text: string,
+  opts: KeywordOptions,
+  spaceId: string | null,
+): Term[] | null {
   const seen = new Set<string>();
   const terms: Term[] = [];
   for (const w of queryWords(text)) {
@@ -73,16 +82,17 @@ function selectTerms(db: Database.Database | null, text: string, opts: KeywordOp
     if (seen.has(stem)) continue;
     seen.add(stem);
     const df = db ? docFrequency(db, stem) : 0;
-    terms.push({ word: w, stem, df });
+    const spaceDf = db && spaceId !== null ? spaceDocFrequency(db, spaceId, w, stem) : df;
+    terms.push({ word: w, stem, df, spaceDf });
   }
   if (terms.length === 0) return null;
   let kept = terms;
   if (db) {
-    const total = liveDocCount(db);
+    const total = spaceId !== null ? spaceLiveCount(db, spaceId) : liveDocCount(db);
     if (total >= 50) {
-      const discriminating = terms.filter((t) => t.df / total <= opts.maxDocFraction);
+      const discriminating = terms.filter((t) => t.spaceDf / total <= opts.maxDocFraction);
       // Never drop everything: a query of only common words keeps its rarest term.
-      kept = discriminating.length > 0 ? discriminating : [terms.reduce((a, b) => (b.df < a.df ? b : a))];
+      kept = discriminating.length > 0 ? discriminating : [terms.reduce((a, b) => (b.spaceDf < a.spaceDf ? b : a))];
     }
   }
   kept = [...kept].sort((a, b) => a.df - b.df).slice(0, opts.maxTerms);
@@ -126,6 +136,32 @@ function docFrequency(db: Database.Database, stem: string): number {
   return df;
 }
 
+const spaceDfCache = new WeakMap<Database.Database, Map<string, { df: number; at: number }>>();
+const SPACE_DF = `SELECT count(*) AS n FROM memory_fts JOIN memories m ON m.rid = memory_fts.rowid
+  WHERE memory_fts MATCH ? AND m.space_id = ?`;
+
+/**
+ * Document frequency of a term within one space (docs/retrieval.md#keyword-leg): a word common in
+ * another space (its speakers' names) must not be pruned from this space's queries. With one space
+ * holding every live memory it is the store-wide figure; otherwise the term's matches are counted in
+ * the space (cached for a minute in large stores, as docFrequency).
+ */
+function spaceDocFrequency(db: Database.Database, spaceId: string, word: string, stem: string): number {
+  if (counts(db).spaces <= 1) return docFrequency(db, stem);
+  const read = () => (stmt(db, SPACE_DF).get(quoteFtsTerm(word), spaceId) as { n: number }).n;
+  if (liveDocCount(db) < DF_CACHE_MIN_DOCS) return read();
+  let cache = spaceDfCache.get(db);
+  if (!cache) spaceDfCache.set(db, (cache = new Map()));
+  const key = `${spaceId}\u0000${stem}`;
+  const hit = cache.get(key);
+  const now = Date.now();
+  if (hit && now - hit.at < DF_CACHE_TTL_MS) return hit.df;
+  const df = read();
+  if (cache.size > 50_000) cache.clear();
+  cache.set(key, { df, at: now });
+  return df;
+}
+
 function bm25Ceiling(db: Database.Database, terms: Term[]): number {
   const n = liveDocCount(db);
   let sum = 0;
@@ -150,6 +186,23 @@ function counts(db: Database.Database): { n: number; spaces: number } {
 }
 function liveDocCount(db: Database.Database): number {
   return counts(db).n;
+}
+
+const spaceCountCache = new WeakMap<Database.Database, Map<string, { at: number; n: number }>>();
+/** Live memories in one space (cached for 5 s); the store's count when one space holds them all. */
+function spaceLiveCount(db: Database.Database, spaceId: string): number {
+  if (counts(db).spaces <= 1) return liveDocCount(db);
+  let cache = spaceCountCache.get(db);
+  if (!cache) spaceCountCache.set(db, (cache = new Map()));
+  const c = cache.get(spaceId);
+  if (c && Date.now() - c.at < 5000) return c.n;
+  const n = (
+    stmt(db, "SELECT count(*) AS n FROM memories WHERE space_id = ? AND soft_deleted = 0").get(spaceId) as {
+      n: number;
+    }
+  ).n;
+  cache.set(spaceId, { at: Date.now(), n });
+  return n;
 }
 /** Live memories in the store (cached for 5 s, as the keyword leg uses it). */
 export const liveMemoryCount = liveDocCount;
@@ -188,7 +241,7 @@ export function keywordSearchScored(
   limit: number,
   opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
 ): ScoredKeywordHits {
-  const terms = selectTerms(db, text, opts);
+  const terms = selectTerms(db, text, opts, spaceId);
   if (!terms) return { hits: [], ceiling: 0, terms: [] };
   const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
   // The space filter is a join per matching row (half the leg's cost at 10K). When every live memory is
@@ -221,17 +274,18 @@ export function textStems(text: string): Set<string> {
  */
 export function cleanDenseQuery(
   db: Database.Database,
+  spaceId: string,
   text: string,
   maxDocFraction: number,
 ): { text: string; dropped: string[] } {
   if (maxDocFraction >= 1) return { text, dropped: [] };
-  const total = liveDocCount(db);
+  const total = spaceLiveCount(db, spaceId);
   if (total < 50) return { text, dropped: [] };
   const dropped: string[] = [];
   const out = text.replace(/[\p{L}\p{N}\p{M}]+/gu, (w) => {
     const lw = w.normalize("NFKC").toLowerCase();
     if (STOPWORDS.has(lw) || lw.length < 2) return w;
-    const df = docFrequency(db, stemmer(stripDiacritics(lw)));
+    const df = spaceDocFrequency(db, spaceId, lw, stemmer(stripDiacritics(lw)));
     if (df / total > maxDocFraction) {
       dropped.push(w);
       return "";

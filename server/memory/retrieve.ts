@@ -94,6 +94,7 @@ export function packable<T extends { scores: { confidence: number } }>(results: 
 /** What the dense leg embeds for each query: the text cleaned of very common words and of date words. */
 export function denseTexts(
   db: Database.Database,
+  spaceId: string,
   queries: RetrievalQuery[],
   settings: RetrievalSettings,
   time: TimeIntent,
@@ -106,7 +107,7 @@ export function denseTexts(
           .replace(w.text, " ")
           .replace(/\s{2,}/g, " ")
           .trim() || q.text;
-    return cleanDenseQuery(db, text, settings.denseMaxDocFraction).text;
+    return cleanDenseQuery(db, spaceId, text, settings.denseMaxDocFraction).text;
   });
 }
 
@@ -134,7 +135,9 @@ export async function retrieve(
   });
   const time = parseTimeIntent(req.query, new Date(req.now ?? Date.now()));
   const vectors =
-    settings.weights.vector > 0 ? await embedder.embedQueries(denseTexts(db, queries, settings, time)) : [];
+    settings.weights.vector > 0
+      ? await embedder.embedQueries(denseTexts(db, req.spaceId, queries, settings, time))
+      : [];
   const embedMs = ms(t0);
   const out = searchWithVectors(db, req, settings, queries, vectors);
   const p = reindex ? readReindexProgress(db) : null;

@@ -191,7 +191,7 @@ export function queriesFor(
 ): { queries: RetrievalQuery[]; dense: string[] } {
   const queries = buildQueries(q.text, q.context, { contextMessages: s.contextMessages, anchorQuery: s.anchorQuery });
   void ds;
-  return { queries, dense: denseTexts(store.db, queries, s, parseTimeIntent(q.text, new Date(q.at))) };
+  return { queries, dense: denseTexts(store.db, ds.space, queries, s, parseTimeIntent(q.text, new Date(q.at))) };
 }
 
 /** Embed (once, cached) every dense query text the questions need under these settings. */
