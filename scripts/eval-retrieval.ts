@@ -48,6 +48,7 @@ const PREVIOUS: Patch = {
   denseMaxDocFraction: 1,
   neighbourWeight: 0,
   dateBoost: 0,
+  windowWeight: 0,
   recencyBoost: 0,
   duplicateSimilarity: 1,
   personalBoost: 0,
@@ -79,6 +80,7 @@ const KNOBS: { name: string; values: Patch[] }[] = [
   { name: "denseMaxDocFraction", values: [1, 0.3, 0.15, 0.08].map((v) => ({ denseMaxDocFraction: v })) },
   { name: "neighbourWeight", values: [0, 0.1, 0.2, 0.3, 0.5].map((v) => ({ neighbourWeight: v })) },
   { name: "dateBoost", values: [0, 0.25, 0.5, 1, 2].map((v) => ({ dateBoost: v })) },
+  { name: "windowWeight", values: [0, 0.5, 1, 2, 4].map((v) => ({ windowWeight: v })) },
   { name: "recencyBoost", values: [0, 0.25, 0.5, 1].map((v) => ({ recencyBoost: v })) },
   { name: "personalBoost", values: [0, 0.25, 0.5, 1, 2].map((v) => ({ personalBoost: v })) },
   { name: "duplicateSimilarity", values: [1, 0.9, 0.8, 0.7, 0.6].map((v) => ({ duplicateSimilarity: v })) },
@@ -155,11 +157,22 @@ async function main() {
     //    recall@6 stays as high as it can. Whether packed recall@6 then stays within 2 points of
     //    unfiltered is reported, not assumed (the two targets can conflict).
     const tunedRows = await evalOn(tuning, chosen);
-    const sweep = [0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8].map((t) => ({
+    // Steps of 0.01: between two coarse steps unanswerable turns can go from 1.2 to 0.4 packed memories.
+    const sweep = Array.from({ length: 81 }, (_, i) => i / 100).map((t) => ({
       t,
       e: figures(store, tunedRows, t),
     }));
-    const quiet = sweep.find((x) => x.e.unanswerable.packed <= 1.0);
+    // The tuning half has ~24 unanswerable turns: the lowest threshold that meets ≤ 1.0 on them once is
+    // mostly luck. Chosen instead: the lowest that meets it in 90% of 500 bootstrap resamples of those
+    // turns (seeded, so a rerun chooses the same).
+    const unanswerable = tunedRows.filter((r) => r.q.gold.length === 0);
+    const boot = bootstrapSamples(unanswerable.length, 500);
+    const holds = (t: number) => {
+      const packed = unanswerable.map((r) => Math.min(6, r.confidences.filter((c) => c >= t).length));
+      const ok = boot.filter((idx) => idx.reduce((a, i) => a + packed[i]!, 0) / idx.length <= 1.0).length;
+      return ok / boot.length >= 0.9;
+    };
+    const quiet = sweep.find((x) => holds(x.t));
     const minConfidence = quiet ? quiet.t : sweep[sweep.length - 1]!.t;
     chosen = { ...chosen, minConfidence };
     log(`tuning: minConfidence → ${minConfidence}`);
@@ -230,6 +243,19 @@ async function main() {
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** `n` resamples (with replacement) of the indexes 0…size−1, from a fixed seed (mulberry32). */
+function bootstrapSamples(size: number, n: number): number[][] {
+  let a = 0x9e3779b9;
+  const next = () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  if (size === 0) return [];
+  return Array.from({ length: n }, () => Array.from({ length: size }, () => Math.floor(next() * size)));
+}
 
 function countTypes(qs: LifeQuestion[]) {
   return Object.fromEntries(LIFE_TYPES.map((t) => [t, qs.filter((q) => q.type === t).length]));

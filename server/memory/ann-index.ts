@@ -158,13 +158,13 @@ export class AnnIndex {
     }
   }
 
-  /** Search one space; null when the index cannot answer (the caller falls back to vec0). */
-  search(spaceId: string, query: Float32Array, k: number): AnnSearchHit[] | null {
+  /** Search one space; null when the index cannot answer (the caller falls back to vec0). `width`: the bench's sweep. */
+  search(spaceId: string, query: Float32Array, k: number, width?: number): AnnSearchHit[] | null {
     if (!this.isFresh()) return null;
     const s = this.spaces.get(spaceId);
     if (!s || s.size === 0) return [];
     const q = query.byteOffset === 0 && query.length === query.buffer.byteLength / 4 ? query : query.slice();
-    const m = s.index.search(q, Math.min(searchWidth(s.size, k), s.size), 1);
+    const m = s.index.search(q, Math.min(Math.max(k, width ?? searchWidth(s.size, k)), s.size), 1);
     const out: AnnSearchHit[] = [];
     for (let i = 0; i < Math.min(k, m.keys.length); i++) {
       const d = m.distances[i]!;

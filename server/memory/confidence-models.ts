@@ -14,16 +14,16 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -4.086,
+  bias: -3.605,
   weights: {
-    similarity: 1.284,
+    similarity: 0.399,
     keyword: 0,
-    agreement: 1.221,
-    termShare: 2.54,
-    rareMatch: 0,
-    dateMatch: 2.733,
-    suitsIntent: 1.436,
-    personalQuery: 1.013,
+    agreement: 1.106,
+    termShare: 2.478,
+    rareMatch: 0.142,
+    dateMatch: 2.144,
+    suitsIntent: 0.473,
+    personalQuery: 1.669,
   },
   similarityRange: [0.1, 0.7],
 };

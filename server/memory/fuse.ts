@@ -14,6 +14,11 @@ export interface RankedList {
    * it is the best of its list (min-max would give it a full 1 and let it outvote the vector leg).
    */
   ceiling?: number;
+  /**
+   * The memories inside a date window the query names, ranked by similarity to the query (windows.ts):
+   * their similarity is real, but a rank within a window is no vector rank.
+   */
+  window?: boolean;
 }
 
 export interface FusedCandidate {
@@ -75,7 +80,7 @@ export function fuse(lists: RankedList[], method: "rrf" | "linear", k = 60): Fus
       if (list.kind === "vector") {
         c.inVector = true;
         c.similarity = c.similarity === null ? item.score : Math.max(c.similarity, item.score);
-        c.vectorRank = c.vectorRank === null ? rank : Math.min(c.vectorRank, rank);
+        if (!list.window) c.vectorRank = c.vectorRank === null ? rank : Math.min(c.vectorRank, rank);
       } else {
         c.inFts = true;
         c.ftsRank = c.ftsRank === null ? rank : Math.min(c.ftsRank, rank);

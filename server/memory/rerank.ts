@@ -92,7 +92,8 @@ export function withTime(
       c.dateMatch = true;
       if (s.dateBoost > 0) {
         c.fused *= 1 + s.dateBoost;
-        c.moves.push(`date ×${(1 + s.dateBoost).toFixed(2)} (in “${w.text}”)`);
+        const named = w.event ? `${w.text} ${w.event.text}` : w.text;
+        c.moves.push(`date ×${(1 + s.dateBoost).toFixed(2)} (in “${named}”)`);
       }
     }
     if (intent.recent && s.recencyBoost > 0) {

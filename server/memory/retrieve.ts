@@ -5,6 +5,8 @@ import { cleanDenseQuery, keywordSearchScored, liveMemoryCount } from "./keyword
 import { confidences, memoryDate, memoryVectors, newerFirst, withIntent, withNeighbours, withTime } from "./rerank";
 import { queryIntent } from "./personal";
 import { parseTimeIntent, type TimeIntent } from "./time-window";
+import { withEventWindows } from "./event-dates";
+import { windowList } from "./windows";
 import type { Features } from "./confidence-features";
 import { buildQueries, candidatePool, type RetrievalQuery } from "./query-builder";
 import type { RetrievalSettings } from "./settings";
@@ -101,10 +103,10 @@ export function denseTexts(
 ): string[] {
   return queries.map((q) => {
     let text = q.text;
-    for (const w of time.windows)
+    for (const w of [...time.windows.map((x) => x.text), ...time.events.map((e) => e.lead)])
       text =
         text
-          .replace(w.text, " ")
+          .replace(w, " ")
           .replace(/\s{2,}/g, " ")
           .trim() || q.text;
     return cleanDenseQuery(db, spaceId, text, settings.denseMaxDocFraction).text;
@@ -190,7 +192,14 @@ export function searchWithVectors(
     keywordMs += ms(t);
   });
   const tf = process.hrtime.bigint();
-  const time = parseTimeIntent(req.query, new Date(req.now ?? Date.now()));
+  const nowMs = Date.parse(req.now ?? new Date().toISOString());
+  const time = withEventWindows(db, req.spaceId, parseTimeIntent(req.query, new Date(nowMs)), nowMs);
+  // Memories inside a named date window join as candidates (windows.ts), ranked by similarity to the query.
+  const inWindow =
+    settings.weights.vector > 0 && vectors[0]
+      ? windowList(db, req.spaceId, time.windows, vectors[0], settings.windowWeight * settings.weights.vector)
+      : null;
+  if (inWindow) lists.push(inWindow);
   const fusedRaw = fuse(lists, settings.fusion, settings.rrfK);
   const staged0 = withNeighbours(db, fusedRaw, settings, Math.max(k * 2, 20));
   const rows = getMemoriesByRid(
@@ -198,12 +207,7 @@ export function searchWithVectors(
     staged0.map((c) => c.rid),
   );
   const intent = queryIntent(req.query);
-  const staged = withIntent(
-    withTime(staged0, rows, time, settings, Date.parse(req.now ?? new Date().toISOString())),
-    rows,
-    intent,
-    settings,
-  );
+  const staged = withIntent(withTime(staged0, rows, time, settings, nowMs), rows, intent, settings);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);

@@ -39,6 +39,8 @@ export const retrievalSettingsSchema = z.object({
   neighbourGapMinutes: z.number().int().min(1).max(1440),
   /** Time-aware retrieval: score × (1 + dateBoost) inside a date window the query names (0 = off). */
   dateBoost: z.number().min(0).max(5),
+  /** Memories inside a date window the query names join fusion as one more list of this weight (× vector weight; 0 = off). */
+  windowWeight: z.number().min(0).max(5),
   /** "recently", "last time": score × (1 + recencyBoost × 2^(−age/half-life)) (0 = off). */
   recencyBoost: z.number().min(0).max(5),
   recencyHalfLifeDays: z.number().min(1).max(3650),
@@ -73,16 +75,17 @@ const BASE: RetrievalSettings = {
   // Techniques that act on fused scores whatever the embedding model (chosen with USE-lite): date
   // windows, "recently", and the minimum confidence, which is calibrated per model (confidence-models.ts).
   // The personal boost is moderate here (USE-lite measured ×3 under linear fusion; nomic's RRF scores
-  // cannot be measured offline).
+  // cannot be measured offline); so is the window list: one more list of a leg's weight (USE-lite: 4×).
   denseMaxDocFraction: 1,
   neighbourWeight: 0,
   neighbourGapMinutes: 60,
   dateBoost: 2,
+  windowWeight: 1,
   recencyBoost: 0.25,
   recencyHalfLifeDays: 30,
   duplicateSimilarity: 1,
   personalBoost: 0.5,
-  minConfidence: 0.25,
+  minConfidence: 0.23,
   packSpeakers: true,
   assistantMaxChars: 400,
 };
@@ -99,7 +102,10 @@ const BASE: RetrievalSettings = {
  *   second pass); 1 context message; no anchor query, no quality filter (the minimum confidence
  *   replaces it); personal questions favour the person's own statements ×3.
  * - the dense query drops words found in more than 8% of memories (a small gain).
- * - neighbour context and recency among near-duplicates did not help on this set: kept off (0 / 1).
+ * - the memories of a named date window join fusion as one more list, weighted 4× the vector leg (the
+ *   window list, windows.ts: "the day after the concert" asks for memories no leg finds).
+ * - neighbour context: 0.1 (a small gain once the window list was in); recency among near-duplicates did
+ *   not help on this set: kept off (1).
  */
 const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
   { match: /nomic-embed-text/i, settings: {} },
@@ -114,6 +120,8 @@ const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
       minSimilarity: 0,
       denseMaxDocFraction: 0.08,
       personalBoost: 2,
+      windowWeight: 4,
+      neighbourWeight: 0.1,
     },
   },
 ];

@@ -5,21 +5,38 @@ export interface TimeWindow {
   /** Inclusive bounds, ISO-8601 UTC. */
   start: string;
   end: string;
-  /** The words that named it ("last week", "in May"). */
+  /** The words that named it ("last week", "in May"; "the day after" for a window relative to an event). */
   text: string;
+  /** A window relative to an event ("the day after the concert"): the memory its date was taken from. */
+  event?: { text: string; memoryId: string; at: string };
+}
+
+/** "the day after the concert": a span relative to an event, resolved against the space (event-dates.ts). */
+export interface EventRelative {
+  /** "the day after" */
+  lead: string;
+  unit: "day" | "night" | "morning" | "evening" | "week" | "month";
+  relation: "after" | "before";
+  /** "the concert", "I bought the guitar" */
+  event: string;
 }
 
 export interface TimeIntent {
   windows: TimeWindow[];
   /** "recently", "last time", "latest": favour the newest memories. */
   recent: boolean;
+  /** Spans relative to events, not yet dated; retrieval dates them from the memory that tells of the event. */
+  events: EventRelative[];
 }
 
 const DAY = 86_400_000;
 const RECENT =
   /\b(recently|lately|latest|most recent|the other day|last time|these days|nowadays|currently|right now|any more|anymore|still)\b/i;
 // "the day after" / "the week before" followed by an event ("the concert") is relative to that event, not to today.
-const EVENT_RELATIVE = /^the (day|week|night|morning|evening|month) (after|before)$/i;
+const EVENT_RELATIVE = /\bthe (day|week|night|morning|evening|month) (after|before)$/i;
+// The event runs to the end of the clause: punctuation, or a word that starts another clause.
+const EVENT_SPAN =
+  /\b(the (day|week|night|morning|evening|month) (after|before))\s+((?:(?!\b(?:and|but|so|when|what|which|who|where|did|do|was|were|is)\b)[^?.!,;:])+)/gi;
 
 const dayStart = (t: number) => Math.floor(t / DAY) * DAY;
 
@@ -66,7 +83,41 @@ export function parseTimeIntent(query: string, ref: Date): TimeIntent {
       text: r.text,
     });
   }
-  return { windows, recent: RECENT.test(query) };
+  return { windows, recent: RECENT.test(query), events: eventRelatives(query) };
+}
+
+/** "the day after the concert", "the week before I moved": the lead, its unit and relation, the event's words. */
+export function eventRelatives(query: string): EventRelative[] {
+  const out: EventRelative[] = [];
+  for (const m of query.matchAll(EVENT_SPAN)) {
+    const event = m[4]!.trim();
+    if (event.split(/\s+/).length > 12 || !/\p{L}{3}/u.test(event)) continue;
+    out.push({
+      lead: m[1]!,
+      unit: m[2]!.toLowerCase() as EventRelative["unit"],
+      relation: m[3]!.toLowerCase() as EventRelative["relation"],
+      event,
+    });
+  }
+  return out;
+}
+
+/**
+ * The window of "the <unit> after/before" an event dated `at`: the next (previous) calendar day, from
+ * just after the event on (a day after said in local time may still be the same UTC day); the week or month
+ * after (before) it. Never past `now` plus a day.
+ */
+export function eventWindow(r: EventRelative, at: string, now: number): { start: string; end: string } {
+  const t = Date.parse(at);
+  const span = r.unit === "week" ? 7 * DAY : r.unit === "month" ? 31 * DAY : 0;
+  let start: number;
+  let end: number;
+  if (span === 0) {
+    [start, end] = r.relation === "after" ? [t + 1, dayStart(t) + 2 * DAY - 1] : [dayStart(t) - DAY, t - 1];
+  } else {
+    [start, end] = r.relation === "after" ? [t + 1, t + span] : [t - span, t - 1];
+  }
+  return { start: new Date(start).toISOString(), end: new Date(Math.min(end, now + DAY)).toISOString() };
 }
 
 /** Is this date inside one of the windows? */

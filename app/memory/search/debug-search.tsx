@@ -315,7 +315,10 @@ export function DebugSearch() {
                 <dd data-testid="time-windows">
                   {data.time.windows.length
                     ? data.time.windows
-                        .map((w) => `“${w.text}” ${w.start.slice(0, 10)}…${w.end.slice(0, 10)}`)
+                        .map(
+                          (w) =>
+                            `“${w.event ? `${w.text} ${w.event.text}` : w.text}” ${w.start.slice(0, 10)}…${w.end.slice(0, 10)}${w.event ? ` (dated from the memory of ${w.event.at.slice(0, 10)})` : ""}`,
+                        )
                         .join("; ")
                     : "none"}
                   {data.time.recent ? " · asks for recent" : ""}

@@ -122,6 +122,30 @@ const LABEL: Record<string, string> = {
   volunteering: "volunteering",
 };
 
+/** Events a question dates a span from ("the day after I bought the guitar"), by the fact that tells of them. */
+const EVENTS: Record<string, string> = {
+  "allergy:diagnosis": "the allergist confirmed my allergy",
+  "anniversary:plan": "I booked the table for our anniversary",
+  "bookclub:join": "I joined the book club",
+  "cat:adopt": "we brought the kitten home",
+  "dentist:rootcanal": "the dentist said I need a root canal",
+  "dog:adopt": "we adopted the dog from the shelter",
+  "guitar:buy": "I bought the secondhand guitar",
+  "hike:gear": "I bought the tent for the hike",
+  "job:firstweek": "my first week at the new job",
+  "job:review": "my six-month review",
+  "kid:school": "the parent-teacher meeting",
+  "kid:sport": "my son joined the soccer team",
+  "passport:renew": "I sent off the passport renewal",
+  "pottery:start": "I signed up for the wheel-throwing course",
+  "project:launch": "the project launched",
+  "restaurant:fav": "I found my new favourite place to eat",
+  "sleep:insomnia": "I told you I keep waking up at 3am",
+  "trip:book": "I booked the flights",
+  "trip:highlight": "we got back from the trip",
+  "friend-birthday:plan": "I started organising the surprise escape room",
+};
+
 interface Slot {
   e: Exchange;
   key: string;
@@ -292,6 +316,25 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
       context: [],
       gold: near,
       at: new Date(t + rel.after * DAY + 2 * 3_600_000).toISOString(),
+    });
+  }
+
+  // Temporal, relative to an event: "What else did we talk about the day after I bought the guitar?" —
+  // gold is what was said on the next calendar day (the event itself and the rest of its day are not).
+  for (const [key, phrase] of Object.entries(EVENTS)) {
+    const at = when.get(key);
+    if (!at) continue;
+    const next = new Date(Date.parse(at.slice(0, 10)) + DAY).toISOString().slice(0, 10);
+    const gold = memories.filter((m) => m.timestamp.startsWith(next)).map((m) => m.key);
+    if (gold.length === 0 || gold.length > 6) continue;
+    const h = topicFacts.find((t) => t.keys.includes(key))!.half;
+    qs.push({
+      half: h,
+      type: "temporal",
+      text: qr.pick([`What else did we talk about the day after ${phrase}?`, `What came up the day after ${phrase}?`]),
+      context: [],
+      gold,
+      at: ASKED_AT,
     });
   }
 

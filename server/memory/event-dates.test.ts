@@ -1,0 +1,155 @@
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import { axisVector, openTempStore, type TempStore } from "../test/temp-store";
+import { withEventWindows } from "./event-dates";
+import { searchWithVectors } from "./retrieve";
+import { defaultSettingsFor } from "./settings";
+import { insertMemories, softDeleteMemories } from "./store";
+import { eventRelatives, eventWindow, inWindows, parseTimeIntent } from "./time-window";
+
+// A fixed clock: every date below resolves against this turn's date.
+const NOW = Date.parse("2024-09-15T12:00:00.000Z");
+const stores: TempStore[] = [];
+after(() => stores.forEach((s) => s.close()));
+
+test("'the day after <event>' is parsed into its lead, unit, relation and the event's words", () => {
+  assert.deepEqual(eventRelatives("What did I do the day after the concert?"), [
+    { lead: "the day after", unit: "day", relation: "after", event: "the concert" },
+  ]);
+  assert.deepEqual(eventRelatives("Remind me what we talked about the week before I moved, please"), [
+    { lead: "the week before", unit: "week", relation: "before", event: "I moved" },
+  ]);
+  // The event stops where another clause starts.
+  assert.equal(eventRelatives("the morning after the wedding and what did I eat")[0]!.event, "the wedding");
+  assert.deepEqual(eventRelatives("What's my dog called?"), []);
+  assert.deepEqual(eventRelatives("the day after ?"), []);
+  // chrono-node would read "the day after" as tomorrow: it is an event span, not a date window.
+  const intent = parseTimeIntent("what did I do the day after the concert?", new Date(NOW));
+  assert.equal(intent.windows.length, 0);
+  assert.equal(intent.events.length, 1);
+  // …also when chrono-node takes a word before it into the date ("about the day after").
+  assert.equal(parseTimeIntent("What did we talk about the day after the concert?", new Date(NOW)).windows.length, 0);
+});
+
+test("event windows: the next calendar day, or the week/month, just after (before) the event", () => {
+  const at = "2024-06-21T19:30:00.000Z";
+  const day = eventWindow({ lead: "the day after", unit: "day", relation: "after", event: "x" }, at, NOW);
+  assert.deepEqual(day, { start: "2024-06-21T19:30:00.001Z", end: "2024-06-22T23:59:59.999Z" });
+  const before = eventWindow({ lead: "the day before", unit: "day", relation: "before", event: "x" }, at, NOW);
+  assert.deepEqual(before, { start: "2024-06-20T00:00:00.000Z", end: "2024-06-21T19:29:59.999Z" });
+  const week = eventWindow({ lead: "the week after", unit: "week", relation: "after", event: "x" }, at, NOW);
+  assert.equal(week.end, "2024-06-28T19:30:00.000Z");
+  // Never past the turn (plus a day).
+  const late = eventWindow(
+    { lead: "the month after", unit: "month", relation: "after", event: "x" },
+    "2024-09-10T00:00:00.000Z",
+    NOW,
+  );
+  assert.equal(late.end, "2024-09-16T12:00:00.000Z");
+});
+
+test("the event is dated from the space's best keyword match told by the turn's date; none, no window", () => {
+  const s = openTempStore({ model: "test-model", dim: 8 });
+  stores.push(s);
+  const [concert, , , , trashed] = insertMemories(
+    s.sqlite,
+    [
+      {
+        spaceId: "personal",
+        content: "Went to the Fleetwood Mac tribute concert with Ravi tonight",
+        timestamp: "2024-06-21T21:00:00.000Z",
+      },
+      {
+        spaceId: "personal",
+        content: "Slept in, then a long walk by the river",
+        timestamp: "2024-06-22T11:00:00.000Z",
+      },
+      { spaceId: "personal", content: "Booked tickets for the autumn concert", timestamp: "2024-10-01T09:00:00.000Z" },
+      { spaceId: "work", content: "The office concert rehearsal ran late", timestamp: "2024-03-01T18:00:00.000Z" },
+      { spaceId: "personal", content: "The jazz recital was lovely", timestamp: "2024-05-01T20:00:00.000Z" },
+    ],
+    [0, 1, 2, 3, 4].map((i) => axisVector(8, i)),
+    "test-model",
+  );
+  softDeleteMemories(s.sqlite, [trashed!]);
+  const intent = withEventWindows(
+    s.sqlite,
+    "personal",
+    parseTimeIntent("What did I do the day after the concert?", new Date(NOW)),
+    NOW,
+  );
+  assert.equal(intent.windows.length, 1);
+  const w = intent.windows[0]!;
+  // The October concert lies after the turn and the work space's is another space: June's is the event.
+  assert.deepEqual(w.event, { text: "the concert", memoryId: concert, at: "2024-06-21T21:00:00.000Z" });
+  assert.equal(w.text, "the day after");
+  assert.ok(inWindows("2024-06-22T11:00:00.000Z", [w]));
+  assert.equal(inWindows("2024-06-21T21:00:00.000Z", [w]), null, "the event's own memory is not 'after' it");
+  // An event the space never mentions (a soft-deleted memory does not count) dates nothing.
+  const none = withEventWindows(
+    s.sqlite,
+    "personal",
+    parseTimeIntent("the day after the recital?", new Date(NOW)),
+    NOW,
+  );
+  assert.equal(none.windows.length, 0);
+});
+
+test("retrieval: what was said the day after an event comes in through the window list, not by its words", () => {
+  const s = openTempStore({ model: "axis", dim: 8 });
+  stores.push(s);
+  const q = new Float32Array(8);
+  q[0] = 1;
+  // The next day's memory shares no word with the question and is far from it (cosine 0.29); 150 other
+  // memories, on other days, are nearer than it, so the vector leg's 50 candidates never include it.
+  const tap = new Float32Array(8);
+  tap[0] = 0.3;
+  tap[7] = 1;
+  const n = Math.hypot(0.3, 1);
+  tap[0]! /= n;
+  tap[7]! /= n;
+  const fillers = Array.from({ length: 150 }, (_, i) => ({
+    spaceId: "personal",
+    content: `Everyday note number ${i} about errands`,
+    timestamp: new Date(Date.parse("2024-01-01T09:00:00.000Z") + i * 3_600_000).toISOString(),
+  }));
+  const [concert, fixed] = insertMemories(
+    s.sqlite,
+    [
+      {
+        spaceId: "personal",
+        content: "Saw the tribute concert with Ravi tonight",
+        timestamp: "2024-06-21T21:00:00.000Z",
+      },
+      { spaceId: "personal", content: "Fixed the leaking tap in the bathroom", timestamp: "2024-06-22T10:00:00.000Z" },
+      ...fillers,
+    ],
+    [axisVector(8, 3), tap, ...fillers.map(() => axisVector(8, 0, 0.01))],
+    "axis",
+  );
+  const query = "What else did we talk about the day after the concert?";
+  const base = { ...defaultSettingsFor("universal-sentence-encoder-lite"), minConfidence: 0 };
+  const run = (windowWeight: number) =>
+    searchWithVectors(
+      s.sqlite,
+      { query, spaceId: "personal", k: 10, now: "2024-09-15T12:00:00.000Z" },
+      { ...base, windowWeight },
+      [{ role: "main", text: query }],
+      [q],
+    );
+  const on = run(4);
+  assert.equal(on.time.windows[0]!.event!.memoryId, concert);
+  const hit = on.results.find((r) => r.id === fixed);
+  assert.ok(hit && on.results.indexOf(hit) < 2, on.results.map((r) => r.content.slice(0, 20)).join(" | "));
+  assert.ok(
+    hit.moves.some((m) => m.startsWith("date ×3.00 (in “the day after the concert”)")),
+    hit.moves.join("; "),
+  );
+  assert.equal(hit.scores.vectorRank, null, "a rank inside the window is not a vector rank");
+  assert.ok(Math.abs(hit.scores.similarity! - 0.3 / n) < 1e-6, "its similarity is the real one");
+  // Without the window list the date boost has nothing to multiply: the memory is not found at all.
+  assert.equal(
+    run(0).results.find((r) => r.id === fixed),
+    undefined,
+  );
+});
