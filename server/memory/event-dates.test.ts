@@ -72,12 +72,8 @@ test("the event is dated from the space's best keyword match told by the turn's 
     "test-model",
   );
   softDeleteMemories(s.sqlite, [trashed!]);
-  const intent = withEventWindows(
-    s.sqlite,
-    "personal",
-    parseTimeIntent("What did I do the day after the concert?", new Date(NOW)),
-    NOW,
-  );
+  const dated = (q: string) => withEventWindows(s.sqlite, "personal", parseTimeIntent(q, new Date(NOW)), NOW);
+  const intent = dated("What did I do the day after the concert?");
   assert.equal(intent.windows.length, 1);
   const w = intent.windows[0]!;
   // The October concert lies after the turn and the work space's is another space: June's is the event.
@@ -86,13 +82,7 @@ test("the event is dated from the space's best keyword match told by the turn's 
   assert.ok(inWindows("2024-06-22T11:00:00.000Z", [w]));
   assert.equal(inWindows("2024-06-21T21:00:00.000Z", [w]), null, "the event's own memory is not 'after' it");
   // An event the space never mentions (a soft-deleted memory does not count) dates nothing.
-  const none = withEventWindows(
-    s.sqlite,
-    "personal",
-    parseTimeIntent("the day after the recital?", new Date(NOW)),
-    NOW,
-  );
-  assert.equal(none.windows.length, 0);
+  assert.equal(dated("the day after the recital?").windows.length, 0);
 });
 
 test("retrieval: what was said the day after an event comes in through the window list, not by its words", () => {

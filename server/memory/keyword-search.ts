@@ -105,54 +105,19 @@ function selectTerms(
   return kept;
 }
 
-/**
- * The bm25 magnitude of a memory holding each kept query term once at average length: Σ idf(term)
- * with FTS5's own idf, log((N − df + 0.5) / (df + 0.5)) floored at 1e-6. A hit's −bm25 divided by this
- * says how much of the query it matches (≈ 1: all of it; small: one common word), whatever the other
- * hits are, which a min-max over the hit list cannot say.
- */
 const dfCache = new WeakMap<Database.Database, Map<string, { df: number; at: number }>>();
 const DF_CACHE_MIN_DOCS = 10_000;
 const DF_CACHE_TTL_MS = 60_000;
 
 /**
- * Document frequency of a (stemmed) term from the fts5vocab table. fts5vocab counts documents by
- * walking the term's whole posting list, so a common term costs milliseconds at 1M memories: in large
- * stores the figure is cached for a minute (it only steers pruning and score scaling, where a slightly
- * old count is harmless). Small stores read it fresh.
+ * A document frequency, read fresh in small stores and cached for a minute in large ones: counting walks
+ * the term's whole posting list, so a common term costs milliseconds at 1M memories, and the figure only
+ * steers pruning and score scaling, where a slightly old count is harmless.
  */
-function docFrequency(db: Database.Database, stem: string): number {
-  const read = () =>
-    (stmt(db, "SELECT doc FROM memory_fts_vocab WHERE term = ?").get(stem) as { doc: number } | undefined)?.doc ?? 0;
+function cachedDf(db: Database.Database, key: string, read: () => number): number {
   if (liveDocCount(db) < DF_CACHE_MIN_DOCS) return read();
   let cache = dfCache.get(db);
   if (!cache) dfCache.set(db, (cache = new Map()));
-  const hit = cache.get(stem);
-  const now = Date.now();
-  if (hit && now - hit.at < DF_CACHE_TTL_MS) return hit.df;
-  const df = read();
-  if (cache.size > 50_000) cache.clear();
-  cache.set(stem, { df, at: now });
-  return df;
-}
-
-const spaceDfCache = new WeakMap<Database.Database, Map<string, { df: number; at: number }>>();
-const SPACE_DF = `SELECT count(*) AS n FROM memory_fts JOIN memories m ON m.rid = memory_fts.rowid
-  WHERE memory_fts MATCH ? AND m.space_id = ?`;
-
-/**
- * Document frequency of a term within one space (docs/retrieval.md#keyword-leg): a word common in
- * another space (its speakers' names) must not be pruned from this space's queries. With one space
- * holding every live memory it is the store-wide figure; otherwise the term's matches are counted in
- * the space (cached for a minute in large stores, as docFrequency).
- */
-function spaceDocFrequency(db: Database.Database, spaceId: string, word: string, stem: string): number {
-  if (counts(db).spaces <= 1) return docFrequency(db, stem);
-  const read = () => (stmt(db, SPACE_DF).get(quoteFtsTerm(word), spaceId) as { n: number }).n;
-  if (liveDocCount(db) < DF_CACHE_MIN_DOCS) return read();
-  let cache = spaceDfCache.get(db);
-  if (!cache) spaceDfCache.set(db, (cache = new Map()));
-  const key = `${spaceId}\u0000${stem}`;
   const hit = cache.get(key);
   const now = Date.now();
   if (hit && now - hit.at < DF_CACHE_TTL_MS) return hit.df;
@@ -162,6 +127,40 @@ function spaceDocFrequency(db: Database.Database, spaceId: string, word: string,
   return df;
 }
 
+/** Store-wide document frequency of a (stemmed) term, from the fts5vocab table. */
+function docFrequency(db: Database.Database, stem: string): number {
+  return cachedDf(
+    db,
+    stem,
+    () =>
+      (stmt(db, "SELECT doc FROM memory_fts_vocab WHERE term = ?").get(stem) as { doc: number } | undefined)?.doc ?? 0,
+  );
+}
+
+const SPACE_DF = `SELECT count(*) AS n FROM memory_fts JOIN memories m ON m.rid = memory_fts.rowid
+  WHERE memory_fts MATCH ? AND m.space_id = ?`;
+
+/**
+ * Document frequency of a term within one space (docs/retrieval.md#keyword-leg): a word common in
+ * another space (its speakers' names) must not be pruned from this space's queries. With one space
+ * holding every live memory it is the store-wide figure; otherwise the term's matches are counted in
+ * the space.
+ */
+function spaceDocFrequency(db: Database.Database, spaceId: string, word: string, stem: string): number {
+  if (counts(db).spaces <= 1) return docFrequency(db, stem);
+  return cachedDf(
+    db,
+    `${spaceId}\u0000${stem}`,
+    () => (stmt(db, SPACE_DF).get(quoteFtsTerm(word), spaceId) as { n: number }).n,
+  );
+}
+
+/**
+ * The bm25 magnitude of a memory holding each kept query term once at average length: Σ idf(term)
+ * with FTS5's own idf, log((N − df + 0.5) / (df + 0.5)) floored at 1e-6. A hit's −bm25 divided by this
+ * says how much of the query it matches (≈ 1: all of it; small: one common word), whatever the other
+ * hits are, which a min-max over the hit list cannot say.
+ */
 function bm25Ceiling(db: Database.Database, terms: Term[]): number {
   const n = liveDocCount(db);
   let sum = 0;
