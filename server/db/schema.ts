@@ -48,6 +48,7 @@ export const memories = sqliteTable(
     index("memories_conversation_idx").on(t.conversationId),
     index("memories_document_idx").on(t.documentId),
     index("memories_timestamp_idx").on(t.timestamp),
+    index("memories_space_time_idx").on(t.spaceId, t.softDeleted, t.timestamp),
   ],
 );
 
