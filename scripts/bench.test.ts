@@ -43,7 +43,15 @@ const finite = (x: unknown, what: string) =>
   assert.ok(typeof x === "number" && Number.isFinite(x), `${what} is a finite number (${String(x)})`);
 
 test("npm run bench: whole-turn timings for both profiles, recall on both vector sets, and catch-up after another process's writes", async () => {
-  const r = await runJson("scripts/bench.ts", ["--sizes", "400", "--queries", "12", "--no-embed-cost"]);
+  const r = await runJson("scripts/bench.ts", [
+    "--sizes",
+    "400",
+    "--queries",
+    "12",
+    "--no-embed-cost",
+    "--widths",
+    "10,400",
+  ]);
   const s = r.sizes[0];
   assert.equal(s.n, 400);
   for (const key of ["hybrid", "vector", "exact", "keyword", "turn", "turnNomic"]) {
@@ -54,6 +62,14 @@ test("npm run bench: whole-turn timings for both profiles, recall on both vector
   assert.equal(s.turnNomic.queriesPerTurn, 2, "the nomic profile: main query with 3 context messages, and the anchor");
   finite(s.recallAt10, "clustered recall@10");
   finite(s.fitted.recallAt10, "fitted recall@10");
+  finite(s.fitted.turn.p50, "fitted turn.p50");
+  // The width sweep: the whole graph (400 of 400) is exact; the narrowest width can only do worse.
+  assert.deepEqual(
+    s.fitted.widthSweep.map((w: { width: number }) => w.width),
+    [10, 400],
+  );
+  assert.equal(s.fitted.widthSweep[1].recallAt10, 1);
+  assert.ok(s.fitted.widthSweep[0].recallAt10 <= 1);
   assert.ok(s.fitted.vectors.effectiveDimension > 5, "the fitted set follows the fitted spectrum");
   finite(s.buildMs, "index build time");
   assert.equal(s.queriesServedByVec0, 0, "the built index serves");

@@ -2,17 +2,17 @@
  * `npm run bench`: retrieval latency on synthetic stores, JSON out.
  *
  *   npm run bench -- --sizes 10000,100000 [--queries 200] [--dim 768] [--sets clustered,fitted] [--out bench.json]
- *                    [--no-embed-cost] [--stores-only]
+ *                    [--no-embed-cost] [--stores-only] [--widths 512,1024,2048]
  *
  * Per size, two stores of n memories (generated from fixed seeds, cached under data/bench/), one per
  * vector set (scripts/bench/synthetic.ts): `clustered` (cluster structure of low intrinsic dimension) and
  * `fitted` (Gaussian with the spectrum of real USE-lite embeddings: no clusters to lean on). For each set:
  * the served vector leg's p50/p95 and recall@10 against an exact scan in this process (the baseline),
- * and the index build time. For the clustered store also: hybrid retrieval (searchWithVectors, one
- * query), vec0 KNN and the keyword leg alone; `turn` and `turnNomic`, the chat turn's retrieval path
- * (recallForPrompt: query building, both legs per query, fusion, filter, packing) with the offline
- * profile's settings and with the nomic profile's (3 context messages and the anchor query), query
- * embedding excluded; and `foreignWrites`: how long after another process wrote 100 memories searches
+ * the index build time, `turn` and `turnNomic`, the chat turn's retrieval path (recallForPrompt: query
+ * building, both legs per query, fusion, filter, packing) with the offline profile's settings and with
+ * the nomic profile's (3 context messages and the anchor query), query embedding excluded, and with
+ * `--widths` recall@10 and latency of the index at those search widths. For the clustered store also:
+ * hybrid retrieval (searchWithVectors, one query), vec0 KNN and the keyword leg alone; and `foreignWrites`: how long after another process wrote 100 memories searches
  * are served by the index again. All in ms.
  */
 import { spawn } from "node:child_process";
@@ -43,6 +43,8 @@ const { values } = parseArgs({
     "embed-cost": { type: "boolean", default: true },
     /** Only generate (and cache) the stores, e.g. ahead of a long run. */
     "stores-only": { type: "boolean", default: false },
+    /** Also measure recall@10 and latency of the index at these search widths (e.g. 512,1024,2048). */
+    widths: { type: "string" },
   },
   allowNegative: true,
 });
@@ -223,6 +225,31 @@ async function foreignWrites(db: import("better-sqlite3").Database, file: string
   };
 }
 
+/** recall@10 and latency of the index at each of `--widths`, over the same queries and exact answers. */
+function widthSweep(
+  db: import("better-sqlite3").Database,
+  queries: { vec: Float32Array }[],
+  truths: number[][],
+  pool: number,
+  k: number,
+) {
+  const ann = annFor(db)!;
+  return values
+    .widths!.split(",")
+    .map(Number)
+    .map((width) => {
+      const ms: number[] = [];
+      let hits = 0;
+      queries.forEach((q, i) => {
+        const [t, found] = time(() => ann.search(SPACE, q.vec, pool, width) ?? []);
+        ms.push(t);
+        const got = new Set(found.slice(0, k).map((h) => h.rid));
+        hits += truths[i]!.filter((x) => got.has(x)).length;
+      });
+      return { width, recallAt10: +(hits / (queries.length * k)).toFixed(4), ...stats(ms) };
+    });
+}
+
 async function benchSet(n: number, set: VectorSet) {
   const { opened, built, buildMs } = await buildStore(n, set);
   const db = opened.sqlite;
@@ -246,12 +273,14 @@ async function benchSet(n: number, set: VectorSet) {
   const exact: number[] = [];
   let recallHits = 0;
   let servedByVec0 = 0;
+  const truths: number[][] = [];
   for (const q of queries) {
     const [tv, served] = time(() => vectorSearchWithSource(db, SPACE, q.vec, pool));
     vector.push(tv);
     if (served.source !== "ann") servedByVec0++;
     const [te, truth] = time(() => exactTopK(mat, rids, q.vec, k));
     exact.push(te);
+    truths.push(truth);
     const got = new Set(served.hits.slice(0, k).map((h) => h.rid));
     recallHits += truth.filter((x) => got.has(x)).length;
   }
@@ -265,6 +294,17 @@ async function benchSet(n: number, set: VectorSet) {
     storeBuilt: built,
     queriesServedByVec0: servedByVec0,
   };
+  if (values.widths) out.widthSweep = widthSweep(db, queries, truths, pool, k);
+  // Chat turns (both sets: the fitted one's graph is the harder, the realistic one): a message of 8–16
+  // words (so the nomic profile adds its anchor query) after 3 earlier user messages on the same topic;
+  // vectors drawn like the stored ones (main query, then anchor).
+  const turns: BenchTurn[] = queries.map((q) => ({
+    message: text(r, zipf, 8 + Math.floor(r() * 9), q.topic),
+    context: Array.from({ length: 3 }, () => text(r, zipf, 5 + Math.floor(r() * 8), q.topic)),
+    vectors: [q.vec, space.point(q.topic, r)],
+  }));
+  out.turn = await timeTurns(db, MODEL, DIM, SPACE, OFFLINE_PROFILE, turns);
+  out.turnNomic = await timeTurns(db, MODEL, DIM, SPACE, MODEL, turns);
   if (set === "clustered") {
     const hybrid: number[] = [];
     const vec0: number[] = [];
@@ -277,15 +317,6 @@ async function benchSet(n: number, set: VectorSet) {
       keyword.push(time(() => keywordSearch(db, SPACE, q.text, pool, settings))[0]);
     }
     Object.assign(out, { hybrid: stats(hybrid), vec0: stats(vec0), keyword: stats(keyword) });
-    // Chat turns: a message of 8–16 words (so the nomic profile adds its anchor query) after 3 earlier
-    // user messages on the same topic; vectors drawn like the stored ones (main query, then anchor).
-    const turns: BenchTurn[] = queries.map((q) => ({
-      message: text(r, zipf, 8 + Math.floor(r() * 9), q.topic),
-      context: Array.from({ length: 3 }, () => text(r, zipf, 5 + Math.floor(r() * 8), q.topic)),
-      vectors: [q.vec, space.point(q.topic, r)],
-    }));
-    out.turn = await timeTurns(db, MODEL, DIM, SPACE, OFFLINE_PROFILE, turns);
-    out.turnNomic = await timeTurns(db, MODEL, DIM, SPACE, MODEL, turns);
     out.foreignWrites = await foreignWrites(db, opened.file, queries[0]!.vec);
     out.ratios = {
       vectorOverExact: +((out.vector as { p50: number }).p50 / (out.exact as { p50: number }).p50).toFixed(3),

@@ -24,10 +24,11 @@ export const BUILD_THREADS = 1;
  * width falls as the graph grows, so it widens with size. Measured with `npm run bench` and a sweep of
  * widths on its two vector sets; the harder one (Gaussian with the spectrum of real embeddings, no
  * clusters) sets the widths: recall@10 at 10K 0.995 with 128; at 100K 0.956 with 192, 0.989 with 384,
- * 0.995 with 512. Beyond 200K twice that again (see README "Latency" for the 1M figures).
+ * 0.995 with 512. At 1M (fitted set, `npm run bench -- --sizes 1000000 --sets fitted --widths …`):
+ * 0.979 with 1024, 0.991 with 1536 (p50 16.4 → 23.6 ms), 0.9965 with 2048, 0.998 with 3072.
  */
 export function searchWidth(size: number, k: number): number {
-  const ef = size <= 20_000 ? 128 : size <= 200_000 ? 512 : 1024;
+  const ef = size <= 20_000 ? 128 : size <= 200_000 ? 512 : 1536;
   return Math.max(k, ef);
 }
 
