@@ -166,7 +166,7 @@ export function RetrievalSection() {
               onChange={(v) => set("minConfidence", v)}
               min={0}
               max={1}
-              step={0.05}
+              step={0.01}
             />
             <NumberField
               id="rs-minsim"
