@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { stmt } from "../core/statements";
 import { confidenceModelFor, confidenceOf, contributions, features } from "./confidence";
 import type { FeatureName, Features } from "./confidence-features";
 import { unscored, type FusedCandidate } from "./fuse";
@@ -106,7 +107,8 @@ export function withTime(
   return cands.sort((a, b) => b.fused - a.fused || a.rid - b.rid);
 }
 
-const cosine = (a: Float32Array, b: Float32Array) => {
+/** Cosine similarity of two unit vectors (stored and query vectors are unit length): their dot product. */
+export const cosine = (a: Float32Array, b: Float32Array) => {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;
@@ -115,7 +117,7 @@ const cosine = (a: Float32Array, b: Float32Array) => {
 /** Stored vectors of some memories (live ones are in memory_vec; unit length). */
 export function memoryVectors(db: Database.Database, rids: number[]): Map<number, Float32Array> {
   const out = new Map<number, Float32Array>();
-  const st = db.prepare("SELECT embedding FROM memory_vec WHERE rowid = ?");
+  const st = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
   for (const rid of rids) {
     const r = st.get(BigInt(rid)) as { embedding: Buffer } | undefined;
     if (r)

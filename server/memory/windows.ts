@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { stmt } from "../core/statements";
 import type { RankedList } from "./fuse";
-import { memoryVectors } from "./rerank";
+import { cosine, memoryVectors } from "./rerank";
 import type { TimeWindow } from "./time-window";
 
 /** Most memories a window list reads (a month of a busy history; more would cost milliseconds). */
@@ -31,13 +31,7 @@ export function windowList(
       if (rids.size < WINDOW_LIMIT) rids.add(r.rid);
   if (rids.size === 0) return null;
   const vecs = memoryVectors(db, [...rids]);
-  const items = [...vecs].map(([rid, v]) => ({ rid, score: dot(query, v) })).sort((a, b) => b.score - a.score);
+  const items = [...vecs].map(([rid, v]) => ({ rid, score: cosine(query, v) })).sort((a, b) => b.score - a.score);
   if (items.length === 0) return null;
   return { kind: "vector", window: true, weight, ceiling: Math.max(1e-6, items[0]!.score), items };
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
 }
