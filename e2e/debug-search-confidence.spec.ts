@@ -1,11 +1,15 @@
+import type { Page } from "@playwright/test";
 import { test, expect } from "./fixtures";
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
 
 /**
  * Debug Search shows each result's calibrated confidence and what moved it, and what a prompt would get
  * at the current minimum confidence (the same figures the API returns).
  */
-// A subject no other spec stores: keyword statistics (df) are store-wide, and the e2e store holds every spec's
-// memories, so a word common elsewhere (other specs store many dog facts) would be dropped from the dense query here.
+// A subject no other spec stores (keyword statistics are per space, but a distinct subject keeps this
+// spec's ranking independent of what the fixture's space is shared with).
 const DOG =
   "User: Our tortoise Shelly is a Hermann's tortoise and she loves eating dandelions.\nAssistant: Tortoises need calcium and a warm basking spot.";
 const CSS =
@@ -48,4 +52,36 @@ test("each result shows its confidence and what moved it; the would-be-packed li
   // A coding question: the CSS exchange may come back as a result, but nothing would be packed.
   await debugSearch.search("How do I center a div with flexbox?", { space });
   await expect(debugSearch.page.getByTestId("would-be-packed")).toContainText("none — no memory used");
+});
+
+test("a span relative to an event is dated from the memory that tells of it, and what was said then is found", async ({
+  api,
+  space,
+  debugSearch,
+}) => {
+  const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+  const CONCERT =
+    "User: Went to the Fleetwood Mac tribute concert with Ravi tonight.\nAssistant: Sounds like a great night out.";
+  const TAP =
+    "User: Fixed the leaking tap in the bathroom this morning.\nAssistant: Nice work, a new washer usually does it.";
+  await api.addMemories([
+    { text: CONCERT, space, timestamp: day(10) },
+    { text: TAP, space, timestamp: new Date(Date.parse(day(10)) + 14 * 3_600_000).toISOString() },
+  ]);
+  const query = "What else did we talk about the day after the concert?";
+  const viaApi = (await api.search({ query, space })) as unknown as {
+    results: { content: string; moves: string[] }[];
+    time: { windows: { text: string; event?: { text: string } }[] };
+  };
+  expect(viaApi.time.windows.map((w) => [w.text, w.event?.text])).toEqual([["the day after", "the concert"]]);
+  const tap = viaApi.results.find((r) => r.content.startsWith("User: Fixed the leaking tap"));
+  expect(tap?.moves.some((m) => m.startsWith("date ×") && m.includes("the day after the concert"))).toBe(true);
+
+  await debugSearch.goto();
+  await debugSearch.search(query, { space });
+  await expect(debugSearch.page.getByTestId("time-windows")).toContainText("“the day after the concert”");
+  await expect(debugSearch.page.getByTestId("time-windows")).toContainText("dated from the memory of");
+  await shot(debugSearch.page, "debug-search-event-1280");
+  await debugSearch.page.setViewportSize({ width: 390, height: 844 });
+  await shot(debugSearch.page, "debug-search-event-390");
 });

@@ -134,7 +134,7 @@ export function DebugSearch() {
         <fieldset className="flex min-w-0 flex-wrap items-center gap-x-4 gap-y-2 text-sm">
           <legend className="sr-only">Pipeline options</legend>
           <label className="flex min-w-0 max-w-full items-center gap-2">
-            Space
+            <span className="shrink-0">Space</span>
             <select value={space} onChange={(e) => setSpace(e.target.value)} className={`min-w-0 max-w-full ${INPUT}`}>
               {(spaces.data ?? ["personal"]).map((s) => (
                 <option key={s}>{s}</option>
