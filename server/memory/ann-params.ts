@@ -24,11 +24,13 @@ export const BUILD_THREADS = 1;
  * width falls as the graph grows, so it widens with size. Measured with `npm run bench` and a sweep of
  * widths on its two vector sets; the harder one (Gaussian with the spectrum of real embeddings, no
  * clusters) sets the widths: recall@10 at 10K 0.995 with 128; at 100K 0.956 with 192, 0.989 with 384,
- * 0.995 with 512. At 1M (fitted set, `npm run bench -- --sizes 1000000 --sets fitted --widths …`):
- * 0.979 with 1024, 0.991 with 1536 (p50 16.4 → 23.6 ms), 0.9965 with 2048, 0.998 with 3072.
+ * 0.995 with 512. At 1M (fitted set, `npm run bench -- --sizes 1000000 --sets fitted --queries 400
+ * --widths …`), on queries 201–400 (1–200 were the ones first looked at): 0.961 with 1024, 0.975 with
+ * 1536, 0.987 with 2048 (p50 ~25 ms), 0.994 with 3072 (~36 ms). 1536 looked enough on the first 200 (0.991)
+ * and was not on fresh queries.
  */
 export function searchWidth(size: number, k: number): number {
-  const ef = size <= 20_000 ? 128 : size <= 200_000 ? 512 : 1536;
+  const ef = size <= 20_000 ? 128 : size <= 200_000 ? 512 : 2048;
   return Math.max(k, ef);
 }
 
