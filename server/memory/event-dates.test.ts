@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { axisVector, openTempStore, type TempStore } from "../test/temp-store";
-import { withEventWindows } from "./event-dates";
+import { eventCandidates, withEventWindows } from "./event-dates";
 import { searchWithVectors } from "./retrieve";
 import { defaultSettingsFor } from "./settings";
 import { insertMemories, softDeleteMemories } from "./store";
@@ -31,12 +31,22 @@ test("'the day after <event>' is parsed into its lead, unit, relation and the ev
   assert.equal(parseTimeIntent("What did we talk about the day after the concert?", new Date(NOW)).windows.length, 0);
 });
 
-test("event windows: the next calendar day, or the week/month, just after (before) the event", () => {
+test("event windows: the next (previous) calendar day, or the week/month just after (before) the event", () => {
   const at = "2024-06-21T19:30:00.000Z";
   const day = eventWindow({ lead: "the day after", unit: "day", relation: "after", event: "x" }, at, NOW);
-  assert.deepEqual(day, { start: "2024-06-21T19:30:00.001Z", end: "2024-06-22T23:59:59.999Z" });
+  // The rest of the event's own day is not "the day after".
+  assert.deepEqual(day, { start: "2024-06-22T00:00:00.000Z", end: "2024-06-22T23:59:59.999Z" });
   const before = eventWindow({ lead: "the day before", unit: "day", relation: "before", event: "x" }, at, NOW);
-  assert.deepEqual(before, { start: "2024-06-20T00:00:00.000Z", end: "2024-06-21T19:29:59.999Z" });
+  assert.deepEqual(before, { start: "2024-06-20T00:00:00.000Z", end: "2024-06-20T23:59:59.999Z" });
+  // Calendar days are the person's: 19:30 UTC is already the 22nd in Tokyo (UTC+9), so the day after
+  // is Tokyo's 23rd; in New York (UTC−4) it is still the 21st, and the day after is New York's 22nd.
+  const tokyo = eventWindow({ lead: "the day after", unit: "day", relation: "after", event: "x" }, at, NOW, 540);
+  assert.deepEqual(tokyo, { start: "2024-06-22T15:00:00.000Z", end: "2024-06-23T14:59:59.999Z" });
+  const ny = eventWindow({ lead: "the day after", unit: "day", relation: "after", event: "x" }, at, NOW, -240);
+  assert.deepEqual(ny, { start: "2024-06-22T04:00:00.000Z", end: "2024-06-23T03:59:59.999Z" });
+  // "The night after" starts right after the event and runs to the end of the next day.
+  const night = eventWindow({ lead: "the night after", unit: "night", relation: "after", event: "x" }, at, NOW);
+  assert.deepEqual(night, { start: "2024-06-21T19:30:00.001Z", end: "2024-06-22T23:59:59.999Z" });
   const week = eventWindow({ lead: "the week after", unit: "week", relation: "after", event: "x" }, at, NOW);
   assert.equal(week.end, "2024-06-28T19:30:00.000Z");
   // Never past the turn (plus a day).
@@ -83,6 +93,13 @@ test("the event is dated from the space's best keyword match told by the turn's 
   assert.equal(inWindows("2024-06-21T21:00:00.000Z", [w]), null, "the event's own memory is not 'after' it");
   // An event the space never mentions (a soft-deleted memory does not count) dates nothing.
   assert.equal(dated("the day after the recital?").windows.length, 0);
+});
+
+test("the event's memory: reciprocal-rank fusion of the keyword and dense candidates", () => {
+  // Keyword leg: 7, 3, 9. Dense leg: 3, 5. Memory 3 is in both and wins; 7 (keyword first) is second.
+  assert.deepEqual(eventCandidates([{ rid: 7 }, { rid: 3 }, { rid: 9 }], [{ rid: 3 }, { rid: 5 }]), [3, 7, 5, 9]);
+  assert.deepEqual(eventCandidates([{ rid: 1 }], []), [1]);
+  assert.deepEqual(eventCandidates([], []), []);
 });
 
 test("retrieval: what was said the day after an event comes in through the window list, not by its words", () => {

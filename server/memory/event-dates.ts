@@ -3,25 +3,50 @@ import { keywordSearch } from "./keyword-search";
 import { getMemoriesByRid } from "./store";
 import { eventWindow, type TimeIntent, type TimeWindow } from "./time-window";
 
+/** Candidates for the event's memory taken from each leg. */
+const EVENT_CANDIDATES = 10;
+
+/**
+ * The memories that may tell of the event, best first: reciprocal-rank fusion (k = 60) of the keyword
+ * leg over the event's words and the dense leg over the whole question. Keywords alone pick the wrong
+ * memory when the event is paraphrased ("my first week at the new job" vs "First week at Northwind
+ * done" loses to "Ravi … for a new job").
+ */
+export function eventCandidates(keyword: { rid: number }[], vector: { rid: number }[]): number[] {
+  const score = new Map<number, number>();
+  for (const list of [keyword, vector])
+    list.forEach((h, i) => score.set(h.rid, (score.get(h.rid) ?? 0) + 1 / (60 + i + 1)));
+  return [...score].sort((a, b) => b[1] - a[1]).map(([rid]) => rid);
+}
+
 /**
  * Date the spans a query names relative to an event ("the day after the concert", "the week before I
  * moved"; docs/retrieval.md#time-aware-retrieval). The event is the space's best keyword match for its
  * words that was told by the turn's date; the span around that memory's date becomes one more date
  * window. An event nothing in the space tells of gives no window.
  */
-export function withEventWindows(db: Database.Database, spaceId: string, intent: TimeIntent, now: number): TimeIntent {
+export function withEventWindows(
+  db: Database.Database,
+  spaceId: string,
+  intent: TimeIntent,
+  now: number,
+  vectorHits: { rid: number }[] = [],
+  offsetMinutes = 0,
+): TimeIntent {
   if (intent.events.length === 0) return intent;
   const windows: TimeWindow[] = [...intent.windows];
   for (const e of intent.events) {
-    const hits = keywordSearch(db, spaceId, e.event, 5);
-    const rows = getMemoriesByRid(
-      db,
-      hits.map((h) => h.rid),
+    const ranked = eventCandidates(
+      keywordSearch(db, spaceId, e.event, EVENT_CANDIDATES),
+      vectorHits.slice(0, EVENT_CANDIDATES),
     );
-    const anchor = hits.map((h) => rows.get(h.rid)).find((m) => m && !m.softDeleted && Date.parse(m.timestamp) <= now);
+    const rows = getMemoriesByRid(db, ranked);
+    const anchor = ranked
+      .map((rid) => rows.get(rid))
+      .find((m) => m && !m.softDeleted && Date.parse(m.timestamp) <= now);
     if (!anchor) continue;
     windows.push({
-      ...eventWindow(e, anchor.timestamp, now),
+      ...eventWindow(e, anchor.timestamp, now, offsetMinutes),
       text: e.lead,
       event: { text: e.event, memoryId: anchor.id, at: anchor.timestamp },
     });

@@ -27,6 +27,11 @@ export interface RetrieveRequest {
   pool?: number;
   /** The turn's date (ISO), what "last week" is resolved against: now, or an imported conversation's date. */
   now?: string;
+  /**
+   * The person's time zone, minutes east of UTC, for calendar days ("the day after the concert");
+   * default: this server's, which for a local-first app is the person's.
+   */
+  tzOffsetMinutes?: number;
   /** Embedding model id (picks the confidence coefficients); default USE-lite's. */
   model?: string;
 }
@@ -193,7 +198,15 @@ export function searchWithVectors(
   });
   const tf = process.hrtime.bigint();
   const nowMs = Date.parse(req.now ?? new Date().toISOString());
-  const time = withEventWindows(db, req.spaceId, parseTimeIntent(req.query, new Date(nowMs)), nowMs);
+  const mainVector = lists.find((l) => l.kind === "vector");
+  const time = withEventWindows(
+    db,
+    req.spaceId,
+    parseTimeIntent(req.query, new Date(nowMs)),
+    nowMs,
+    mainVector?.items ?? [],
+    req.tzOffsetMinutes ?? -new Date(nowMs).getTimezoneOffset(),
+  );
   // Memories inside a named date window join as candidates (windows.ts), ranked by similarity to the query.
   const inWindow =
     settings.weights.vector > 0 && vectors[0]

@@ -103,17 +103,28 @@ export function eventRelatives(query: string): EventRelative[] {
 }
 
 /**
- * The window of "the <unit> after/before" an event dated `at`: the next (previous) calendar day, from
- * just after the event on (a day after said in local time may still be the same UTC day); the week or month
- * after (before) it. Never past `now` plus a day.
+ * The window of "the <unit> after/before" an event dated `at`. "The day after" is the next calendar day
+ * and "the day before" the previous one, in the person's time zone (`offsetMinutes` east of UTC: the
+ * rest of the event's own day is not "the day after"); "the night/morning/evening after" runs from just
+ * after the event to the end of the next day; the week or month after (before) it. Never past `now`
+ * plus a day.
  */
-export function eventWindow(r: EventRelative, at: string, now: number): { start: string; end: string } {
+export function eventWindow(
+  r: EventRelative,
+  at: string,
+  now: number,
+  offsetMinutes = 0,
+): { start: string; end: string } {
   const t = Date.parse(at);
+  const off = offsetMinutes * 60_000;
+  const localDay = dayStart(t + off) - off;
   const span = r.unit === "week" ? 7 * DAY : r.unit === "month" ? 31 * DAY : 0;
   let start: number;
   let end: number;
-  if (span === 0) {
-    [start, end] = r.relation === "after" ? [t + 1, dayStart(t) + 2 * DAY - 1] : [dayStart(t) - DAY, t - 1];
+  if (r.unit === "day") {
+    [start, end] = r.relation === "after" ? [localDay + DAY, localDay + 2 * DAY - 1] : [localDay - DAY, localDay - 1];
+  } else if (span === 0) {
+    [start, end] = r.relation === "after" ? [t + 1, localDay + 2 * DAY - 1] : [localDay - DAY, t - 1];
   } else {
     [start, end] = r.relation === "after" ? [t + 1, t + span] : [t - span, t - 1];
   }

@@ -218,7 +218,7 @@ export async function searchLife(
   const vectors = s.weights.vector > 0 ? await store.embedder.embedQueries(dense) : [];
   return searchWithVectors(
     store.db,
-    { query: q.text, spaceId: ds.space, k, context: q.context, now: q.at, model: store.model },
+    { query: q.text, spaceId: ds.space, k, context: q.context, now: q.at, model: store.model, tzOffsetMinutes: 0 },
     s,
     queries,
     vectors,
