@@ -59,14 +59,18 @@ test("a span relative to an event is dated from the memory that tells of it, and
   space,
   debugSearch,
 }) => {
-  const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+  // The concert at 20:00 ten days ago, the tap at 09:00 the next morning (the server's time zone, which
+  // is this machine's: "the day after" is the next calendar day there).
+  const concertAt = new Date();
+  concertAt.setDate(concertAt.getDate() - 10);
+  concertAt.setHours(20, 0, 0, 0);
   const CONCERT =
     "User: Went to the Fleetwood Mac tribute concert with Ravi tonight.\nAssistant: Sounds like a great night out.";
   const TAP =
     "User: Fixed the leaking tap in the bathroom this morning.\nAssistant: Nice work, a new washer usually does it.";
   await api.addMemories([
-    { text: CONCERT, space, timestamp: day(10) },
-    { text: TAP, space, timestamp: new Date(Date.parse(day(10)) + 14 * 3_600_000).toISOString() },
+    { text: CONCERT, space, timestamp: concertAt.toISOString() },
+    { text: TAP, space, timestamp: new Date(concertAt.getTime() + 13 * 3_600_000).toISOString() },
   ]);
   const query = "What else did we talk about the day after the concert?";
   const viaApi = (await api.search({ query, space })) as unknown as {
