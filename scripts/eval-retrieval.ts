@@ -21,7 +21,14 @@ import { FEATURES } from "../server/memory/confidence-features";
 import { defaultSettingsFor, type RetrievalSettings } from "../server/memory/settings";
 import { generateLife, LIFE_TYPES, type LifeQuestion } from "../server/test/retrieval-eval/life";
 import { DEFAULT_CACHE_DIR, openLifeStore, prepareQueries, USE_LITE } from "../server/test/retrieval-eval/life-harness";
-import { calibrationRows, figures, runQuestions, type Evaluation } from "../server/test/retrieval-eval/life-metrics";
+import {
+  bootstrapIntervals,
+  calibrationRows,
+  figures,
+  runQuestions,
+  type Evaluation,
+  type PerQuestion,
+} from "../server/test/retrieval-eval/life-metrics";
 
 const { values } = parseArgs({
   options: {
@@ -186,18 +193,32 @@ async function main() {
       { name: "chosen on tuning (this run)", s: chosen },
     ];
     const report: Record<string, Record<string, Evaluation>> = {};
+    const rowsOf: Record<string, Record<string, PerQuestion[]>> = {};
     for (const c of configs) {
       report[c.name] = {};
+      rowsOf[c.name] = {};
       for (const [half, qs] of [
         ["tuning", tuning],
         ["reporting", reporting],
       ] as const) {
-        report[c.name]![half] = figures(store, await evalOn(qs, c.s), c.s.minConfidence);
+        const rows = await evalOn(qs, c.s);
+        rowsOf[c.name]![half] = rows;
+        report[c.name]![half] = figures(store, rows, c.s.minConfidence);
       }
       log(
         `${c.name}: reporting recall@10 ${report[c.name]!.reporting!.answerable.recall10}, unanswerable packed ${report[c.name]!.reporting!.unanswerable.packed}`,
       );
     }
+    // 5. How much of it is noise: bootstrap intervals of the shipped defaults, and of their gain over the previous ones.
+    const intervals = Object.fromEntries(
+      (["reporting", "tuning"] as const).map((half) => [
+        half,
+        bootstrapIntervals(store, rowsOf["shipped defaults"]![half]!, shipped.minConfidence, {
+          rows: rowsOf["previous defaults"]![half]!,
+          minConfidence: previous.minConfidence,
+        }),
+      ]),
+    );
     const differs = (Object.keys(chosen) as (keyof RetrievalSettings)[]).filter(
       (k) => JSON.stringify(chosen[k]) !== JSON.stringify(shipped[k]),
     );
@@ -222,6 +243,7 @@ async function main() {
       })),
       tuningLog,
       report,
+      intervals,
       timings: {
         ingestMs: store.ingestMs,
         passagesEmbedded: store.embedder.misses,
@@ -232,7 +254,7 @@ async function main() {
     const json = JSON.stringify(summary, null, 2);
     if (values.out) fs.writeFileSync(values.out, `${json}\n`);
     process.stdout.write(`${json}\n\n`);
-    const md = markdown(summary.dataset.memories, report);
+    const md = markdown(summary.dataset.memories, report, intervals);
     if (values.markdown) fs.writeFileSync(values.markdown, md);
     process.stdout.write(md);
     if (differs.length) log(`note: the shipped defaults differ from this run's choice in: ${differs.join(", ")}`);
@@ -269,7 +291,11 @@ function writeFitted(bias: number, weights: Record<string, number>, range: [numb
   fs.writeFileSync(file, src.replace(/\/\/ BEGIN FITTED[\s\S]*?\/\/ END FITTED/, block));
 }
 
-function markdown(memories: number, report: Record<string, Record<string, Evaluation>>): string {
+function markdown(
+  memories: number,
+  report: Record<string, Record<string, Evaluation>>,
+  intervals: Record<string, ReturnType<typeof bootstrapIntervals>>,
+): string {
   const f = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
   const types = LIFE_TYPES.filter((t) => t !== "unanswerable");
   const lines = [
@@ -288,6 +314,16 @@ function markdown(memories: number, report: Record<string, Record<string, Evalua
       );
     }
   }
+  const iv = (x: { lo: number; hi: number }, d = 3) => `${x.lo.toFixed(d)}–${x.hi.toFixed(d)}`;
+  lines.push(
+    "",
+    "95% bootstrap intervals of the shipped defaults (1,000 resamples of the questions):",
+    "",
+    ...Object.entries(intervals).map(
+      ([half, x]) =>
+        `- ${half}: recall@10 ${iv(x.recall10)}, gain over the previous defaults ${iv(x.recall10MinusBaseline)}, unanswerable packed ${iv(x.unanswerablePacked, 2)}`,
+    ),
+  );
   return `${lines.join("\n")}\n`;
 }
 

@@ -3,6 +3,7 @@ import type { RetrievalSettings } from "../../memory/settings";
 import { FEATURES, type Features } from "../../memory/confidence-features";
 import { LIFE_TYPES, type LifeDataset, type LifeQuestion, type LifeType } from "./life";
 import { searchLife, type LifeStore } from "./life-harness";
+import { createRng } from "./rng";
 
 /** Figures of one configuration over some questions (see README of this folder). */
 export interface TypeFigures {
@@ -126,3 +127,66 @@ export async function calibrationRows(
 }
 
 export const featureNames = FEATURES;
+
+/** Per question: recall@10 of an answerable turn, memories packed (of 6) on an unanswerable one. */
+function perQuestion(
+  store: LifeStore,
+  rows: PerQuestion[],
+  minConfidence: number,
+): { r10: number[]; packed: number[] } {
+  const r10: number[] = [];
+  const packed: number[] = [];
+  for (const { q, ids, confidences } of rows) {
+    if (q.gold.length) {
+      const top = ids.slice(0, 10);
+      r10.push(q.gold.filter((g) => top.includes(store.idOf.get(g)!)).length / q.gold.length);
+    } else packed.push(Math.min(TOP_N, confidences.filter((c) => c >= minConfidence).length));
+  }
+  return { r10, packed };
+}
+
+export interface Interval {
+  /** 2.5th and 97.5th percentiles over bootstrap resamples of the questions. */
+  lo: number;
+  hi: number;
+}
+
+function percentileInterval(values: number[]): Interval {
+  const s = [...values].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.round(p * (s.length - 1))))] ?? 0;
+  return { lo: r4(at(0.025)), hi: r4(at(0.975)) };
+}
+
+/**
+ * 95% bootstrap intervals (questions resampled with replacement, seeded) of answerable recall@10 and
+ * unanswerable packed memories for one configuration, and of the paired difference in recall@10 against
+ * a baseline run on the same questions: with ~100 answerable questions a half, differences of one or two
+ * questions (±0.01) are noise, and the intervals say so.
+ */
+export function bootstrapIntervals(
+  store: LifeStore,
+  rows: PerQuestion[],
+  minConfidence: number,
+  baseline: { rows: PerQuestion[]; minConfidence: number },
+  samples = 1000,
+): { recall10: Interval; unanswerablePacked: Interval; recall10MinusBaseline: Interval } {
+  const a = perQuestion(store, rows, minConfidence);
+  const b = perQuestion(store, baseline.rows, baseline.minConfidence);
+  const rng = createRng("bootstrap");
+  const mean = (xs: number[], idx: number[]) => idx.reduce((s, i) => s + xs[i]!, 0) / Math.max(1, idx.length);
+  const draw = (n: number) => Array.from({ length: n }, () => rng.int(0, n - 1));
+  const r10: number[] = [];
+  const packed: number[] = [];
+  const diff: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const ia = draw(a.r10.length);
+    r10.push(mean(a.r10, ia));
+    diff.push(mean(a.r10, ia) - mean(b.r10, ia));
+    packed.push(mean(a.packed, draw(a.packed.length)));
+  }
+  return {
+    recall10: percentileInterval(r10),
+    unanswerablePacked: percentileInterval(packed),
+    recall10MinusBaseline: percentileInterval(diff),
+  };
+}
