@@ -58,7 +58,8 @@ export function useChatTurn(h: TurnHooks) {
       command: null,
       status: "streaming",
     };
-    const body: Record<string, unknown> = { conversationId };
+    // The browser's time zone: "the day after the concert" is a calendar day where the person is, not where the server runs.
+    const body: Record<string, unknown> = { conversationId, tzOffsetMinutes: -new Date().getTimezoneOffset() };
     if ("regenerate" in req) {
       const lastUser = messages.findLastIndex((m) => m.role === "user");
       if (lastUser < 0) return;

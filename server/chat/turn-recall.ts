@@ -72,12 +72,24 @@ export const NO_RECALL: Recall = {
  */
 export async function recallForPrompt(
   memo: MemoContext,
-  input: { space: string; query: string; context: string[]; exclude?: (m: RetrievedMemory) => boolean },
+  input: {
+    space: string;
+    query: string;
+    context: string[];
+    exclude?: (m: RetrievedMemory) => boolean;
+    tzOffsetMinutes?: number;
+  },
   opts: { only?: "all" | "pinned"; promote?: boolean } = {},
 ): Promise<Recall> {
   const t0 = performance.now();
   try {
-    const r = await search(memo, { query: input.query, space: input.space, context: input.context, promote: false });
+    const r = await search(memo, {
+      query: input.query,
+      space: input.space,
+      context: input.context,
+      promote: false,
+      tzOffsetMinutes: input.tzOffsetMinutes,
+    });
     const kept = input.exclude ? r.results.filter((m) => !input.exclude!(m)) : r.results;
     const allowed = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
     // Only results at or above the minimum confidence reach the prompt (none: "no memory used"), and only those count as recalled.

@@ -60,6 +60,8 @@ export interface TurnInput {
   replace?: Replacement;
   /** Start a temporary chat (reads memory or not, per Settings; never writes any). */
   temporary?: boolean;
+  /** The person's time zone (minutes east of UTC) for "the day after …"; default the server's. */
+  tzOffsetMinutes?: number;
 }
 
 export interface TurnDeps {
@@ -193,7 +195,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   const recallNow = () =>
     recallForPrompt(
       memo,
-      { space: conv.spaceId, query: message, context, exclude },
+      { space: conv.spaceId, query: message, context, exclude, tzOffsetMinutes: input.tzOffsetMinutes },
       { only: plan!.only, promote: false },
     );
   let recall: Recall | null = null;

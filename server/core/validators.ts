@@ -37,6 +37,13 @@ export const batchInput = z.strictObject({
   items: z.array(newMemoryInput).min(1, "items must not be empty").max(1000, "at most 1000 items per batch"),
 });
 
+/** The person's time zone, minutes east of UTC (JavaScript: −new Date().getTimezoneOffset()), for calendar days. */
+export const tzOffsetMinutes = z
+  .number()
+  .int("tzOffsetMinutes must be a whole number of minutes")
+  .min(-840, "tzOffsetMinutes must be between -840 and 840")
+  .max(840, "tzOffsetMinutes must be between -840 and 840");
+
 export const searchInput = z.strictObject({
   query: z
     .string()
@@ -44,6 +51,8 @@ export const searchInput = z.strictObject({
     .refine((s) => s.length <= MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`)
     .refine(noNul, "query must not contain NUL characters"),
   space: spaceName.optional(),
+  /** Default: the server's time zone. */
+  tzOffsetMinutes: tzOffsetMinutes.optional(),
   k: z.number().int().min(1, "k must be at least 1").max(100, "k must be at most 100").optional(),
   context: z
     .array(z.string().max(MAX_QUERY_CHARS).refine(noNul, "context must not contain NUL characters"))

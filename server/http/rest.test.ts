@@ -131,6 +131,15 @@ test("schema errors are a readable 400 naming the field", async () => {
   );
   await rejectsWith(readBody(req(JSON.stringify({ query: "q", k: 0 })), searchInput), 400, /^k: k must be at least 1$/);
   await rejectsWith(
+    readBody(req(JSON.stringify({ query: "q", tzOffsetMinutes: 900 })), searchInput),
+    400,
+    /^tzOffsetMinutes: tzOffsetMinutes must be between -840 and 840$/,
+  );
+  assert.equal(
+    (await readBody(req(JSON.stringify({ query: "q", tzOffsetMinutes: -300 })), searchInput)).tzOffsetMinutes,
+    -300,
+  );
+  await rejectsWith(
     readBody(req(JSON.stringify({ pattern: "a" })), forgetInput),
     400,
     /^pattern: pattern must have at least 2 characters$/,

@@ -136,15 +136,20 @@ test("retrieval: what was said the day after an event comes in through the windo
   );
   const query = "What else did we talk about the day after the concert?";
   const base = { ...defaultSettingsFor("universal-sentence-encoder-lite"), minConfidence: 0 };
-  const run = (windowWeight: number) =>
+  const run = (windowWeight: number, tzOffsetMinutes = 0) =>
     searchWithVectors(
       s.sqlite,
-      { query, spaceId: "personal", k: 10, now: "2024-09-15T12:00:00.000Z" },
+      { query, spaceId: "personal", k: 10, now: "2024-09-15T12:00:00.000Z", tzOffsetMinutes },
       { ...base, windowWeight },
       [{ role: "main", text: query }],
       [q],
     );
   const on = run(4);
+  // In Tokyo (UTC+9) the concert was on the 22nd in the morning and the tap that evening: the same day,
+  // so not "the day after"; the window is Tokyo's 23rd.
+  const tokyo = run(4, 540);
+  assert.equal(tokyo.time.windows[0]!.start, "2024-06-22T15:00:00.000Z");
+  assert.ok(!tokyo.results.find((r) => r.id === fixed)?.moves.some((m) => m.startsWith("date ×")));
   assert.equal(on.time.windows[0]!.event!.memoryId, concert);
   const hit = on.results.find((r) => r.id === fixed);
   assert.ok(hit && on.results.indexOf(hit) < 2, on.results.map((r) => r.content.slice(0, 20)).join(" | "));

@@ -25,7 +25,16 @@ export async function search(ctx: MemoContext, input: SearchInput & { promote?: 
   const res = await retrieve(
     ctx.db,
     ctx.embedder,
-    { query: input.query, spaceId, k: input.k, context: input.context, promote: input.promote, pool, model },
+    {
+      query: input.query,
+      spaceId,
+      k: input.k,
+      context: input.context,
+      promote: input.promote,
+      pool,
+      model,
+      tzOffsetMinutes: input.tzOffsetMinutes,
+    },
     settings,
   );
   // Memories from an ingested file carry its name (joined from documents by document_id).

@@ -7,7 +7,7 @@ import { handle, readBody } from "@/server/http/rest";
 import { beginRequest, closing, CLOSING_MESSAGE } from "@/server/ops/inflight";
 import { appContext } from "@/server/core/context";
 import { ServiceError } from "@/server/core/errors";
-import { spaceName } from "@/server/core/validators";
+import { spaceName, tzOffsetMinutes } from "@/server/core/validators";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -24,6 +24,8 @@ const chatInput = z.strictObject({
   editMessageId: z.string().uuid("editMessageId must be a message id").optional(),
   /** Start a temporary chat: it may read memory (Settings) but never writes any, and is deleted when its page closes or after 24 h. */
   temporary: z.boolean().optional(),
+  /** The person's time zone, minutes east of UTC, for calendar days in memory recall; default the server's. */
+  tzOffsetMinutes: tzOffsetMinutes.optional(),
 });
 
 function replacement(input: z.infer<typeof chatInput>): Replacement | undefined {
@@ -37,7 +39,7 @@ function replacement(input: z.infer<typeof chatInput>): Replacement | undefined 
 }
 
 /**
- * POST /api/chat { conversationId?, space?, message, provider?, model?, regenerate?, editMessageId?, temporary? } → text/event-stream
+ * POST /api/chat { conversationId?, space?, message, provider?, model?, regenerate?, editMessageId?, temporary?, tzOffsetMinutes? } → text/event-stream
  * One JSON object per event (TurnEvent): start, recall, provider, sent, delta…, then done | command | error;
  * or only `consent` when a remote provider would get memories and the owner has not decided yet
  * (nothing was stored, and a conversation this message would have started is deleted again; save a
@@ -70,6 +72,7 @@ export function POST(req: Request) {
         model: input.model,
         replace,
         temporary: input.temporary,
+        tzOffsetMinutes: input.tzOffsetMinutes,
       },
     )[Symbol.asyncIterator]();
     const encoder = new TextEncoder();

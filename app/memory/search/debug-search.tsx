@@ -77,6 +77,7 @@ export function DebugSearch() {
   const input = {
     query: submitted ?? "",
     space,
+    tzOffsetMinutes: -new Date().getTimezoneOffset(),
     k,
     context: context
       .split("\n")
