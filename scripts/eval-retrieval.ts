@@ -317,7 +317,7 @@ function markdown(
   const iv = (x: { lo: number; hi: number }, d = 3) => `${x.lo.toFixed(d)}–${x.hi.toFixed(d)}`;
   lines.push(
     "",
-    "95% bootstrap intervals of the shipped defaults (1,000 resamples of the questions):",
+    "95% bootstrap intervals of the shipped defaults (1,000 resamples of the topics; unanswerable turns one by one):",
     "",
     ...Object.entries(intervals).map(
       ([half, x]) =>

@@ -128,21 +128,26 @@ export async function calibrationRows(
 
 export const featureNames = FEATURES;
 
-/** Per question: recall@10 of an answerable turn, memories packed (of 6) on an unanswerable one. */
+/**
+ * Per question: recall@10 of an answerable turn (with its topic, the part of the first gold key before
+ * ":"), memories packed (of 6) on an unanswerable one.
+ */
 function perQuestion(
   store: LifeStore,
   rows: PerQuestion[],
   minConfidence: number,
-): { r10: number[]; packed: number[] } {
+): { r10: number[]; topic: string[]; packed: number[] } {
   const r10: number[] = [];
+  const topic: string[] = [];
   const packed: number[] = [];
   for (const { q, ids, confidences } of rows) {
     if (q.gold.length) {
       const top = ids.slice(0, 10);
       r10.push(q.gold.filter((g) => top.includes(store.idOf.get(g)!)).length / q.gold.length);
+      topic.push(q.gold[0]!.split(":")[0]!);
     } else packed.push(Math.min(TOP_N, confidences.filter((c) => c >= minConfidence).length));
   }
-  return { r10, packed };
+  return { r10, topic, packed };
 }
 
 export interface Interval {
@@ -158,10 +163,11 @@ function percentileInterval(values: number[]): Interval {
 }
 
 /**
- * 95% bootstrap intervals (questions resampled with replacement, seeded) of answerable recall@10 and
- * unanswerable packed memories for one configuration, and of the paired difference in recall@10 against
- * a baseline run on the same questions: with ~100 answerable questions a half, differences of one or two
- * questions (±0.01) are noise, and the intervals say so.
+ * 95% bootstrap intervals (seeded) of answerable recall@10 and unanswerable packed memories for one
+ * configuration, and of the paired difference in recall@10 against a baseline run on the same questions.
+ * Answerable questions come in topics (~3 questions each ask about one story) and succeed or fail
+ * together, so whole topics are resampled (a cluster bootstrap); unanswerable turns one by one. With ~50
+ * topics a half, differences of a question or two (±0.01) are noise, and the intervals say so.
  */
 export function bootstrapIntervals(
   store: LifeStore,
@@ -175,11 +181,14 @@ export function bootstrapIntervals(
   const rng = createRng("bootstrap");
   const mean = (xs: number[], idx: number[]) => idx.reduce((s, i) => s + xs[i]!, 0) / Math.max(1, idx.length);
   const draw = (n: number) => Array.from({ length: n }, () => rng.int(0, n - 1));
+  const topics = new Map<string, number[]>();
+  a.topic.forEach((t, i) => topics.set(t, [...(topics.get(t) ?? []), i]));
+  const clusters = [...topics.values()];
   const r10: number[] = [];
   const packed: number[] = [];
   const diff: number[] = [];
   for (let i = 0; i < samples; i++) {
-    const ia = draw(a.r10.length);
+    const ia = draw(clusters.length).flatMap((c) => clusters[c]!);
     r10.push(mean(a.r10, ia));
     diff.push(mean(a.r10, ia) - mean(b.r10, ia));
     packed.push(mean(a.packed, draw(a.packed.length)));
