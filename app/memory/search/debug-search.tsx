@@ -60,6 +60,9 @@ function StageTime({ label, ms, total }: { label: string; ms: number; total: num
   );
 }
 
+/** A date as YYYY-MM-DD in the browser's time zone (the windows are the person's calendar days). */
+const localDay = (iso: string) => new Date(iso).toLocaleDateString("sv-SE");
+
 export function DebugSearch() {
   const trpc = useTRPC();
   const [draft, setDraft] = useState("");
@@ -318,7 +321,7 @@ export function DebugSearch() {
                     ? data.time.windows
                         .map(
                           (w) =>
-                            `“${w.event ? `${w.text} ${w.event.text}` : w.text}” ${w.start.slice(0, 10)}…${w.end.slice(0, 10)}${w.event ? ` (dated from the memory of ${w.event.at.slice(0, 10)})` : ""}`,
+                            `“${w.event ? `${w.text} ${w.event.text}` : w.text}” ${localDay(w.start)}…${localDay(w.end)}${w.event ? ` (dated from the memory of ${localDay(w.event.at)})` : ""}`,
                         )
                         .join("; ")
                     : "none"}
