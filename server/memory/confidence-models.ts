@@ -14,16 +14,16 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -3.605,
+  bias: -4.105,
   weights: {
-    similarity: 0.399,
+    similarity: 1.562,
     keyword: 0,
-    agreement: 1.106,
-    termShare: 2.478,
-    rareMatch: 0.142,
-    dateMatch: 2.144,
-    suitsIntent: 0.473,
-    personalQuery: 1.669,
+    agreement: 1.083,
+    termShare: 2.517,
+    rareMatch: 0,
+    dateMatch: 1.941,
+    suitsIntent: 0.768,
+    personalQuery: 1.508,
   },
   similarityRange: [0.1, 0.7],
 };

@@ -24,7 +24,7 @@ test("nomic defaults: the spec's RRF k=60, equal weights, min_similarity 0.7, to
 test("USE-lite defaults (chosen by eval:retrieval on its tuning half): linear, 1 context message, no anchor, dense query cleaned, confidence threshold", () => {
   const d = defaultSettingsFor(USE);
   assert.equal(d.fusion, "linear");
-  assert.deepEqual(d.weights, { vector: 1, fts: 1, anchor: 0.5 });
+  assert.deepEqual(d.weights, { vector: 0.7, fts: 1, anchor: 0.5 });
   assert.equal(d.contextMessages, 1);
   assert.equal(d.anchorQuery, false);
   assert.equal(d.qualityFilter, false);
@@ -45,13 +45,13 @@ test("every default is valid by the schema, and defaults are fresh copies", () =
   for (const m of [NOMIC, USE, "some-other-model"]) retrievalSettingsSchema.parse(defaultSettingsFor(m));
   const a = defaultSettingsFor(USE);
   a.weights.vector = 9;
-  assert.equal(defaultSettingsFor(USE).weights.vector, 1);
+  assert.equal(defaultSettingsFor(USE).weights.vector, 0.7);
 });
 
 test("saved settings overlay the model's defaults, per model, weights merged", () => {
-  const saved = saveRetrievalSettings(s.sqlite, USE, { topN: 10, weights: { vector: 0.7 } as never });
+  const saved = saveRetrievalSettings(s.sqlite, USE, { topN: 10, weights: { vector: 0.3 } as never });
   assert.equal(saved.topN, 10);
-  assert.deepEqual(saved.weights, { vector: 0.7, fts: 1, anchor: 0.5 });
+  assert.deepEqual(saved.weights, { vector: 0.3, fts: 1, anchor: 0.5 });
   const loaded = loadRetrievalSettings(s.sqlite, USE);
   assert.deepEqual(loaded, saved);
   assert.equal(loaded.fusion, "linear");

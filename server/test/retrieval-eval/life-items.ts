@@ -110,6 +110,54 @@ export function updates(p: Persona): UpdateItem[] {
       },
       q: "Which broadband provider are we with now?",
     },
+    {
+      old: {
+        user: "Our car insurance is with Hartwell, it renewed in January without any fuss.",
+        assistant:
+          "Good to have that sorted; put the renewal date in your calendar so it doesn't auto-renew at a higher price.",
+      },
+      new: {
+        user: "Moved the car insurance over to Blue Lantern, same cover and a hundred pounds cheaper.",
+        assistant: "Worth the twenty minutes of comparing. Keep the new policy number somewhere you can find it.",
+      },
+      q: "Who insures our car now?",
+    },
+    {
+      old: {
+        user: "My usual run is the canal loop from the lock to the old mill, about 5 km.",
+        assistant: "A flat loop is perfect for building a base. Keep most runs at a pace where you could still talk.",
+      },
+      new: {
+        user: "New running route now that I'm fitter: up through Hillside Park to the water tower and back, 8 km.",
+        assistant:
+          "Hills will make you stronger fast. Shorten your stride on the climbs and let the downhills come to you.",
+      },
+      q: "Where do I go running these days?",
+    },
+    {
+      old: {
+        user: "Our electricity is on a fixed tariff with Brightwell until June.",
+        assistant: "Fixed deals are nice for budgeting. Set a reminder a month before it ends to compare offers.",
+      },
+      new: {
+        user: "The fixed deal ended and we went with Solaris Energy on their variable tariff.",
+        assistant:
+          "Keep an eye on the unit rate for the first few bills, and submit meter readings so they're accurate.",
+      },
+      q: "Which energy supplier do we use now?",
+    },
+    {
+      old: {
+        user: "My dentist is Dr Patel at the surgery on King Street, I've been going there for years.",
+        assistant: "A dentist who knows your history is worth a lot.",
+      },
+      new: {
+        user: "Switched dentists: I go to Dr Mensah at the new practice by the park now, they open on Saturdays.",
+        assistant:
+          "Saturday appointments make checkups so much easier. Ask them to request your records from the old surgery.",
+      },
+      q: "Who is my dentist at the moment?",
+    },
   ];
 }
 
@@ -228,6 +276,43 @@ export function assistantSaid(): SingleItem[] {
       },
       q: "What did you recommend for keeping a little one busy on the plane?",
     },
+    {
+      e: {
+        user: "I always forget to drink water when I'm busy at work.",
+        assistant: "Keep a one-litre bottle on your desk and refill it at lunch: two bottles a day and you're there.",
+      },
+      q: "What was your suggestion for staying hydrated in the office?",
+    },
+    {
+      e: {
+        user: "How do I stop my glasses fogging up when I wear a face mask?",
+        assistant:
+          "Pinch the mask's wire over your nose, and rub a drop of washing-up liquid on the lenses, then polish it off.",
+      },
+      q: "What trick did you give me for misty spectacles?",
+    },
+    {
+      e: {
+        user: "I scroll on my phone in bed for hours and then can't sleep.",
+        assistant:
+          "Charge it in the hallway instead of the bedroom, and buy a cheap alarm clock so you don't need it there.",
+      },
+      q: "Where did you tell me to leave my mobile overnight?",
+    },
+    {
+      e: {
+        user: "My son refuses to eat anything green, any ideas?",
+        assistant: "Let him help cook, and grate carrots and courgettes into pasta sauce where they disappear.",
+      },
+      q: "How did you say to sneak vegetables into my boy's meals?",
+    },
+    {
+      e: {
+        user: "I want to learn to cook properly but recipes overwhelm me.",
+        assistant: "Master five dishes first: an omelette, a soup, a stir-fry, a roast chicken and a simple curry.",
+      },
+      q: "Which dishes did you say I should learn first?",
+    },
   ];
 }
 
@@ -345,6 +430,34 @@ export function preferences(p: Persona): SingleItem[] {
       },
       q: "Am I a spontaneous traveller?",
     },
+    {
+      e: {
+        user: "I can't stand lukewarm showers, I like the water almost scalding.",
+        assistant: "Fair enough; just finish with a few seconds of cooler water if your skin gets dry.",
+      },
+      q: "What temperature do I want the water when I wash in the morning?",
+    },
+    {
+      e: {
+        user: "Even at weekends I'm up early, I like being out on a run before seven.",
+        assistant: "The streets are lovely and quiet then, and the rest of the day feels like a bonus.",
+      },
+      q: "Am I someone who sleeps in on Saturdays?",
+    },
+    {
+      e: {
+        user: "I keep my to-do list in a paper notebook, apps never stick for me.",
+        assistant: "Writing things by hand helps many people remember them; a dated page per day works well.",
+      },
+      q: "Do I keep my tasks on my phone?",
+    },
+    {
+      e: {
+        user: "For anything under half an hour on foot I'd rather walk than take the bus.",
+        assistant: "It adds up to a lot of easy exercise over a week.",
+      },
+      q: "How do I get around for short trips in town?",
+    },
   ];
 }
 
@@ -427,6 +540,69 @@ export function inferences(p: Persona): SingleItem[] {
       },
       q: "Could I grow tomatoes and peppers at home?",
     },
+    {
+      e: {
+        user: "I'm colour-blind, reds and greens look almost the same to me.",
+        assistant: "That's common, about one man in twelve. Some phone settings can help tell them apart.",
+      },
+      q: "Should I be the one sorting the ripe strawberries from the unripe ones at the farm?",
+    },
+    {
+      e: {
+        user: "My back is bad again; the physio said no lifting anything over ten kilos for a month.",
+        assistant: "Follow that strictly, and keep up the gentle exercises she gave you.",
+      },
+      q: "Can I help my friend carry his furniture up the stairs when he moves next week?",
+    },
+    {
+      e: {
+        user: "We're on a strict budget until the end of the year, every penny goes to the house deposit.",
+        assistant: "A clear goal makes the saving easier. A tracking app can show how close you are.",
+      },
+      q: "Is a weekend at a luxury resort a sensible treat for us this autumn?",
+    },
+    {
+      e: {
+        user: "Loud noises really get to me; fireworks leave me rattled for hours.",
+        assistant: "Good earplugs can help, and it's fine to skip the loud events altogether.",
+      },
+      q: "Would front-row tickets for a stadium rock show be fun for me?",
+    },
+    {
+      e: {
+        user: "I never learned to swim as a kid and I'm nervous in deep water.",
+        assistant: "Adult beginner lessons exist everywhere and are very patient with nervous swimmers.",
+      },
+      q: "Is snorkelling over the reef something I could do on holiday?",
+    },
+    {
+      e: {
+        user: "I'm allergic to bee stings, I carry antihistamines all summer.",
+        assistant: "Sensible. Check with your doctor whether you should carry an adrenaline pen as well.",
+      },
+      q: "Should I volunteer to help collect honey from the hives at the community garden?",
+    },
+    {
+      e: {
+        user: "Flashing lights give me migraines, even a flickering bulb can set one off.",
+        assistant: "Note the triggers in a diary; it helps your doctor find the right prevention.",
+      },
+      q: "Is a laser light show a good birthday outing for me?",
+    },
+    {
+      e: {
+        user: "I don't eat anything spicy, my stomach can't take chilli at all.",
+        assistant: "Plenty of cuisines are full of flavour without heat: herbs, garlic and citrus do a lot.",
+      },
+      q: "Would a vindaloo night at the curry house suit me?",
+    },
+    {
+      e: {
+        user: "I get claustrophobic in small spaces, lifts and tunnels make me panic.",
+        assistant: "Slow breathing helps in the moment, and a therapist can help with gradual exposure.",
+      },
+      q: "Is an escape room a good team outing for me?",
+    },
   ];
 }
 
@@ -480,4 +656,20 @@ export const UNANSWERABLE: string[] = [
   "How much did we pay for the hot tub?",
   "What is a monad, briefly?",
   "Give me an opening line for a mystery novel.",
+  "What's the chemical symbol for gold?",
+  "Write a short poem about the sea at night.",
+  "How do I reverse a string in JavaScript?",
+  "What did my aunt Philippa think of the wedding venue?",
+  "Explain how a refrigerator keeps food cold.",
+  "Translate 'good morning' into Japanese.",
+  "When is Barnaby's housewarming party?",
+  "How do I centre a table in LaTeX?",
+  "Who painted Girl with a Pearl Earring?",
+  "Write a two-sentence horror story.",
+  "How did the meeting with the architect Leopold go?",
+  "What's the difference between weather and climate?",
+  "How do I list the open ports on a Linux machine?",
+  "Draft a polite message declining a dinner invitation.",
+  "What did we name the sailing boat?",
+  "What's the largest desert in the world?",
 ];
