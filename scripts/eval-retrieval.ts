@@ -20,6 +20,7 @@ import { confidenceModelFor, fitLogistic } from "../server/memory/confidence";
 import { FEATURES } from "../server/memory/confidence-features";
 import { defaultSettingsFor, type RetrievalSettings } from "../server/memory/settings";
 import { generateLife, LIFE_TYPES, type LifeQuestion } from "../server/test/retrieval-eval/life";
+import { createRng } from "../server/test/retrieval-eval/rng";
 import { DEFAULT_CACHE_DIR, openLifeStore, prepareQueries, USE_LITE } from "../server/test/retrieval-eval/life-harness";
 import {
   bootstrapIntervals,
@@ -266,17 +267,11 @@ async function main() {
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-/** `n` resamples (with replacement) of the indexes 0…size−1, from a fixed seed (mulberry32). */
+/** `n` resamples (with replacement) of the indexes 0…size−1, from a fixed seed. */
 function bootstrapSamples(size: number, n: number): number[][] {
-  let a = 0x9e3779b9;
-  const next = () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = createRng(0x9e3779b9);
   if (size === 0) return [];
-  return Array.from({ length: n }, () => Array.from({ length: size }, () => Math.floor(next() * size)));
+  return Array.from({ length: n }, () => Array.from({ length: size }, () => rng.int(0, size - 1)));
 }
 
 function countTypes(qs: LifeQuestion[]) {

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { rrfScore } from "./fuse";
 import { keywordSearch } from "./keyword-search";
 import { getMemoriesByRid } from "./store";
 import { eventWindow, type TimeIntent, type TimeWindow } from "./time-window";
@@ -13,17 +14,21 @@ const EVENT_CANDIDATES = 10;
  * done" loses to "Ravi … for a new job").
  */
 export function eventCandidates(keyword: { rid: number }[], vector: { rid: number }[]): number[] {
-  const score = new Map<number, number>();
+  const ranks = new Map<number, { rank: number; weight: number }[]>();
   for (const list of [keyword, vector])
-    list.forEach((h, i) => score.set(h.rid, (score.get(h.rid) ?? 0) + 1 / (60 + i + 1)));
-  return [...score].sort((a, b) => b[1] - a[1]).map(([rid]) => rid);
+    list.forEach((h, i) => ranks.set(h.rid, [...(ranks.get(h.rid) ?? []), { rank: i + 1, weight: 1 }]));
+  return [...ranks]
+    .map(([rid, r]) => ({ rid, score: rrfScore(r) }))
+    .sort((a, b) => b.score - a.score)
+    .map((c) => c.rid);
 }
 
 /**
  * Date the spans a query names relative to an event ("the day after the concert", "the week before I
- * moved"; docs/retrieval.md#time-aware-retrieval). The event is the space's best keyword match for its
- * words that was told by the turn's date; the span around that memory's date becomes one more date
- * window. An event nothing in the space tells of gives no window.
+ * moved"; docs/retrieval.md#time-aware-retrieval). The event is the best of `eventCandidates` (keyword
+ * leg over its words, dense leg over the question: `vectorHits`) told by the turn's date; the span around
+ * that memory's date, in the person's time zone, becomes one more date window. An event nothing in the
+ * space tells of gives no window.
  */
 export function withEventWindows(
   db: Database.Database,

@@ -52,6 +52,30 @@ export async function runQuestions(
   return out;
 }
 
+/** One question's figures: gold shares in the top 6 / top 10 / packed, reciprocal rank, memories packed. */
+function questionFigures(
+  store: LifeStore,
+  { q, ids, confidences }: PerQuestion,
+  minConfidence: number,
+): { r6: number; r10: number; p6: number; rr: number; packed: number } {
+  const gold = q.gold.map((g) => store.idOf.get(g)!);
+  const packedIds = packable(
+    ids.map((id, i) => ({ id, scores: { confidence: confidences[i]! } })),
+    minConfidence,
+  )
+    .slice(0, TOP_N)
+    .map((x) => x.id);
+  const share = (top: string[]) => (gold.length ? gold.filter((g) => top.includes(g)).length / gold.length : 0);
+  const first = ids.findIndex((id) => gold.includes(id));
+  return {
+    r6: share(ids.slice(0, 6)),
+    r10: share(ids.slice(0, 10)),
+    p6: share(packedIds),
+    rr: first >= 0 && first < 10 ? 1 / (first + 1) : 0,
+    packed: packedIds.length,
+  };
+}
+
 export function figures(store: LifeStore, rows: PerQuestion[], minConfidence: number): Evaluation {
   const agg = (sel: PerQuestion[]): TypeFigures => {
     let r6 = 0,
@@ -59,21 +83,14 @@ export function figures(store: LifeStore, rows: PerQuestion[], minConfidence: nu
       mrr = 0,
       p6 = 0,
       packed = 0;
-    for (const { q, ids, confidences } of sel) {
-      const gold = q.gold.map((g) => store.idOf.get(g)!);
-      const packedIds = packable(
-        ids.map((id, i) => ({ id, scores: { confidence: confidences[i]! } })),
-        minConfidence,
-      )
-        .slice(0, TOP_N)
-        .map((x) => x.id);
-      packed += packedIds.length;
-      if (!gold.length) continue;
-      r6 += gold.filter((g) => ids.slice(0, 6).includes(g)).length / gold.length;
-      r10 += gold.filter((g) => ids.slice(0, 10).includes(g)).length / gold.length;
-      p6 += gold.filter((g) => packedIds.includes(g)).length / gold.length;
-      const first = ids.findIndex((id) => gold.includes(id));
-      mrr += first >= 0 && first < 10 ? 1 / (first + 1) : 0;
+    for (const row of sel) {
+      const f = questionFigures(store, row, minConfidence);
+      packed += f.packed;
+      if (!row.q.gold.length) continue;
+      r6 += f.r6;
+      r10 += f.r10;
+      p6 += f.p6;
+      mrr += f.rr;
     }
     const n = sel.length || 1;
     return {
@@ -140,12 +157,12 @@ function perQuestion(
   const r10: number[] = [];
   const topic: string[] = [];
   const packed: number[] = [];
-  for (const { q, ids, confidences } of rows) {
-    if (q.gold.length) {
-      const top = ids.slice(0, 10);
-      r10.push(q.gold.filter((g) => top.includes(store.idOf.get(g)!)).length / q.gold.length);
-      topic.push(q.gold[0]!.split(":")[0]!);
-    } else packed.push(Math.min(TOP_N, confidences.filter((c) => c >= minConfidence).length));
+  for (const row of rows) {
+    const f = questionFigures(store, row, minConfidence);
+    if (row.q.gold.length) {
+      r10.push(f.r10);
+      topic.push(row.q.gold[0]!.split(":")[0]!);
+    } else packed.push(f.packed);
   }
   return { r10, topic, packed };
 }
