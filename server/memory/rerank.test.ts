@@ -35,6 +35,18 @@ test("recency among near-duplicates: the newer of two similar results moves abov
     [1, 2, 3, 4],
     "not similar enough",
   );
+  // "What did I say in January?": the stale fact is inside the named window, its update is not.
+  const dated = ranked.map((x) => ({ ...x, moves: [] as string[], dateMatch: x.rid === 1 }));
+  assert.deepEqual(
+    newerFirst(dated, (rid) => dates[rid]!, vectors, 0.9).map((x) => x.rid),
+    [1, 2, 3, 4],
+    "a newer duplicate outside the query's date window does not pass one inside it",
+  );
+  const bothIn = ranked.map((x) => ({ ...x, moves: [] as string[], dateMatch: true }));
+  assert.deepEqual(
+    newerFirst(bothIn, (rid) => dates[rid]!, vectors, 0.9).map((x) => x.rid),
+    [3, 1, 2, 4],
+  );
 });
 
 test("the date a memory is true as of: its edit date when later than its timestamp", () => {

@@ -134,8 +134,10 @@ export function memoryVectors(db: Database.Database, rids: number[]): Map<number
 /**
  * Recency among near-duplicates: when a newer result is at least `duplicateSimilarity` similar to one
  * ranked above it, it moves just above it (an updated fact outranks the stale one). One pass, top down.
+ * Not past one inside a date window the query names ("what were my plans yesterday?" asks for that
+ * day's version, not the latest).
  */
-export function newerFirst<T extends { rid: number; moves: string[] }>(
+export function newerFirst<T extends { rid: number; moves: string[]; dateMatch?: boolean }>(
   ranked: T[],
   date: (rid: number) => string,
   vectors: Map<number, Float32Array>,
@@ -151,7 +153,7 @@ export function newerFirst<T extends { rid: number; moves: string[] }>(
     for (let j = i + 1; j < out.length; j++) {
       const b = out[j]!;
       const vb = vectors.get(b.rid);
-      if (!vb || date(b.rid) <= date(a.rid)) continue;
+      if (!vb || date(b.rid) <= date(a.rid) || (a.dateMatch && !b.dateMatch)) continue;
       if (cosine(va, vb) >= threshold && (best < 0 || date(b.rid) > date(out[best]!.rid))) best = j;
     }
     if (best > 0) {

@@ -193,3 +193,43 @@ test("searchWithVectors: a zero weight switches a leg off", () => {
     st.close();
   }
 });
+
+test("'yesterday' is the person's yesterday: tzOffsetMinutes reaches the date window", () => {
+  const st = openTempStore({ model: "axis", dim: 4 });
+  try {
+    // 15 Sep 2024, 18:00 in California (UTC-7). Both memories are equally near the question.
+    const now = "2024-09-16T01:00:00.000Z";
+    const [yesterday, today] = insertMemories(
+      st.sqlite,
+      [
+        {
+          spaceId: "personal",
+          content: "Garden plans: raised beds by the fence",
+          timestamp: "2024-09-15T03:00:00.000Z",
+        },
+        { spaceId: "personal", content: "Garden plans: a pond in the corner", timestamp: "2024-09-15T20:00:00.000Z" },
+      ],
+      [axisVector(4, 0), axisVector(4, 0)],
+      "axis",
+    );
+    const query = "What were my garden plans yesterday?";
+    const run = (tzOffsetMinutes: number) =>
+      searchWithVectors(
+        st.sqlite,
+        { query, spaceId: "personal", k: 5, now, tzOffsetMinutes },
+        { ...defaultSettingsFor("universal-sentence-encoder-lite"), minConfidence: 0 },
+        [{ role: "main", text: query }],
+        [axisVector(4, 0)],
+      );
+    const boosted = (r: ReturnType<typeof run>) =>
+      r.results.filter((x) => x.moves.some((m) => m.startsWith("date ×"))).map((x) => x.id);
+    // California: yesterday is 14 Sep local, which holds the 20:00 note (03:00 UTC on the 15th) only.
+    const la = run(-420);
+    assert.deepEqual(boosted(la), [yesterday]);
+    assert.equal(la.results[0]!.id, yesterday);
+    // In UTC the same instant is the 16th: yesterday is the 15th, which holds both notes.
+    assert.deepEqual(boosted(run(0)).sort(), [yesterday, today].sort());
+  } finally {
+    st.close();
+  }
+});

@@ -28,7 +28,7 @@ export interface RetrieveRequest {
   /** The turn's date (ISO), what "last week" is resolved against: now, or an imported conversation's date. */
   now?: string;
   /**
-   * The person's time zone, minutes east of UTC, for calendar days ("the day after the concert");
+   * The person's time zone, minutes east of UTC, for calendar days ("yesterday", "in May", "the day after the concert");
    * default: this server's, which for a local-first app is the person's.
    */
   tzOffsetMinutes?: number;
@@ -199,13 +199,14 @@ export function searchWithVectors(
   const tf = process.hrtime.bigint();
   const nowMs = Date.parse(req.now ?? new Date().toISOString());
   const mainVector = lists.find((l) => l.kind === "vector");
+  const offset = req.tzOffsetMinutes ?? -new Date(nowMs).getTimezoneOffset();
   const time = withEventWindows(
     db,
     req.spaceId,
-    parseTimeIntent(req.query, new Date(nowMs)),
+    parseTimeIntent(req.query, new Date(nowMs), offset),
     nowMs,
     mainVector?.items ?? [],
-    req.tzOffsetMinutes ?? -new Date(nowMs).getTimezoneOffset(),
+    offset,
   );
   // Memories inside a named date window join as candidates (windows.ts), ranked by similarity to the query.
   const inWindow =

@@ -15,14 +15,14 @@ test("a month without a year is the month of the turn's year, or the year before
   assert.equal(nov[0]!.start, "2023-11-01T00:00:00.000Z", "November 2024 has not happened yet on 15 Sep 2024");
 });
 
-test("relative dates: last week is the week around 7 days ago, yesterday a day (±1 for time zones)", () => {
+test("relative dates: last week is the week around 7 days ago, yesterday one calendar day", () => {
   const week = parseTimeIntent("what did I mention about the dog last week?", REF).windows[0]!;
   assert.equal(week.start, "2024-09-05T00:00:00.000Z");
   assert.equal(week.end, "2024-09-11T23:59:59.999Z");
   assert.equal(week.text, "last week");
   const y = parseTimeIntent("Remind me what I said yesterday", REF).windows[0]!;
-  assert.equal(y.start, "2024-09-13T00:00:00.000Z");
-  assert.equal(y.end, "2024-09-15T23:59:59.999Z");
+  assert.equal(y.start, "2024-09-14T00:00:00.000Z");
+  assert.equal(y.end, "2024-09-14T23:59:59.999Z");
   const few = parseTimeIntent("I told you a few days ago", REF).windows[0]!;
   assert.equal(few.start, "2024-09-10T00:00:00.000Z");
   assert.ok(inWindows("2024-09-11T18:00:00.000Z", [week]));
@@ -31,7 +31,7 @@ test("relative dates: last week is the week around 7 days ago, yesterday a day (
 
 test("an absolute day, and 'the day after <event>' is not taken for tomorrow", () => {
   const d = parseTimeIntent("What did we do on June 3rd?", REF).windows[0]!;
-  assert.equal(d.start, "2024-06-02T00:00:00.000Z");
+  assert.deepEqual([d.start, d.end], ["2024-06-03T00:00:00.000Z", "2024-06-03T23:59:59.999Z"]);
   assert.equal(parseTimeIntent("what did I do the day after the concert?", REF).windows.length, 0);
   assert.equal(parseTimeIntent("What's my dog called?", REF).windows.length, 0);
 });
@@ -40,4 +40,27 @@ test("'recently' and 'last time' ask for recent memories; plain questions do not
   assert.equal(parseTimeIntent("What did I say recently about work?", REF).recent, true);
   assert.equal(parseTimeIntent("What did we talk about last time?", REF).recent, true);
   assert.equal(parseTimeIntent("Which breed is my dog?", REF).recent, false);
+});
+
+test("dates are the person's calendar days: yesterday at 6 pm in California is not a UTC day holding today", () => {
+  // 2024-09-16T01:00Z is 15 Sep, 18:00 in California (UTC-7 in September).
+  const ref = new Date("2024-09-16T01:00:00.000Z");
+  const la = -420;
+  const y = parseTimeIntent("Remind me what I said yesterday", ref, la).windows[0]!;
+  assert.deepEqual([y.start, y.end], ["2024-09-14T07:00:00.000Z", "2024-09-15T06:59:59.999Z"]);
+  assert.equal(
+    inWindows("2024-09-15T20:00:00.000Z", [y]),
+    null,
+    "this afternoon (15 Sep, 13:00 local) is today, not yesterday",
+  );
+  assert.ok(inWindows("2024-09-15T03:00:00.000Z", [y]), "14 Sep, 20:00 local is yesterday");
+  // The same instant in UTC: yesterday is 15 Sep.
+  assert.equal(
+    parseTimeIntent("Remind me what I said yesterday", ref, 0).windows[0]!.start,
+    "2024-09-15T00:00:00.000Z",
+  );
+  const d = parseTimeIntent("What did we do on June 3rd?", ref, 540).windows[0]!;
+  assert.deepEqual([d.start, d.end], ["2024-06-02T15:00:00.000Z", "2024-06-03T14:59:59.999Z"], "3 June in Tokyo");
+  const may = parseTimeIntent("What did I say about the car in May?", ref, la).windows[0]!;
+  assert.deepEqual([may.start, may.end], ["2024-05-01T07:00:00.000Z", "2024-06-01T06:59:59.999Z"], "May in California");
 });

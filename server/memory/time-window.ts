@@ -42,14 +42,18 @@ const dayStart = (t: number) => Math.floor(t / DAY) * DAY;
 
 /**
  * Dates named in a query ("last week", "in May", "on June 3rd", "two days ago"), parsed with chrono-node
- * against `ref` (the turn's date, or the conversation's for imports). Dates never lie in the future of
- * the turn: a month or day without a year that would, is taken from the year before. Each becomes a
- * window of its granularity: a day (±1 for time zones), a week, or a month.
+ * against `ref` (the turn's date, or the conversation's for imports) in the person's time zone
+ * (`offsetMinutes` east of UTC). Dates never lie in the future of the turn: a month or day without a
+ * year that would, is taken from the year before. Each becomes a window of its granularity, in the
+ * person's calendar: a day ("yesterday" at 6 pm in California is the Californian yesterday, not a UTC
+ * day that holds part of today), a week around the date, or a month.
  */
-export function parseTimeIntent(query: string, ref: Date): TimeIntent {
+export function parseTimeIntent(query: string, ref: Date, offsetMinutes = 0): TimeIntent {
   const windows: TimeWindow[] = [];
   const now = ref.getTime();
-  for (const r of chrono.parse(query, { instant: ref, timezone: 0 }, { forwardDate: false })) {
+  const off = offsetMinutes * 60_000;
+  const localDay = (t: number) => dayStart(t + off) - off;
+  for (const r of chrono.parse(query, { instant: ref, timezone: offsetMinutes }, { forwardDate: false })) {
     if (EVENT_RELATIVE.test(r.text.trim())) continue;
     let t = r.start.date().getTime();
     const yearKnown = r.start.isCertain("year");
@@ -63,20 +67,21 @@ export function parseTimeIntent(query: string, ref: Date): TimeIntent {
     let end: number;
     const text = r.text.toLowerCase();
     if (/\bweek/.test(text)) {
-      start = dayStart(t) - 3 * DAY;
-      end = dayStart(t) + 4 * DAY - 1;
+      start = localDay(t) - 3 * DAY;
+      end = localDay(t) + 4 * DAY - 1;
     } else if (/\bfew days|couple of days|several days/.test(text)) {
-      start = dayStart(t) - 2 * DAY;
-      end = dayStart(t) + 3 * DAY - 1;
+      start = localDay(t) - 2 * DAY;
+      end = localDay(t) + 3 * DAY - 1;
     } else if (r.start.isCertain("day") || r.start.isCertain("weekday")) {
-      start = dayStart(t) - DAY;
-      end = dayStart(t) + 2 * DAY - 1;
+      start = localDay(t);
+      end = localDay(t) + DAY - 1;
     } else if (r.start.isCertain("month")) {
-      const d = new Date(t);
-      start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-      end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1;
+      // The month of the person's calendar: the UTC fields of the shifted instant are the local ones.
+      const d = new Date(t + off);
+      start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) - off;
+      end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - off - 1;
     } else continue;
-    if (r.end) end = Math.max(end, dayStart(r.end.date().getTime()) + DAY - 1);
+    if (r.end) end = Math.max(end, localDay(r.end.date().getTime()) + DAY - 1);
     windows.push({
       start: new Date(start).toISOString(),
       end: new Date(Math.min(end, now + DAY)).toISOString(),
