@@ -93,3 +93,29 @@ test("a span relative to an event is dated from the memory that tells of it, and
   await debugSearch.page.setViewportSize({ width: 390, height: 844 });
   await shot(debugSearch.page, "debug-search-event-390");
 });
+
+test.describe("in the browser's time zone", () => {
+  test.use({ timezoneId: "America/Los_Angeles" });
+
+  test("'yesterday' is the browser's yesterday, and result times are shown in its zone", async ({
+    api,
+    space,
+    debugSearch,
+  }) => {
+    // 03:30 UTC on 10 March is 20:30 on 9 March in California (UTC-7 from 8 March 2026).
+    await api.addMemories([
+      {
+        text: "User: Sketched the allotment layout: three raised beds and a compost corner.\nAssistant: Put the compost where the barrow can reach it.",
+        space,
+        timestamp: "2026-03-10T03:30:00.000Z",
+      },
+    ]);
+    await debugSearch.goto();
+    await debugSearch.search("What did I say about the allotment layout yesterday?", { space });
+    const la = new Intl.DateTimeFormat("sv-SE", { timeZone: "America/Los_Angeles" });
+    const yesterday = la.format(new Date(Date.now() - 86_400_000));
+    await expect(debugSearch.page.getByTestId("time-windows")).toContainText(`“yesterday” ${yesterday}…${yesterday}`);
+    const hit = debugSearch.page.getByTestId("result").filter({ hasText: "allotment layout" });
+    await expect(hit.locator("time")).toHaveText("2026-03-09 20:30");
+  });
+});

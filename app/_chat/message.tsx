@@ -8,6 +8,7 @@ import remarkGfm from "remark-gfm";
 import { useRef, type ComponentProps } from "react";
 import type { CommandInfo, RecalledMemory } from "@/server/chat/conversations";
 import { CopyButton } from "./copy-button";
+import { localDate } from "../_ui/local-time";
 
 export interface UiMessage {
   id: string;
@@ -92,7 +93,9 @@ export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
         {memories.map((m) => (
           <li key={m.id} className="border-t border-zinc-100 pt-2 dark:border-zinc-800" data-testid="recalled-memory">
             <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-500">
-              <time dateTime={m.timestamp}>{m.timestamp.slice(0, 10)}</time>
+              <time dateTime={m.timestamp} suppressHydrationWarning>
+                {localDate(m.timestamp)}
+              </time>
               <span
                 className={`rounded px-1.5 py-0.5 font-medium ${BADGE[m.matchType] ?? ""}`}
                 data-testid="recalled-match"
@@ -154,8 +157,8 @@ export function CommandDetails({
             className="break-words text-zinc-600 line-through decoration-zinc-400 dark:text-zinc-400"
             data-testid="forgotten-item"
           >
-            <time className="mr-2 text-xs no-underline" dateTime={i.timestamp}>
-              {i.timestamp.slice(0, 10)}
+            <time className="mr-2 text-xs no-underline" dateTime={i.timestamp} suppressHydrationWarning>
+              {localDate(i.timestamp)}
             </time>
             {i.content.length > 300 ? `${i.content.slice(0, 300)}…` : i.content}
           </li>

@@ -6,8 +6,7 @@ import { useTRPC } from "../../_trpc/client";
 import { KIND_COLORS, OverTimeChart, RecallChart } from "./charts";
 import { LifetimePanel } from "../lifetime-panel";
 import { CARD, INPUT } from "../../_ui/styles";
-
-const fmt = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "—");
+import { localDate, localDateTime } from "../../_ui/local-time";
 
 function Stat({ id, label, value, hint }: { id: string; label: string; value: number; hint?: string }) {
   return (
@@ -106,7 +105,7 @@ export function Analytics() {
               {a.overTime.earlier && (
                 <p className="mt-1 text-xs text-zinc-500" data-testid="over-time-earlier">
                   The first bar counts the {a.overTime.earlier.count.toLocaleString("en-US")} older memor
-                  {a.overTime.earlier.count === 1 ? "y" : "ies"} (from {a.overTime.earlier.from.slice(0, 10)}), so that
+                  {a.overTime.earlier.count === 1 ? "y" : "ies"} (from {localDate(a.overTime.earlier.from)}), so that
                   they do not stretch the axis.
                 </p>
               )}
@@ -160,7 +159,7 @@ export function Analytics() {
                       <span className="min-w-0">
                         <span className="line-clamp-2 break-words">{m.content}</span>
                         <span className="text-xs text-zinc-500">
-                          {m.spaceId} · {m.kind} · last {fmt(m.lastRetrievedAt)}
+                          {m.spaceId} · {m.kind} · last {localDateTime(m.lastRetrievedAt)}
                           {m.pinned ? " · pinned" : ""}
                         </span>
                       </span>
@@ -178,7 +177,7 @@ export function Analytics() {
               <ul className="space-y-1 text-sm" data-testid="expiring-soon">
                 {a.expiringSoon.map((m) => (
                   <li key={m.id} className="flex flex-wrap gap-x-3">
-                    <span className="shrink-0 tabular-nums text-zinc-500">{m.purgeAt.slice(0, 10)}</span>
+                    <span className="shrink-0 tabular-nums text-zinc-500">{localDate(m.purgeAt)}</span>
                     <span className="min-w-0 truncate">{m.content}</span>
                   </li>
                 ))}

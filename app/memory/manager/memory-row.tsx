@@ -1,10 +1,9 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/root";
 import { BTN, BTN_DANGER, BTN_PRIMARY, INPUT } from "../../_ui/styles";
+import { localDate, localDateTime } from "../../_ui/local-time";
 
 export type ManagedItem = inferRouterOutputs<AppRouter>["manager"]["list"]["items"][number];
-
-export const fmt = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "—");
 
 /** One memory in the Manager's table: its text (or the edit form), badges, sources and per-row actions. */
 export function MemoryRow({
@@ -100,11 +99,11 @@ export function MemoryRow({
               className="rounded bg-red-100 px-1.5 font-medium text-red-800 dark:bg-red-950 dark:text-red-200"
               data-testid="deleted-badge"
             >
-              deleted · purged {m.purgeAt?.slice(0, 10)}
+              deleted · purged {localDate(m.purgeAt)}
             </span>
           )}
           <span className="md:hidden">
-            {m.spaceId} · {m.kind} · {fmt(m.timestamp)}
+            {m.spaceId} · {m.kind} · {localDateTime(m.timestamp)}
           </span>
           {m.documentName && (
             <span title={m.documentId ?? ""} data-testid="memory-sources">
@@ -112,7 +111,7 @@ export function MemoryRow({
               {m.chunkIndex !== null && m.documentNames.length <= 1 ? ` #${m.chunkIndex + 1}` : ""}
             </span>
           )}
-          {m.updatedAt && <span data-testid="edited-date">edited {fmt(m.updatedAt)}</span>}
+          {m.updatedAt && <span data-testid="edited-date">edited {localDateTime(m.updatedAt)}</span>}
           {!m.documentName && m.conversationId && (
             <span>{m.conversationId.startsWith("chatgpt:") ? "ChatGPT import" : "conversation"}</span>
           )}
@@ -162,13 +161,13 @@ export function MemoryRow({
       </td>
       <td className="hidden whitespace-nowrap p-2 md:table-cell">{m.kind}</td>
       <td className="hidden whitespace-nowrap p-2 tabular-nums md:table-cell">
-        <time dateTime={m.timestamp} title={`stored ${fmt(m.createdAt)}`}>
-          {fmt(m.timestamp)}
+        <time dateTime={m.timestamp} title={`stored ${localDateTime(m.createdAt)}`} suppressHydrationWarning>
+          {localDateTime(m.timestamp)}
         </time>
       </td>
       <td
         className="hidden p-2 text-right tabular-nums lg:table-cell"
-        title={m.lastRetrievedAt ? `last ${fmt(m.lastRetrievedAt)}` : "never"}
+        title={m.lastRetrievedAt ? `last ${localDateTime(m.lastRetrievedAt)}` : "never"}
       >
         {m.retrievalCount}×
       </td>

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { ConfidenceLine, WouldBePacked } from "./confidence";
+import { localDate, localDateTime } from "../../_ui/local-time";
 
 const BADGE: Record<string, string> = {
   hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
@@ -61,7 +62,6 @@ function StageTime({ label, ms, total }: { label: string; ms: number; total: num
 }
 
 /** A date as YYYY-MM-DD in the browser's time zone (the windows are the person's calendar days). */
-const localDay = (iso: string) => new Date(iso).toLocaleDateString("sv-SE");
 
 export function DebugSearch() {
   const trpc = useTRPC();
@@ -321,7 +321,7 @@ export function DebugSearch() {
                     ? data.time.windows
                         .map(
                           (w) =>
-                            `“${w.event ? `${w.text} ${w.event.text}` : w.text}” ${localDay(w.start)}…${localDay(w.end)}${w.event ? ` (dated from the memory of ${localDay(w.event.at)})` : ""}`,
+                            `“${w.event ? `${w.text} ${w.event.text}` : w.text}” ${localDate(w.start)}…${localDate(w.end)}${w.event ? ` (dated from the memory of ${localDate(w.event.at)})` : ""}`,
                         )
                         .join("; ")
                     : "none"}
@@ -344,8 +344,8 @@ export function DebugSearch() {
                   <span data-testid="match-badge" className={`rounded px-2 py-0.5 font-medium ${BADGE[r.matchType]}`}>
                     {r.matchType}
                   </span>
-                  <time dateTime={r.timestamp} title={r.timestamp}>
-                    {r.timestamp.slice(0, 16).replace("T", " ")}
+                  <time dateTime={r.timestamp} title={r.timestamp} suppressHydrationWarning>
+                    {localDateTime(r.timestamp)}
                   </time>
                   <span>importance {r.importance}</span>
                   <span>retrieved {r.retrievalCount}×</span>
