@@ -7,8 +7,10 @@
  *
  * 1. Tuning half: each technique's setting is chosen in turn (coordinate ascent from the previous
  *    defaults, two passes, answerable recall@10 then MRR), then the confidence model is fitted on the tuning half's
- *    results (--fit writes it into server/memory/confidence-models.ts), then the minimum confidence:
- *    the lowest that keeps unanswerable turns at ≤ 1 packed memory of 6.
+ *    results (--fit writes it into server/memory/confidence-models.ts), then the turn's share
+ *    (`turnShare`, written by --fit too) and the minimum confidence together: for each share, the lowest
+ *    threshold that keeps unanswerable turns at ≤ 1 packed memory of 6; the share whose threshold packs
+ *    the most gold (packed recall@6) wins.
  * 2. Both halves are reported under the SHIPPED defaults (settings.ts, confidence-models.ts), beside
  *    the previous defaults (every new technique off, no threshold) and each leg alone, from this run.
  * JSON on stdout (and --out), then the Markdown tables; progress on stderr.
@@ -152,52 +154,72 @@ async function main() {
       `confidence fit on ${rows.length} results (${fit.positives} gold): ${JSON.stringify(fit.weights)} bias ${fit.bias}`,
     );
     const model = confidenceModelFor(USE_LITE);
+    const shippedTurnShare = model.turnShare;
     if (values.fit) {
-      writeFitted(fit.bias, fit.weights as Record<(typeof FEATURES)[number], number>, model.similarityRange);
       // Use the new fit in this run too (the module object is what retrieval reads).
       model.bias = fit.bias;
       Object.assign(model.weights, fit.weights);
-      log("wrote the fitted coefficients into server/memory/confidence-models.ts");
     }
 
     // 3. Minimum confidence, on tuning: the lowest that keeps unanswerable turns at ≤ 1 packed memory
     //    (the precision target: memories that do not matter stay out of the prompt), so that packed
     //    recall@6 stays as high as it can. Whether packed recall@6 then stays within 2 points of
     //    unfiltered is reported, not assumed (the two targets can conflict).
-    const tunedRows = await evalOn(tuning, chosen);
-    // Steps of 0.01: between two coarse steps unanswerable turns can go from 1.2 to 0.4 packed memories.
-    const sweep = Array.from({ length: 81 }, (_, i) => i / 100).map((t) => ({
-      t,
-      e: figures(store, tunedRows, t),
-    }));
-    // The tuning half has ~24 unanswerable turns: the lowest threshold that meets ≤ 1.0 on them once is
-    // mostly luck. Chosen instead: the lowest that meets it in 90% of 500 bootstrap resamples of those
-    // turns (seeded, so a rerun chooses the same).
-    const unanswerable = tunedRows.filter((r) => r.q.gold.length === 0);
-    const boot = bootstrapSamples(unanswerable.length, 500);
-    const holds = (t: number) => {
-      const packed = unanswerable.map((r) => Math.min(6, r.confidences.filter((c) => c >= t).length));
-      const ok = boot.filter((idx) => idx.reduce((a, i) => a + packed[i]!, 0) / idx.length <= 1.0).length;
-      return ok / boot.length >= 0.9;
-    };
-    const quiet = sweep.find((x) => holds(x.t));
-    const minConfidence = quiet ? quiet.t : sweep[sweep.length - 1]!.t;
+    //    The turn's share is chosen with it: each share gets its own lowest quiet threshold, and the
+    //    share whose threshold keeps the most gold in the prompt (packed recall@6) wins (ties: the smaller).
+    const turnSweep: { turnShare: number; minConfidence: number; packedRecall6: number; unanswerablePacked: number }[] =
+      [];
+    let best: { turnShare: number; rows: PerQuestion[]; threshold: ReturnType<typeof quietThreshold> } | null = null;
+    for (const turnShare of TURN_SHARES) {
+      model.turnShare = turnShare;
+      const rowsAt = await evalOn(tuning, chosen);
+      const threshold = quietThreshold(store, rowsAt);
+      const e = figures(store, rowsAt, threshold.t);
+      turnSweep.push({
+        turnShare,
+        minConfidence: threshold.t,
+        packedRecall6: e.answerable.packedRecall6,
+        unanswerablePacked: e.unanswerable.packed,
+      });
+      log(
+        `tuning: turnShare ${turnShare}: minConfidence ${threshold.t}, packed recall@6 ${e.answerable.packedRecall6}, unanswerable ${e.unanswerable.packed}`,
+      );
+      const p6 = (b: typeof best) => figures(store, b!.rows, b!.threshold.t).answerable.packedRecall6;
+      if (!best || e.answerable.packedRecall6 > p6(best) + 1e-9) best = { turnShare, rows: rowsAt, threshold };
+    }
+    const turnShare = best!.turnShare;
+    const sweep = best!.threshold.sweep;
+    const minConfidence = best!.threshold.t;
     chosen = { ...chosen, minConfidence };
-    log(`tuning: minConfidence → ${minConfidence}`);
+    log(`tuning: turnShare → ${turnShare}, minConfidence → ${minConfidence}`);
+    if (values.fit) {
+      writeFitted(fit.bias, fit.weights as Record<(typeof FEATURES)[number], number>, model.similarityRange, turnShare);
+      log("wrote the fitted coefficients and turnShare into server/memory/confidence-models.ts");
+    }
+    // The shipped model from here on (with --fit, the one just written), except for "chosen on tuning".
+    model.turnShare = values.fit ? turnShare : shippedTurnShare;
 
     // 4. Report both halves under the shipped defaults, the previous defaults and each leg.
-    const configs: { name: string; s: RetrievalSettings }[] = [
+    const configs: { name: string; s: RetrievalSettings; turnShare?: number }[] = [
       { name: "shipped defaults", s: shipped },
       { name: "previous defaults", s: previous },
       { name: "vector leg (shipped settings)", s: apply(shipped, LEG_VECTOR) },
       { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
-      { name: "chosen on tuning (this run)", s: chosen },
+      { name: "chosen on tuning (this run)", s: chosen, turnShare },
+      // What the turn's evidence changes: each result on its own evidence, at that share's own threshold.
+      {
+        name: "own evidence only (turnShare 0)",
+        s: { ...shipped, minConfidence: turnSweep[0]!.minConfidence },
+        turnShare: 0,
+      },
     ];
+    const shippedShare = model.turnShare;
     const report: Record<string, Record<string, Evaluation>> = {};
     const rowsOf: Record<string, Record<string, PerQuestion[]>> = {};
     for (const c of configs) {
       report[c.name] = {};
       rowsOf[c.name] = {};
+      model.turnShare = c.turnShare ?? shippedShare;
       for (const [half, qs] of [
         ["tuning", tuning],
         ["reporting", reporting],
@@ -220,9 +242,11 @@ async function main() {
         }),
       ]),
     );
-    const differs = (Object.keys(chosen) as (keyof RetrievalSettings)[]).filter(
+    model.turnShare = shippedShare;
+    const differs: string[] = (Object.keys(chosen) as (keyof RetrievalSettings)[]).filter(
       (k) => JSON.stringify(chosen[k]) !== JSON.stringify(shipped[k]),
     );
+    if (turnShare !== shippedShare) differs.push("turnShare (confidence-models.ts)");
     const summary = {
       model: USE_LITE,
       command: "npm run eval:retrieval",
@@ -236,6 +260,7 @@ async function main() {
       shippedDiffersFromChosen: differs,
       chosen,
       confidenceFit: fit,
+      turnShare: { chosen: turnShare, shipped: shippedShare, sweep: turnSweep },
       minConfidenceSweep: sweep.map((x) => ({
         minConfidence: x.t,
         packedRecall6: x.e.answerable.packedRecall6,
@@ -278,11 +303,33 @@ function countTypes(qs: LifeQuestion[]) {
   return Object.fromEntries(LIFE_TYPES.map((t) => [t, qs.filter((q) => q.type === t).length]));
 }
 
-function writeFitted(bias: number, weights: Record<string, number>, range: [number, number]) {
+/** Confidence shares of the way to the turn's strongest result tried on tuning (confidence.ts `withTurnEvidence`). */
+const TURN_SHARES = [0, 0.2, 0.33, 0.5, 0.67];
+
+/**
+ * The lowest minimum confidence that keeps unanswerable turns at ≤ 1 packed memory of 6. The tuning half
+ * has ~32 unanswerable turns: the lowest threshold that meets ≤ 1.0 on them once is mostly luck. Chosen
+ * instead: the lowest that meets it in 90% of 500 bootstrap resamples of those turns (seeded, so a rerun
+ * chooses the same). Steps of 0.01: between two coarse steps unanswerable turns can go from 1.2 to 0.4.
+ */
+function quietThreshold(store: Parameters<typeof figures>[0], rows: PerQuestion[]) {
+  const sweep = Array.from({ length: 81 }, (_, i) => i / 100).map((t) => ({ t, e: figures(store, rows, t) }));
+  const unanswerable = rows.filter((r) => r.q.gold.length === 0);
+  const boot = bootstrapSamples(unanswerable.length, 500);
+  const holds = (t: number) => {
+    const packed = unanswerable.map((r) => Math.min(6, r.confidences.filter((c) => c >= t).length));
+    const ok = boot.filter((idx) => idx.reduce((a, i) => a + packed[i]!, 0) / idx.length <= 1.0).length;
+    return ok / boot.length >= 0.9;
+  };
+  const quiet = sweep.find((x) => holds(x.t));
+  return { t: quiet ? quiet.t : sweep[sweep.length - 1]!.t, sweep };
+}
+
+function writeFitted(bias: number, weights: Record<string, number>, range: [number, number], turnShare: number) {
   const file = path.join(process.cwd(), "server/memory/confidence-models.ts");
   const src = fs.readFileSync(file, "utf8");
   const w = FEATURES.map((f) => `${f}: ${weights[f]}`).join(", ");
-  const block = `// BEGIN FITTED (written by npm run eval:retrieval -- --fit)\nconst USE_LITE: ConfidenceModel = {\n  bias: ${bias},\n  weights: { ${w} },\n  similarityRange: [${range[0]}, ${range[1]}],\n};\n// END FITTED`;
+  const block = `// BEGIN FITTED (written by npm run eval:retrieval -- --fit)\nconst USE_LITE: ConfidenceModel = {\n  bias: ${bias},\n  weights: { ${w} },\n  similarityRange: [${range[0]}, ${range[1]}],\n  turnShare: ${turnShare},\n};\n// END FITTED`;
   fs.writeFileSync(file, src.replace(/\/\/ BEGIN FITTED[\s\S]*?\/\/ END FITTED/, block));
 }
 

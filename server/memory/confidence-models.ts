@@ -10,22 +10,28 @@ export interface ConfidenceModel {
   weights: Record<FeatureName, number>;
   /** Cosine similarity mapped to the similarity feature's 0 and 1. */
   similarityRange: [number, number];
+  /**
+   * Share (0–1) of the way a result's logit moves toward the strongest one among the turn's leading
+   * results (confidence.ts `withTurnEvidence`); 0 = each result on its own evidence only.
+   */
+  turnShare: number;
 }
 
 // BEGIN FITTED (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -4.105,
+  bias: -4.112,
   weights: {
-    similarity: 1.562,
+    similarity: 1.572,
     keyword: 0,
-    agreement: 1.083,
-    termShare: 2.517,
+    agreement: 1.084,
+    termShare: 2.508,
     rareMatch: 0,
-    dateMatch: 1.941,
-    suitsIntent: 0.768,
-    personalQuery: 1.508,
+    dateMatch: 1.955,
+    suitsIntent: 0.764,
+    personalQuery: 1.513,
   },
   similarityRange: [0.1, 0.7],
+  turnShare: 0.5,
 };
 // END FITTED
 

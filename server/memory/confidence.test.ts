@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { confidenceModelFor, confidenceOf, features, fitLogistic, type RawSignals } from "./confidence";
+import {
+  confidenceModelFor,
+  confidenceOf,
+  features,
+  fitLogistic,
+  TURN_LEADERS,
+  withTurnEvidence,
+  type RawSignals,
+} from "./confidence";
 import { FEATURES, type Features } from "./confidence-features";
 import { createRng } from "../test/retrieval-eval/rng";
 
@@ -83,8 +91,41 @@ test("fitting: non-negative weights that separate the classes, a feature without
   for (const k of FEATURES) assert.ok(fit.weights[k] >= 0);
   assert.ok(fit.weights.similarity > 1 && fit.weights.keyword > 0.3, JSON.stringify(fit.weights));
   assert.equal(fit.weights.dateMatch, 0);
-  const model = { bias: fit.bias, weights: fit.weights, similarityRange: [0, 1] as [number, number] };
+  const model = { bias: fit.bias, weights: fit.weights, similarityRange: [0, 1] as [number, number], turnShare: 0 };
   const p = (y: 0 | 1) => rows.filter((x) => x.y === y).map((x) => confidenceOf(x.f, model));
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   assert.ok(mean(p(1)) > 0.6 && mean(p(0)) < 0.4, `positives ${mean(p(1))}, negatives ${mean(p(0))}`);
+});
+
+test("turn evidence: weaker results move a share of the way to the turn's strongest; never lower, still monotone", () => {
+  const logit = (p: number) => Math.log(p / (1 - p));
+  const own = [0.3, 0.8, 0.2, 0.5];
+  const out = withTurnEvidence(own, 0.5);
+  assert.equal(out[1]!.confidence, 0.8, "the strongest result keeps its own confidence");
+  assert.equal(out[1]!.lift, 0);
+  for (const i of [0, 2, 3]) {
+    assert.ok(Math.abs(out[i]!.lift - 0.5 * (logit(0.8) - logit(own[i]!))) < 1e-9, "half the logit gap");
+    assert.ok(out[i]!.confidence > own[i]! && out[i]!.confidence < 0.8);
+  }
+  assert.deepEqual(
+    withTurnEvidence(own, 0).map((x) => x.confidence),
+    own,
+    "share 0: own evidence only",
+  );
+  // Only the leading results are the turn's evidence: a strong 7th result lifts nobody.
+  const tail = [0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.95];
+  assert.ok(
+    withTurnEvidence(tail, 0.5)
+      .slice(0, TURN_LEADERS)
+      .every((x) => x.lift === 0),
+  );
+  // Raising any result's own confidence never lowers any result's confidence.
+  const r = createRng("turn");
+  for (let n = 0; n < 300; n++) {
+    const xs = Array.from({ length: 8 }, () => 0.01 + r.next() * 0.98);
+    const before = withTurnEvidence(xs, 0.5).map((x) => x.confidence);
+    const j = r.int(0, xs.length - 1);
+    const up = xs.map((x, i) => (i === j ? Math.min(0.99, x + 0.1) : x));
+    withTurnEvidence(up, 0.5).forEach((x, i) => assert.ok(x.confidence >= before[i]! - 1e-12));
+  }
 });

@@ -64,6 +64,28 @@ export function contributions(f: Features, model: ConfidenceModel): { feature: F
     .sort((a, b) => b.logit - a.logit);
 }
 
+/** The leading results (the default packing size) whose strongest own confidence is the turn's evidence. */
+export const TURN_LEADERS = 6;
+
+const logit = (p: number) => Math.log(Math.max(p, 1e-12) / Math.max(1 - p, 1e-12));
+
+/**
+ * Confidence given the turn: each result's own logit moved `turnShare` of the way toward the strongest
+ * own logit among the first TURN_LEADERS results. Why: whether a turn is about the person's past at all
+ * is evidence for every result of it — when one memory plainly answers, the next ones on the same
+ * subject are likelier relevant than the same features would say in a turn nothing answers
+ * (docs/retrieval.md#filtering-and-confidence). Never lowers a confidence, and still never falls when
+ * any feature rises. `lift` is the logit added (what Debug Search shows).
+ */
+export function withTurnEvidence(own: number[], turnShare: number): { confidence: number; lift: number }[] {
+  const z = own.map(logit);
+  const best = Math.max(-Infinity, ...z.slice(0, TURN_LEADERS));
+  return z.map((zi, i) => {
+    const lift = turnShare > 0 && best > zi ? turnShare * (best - zi) : 0;
+    return { confidence: lift > 0 ? sigmoid(zi + lift) : own[i]!, lift };
+  });
+}
+
 export function confidenceModelFor(model: string): ConfidenceModel {
   return (CONFIDENCE_MODELS.find((m) => new RegExp(m.match, "i").test(model)) ?? CONFIDENCE_MODELS[0]!).model;
 }

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { stmt } from "../core/statements";
-import { confidenceModelFor, confidenceOf, contributions, features } from "./confidence";
+import { confidenceModelFor, confidenceOf, contributions, features, withTurnEvidence } from "./confidence";
 import type { FeatureName, Features } from "./confidence-features";
 import { unscored, type FusedCandidate } from "./fuse";
 import { loadNeighbours, propagate } from "./neighbours";
@@ -171,9 +171,14 @@ export interface Confidence {
   features: Features;
   /** Features with their share of the logit, largest first (what moved it). */
   because: { feature: FeatureName; logit: number }[];
+  /** Logit added for the turn's strongest leading result (withTurnEvidence); 0 when none. */
+  turnLift: number;
 }
 
-/** Calibrated confidence of each ranked result (confidence.ts). */
+/**
+ * Calibrated confidence of each ranked result (confidence.ts), its own and then given the turn's
+ * leading results: pass the ranking beyond the k returned so that k does not change a confidence.
+ */
 export function confidences(
   ranked: (Staged & { final: number })[],
   ctx: {
@@ -190,7 +195,7 @@ export function confidences(
 ): Confidence[] {
   const model = confidenceModelFor(ctx.model);
   const idfSum = ctx.terms.reduce((s, t) => s + t.idf, 0);
-  return ranked.map((c) => {
+  const own = ranked.map((c) => {
     const v = ctx.vectors.get(c.rid);
     const sim = ctx.queryVector && v ? cosine(ctx.queryVector, v) : c.similarity;
     const m = ctx.rows.get(c.rid);
@@ -219,4 +224,9 @@ export function confidences(
     );
     return { confidence: confidenceOf(f, model), features: f, because: contributions(f, model) };
   });
+  const turn = withTurnEvidence(
+    own.map((c) => c.confidence),
+    model.turnShare,
+  );
+  return own.map((c, i) => ({ ...c, confidence: turn[i]!.confidence, turnLift: turn[i]!.lift }));
 }

@@ -232,9 +232,10 @@ export function searchWithVectors(
     head.map((c) => c.rid),
   );
   const dated = (rid: number) => memoryDate(rows.get(rid)!);
-  const ordered = newerFirst(head, dated, vecs, settings.duplicateSimilarity).slice(0, k);
+  const orderedHead = newerFirst(head, dated, vecs, settings.duplicateSimilarity);
+  const ordered = orderedHead.slice(0, k);
   const ceiling = lists.find((l) => l.kind === "fts")?.ceiling ?? 0;
-  const conf = confidences(ordered, {
+  const conf = confidences(orderedHead, {
     model: req.model ?? "universal-sentence-encoder-lite",
     rows,
     queryVector: vectors[0] ?? null,
@@ -286,7 +287,12 @@ export function searchWithVectors(
         c,
         c.final,
         conf[i]!.confidence,
-        conf[i]!.because.slice(0, 2).map((b) => `confidence: ${b.feature} +${b.logit.toFixed(2)}`),
+        [
+          ...conf[i]!.because.slice(0, 2).map((b) => `confidence: ${b.feature} +${b.logit.toFixed(2)}`),
+          ...(conf[i]!.turnLift >= 0.005
+            ? [`confidence: a strong match in this turn +${conf[i]!.turnLift.toFixed(2)}`]
+            : []),
+        ],
         conf[i]!.features,
       ),
     )
