@@ -1,9 +1,11 @@
 /**
- * Retrieval evaluation with the offline embedding model (USE-lite, the real embedding server behind a
- * disk cache): one person's year of chat, 1,100 memories in ONE space, every question searched against
- * all of it (server/test/retrieval-eval/life.ts and README.md there).
+ * Retrieval evaluation with a real embedding model behind a disk cache (default the bundled offline
+ * USE-lite; `--model FILE.gguf` serves a GGUF through llama.cpp, e.g. nomic-embed-text-v1.5 once
+ * downloaded): one person's year of chat, 1,100 memories in ONE space, every question searched against
+ * all of it (server/test/retrieval-eval/life.ts and README.md there). Settings and the confidence model
+ * are the model's own profile (settings.ts, confidence-models.ts).
  *
- *   npm run eval:retrieval [-- --out FILE.json] [--markdown FILE.md] [--fit] [--cache DIR] [--quiet]
+ *   npm run eval:retrieval [-- --model FILE.gguf] [--out FILE.json] [--markdown FILE.md] [--fit] [--cache DIR] [--quiet]
  *
  * 1. Tuning half: each technique's setting is chosen in turn (coordinate ascent from the previous
  *    defaults, two passes, answerable recall@10 then MRR), then the confidence model is fitted on the tuning half's
@@ -23,7 +25,14 @@ import { FEATURES } from "../server/memory/confidence-features";
 import { defaultSettingsFor, type RetrievalSettings } from "../server/memory/settings";
 import { generateLife, LIFE_TYPES, type LifeQuestion } from "../server/test/retrieval-eval/life";
 import { createRng } from "../server/test/retrieval-eval/rng";
-import { DEFAULT_CACHE_DIR, openLifeStore, prepareQueries, USE_LITE } from "../server/test/retrieval-eval/life-harness";
+import type { EmbeddingModelChoice } from "../server/embedder/models";
+import {
+  DEFAULT_CACHE_DIR,
+  openLifeStore,
+  prepareQueries,
+  USE_LITE,
+  USE_LITE_CHOICE,
+} from "../server/test/retrieval-eval/life-harness";
 import {
   bootstrapIntervals,
   calibrationRows,
@@ -38,6 +47,7 @@ const { values } = parseArgs({
     out: { type: "string" },
     markdown: { type: "string" },
     fit: { type: "boolean", default: false },
+    model: { type: "string" },
     cache: { type: "string" },
     quiet: { type: "boolean", default: false },
   },
@@ -105,10 +115,15 @@ async function main() {
   log(
     `history: ${ds.memories.length} memories in one space, ${ds.memories[0]!.timestamp.slice(0, 10)} … ${ds.memories.at(-1)!.timestamp.slice(0, 10)}; questions: ${tuning.length} tuning, ${reporting.length} reporting`,
   );
-  const store = await openLifeStore(ds, { log, cacheDir: values.cache ?? DEFAULT_CACHE_DIR });
+  const choice = modelChoice(values.model);
+  const fittedBlock = values.fit ? fittedBlockFor(choice) : null;
+  const store = await openLifeStore(ds, { log, cacheDir: values.cache ?? DEFAULT_CACHE_DIR, choice });
   try {
-    log(`store ready in ${store.ingestMs} ms (${store.embedder.misses} passages embedded, the rest cached)`);
-    const shipped = defaultSettingsFor(USE_LITE);
+    const modelId = store.model;
+    log(
+      `store ready in ${store.ingestMs} ms (${store.embedder.misses} passages embedded by ${modelId}, the rest cached)`,
+    );
+    const shipped = defaultSettingsFor(modelId);
     const evalOn = async (qs: LifeQuestion[], s: RetrievalSettings) => {
       await prepareQueries(store, ds, qs, [s]);
       return runQuestions(store, ds, qs, s);
@@ -117,7 +132,7 @@ async function main() {
 
     // 1. Tuning half: coordinate ascent over the knobs, from the previous defaults (not from the shipped
     //    ones, so what this run chooses does not depend on what an earlier run shipped).
-    const previous = apply(shipped, PREVIOUS_FULL);
+    const previous = apply(shipped, modelId === USE_LITE ? PREVIOUS_FULL : PREVIOUS);
     let chosen = previous;
     const tuningLog: { knob: string; value: string; recall10: number; mrr: number }[] = [];
     // Two passes: a knob chosen late (the personal boost) can change what suits an earlier one.
@@ -153,7 +168,7 @@ async function main() {
     log(
       `confidence fit on ${rows.length} results (${fit.positives} gold): ${JSON.stringify(fit.weights)} bias ${fit.bias}`,
     );
-    const model = confidenceModelFor(USE_LITE);
+    const model = confidenceModelFor(modelId);
     const shippedTurnShare = model.turnShare;
     if (values.fit) {
       // Use the new fit in this run too (the module object is what retrieval reads).
@@ -193,7 +208,13 @@ async function main() {
     chosen = { ...chosen, minConfidence };
     log(`tuning: turnShare → ${turnShare}, minConfidence → ${minConfidence}`);
     if (values.fit) {
-      writeFitted(fit.bias, fit.weights as Record<(typeof FEATURES)[number], number>, model.similarityRange, turnShare);
+      writeFitted(
+        fittedBlock!,
+        fit.bias,
+        fit.weights as Record<(typeof FEATURES)[number], number>,
+        model.similarityRange,
+        turnShare,
+      );
       log("wrote the fitted coefficients and turnShare into server/memory/confidence-models.ts");
     }
     // The shipped model from here on (with --fit, the one just written), except for "chosen on tuning".
@@ -248,7 +269,7 @@ async function main() {
     );
     if (turnShare !== shippedShare) differs.push("turnShare (confidence-models.ts)");
     const summary = {
-      model: USE_LITE,
+      model: modelId,
       command: "npm run eval:retrieval",
       dataset: {
         memories: ds.memories.length,
@@ -280,7 +301,7 @@ async function main() {
     const json = JSON.stringify(summary, null, 2);
     if (values.out) fs.writeFileSync(values.out, `${json}\n`);
     process.stdout.write(`${json}\n\n`);
-    const md = markdown(summary.dataset.memories, report, intervals);
+    const md = markdown(modelId, summary.dataset.memories, report, intervals);
     if (values.markdown) fs.writeFileSync(values.markdown, md);
     process.stdout.write(md);
     if (differs.length) log(`note: the shipped defaults differ from this run's choice in: ${differs.join(", ")}`);
@@ -325,15 +346,44 @@ function quietThreshold(store: Parameters<typeof figures>[0], rows: PerQuestion[
   return { t: quiet ? quiet.t : sweep[sweep.length - 1]!.t, sweep };
 }
 
-function writeFitted(bias: number, weights: Record<string, number>, range: [number, number], turnShare: number) {
-  const file = path.join(process.cwd(), "server/memory/confidence-models.ts");
-  const src = fs.readFileSync(file, "utf8");
+/** `--model`: the bundled USE-lite (default, or "use-lite"), or a GGUF file served through llama.cpp. */
+function modelChoice(arg: string | undefined): EmbeddingModelChoice {
+  if (!arg || arg === "use-lite") return USE_LITE_CHOICE;
+  if (!/\.gguf$/i.test(arg) || !fs.existsSync(arg))
+    throw new Error(`--model ${arg}: not a GGUF file here (download one with \`npm run models:pull\` when online)`);
+  return { kind: "gguf", path: path.resolve(arg), reason: "--model" };
+}
+
+const MODELS_FILE = path.join(process.cwd(), "server/memory/confidence-models.ts");
+
+/** The fitted block of confidence-models.ts that --fit rewrites for this model (checked before the run). */
+function fittedBlockFor(choice: EmbeddingModelChoice): string {
+  const id = choice.kind === "use-lite" ? USE_LITE : path.basename(choice.path);
+  const name = /universal-sentence-encoder/i.test(id) ? "USE_LITE" : /nomic-embed-text/i.test(id) ? "NOMIC" : null;
+  if (!name || !fs.readFileSync(MODELS_FILE, "utf8").includes(`// BEGIN FITTED ${name}`))
+    throw new Error(`--fit: confidence-models.ts has no fitted block for ${id}; add one (and its match) first`);
+  return name;
+}
+
+function writeFitted(
+  name: string,
+  bias: number,
+  weights: Record<string, number>,
+  range: [number, number],
+  turnShare: number,
+) {
+  const src = fs.readFileSync(MODELS_FILE, "utf8");
   const w = FEATURES.map((f) => `${f}: ${weights[f]}`).join(", ");
-  const block = `// BEGIN FITTED (written by npm run eval:retrieval -- --fit)\nconst USE_LITE: ConfidenceModel = {\n  bias: ${bias},\n  weights: { ${w} },\n  similarityRange: [${range[0]}, ${range[1]}],\n  turnShare: ${turnShare},\n};\n// END FITTED`;
-  fs.writeFileSync(file, src.replace(/\/\/ BEGIN FITTED[\s\S]*?\/\/ END FITTED/, block));
+  const head = src.match(new RegExp(`// BEGIN FITTED ${name}[^\\n]*`))![0];
+  const block = `${head}\nconst ${name}: ConfidenceModel = {\n  bias: ${bias},\n  weights: { ${w} },\n  similarityRange: [${range[0]}, ${range[1]}],\n  turnShare: ${turnShare},\n};\n// END FITTED ${name}`;
+  fs.writeFileSync(
+    MODELS_FILE,
+    src.replace(new RegExp(`// BEGIN FITTED ${name}[\\s\\S]*?// END FITTED ${name}`), block),
+  );
 }
 
 function markdown(
+  model: string,
   memories: number,
   report: Record<string, Record<string, Evaluation>>,
   intervals: Record<string, ReturnType<typeof bootstrapIntervals>>,
@@ -341,7 +391,7 @@ function markdown(
   const f = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
   const types = LIFE_TYPES.filter((t) => t !== "unanswerable");
   const lines = [
-    `### Retrieval eval (USE-lite, ${memories} memories in one space; \`npm run eval:retrieval\`)`,
+    `### Retrieval eval (${model === USE_LITE ? "USE-lite" : model}, ${memories} memories in one space; \`npm run eval:retrieval${model === USE_LITE ? "" : " -- --model …"}\`)`,
     "",
     "Answerable: recall@10 / recall@6 / MRR@10, packed recall@6 (at the minimum confidence). Unanswerable: memories packed of 6. Per-type columns: recall@10.",
     "",

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type Database from "better-sqlite3";
 import { openDb } from "../../db";
+import type { EmbeddingModelChoice } from "../../embedder/models";
 import { EmbedderSupervisor } from "../../embedder/supervisor";
 import { HttpEmbedClient } from "../../embedder/client";
 import type { Embedder } from "../../core/context";
@@ -15,26 +16,56 @@ import { addMemories } from "../../memory/write";
 import type { MemoContext } from "../../core/context";
 import type { LifeDataset, LifeQuestion } from "./life";
 
+export const USE_LITE = "universal-sentence-encoder-lite";
+export const DEFAULT_CACHE_DIR = path.join(process.cwd(), ".cache", "retrieval-eval");
+
+/** The bundled offline model, the eval's default. */
+export const USE_LITE_CHOICE: EmbeddingModelChoice = { kind: "use-lite", reason: "retrieval eval" };
+
 /**
- * The real embedding server (USE-lite) behind an on-disk cache: USE-lite costs ~290 ms per passage and
- * ~45 ms per query on a small CPU, and every rerun embeds the same texts. The cache is keyed by model,
- * kind (query / document) and text; the server is started only on a miss. Default folder:
- * `.cache/retrieval-eval` (git-ignored).
+ * The model id a choice is served as (what the embedding server reports, and what picks the settings
+ * profile and confidence model), and the name of its cache file. A GGUF's cache is keyed by its size and
+ * a hash of its first MiB too: two files named alike (a test's tiny nomic-bert, the real one) never
+ * share vectors.
+ */
+export function modelIdentity(choice: EmbeddingModelChoice): { model: string; cacheName: string } {
+  if (choice.kind === "use-lite") return { model: USE_LITE, cacheName: USE_LITE };
+  const model = path.basename(choice.path).replace(/\.gguf$/i, "");
+  const fd = fs.openSync(choice.path, "r");
+  try {
+    const head = Buffer.alloc(1 << 20);
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    const size = fs.fstatSync(fd).size;
+    const h = crypto.createHash("sha1").update(head.subarray(0, n)).update(String(size)).digest("hex");
+    return { model, cacheName: `${model}-${h.slice(0, 12)}` };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The real embedding server (USE-lite by default, or a GGUF through llama.cpp) behind an on-disk cache:
+ * USE-lite costs ~290 ms per passage and ~45 ms per query on a small CPU, and every rerun embeds the same
+ * texts. The cache is keyed by model, kind (query / document) and text; the server is started only on a
+ * miss. Default folder: `.cache/retrieval-eval` (git-ignored).
  */
 export class CachedEmbedder implements Embedder {
   private readonly map = new Map<string, Float32Array>();
-  private inner: { client: HttpEmbedClient; sup: EmbedderSupervisor } | null = null;
+  private inner: { client: HttpEmbedClient; sup: EmbedderSupervisor; dim: number } | null = null;
   private readonly file: string;
+  readonly model: string;
   misses = 0;
   embedMs = 0;
 
   constructor(
-    private readonly model: string,
+    private readonly choice: EmbeddingModelChoice,
     dir: string,
     private readonly log: (m: string) => void = () => {},
   ) {
     fs.mkdirSync(dir, { recursive: true });
-    this.file = path.join(dir, `${model}.jsonl`);
+    const id = modelIdentity(choice);
+    this.model = id.model;
+    this.file = path.join(dir, `${id.cacheName}.jsonl`);
     if (fs.existsSync(this.file)) {
       for (const line of fs.readFileSync(this.file, "utf8").split("\n")) {
         if (!line) continue;
@@ -60,7 +91,7 @@ export class CachedEmbedder implements Embedder {
   private async server(): Promise<HttpEmbedClient> {
     if (!this.inner) {
       const sup = new EmbedderSupervisor({
-        choice: { kind: "use-lite", reason: "retrieval eval" },
+        choice: this.choice,
         healthTimeoutMs: 10_000,
         maxHealthFailures: 6,
         log: (m) => this.log(`embedder: ${m}`),
@@ -70,7 +101,7 @@ export class CachedEmbedder implements Embedder {
       const info = await client.info();
       if (info.model !== this.model)
         throw new Error(`embedding server serves ${info.model}, the cache is for ${this.model}`);
-      this.inner = { client, sup };
+      this.inner = { client, sup, dim: info.dim };
     }
     return this.inner.client;
   }
@@ -109,7 +140,12 @@ export class CachedEmbedder implements Embedder {
   }
 
   async info() {
-    return { model: this.model, dim: 512 };
+    if (this.choice.kind === "use-lite") return { model: this.model, dim: 512 };
+    // A GGUF's width: from a cached vector when there is one, else from the server.
+    const cached = this.map.values().next().value as Float32Array | undefined;
+    if (cached) return { model: this.model, dim: cached.length };
+    await this.server();
+    return { model: this.model, dim: this.inner!.dim };
   }
   embedQueries(texts: string[]) {
     return this.embed("q", texts);
@@ -137,20 +173,17 @@ export interface LifeStore {
   close(): Promise<void>;
 }
 
-export const USE_LITE = "universal-sentence-encoder-lite";
-export const DEFAULT_CACHE_DIR = path.join(process.cwd(), ".cache", "retrieval-eval");
-
 /** A temp store holding the whole history in one space, written through the real service path. */
 export async function openLifeStore(
   ds: LifeDataset,
-  opts: { log?: (m: string) => void; cacheDir?: string } = {},
+  opts: { log?: (m: string) => void; cacheDir?: string; choice?: EmbeddingModelChoice } = {},
 ): Promise<LifeStore> {
   const log = opts.log ?? (() => {});
   // Exact vector search (vec0): the eval measures ranking, not the approximate index (bench does that).
   process.env.MEMO_ANN = "off";
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-life-"));
   const opened = openDb(path.join(dir, "eval.db"));
-  const embedder = new CachedEmbedder(USE_LITE, opts.cacheDir ?? DEFAULT_CACHE_DIR, log);
+  const embedder = new CachedEmbedder(opts.choice ?? USE_LITE_CHOICE, opts.cacheDir ?? DEFAULT_CACHE_DIR, log);
   const ctx: MemoContext = { db: opened.sqlite, embedder };
   const t0 = Date.now();
   const idOf = new Map<string, string>();
@@ -170,7 +203,7 @@ export async function openLifeStore(
     db: opened.sqlite,
     ctx,
     embedder,
-    model: USE_LITE,
+    model: embedder.model,
     idOf,
     keyOf: new Map([...idOf].map(([k, id]) => [id, k])),
     ingestMs: Date.now() - t0,
