@@ -1,5 +1,6 @@
 import net from "node:net";
 import { test, expect } from "./chat-fixtures";
+import { defaultSettingsFor } from "../server/memory/settings";
 
 /**
  * The chat page against the OpenAI-compatible test double (e2e/support/openai-fixture.ts), which replies
@@ -52,7 +53,13 @@ test.describe("Chat", () => {
     await expect(item.getByTestId("recalled-match")).toHaveText(/^(hybrid|fts|vector)$/);
     await expect(item).toContainText(/\d{4}-\d{2}-\d{2}/);
     await expect(item).toContainText(/importance \d/);
-    await expect(item.getByRole("definition")).toHaveCount(4);
+    await expect(item.getByRole("definition")).toHaveCount(5);
+    // Used because its confidence reached the minimum (the offline model's default).
+    const confidence = Number(await item.getByTestId("recalled-confidence").textContent());
+    expect(confidence).toBeGreaterThanOrEqual(
+      defaultSettingsFor("universal-sentence-encoder-lite").minConfidence - 0.005,
+    );
+    expect(confidence).toBeLessThanOrEqual(1);
     await page.screenshot({ path: "test-results/chat-recalled.png", fullPage: true });
 
     // Stored with the reply: a reload shows the same list.

@@ -113,6 +113,12 @@ export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
               {m.content.length > 600 ? `${m.content.slice(0, 600)}…` : m.content}
             </p>
             <dl className="mt-1 flex flex-wrap gap-x-3 text-xs tabular-nums text-zinc-500" aria-label="Score breakdown">
+              <div title="Calibrated confidence that this memory is relevant: only memories at or above the minimum confidence are used">
+                <dt className="inline">confidence </dt>
+                <dd className="inline" data-testid="recalled-confidence">
+                  {num(m.scores.confidence ?? null, 2)}
+                </dd>
+              </div>
               <div>
                 <dt className="inline">similarity </dt>
                 <dd className="inline">{num(m.scores.similarity, 3)}</dd>

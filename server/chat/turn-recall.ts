@@ -97,6 +97,7 @@ export async function recallForPrompt(
     const { block, included } = packRecalled(usable, r.settings.topN, r.settings.tokenBudget, {
       speakers: r.settings.packSpeakers,
       assistantMaxChars: r.settings.assistantMaxChars,
+      tzOffsetMinutes: input.tzOffsetMinutes,
     });
     const recall: Recall = {
       block,

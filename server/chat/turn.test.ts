@@ -13,6 +13,7 @@ import { saveRetrievalSettings } from "../memory/settings";
 import { checkInvariant, getMemory } from "../memory/store";
 import { getConversationWithMessages } from "./conversations";
 import { restore } from "../memory/forget";
+import { dayIn, weekdayAndDay } from "../core/calendar";
 import type { MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
@@ -126,7 +127,8 @@ test("a fact chatted in one conversation is recalled in a new one: the provider 
   );
   assert.deepEqual(checkInvariant(s.memo.db), []);
 
-  const second = await turn(s, { message: "Where does my sister Anna live and work now?" });
+  // The person is 14 hours ahead of UTC: the prompt's "today" and the memory's date are their days.
+  const second = await turn(s, { message: "Where does my sister Anna live and work now?", tzOffsetMinutes: 840 });
   const convB = second.of("start")!.conversation;
   assert.notEqual(convB.id, convA.id);
   const recall = second.of("recall")!;
@@ -138,6 +140,12 @@ test("a fact chatted in one conversation is recalled in a new one: the provider 
   const sys = fixture.requests.at(-1)!.body!.messages![0]!;
   assert.equal(sys.role, "system");
   assert.ok(String(sys.content).startsWith(SYSTEM_PROMPT));
+  assert.ok(
+    String(sys.content).includes(`\nToday is ${weekdayAndDay(Date.now(), 840)} in the user's time zone.\n`),
+    String(sys.content).slice(0, 400),
+  );
+  const storedAt = (s.memo.db.prepare("SELECT timestamp FROM memories").get() as { timestamp: string }).timestamp;
+  assert.ok(String(sys.content).includes(`[Relevant Memories]\n- ${dayIn(storedAt, 840)}: `));
   // Packed with who said what (the user's words, then the assistant's reply, boilerplate trimmed).
   assert.match(
     String(sys.content),

@@ -11,6 +11,7 @@ import {
   type RecalledMemory,
   type StoredMessage,
 } from "./conversations";
+import { defaultOffsetMinutes, weekdayAndDay } from "../core/calendar";
 import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
@@ -108,8 +109,10 @@ export type TurnEvent =
   | { type: "done"; message: StoredMessage; timings: TurnTimings; finishReason: string | null }
   | { type: "error"; kind: string; status: number; message: string; partial: StoredMessage | null };
 
-export function systemPrompt(block: string): string {
-  return block ? `${SYSTEM_PROMPT}\n\n${block}` : SYSTEM_PROMPT;
+/** The system prompt: Memo's instructions, the person's date (memories are dated in their days), the memory block. */
+export function systemPrompt(block: string, today?: string): string {
+  const head = today ? `${SYSTEM_PROMPT}\nToday is ${today} in the user's time zone.` : SYSTEM_PROMPT;
+  return block ? `${head}\n\n${block}` : head;
 }
 
 /** Validate a turn's input before anything streams; ServiceError (4xx) otherwise. */
@@ -239,7 +242,10 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   };
 
   const prompt: ChatMessage[] = [
-    { role: "system", content: systemPrompt(recall.block) },
+    {
+      role: "system",
+      content: systemPrompt(recall.block, weekdayAndDay(Date.now(), input.tzOffsetMinutes ?? defaultOffsetMinutes())),
+    },
     ...promptHistory(memo.db, conv.id, HISTORY_TOKENS, userMessage!.id),
     { role: "user", content: message },
   ];

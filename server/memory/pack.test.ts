@@ -19,6 +19,15 @@ test("format: header, one dated line per memory, match and importance underneath
   assert.equal(used, 1);
 });
 
+test("dates are the person's days: the request's time zone, the edit date too", () => {
+  const m = item("Sketched the allotment layout", {
+    timestamp: "2026-03-10T03:30:00.000Z",
+    updatedAt: "2026-04-01T02:00:00.000Z",
+  });
+  assert.match(packMemories([m], 6, 1500, { tzOffsetMinutes: -420 }).block, /^- 2026-03-09 \(edited 2026-03-31\): /m);
+  assert.match(packMemories([m], 6, 1500, { tzOffsetMinutes: 0 }).block, /^- 2026-03-10 \(edited 2026-04-01\): /m);
+});
+
 test("several memories keep their order, match types and importances; multi-line content is indented", () => {
   const { block, used } = packMemories(
     [

@@ -1,3 +1,4 @@
+import { dayIn, defaultOffsetMinutes } from "../core/calendar";
 import type { MatchType } from "./fuse";
 
 export interface PackItem {
@@ -24,6 +25,8 @@ export interface PackOptions {
   speakers?: boolean;
   /** Longest assistant reply kept (after boilerplate is trimmed), cut at a sentence end. */
   assistantMaxChars?: number;
+  /** Dates are the person's days (minutes east of UTC); default this server's zone. */
+  tzOffsetMinutes?: number;
 }
 
 // Sentences that carry no fact: offers, pleasantries, sign-offs (what assistants pad replies with).
@@ -68,9 +71,10 @@ export function speakerBody(content: string, assistantMaxChars: number): string 
 }
 
 /** One memory's entry; `body` is already formatted (formatBody). */
-function entry(m: PackItem, body: string): string {
-  const edited = m.updatedAt && m.updatedAt > m.timestamp ? ` (edited ${m.updatedAt.slice(0, 10)})` : "";
-  const date = m.timestamp.slice(0, 10) + edited;
+function entry(m: PackItem, body: string, offset?: number): string {
+  const day = (iso: string) => dayIn(iso, offset ?? defaultOffsetMinutes(Date.parse(iso)));
+  const edited = m.updatedAt && m.updatedAt > m.timestamp ? ` (edited ${day(m.updatedAt)})` : "";
+  const date = day(m.timestamp) + edited;
   return `- ${date}: ${body}\n  (match: ${m.matchType}, importance: ${m.importance})`;
 }
 
@@ -91,14 +95,14 @@ export function packMemories(
   const lines: string[] = [];
   for (const m of items.slice(0, topN)) {
     const body = opts.speakers ? speakerBody(m.content, opts.assistantMaxChars ?? 400) : formatBody(m.content);
-    let e = entry(m, body);
+    let e = entry(m, body, opts.tzOffsetMinutes);
     let t = estimateTokens(e) + 1;
     if (tokens + t > tokenBudget) {
       if (lines.length > 0) continue;
-      const room = Math.max(0, (tokenBudget - tokens - estimateTokens(entry(m, "")) - 2) * 4);
+      const room = Math.max(0, (tokenBudget - tokens - estimateTokens(entry(m, "", opts.tzOffsetMinutes)) - 2) * 4);
       if (room < 40) continue; // too little room for a useful cut: skip it, a later one may fit
       // Cut the formatted body (its indentation counts against the budget too), never mid-indent.
-      e = entry(m, `${body.slice(0, room).trimEnd()}…`);
+      e = entry(m, `${body.slice(0, room).trimEnd()}…`, opts.tzOffsetMinutes);
       t = estimateTokens(e) + 1;
     }
     lines.push(e);

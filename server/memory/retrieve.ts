@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { defaultOffsetMinutes } from "../core/calendar";
 import type { Embedder } from "../core/context";
 import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList } from "./fuse";
 import { cleanDenseQuery, keywordSearchScored, liveMemoryCount } from "./keyword-search";
@@ -199,7 +200,7 @@ export function searchWithVectors(
   const tf = process.hrtime.bigint();
   const nowMs = Date.parse(req.now ?? new Date().toISOString());
   const mainVector = lists.find((l) => l.kind === "vector");
-  const offset = req.tzOffsetMinutes ?? -new Date(nowMs).getTimezoneOffset();
+  const offset = req.tzOffsetMinutes ?? defaultOffsetMinutes(nowMs);
   const time = withEventWindows(
     db,
     req.spaceId,
