@@ -20,19 +20,19 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED USE_LITE (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -4.112,
+  bias: -4.338,
   weights: {
-    similarity: 1.572,
+    similarity: 2.029,
     keyword: 0,
-    agreement: 1.084,
-    termShare: 2.508,
+    agreement: 0.985,
+    termShare: 2.33,
     rareMatch: 0,
-    dateMatch: 1.955,
-    suitsIntent: 0.764,
-    personalQuery: 1.513,
+    dateMatch: 2.341,
+    suitsIntent: 1.199,
+    personalQuery: 1.319,
   },
   similarityRange: [0.1, 0.7],
-  turnShare: 0.5,
+  turnShare: 0.2,
 };
 // END FITTED USE_LITE
 

@@ -30,14 +30,22 @@ export function userPart(content: string): string {
   return m ? m[1]! : content;
 }
 
-/** The user tells something about themselves: a first-person statement, not a bare question. */
+// An ask addressed to the assistant, in the first person but about a task, not the person: an imperative
+// ("Help me draft…", "Write me…", "Could you…") or a request for a piece of writing ("I need a toast for…").
+const REQUEST =
+  /^\s*(please\s+)?(help|write|draft|give|make|tell|show|explain|suggest|recommend|list|summari[sz]e|translate|fix|review|rewrite|create|generate|compose|convert|describe|compare|proofread|edit)\b|^\s*(can|could|would|will) you\b|^\s*i (need|want|would like|'d like) (a|an|some) ([\w-]+ ){0,3}(message|letter|email|e-mail|note|caption|toast|speech|post|bio|reply|response|draft|template|summary|poem|story|script|request|invitation|announcement|slogan|joke|tweet|card|apology|review|sign|limerick|haiku)\b/i;
+// The framing of a knowledge question ("I never really understood tides. What's the gist?").
+const CURIOUS =
+  /^\s*i('ve| have)? (always |often )?(wondered|been wondering|never (really )?(understood|got)|don't (really )?(understand|get)|'m curious|am curious|was wondering)\b/i;
+
+/** The user tells something about themselves: a first-person statement, not a bare question or an ask. */
 export function isSelfDisclosure(content: string): boolean {
   // A note kept with /remember or an ingested document is the person's own material, not an everyday ask.
   if (!/^\s*User:/.test(content)) return true;
   const u = userPart(content).trim();
   if (!FIRST_PERSON.test(u)) return false;
   const sentences = u.split(/(?<=[.!?])\s+/).filter(Boolean);
-  return sentences.some((s) => !s.trim().endsWith("?") && FIRST_PERSON.test(s));
+  return sentences.some((s) => !s.trim().endsWith("?") && FIRST_PERSON.test(s) && !REQUEST.test(s) && !CURIOUS.test(s));
 }
 
 /** Does this memory suit the query's intent (the confidence feature and the personal boost)? */

@@ -24,11 +24,11 @@ test("nomic defaults: the spec's RRF k=60, equal weights, min_similarity 0.7, to
 test("USE-lite defaults (chosen by eval:retrieval on its tuning half): linear, 1 context message, no anchor, dense query cleaned, confidence threshold", () => {
   const d = defaultSettingsFor(USE);
   assert.equal(d.fusion, "linear");
-  assert.deepEqual(d.weights, { vector: 0.7, fts: 1, anchor: 0.5 });
+  assert.deepEqual(d.weights, { vector: 0.5, fts: 1, anchor: 0.5 });
   assert.equal(d.contextMessages, 1);
   assert.equal(d.anchorQuery, false);
   assert.equal(d.qualityFilter, false);
-  assert.equal(d.denseMaxDocFraction, 0.08);
+  assert.equal(d.denseMaxDocFraction, 0.3);
   assert.equal(d.personalBoost, 2);
   assert.equal(d.topN, 6);
   assert.ok(d.minConfidence > 0 && d.minConfidence < 1);
@@ -45,7 +45,7 @@ test("every default is valid by the schema, and defaults are fresh copies", () =
   for (const m of [NOMIC, USE, "some-other-model"]) retrievalSettingsSchema.parse(defaultSettingsFor(m));
   const a = defaultSettingsFor(USE);
   a.weights.vector = 9;
-  assert.equal(defaultSettingsFor(USE).weights.vector, 0.7);
+  assert.equal(defaultSettingsFor(USE).weights.vector, 0.5);
 });
 
 test("saved settings overlay the model's defaults, per model, weights merged", () => {

@@ -81,11 +81,11 @@ const BASE: RetrievalSettings = {
   neighbourGapMinutes: 60,
   dateBoost: 2,
   windowWeight: 1,
-  recencyBoost: 0.5,
+  recencyBoost: 1,
   recencyHalfLifeDays: 30,
   duplicateSimilarity: 1,
   personalBoost: 0.5,
-  minConfidence: 0.37,
+  minConfidence: 0.42,
   packSpeakers: true,
   assistantMaxChars: 400,
 };
@@ -98,10 +98,10 @@ const BASE: RetrievalSettings = {
  * USE-lite values are chosen by `npm run eval:retrieval` on the TUNING half of a year-long history
  * (1,100 memories in one space; coordinate ascent, recall@10 then MRR) and reported on the other half;
  * see server/test/retrieval-eval/README.md and the README's retrieval section for the figures.
- * - linear fusion, dense leg 0.7 of the keyword leg's weight (0.5 before the date and personal boosts
- *   were on); 1 context message; no anchor query, no quality filter (the minimum confidence replaces
- *   it); personal questions favour the person's own statements ×3.
- * - the dense query drops words found in more than 8% of memories (a small gain).
+ * - linear fusion, dense leg 0.5 of the keyword leg's weight; 1 context message; no anchor query, no
+ *   quality filter (the minimum confidence replaces it); personal questions favour the person's own
+ *   statements ×3 (personal.ts: asks such as "Help me draft…" are not statements about the person).
+ * - the dense query drops words found in more than 30% of memories.
  * - the memories of a named date window join fusion as one more list, weighted 4× the vector leg (the
  *   window list, windows.ts: "the day after the concert" asks for memories no leg finds).
  * - neighbour context: off (it helped by 0.007 on the smaller question set of the previous run, nothing
@@ -114,12 +114,12 @@ const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
     match: /universal-sentence-encoder/i,
     settings: {
       fusion: "linear",
-      weights: { vector: 0.7, fts: 1, anchor: 0.5 },
+      weights: { vector: 0.5, fts: 1, anchor: 0.5 },
       contextMessages: 1,
       anchorQuery: false,
       qualityFilter: false,
       minSimilarity: 0,
-      denseMaxDocFraction: 0.08,
+      denseMaxDocFraction: 0.3,
       personalBoost: 2,
       windowWeight: 4,
       neighbourWeight: 0,
