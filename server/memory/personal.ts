@@ -33,7 +33,7 @@ export function userPart(content: string): string {
 // An ask addressed to the assistant, in the first person but about a task, not the person: an imperative
 // ("Help me draft…", "Write me…", "Could you…") or a request for a piece of writing ("I need a toast for…").
 const REQUEST =
-  /^\s*(please\s+)?(help|write|draft|give|make|tell|show|explain|suggest|recommend|list|summari[sz]e|translate|fix|review|rewrite|create|generate|compose|convert|describe|compare|proofread|edit)\b|^\s*(can|could|would|will) you\b|^\s*i (need|want|would like|'d like) (a|an|some) ([\w-]+ ){0,3}(message|letter|email|e-mail|note|caption|toast|speech|post|bio|reply|response|draft|template|summary|poem|story|script|request|invitation|announcement|slogan|joke|tweet|card|apology|review|sign|limerick|haiku)\b/i;
+  /^\s*(please\s+)?(help|write|draft|give|make|tell|show|explain|suggest|recommend|list|summari[sz]e|translate|fix|review|rewrite|create|generate|compose|convert|describe|compare|proofread|edit)\s+(me|us|a|an|the|my|our|some|this|that|these|those|it|how|what|why|when|where|who|which|\d)\b|^\s*(can|could|would|will) you\b|^\s*i (need|want|would like|'d like) (a|an|some) ([\w-]+ ){0,3}(message|letter|email|e-mail|note|caption|toast|speech|post|bio|reply|response|draft|template|summary|poem|story|script|request|invitation|announcement|slogan|joke|tweet|card|apology|review|sign|limerick|haiku)\b/i;
 // The framing of a knowledge question ("I never really understood tides. What's the gist?").
 const CURIOUS =
   /^\s*i('ve| have)? (always |often )?(wondered|been wondering|never (really )?(understood|got)|don't (really )?(understand|get)|'m curious|am curious|was wondering)\b/i;

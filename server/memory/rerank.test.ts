@@ -80,6 +80,21 @@ test("query intent and self-disclosure: personal questions want the person's own
   assert.equal(isSelfDisclosure("User: We adopted a beagle on Saturday!\nAssistant: Congratulations!"), true);
   assert.equal(isSelfDisclosure("User: How do I descale a kettle?\nAssistant: Vinegar."), false);
   assert.equal(isSelfDisclosure("User: Why is the sky blue?\nAssistant: Scattering."), false);
+  // Asks in the first person are about a task, not the person.
+  for (const ask of [
+    "Help me draft a resignation letter, keep it short.",
+    "I need a toast for my sister's wedding. Something friendly.",
+    "Could you write me a bio for the club newsletter.",
+    "I never really understood tides. What's the gist?",
+    "Please summarise this article for me.",
+  ])
+    assert.equal(isSelfDisclosure(`User: ${ask}\nAssistant: Sure.`), false, ask);
+  for (const news of [
+    "I need a root canal next Thursday.",
+    "I wrote to the council about the potholes on our street.",
+    "Help arrived at last: my brother is staying with us this week.",
+  ])
+    assert.equal(isSelfDisclosure(`User: ${news}\nAssistant: Noted.`), true, news);
 });
 
 test("packing keeps who said what and trims assistant boilerplate, under the budget", () => {
