@@ -8,6 +8,7 @@ export const FEATURES = [
   "dateMatch",
   "suitsIntent",
   "personalQuery",
+  "namesKnown",
 ] as const;
 export type FeatureName = (typeof FEATURES)[number];
 export type Features = Record<FeatureName, number>;

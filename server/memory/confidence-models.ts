@@ -20,16 +20,17 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED USE_LITE (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -4.338,
+  bias: -6.296,
   weights: {
-    similarity: 2.029,
+    similarity: 1.887,
     keyword: 0,
     agreement: 0.985,
-    termShare: 2.33,
+    termShare: 2.123,
     rareMatch: 0,
-    dateMatch: 2.341,
-    suitsIntent: 1.199,
-    personalQuery: 1.319,
+    dateMatch: 2.17,
+    suitsIntent: 1.128,
+    personalQuery: 1.328,
+    namesKnown: 2.199,
   },
   similarityRange: [0.1, 0.7],
   turnShare: 0.2,

@@ -21,6 +21,7 @@ const base: RawSignals = {
   dateMatch: false,
   suitsIntent: false,
   personalQuery: true,
+  namesKnown: true,
 };
 
 test("confidence lies in [0, 1] and never falls when a signal rises (every model)", () => {
@@ -38,6 +39,7 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         dateMatch: r.chance(0.3),
         suitsIntent: r.chance(0.5),
         personalQuery: r.chance(0.5),
+        namesKnown: r.chance(0.5),
       };
       const c = confidenceOf(features(s, model), model);
       assert.ok(c >= 0 && c <= 1);
@@ -50,6 +52,7 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         { ...s, dateMatch: true },
         { ...s, suitsIntent: true },
         { ...s, personalQuery: true },
+        { ...s, namesKnown: true },
       ];
       for (const u of up)
         assert.ok(

@@ -27,6 +27,8 @@ export interface RawSignals {
   suitsIntent: boolean;
   /** The query asks about the person or what the assistant said (not general knowledge, code, writing). */
   personalQuery: boolean;
+  /** Every name the query uses ("my cousin Bartholomew") occurs somewhere in the space (keyword-search.ts `unknownNames`). */
+  namesKnown: boolean;
 }
 
 const clip = (x: number) => Math.min(1, Math.max(0, x));
@@ -46,6 +48,7 @@ export function features(s: RawSignals, model: ConfidenceModel): Features {
     dateMatch: s.dateMatch ? 1 : 0,
     suitsIntent: s.suitsIntent ? 1 : 0,
     personalQuery: s.personalQuery ? 1 : 0,
+    namesKnown: s.namesKnown ? 1 : 0,
   };
 }
 

@@ -10,6 +10,7 @@ import {
   keywordSearchScored,
   queryWords,
   quoteFtsTerm,
+  unknownNames,
 } from "./keyword-search";
 import { insertMemories, softDeleteMemories } from "./store";
 
@@ -298,4 +299,22 @@ test("document frequency is per space: a word common in another space is kept in
     dropped: [],
   });
   assert.deepEqual(cleanDenseQuery(db, "work", "notes from Priya", 0.08).dropped, ["notes", "Priya"]);
+});
+
+test("unknownNames: names the query uses that no memory of the space mentions", () => {
+  const s = store();
+  add(s.sqlite, ["Had coffee with Bianca, my manager", "Ziggy the border collie chewed my shoe"]);
+  add(s.sqlite, ["Bartholomew visited the office"], "work");
+  const names = (q: string) => unknownNames(s.sqlite, "personal", q);
+  assert.deepEqual(names("What did Bianca say about my review?"), []);
+  assert.deepEqual(names("How is Ziggy's training going?"), [], "a possessive is the name");
+  assert.deepEqual(
+    names("What did my cousin Bartholomew say about Reykjavik?"),
+    ["Bartholomew", "Reykjavik"],
+    "another space's names do not count",
+  );
+  assert.deepEqual(names("When is Gwendolyn's violin recital?"), ["Gwendolyn"]);
+  // A sentence's first word, months, weekdays and "I" are no names.
+  assert.deepEqual(names("Tell me what I did in March. Yesterday I said something on Monday?"), []);
+  assert.deepEqual(names("what's the capital of australia?"), []);
 });

@@ -261,6 +261,30 @@ export function keywordSearchScored(
   };
 }
 
+const NOT_NAMES = new Set(
+  `i i'm i've i'd i'll january february march april may june july august september october november december
+  monday tuesday wednesday thursday friday saturday sunday christmas easter`.split(/\s+/),
+);
+
+/**
+ * Names a query uses ("my cousin Bartholomew", "Gwendolyn's recital") that no memory of the space
+ * mentions: capitalised words after the first of a sentence, months, weekdays and "I" aside. Asked about
+ * someone or something the space has never heard of, no memory can answer (the `namesKnown` confidence
+ * feature, docs/retrieval.md#filtering-and-confidence).
+ */
+export function unknownNames(db: Database.Database, spaceId: string, query: string): string[] {
+  const names = new Set<string>();
+  for (const sentence of query.split(/(?<=[.!?])\s+/))
+    for (const m of sentence.matchAll(/(?<=[\p{L}\p{N},;:)"'”’]\s+)(\p{Lu}[\p{Ll}\p{M}'’-]+)/gu)) {
+      const w = m[1]!.replace(/['’]s$/u, "").replace(/['’-]+$/u, "");
+      if (w.length >= 2 && !NOT_NAMES.has(w.toLowerCase())) names.add(w);
+    }
+  return [...names].filter((w) => {
+    const lw = w.normalize("NFKC").toLowerCase();
+    return spaceDocFrequency(db, spaceId, lw, stemmer(stripDiacritics(lw))) === 0;
+  });
+}
+
 /** Porter stems of a text's words, as the keyword leg sees them (for matched-term shares). */
 export function textStems(text: string): Set<string> {
   return new Set(queryWords(text).map((w) => stemmer(stripDiacritics(w))));

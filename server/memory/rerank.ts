@@ -191,6 +191,8 @@ export function confidences(
     /** Live memories in the store (bounds idf). */
     docs: number;
     intent: QueryIntent;
+    /** Names in the query that no memory of the space mentions (keyword-search.ts `unknownNames`). */
+    unknownNames: string[];
   },
 ): Confidence[] {
   const model = confidenceModelFor(ctx.model);
@@ -219,6 +221,7 @@ export function confidences(
         dateMatch: c.dateMatch,
         suitsIntent: m ? suitsIntent(ctx.intent, m.content) : false,
         personalQuery: ctx.intent !== "general",
+        namesKnown: ctx.unknownNames.length === 0,
       },
       model,
     );

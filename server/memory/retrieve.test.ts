@@ -233,3 +233,31 @@ test("'yesterday' is the person's yesterday: tzOffsetMinutes reaches the date wi
     st.close();
   }
 });
+
+test("a question about someone the space never mentions: lower confidence, and the result says why", () => {
+  const st = openTempStore({ model: "axis", dim: 4 });
+  try {
+    insertMemories(
+      st.sqlite,
+      [{ spaceId: "personal", content: "User: Anna moved to Lisbon for work. Assistant: Exciting!" }],
+      [axisVector(4, 0)],
+      "axis",
+    );
+    const run = (query: string) =>
+      searchWithVectors(
+        st.sqlite,
+        { query, spaceId: "personal", k: 5 },
+        defaultSettingsFor("universal-sentence-encoder-lite"),
+        [{ role: "main", text: query }],
+        [axisVector(4, 0)],
+      ).results[0]!;
+    const known = run("Where did Anna move to for work?");
+    const unknown = run("Where did Bartholomew move to for work?");
+    assert.ok(unknown.scores.confidence < known.scores.confidence);
+    assert.equal(unknown.features!.namesKnown, 0);
+    assert.ok(unknown.moves.includes("confidence: no memory mentions Bartholomew"), unknown.moves.join("; "));
+    assert.ok(!known.moves.some((m) => m.includes("no memory mentions")));
+  } finally {
+    st.close();
+  }
+});

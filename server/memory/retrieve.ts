@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { defaultOffsetMinutes } from "../core/calendar";
 import type { Embedder } from "../core/context";
 import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList } from "./fuse";
-import { cleanDenseQuery, keywordSearchScored, liveMemoryCount } from "./keyword-search";
+import { cleanDenseQuery, keywordSearchScored, liveMemoryCount, unknownNames } from "./keyword-search";
 import { confidences, memoryDate, memoryVectors, newerFirst, withIntent, withNeighbours, withTime } from "./rerank";
 import { queryIntent } from "./personal";
 import { parseTimeIntent, type TimeIntent } from "./time-window";
@@ -236,6 +236,7 @@ export function searchWithVectors(
   const orderedHead = newerFirst(head, dated, vecs, settings.duplicateSimilarity);
   const ordered = orderedHead.slice(0, k);
   const ceiling = lists.find((l) => l.kind === "fts")?.ceiling ?? 0;
+  const unknown = unknownNames(db, req.spaceId, req.query);
   const conf = confidences(orderedHead, {
     model: req.model ?? "universal-sentence-encoder-lite",
     rows,
@@ -245,6 +246,7 @@ export function searchWithVectors(
     terms: ftsTerms,
     docs: liveMemoryCount(db),
     intent,
+    unknownNames: unknown,
   });
   const toResult = (
     c: (typeof ordered)[number] | (typeof dropped)[number],
@@ -293,6 +295,7 @@ export function searchWithVectors(
           ...(conf[i]!.turnLift >= 0.005
             ? [`confidence: a strong match in this turn +${conf[i]!.turnLift.toFixed(2)}`]
             : []),
+          ...(unknown.length ? [`confidence: no memory mentions ${unknown.join(", ")}`] : []),
         ],
         conf[i]!.features,
       ),
