@@ -177,7 +177,8 @@ export interface Confidence {
 
 /**
  * Calibrated confidence of each ranked result (confidence.ts), its own and then given the turn's
- * leading results: pass the ranking beyond the k returned so that k does not change a confidence.
+ * leading results: pass at least the first TURN_LEADERS, whatever k is, so that k does not change a
+ * confidence.
  */
 export function confidences(
   ranked: (Staged & { final: number })[],

@@ -9,6 +9,7 @@ import { parseTimeIntent, type TimeIntent } from "./time-window";
 import { withEventWindows } from "./event-dates";
 import { windowList } from "./windows";
 import type { Features } from "./confidence-features";
+import { TURN_LEADERS } from "./confidence";
 import { buildQueries, candidatePool, type RetrievalQuery } from "./query-builder";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "./reindex";
@@ -237,7 +238,8 @@ export function searchWithVectors(
   const ordered = orderedHead.slice(0, k);
   const ceiling = lists.find((l) => l.kind === "fts")?.ceiling ?? 0;
   const unknown = unknownNames(db, req.spaceId, req.query);
-  const conf = confidences(orderedHead, {
+  // The turn's evidence reads the first TURN_LEADERS whatever k is (confidence.ts withTurnEvidence).
+  const conf = confidences(orderedHead.slice(0, Math.max(k, TURN_LEADERS)), {
     model: req.model ?? "universal-sentence-encoder-lite",
     rows,
     queryVector: vectors[0] ?? null,
