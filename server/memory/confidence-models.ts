@@ -20,20 +20,20 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED USE_LITE (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -6.296,
+  bias: -7.104,
   weights: {
-    similarity: 1.887,
+    similarity: 2.433,
     keyword: 0,
-    agreement: 0.985,
-    termShare: 2.123,
+    agreement: 0.901,
+    termShare: 2.224,
     rareMatch: 0,
-    dateMatch: 2.17,
-    suitsIntent: 1.128,
-    personalQuery: 1.328,
-    namesKnown: 2.199,
+    dateMatch: 2.382,
+    suitsIntent: 1.14,
+    personalQuery: 2.002,
+    namesKnown: 2.091,
   },
   similarityRange: [0.1, 0.7],
-  turnShare: 0.2,
+  turnShare: 0,
 };
 // END FITTED USE_LITE
 

@@ -16,12 +16,21 @@ const ASKS_ASSISTANT =
 // "How do I fix the leak I told you about?" is about the person even though it starts like a how-to.
 const TOLD_YOU = /\b(i|we) (told|mentioned to|said to|asked) you\b|\bremember (when|that|what) (i|we)\b/i;
 
-/** What a query asks about: the person's own life, what the assistant said, or neither. */
-export function queryIntent(query: string): QueryIntent {
+// "How do I like my steak?" asks about the person's taste, not for instructions.
+const HOW_I_LIKE = /^\s*how (do|did|would) (i|we) (like|want|prefer|take|usually|normally|feel)\b/i;
+
+/**
+ * What a query asks about: the person's own life, what the assistant said, or neither. A follow-up
+ * with no one in it ("Is he up and walking yet?", "What year and model is it?") takes the frame of the
+ * conversation's last earlier message (`context`, oldest first).
+ */
+export function queryIntent(query: string, context: string[] = []): QueryIntent {
   if (ASKS_ASSISTANT.test(query)) return "assistant";
-  if (TOLD_YOU.test(query)) return "personal";
+  if (TOLD_YOU.test(query) || HOW_I_LIKE.test(query)) return "personal";
   if (HOW_TO.test(query)) return "general";
-  return FIRST_PERSON.test(query) ? "personal" : "general";
+  if (FIRST_PERSON.test(query)) return "personal";
+  const last = context.at(-1);
+  return last ? queryIntent(last) : "general";
 }
 
 /** The user's words of a "User: … Assistant: …" memory (the whole content otherwise). Stored exchanges are on one line (the chunker normalises whitespace). */

@@ -77,6 +77,11 @@ test("query intent and self-disclosure: personal questions want the person's own
   assert.equal(queryIntent("How do I center a div?"), "general");
   assert.equal(queryIntent("Write a haiku about autumn."), "general");
   assert.equal(queryIntent("What book did you recommend about habits?"), "assistant");
+  assert.equal(queryIntent("How do I like my steak cooked?"), "personal", "a taste, not a how-to");
+  // A follow-up with no one in it takes the frame of the message before it.
+  assert.equal(queryIntent("Is he up and walking yet?"), "general");
+  assert.equal(queryIntent("Is he up and walking yet?", ["How is my dad after his knee operation?"]), "personal");
+  assert.equal(queryIntent("And in Python?", ["How do I reverse a string in JavaScript?"]), "general");
   assert.equal(isSelfDisclosure("User: We adopted a beagle on Saturday!\nAssistant: Congratulations!"), true);
   assert.equal(isSelfDisclosure("User: How do I descale a kettle?\nAssistant: Vinegar."), false);
   assert.equal(isSelfDisclosure("User: Why is the sky blue?\nAssistant: Scattering."), false);

@@ -222,7 +222,11 @@ export function searchWithVectors(
     db,
     staged0.map((c) => c.rid),
   );
+  // The personal boost reorders by the message's own words; the confidence also reads the conversation's
+  // frame ("Is he walking yet?" after a message about Dad is as personal as that message). Boosting such
+  // follow-ups too cost recall on the eval's tuning half (docs/retrieval.md#filtering-and-confidence).
   const intent = queryIntent(req.query);
+  const turnIntent = queryIntent(req.query, req.context ?? []);
   const staged = withIntent(withTime(staged0, rows, time, settings, nowMs), rows, intent, settings);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
@@ -247,7 +251,7 @@ export function searchWithVectors(
     ceiling,
     terms: ftsTerms,
     docs: liveMemoryCount(db),
-    intent,
+    intent: turnIntent,
     unknownNames: unknown,
   });
   const toResult = (

@@ -85,7 +85,7 @@ const BASE: RetrievalSettings = {
   recencyHalfLifeDays: 30,
   duplicateSimilarity: 1,
   personalBoost: 0.5,
-  minConfidence: 0.4,
+  minConfidence: 0.3,
   packSpeakers: true,
   assistantMaxChars: 400,
 };
