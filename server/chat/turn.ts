@@ -61,7 +61,7 @@ export interface TurnInput {
   replace?: Replacement;
   /** Start a temporary chat (reads memory or not, per Settings; never writes any). */
   temporary?: boolean;
-  /** The person's time zone (minutes east of UTC) for "the day after …"; default the server's. */
+  /** The person's time zone (minutes east of UTC): the days of "yesterday", the block's dates, today's date; default the server's. */
   tzOffsetMinutes?: number;
 }
 

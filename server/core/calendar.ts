@@ -9,6 +9,12 @@ export function defaultOffsetMinutes(atMs: number = Date.now()): number {
   return -new Date(atMs).getTimezoneOffset();
 }
 
+/** The instant (ms) the calendar day holding `t` begins in a zone. */
+export function localDayStart(t: number, offsetMinutes: number): number {
+  const off = offsetMinutes * 60_000;
+  return Math.floor((t + off) / 86_400_000) * 86_400_000 - off;
+}
+
 /** "2026-12-01": the calendar day of an instant in a zone. */
 export function dayIn(at: string | number, offsetMinutes: number): string {
   const t = typeof at === "number" ? at : Date.parse(at);

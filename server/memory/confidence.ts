@@ -81,10 +81,11 @@ const logit = (p: number) => Math.log(Math.max(p, 1e-12) / Math.max(1 - p, 1e-12
  * any feature rises. `lift` is the logit added (what Debug Search shows).
  */
 export function withTurnEvidence(own: number[], turnShare: number): { confidence: number; lift: number }[] {
+  if (turnShare <= 0) return own.map((confidence) => ({ confidence, lift: 0 }));
   const z = own.map(logit);
   const best = Math.max(-Infinity, ...z.slice(0, TURN_LEADERS));
   return z.map((zi, i) => {
-    const lift = turnShare > 0 && best > zi ? turnShare * (best - zi) : 0;
+    const lift = best > zi ? turnShare * (best - zi) : 0;
     return { confidence: lift > 0 ? sigmoid(zi + lift) : own[i]!, lift };
   });
 }

@@ -1,4 +1,5 @@
 import * as chrono from "chrono-node";
+import { localDayStart } from "../core/calendar";
 
 /** A span of time a query names, resolved against the turn's date. */
 export interface TimeWindow {
@@ -38,8 +39,6 @@ const EVENT_RELATIVE = /\bthe (day|week|night|morning|evening|month) (after|befo
 const EVENT_SPAN =
   /\b(the (day|week|night|morning|evening|month) (after|before))\s+((?:(?!\b(?:and|but|so|when|what|which|who|where|did|do|was|were|is)\b)[^?.!,;:])+)/gi;
 
-const dayStart = (t: number) => Math.floor(t / DAY) * DAY;
-
 /**
  * Dates named in a query ("last week", "in May", "on June 3rd", "two days ago"), parsed with chrono-node
  * against `ref` (the turn's date, or the conversation's for imports) in the person's time zone
@@ -52,7 +51,7 @@ export function parseTimeIntent(query: string, ref: Date, offsetMinutes = 0): Ti
   const windows: TimeWindow[] = [];
   const now = ref.getTime();
   const off = offsetMinutes * 60_000;
-  const localDay = (t: number) => dayStart(t + off) - off;
+  const localDay = (t: number) => localDayStart(t, offsetMinutes);
   for (const r of chrono.parse(query, { instant: ref, timezone: offsetMinutes }, { forwardDate: false })) {
     if (EVENT_RELATIVE.test(r.text.trim())) continue;
     let t = r.start.date().getTime();
@@ -121,8 +120,7 @@ export function eventWindow(
   offsetMinutes = 0,
 ): { start: string; end: string } {
   const t = Date.parse(at);
-  const off = offsetMinutes * 60_000;
-  const localDay = dayStart(t + off) - off;
+  const localDay = localDayStart(t, offsetMinutes);
   const span = r.unit === "week" ? 7 * DAY : r.unit === "month" ? 31 * DAY : 0;
   let start: number;
   let end: number;
