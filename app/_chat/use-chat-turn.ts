@@ -58,7 +58,7 @@ export function useChatTurn(h: TurnHooks) {
       command: null,
       status: "streaming",
     };
-    // The browser's time zone: "the day after the concert" is a calendar day where the person is, not where the server runs.
+    // The browser's time zone: "yesterday", "the day after the concert" and the dates the model sees are days where the person is.
     const body: Record<string, unknown> = { conversationId, tzOffsetMinutes: -new Date().getTimezoneOffset() };
     if ("regenerate" in req) {
       const lastUser = messages.findLastIndex((m) => m.role === "user");
