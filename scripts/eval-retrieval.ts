@@ -136,8 +136,13 @@ async function main() {
     let chosen = previous;
     const tuningLog: { knob: string; value: string; recall10: number; mrr: number }[] = [];
     // Two passes: a knob chosen late (the personal boost) can change what suits an earlier one.
+    // A knob only moves when the best value beats the current one by at least half a question's
+    // recall (MIN_GAIN): smaller differences are one question's luck, and following them made the
+    // choice flip between near-ties (RRF vs linear fusion by 0.003).
+    const minGain = MIN_GAIN_QUESTIONS / tuning.filter((q) => q.gold.length > 0).length;
     for (const knob of [...KNOBS, ...KNOBS]) {
       let best: { s: RetrievalSettings; e: Evaluation } | null = null;
+      let current: { s: RetrievalSettings; e: Evaluation } | null = null;
       for (const v of knob.values) {
         const s = apply(chosen, v);
         const e = figures(store, await evalOn(tuning, s), 0);
@@ -148,7 +153,9 @@ async function main() {
           mrr: e.answerable.mrr,
         });
         if (!best || score(e) > score(best.e) + 1e-9) best = { s, e };
+        if (!current && JSON.stringify(s) === JSON.stringify(chosen)) current = { s, e };
       }
+      if (current && score(best!.e) < score(current.e) + minGain) best = current;
       chosen = best!.s;
       log(
         `tuning: ${knob.name} → ${JSON.stringify(knob.values.find((v) => JSON.stringify(apply(chosen, v)) === JSON.stringify(chosen)))} (recall@10 ${best!.e.answerable.recall10}, MRR ${best!.e.answerable.mrr})`,
@@ -326,6 +333,8 @@ function countTypes(qs: LifeQuestion[]) {
 
 /** Confidence shares of the way to the turn's strongest result tried on tuning (confidence.ts `withTurnEvidence`). */
 const TURN_SHARES = [0, 0.2, 0.33, 0.5, 0.67];
+/** How much better (in answerable questions' worth of recall@10 + 0.1 × MRR) a knob's value must score to move it. */
+const MIN_GAIN_QUESTIONS = 0.5;
 
 /**
  * The lowest minimum confidence that keeps unanswerable turns at ≤ 1 packed memory of 6. The tuning half

@@ -1,6 +1,7 @@
 import { GENERIC_FILLERS, personalFillers } from "./fillers";
 import { assistantSaid, inferences, preferences, UNANSWERABLE, updates } from "./life-items";
 import { lifeFillers } from "./life-fillers";
+import { followOns } from "./life-followons";
 import { makePersona } from "./persona";
 import { elaborate, elaborateFiller } from "./replies";
 import { createRng } from "./rng";
@@ -150,6 +151,8 @@ interface Slot {
   e: Exchange;
   key: string;
   t: number;
+  /** The next slot is this one's reply and must land right after it, in the same session. */
+  heldWithNext?: boolean;
 }
 
 export interface LifeOptions {
@@ -238,6 +241,15 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
       qs.push({ half: half(i), type, text: it.q, context: [], gold: [`${type}${i}`], at: ASKED_AT });
     });
   }
+  // Short replies in the next exchange of the session ("Sage green on three walls…"): single-hop facts
+  // whose subject is named only in the exchange before them.
+  const fo = r.fork("follow-ons");
+  followOns(persona).forEach((it, i) => {
+    const t = fo.next();
+    slots.push({ e: it.lead, key: `followon${i}:lead`, t, heldWithNext: true });
+    slots.push({ e: it.reply, key: `followon${i}`, t: t + 1e-9 });
+    qs.push({ half: half(i), type: "single-hop", text: it.q, context: [], gold: [`followon${i}`], at: ASKED_AT });
+  });
   UNANSWERABLE.forEach((text, i) =>
     qs.push({ half: half(i), type: "unanswerable", text, context: [], gold: [], at: ASKED_AT }),
   );
@@ -262,7 +274,8 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
   const memories: EvalMemory[] = [];
   let lastDay = -1;
   for (let i = 0; i < slots.length; ) {
-    const size = tl.int(1, 6);
+    let size = tl.int(1, 6);
+    if (slots[i + size - 1]?.heldWithNext) size += 1;
     let day = Math.floor(slots[i]!.t * SPAN_DAYS);
     if (day < lastDay) day = lastDay;
     lastDay = day;
