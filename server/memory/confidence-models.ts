@@ -20,20 +20,20 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED USE_LITE (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -7.104,
+  bias: -6.123,
   weights: {
-    similarity: 2.433,
+    similarity: 1.476,
     keyword: 0,
-    agreement: 0.901,
-    termShare: 2.224,
+    agreement: 0.632,
+    termShare: 1.676,
     rareMatch: 0,
-    dateMatch: 2.382,
-    suitsIntent: 1.14,
-    personalQuery: 2.002,
-    namesKnown: 2.091,
+    dateMatch: 2.198,
+    suitsIntent: 0.27,
+    personalQuery: 2.015,
+    namesKnown: 2.396,
   },
   similarityRange: [0.1, 0.7],
-  turnShare: 0,
+  turnShare: 0.5,
 };
 // END FITTED USE_LITE
 
