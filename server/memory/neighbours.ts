@@ -44,13 +44,16 @@ function prepared(db: Database.Database) {
   let s = stmts.get(db);
   if (!s) {
     const cols = "rid, timestamp, conversation_id AS conv";
+    // CAST hides the space from the planner: with an equality on the index's first column and a range
+    // after it, SQLite built with STAT4 (better-sqlite3 is) re-prepares the statement whenever the
+    // bound space changes — on every call here, ~9 µs each (docs/retrieval.md#neighbour-context).
     s = {
       self: db.prepare(`SELECT ${cols}, space_id AS space FROM memories WHERE rid = ?`),
       prev: db.prepare(
-        `SELECT ${cols} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND document_id IS NULL AND timestamp < ? AND timestamp >= ? ORDER BY timestamp DESC LIMIT 1`,
+        `SELECT ${cols} FROM memories WHERE space_id = CAST(? AS TEXT) AND soft_deleted = 0 AND document_id IS NULL AND timestamp < ? AND timestamp >= ? ORDER BY timestamp DESC LIMIT 1`,
       ),
       next: db.prepare(
-        `SELECT ${cols} FROM memories WHERE space_id = ? AND soft_deleted = 0 AND document_id IS NULL AND timestamp > ? AND timestamp <= ? ORDER BY timestamp ASC LIMIT 1`,
+        `SELECT ${cols} FROM memories WHERE space_id = CAST(? AS TEXT) AND soft_deleted = 0 AND document_id IS NULL AND timestamp > ? AND timestamp <= ? ORDER BY timestamp ASC LIMIT 1`,
       ),
     };
     stmts.set(db, s);

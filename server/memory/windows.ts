@@ -7,7 +7,8 @@ import type { TimeWindow } from "./time-window";
 /** Most memories a window list reads (a month of a busy history; more would cost milliseconds). */
 const WINDOW_LIMIT = 300;
 
-const IN_WINDOW = `SELECT rid FROM memories WHERE space_id = ? AND soft_deleted = 0 AND timestamp >= ? AND timestamp <= ?
+// CAST: see neighbours.ts (a bound space before a range makes SQLite re-prepare on every call).
+const IN_WINDOW = `SELECT rid FROM memories WHERE space_id = CAST(? AS TEXT) AND soft_deleted = 0 AND timestamp >= ? AND timestamp <= ?
   ORDER BY timestamp LIMIT ?`;
 
 /**
