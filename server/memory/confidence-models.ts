@@ -20,17 +20,17 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED USE_LITE (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -6.123,
+  bias: -6.132,
   weights: {
-    similarity: 1.476,
+    similarity: 1.487,
     keyword: 0,
-    agreement: 0.632,
-    termShare: 1.676,
+    agreement: 0.62,
+    termShare: 1.733,
     rareMatch: 0,
-    dateMatch: 2.198,
-    suitsIntent: 0.27,
-    personalQuery: 2.015,
-    namesKnown: 2.396,
+    dateMatch: 2.208,
+    suitsIntent: 0.279,
+    personalQuery: 2.013,
+    namesKnown: 2.389,
   },
   similarityRange: [0.1, 0.7],
   turnShare: 0.5,

@@ -7,7 +7,8 @@ import type { Exchange } from "./topics";
  * what it is about. The question names the subject, so its words sit in the exchange before the gold
  * one — the structure neighbour context exists for. Real chats are full of it; the topic bank has none,
  * because each of its facts is stated in full. As in life-items.ts, item i belongs to the tuning half
- * when i is even and to the reporting half when odd.
+ * when i is even and to the reporting half when odd. None answers an unanswerable turn of life-items.ts
+ * (a boat named by a brother-in-law did answer "What did we name the sailing boat?": now a food truck).
  */
 export interface FollowOnItem {
   lead: Exchange;
@@ -20,14 +21,14 @@ export function followOns(p: Persona): FollowOnItem[] {
   return [
     {
       lead: {
-        user: "My brother-in-law finally picked a name for his sailing boat.",
+        user: "My brother-in-law finally picked a name for his food truck.",
         assistant: "Fun! What did he decide to call it?",
       },
       reply: {
-        user: "'Second Wind', painted in navy letters on the back.",
+        user: "'Rolling Dough', painted in navy letters on the side.",
         assistant: "That's a great choice, it has a nice double meaning.",
       },
-      q: "What did my brother-in-law name his boat?",
+      q: "What did my brother-in-law name his food truck?",
     },
     {
       lead: {
