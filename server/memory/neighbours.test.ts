@@ -49,3 +49,20 @@ test("neighbours: the exchange just before and after in the same space, within t
   assert.deepEqual(n.get(rid("c")), [rid("b")], "d is 291 minutes later: another session");
   assert.equal(n.get(rid("d")), undefined);
 });
+
+test("neighbours: exchanges sharing one timestamp (an imported session) are ordered as they were written", () => {
+  const at = new Date(Date.UTC(2024, 6, 1, 9, 0)).toISOString();
+  const rows = ["s1", "s2", "s3"].map((content) => ({ spaceId: "same-time", content, timestamp: at }));
+  insertMemories(
+    s.sqlite,
+    rows,
+    rows.map((_, i) => axisVector(4, i)),
+    "m",
+  );
+  const rid = (c: string) =>
+    (s.sqlite.prepare("SELECT rid FROM memories WHERE content = ?").get(c) as { rid: number }).rid;
+  const n = loadNeighbours(s.sqlite, [rid("s1"), rid("s2"), rid("s3")], 60);
+  assert.deepEqual(n.get(rid("s2")), [rid("s1"), rid("s3")]);
+  assert.deepEqual(n.get(rid("s1")), [rid("s2")], "the first has no earlier neighbour");
+  assert.deepEqual(n.get(rid("s3")), [rid("s2")]);
+});

@@ -4,7 +4,8 @@ import type Database from "better-sqlite3";
  * Neighbour context: an answer is often a short reply ("yes, the 14th") whose keywords sit in the exchange
  * before it. Part of an exchange's score goes to the adjacent exchanges of its session (the memory just
  * before and just after it in the same space, within `gapMinutes`, in the same conversation when both
- * have one).
+ * have one). Memories are ordered by timestamp, then by when they were written (rid): an imported
+ * session often gives all its exchanges the session's one date.
  */
 
 export interface Neighbourhood {
@@ -50,10 +51,10 @@ function prepared(db: Database.Database) {
     s = {
       self: db.prepare(`SELECT ${cols}, space_id AS space FROM memories WHERE rid = ?`),
       prev: db.prepare(
-        `SELECT ${cols} FROM memories WHERE space_id = CAST(? AS TEXT) AND soft_deleted = 0 AND document_id IS NULL AND timestamp < ? AND timestamp >= ? ORDER BY timestamp DESC LIMIT 1`,
+        `SELECT ${cols} FROM memories WHERE space_id = CAST(@space AS TEXT) AND soft_deleted = 0 AND document_id IS NULL AND timestamp <= @at AND timestamp >= @lo AND (timestamp < @at OR rid < @rid) ORDER BY timestamp DESC, rid DESC LIMIT 1`,
       ),
       next: db.prepare(
-        `SELECT ${cols} FROM memories WHERE space_id = CAST(? AS TEXT) AND soft_deleted = 0 AND document_id IS NULL AND timestamp > ? AND timestamp <= ? ORDER BY timestamp ASC LIMIT 1`,
+        `SELECT ${cols} FROM memories WHERE space_id = CAST(@space AS TEXT) AND soft_deleted = 0 AND document_id IS NULL AND timestamp >= @at AND timestamp <= @hi AND (timestamp > @at OR rid > @rid) ORDER BY timestamp ASC, rid ASC LIMIT 1`,
       ),
     };
     stmts.set(db, s);
@@ -74,10 +75,8 @@ export function loadNeighbours(db: Database.Database, rids: number[], gapMinutes
     const lo = new Date(t - gap).toISOString();
     const hi = new Date(t + gap).toISOString();
     const adj: number[] = [];
-    for (const n of [s.prev.get(m.space, m.timestamp, lo), s.next.get(m.space, m.timestamp, hi)] as (
-      | { rid: number; conv: string | null }
-      | undefined
-    )[]) {
+    const at = { space: m.space, at: m.timestamp, rid, lo, hi };
+    for (const n of [s.prev.get(at), s.next.get(at)] as ({ rid: number; conv: string | null } | undefined)[]) {
       if (!n) continue;
       if (m.conv && n.conv && m.conv !== n.conv) continue;
       adj.push(n.rid);
