@@ -234,6 +234,7 @@ async function main() {
       { name: "vector leg (shipped settings)", s: apply(shipped, LEG_VECTOR) },
       { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
       { name: "chosen on tuning (this run)", s: chosen, turnShare },
+      { name: "neighbour context off", s: apply(shipped, { neighbourWeight: 0 }) },
       // What the turn's evidence changes: each result on its own evidence, at that share's own threshold.
       {
         name: "own evidence only (turnShare 0)",
@@ -402,16 +403,16 @@ function markdown(
   const lines = [
     `### Retrieval eval (${model === USE_LITE ? "USE-lite" : model}, ${memories} memories in one space; \`npm run eval:retrieval${model === USE_LITE ? "" : " -- --model …"}\`)`,
     "",
-    "Answerable: recall@10 / recall@6 / MRR@10, packed recall@6 (at the minimum confidence). Unanswerable: memories packed of 6. Per-type columns: recall@10.",
+    "Answerable: recall@10 / recall@6 / MRR@10, packed recall@6 (at the minimum confidence). Unanswerable: memories packed of 6. Per-type columns: recall@10; short replies: the single-hop questions answered by a short reply in the next exchange.",
     "",
-    `| half | configuration | recall@10 | recall@6 | MRR | packed r@6 | unanswerable packed | ${types.join(" | ")} |`,
-    `|---|---|---:|---:|---:|---:|---:|${types.map(() => "---:").join("|")}|`,
+    `| half | configuration | recall@10 | recall@6 | MRR | packed r@6 | unanswerable packed | ${types.join(" | ")} | short replies |`,
+    `|---|---|---:|---:|---:|---:|---:|${types.map(() => "---:").join("|")}|---:|`,
   ];
   for (const half of ["reporting", "tuning"]) {
     for (const [name, byHalf] of Object.entries(report)) {
       const e = byHalf[half]!;
       lines.push(
-        `| ${half} | ${name} | ${f(e.answerable.recall10)} | ${f(e.answerable.recall6)} | ${f(e.answerable.mrr)} | ${f(e.answerable.packedRecall6)} | ${e.unanswerable.packed.toFixed(2)} | ${types.map((t) => f(e.perType[t]?.recall10)).join(" | ")} |`,
+        `| ${half} | ${name} | ${f(e.answerable.recall10)} | ${f(e.answerable.recall6)} | ${f(e.answerable.mrr)} | ${f(e.answerable.packedRecall6)} | ${e.unanswerable.packed.toFixed(2)} | ${types.map((t) => f(e.perType[t]?.recall10)).join(" | ")} | ${f(e.shortReplies.n ? e.shortReplies.recall10 : undefined)} |`,
       );
     }
   }

@@ -22,6 +22,8 @@ export interface Evaluation {
   answerable: TypeFigures;
   unanswerable: TypeFigures;
   perType: Partial<Record<LifeType, TypeFigures>>;
+  /** The single-hop questions answered by a short reply in the next exchange (what neighbour context is for). */
+  shortReplies: TypeFigures;
   /** Knowledge updates: share where the newer memory ranks above the stale one (or the stale one is absent). */
   newerFirst: number | null;
 }
@@ -117,6 +119,7 @@ export function figures(store: LifeStore, rows: PerQuestion[], minConfidence: nu
     answerable: agg(rows.filter((x) => x.q.gold.length > 0)),
     unanswerable: agg(rows.filter((x) => x.q.gold.length === 0)),
     perType,
+    shortReplies: agg(rows.filter((x) => x.q.shortReply)),
     newerFirst: upd.length ? r4(newer / upd.length) : null,
   };
 }

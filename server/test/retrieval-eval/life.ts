@@ -56,6 +56,8 @@ export interface LifeQuestion {
   stale?: string;
   /** The turn's date, what relative dates resolve against. */
   at: string;
+  /** Single-hop whose answer is a short reply naming nothing of the question (life-followons.ts). */
+  shortReply?: boolean;
 }
 
 export interface LifeDataset {
@@ -248,7 +250,15 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
     const t = fo.next();
     slots.push({ e: it.lead, key: `followon${i}:lead`, t, heldWithNext: true });
     slots.push({ e: it.reply, key: `followon${i}`, t: t + 1e-9 });
-    qs.push({ half: half(i), type: "single-hop", text: it.q, context: [], gold: [`followon${i}`], at: ASKED_AT });
+    qs.push({
+      half: half(i),
+      type: "single-hop",
+      text: it.q,
+      context: [],
+      gold: [`followon${i}`],
+      at: ASKED_AT,
+      shortReply: true,
+    });
   });
   UNANSWERABLE.forEach((text, i) =>
     qs.push({ half: half(i), type: "unanswerable", text, context: [], gold: [], at: ASKED_AT }),
