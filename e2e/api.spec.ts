@@ -143,6 +143,37 @@ test.describe("HTTP API", () => {
     expectConsistent(await api.counts());
   });
 
+  test("an imported session dated once keeps its order: a short reply gains from the exchange before it", async ({
+    api,
+    space,
+  }) => {
+    // A benchmark or an import often gives every exchange of a session the session's one date.
+    const session = "2024-05-08T13:56:00.000Z";
+    const [, [reply]] = await api.addMemories([
+      {
+        text: "User: We're repainting the living room this weekend.\nAssistant: Nice project! Have you settled on a colour?",
+        space,
+        timestamp: session,
+      },
+      {
+        text: "User: Sage green on three walls and a warm white on the one with the window.\nAssistant: Calm and bright.",
+        space,
+        timestamp: session,
+      },
+      {
+        text: "User: How long should I boil an egg?\nAssistant: About seven minutes for a jammy yolk.",
+        space,
+        timestamp: "2024-05-11T09:00:00.000Z",
+      },
+    ]);
+    const found = await api.search({ query: "Which colour are we painting the living room?", space, k: 3 });
+    const hit = found.results.find((r) => r.id === reply);
+    expect(hit, "the reply is found").toBeTruthy();
+    expect(hit!.moves ?? [], "its neighbour, written just before it, passed it part of its score").toContainEqual(
+      expect.stringMatching(/^neighbour \+/),
+    );
+  });
+
   test("forget then restore keeps memories, vectors and FTS rows consistent", async ({ api, space }) => {
     const start = await api.counts();
     expectConsistent(start);

@@ -27,8 +27,10 @@ export interface NewMemory {
 export interface SearchHit {
   id: string;
   content: string;
-  matchType: "vector" | "fts" | "hybrid";
+  matchType: "vector" | "fts" | "hybrid" | "neighbour";
   scores: { similarity: number | null; ftsRank: number | null; rrf: number };
+  /** What moved it (neighbour bonus, date window, recency, confidence features). */
+  moves?: string[];
 }
 
 export interface SearchResponse {

@@ -151,7 +151,8 @@ test("searchWithVectors: a zero weight switches a leg off", () => {
       "axis",
     );
     const q = [{ role: "main" as const, text: "zebra" }];
-    const settings = { ...defaultSettingsFor("axis"), qualityFilter: false };
+    // Written together, the two are each other's neighbours: neighbour context would bring one back.
+    const settings = { ...defaultSettingsFor("axis"), qualityFilter: false, neighbourWeight: 0 };
     const both = searchWithVectors(st.sqlite, { query: "zebra", spaceId: "personal" }, settings, q, [axisVector(4, 0)]);
     assert.deepEqual(
       both.results.map((r) => [r.id, r.matchType]),
