@@ -20,17 +20,17 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED USE_LITE (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -6.132,
+  bias: -6.104,
   weights: {
-    similarity: 1.487,
+    similarity: 1.419,
     keyword: 0,
-    agreement: 0.62,
-    termShare: 1.733,
+    agreement: 0.712,
+    termShare: 1.716,
     rareMatch: 0,
-    dateMatch: 2.208,
-    suitsIntent: 0.279,
-    personalQuery: 2.013,
-    namesKnown: 2.389,
+    dateMatch: 2.183,
+    suitsIntent: 0.308,
+    personalQuery: 1.979,
+    namesKnown: 2.376,
   },
   similarityRange: [0.1, 0.7],
   turnShare: 0.5,

@@ -217,7 +217,9 @@ export function searchWithVectors(
       : null;
   if (inWindow) lists.push(inWindow);
   const fusedRaw = fuse(lists, settings.fusion, settings.rrfK);
-  const staged0 = withNeighbours(db, fusedRaw, settings, Math.max(k * 2, 20));
+  // The 10 leading results pass a share to their neighbours: 20 cost 0.4–0.6 ms a turn for the same
+  // recall (docs/retrieval.md#neighbour-context).
+  const staged0 = withNeighbours(db, fusedRaw, settings, Math.max(k, 10));
   const rows = getMemoriesByRid(
     db,
     staged0.map((c) => c.rid),

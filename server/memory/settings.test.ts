@@ -28,7 +28,7 @@ test("USE-lite defaults (chosen by eval:retrieval on its tuning half): linear, 1
   assert.equal(d.contextMessages, 1);
   assert.equal(d.anchorQuery, false);
   assert.equal(d.qualityFilter, false);
-  assert.equal(d.denseMaxDocFraction, 0.3);
+  assert.equal(d.denseMaxDocFraction, 0.08);
   assert.equal(d.personalBoost, 2);
   assert.equal(d.topN, 6);
   assert.ok(d.minConfidence > 0 && d.minConfidence < 1);
@@ -37,7 +37,8 @@ test("USE-lite defaults (chosen by eval:retrieval on its tuning half): linear, 1
 test("the model-independent techniques and the calibrated threshold are shared by every model", () => {
   const n = defaultSettingsFor(NOMIC);
   const u = defaultSettingsFor(USE);
-  for (const k of ["dateBoost", "recencyBoost", "minConfidence", "packSpeakers"] as const) assert.equal(n[k], u[k], k);
+  for (const k of ["dateBoost", "recencyBoost", "neighbourWeight", "minConfidence", "packSpeakers"] as const)
+    assert.equal(n[k], u[k], k);
   assert.equal(n.denseMaxDocFraction, 1, "embedding-specific: off where nothing can be measured");
 });
 
