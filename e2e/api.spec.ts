@@ -1,5 +1,5 @@
 import { test, expect } from "./fixtures";
-import type { ApiError, StoreCounts } from "./support/memo-api";
+import type { ApiError, SearchResponse, StoreCounts } from "./support/memo-api";
 
 /** The HTTP API for scripts: invalid input is a 400 with a readable message and writes nothing. */
 
@@ -171,6 +171,44 @@ test.describe("HTTP API", () => {
     expect(hit, "the reply is found").toBeTruthy();
     expect(hit!.moves ?? [], "its neighbour, written just before it, passed it part of its score").toContainEqual(
       expect.stringMatching(/^neighbour \+/),
+    );
+  });
+
+  test("a search's `at` is the turn's date: an imported conversation's \"last week\" is the week before it", async ({
+    api,
+    space,
+  }) => {
+    const [[before], [lastWeek]] = await api.addMemories([
+      {
+        text: "User: The tomatoes in the garden have blight.\nAssistant: Remove the spotted leaves.",
+        space,
+        timestamp: "2024-04-02T10:00:00.000Z",
+      },
+      {
+        text: "User: I planted basil in the garden.\nAssistant: It likes the sun.",
+        space,
+        timestamp: "2024-05-03T10:00:00.000Z",
+      },
+    ]);
+    const query = "What did I tell you about the garden last week?";
+    const asOf = await api.search({ query, space, at: "2024-05-10T12:00:00+00:00", tzOffsetMinutes: 0 });
+    expect(asOf.time.windows.map((w) => [w.text, w.start.slice(0, 10), w.end.slice(0, 10)])).toEqual([
+      ["last week", "2024-04-30", "2024-05-06"],
+    ]);
+    const dated = (id: string | undefined, r: SearchResponse) =>
+      (r.results.find((x) => x.id === id)?.moves ?? []).some((m) => m.startsWith("date ×"));
+    expect(dated(lastWeek, asOf), "the memory of the week before the conversation's date is boosted").toBe(true);
+    expect(dated(before, asOf)).toBe(false);
+    expect(asOf.results[0]?.id).toBe(lastWeek);
+
+    // Without `at`, "last week" is the week before today: nothing of 2024 lies in it.
+    const today = await api.search({ query, space, tzOffsetMinutes: 0 });
+    expect(today.time.windows[0]!.start > "2025").toBe(true);
+    expect(dated(lastWeek, today)).toBe(false);
+
+    await expectReadable400(
+      await api.postRaw("/api/v1/search", { query, space, at: "last Tuesday" }),
+      /at must be an ISO-8601 date/,
     );
   });
 

@@ -118,4 +118,27 @@ test.describe("in the browser's time zone", () => {
     const hit = debugSearch.page.getByTestId("result").filter({ hasText: "allotment layout" });
     await expect(hit.locator("time")).toHaveText("2026-03-09 20:30");
   });
+
+  test("'As of' sets the turn's date: 'yesterday' is the day before it, in the browser's zone", async ({
+    api,
+    space,
+    debugSearch,
+  }) => {
+    // 20:30 on 9 March in California; searched as of 09:00 local on 10 March.
+    await api.addMemories([
+      {
+        text: "User: The greenhouse heater tripped the fuse again.\nAssistant: Put it on its own circuit.",
+        space,
+        timestamp: "2026-03-10T03:30:00.000Z",
+      },
+    ]);
+    await debugSearch.goto();
+    await debugSearch.search("What did I say about the greenhouse heater yesterday?", {
+      space,
+      asOf: "2026-03-10T09:00",
+    });
+    await expect(debugSearch.page.getByTestId("time-windows")).toContainText("“yesterday” 2026-03-09…2026-03-09");
+    const hit = debugSearch.page.getByTestId("result").filter({ hasText: "greenhouse heater" });
+    await expect(hit.getByTestId("moves")).toContainText("date ×");
+  });
 });

@@ -13,6 +13,8 @@ export class DebugSearchPage {
   readonly anchorQuery: Locator;
   readonly qualityFilter: Locator;
   readonly context: Locator;
+  /** The turn's date ("As of", a browser-local date-time; empty = now). */
+  readonly asOf: Locator;
   readonly resultsSection: Locator;
   readonly results: Locator;
   readonly badges: Locator;
@@ -32,6 +34,7 @@ export class DebugSearchPage {
     this.anchorQuery = form.getByRole("checkbox", { name: "Anchor query" });
     this.qualityFilter = form.getByRole("checkbox", { name: "Quality filter" });
     this.context = form.getByRole("textbox", { name: /Conversation context/ });
+    this.asOf = form.getByLabel("As of");
     this.resultsSection = page.getByRole("region", { name: "Results" });
     this.results = page.getByTestId("result");
     this.badges = this.results.getByTestId("match-badge");
@@ -55,13 +58,22 @@ export class DebugSearchPage {
   /** Fill the form and submit; resolves once the search request has answered (results or an error). */
   async search(
     query: string,
-    opts: { space?: string; k?: number; context?: string[]; qualityFilter?: boolean; anchorQuery?: boolean } = {},
+    opts: {
+      space?: string;
+      k?: number;
+      context?: string[];
+      qualityFilter?: boolean;
+      anchorQuery?: boolean;
+      /** "YYYY-MM-DDTHH:mm", browser-local. */
+      asOf?: string;
+    } = {},
   ): Promise<void> {
     if (opts.space !== undefined) await this.selectSpace(opts.space);
     if (opts.k !== undefined) await this.kInput.fill(String(opts.k));
     if (opts.context !== undefined) await this.context.fill(opts.context.join("\n"));
     if (opts.qualityFilter !== undefined) await this.qualityFilter.setChecked(opts.qualityFilter);
     if (opts.anchorQuery !== undefined) await this.anchorQuery.setChecked(opts.anchorQuery);
+    if (opts.asOf !== undefined) await this.asOf.fill(opts.asOf);
     await this.queryInput.fill(query);
     await this.afterSearchRequest(() => this.searchButton.click());
   }

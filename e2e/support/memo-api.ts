@@ -37,6 +37,8 @@ export interface SearchResponse {
   results: SearchHit[];
   dropped: (SearchHit & { reason: string })[];
   model: string;
+  /** The dates the query named, resolved against the search's `at` (default now). */
+  time: { windows: { start: string; end: string; text: string }[]; recent: boolean };
 }
 
 export interface ApiError {
@@ -87,6 +89,8 @@ export class MemoApi {
     space?: string;
     k?: number;
     context?: string[];
+    at?: string;
+    tzOffsetMinutes?: number;
     options?: Record<string, unknown>;
   }): Promise<SearchResponse> {
     const res = await this.request.post("/api/v1/search", { data: body });

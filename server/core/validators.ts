@@ -16,10 +16,14 @@ export const memoryText = z
   .refine((s) => s.length <= MAX_MEMORY_CHARS, `text must be at most ${MAX_MEMORY_CHARS} characters`)
   .refine(noNul, "text must not contain NUL characters");
 
-export const isoTimestamp = z
-  .string()
-  .refine((s) => s.length <= 64 && !Number.isNaN(Date.parse(s)), "timestamp must be an ISO-8601 date or date-time")
-  .transform((s) => new Date(Date.parse(s)).toISOString());
+/** An ISO-8601 date or date-time, normalised to UTC; `field` names it in the error. */
+const isoDateTime = (field: string) =>
+  z
+    .string()
+    .refine((s) => s.length <= 64 && !Number.isNaN(Date.parse(s)), `${field} must be an ISO-8601 date or date-time`)
+    .transform((s) => new Date(Date.parse(s)).toISOString());
+
+export const isoTimestamp = isoDateTime("timestamp");
 
 export const memoryKind = z.enum(["chat", "document", "remember", "import", "consolidated"]);
 
@@ -53,6 +57,11 @@ export const searchInput = z.strictObject({
   space: spaceName.optional(),
   /** Default: the server's time zone. */
   tzOffsetMinutes: tzOffsetMinutes.optional(),
+  /**
+   * The turn's date: what "last week", "in May" and "recently" resolve against. Default now; an imported
+   * conversation's own date when searching it as of then (docs/retrieval.md#time-aware-retrieval).
+   */
+  at: isoDateTime("at").optional(),
   k: z.number().int().min(1, "k must be at least 1").max(100, "k must be at most 100").optional(),
   context: z
     .array(z.string().max(MAX_QUERY_CHARS).refine(noNul, "context must not contain NUL characters"))

@@ -139,6 +139,16 @@ test("schema errors are a readable 400 naming the field", async () => {
     (await readBody(req(JSON.stringify({ query: "q", tzOffsetMinutes: -300 })), searchInput)).tzOffsetMinutes,
     -300,
   );
+  // `at`, the turn's date, is normalised to UTC like a memory's timestamp.
+  assert.equal(
+    (await readBody(req(JSON.stringify({ query: "q", at: "2024-05-10T14:00:00+02:00" })), searchInput)).at,
+    "2024-05-10T12:00:00.000Z",
+  );
+  await rejectsWith(
+    readBody(req(JSON.stringify({ query: "q", at: "last Tuesday" })), searchInput),
+    400,
+    /^at: at must be an ISO-8601 date or date-time$/,
+  );
   await rejectsWith(
     readBody(req(JSON.stringify({ pattern: "a" })), forgetInput),
     400,

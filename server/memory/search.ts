@@ -33,6 +33,7 @@ export async function search(ctx: MemoContext, input: SearchInput & { promote?: 
       promote: input.promote,
       pool,
       model,
+      now: input.at,
       tzOffsetMinutes: input.tzOffsetMinutes,
     },
     settings,

@@ -61,8 +61,6 @@ function StageTime({ label, ms, total }: { label: string; ms: number; total: num
   );
 }
 
-/** A date as YYYY-MM-DD in the browser's time zone (the windows are the person's calendar days). */
-
 export function DebugSearch() {
   const trpc = useTRPC();
   const [draft, setDraft] = useState("");
@@ -74,13 +72,18 @@ export function DebugSearch() {
   const [anchorQuery, setAnchorQuery] = useState<boolean | undefined>(undefined);
   const [qualityFilter, setQualityFilter] = useState<boolean | undefined>(undefined);
   const [fusion, setFusion] = useState<"rrf" | "linear" | undefined>(undefined);
+  // The turn's date (browser-local date-time; empty = now): what "last week" resolves against.
+  const [asOf, setAsOf] = useState("");
   const [submitted, setSubmitted] = useState<string | null>(null);
   const spaces = useQuery(trpc.memory.spaces.queryOptions());
   const poolN = pool.trim() === "" ? undefined : Math.max(1, Math.min(500, Math.round(Number(pool)) || 1));
+  const at = asOf && !Number.isNaN(Date.parse(asOf)) ? new Date(asOf) : undefined;
   const input = {
     query: submitted ?? "",
     space,
-    tzOffsetMinutes: -new Date().getTimezoneOffset(),
+    // The zone's offset on the turn's date, not today's: "yesterday" across a DST change is still one local day.
+    tzOffsetMinutes: -(at ?? new Date()).getTimezoneOffset(),
+    ...(at ? { at: at.toISOString() } : {}),
     k,
     context: context
       .split("\n")
@@ -170,6 +173,13 @@ export function DebugSearch() {
               onChange={(e) => setPool(e.target.value)}
               className={`w-28 ${INPUT}`}
             />
+          </label>
+          <label
+            className="flex items-center gap-2"
+            title="The turn's date: what “last week”, “in May” and “recently” resolve against. Empty: now (to search an imported conversation as of its own date, pick that date)"
+          >
+            As of
+            <input type="datetime-local" value={asOf} onChange={(e) => setAsOf(e.target.value)} className={INPUT} />
           </label>
           <label
             className="flex items-center gap-2"

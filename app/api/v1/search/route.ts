@@ -7,7 +7,7 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /**
- * POST /api/v1/search { query, space?, k?, context? } →
+ * POST /api/v1/search { query, space?, k?, context?, tzOffsetMinutes?, at? } →
  * { results: [{ id, content, timestamp, matchType, importance, scores: { similarity, ftsRank, rrf, confidence, … }, moves }],
  *   minConfidence, time, timings } — a prompt would get the results with scores.confidence ≥ minConfidence.
  */
