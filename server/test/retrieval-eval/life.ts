@@ -126,6 +126,42 @@ const LABEL: Record<string, string> = {
 };
 
 /** Events a question dates a span from ("the day after I bought the guitar"), by the fact that tells of them. */
+type Phrase = (label: string, extra: string) => string;
+/**
+ * The composed questions' phrasings, two per half: the reporting half's are never seen while tuning
+ * (README.md). The tuning half's are the ones both halves shared before they were split.
+ */
+const PHRASES: Record<"recap" | "month" | "relative" | "event", Record<Half, [Phrase, Phrase]>> = {
+  recap: {
+    tuning: [
+      (l) => `Give me the whole story of ${l}: how did it start and how did it turn out?`,
+      (l) => `Recap ${l} for me, from the beginning to the latest news.`,
+    ],
+    reporting: [
+      (l) => `Catch me up on ${l}: where did it begin and where does it stand now?`,
+      (l) => `Summarise everything about ${l}, first mention to last.`,
+    ],
+  },
+  month: {
+    tuning: [
+      (l, m) => `What did I tell you about ${l} in ${m}?`,
+      (l, m) => `Back in ${m}, what was going on with ${l}?`,
+    ],
+    reporting: [(l, m) => `What was new with ${l} in ${m}?`, (l, m) => `In ${m}, what did we discuss about ${l}?`],
+  },
+  relative: {
+    tuning: [(l, w) => `What did I mention about ${l} ${w}?`, (l, w) => `Remind me what I said ${w} about ${l}.`],
+    reporting: [(l, w) => `What was the news on ${l} ${w}?`, (l, w) => `What did we say about ${l} ${w}?`],
+  },
+  event: {
+    tuning: [(_, e) => `What else did we talk about the day after ${e}?`, (_, e) => `What came up the day after ${e}?`],
+    reporting: [
+      (_, e) => `What did we discuss the day after ${e}?`,
+      (_, e) => `Anything I brought up the day after ${e}?`,
+    ],
+  },
+};
+
 const EVENTS: Record<string, string> = {
   "allergy:diagnosis": "the allergist confirmed my allergy",
   "anniversary:plan": "I booked the table for our anniversary",
@@ -207,10 +243,7 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
       qs.push({
         half: h,
         type: "multi-hop",
-        text: tr.pick([
-          `Give me the whole story of ${LABEL[topic.id]}: how did it start and how did it turn out?`,
-          `Recap ${LABEL[topic.id]} for me, from the beginning to the latest news.`,
-        ]),
+        text: tr.pick(PHRASES.recap[h])(LABEL[topic.id]!, ""),
         context: [],
         gold: [keys[0]!, keys[keys.length - 1]!],
         at: ASKED_AT,
@@ -315,10 +348,7 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
     qs.push({
       half: h,
       type: "temporal",
-      text: qr.pick([
-        `What did I tell you about ${LABEL[topic]} in ${MONTHS[month]}?`,
-        `Back in ${MONTHS[month]}, what was going on with ${LABEL[topic]}?`,
-      ]),
+      text: qr.pick(PHRASES.month[h])(LABEL[topic]!, MONTHS[month]!),
       context: [],
       gold: sameMonth,
       at: ASKED_AT,
@@ -332,10 +362,7 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
     qs.push({
       half: h,
       type: "temporal",
-      text: qr.pick([
-        `What did I mention about ${LABEL[topic]} ${rel.words}?`,
-        `Remind me what I said ${rel.words} about ${LABEL[topic]}.`,
-      ]),
+      text: qr.pick(PHRASES.relative[h])(LABEL[topic]!, rel.words),
       context: [],
       gold: near,
       at: new Date(t + rel.after * DAY + 2 * 3_600_000).toISOString(),
@@ -354,7 +381,7 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
     qs.push({
       half: h,
       type: "temporal",
-      text: qr.pick([`What else did we talk about the day after ${phrase}?`, `What came up the day after ${phrase}?`]),
+      text: qr.pick(PHRASES.event[h])("", phrase),
       context: [],
       gold,
       at: ASKED_AT,
