@@ -12,6 +12,7 @@ import {
   quoteFtsTerm,
   unknownNames,
 } from "./keyword-search";
+import { defaultSettingsFor } from "./settings";
 import { insertMemories, softDeleteMemories } from "./store";
 
 const DIM = 8;
@@ -299,6 +300,24 @@ test("document frequency is per space: a word common in another space is kept in
     dropped: [],
   });
   assert.deepEqual(cleanDenseQuery(db, "work", "notes from Priya", 0.08).dropped, ["notes", "Priya"]);
+});
+
+test("the dense query keeps a person's recurring subject and drops the speakers' names (USE-lite default)", () => {
+  const s = store();
+  const db = s.sqlite;
+  // A chat between two named people in which the daughter comes up in 1 exchange of 8 (12%).
+  add(
+    db,
+    Array.from({ length: 80 }, (_, i) =>
+      i % 8 === 0
+        ? `Caroline: my daughter drew a horse ${i}. Melanie: lovely`
+        : `Caroline: garden note ${i}. Melanie: ok`,
+    ),
+  );
+  const { denseMaxDocFraction } = defaultSettingsFor("universal-sentence-encoder-lite");
+  const cleaned = cleanDenseQuery(db, "personal", "What did Caroline say her daughter drew?", denseMaxDocFraction);
+  assert.deepEqual(cleaned.dropped, ["Caroline"]);
+  assert.equal(cleaned.text.includes("daughter"), true);
 });
 
 test("unknownNames: names the query uses that no memory of the space mentions", () => {

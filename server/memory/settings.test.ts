@@ -28,7 +28,7 @@ test("USE-lite defaults (chosen by eval:retrieval on its tuning half): linear, 1
   assert.equal(d.contextMessages, 1);
   assert.equal(d.anchorQuery, false);
   assert.equal(d.qualityFilter, false);
-  assert.equal(d.denseMaxDocFraction, 0.08);
+  assert.equal(d.denseMaxDocFraction, 0.3);
   assert.equal(d.personalBoost, 2);
   assert.equal(d.topN, 6);
   assert.ok(d.minConfidence > 0 && d.minConfidence < 1);

@@ -102,8 +102,12 @@ const BASE: RetrievalSettings = {
  * - linear fusion, dense leg 0.5 of the keyword leg's weight; 1 context message; no anchor query, no
  *   quality filter (the minimum confidence replaces it); personal questions favour the person's own
  *   statements ×3 (personal.ts: asks such as "Help me draft…" are not statements about the person).
- * - the dense query drops words found in more than 8% of memories (30% ties with it on tuning: the
- *   choice has gone back and forth between the two across runs).
+ * - the dense query drops words found in more than 30% of memories (the speakers' names, role labels).
+ *   Tuning picks 8% by half a question on its 1,100-memory history, where the words between 8% and
+ *   30% are generic verbs ("going", "start", "explain"); on the same tuning questions over denser
+ *   histories (230 and 480 memories) 8% does worse, and in a person's own chats a recurring subject
+ *   ("my daughter", in 1 exchange of 8) would be dropped. Shipped as a difference from the tuning
+ *   choice (docs/retrieval.md#settings-and-defaults-per-model).
  * - the memories of a named date window join fusion as one more list of the vector leg's weight (the
  *   window list, windows.ts: "the day after the concert" asks for memories no leg finds).
  * - neighbour context 0.3: a short reply ("Sage green on three walls") gets 0.3 of the score of the
@@ -123,7 +127,7 @@ const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
       anchorQuery: false,
       qualityFilter: false,
       minSimilarity: 0,
-      denseMaxDocFraction: 0.08,
+      denseMaxDocFraction: 0.3,
       personalBoost: 2,
       duplicateSimilarity: 0.8,
     },
