@@ -26,6 +26,17 @@ async function exercise(client: Client, space: string): Promise<void> {
   });
   const results = (s.structuredContent as Structured).results as { id: string; content: string }[];
   expect(results.map((x) => x.id)).toContain(ids[0]);
+  // `at` is the conversation's date: as of a week from now, what was said today is "last week".
+  const lastWeek = async (at?: string) => {
+    const res = await client.callTool({
+      name: "search_memory",
+      arguments: { query: "where did I say the boat is moored last week?", space, ...(at ? { at } : {}) },
+    });
+    const hits = (res.structuredContent as Structured).results as { id: string; score: number }[];
+    return hits.find((x) => x.id === ids[0])?.score ?? 0;
+  };
+  const inAWeek = new Date(Date.now() + 7 * 86_400_000).toISOString();
+  expect(await lastWeek(inAWeek)).toBeGreaterThan(await lastWeek());
   const f = await client.callTool({ name: "forget", arguments: { pattern: `pier ${code}`, space } });
   expect((f.structuredContent as Structured).count).toBe(1);
   const after = await client.callTool({

@@ -78,6 +78,14 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
         query: z.string().min(1).max(MAX_QUERY_CHARS).describe("What to look for"),
         space,
         k: z.number().int().min(1).max(50).optional().describe("How many results (default 6)"),
+        at: z
+          .string()
+          .max(64)
+          .refine((v) => !Number.isNaN(Date.parse(v)), "at must be an ISO-8601 date or date-time")
+          .optional()
+          .describe(
+            'The conversation\'s date (ISO 8601) that "last week", "in May" and "recently" resolve against (default now)',
+          ),
       },
       outputSchema: {
         results: z.array(
@@ -95,10 +103,11 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
         space: z.string(),
       },
     },
-    async ({ query, space: s, k }) => {
+    async ({ query, space: s, k, at }) => {
       try {
         const sp = s ?? DEFAULT_SPACE;
-        const r = await search(ctx(), { query, space: sp, k, promote: true });
+        const when = at === undefined ? undefined : new Date(Date.parse(at)).toISOString();
+        const r = await search(ctx(), { query, space: sp, k, at: when, promote: true });
         const results = r.results.map((m) => ({
           id: m.id,
           content: m.content,
