@@ -37,6 +37,11 @@ async function exercise(client: Client, space: string): Promise<void> {
   };
   const inAWeek = new Date(Date.now() + 7 * 86_400_000).toISOString();
   expect(await lastWeek(inAWeek)).toBeGreaterThan(await lastWeek());
+  const badAt = await client
+    .callTool({ name: "search_memory", arguments: { query: "boat", space, at: "last Tuesday" } })
+    .catch((e: unknown) => ({ isError: true, content: String(e) }));
+  expect(badAt.isError).toBe(true);
+  expect(JSON.stringify(badAt.content)).toContain("at must be an ISO-8601 date or date-time");
   const f = await client.callTool({ name: "forget", arguments: { pattern: `pier ${code}`, space } });
   expect((f.structuredContent as Structured).count).toBe(1);
   const after = await client.callTool({
