@@ -17,7 +17,7 @@ export const memoryText = z
   .refine(noNul, "text must not contain NUL characters");
 
 /** An ISO-8601 date or date-time, normalised to UTC; `field` names it in the error. */
-const isoDateTime = (field: string) =>
+export const isoDateTime = (field: string) =>
   z
     .string()
     .refine((s) => s.length <= 64 && !Number.isNaN(Date.parse(s)), `${field} must be an ISO-8601 date or date-time`)

@@ -12,7 +12,7 @@ import { remember } from "../memory/write";
 import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
-import { MAX_MEMORY_CHARS, MAX_QUERY_CHARS } from "../core/validators";
+import { isoDateTime, MAX_MEMORY_CHARS, MAX_QUERY_CHARS } from "../core/validators";
 import { SPACE_RE } from "../core/space-name";
 
 const space = z
@@ -78,10 +78,7 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
         query: z.string().min(1).max(MAX_QUERY_CHARS).describe("What to look for"),
         space,
         k: z.number().int().min(1).max(50).optional().describe("How many results (default 6)"),
-        at: z
-          .string()
-          .max(64)
-          .refine((v) => !Number.isNaN(Date.parse(v)), "at must be an ISO-8601 date or date-time")
+        at: isoDateTime("at")
           .optional()
           .describe(
             'The conversation\'s date (ISO 8601) that "last week", "in May" and "recently" resolve against (default now)',
@@ -106,8 +103,7 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
     async ({ query, space: s, k, at }) => {
       try {
         const sp = s ?? DEFAULT_SPACE;
-        const when = at === undefined ? undefined : new Date(Date.parse(at)).toISOString();
-        const r = await search(ctx(), { query, space: sp, k, at: when, promote: true });
+        const r = await search(ctx(), { query, space: sp, k, at, promote: true });
         const results = r.results.map((m) => ({
           id: m.id,
           content: m.content,
