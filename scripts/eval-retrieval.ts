@@ -66,6 +66,7 @@ const apply = (s: RetrievalSettings, p: Patch): RetrievalSettings => ({
 /** The defaults before this evaluation: every technique off, no confidence threshold. */
 const PREVIOUS: Patch = {
   denseMaxDocFraction: 1,
+  denseQuestionAsStatement: false,
   neighbourWeight: 0,
   dateBoost: 0,
   windowWeight: 0,
@@ -98,6 +99,7 @@ const KNOBS: { name: string; values: Patch[] }[] = [
   },
   { name: "contextMessages", values: [0, 1, 2].map((c) => ({ contextMessages: c })) },
   { name: "denseMaxDocFraction", values: [1, 0.3, 0.15, 0.08].map((v) => ({ denseMaxDocFraction: v })) },
+  { name: "denseQuestionAsStatement", values: [false, true].map((v) => ({ denseQuestionAsStatement: v })) },
   { name: "neighbourWeight", values: [0, 0.1, 0.2, 0.3, 0.5].map((v) => ({ neighbourWeight: v })) },
   { name: "dateBoost", values: [0, 0.25, 0.5, 1, 2].map((v) => ({ dateBoost: v })) },
   { name: "windowWeight", values: [0, 0.5, 1, 2, 4].map((v) => ({ windowWeight: v })) },

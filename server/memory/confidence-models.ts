@@ -20,17 +20,17 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED USE_LITE (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -6.104,
+  bias: -5.855,
   weights: {
-    similarity: 1.419,
+    similarity: 1.366,
     keyword: 0,
-    agreement: 0.712,
-    termShare: 1.716,
-    rareMatch: 0,
-    dateMatch: 2.183,
-    suitsIntent: 0.308,
-    personalQuery: 1.979,
-    namesKnown: 2.376,
+    agreement: 0.405,
+    termShare: 1.979,
+    rareMatch: 0.203,
+    dateMatch: 1.787,
+    suitsIntent: 0.456,
+    personalQuery: 1.704,
+    namesKnown: 2.395,
   },
   similarityRange: [0.1, 0.7],
   turnShare: 0.5,

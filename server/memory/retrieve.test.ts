@@ -6,7 +6,8 @@ import { after, before, test } from "node:test";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { axisVector, openTempStore, type TempStore } from "../test/temp-store";
 import { candidatePool } from "./query-builder";
-import { retrieve, searchWithVectors } from "./retrieve";
+import { denseTexts, retrieve, searchWithVectors } from "./retrieve";
+import { parseTimeIntent } from "./time-window";
 import { defaultSettingsFor, type RetrievalSettings } from "./settings";
 import { getMemory, insertMemories, softDeleteMemories } from "./store";
 
@@ -261,4 +262,18 @@ test("a question about someone the space never mentions: lower confidence, and t
   } finally {
     st.close();
   }
+});
+
+test("the dense leg embeds a question as a statement where the model's settings say so, the keyword leg the words as typed", async () => {
+  const q = [{ role: "main" as const, text: "When is the tax return due last week?" }];
+  const time = parseTimeIntent(q[0]!.text, new Date("2024-06-20T12:00:00Z"));
+  const on = { ...base, denseQuestionAsStatement: true };
+  assert.deepEqual(denseTexts(s.sqlite, "personal", q, on, time), ["the tax return due"]);
+  assert.deepEqual(denseTexts(s.sqlite, "personal", q, { ...on, denseQuestionAsStatement: false }, time), [
+    "When is the tax return due?",
+  ]);
+  const res = await ask("When is my tax return due?", { denseQuestionAsStatement: true });
+  assert.deepEqual(res.dense, ["my tax return due"], "the result says what the dense leg embedded");
+  assert.equal(res.results[0]!.id, id.tax);
+  assert.equal(res.results[0]!.matchType, "hybrid", "the keyword leg still matched the typed words");
 });

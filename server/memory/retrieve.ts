@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { defaultOffsetMinutes } from "../core/calendar";
 import type { Embedder } from "../core/context";
 import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList } from "./fuse";
+import { statedQuestions } from "./question-frame";
 import { cleanDenseQuery, keywordSearchScored, liveMemoryCount, unknownNames } from "./keyword-search";
 import { confidences, memoryDate, memoryVectors, newerFirst, withIntent, withNeighbours, withTime } from "./rerank";
 import { queryIntent } from "./personal";
@@ -76,6 +77,8 @@ export interface RetrieveResult {
   /** Candidates the quality filter removed, with the reason. */
   dropped: (RetrievedMemory & { reason: string })[];
   queries: RetrievalQuery[];
+  /** What the dense leg embedded for each query (denseTexts); empty when the vector leg did not run. */
+  dense?: string[];
   pool: number;
   timings: {
     embedMs: number;
@@ -100,7 +103,10 @@ export function packable<T extends { scores: { confidence: number } }>(results: 
   return results.filter((r) => r.scores.confidence >= minConfidence);
 }
 
-/** What the dense leg embeds for each query: the text cleaned of very common words and of date words. */
+/**
+ * What the dense leg embeds for each query: the text cleaned of very common words and of date words,
+ * and its questions stated (question-frame.ts) where the model's settings say so.
+ */
 export function denseTexts(
   db: Database.Database,
   spaceId: string,
@@ -115,8 +121,10 @@ export function denseTexts(
         text
           .replace(w, " ")
           .replace(/\s{2,}/g, " ")
+          .replace(/\s+(?=[?.!,;:])/g, "")
           .trim() || q.text;
-    return cleanDenseQuery(db, spaceId, text, settings.denseMaxDocFraction).text;
+    const cleaned = cleanDenseQuery(db, spaceId, text, settings.denseMaxDocFraction).text;
+    return settings.denseQuestionAsStatement ? statedQuestions(cleaned) : cleaned;
   });
 }
 
@@ -143,17 +151,15 @@ export async function retrieve(
     anchorQuery: settings.anchorQuery,
   });
   const time = parseTimeIntent(req.query, new Date(req.now ?? Date.now()));
-  const vectors =
-    settings.weights.vector > 0
-      ? await embedder.embedQueries(denseTexts(db, req.spaceId, queries, settings, time))
-      : [];
+  const dense = settings.weights.vector > 0 ? denseTexts(db, req.spaceId, queries, settings, time) : [];
+  const vectors = dense.length ? await embedder.embedQueries(dense) : [];
   const embedMs = ms(t0);
   const out = searchWithVectors(db, req, settings, queries, vectors);
   const p = reindex ? readReindexProgress(db) : null;
   const notice = reindex
     ? `Memories are being re-indexed for ${reindex.model}${p ? ` (${p.done}/${p.total})` : ""}: keyword matches only until it completes.`
     : undefined;
-  return { ...out, ...(notice ? { notice } : {}), timings: { ...out.timings, embedMs, totalMs: ms(t0) } };
+  return { ...out, dense, ...(notice ? { notice } : {}), timings: { ...out.timings, embedMs, totalMs: ms(t0) } };
 }
 
 /** The part of retrieval after query embedding (what the benchmarks time). */

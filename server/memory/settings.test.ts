@@ -21,14 +21,16 @@ test("nomic defaults: the spec's RRF k=60, equal weights, min_similarity 0.7, to
   assert.equal(d.qualityFilter, true);
 });
 
-test("USE-lite defaults (chosen by eval:retrieval on its tuning half): linear, 1 context message, no anchor, dense query cleaned, confidence threshold", () => {
+test("USE-lite defaults (chosen by eval:retrieval on its tuning half): linear, 1 context message, no anchor, dense query cleaned and stated, confidence threshold", () => {
   const d = defaultSettingsFor(USE);
   assert.equal(d.fusion, "linear");
-  assert.deepEqual(d.weights, { vector: 0.5, fts: 1, anchor: 0.5 });
+  assert.deepEqual(d.weights, { vector: 1, fts: 1, anchor: 0.5 });
   assert.equal(d.contextMessages, 1);
   assert.equal(d.anchorQuery, false);
   assert.equal(d.qualityFilter, false);
   assert.equal(d.denseMaxDocFraction, 0.3);
+  assert.equal(d.denseQuestionAsStatement, true);
+  assert.equal(d.windowWeight, 2);
   assert.equal(d.personalBoost, 2);
   assert.equal(d.topN, 6);
   assert.ok(d.minConfidence > 0 && d.minConfidence < 1);
@@ -40,13 +42,14 @@ test("the model-independent techniques and the calibrated threshold are shared b
   for (const k of ["dateBoost", "recencyBoost", "neighbourWeight", "minConfidence", "packSpeakers"] as const)
     assert.equal(n[k], u[k], k);
   assert.equal(n.denseMaxDocFraction, 1, "embedding-specific: off where nothing can be measured");
+  assert.equal(n.denseQuestionAsStatement, false, "nomic's search_query prefix is trained on questions as asked");
 });
 
 test("every default is valid by the schema, and defaults are fresh copies", () => {
   for (const m of [NOMIC, USE, "some-other-model"]) retrievalSettingsSchema.parse(defaultSettingsFor(m));
   const a = defaultSettingsFor(USE);
   a.weights.vector = 9;
-  assert.equal(defaultSettingsFor(USE).weights.vector, 0.5);
+  assert.equal(defaultSettingsFor(USE).weights.vector, 1);
 });
 
 test("saved settings overlay the model's defaults, per model, weights merged", () => {

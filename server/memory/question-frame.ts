@@ -1,0 +1,38 @@
+/**
+ * The dense query as a statement (docs/retrieval.md#the-dense-query): memories are statements ("I keep
+ * my to-do list in a paper notebook"), questions are not ("Do I keep my tasks on my phone?"). A small
+ * encoder gives the question form itself — the question word, the inverted auxiliary, the question mark
+ * — enough weight that a question sits nearer other questions than the statement that answers it. Only
+ * sentences that end in "?" change; the keyword leg and the confidence read the words as typed.
+ */
+
+/** Question words, with the phrases that open a question as one unit ("how many", "what kind of"). */
+const QUESTION_WORD =
+  /^(?:(?:what|which|where|when|who|whom|whose|why|how)(?:['’]s|['’]re)?(?:\s+(?:much|many|long|often|far|old|kind\s+of|sort\s+of|type\s+of))?)\s+/iu;
+
+/** Auxiliaries a question inverts before its subject ("did I", "is he", "can't we"). */
+const AUXILIARY =
+  /^(?:do|does|did|am|is|are|was|were|can|could|would|will|should|shall|may|might|must|have|has|had|don['’]t|doesn['’]t|didn['’]t|isn['’]t|aren['’]t|wasn['’]t|weren['’]t|can['’]t|couldn['’]t|wouldn['’]t|won['’]t|shouldn['’]t|haven['’]t|hasn['’]t|hadn['’]t)\s+/iu;
+
+/** One question as a statement: "When is my dad's knee replacement?" → "my dad's knee replacement". */
+export function questionAsStatement(sentence: string): string {
+  const trimmed = sentence.trim();
+  if (!trimmed.endsWith("?")) return sentence;
+  const body = trimmed.replace(/[?？]+$/u, "").trim();
+  const stated = body.replace(QUESTION_WORD, "").replace(AUXILIARY, "").trim();
+  // A question that is nothing but its frame ("?") has nothing else to embed, so it stays.
+  return stated || sentence;
+}
+
+/** Every question in a text stated (lines and sentences kept in order; statements unchanged). */
+export function statedQuestions(text: string): string {
+  return text
+    .split("\n")
+    .map((line) =>
+      line
+        .split(/(?<=[.!?])\s+/u)
+        .map(questionAsStatement)
+        .join(" "),
+    )
+    .join("\n");
+}
