@@ -143,6 +143,23 @@ test.describe("HTTP API", () => {
     expectConsistent(await api.counts());
   });
 
+  test("POST /api/v1/search says what the dense leg embedded: a question as a statement, the keyword leg the words as typed", async ({
+    api,
+    space,
+  }) => {
+    const [id] = await api.addMemory({ text: "My passport expires in March next year", space });
+    const res = await api.postRaw("/api/v1/search", { query: "When does my passport expire?", space });
+    expect(res.status()).toBe(200);
+    const body = (await res.json()) as {
+      queries: { text: string }[];
+      dense: string[];
+      results: { id: string; matchType: string }[];
+    };
+    expect(body.queries.map((q) => q.text)).toEqual(["When does my passport expire?"]);
+    expect(body.dense).toEqual(["my passport expire"]);
+    expect(body.results[0]).toMatchObject({ id, matchType: "hybrid" });
+  });
+
   test("an imported session dated once keeps its order: a short reply gains from the exchange before it", async ({
     api,
     space,

@@ -47,6 +47,20 @@ test.describe("Debug Search options", () => {
     await expect(pipeline.queriesPanel).toContainText("on");
   });
 
+  test("the pipeline panel shows what the dense leg embedded: the question as a statement", async ({
+    space,
+    pipeline,
+  }) => {
+    await pipeline.goto();
+    await pipeline.search("When is the quarterly tax report due?", { space });
+    expect(await pipeline.queries()).toEqual([{ role: "main", text: "When is the quarterly tax report due?" }]);
+    await expect(pipeline.denseTexts).toHaveText(["embedded as “the quarterly tax report due”"]);
+    await expect(pipeline.result(0)).toContainText(TAX);
+    // A statement is embedded as typed: nothing to show.
+    await pipeline.search("quarterly tax report", { space });
+    await expect(pipeline.denseTexts).toHaveCount(0);
+  });
+
   test("conversation context lines join the query and change what is found", async ({ space, pipeline }) => {
     await pipeline.goto();
     await pipeline.search("what does he like to play with?", { space, context: ["Tell me about my dog Rex"] });

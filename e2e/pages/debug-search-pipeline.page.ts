@@ -10,6 +10,8 @@ export class DebugSearchPipelinePage extends DebugSearchPage {
   readonly stages: Locator;
   readonly vectorSource: Locator;
   readonly queriesPanel: Locator;
+  /** What the dense leg embedded, shown under a query where it differs from the query's text. */
+  readonly denseTexts: Locator;
   readonly dropped: Locator;
   readonly droppedItems: Locator;
 
@@ -23,6 +25,7 @@ export class DebugSearchPipelinePage extends DebugSearchPage {
     this.stages = this.stageTimings.getByTestId("stage");
     this.vectorSource = page.getByTestId("vector-source");
     this.queriesPanel = page.getByTestId("queries");
+    this.denseTexts = this.queriesPanel.getByTestId("dense-text");
     this.dropped = page.getByTestId("dropped");
     this.droppedItems = page.getByTestId("dropped-item");
   }

@@ -9,7 +9,8 @@ export const dynamic = "force-dynamic";
 /**
  * POST /api/v1/search { query, space?, k?, context?, tzOffsetMinutes?, at? } →
  * { results: [{ id, content, timestamp, matchType, importance, scores: { similarity, ftsRank, rrf, confidence, … }, moves }],
- *   minConfidence, time, timings } — a prompt would get the results with scores.confidence ≥ minConfidence.
+ *   queries, dense, minConfidence, time, timings } — a prompt would get the results with scores.confidence ≥
+ *   minConfidence; `dense` is what the vector leg embedded for each query (docs/retrieval.md#the-dense-query).
  */
 export function POST(req: Request) {
   return handle(async () => {
@@ -19,6 +20,7 @@ export function POST(req: Request) {
       results: r.results,
       dropped: r.dropped,
       queries: r.queries,
+      dense: r.dense ?? [],
       minConfidence: r.minConfidence,
       time: r.time,
       timings: r.timings,
