@@ -16,8 +16,15 @@ test("question phrases go as one unit; an auxiliary after the subject stays", ()
   assert.equal(questionAsStatement("Which breed is my four-legged buddy?"), "breed is my four-legged buddy");
 });
 
+test("a question typed without its mark is one when it opens like a question", () => {
+  assert.equal(questionAsStatement("what did i say about the boiler"), "i say about the boiler");
+  assert.equal(questionAsStatement("is the dentist on tuesday"), "the dentist on tuesday");
+  assert.equal(questionAsStatement("can't sleep again"), "can't sleep again", "an unmarked negative opens a statement");
+});
+
 test("statements stay as typed; a one-word question keeps its word", () => {
   assert.equal(questionAsStatement("What a day."), "What a day.");
+  assert.equal(questionAsStatement("What a day!"), "What a day!");
   assert.equal(questionAsStatement("Remind me what I said about the boiler"), "Remind me what I said about the boiler");
   assert.equal(questionAsStatement("Why?"), "Why");
   assert.equal(questionAsStatement("?"), "?");

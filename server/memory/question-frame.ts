@@ -2,8 +2,10 @@
  * The dense query as a statement (docs/retrieval.md#the-dense-query): memories are statements ("I keep
  * my to-do list in a paper notebook"), questions are not ("Do I keep my tasks on my phone?"). A small
  * encoder gives the question form itself — the question word, the inverted auxiliary, the question mark
- * — enough weight that a question sits nearer other questions than the statement that answers it. Only
- * sentences that end in "?" change; the keyword leg and the confidence read the words as typed.
+ * — enough weight that a question sits nearer other questions than the statement that answers it. A
+ * question is a sentence that ends in "?", or one typed without a closing mark that opens with a
+ * question word or an auxiliary ("what did I say about the boiler"). The keyword leg and the
+ * confidence read the words as typed.
  */
 
 /** Question words, with the phrases that open a question as one unit ("how many", "what kind of"). */
@@ -14,10 +16,22 @@ const QUESTION_WORD =
 const AUXILIARY =
   /^(?:do|does|did|am|is|are|was|were|can|could|would|will|should|shall|may|might|must|have|has|had|don['’]t|doesn['’]t|didn['’]t|isn['’]t|aren['’]t|wasn['’]t|weren['’]t|can['’]t|couldn['’]t|wouldn['’]t|won['’]t|shouldn['’]t|haven['’]t|hasn['’]t|hadn['’]t)\s+/iu;
 
+/**
+ * What opens a question typed without its mark. Negative contractions are left out: unmarked, they
+ * mostly open statements ("can't sleep again", "don't forget the keys").
+ */
+const OPENS_QUESTION =
+  /^(?:what|which|where|when|who|whom|whose|why|how|do|does|did|am|is|are|was|were|can|could|would|will|should|have|has|had)\b(?!['’])/iu;
+
+/** A question: ends in "?", or has no closing mark and opens like one. */
+function isQuestion(trimmed: string): boolean {
+  return /[?？]$/u.test(trimmed) || (!/[.!。！]$/u.test(trimmed) && OPENS_QUESTION.test(trimmed));
+}
+
 /** One question as a statement: "When is my dad's knee replacement?" → "my dad's knee replacement". */
 export function questionAsStatement(sentence: string): string {
   const trimmed = sentence.trim();
-  if (!trimmed.endsWith("?")) return sentence;
+  if (!isQuestion(trimmed)) return sentence;
   const body = trimmed.replace(/[?？]+$/u, "").trim();
   const stated = body.replace(QUESTION_WORD, "").replace(AUXILIARY, "").trim();
   // A question that is nothing but its frame ("?") has nothing else to embed, so it stays.
