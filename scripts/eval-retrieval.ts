@@ -233,13 +233,15 @@ async function main() {
     model.turnShare = values.fit ? turnShare : shippedTurnShare;
 
     // 4. Report both halves under the shipped defaults, the previous defaults and each leg.
-    const configs: { name: string; s: RetrievalSettings; turnShare?: number }[] = [
+    const configs: { name: string; s: RetrievalSettings; turnShare?: number; unmarked?: boolean }[] = [
       { name: "shipped defaults", s: shipped },
       { name: "previous defaults", s: previous },
       { name: "vector leg (shipped settings)", s: apply(shipped, LEG_VECTOR) },
       { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
       { name: "chosen on tuning (this run)", s: chosen, turnShare },
       { name: "neighbour context off", s: apply(shipped, { neighbourWeight: 0 }) },
+      // People often leave the "?" off: the same questions typed without it (question-frame.ts).
+      { name: 'questions typed without "?"', s: shipped, unmarked: true },
       // What the turn's evidence changes: each result on its own evidence, at that share's own threshold.
       {
         name: "own evidence only (turnShare 0)",
@@ -258,7 +260,7 @@ async function main() {
         ["tuning", tuning],
         ["reporting", reporting],
       ] as const) {
-        const rows = await evalOn(qs, c.s);
+        const rows = await evalOn(c.unmarked ? qs.map(withoutQuestionMarks) : qs, c.s);
         rowsOf[c.name]![half] = rows;
         report[c.name]![half] = figures(store, rows, c.s.minConfidence);
       }
@@ -325,6 +327,13 @@ async function main() {
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
+
+const unmark = (t: string) => t.replace(/\s*[?？]+/gu, "");
+const withoutQuestionMarks = (q: LifeQuestion): LifeQuestion => ({
+  ...q,
+  text: unmark(q.text),
+  context: q.context.map(unmark),
+});
 
 /** `n` resamples (with replacement) of the indexes 0…size−1, from a fixed seed. */
 function bootstrapSamples(size: number, n: number): number[][] {
