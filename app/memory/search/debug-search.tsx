@@ -297,14 +297,18 @@ export function DebugSearch() {
               <h2 className="mb-2 text-sm font-semibold">Queries and settings</h2>
               <ol className="space-y-1">
                 {data.queries.map((q, i) => (
-                  <li key={i} className="flex flex-wrap gap-x-2">
-                    <span className="shrink-0 rounded bg-zinc-200 px-1.5 font-medium dark:bg-zinc-800">{q.role}</span>
-                    <span className="min-w-0 whitespace-pre-wrap break-words">{q.text}</span>
-                    {data.dense?.[i] !== undefined && data.dense[i] !== q.text && (
-                      <span className="w-full whitespace-pre-wrap break-words text-zinc-500" data-testid="dense-text">
-                        embedded as “{data.dense[i]}”
-                      </span>
-                    )}
+                  <li key={i} className="flex gap-2">
+                    <span className="shrink-0 self-start rounded bg-zinc-200 px-1.5 font-medium dark:bg-zinc-800">
+                      {q.role}
+                    </span>
+                    <div className="min-w-0">
+                      <span className="whitespace-pre-wrap break-words">{q.text}</span>
+                      {data.dense?.[i] !== undefined && data.dense[i] !== q.text && (
+                        <span className="block whitespace-pre-wrap break-words text-zinc-500" data-testid="dense-text">
+                          embedded as “{data.dense[i]}”
+                        </span>
+                      )}
+                    </div>
                   </li>
                 ))}
               </ol>
