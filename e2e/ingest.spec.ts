@@ -97,6 +97,8 @@ test.describe("Ingest page", () => {
     api,
   }) => {
     void consoleWatch;
+    // Two ingestions of up to 60 s each under load (a busy 2-core CI machine): more than the default 60 s.
+    test.setTimeout(150_000);
     const ingest = new IngestPage(page);
     await ingest.goto();
     await ingest.setSpace(space);
