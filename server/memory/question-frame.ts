@@ -8,20 +8,27 @@
  * confidence read the words as typed.
  */
 
-/** Question words, with the phrases that open a question as one unit ("how many", "what kind of"). */
-const QUESTION_WORD =
-  /^(?:(?:what|which|where|when|who|whom|whose|why|how)(?:['’]s|['’]re)?(?:\s+(?:much|many|long|often|far|old|kind\s+of|sort\s+of|type\s+of))?)\s+/iu;
+const WH = "what|which|where|when|who|whom|whose|why|how";
+/** Auxiliaries a question inverts before its subject ("did I", "is he"), and that open an unmarked one. */
+const AUX = "do|does|did|am|is|are|was|were|can|could|would|will|should|have|has|had";
 
-/** Auxiliaries a question inverts before its subject ("did I", "is he", "can't we"). */
-const AUXILIARY =
-  /^(?:do|does|did|am|is|are|was|were|can|could|would|will|should|shall|may|might|must|have|has|had|don['’]t|doesn['’]t|didn['’]t|isn['’]t|aren['’]t|wasn['’]t|weren['’]t|can['’]t|couldn['’]t|wouldn['’]t|won['’]t|shouldn['’]t|haven['’]t|hasn['’]t|hadn['’]t)\s+/iu;
+/** Question words, with the phrases that open a question as one unit ("how many", "what kind of"). */
+const QUESTION_WORD = new RegExp(
+  `^(?:(?:${WH})(?:['’]s|['’]re)?(?:\\s+(?:much|many|long|often|far|old|kind\\s+of|sort\\s+of|type\\s+of))?)\\s+`,
+  "iu",
+);
+
+/** The auxiliary a question inverts, rarer modals and negatives too ("shall we", "can't we"). */
+const AUXILIARY = new RegExp(
+  `^(?:${AUX}|shall|may|might|must|(?:don|doesn|didn|isn|aren|wasn|weren|can|couldn|wouldn|won|shouldn|haven|hasn|hadn)['’]t)\\s+`,
+  "iu",
+);
 
 /**
  * What opens a question typed without its mark. Negative contractions are left out: unmarked, they
  * mostly open statements ("can't sleep again", "don't forget the keys").
  */
-const OPENS_QUESTION =
-  /^(?:what|which|where|when|who|whom|whose|why|how|do|does|did|am|is|are|was|were|can|could|would|will|should|have|has|had)\b(?!['’])/iu;
+const OPENS_QUESTION = new RegExp(`^(?:${WH}|${AUX})\\b(?!['’])`, "iu");
 
 /** A question: ends in "?", or has no closing mark and opens like one. */
 function isQuestion(trimmed: string): boolean {
