@@ -20,20 +20,20 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED USE_LITE (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -5.855,
+  bias: -7.561,
   weights: {
-    similarity: 1.366,
+    similarity: 2.137,
     keyword: 0,
-    agreement: 0.405,
-    termShare: 1.979,
-    rareMatch: 0.203,
-    dateMatch: 1.787,
-    suitsIntent: 0.456,
-    personalQuery: 1.704,
-    namesKnown: 2.395,
+    agreement: 0.323,
+    termShare: 2.037,
+    rareMatch: 0.132,
+    dateMatch: 1.638,
+    suitsIntent: 0.502,
+    personalQuery: 3.226,
+    namesKnown: 2.273,
   },
   similarityRange: [0.1, 0.7],
-  turnShare: 0.5,
+  turnShare: 0.2,
 };
 // END FITTED USE_LITE
 

@@ -8,6 +8,7 @@ import {
   DEFAULT_KEYWORD_OPTIONS,
   keywordSearch,
   keywordSearchScored,
+  namesToldOf,
   queryWords,
   quoteFtsTerm,
   unknownNames,
@@ -336,4 +337,22 @@ test("unknownNames: names the query uses that no memory of the space mentions", 
   // A sentence's first word, months, weekdays and "I" are no names.
   assert.deepEqual(names("Tell me what I did in March. Yesterday I said something on Monday?"), []);
   assert.deepEqual(names("what's the capital of australia?"), []);
+});
+
+test("namesToldOf: names the person has used in their own statements", () => {
+  const s = store();
+  add(s.sqlite, [
+    "User: We took Ziggy to the vet on Friday, he needs boosters. Assistant: Poor Ziggy!",
+    "User: What is the capital of Australia? Assistant: Canberra.",
+    "User: Years ago I lived by the sea. Assistant: Lovely.",
+    "Hiking the Tour du Mont Blanc with Kofi in August, I booked the huts",
+  ]);
+  add(s.sqlite, ["User: My colleague Bianca joined in May. Assistant: Nice."], "work");
+  const told = (q: string) => namesToldOf(s.sqlite, "personal", q);
+  assert.deepEqual(told("When does Ziggy need the second round?"), ["Ziggy"]);
+  assert.deepEqual(told("How long is the hike with Kofi?"), ["Kofi"], "a /remember note is the person's own");
+  // Named only in a general ask, at a sentence's start, or in another space: not told of.
+  assert.deepEqual(told("What is the population of Australia?"), []);
+  assert.deepEqual(told("Who wrote One Hundred Years of Solitude?"), []);
+  assert.deepEqual(told("What did Bianca say?"), []);
 });

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { stemmer } from "stemmer";
 import { STOPWORDS } from "./stopwords";
 import { stmt } from "../core/statements";
+import { isSelfDisclosure, userPart } from "./personal";
 
 export interface KeywordOptions {
   /** Drop a term found in more than this fraction of memories (once the store has ≥ 50). */
@@ -273,15 +274,35 @@ const NOT_NAMES = new Set(
  * feature, docs/retrieval.md#filtering-and-confidence).
  */
 export function unknownNames(db: Database.Database, spaceId: string, query: string): string[] {
+  return queryNames(query).filter((w) => {
+    const lw = w.normalize("NFKC").toLowerCase();
+    return spaceDocFrequency(db, spaceId, lw, stemmer(stripDiacritics(lw))) === 0;
+  });
+}
+
+/** Capitalised words after a sentence's first (months, weekdays and "I" aside): the names a query uses. */
+function queryNames(query: string): string[] {
   const names = new Set<string>();
   for (const sentence of query.split(/(?<=[.!?])\s+/))
     for (const m of sentence.matchAll(/(?<=[\p{L}\p{N},;:)"'”’]\s+)(\p{Lu}[\p{Ll}\p{M}'’-]+)/gu)) {
       const w = m[1]!.replace(/['’]s$/u, "").replace(/['’-]+$/u, "");
       if (w.length >= 2 && !NOT_NAMES.has(w.toLowerCase())) names.add(w);
     }
-  return [...names].filter((w) => {
-    const lw = w.normalize("NFKC").toLowerCase();
-    return spaceDocFrequency(db, spaceId, lw, stemmer(stripDiacritics(lw))) === 0;
+  return [...names];
+}
+
+const TOLD_OF = `SELECT m.content AS content FROM memory_fts JOIN memories m ON m.rid = memory_fts.rowid
+  WHERE memory_fts MATCH ? AND m.space_id = ? AND m.soft_deleted = 0 LIMIT 20`;
+
+/**
+ * Names in the query that the person has told about in their own words (a memory of the space whose
+ * user part uses it as a name and is a self-disclosure, personal.ts): "When does Ziggy need his vaccines?"
+ * asks about the person's life although no one in it says "my".
+ */
+export function namesToldOf(db: Database.Database, spaceId: string, query: string): string[] {
+  return queryNames(query).filter((w) => {
+    const rows = stmt(db, TOLD_OF).all(quoteFtsTerm(w), spaceId) as { content: string }[];
+    return rows.some((r) => queryNames(userPart(r.content)).includes(w) && isSelfDisclosure(r.content));
   });
 }
 

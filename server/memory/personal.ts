@@ -16,21 +16,50 @@ const ASKS_ASSISTANT =
 // "How do I fix the leak I told you about?" is about the person even though it starts like a how-to.
 const TOLD_YOU = /\b(i|we) (told|mentioned to|said to|asked) you\b|\bremember (when|that|what) (i|we)\b/i;
 
+// "Give me the whole story of the guitar", "Back in April, what was going on with the garden?": a request
+// to recount the person's own past, even when it starts like an ask or names no one.
+const RECOUNT =
+  /\b(the (whole|full|entire) story|recap|remind me|catch me up|fill me in|what (was|has been) (going on|happening) with|back in (january|february|march|april|may|june|july|august|september|october|november|december|the spring|the summer|the autumn|the fall|the winter))\b/i;
+
+// A kinship word used as a name ("How is pops healing?", "grandad's watch") is the person's own family;
+// "a dad joke", "the mother of all…" are not.
+const KIN_AS_NAME =
+  /(?<!\b(a|an|the|his|her|their|your|its|some|any|every|this|that)\s+)\b(mum|mom|mam|mummy|mommy|dad|daddy|pops|papa|grandad|granddad|grandpa|grandma|granny|gran|nan|nana|nanna)\b/i;
+
 // "How do I like my steak?" asks about the person's taste, not for instructions.
 const HOW_I_LIKE = /^\s*how (do|did|would) (i|we) (like|want|prefer|take|usually|normally|feel)\b/i;
 
 /**
- * What a query asks about: the person's own life, what the assistant said, or neither. A follow-up
- * with no one in it ("Is he up and walking yet?", "What year and model is it?") takes the frame of the
- * conversation's last earlier message (`context`, oldest first).
+ * What a query asks about, by its own words: the person's own life (it speaks in the first person), what
+ * the assistant said, or neither. This is what the personal boost reads.
  */
-export function queryIntent(query: string, context: string[] = []): QueryIntent {
+export function queryIntent(query: string): QueryIntent {
   if (ASKS_ASSISTANT.test(query)) return "assistant";
   if (TOLD_YOU.test(query) || HOW_I_LIKE.test(query)) return "personal";
   if (HOW_TO.test(query)) return "general";
-  if (FIRST_PERSON.test(query)) return "personal";
+  return FIRST_PERSON.test(query) ? "personal" : "general";
+}
+
+/**
+ * What the turn asks about, for the confidence: the query's own intent, or, when its words name no one,
+ * the signs that it is still about the person's life — a request to recount it ("Give me the whole
+ * story of the guitar"), a family member called by a kinship word ("How is pops healing?") — and
+ * otherwise the frame of the conversation's last earlier message (`context`, oldest first): a follow-up
+ * like "Is he up and walking yet?" is as personal as the message before it. Boosting these too cost
+ * recall on the eval's tuning half (docs/retrieval.md#filtering-and-confidence).
+ */
+export function turnIntent(
+  query: string,
+  context: string[] = [],
+  toldOf: (text: string) => boolean = () => false,
+): QueryIntent {
+  const own = queryIntent(query);
+  if (own !== "general") return own;
+  if (RECOUNT.test(query) || KIN_AS_NAME.test(query)) return "personal";
+  if (HOW_TO.test(query)) return "general";
+  if (toldOf(query)) return "personal";
   const last = context.at(-1);
-  return last ? queryIntent(last) : "general";
+  return last ? turnIntent(last, [], toldOf) : "general";
 }
 
 /** The user's words of a "User: … Assistant: …" memory (the whole content otherwise). Stored exchanges are on one line (the chunker normalises whitespace). */

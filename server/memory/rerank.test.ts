@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { packMemories, speakerBody, trimAssistant } from "./pack";
-import { isSelfDisclosure, queryIntent } from "./personal";
+import { isSelfDisclosure } from "./personal";
 import { packable } from "./retrieve";
 import { memoryDate, newerFirst } from "./rerank";
 
@@ -69,37 +69,6 @@ test("the threshold: only results at or above the minimum confidence are packabl
   );
   assert.deepEqual(packable(rs, 0.95), []);
   assert.equal(packable(rs, 0).length, 4);
-});
-
-test("query intent and self-disclosure: personal questions want the person's own statements", () => {
-  assert.equal(queryIntent("What's my dog called?"), "personal");
-  assert.equal(queryIntent("Do I read e-books?"), "personal");
-  assert.equal(queryIntent("How do I center a div?"), "general");
-  assert.equal(queryIntent("Write a haiku about autumn."), "general");
-  assert.equal(queryIntent("What book did you recommend about habits?"), "assistant");
-  assert.equal(queryIntent("How do I like my steak cooked?"), "personal", "a taste, not a how-to");
-  // A follow-up with no one in it takes the frame of the message before it.
-  assert.equal(queryIntent("Is he up and walking yet?"), "general");
-  assert.equal(queryIntent("Is he up and walking yet?", ["How is my dad after his knee operation?"]), "personal");
-  assert.equal(queryIntent("And in Python?", ["How do I reverse a string in JavaScript?"]), "general");
-  assert.equal(isSelfDisclosure("User: We adopted a beagle on Saturday!\nAssistant: Congratulations!"), true);
-  assert.equal(isSelfDisclosure("User: How do I descale a kettle?\nAssistant: Vinegar."), false);
-  assert.equal(isSelfDisclosure("User: Why is the sky blue?\nAssistant: Scattering."), false);
-  // Asks in the first person are about a task, not the person.
-  for (const ask of [
-    "Help me draft a resignation letter, keep it short.",
-    "I need a toast for my sister's wedding. Something friendly.",
-    "Could you write me a bio for the club newsletter.",
-    "I never really understood tides. What's the gist?",
-    "Please summarise this article for me.",
-  ])
-    assert.equal(isSelfDisclosure(`User: ${ask}\nAssistant: Sure.`), false, ask);
-  for (const news of [
-    "I need a root canal next Thursday.",
-    "I wrote to the council about the potholes on our street.",
-    "Help arrived at last: my brother is staying with us this week.",
-  ])
-    assert.equal(isSelfDisclosure(`User: ${news}\nAssistant: Noted.`), true, news);
 });
 
 test("packing keeps who said what and trims assistant boilerplate, under the budget", () => {

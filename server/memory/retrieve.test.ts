@@ -264,6 +264,36 @@ test("a question about someone the space never mentions: lower confidence, and t
   }
 });
 
+test("a question naming someone the person told about is personal for the confidence, without a 'my'", () => {
+  const st = openTempStore({ model: "axis", dim: 4 });
+  try {
+    insertMemories(
+      st.sqlite,
+      [
+        {
+          spaceId: "personal",
+          content: "User: We took Ziggy to the vet today, he needs boosters. Assistant: Poor pup!",
+        },
+        { spaceId: "personal", content: "User: Who was Bismarck? Assistant: A Prussian statesman." },
+      ],
+      [axisVector(4, 0), axisVector(4, 1)],
+      "axis",
+    );
+    const run = (query: string) =>
+      searchWithVectors(
+        st.sqlite,
+        { query, spaceId: "personal", k: 5 },
+        defaultSettingsFor("universal-sentence-encoder-lite"),
+        [{ role: "main", text: query }],
+        [axisVector(4, 0)],
+      ).results[0]!;
+    assert.equal(run("When does Ziggy need the boosters?").features!.personalQuery, 1);
+    assert.equal(run("When did Bismarck unify Germany?").features!.personalQuery, 0, "named only in a general ask");
+  } finally {
+    st.close();
+  }
+});
+
 test("the dense leg embeds a question as a statement where the model's settings say so, the keyword leg the words as typed", async () => {
   const q = [{ role: "main" as const, text: "When is the tax return due last week?" }];
   const time = parseTimeIntent(q[0]!.text, new Date("2024-06-20T12:00:00Z"));

@@ -3,9 +3,9 @@ import { defaultOffsetMinutes } from "../core/calendar";
 import type { Embedder } from "../core/context";
 import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList } from "./fuse";
 import { statedQuestions } from "./question-frame";
-import { cleanDenseQuery, keywordSearchScored, liveMemoryCount, unknownNames } from "./keyword-search";
+import { cleanDenseQuery, keywordSearchScored, liveMemoryCount, namesToldOf, unknownNames } from "./keyword-search";
 import { confidences, memoryDate, memoryVectors, newerFirst, withIntent, withNeighbours, withTime } from "./rerank";
-import { queryIntent } from "./personal";
+import { queryIntent, turnIntent } from "./personal";
 import { parseTimeIntent, type TimeIntent } from "./time-window";
 import { withEventWindows } from "./event-dates";
 import { windowList } from "./windows";
@@ -230,11 +230,12 @@ export function searchWithVectors(
     db,
     staged0.map((c) => c.rid),
   );
-  // The personal boost reorders by the message's own words; the confidence also reads the conversation's
-  // frame ("Is he walking yet?" after a message about Dad is as personal as that message). Boosting such
-  // follow-ups too cost recall on the eval's tuning half (docs/retrieval.md#filtering-and-confidence).
+  // The personal boost reorders by the message's own first-person words; the confidence also reads the
+  // turn's other signs (a request to recount, "pops", the conversation's frame: "Is he walking yet?" after
+  // a message about Dad). Boosting those too cost recall on the eval's tuning half
+  // (docs/retrieval.md#filtering-and-confidence).
   const intent = queryIntent(req.query);
-  const turnIntent = queryIntent(req.query, req.context ?? []);
+  const intentOfTurn = turnIntent(req.query, req.context ?? [], (t) => namesToldOf(db, req.spaceId, t).length > 0);
   const staged = withIntent(withTime(staged0, rows, time, settings, nowMs), rows, intent, settings);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
@@ -259,7 +260,7 @@ export function searchWithVectors(
     ceiling,
     terms: ftsTerms,
     docs: liveMemoryCount(db),
-    intent: turnIntent,
+    intent: intentOfTurn,
     unknownNames: unknown,
   });
   const toResult = (

@@ -90,7 +90,7 @@ const BASE: RetrievalSettings = {
   recencyHalfLifeDays: 30,
   duplicateSimilarity: 1,
   personalBoost: 0.5,
-  minConfidence: 0.43,
+  minConfidence: 0.19,
   packSpeakers: true,
   assistantMaxChars: 400,
 };
