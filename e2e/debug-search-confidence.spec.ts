@@ -52,6 +52,12 @@ test("each result shows its confidence and what moved it; the would-be-packed li
   // A coding question: the CSS exchange may come back as a result, but nothing would be packed.
   await debugSearch.search("How do I center a div with flexbox?", { space });
   await expect(debugSearch.page.getByTestId("would-be-packed")).toContainText("none — no memory used");
+
+  // No "my" in it, but Shelly is someone the person told about: the confidence reads it as about them.
+  await debugSearch.search("What does Shelly like eating?", { space });
+  await expect(debugSearch.result(0).getByTestId("moves")).toContainText(
+    "about the person's life (the person has told about Shelly)",
+  );
 });
 
 test("a span relative to an event is dated from the memory that tells of it, and what was said then is found", async ({

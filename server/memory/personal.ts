@@ -43,23 +43,34 @@ export function queryIntent(query: string): QueryIntent {
 /**
  * What the turn asks about, for the confidence: the query's own intent, or, when its words name no one,
  * the signs that it is still about the person's life — a request to recount it ("Give me the whole
- * story of the guitar"), a family member called by a kinship word ("How is pops healing?") — and
- * otherwise the frame of the conversation's last earlier message (`context`, oldest first): a follow-up
- * like "Is he up and walking yet?" is as personal as the message before it. Boosting these too cost
- * recall on the eval's tuning half (docs/retrieval.md#filtering-and-confidence).
+ * story of the guitar"), a family member called by a kinship word ("How is pops healing?"), a name the
+ * person has told about (`toldOf` says which names of a text those are: keyword-search.ts
+ * `namesToldOf`) — and otherwise the frame of the conversation's last earlier message (`context`,
+ * oldest first): a follow-up like "Is he up and walking yet?" is as personal as the message before it.
+ * Boosting these too cost recall on the eval's tuning half (docs/retrieval.md#filtering-and-confidence).
+ * `sign` says which sign made a turn personal that its own words did not (Debug Search shows it).
  */
-export function turnIntent(
+export function turnIntentOf(
   query: string,
   context: string[] = [],
-  toldOf: (text: string) => boolean = () => false,
-): QueryIntent {
+  toldOf: (text: string) => string[] = () => [],
+): { intent: QueryIntent; sign: string | null } {
   const own = queryIntent(query);
-  if (own !== "general") return own;
-  if (RECOUNT.test(query) || KIN_AS_NAME.test(query)) return "personal";
-  if (HOW_TO.test(query)) return "general";
-  if (toldOf(query)) return "personal";
+  if (own !== "general") return { intent: own, sign: null };
+  if (RECOUNT.test(query)) return { intent: "personal", sign: "a request to recount the person's past" };
+  const kin = KIN_AS_NAME.exec(query);
+  if (kin) return { intent: "personal", sign: `“${kin[0]}” is family` };
+  if (HOW_TO.test(query)) return { intent: "general", sign: null };
+  const names = toldOf(query);
+  if (names.length) return { intent: "personal", sign: `the person has told about ${names.join(", ")}` };
   const last = context.at(-1);
-  return last ? turnIntent(last, [], toldOf) : "general";
+  if (!last) return { intent: "general", sign: null };
+  const frame = turnIntentOf(last, [], toldOf);
+  return frame.intent === "general" ? frame : { intent: frame.intent, sign: "a follow-up of the previous message" };
+}
+
+export function turnIntent(query: string, context: string[] = [], toldOf?: (text: string) => string[]): QueryIntent {
+  return turnIntentOf(query, context, toldOf).intent;
 }
 
 /** The user's words of a "User: … Assistant: …" memory (the whole content otherwise). Stored exchanges are on one line (the chunker normalises whitespace). */

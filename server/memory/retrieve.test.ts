@@ -287,7 +287,12 @@ test("a question naming someone the person told about is personal for the confid
         [{ role: "main", text: query }],
         [axisVector(4, 0)],
       ).results[0]!;
-    assert.equal(run("When does Ziggy need the boosters?").features!.personalQuery, 1);
+    const ziggy = run("When does Ziggy need the boosters?");
+    assert.equal(ziggy.features!.personalQuery, 1);
+    assert.ok(
+      ziggy.moves.includes("confidence: about the person's life (the person has told about Ziggy)"),
+      ziggy.moves.join("; "),
+    );
     assert.equal(run("When did Bismarck unify Germany?").features!.personalQuery, 0, "named only in a general ask");
   } finally {
     st.close();
