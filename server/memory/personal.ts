@@ -69,6 +69,7 @@ export function turnIntentOf(
   return frame.intent === "general" ? frame : { intent: frame.intent, sign: "a follow-up of the previous message" };
 }
 
+/** The turn's intent alone (turnIntentOf without its sign). */
 export function turnIntent(query: string, context: string[] = [], toldOf?: (text: string) => string[]): QueryIntent {
   return turnIntentOf(query, context, toldOf).intent;
 }
