@@ -236,6 +236,16 @@ test("'yesterday' is the person's yesterday: tzOffsetMinutes reaches the date wi
   }
 });
 
+/** The first result of a USE-lite search in "personal" whose query vector is axis 0. */
+const firstResult = (db: Parameters<typeof searchWithVectors>[0], query: string) =>
+  searchWithVectors(
+    db,
+    { query, spaceId: "personal", k: 5 },
+    defaultSettingsFor("universal-sentence-encoder-lite"),
+    [{ role: "main", text: query }],
+    [axisVector(4, 0)],
+  ).results[0]!;
+
 test("a question about someone the space never mentions: lower confidence, and the result says why", () => {
   const st = openTempStore({ model: "axis", dim: 4 });
   try {
@@ -245,14 +255,7 @@ test("a question about someone the space never mentions: lower confidence, and t
       [axisVector(4, 0)],
       "axis",
     );
-    const run = (query: string) =>
-      searchWithVectors(
-        st.sqlite,
-        { query, spaceId: "personal", k: 5 },
-        defaultSettingsFor("universal-sentence-encoder-lite"),
-        [{ role: "main", text: query }],
-        [axisVector(4, 0)],
-      ).results[0]!;
+    const run = (query: string) => firstResult(st.sqlite, query);
     const known = run("Where did Anna move to for work?");
     const unknown = run("Where did Bartholomew move to for work?");
     assert.ok(unknown.scores.confidence < known.scores.confidence);
@@ -279,14 +282,7 @@ test("a question naming someone the person told about is personal for the confid
       [axisVector(4, 0), axisVector(4, 1)],
       "axis",
     );
-    const run = (query: string) =>
-      searchWithVectors(
-        st.sqlite,
-        { query, spaceId: "personal", k: 5 },
-        defaultSettingsFor("universal-sentence-encoder-lite"),
-        [{ role: "main", text: query }],
-        [axisVector(4, 0)],
-      ).results[0]!;
+    const run = (query: string) => firstResult(st.sqlite, query);
     const ziggy = run("When does Ziggy need the boosters?");
     assert.equal(ziggy.features!.personalQuery, 1);
     assert.ok(
