@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useState, type KeyboardEvent, type RefObject } from "react";
+import { useEffect, useState, type KeyboardEvent, type RefObject } from "react";
 import { parseCommand } from "@/server/chat/commands";
 import { MAX_MESSAGE_CHARS } from "@/server/chat/limits";
 import { BTN_MD as BTN } from "../_ui/styles";
@@ -51,6 +51,10 @@ export function Composer({ value, onChange, onSend, streaming, onStop, onEditLas
   const [ingest, setIngest] = useState<
     { state: "busy" } | { state: "done"; text: string } | { state: "failed"; text: string } | null
   >(null);
+  // Set once React has hydrated the box: text typed into the server-rendered box before then is not in
+  // `value`, so a send would find it empty (e2e page objects wait for this before typing).
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
   const tooLong = value.length > MAX_CHARS;
   const cmd = parseCommand(value);
   const send = () => {
@@ -87,6 +91,7 @@ export function Composer({ value, onChange, onSend, streaming, onStop, onEditLas
         send();
       }}
       aria-label="Send a message"
+      data-hydrated={hydrated || undefined}
       className="space-y-1 px-3 pb-2 pt-2"
     >
       {tooLong && (

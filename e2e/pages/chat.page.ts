@@ -25,7 +25,11 @@ export class ChatPage {
   readonly providerChip: Locator;
   readonly openDrawerButton: Locator;
 
+  /** The message form, once React has hydrated it (composer.tsx `data-hydrated`). */
+  readonly readyForm: Locator;
+
   constructor(readonly page: Page) {
+    this.readyForm = page.locator('form[aria-label="Send a message"][data-hydrated]');
     this.title = page.getByTestId("conversation-title");
     this.input = page.getByRole("textbox", { name: "Message" });
     const form = page.getByRole("form", { name: "Send a message" });
@@ -95,12 +99,15 @@ export class ChatPage {
   async goto(space?: string): Promise<void> {
     await this.page.goto(space ? `/?space=${encodeURIComponent(space)}` : "/");
     await expect(this.input).toBeVisible();
+    // Typing before hydration is lost to React's state: the send would find the box empty.
+    await expect(this.readyForm).toHaveCount(1);
     if (space) await expect(this.spaceSelect).toHaveValue(space);
   }
 
   async gotoConversation(id: string): Promise<void> {
     await this.page.goto(`/c/${id}`);
     await expect(this.input).toBeVisible();
+    await expect(this.readyForm).toHaveCount(1);
   }
 
   /** The id in the address bar (/c/<id>), once the first message created the conversation. */
