@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isSelfDisclosure, queryIntent, turnIntent, turnIntentOf } from "./personal";
+import { isSelfDisclosure, queryIntent, turnIntent as turnIntentWithSign } from "./personal";
+
+const turnIntent = (...args: Parameters<typeof turnIntentWithSign>) => turnIntentWithSign(...args).intent;
 
 test("query intent and self-disclosure: personal questions want the person's own statements", () => {
   assert.equal(queryIntent("What's my dog called?"), "personal");
@@ -67,12 +69,15 @@ test("turn intent: a turn about the person's life without first-person words", (
   assert.equal(turnIntent("When are they due?", ["Quick question about Ziggy."], toldOf), "personal");
   assert.equal(turnIntent("How do I train a dog like Ziggy?", [], toldOf), "general", "a how-to stays one");
   // Which sign it was (Debug Search shows it); none when the words say it themselves.
-  assert.equal(turnIntentOf("When does Ziggy need boosters?", [], toldOf).sign, "the person has told about Ziggy");
-  assert.equal(turnIntentOf("How is pops healing?").sign, "“pops” is family");
-  assert.equal(turnIntentOf("Recap the hike.").sign, "a request to recount the person's past");
-  assert.equal(turnIntentOf("Is he walking?", ["How is my dad?"]).sign, "a follow-up of the previous message");
-  assert.equal(turnIntentOf("How is my dad?").sign, null);
-  assert.equal(turnIntentOf("What is a monad?").sign, null);
+  assert.equal(
+    turnIntentWithSign("When does Ziggy need boosters?", [], toldOf).sign,
+    "the person has told about Ziggy",
+  );
+  assert.equal(turnIntentWithSign("How is pops healing?").sign, "“pops” is family");
+  assert.equal(turnIntentWithSign("Recap the hike.").sign, "a request to recount the person's past");
+  assert.equal(turnIntentWithSign("Is he walking?", ["How is my dad?"]).sign, "a follow-up of the previous message");
+  assert.equal(turnIntentWithSign("How is my dad?").sign, null);
+  assert.equal(turnIntentWithSign("What is a monad?").sign, null);
   // The frame of an earlier message counts its implicit signs too.
   assert.equal(turnIntent("Is he walking yet?", ["How is pops after the operation?"]), "personal");
 });

@@ -50,7 +50,7 @@ export function queryIntent(query: string): QueryIntent {
  * Boosting these too cost recall on the eval's tuning half (docs/retrieval.md#filtering-and-confidence).
  * `sign` says which sign made a turn personal that its own words did not (Debug Search shows it).
  */
-export function turnIntentOf(
+export function turnIntent(
   query: string,
   context: string[] = [],
   toldOf: (text: string) => string[] = () => [],
@@ -65,13 +65,8 @@ export function turnIntentOf(
   if (names.length) return { intent: "personal", sign: `the person has told about ${names.join(", ")}` };
   const last = context.at(-1);
   if (!last) return { intent: "general", sign: null };
-  const frame = turnIntentOf(last, [], toldOf);
+  const frame = turnIntent(last, [], toldOf);
   return frame.intent === "general" ? frame : { intent: frame.intent, sign: "a follow-up of the previous message" };
-}
-
-/** The turn's intent alone (turnIntentOf without its sign). */
-export function turnIntent(query: string, context: string[] = [], toldOf?: (text: string) => string[]): QueryIntent {
-  return turnIntentOf(query, context, toldOf).intent;
 }
 
 /** The user's words of a "User: … Assistant: …" memory (the whole content otherwise). Stored exchanges are on one line (the chunker normalises whitespace). */

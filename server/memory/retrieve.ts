@@ -5,7 +5,7 @@ import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList }
 import { statedQuestions } from "./question-frame";
 import { cleanDenseQuery, keywordSearchScored, liveMemoryCount, namesToldOf, unknownNames } from "./keyword-search";
 import { confidences, memoryDate, memoryVectors, newerFirst, withIntent, withNeighbours, withTime } from "./rerank";
-import { queryIntent, turnIntentOf } from "./personal";
+import { queryIntent, turnIntent } from "./personal";
 import { parseTimeIntent, type TimeIntent } from "./time-window";
 import { withEventWindows } from "./event-dates";
 import { windowList } from "./windows";
@@ -235,7 +235,7 @@ export function searchWithVectors(
   // a message about Dad). Boosting those too cost recall on the eval's tuning half
   // (docs/retrieval.md#filtering-and-confidence).
   const intent = queryIntent(req.query);
-  const turn = turnIntentOf(req.query, req.context ?? [], (t) => namesToldOf(db, req.spaceId, t));
+  const turn = turnIntent(req.query, req.context ?? [], (t) => namesToldOf(db, req.spaceId, t));
   const staged = withIntent(withTime(staged0, rows, time, settings, nowMs), rows, intent, settings);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
