@@ -58,6 +58,10 @@ test("each result shows its confidence and what moved it; the would-be-packed li
   await expect(debugSearch.result(0).getByTestId("moves")).toContainText(
     "about the person's life (the person has told about Shelly)",
   );
+  await shot(debugSearch.page, "debug-search-sign-1280");
+  await debugSearch.page.setViewportSize({ width: 390, height: 844 });
+  await expect(debugSearch.result(0).getByTestId("moves")).toBeVisible();
+  await shot(debugSearch.page, "debug-search-sign-390");
 });
 
 test("a span relative to an event is dated from the memory that tells of it, and what was said then is found", async ({
