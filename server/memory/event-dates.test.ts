@@ -100,6 +100,50 @@ test("the event's memory: reciprocal-rank fusion of the keyword and dense candid
   assert.deepEqual(eventCandidates([{ rid: 7 }, { rid: 3 }, { rid: 9 }], [{ rid: 3 }, { rid: 5 }]), [3, 7, 5, 9]);
   assert.deepEqual(eventCandidates([{ rid: 1 }], []), [1]);
   assert.deepEqual(eventCandidates([], []), []);
+  // A keyword hit that holds every word of the event comes first, whatever the ranks say; two such hits
+  // keep the fused order between them.
+  assert.deepEqual(
+    eventCandidates([{ rid: 7, complete: true }, { rid: 3 }, { rid: 9, complete: true }], [{ rid: 3 }, { rid: 9 }]),
+    [9, 7, 3],
+  );
+});
+
+test("the event's memory: the one holding every word of the event beats one both legs half-like", () => {
+  const s = openTempStore({ model: "test-model", dim: 8 });
+  stores.push(s);
+  const [course, garage] = insertMemories(
+    s.sqlite,
+    [
+      {
+        spaceId: "personal",
+        content: "I signed up for a Wednesday evening wheel-throwing course at Clay Corner",
+        timestamp: "2024-01-10T10:00:00.000Z",
+      },
+      {
+        spaceId: "personal",
+        content: "Cleaned out the garage and signed the skip hire form; found my old rollerblades",
+        timestamp: "2024-01-17T10:00:00.000Z",
+      },
+      { spaceId: "personal", content: "The bike needs a new wheel", timestamp: "2024-02-01T10:00:00.000Z" },
+      { spaceId: "personal", content: "Is the first aid course worth it?", timestamp: "2024-03-01T10:00:00.000Z" },
+    ],
+    [0, 1, 2, 3].map((i) => axisVector(8, i)),
+    "test-model",
+  );
+  const q = "What came up the day after I signed up for the wheel-throwing course?";
+  // The dense leg, reading the whole question, puts the garage first and the course nowhere.
+  const dated = (vectorHits: { rid: number }[]) =>
+    withEventWindows(s.sqlite, "personal", parseTimeIntent(q, new Date(NOW)), NOW, vectorHits).windows[0]!.event!;
+  const rid = (id: string) =>
+    (s.sqlite.prepare("SELECT rid FROM memories WHERE id = ?").get(id) as { rid: number }).rid;
+  assert.equal(dated([{ rid: rid(garage!) }]).memoryId, course);
+  // Without a memory holding all of its words ("pottery" is in none), fusion decides as before: the
+  // memory in both legs wins, whichever the dense leg names.
+  const partial = parseTimeIntent("the day after I signed up for pottery?", new Date(NOW));
+  const anchor = (hit: string) =>
+    withEventWindows(s.sqlite, "personal", partial, NOW, [{ rid: rid(hit) }]).windows[0]!.event!.memoryId;
+  assert.equal(anchor(garage!), garage);
+  assert.equal(anchor(course!), course);
 });
 
 test("retrieval: what was said the day after an event comes in through the window list, not by its words", () => {

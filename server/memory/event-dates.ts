@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { rrfScore } from "./fuse";
-import { keywordSearch } from "./keyword-search";
+import { keywordSearchScored, textStems } from "./keyword-search";
 import { getMemoriesByRid } from "./store";
 import { eventWindow, type TimeIntent, type TimeWindow } from "./time-window";
 
@@ -11,16 +11,34 @@ const EVENT_CANDIDATES = 10;
  * The memories that may tell of the event, best first: reciprocal-rank fusion (k = 60) of the keyword
  * leg over the event's words and the dense leg over the whole question. Keywords alone pick the wrong
  * memory when the event is paraphrased ("my first week at the new job" vs "First week at Northwind
- * done" loses to "Ravi … for a new job").
+ * done" loses to "Ravi … for a new job"). But a memory that holds every one of the event's (two or
+ * more) kept words tells of it whatever the dense leg says, and comes first: ranks alone let a
+ * memory both legs half-like ("Cleaned out the garage…") beat the only one that says "signed up for a
+ * wheel-throwing course", since the dense leg reads the whole question, not the event.
  */
-export function eventCandidates(keyword: { rid: number }[], vector: { rid: number }[]): number[] {
+export function eventCandidates(keyword: { rid: number; complete?: boolean }[], vector: { rid: number }[]): number[] {
   const ranks = new Map<number, { rank: number; weight: number }[]>();
   for (const list of [keyword, vector])
     list.forEach((h, i) => ranks.set(h.rid, [...(ranks.get(h.rid) ?? []), { rank: i + 1, weight: 1 }]));
+  const complete = new Set(keyword.filter((h) => h.complete).map((h) => h.rid));
   return [...ranks]
-    .map(([rid, r]) => ({ rid, score: rrfScore(r) }))
-    .sort((a, b) => b.score - a.score)
+    .map(([rid, r]) => ({ rid, complete: complete.has(rid), score: rrfScore(r) }))
+    .sort((a, b) => Number(b.complete) - Number(a.complete) || b.score - a.score)
     .map((c) => c.rid);
+}
+
+/** The keyword leg over the event's words, each hit marked when it holds every kept word (two or more). */
+function eventKeywordHits(db: Database.Database, spaceId: string, event: string): { rid: number; complete: boolean }[] {
+  const { hits, terms } = keywordSearchScored(db, spaceId, event, EVENT_CANDIDATES);
+  if (terms.length < 2) return hits.map((h) => ({ rid: h.rid, complete: false }));
+  const rows = getMemoriesByRid(
+    db,
+    hits.map((h) => h.rid),
+  );
+  return hits.map((h) => {
+    const stems = textStems(rows.get(h.rid)?.content ?? "");
+    return { rid: h.rid, complete: terms.every((t) => stems.has(t.stem)) };
+  });
 }
 
 /**
@@ -41,10 +59,7 @@ export function withEventWindows(
   if (intent.events.length === 0) return intent;
   const windows: TimeWindow[] = [...intent.windows];
   for (const e of intent.events) {
-    const ranked = eventCandidates(
-      keywordSearch(db, spaceId, e.event, EVENT_CANDIDATES),
-      vectorHits.slice(0, EVENT_CANDIDATES),
-    );
+    const ranked = eventCandidates(eventKeywordHits(db, spaceId, e.event), vectorHits.slice(0, EVENT_CANDIDATES));
     const rows = getMemoriesByRid(db, ranked);
     const anchor = ranked
       .map((rid) => rows.get(rid))
