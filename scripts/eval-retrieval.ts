@@ -301,6 +301,8 @@ async function main() {
         minConfidence: x.t,
         packedRecall6: x.e.answerable.packedRecall6,
         recall6: x.e.answerable.recall6,
+        answerablePacked: x.e.answerable.packed,
+        answerablePackedOther: x.e.answerable.packedOther,
         unanswerablePacked: x.e.unanswerable.packed,
       })),
       tuningLog,
@@ -417,16 +419,16 @@ function markdown(
   const lines = [
     `### Retrieval eval (${model === USE_LITE ? "USE-lite" : model}, ${memories} memories in one space; \`npm run eval:retrieval${model === USE_LITE ? "" : " -- --model …"}\`)`,
     "",
-    "Answerable: recall@10 / recall@6 / MRR@10, packed recall@6 (at the minimum confidence). Unanswerable: memories packed of 6. Per-type columns: recall@10; short replies: the single-hop questions answered by a short reply in the next exchange.",
+    "Answerable: recall@10 / recall@6 / MRR@10, packed recall@6 (at the minimum confidence), memories packed of 6 and how many of them are not the question's gold. Unanswerable: memories packed of 6. Per-type columns: recall@10; short replies: the single-hop questions answered by a short reply in the next exchange.",
     "",
-    `| half | configuration | recall@10 | recall@6 | MRR | packed r@6 | unanswerable packed | ${types.join(" | ")} | short replies |`,
-    `|---|---|---:|---:|---:|---:|---:|${types.map(() => "---:").join("|")}|---:|`,
+    `| half | configuration | recall@10 | recall@6 | MRR | packed r@6 | answerable packed (not gold) | unanswerable packed | ${types.join(" | ")} | short replies |`,
+    `|---|---|---:|---:|---:|---:|---:|---:|${types.map(() => "---:").join("|")}|---:|`,
   ];
   for (const half of ["reporting", "tuning"]) {
     for (const [name, byHalf] of Object.entries(report)) {
       const e = byHalf[half]!;
       lines.push(
-        `| ${half} | ${name} | ${f(e.answerable.recall10)} | ${f(e.answerable.recall6)} | ${f(e.answerable.mrr)} | ${f(e.answerable.packedRecall6)} | ${e.unanswerable.packed.toFixed(2)} | ${types.map((t) => f(e.perType[t]?.recall10)).join(" | ")} | ${f(e.shortReplies.n ? e.shortReplies.recall10 : undefined)} |`,
+        `| ${half} | ${name} | ${f(e.answerable.recall10)} | ${f(e.answerable.recall6)} | ${f(e.answerable.mrr)} | ${f(e.answerable.packedRecall6)} | ${e.answerable.packed.toFixed(2)} (${e.answerable.packedOther.toFixed(2)}) | ${e.unanswerable.packed.toFixed(2)} | ${types.map((t) => f(e.perType[t]?.recall10)).join(" | ")} | ${f(e.shortReplies.n ? e.shortReplies.recall10 : undefined)} |`,
       );
     }
   }

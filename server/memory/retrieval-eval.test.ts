@@ -62,7 +62,7 @@ test("fused defaults ≥ each single leg (recall@10); unanswerable turns get ≤
   const k = figures(store!, await runQuestions(store!, ds, ds.questions, legs().keyword), shipped.minConfidence);
   t.diagnostic(
     `n=${fused.answerable.n}+${fused.unanswerable.n} recall@10 fused ${fused.answerable.recall10} vector ${v.answerable.recall10} keyword ${k.answerable.recall10}; ` +
-      `packed r@6 ${fused.answerable.packedRecall6} (unfiltered ${fused.answerable.recall6}); unanswerable packed ${fused.unanswerable.packed}`,
+      `packed r@6 ${fused.answerable.packedRecall6} (unfiltered ${fused.answerable.recall6}), ${fused.answerable.packed} packed (${fused.answerable.packedOther} not gold); unanswerable packed ${fused.unanswerable.packed}`,
   );
   assert.ok(
     fused.answerable.recall10 >= v.answerable.recall10,

@@ -16,6 +16,12 @@ export interface TypeFigures {
   packedRecall6: number;
   /** Mean memories packed (of 6): on unanswerable turns this is the noise that reaches the prompt. */
   packed: number;
+  /**
+   * Mean packed memories that are not the question's gold (of 6): the noise an answerable turn's prompt
+   * gets beside its answer (equal to `packed` on unanswerable turns). A memory on the question's subject
+   * that is not its gold counts here too, so this is an upper bound on the noise.
+   */
+  packedOther: number;
 }
 
 export interface Evaluation {
@@ -59,7 +65,7 @@ function questionFigures(
   store: LifeStore,
   { q, ids, confidences }: PerQuestion,
   minConfidence: number,
-): { r6: number; r10: number; p6: number; rr: number; packed: number } {
+): { r6: number; r10: number; p6: number; rr: number; packed: number; other: number } {
   const gold = q.gold.map((g) => store.idOf.get(g)!);
   const packedIds = packable(
     ids.map((id, i) => ({ id, scores: { confidence: confidences[i]! } })),
@@ -75,6 +81,7 @@ function questionFigures(
     p6: share(packedIds),
     rr: first >= 0 && first < 10 ? 1 / (first + 1) : 0,
     packed: packedIds.length,
+    other: packedIds.filter((id) => !gold.includes(id)).length,
   };
 }
 
@@ -84,10 +91,12 @@ export function figures(store: LifeStore, rows: PerQuestion[], minConfidence: nu
       r10 = 0,
       mrr = 0,
       p6 = 0,
-      packed = 0;
+      packed = 0,
+      other = 0;
     for (const row of sel) {
       const f = questionFigures(store, row, minConfidence);
       packed += f.packed;
+      other += f.other;
       if (!row.q.gold.length) continue;
       r6 += f.r6;
       r10 += f.r10;
@@ -102,6 +111,7 @@ export function figures(store: LifeStore, rows: PerQuestion[], minConfidence: nu
       mrr: r4(mrr / n),
       packedRecall6: r4(p6 / n),
       packed: r4(packed / n),
+      packedOther: r4(other / n),
     };
   };
   const perType: Partial<Record<LifeType, TypeFigures>> = {};
