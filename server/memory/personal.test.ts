@@ -76,6 +76,19 @@ test("turn intent: a turn about the person's life without first-person words", (
   assert.equal(turnIntentWithSign("How is pops healing?").sign, "“pops” is family");
   assert.equal(turnIntentWithSign("Recap the hike.").sign, "a request to recount the person's past");
   assert.equal(turnIntentWithSign("Is he walking?", ["How is my dad?"]).sign, "a follow-up of the previous message");
+  // A date window the query names that holds the person's memories (the caller says which words).
+  const garden = "What happened with the vegetable garden in May?";
+  assert.equal(turnIntent(garden), "general");
+  assert.deepEqual(turnIntentWithSign(garden, [], undefined, "in May"), {
+    intent: "personal",
+    sign: "it names a time of the person's history, “in May”",
+  });
+  assert.equal(turnIntent("How do I plant tomatoes in May?", [], undefined, "in May"), "general", "a how-to stays one");
+  assert.equal(
+    turnIntentWithSign("What did I say in May?", [], undefined, "in May").sign,
+    null,
+    "first person says it",
+  );
   assert.equal(turnIntentWithSign("How is my dad?").sign, null);
   assert.equal(turnIntentWithSign("What is a monad?").sign, null);
   // The frame of an earlier message counts its implicit signs too.

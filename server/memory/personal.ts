@@ -45,7 +45,9 @@ export function queryIntent(query: string): QueryIntent {
  * the signs that it is still about the person's life — a request to recount it ("Give me the whole
  * story of the guitar"), a family member called by a kinship word ("How is pops healing?"), a name the
  * person has told about (`toldOf` says which names of a text those are: keyword-search.ts
- * `namesToldOf`) — and otherwise the frame of the conversation's last earlier message (`context`,
+ * `namesToldOf`), a time of the person's own history (`historyDate`: the words of a date window the
+ * query names that holds memories of the space, "in May", "the day after the concert"; retrieve.ts)
+ * — and otherwise the frame of the conversation's last earlier message (`context`,
  * oldest first): a follow-up like "Is he up and walking yet?" is as personal as the message before it.
  * Boosting these too cost recall on the eval's tuning half (docs/retrieval.md#filtering-and-confidence).
  * `sign` says which sign made a turn personal that its own words did not (Debug Search shows it).
@@ -54,6 +56,7 @@ export function turnIntent(
   query: string,
   context: string[] = [],
   toldOf: (text: string) => string[] = () => [],
+  historyDate: string | null = null,
 ): { intent: QueryIntent; sign: string | null } {
   const own = queryIntent(query);
   if (own !== "general") return { intent: own, sign: null };
@@ -63,6 +66,7 @@ export function turnIntent(
   if (HOW_TO.test(query)) return { intent: "general", sign: null };
   const names = toldOf(query);
   if (names.length) return { intent: "personal", sign: `the person has told about ${names.join(", ")}` };
+  if (historyDate) return { intent: "personal", sign: `it names a time of the person's history, “${historyDate}”` };
   const last = context.at(-1);
   if (!last) return { intent: "general", sign: null };
   const frame = turnIntent(last, [], toldOf);

@@ -295,6 +295,45 @@ test("a question naming someone the person told about is personal for the confid
   }
 });
 
+test("a question naming a time the person has memories of is personal for the confidence, without a 'my'", () => {
+  const st = openTempStore({ model: "axis", dim: 4 });
+  try {
+    insertMemories(
+      st.sqlite,
+      [
+        {
+          spaceId: "personal",
+          content: "User: Planted peppers and basil in the raised bed. Assistant: Lovely mix!",
+          timestamp: "2024-05-12T10:00:00.000Z",
+        },
+      ],
+      [axisVector(4, 0)],
+      "axis",
+    );
+    const run = (query: string) =>
+      searchWithVectors(
+        st.sqlite,
+        { query, spaceId: "personal", k: 5, now: "2024-09-01T12:00:00.000Z", tzOffsetMinutes: 0 },
+        defaultSettingsFor("universal-sentence-encoder-lite"),
+        [{ role: "main", text: query }],
+        [axisVector(4, 0)],
+      ).results[0]!;
+    const may = run("What happened with the raised bed in May?");
+    assert.equal(may.features!.personalQuery, 1);
+    assert.ok(
+      may.moves.includes("confidence: about the person's life (it names a time of the person's history, “May”)"),
+      may.moves.join("; "),
+    );
+    // A time the space holds nothing of is not the person's history: the same words in March.
+    const march = run("What happened with the raised bed in March?");
+    assert.equal(march.features!.personalQuery, 0);
+    assert.ok(march.scores.confidence < may.scores.confidence);
+    assert.ok(!march.moves.some((m) => m.includes("names a time")));
+  } finally {
+    st.close();
+  }
+});
+
 test("the dense leg embeds a question as a statement where the model's settings say so, the keyword leg the words as typed", async () => {
   const q = [{ role: "main" as const, text: "When is the tax return due last week?" }];
   const time = parseTimeIntent(q[0]!.text, new Date("2024-06-20T12:00:00Z"));

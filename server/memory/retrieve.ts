@@ -235,8 +235,12 @@ export function searchWithVectors(
   // a message about Dad). Boosting those too cost recall on the eval's tuning half
   // (docs/retrieval.md#filtering-and-confidence).
   const intent = queryIntent(req.query);
-  const turn = turnIntent(req.query, req.context ?? [], (t) => namesToldOf(db, req.spaceId, t));
-  const staged = withIntent(withTime(staged0, rows, time, settings, nowMs), rows, intent, settings);
+  const timed = withTime(staged0, rows, time, settings, nowMs);
+  // A date window the query names that holds memories of the space ("What was going on with the garden
+  // in May?"): the turn asks about the person's history, whoever it names (personal.ts turnIntent).
+  const historyDate = timed.some((c) => c.dateMatch) ? dateWindowText(time) : null;
+  const turn = turnIntent(req.query, req.context ?? [], (t) => namesToldOf(db, req.spaceId, t), historyDate);
+  const staged = withIntent(timed, rows, intent, settings);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
@@ -341,4 +345,11 @@ export function searchWithVectors(
     minConfidence: settings.minConfidence,
     timings: { embedMs: 0, vectorMs, keywordMs, fuseMs, retrievalMs: ms(tStart), totalMs: ms(tStart) },
   };
+}
+
+/** The words of the query's first date window ("in May"; "the day after the concert" for an event's). */
+function dateWindowText(time: TimeIntent): string | null {
+  const w = time.windows[0];
+  if (!w) return null;
+  return w.event ? `${w.text} ${w.event.text}` : w.text;
 }
