@@ -329,6 +329,25 @@ test("a question naming a time the person has memories of is personal for the co
     assert.equal(march.features!.personalQuery, 0);
     assert.ok(march.scores.confidence < may.scores.confidence);
     assert.ok(!march.moves.some((m) => m.includes("names a time")));
+    // Nor is a window around the turn: today's memories are there whatever the person asks.
+    insertMemories(
+      st.sqlite,
+      [
+        {
+          spaceId: "personal",
+          content: "User: Watered the raised bed before work. Assistant: Good start to the day!",
+          timestamp: "2024-09-01T07:00:00.000Z",
+        },
+      ],
+      [axisVector(4, 0)],
+      "axis",
+    );
+    const today = run("What is a quick dinner to cook today?");
+    assert.ok(
+      today.moves.some((m) => m.startsWith("date ×")),
+      "today's memory is in the window",
+    );
+    assert.equal(today.features!.personalQuery, 0);
   } finally {
     st.close();
   }
