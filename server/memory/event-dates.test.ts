@@ -111,23 +111,17 @@ test("the event's memory: reciprocal-rank fusion of the keyword and dense candid
 test("the event's memory: the one holding every word of the event beats one both legs half-like", () => {
   const s = openTempStore({ model: "test-model", dim: 8 });
   stores.push(s);
+  // [content, date] in the personal space, one axis each.
+  const notes: [string, string][] = [
+    ["I signed up for a Wednesday evening wheel-throwing course at Clay Corner", "2024-01-10"],
+    ["Cleaned out the garage and signed the skip hire form; found my old rollerblades", "2024-01-17"],
+    ["The bike needs a new wheel", "2024-02-01"],
+    ["Is the first aid course worth it?", "2024-03-01"],
+  ];
   const [course, garage] = insertMemories(
     s.sqlite,
-    [
-      {
-        spaceId: "personal",
-        content: "I signed up for a Wednesday evening wheel-throwing course at Clay Corner",
-        timestamp: "2024-01-10T10:00:00.000Z",
-      },
-      {
-        spaceId: "personal",
-        content: "Cleaned out the garage and signed the skip hire form; found my old rollerblades",
-        timestamp: "2024-01-17T10:00:00.000Z",
-      },
-      { spaceId: "personal", content: "The bike needs a new wheel", timestamp: "2024-02-01T10:00:00.000Z" },
-      { spaceId: "personal", content: "Is the first aid course worth it?", timestamp: "2024-03-01T10:00:00.000Z" },
-    ],
-    [0, 1, 2, 3].map((i) => axisVector(8, i)),
+    notes.map(([content, day]) => ({ spaceId: "personal", content, timestamp: `${day}T10:00:00.000Z` })),
+    notes.map((_, i) => axisVector(8, i)),
     "test-model",
   );
   const q = "What came up the day after I signed up for the wheel-throwing course?";

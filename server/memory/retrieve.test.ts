@@ -237,24 +237,36 @@ test("'yesterday' is the person's yesterday: tzOffsetMinutes reaches the date wi
 });
 
 /** The first result of a USE-lite search in "personal" whose query vector is axis 0. */
-const firstResult = (db: Parameters<typeof searchWithVectors>[0], query: string) =>
+const firstResult = (db: Parameters<typeof searchWithVectors>[0], query: string, now?: string) =>
   searchWithVectors(
     db,
-    { query, spaceId: "personal", k: 5 },
+    { query, spaceId: "personal", k: 5, ...(now ? { now, tzOffsetMinutes: 0 } : {}) },
     defaultSettingsFor("universal-sentence-encoder-lite"),
     [{ role: "main", text: query }],
     [axisVector(4, 0)],
   ).results[0]!;
 
-test("a question about someone the space never mentions: lower confidence, and the result says why", () => {
+/** A 4-d axis store whose "personal" space holds these memories, each on its axis (default 0). */
+function personalStore(memories: { content: string; timestamp?: string; axis?: number }[]) {
   const st = openTempStore({ model: "axis", dim: 4 });
+  addPersonal(st.sqlite, memories);
+  return st;
+}
+function addPersonal(
+  db: Parameters<typeof insertMemories>[0],
+  memories: { content: string; timestamp?: string; axis?: number }[],
+) {
+  insertMemories(
+    db,
+    memories.map(({ content, timestamp }) => ({ spaceId: "personal", content, ...(timestamp ? { timestamp } : {}) })),
+    memories.map((m) => axisVector(4, m.axis ?? 0)),
+    "axis",
+  );
+}
+
+test("a question about someone the space never mentions: lower confidence, and the result says why", () => {
+  const st = personalStore([{ content: "User: Anna moved to Lisbon for work. Assistant: Exciting!" }]);
   try {
-    insertMemories(
-      st.sqlite,
-      [{ spaceId: "personal", content: "User: Anna moved to Lisbon for work. Assistant: Exciting!" }],
-      [axisVector(4, 0)],
-      "axis",
-    );
     const run = (query: string) => firstResult(st.sqlite, query);
     const known = run("Where did Anna move to for work?");
     const unknown = run("Where did Bartholomew move to for work?");
@@ -268,20 +280,11 @@ test("a question about someone the space never mentions: lower confidence, and t
 });
 
 test("a question naming someone the person told about is personal for the confidence, without a 'my'", () => {
-  const st = openTempStore({ model: "axis", dim: 4 });
+  const st = personalStore([
+    { content: "User: We took Ziggy to the vet today, he needs boosters. Assistant: Poor pup!" },
+    { content: "User: Who was Bismarck? Assistant: A Prussian statesman.", axis: 1 },
+  ]);
   try {
-    insertMemories(
-      st.sqlite,
-      [
-        {
-          spaceId: "personal",
-          content: "User: We took Ziggy to the vet today, he needs boosters. Assistant: Poor pup!",
-        },
-        { spaceId: "personal", content: "User: Who was Bismarck? Assistant: A Prussian statesman." },
-      ],
-      [axisVector(4, 0), axisVector(4, 1)],
-      "axis",
-    );
     const run = (query: string) => firstResult(st.sqlite, query);
     const ziggy = run("When does Ziggy need the boosters?");
     assert.equal(ziggy.features!.personalQuery, 1);
@@ -296,28 +299,14 @@ test("a question naming someone the person told about is personal for the confid
 });
 
 test("a question naming a time the person has memories of is personal for the confidence, without a 'my'", () => {
-  const st = openTempStore({ model: "axis", dim: 4 });
+  const st = personalStore([
+    {
+      content: "User: Planted peppers and basil in the raised bed. Assistant: Lovely mix!",
+      timestamp: "2024-05-12T10:00:00.000Z",
+    },
+  ]);
   try {
-    insertMemories(
-      st.sqlite,
-      [
-        {
-          spaceId: "personal",
-          content: "User: Planted peppers and basil in the raised bed. Assistant: Lovely mix!",
-          timestamp: "2024-05-12T10:00:00.000Z",
-        },
-      ],
-      [axisVector(4, 0)],
-      "axis",
-    );
-    const run = (query: string) =>
-      searchWithVectors(
-        st.sqlite,
-        { query, spaceId: "personal", k: 5, now: "2024-09-01T12:00:00.000Z", tzOffsetMinutes: 0 },
-        defaultSettingsFor("universal-sentence-encoder-lite"),
-        [{ role: "main", text: query }],
-        [axisVector(4, 0)],
-      ).results[0]!;
+    const run = (query: string) => firstResult(st.sqlite, query, "2024-09-01T12:00:00.000Z");
     const may = run("What happened with the raised bed in May?");
     assert.equal(may.features!.personalQuery, 1);
     assert.ok(
@@ -330,18 +319,12 @@ test("a question naming a time the person has memories of is personal for the co
     assert.ok(march.scores.confidence < may.scores.confidence);
     assert.ok(!march.moves.some((m) => m.includes("names a time")));
     // Nor is a window around the turn: today's memories are there whatever the person asks.
-    insertMemories(
-      st.sqlite,
-      [
-        {
-          spaceId: "personal",
-          content: "User: Watered the raised bed before work. Assistant: Good start to the day!",
-          timestamp: "2024-09-01T07:00:00.000Z",
-        },
-      ],
-      [axisVector(4, 0)],
-      "axis",
-    );
+    addPersonal(st.sqlite, [
+      {
+        content: "User: Watered the raised bed before work. Assistant: Good start to the day!",
+        timestamp: "2024-09-01T07:00:00.000Z",
+      },
+    ]);
     const today = run("What is a quick dinner to cook today?");
     assert.ok(
       today.moves.some((m) => m.startsWith("date ×")),
