@@ -45,8 +45,8 @@ export function queryIntent(query: string): QueryIntent {
  * the signs that it is still about the person's life — a request to recount it ("Give me the whole
  * story of the guitar"), a family member called by a kinship word ("How is pops healing?"), a name the
  * person has told about (`toldOf` says which names of a text those are: keyword-search.ts
- * `namesToldOf`), a time of the person's own history (`historyDate`: the words of a date window the
- * query names that holds memories of the space, "in May", "the day after the concert"; retrieve.ts)
+ * `namesToldOf`), a time of the person's own history (`historyDate`: the words of a past date window
+ * the query names that holds memories of the space, "in May", "the day after the concert"; retrieve.ts)
  * — and otherwise the frame of the conversation's last earlier message (`context`,
  * oldest first): a follow-up like "Is he up and walking yet?" is as personal as the message before it.
  * Boosting these too cost recall on the eval's tuning half (docs/retrieval.md#filtering-and-confidence).
