@@ -8,7 +8,7 @@ import { textStems } from "./keyword-search";
 import type { RetrievalSettings } from "./settings";
 import type { MemoryRow } from "./store";
 import { recencyOf } from "./recency";
-import { inWindows, type TimeIntent } from "./time-window";
+import { inWindows, windowWords, type TimeIntent, type TimeWindow } from "./time-window";
 import { suitsIntent, type QueryIntent } from "./personal";
 
 /**
@@ -20,6 +20,8 @@ import { suitsIntent, type QueryIntent } from "./personal";
 export interface Staged extends FusedCandidate {
   moves: string[];
   dateMatch: boolean;
+  /** The first date window of the query that holds this memory (withTime), when one does. */
+  dateWindow?: TimeWindow;
 }
 
 /** The date a memory's content is true as of: max(timestamp, updated_at), the one rule in recency.ts. */
@@ -91,10 +93,10 @@ export function withTime(
     const w = intent.windows.length ? inWindows(at, intent.windows) : null;
     if (w) {
       c.dateMatch = true;
+      c.dateWindow = w;
       if (s.dateBoost > 0) {
         c.fused *= 1 + s.dateBoost;
-        const named = w.event ? `${w.text} ${w.event.text}` : w.text;
-        c.moves.push(`date ×${(1 + s.dateBoost).toFixed(2)} (in “${named}”)`);
+        c.moves.push(`date ×${(1 + s.dateBoost).toFixed(2)} (in “${windowWords(w)}”)`);
       }
     }
     if (intent.recent && s.recencyBoost > 0) {

@@ -4,9 +4,18 @@ import type { Embedder } from "../core/context";
 import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList } from "./fuse";
 import { statedQuestions } from "./question-frame";
 import { cleanDenseQuery, keywordSearchScored, liveMemoryCount, namesToldOf, unknownNames } from "./keyword-search";
-import { confidences, memoryDate, memoryVectors, newerFirst, withIntent, withNeighbours, withTime } from "./rerank";
+import {
+  confidences,
+  memoryDate,
+  memoryVectors,
+  newerFirst,
+  type Staged,
+  withIntent,
+  withNeighbours,
+  withTime,
+} from "./rerank";
 import { queryIntent, turnIntent } from "./personal";
-import { inWindows, parseTimeIntent, type TimeIntent } from "./time-window";
+import { parseTimeIntent, windowWords, type TimeIntent } from "./time-window";
 import { withEventWindows } from "./event-dates";
 import { windowList } from "./windows";
 import type { Features } from "./confidence-features";
@@ -14,7 +23,7 @@ import { TURN_LEADERS } from "./confidence";
 import { buildQueries, candidatePool, type RetrievalQuery } from "./query-builder";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "./reindex";
-import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind, type MemoryRow } from "./store";
+import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } from "./store";
 import { vectorSearchWithSource, type VectorSource } from "./vector-search";
 
 export interface RetrieveRequest {
@@ -238,7 +247,7 @@ export function searchWithVectors(
   const timed = withTime(staged0, rows, time, settings, nowMs);
   // A past date window the query names that holds memories of the space ("What happened with the garden
   // in May?"): the turn asks about the person's history, whoever it names (personal.ts turnIntent).
-  const historyDate = historyWindowText(timed, rows, time, nowMs);
+  const historyDate = historyWindowText(timed, nowMs);
   const turn = turnIntent(req.query, req.context ?? [], (t) => namesToldOf(db, req.spaceId, t), historyDate);
   const staged = withIntent(timed, rows, intent, settings);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
@@ -348,23 +357,12 @@ export function searchWithVectors(
 }
 
 /**
- * The words of the first date window the query names that lies wholly before the turn and holds one of
- * its candidates ("in May"; "the day after the concert" for an event's), or null. A window around now
- * ("today", "this week") holds the person's latest memories whatever they ask ("What should I cook
- * today?"), so it is no sign that they ask about their history.
+ * The words of the first date window that lies wholly before the turn and holds one of its candidates
+ * (withTime records each candidate's window), or null. A window around now ("today", "this week")
+ * holds the person's latest memories whatever they ask ("What should I cook today?"), so it is no sign
+ * that they ask about their history.
  */
-function historyWindowText(
-  cands: { rid: number }[],
-  rows: Map<number, MemoryRow>,
-  time: TimeIntent,
-  nowMs: number,
-): string | null {
-  const past = time.windows.filter((w) => Date.parse(w.end) < nowMs);
-  if (past.length === 0) return null;
-  for (const c of cands) {
-    const m = rows.get(c.rid);
-    const w = m && !m.softDeleted ? inWindows(memoryDate(m), past) : null;
-    if (w) return w.event ? `${w.text} ${w.event.text}` : w.text;
-  }
-  return null;
+function historyWindowText(cands: Staged[], nowMs: number): string | null {
+  const w = cands.find((c) => c.dateWindow && Date.parse(c.dateWindow.end) < nowMs)?.dateWindow;
+  return w ? windowWords(w) : null;
 }

@@ -134,6 +134,11 @@ export function eventWindow(
   return { start: new Date(start).toISOString(), end: new Date(Math.min(end, now + DAY)).toISOString() };
 }
 
+/** The words that named a window: "in May", or "the day after the concert" for an event's. */
+export function windowWords(w: TimeWindow): string {
+  return w.event ? `${w.text} ${w.event.text}` : w.text;
+}
+
 /** Is this date inside one of the windows? */
 export function inWindows(iso: string, windows: TimeWindow[]): TimeWindow | null {
   for (const w of windows) if (iso >= w.start && iso <= w.end) return w;
