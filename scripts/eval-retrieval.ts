@@ -72,6 +72,7 @@ const PREVIOUS: Patch = {
   windowWeight: 0,
   recencyBoost: 0,
   duplicateSimilarity: 1,
+  repeatSimilarity: 1,
   personalBoost: 0,
   minConfidence: 0,
 };
@@ -106,6 +107,7 @@ const KNOBS: { name: string; values: Patch[] }[] = [
   { name: "recencyBoost", values: [0, 0.25, 0.5, 1].map((v) => ({ recencyBoost: v })) },
   { name: "personalBoost", values: [0, 0.25, 0.5, 1, 2].map((v) => ({ personalBoost: v })) },
   { name: "duplicateSimilarity", values: [1, 0.9, 0.8, 0.7, 0.6].map((v) => ({ duplicateSimilarity: v })) },
+  { name: "repeatSimilarity", values: [1, 0.95, 0.9, 0.85, 0.8].map((v) => ({ repeatSimilarity: v })) },
   { name: "minSimilarity", values: [0, 0.1, 0.2].map((v) => ({ qualityFilter: v > 0, minSimilarity: v })) },
 ];
 

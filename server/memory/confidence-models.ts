@@ -20,20 +20,20 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED USE_LITE (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -7.561,
+  bias: -7.464,
   weights: {
-    similarity: 2.137,
+    similarity: 2.021,
     keyword: 0,
-    agreement: 0.323,
-    termShare: 2.037,
-    rareMatch: 0.132,
-    dateMatch: 1.638,
-    suitsIntent: 0.502,
-    personalQuery: 3.226,
-    namesKnown: 2.273,
+    agreement: 0.316,
+    termShare: 2.043,
+    rareMatch: 0.106,
+    dateMatch: 1.761,
+    suitsIntent: 0.436,
+    personalQuery: 3.235,
+    namesKnown: 2.266,
   },
   similarityRange: [0.1, 0.7],
-  turnShare: 0.2,
+  turnShare: 0,
 };
 // END FITTED USE_LITE
 

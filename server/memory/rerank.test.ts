@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { packMemories, speakerBody, trimAssistant } from "./pack";
 import { isSelfDisclosure } from "./personal";
 import { packable } from "./retrieve";
-import { memoryDate, newerFirst } from "./rerank";
+import { fewerRepeats, memoryDate, newerFirst } from "./rerank";
 
 const unit = (xs: number[]) => {
   const n = Math.hypot(...xs);
@@ -46,6 +46,41 @@ test("recency among near-duplicates: the newer of two similar results moves abov
   assert.deepEqual(
     newerFirst(bothIn, (rid) => dates[rid]!, vectors, 0.9).map((x) => x.rid),
     [3, 1, 2, 4],
+  );
+});
+
+test("fewer repeats: a result nearly the same as one above it moves below the distinct results, in order", () => {
+  const vectors = new Map([
+    [1, unit([1, 0, 0])],
+    [2, unit([1, 0.05, 0])], // the same ask again: a repeat of 1
+    [3, unit([0, 1, 0])],
+    [4, unit([0.05, 1, 0])], // a repeat of 3
+    [5, unit([0, 0, 1])],
+    [6, unit([0.7, 0.7, 0])], // like 1 and 3 (cosine ≈ 0.71), a repeat of neither
+  ]);
+  const ranked = () => [1, 2, 3, 4, 5, 6].map((rid) => ({ rid, moves: [] as string[] }));
+  const out = fewerRepeats(ranked(), vectors, 0.9);
+  assert.deepEqual(
+    out.map((x) => x.rid),
+    [1, 3, 5, 6, 2, 4],
+  );
+  assert.match(out[4]!.moves[0]!, /a repeat of result 1/);
+  assert.match(out[5]!.moves[0]!, /a repeat of result 2/);
+  assert.deepEqual(out[0]!.moves, []);
+  assert.deepEqual(
+    fewerRepeats(ranked(), vectors, 1).map((x) => x.rid),
+    [1, 2, 3, 4, 5, 6],
+    "1 = off",
+  );
+  assert.deepEqual(
+    fewerRepeats(ranked(), vectors, 0.6).map((x) => x.rid),
+    [1, 3, 5, 2, 4, 6],
+    "a lower threshold counts 6 as a repeat of 1",
+  );
+  // A result without a stored vector (not yet embedded) is never counted a repeat.
+  assert.deepEqual(
+    fewerRepeats(ranked(), new Map([...vectors].filter(([rid]) => rid !== 2)), 0.9).map((x) => x.rid),
+    [1, 2, 3, 5, 6, 4],
   );
 });
 

@@ -168,6 +168,38 @@ export function newerFirst<T extends { rid: number; moves: string[]; dateMatch?:
   return out;
 }
 
+/**
+ * Fewer repeats: a result at least `threshold` similar to one ranked above it moves below the distinct
+ * results (in its order). The same ask made twice ("How do I pack a suitcase efficiently?", "I need to
+ * pack a suitcase, where do I start?") fills two of the prompt's few slots with one thing, and the
+ * stale version of an updated fact sits below its update (newerFirst) and then below the rest
+ * (docs/retrieval.md#fewer-repeats). Runs after newerFirst, over the leading results only.
+ */
+export function fewerRepeats<T extends { rid: number; moves: string[] }>(
+  ranked: T[],
+  vectors: Map<number, Float32Array>,
+  threshold: number,
+): T[] {
+  if (threshold >= 1) return ranked;
+  const distinct: T[] = [];
+  const repeats: T[] = [];
+  for (const c of ranked) {
+    const v = vectors.get(c.rid);
+    const of = v
+      ? distinct.findIndex((d) => {
+          const w = vectors.get(d.rid);
+          return w !== undefined && cosine(v, w) >= threshold;
+        })
+      : -1;
+    if (of < 0) distinct.push(c);
+    else {
+      c.moves.push(`a repeat of result ${of + 1} (moved below the distinct results)`);
+      repeats.push(c);
+    }
+  }
+  return repeats.length ? [...distinct, ...repeats] : ranked;
+}
+
 export interface Confidence {
   confidence: number;
   features: Features;

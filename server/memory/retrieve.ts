@@ -10,6 +10,7 @@ import {
   memoryVectors,
   newerFirst,
   type Staged,
+  fewerRepeats,
   withIntent,
   withNeighbours,
   withTime,
@@ -260,7 +261,11 @@ export function searchWithVectors(
     head.map((c) => c.rid),
   );
   const dated = (rid: number) => memoryDate(rows.get(rid)!);
-  const orderedHead = newerFirst(head, dated, vecs, settings.duplicateSimilarity);
+  const orderedHead = fewerRepeats(
+    newerFirst(head, dated, vecs, settings.duplicateSimilarity),
+    vecs,
+    settings.repeatSimilarity,
+  );
   const ordered = orderedHead.slice(0, k);
   const ceiling = lists.find((l) => l.kind === "fts")?.ceiling ?? 0;
   const unknown = unknownNames(db, req.spaceId, req.query);
