@@ -264,6 +264,53 @@ function addPersonal(
   );
 }
 
+test("fewer repeats through the pipeline: the same ask made twice keeps one slot above a distinct match", () => {
+  const st = openTempStore({ model: "axis", dim: 4 });
+  try {
+    const [first, again, other] = insertMemories(
+      st.sqlite,
+      [
+        {
+          content: "User: How do I pack a suitcase efficiently? Assistant: Roll clothes.",
+          timestamp: "2024-01-05T10:00:00Z",
+        },
+        {
+          content: "User: I need to pack a suitcase, where do I start? Assistant: Roll clothes.",
+          timestamp: "2024-05-05T10:00:00Z",
+        },
+        { content: "User: What should I bring on a week away? Assistant: Layers.", timestamp: "2024-09-05T10:00:00Z" },
+      ].map((m) => ({ spaceId: "personal", ...m })),
+      [axisVector(4, 0), axisVector(4, 0), new Float32Array([Math.SQRT1_2, Math.SQRT1_2, 0, 0])],
+      "axis",
+    );
+    const run = (repeatSimilarity: number) =>
+      searchWithVectors(
+        st.sqlite,
+        { query: "pack a suitcase", spaceId: "personal", k: 3 },
+        { ...defaultSettingsFor("universal-sentence-encoder-lite"), repeatSimilarity },
+        [{ role: "main", text: "pack a suitcase" }],
+        [axisVector(4, 0)],
+      ).results;
+    const on = run(0.9);
+    // Recency among near-duplicates puts the newer copy first; the older one is its repeat.
+    assert.deepEqual(
+      on.map((r) => r.id),
+      [again, other, first],
+    );
+    assert.ok(
+      on[2]!.moves.includes("a repeat of result 1 (moved below the distinct results)"),
+      on[2]!.moves.join("; "),
+    );
+    assert.deepEqual(
+      run(1).map((r) => r.id),
+      [again, first, other],
+      "1 = off",
+    );
+  } finally {
+    st.close();
+  }
+});
+
 test("a question about someone the space never mentions: lower confidence, and the result says why", () => {
   const st = personalStore([{ content: "User: Anna moved to Lisbon for work. Assistant: Exciting!" }]);
   try {
