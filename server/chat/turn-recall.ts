@@ -89,6 +89,7 @@ export async function recallForPrompt(
       context: input.context,
       promote: false,
       tzOffsetMinutes: input.tzOffsetMinutes,
+      forPrompt: true,
     });
     const kept = input.exclude ? r.results.filter((m) => !input.exclude!(m)) : r.results;
     const allowed = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
@@ -106,7 +107,8 @@ export async function recallForPrompt(
       queries: r.queries.map((q) => q.text),
       ms: ms(t0),
       error: null,
-      promotable: usable.map((m) => m.id),
+      // The top N that qualify count as recalled (the budget may still leave the last of them out).
+      promotable: usable.slice(0, r.settings.topN).map((m) => m.id),
     };
     if (opts.promote ?? true) promoteRecall(memo, recall);
     return recall;

@@ -8,7 +8,9 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { exchangeText } from "../memory/chunker";
-import type { RetrievedMemory } from "../memory/retrieve";
+import { packable, type RetrievedMemory } from "../memory/retrieve";
+import { search } from "../memory/search";
+import { addMemories } from "../memory/write";
 import { saveRetrievalSettings } from "../memory/settings";
 import { checkInvariant, getMemory } from "../memory/store";
 import { getConversationWithMessages } from "./conversations";
@@ -163,6 +165,41 @@ test("a fact chatted in one conversation is recalled in a new one: the provider 
   assert.equal(getMemory(s.memo.db, stored[0]!.id)!.retrievalCount, 1);
   const timings = second.of("done")!.timings;
   assert.ok(timings.firstTokenMs! >= timings.providerFirstTokenMs! && timings.recallMs > 0, JSON.stringify(timings));
+});
+
+test("a turn packs the first memories of Debug Search's ranking (k = 10) that reach the minimum confidence", async () => {
+  const s = setup();
+  const facts = [
+    "My sister Anna and I go climbing every Saturday morning at the wall on Dock Street.",
+    "Anna's favourite climbing route is the overhang in the back room.",
+    "On Sundays my sister Anna and I cook a big lunch for our parents.",
+    "I bought new climbing shoes, a size smaller than my trainers.",
+    "My sister Anna is training for a half marathon in October.",
+    "Anna and I went to a pottery class together last weekend.",
+    "How do I descale a kettle?",
+    "What's a good stretch after climbing?",
+    "I'm saving up for a bouldering trip to Fontainebleau with Anna.",
+    "My brother Tom never joins us at the weekend, he works Saturdays.",
+    "Write a haiku about autumn.",
+    "Anna lent me her chalk bag because I forgot mine.",
+  ];
+  await addMemories(
+    s.memo,
+    facts.map((text) => ({ text })),
+  );
+  const q = "What do my sister and I do at the weekend?";
+  const debug = await search(s.memo, { query: q, k: 10 });
+  assert.equal(debug.results.length, 10);
+  const expected = packable(debug.results, debug.settings.minConfidence)
+    .slice(0, debug.settings.topN)
+    .map((r) => r.id);
+  assert.ok(expected.length > 0);
+  const recall = (await turn(s, { message: q })).of("recall")!;
+  assert.equal(recall.considered, 10, "the turn ranked 10 deep, not 6");
+  assert.deepEqual(
+    recall.memories.map((m) => m.id),
+    expected,
+  );
 });
 
 test("query building: the message plus the conversation's last 3 earlier user messages; earlier dialogue goes along", async () => {

@@ -92,10 +92,16 @@ test("retrieval stays in its space", async () => {
   assert.notEqual(work.results[0]!.id, id.dog);
 });
 
-test("k caps the results; the candidate pool follows the formula", async () => {
+test("k caps the results; the candidate pool follows the formula at the ranking depth", async () => {
   const res = await ask("my weekend plans", { qualityFilter: false }, { k: 2 });
   assert.equal(res.results.length, 2);
-  assert.equal(res.pool, candidatePool(2));
+  assert.equal(res.pool, candidatePool(10), "k = 2 ranks 10 deep");
+  const ten = await ask("my weekend plans", { qualityFilter: false }, { k: 10 });
+  assert.deepEqual(
+    res.results.map((r) => [r.id, r.scores.final, r.scores.confidence]),
+    ten.results.slice(0, 2).map((r) => [r.id, r.scores.final, r.scores.confidence]),
+    "the first 2 of one ranking, whatever k ≤ 10 asks",
+  );
   assert.equal((await ask("x", {}, { k: 21 })).pool, 100);
   assert.equal((await ask("x", { topN: 3, qualityFilter: false })).results.length, 3);
 });

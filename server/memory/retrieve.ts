@@ -21,7 +21,7 @@ import { withEventWindows } from "./event-dates";
 import { windowList } from "./windows";
 import type { Features } from "./confidence-features";
 import { TURN_LEADERS } from "./confidence";
-import { buildQueries, candidatePool, type RetrievalQuery } from "./query-builder";
+import { buildQueries, candidatePool, rankDepth, type RetrievalQuery } from "./query-builder";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "./reindex";
 import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } from "./store";
@@ -181,7 +181,9 @@ export function searchWithVectors(
   vectors: Float32Array[],
 ): RetrieveResult {
   const k = req.k ?? settings.topN;
-  const pool = req.pool ?? candidatePool(k);
+  // One ranking for every k up to RANK_DEPTH: the chat's top 6 is Debug Search's and the eval's (query-builder.ts).
+  const depth = rankDepth(k);
+  const pool = req.pool ?? candidatePool(depth);
   const lists: RankedList[] = [];
   let ftsTerms: { stem: string; idf: number }[] = [];
   let vectorMs = 0;
@@ -233,9 +235,9 @@ export function searchWithVectors(
       : null;
   if (inWindow) lists.push(inWindow);
   const fusedRaw = fuse(lists, settings.fusion, settings.rrfK);
-  // The 10 leading results pass a share to their neighbours: 20 cost 0.4–0.6 ms a turn for the same
-  // recall (docs/retrieval.md#neighbour-context).
-  const staged0 = withNeighbours(db, fusedRaw, settings, Math.max(k, 10));
+  // The 10 leading results (the ranking depth) pass a share to their neighbours: 20 cost 0.4–0.6 ms a
+  // turn for the same recall (docs/retrieval.md#neighbour-context).
+  const staged0 = withNeighbours(db, fusedRaw, settings, depth);
   const rows = getMemoriesByRid(
     db,
     staged0.map((c) => c.rid),
@@ -255,7 +257,7 @@ export function searchWithVectors(
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
   // Near-duplicate check and confidence need the stored vectors of the leading results only.
-  const head = weighted.slice(0, k + 10);
+  const head = weighted.slice(0, depth + 10);
   const vecs = memoryVectors(
     db,
     head.map((c) => c.rid),

@@ -4,6 +4,7 @@ import type { SearchInput } from "../core/validators";
 import { DEFAULT_SPACE } from "../core/space-name";
 import { withDocumentNames } from "./document-names";
 import { activeModel } from "./model-check";
+import { rankDepth } from "./query-builder";
 import { retrieve, type RetrievedMemory, type RetrieveResult } from "./retrieve";
 import { loadRetrievalSettings, type RetrievalSettings } from "./settings";
 import { spaceExists } from "./store";
@@ -16,7 +17,15 @@ export type SearchResult = Omit<RetrieveResult, "results" | "dropped"> & {
   settings: RetrievalSettings;
 };
 
-export async function search(ctx: MemoContext, input: SearchInput & { promote?: boolean }): Promise<SearchResult> {
+/**
+ * `forPrompt`: a chat turn's recall asks for the whole ranking depth (query-builder.ts `rankDepth` of the
+ * packing size), so the top N that reach the minimum confidence come from the ranking Debug Search and the
+ * eval see, not from the first N only.
+ */
+export async function search(
+  ctx: MemoContext,
+  input: SearchInput & { promote?: boolean; forPrompt?: boolean },
+): Promise<SearchResult> {
   const spaceId = input.space ?? DEFAULT_SPACE;
   if (!spaceExists(ctx.db, spaceId)) throw new ServiceError(404, `space '${spaceId}' does not exist`);
   const { model } = await activeModel(ctx);
@@ -28,7 +37,7 @@ export async function search(ctx: MemoContext, input: SearchInput & { promote?: 
     {
       query: input.query,
       spaceId,
-      k: input.k,
+      k: input.k ?? (input.forPrompt ? rankDepth(settings.topN) : undefined),
       context: input.context,
       promote: input.promote,
       pool,

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { ConfidenceLine, WouldBePacked } from "./confidence";
 import { localDate, localDateTime } from "../../_ui/local-time";
+import { candidatePool, rankDepth } from "@/server/memory/query-builder";
 
 const BADGE: Record<string, string> = {
   hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
@@ -110,7 +111,7 @@ export function DebugSearch() {
   const rrfMax = Math.max(1e-9, ...(data?.results.map((r) => r.scores.rrf) ?? [0]));
   const finalMax = Math.max(1e-9, ...(data?.results.map((r) => r.scores.final) ?? [0]));
   const poolUsed = data?.pool ?? 20;
-  const defaultPool = Math.min(Math.max(k * 5, 20), 100);
+  const defaultPool = candidatePool(rankDepth(k));
 
   return (
     <div className="space-y-4">
@@ -161,7 +162,7 @@ export function DebugSearch() {
           </label>
           <label
             className="flex items-center gap-2"
-            title="Candidates each list (vector, keyword) returns before fusion; empty: min(max(k×5, 20), 100)"
+            title="Candidates each list (vector, keyword) returns before fusion; empty: min(max(max(k, 10)×5, 20), 100): every k up to 10 ranks alike, as the chat does"
           >
             Candidate pool
             <input
