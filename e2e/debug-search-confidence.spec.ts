@@ -152,3 +152,28 @@ test.describe("in the browser's time zone", () => {
     await expect(hit.getByTestId("moves")).toContainText("date ×");
   });
 });
+
+test("the same ask stored twice: the repeat moves below the distinct results and says so", async ({
+  api,
+  space,
+  debugSearch,
+}) => {
+  const ask = (verb: string) =>
+    `User: How ${verb} I pack a suitcase efficiently?\nAssistant: Roll your clothes, put shoes at the bottom and fill the gaps with socks.`;
+  const trip =
+    "User: What should I bring on a week-long walking trip?\nAssistant: Layers, a rain jacket and comfortable shoes.";
+  await api.addMemories([ask("do"), ask("can"), trip].map((text) => ({ text, space })));
+  const query = "How do I pack a suitcase for a trip?";
+  const viaApi = (await api.search({ query, space })) as unknown as { results: { content: string; moves: string[] }[] };
+  expect(viaApi.results).toHaveLength(3);
+  const last = viaApi.results[2]!;
+  expect(last.content).toMatch(/^User: How (do|can) I pack a suitcase/);
+  expect(last.moves).toContain("a repeat of result 1 (moved below the distinct results)");
+  expect(viaApi.results[1]!.content).toBe(trip.replace("\n", " "));
+
+  await debugSearch.goto();
+  await debugSearch.search(query, { space });
+  await expect(debugSearch.results).toHaveCount(3);
+  await expect(debugSearch.result(2).getByTestId("moves")).toContainText("a repeat of result 1");
+  await shot(debugSearch.page, "debug-search-repeat-1280");
+});
