@@ -20,8 +20,12 @@ test.describe("Debug Search options", () => {
     const all = await pipeline.resultCount();
     expect(all).toBe(4); // filter off, pool 50: every memory of the space is a candidate
 
+    await expect(pipeline.poolDiffers).toHaveCount(0);
     await pipeline.setPool(1);
     await expect(pipeline.timings).toContainText("pool 1");
+    await expect(pipeline.poolDiffers).toContainText(
+      "This search ranks with a pool of 1 per list; a chat turn uses 50",
+    );
     const few = await pipeline.resultCount();
     expect(few).toBeGreaterThanOrEqual(1);
     expect(few).toBeLessThanOrEqual(2); // one vector candidate and one keyword candidate at most

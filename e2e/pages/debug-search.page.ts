@@ -22,6 +22,8 @@ export class DebugSearchPage {
   readonly noMatch: Locator;
   readonly error: Locator;
   readonly searching: Locator;
+  /** The would-be-packed line's note that this search's pool is not a chat turn's. */
+  readonly poolDiffers: Locator;
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole("heading", { name: "Memory · Debug Search" });
@@ -37,6 +39,7 @@ export class DebugSearchPage {
     this.asOf = form.getByLabel("As of");
     this.resultsSection = page.getByRole("region", { name: "Results" });
     this.results = page.getByTestId("result");
+    this.poolDiffers = page.getByTestId("pool-differs");
     this.badges = this.results.getByTestId("match-badge");
     this.timings = page.getByTestId("timings");
     this.noMatch = page.getByText("No memory matched.");

@@ -57,10 +57,15 @@ export function WouldBePacked({
   results,
   minConfidence,
   topN,
+  pool,
+  chatPool,
 }: {
   results: { scores: { confidence?: number } }[];
   minConfidence: number;
   topN: number;
+  /** This search's candidate pool per list, and a chat turn's: when they differ, so can the ranking. */
+  pool?: number;
+  chatPool?: number;
 }) {
   const ranks = results
     .map((r, i) => ((r.scores.confidence ?? 0) >= minConfidence ? i + 1 : 0))
@@ -76,6 +81,12 @@ export function WouldBePacked({
       ) : (
         <strong>none — no memory used</strong>
       )}
+      {pool !== undefined && chatPool !== undefined && pool !== chatPool ? (
+        <span className="block text-xs text-zinc-500" data-testid="pool-differs">
+          This search ranks with a pool of {pool} per list; a chat turn uses {chatPool} (k up to 10), so its top {topN}{" "}
+          can differ.
+        </span>
+      ) : null}
     </p>
   );
 }

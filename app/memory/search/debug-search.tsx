@@ -354,7 +354,13 @@ export function DebugSearch() {
           {data.results.length === 0 ? (
             <p className="text-sm">No memory matched.</p>
           ) : (
-            <WouldBePacked results={data.results} minConfidence={data.minConfidence} topN={data.settings.topN} />
+            <WouldBePacked
+              results={data.results}
+              minConfidence={data.minConfidence}
+              topN={data.settings.topN}
+              pool={data.pool}
+              chatPool={candidatePool(rankDepth(data.settings.topN))}
+            />
           )}
           <ol className="space-y-3">
             {data.results.map((r, i) => (
