@@ -9,8 +9,10 @@ export const dynamic = "force-dynamic";
 /**
  * POST /api/v1/search { query, space?, k?, context?, tzOffsetMinutes?, at? } →
  * { results: [{ id, content, timestamp, matchType, importance, scores: { similarity, ftsRank, rrf, confidence, … }, moves }],
- *   queries, dense, minConfidence, time, timings } — a prompt would get the results with scores.confidence ≥
- *   minConfidence; `dense` is what the vector leg embedded for each query (docs/retrieval.md#the-dense-query).
+ *   queries, dense, minConfidence, time, timings } — a chat turn packs the first topN of the first 10 results
+ *   (k = 10) with scores.confidence ≥ minConfidence; every k up to 10 gets the first k of that one ranking
+ *   (docs/retrieval.md#hybrid-search); `dense` is what the vector leg embedded for each query
+ *   (docs/retrieval.md#the-dense-query).
  */
 export function POST(req: Request) {
   return handle(async () => {
