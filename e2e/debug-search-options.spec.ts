@@ -26,6 +26,14 @@ test.describe("Debug Search options", () => {
     await expect(pipeline.poolDiffers).toContainText(
       "This search ranks with a pool of 1 per list; a chat turn uses 50",
     );
+    await pipeline.page.screenshot({
+      path: "test-results/screenshots/debug-search-pool-note-1280.png",
+      fullPage: true,
+    });
+    await pipeline.page.setViewportSize({ width: 390, height: 844 });
+    await expect(pipeline.poolDiffers).toBeVisible();
+    await pipeline.page.screenshot({ path: "test-results/screenshots/debug-search-pool-note-390.png", fullPage: true });
+    await pipeline.page.setViewportSize({ width: 1280, height: 800 });
     const few = await pipeline.resultCount();
     expect(few).toBeGreaterThanOrEqual(1);
     expect(few).toBeLessThanOrEqual(2); // one vector candidate and one keyword candidate at most
