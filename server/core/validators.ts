@@ -77,6 +77,19 @@ export const searchInput = z.strictObject({
       minSimilarity: z.number().min(-1).max(1).optional(),
       /** Candidate pool per list (default min(max(k*5, 20), 100)). */
       pool: z.number().int().min(1, "pool must be at least 1").max(500, "pool must be at most 500").optional(),
+      /** The would-be-packed threshold for this query (Debug Search tries one before it is saved). */
+      minConfidence: z.number().min(0).max(1).optional(),
+      // The memory techniques, each off at its off value (server/memory/techniques.ts; the bounds are the
+      // retrieval settings' own, kept equal by techniques.test.ts).
+      denseMaxDocFraction: z.number().min(0.01).max(1).optional(),
+      denseQuestionAsStatement: z.boolean().optional(),
+      dateBoost: z.number().min(0).max(5).optional(),
+      windowWeight: z.number().min(0).max(5).optional(),
+      recencyBoost: z.number().min(0).max(5).optional(),
+      neighbourWeight: z.number().min(0).max(1).optional(),
+      duplicateSimilarity: z.number().min(0).max(1).optional(),
+      repeatSimilarity: z.number().min(0).max(1).optional(),
+      personalBoost: z.number().min(0).max(5).optional(),
     })
     .optional(),
 });

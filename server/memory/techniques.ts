@@ -1,0 +1,142 @@
+import type { RetrievalSettings } from "./settings";
+
+/**
+ * The retrieval techniques a person can switch off or tune: one entry per setting that turns a stage of
+ * the pipeline on or off (docs/retrieval.md#memory-techniques). Settings → Retrieval edits their values;
+ * Debug Search switches each off (or on) for one query, so its effect shows in the ranking and in each
+ * result's moves.
+ */
+export type TechniqueKey =
+  | "denseMaxDocFraction"
+  | "denseQuestionAsStatement"
+  | "dateBoost"
+  | "windowWeight"
+  | "recencyBoost"
+  | "neighbourWeight"
+  | "duplicateSimilarity"
+  | "repeatSimilarity"
+  | "personalBoost";
+
+export interface Technique {
+  key: TechniqueKey;
+  label: string;
+  /** What the stage does, in a sentence (the hint under the field, the checkbox's title). */
+  does: string;
+  /** The value that switches the stage off. */
+  off: number | boolean;
+  /** The value Debug Search turns it on with when the saved setting has it off (the measured USE-lite value). */
+  on: number | boolean;
+  /** Number fields: bounds and step of the setting (retrievalSettingsSchema). */
+  min?: number;
+  max?: number;
+  step?: number;
+  /** Where in docs/retrieval.md it is explained. */
+  anchor: string;
+}
+
+export const TECHNIQUES: readonly Technique[] = [
+  {
+    key: "denseMaxDocFraction",
+    label: "Dense-query cleaning",
+    does: "The dense query drops words found in more than this share of memories (speakers' names, role labels); 1 = off",
+    off: 1,
+    on: 0.3,
+    min: 0.01,
+    max: 1,
+    step: 0.01,
+    anchor: "the-dense-query",
+  },
+  {
+    key: "denseQuestionAsStatement",
+    label: "Questions stated for the dense leg",
+    does: "“When is my dad's operation?” is embedded as “my dad's operation”",
+    off: false,
+    on: true,
+    anchor: "the-dense-query",
+  },
+  {
+    key: "dateBoost",
+    label: "Date boost",
+    does: "Score × (1 + boost) for memories inside a date the query names (“last week”, “in May”); 0 = off",
+    off: 0,
+    on: 2,
+    min: 0,
+    max: 5,
+    step: 0.1,
+    anchor: "time-aware-retrieval",
+  },
+  {
+    key: "windowWeight",
+    label: "Date window list",
+    does: "Memories inside a named date join fusion as one more list of this weight (× the vector weight); 0 = off",
+    off: 0,
+    on: 2,
+    min: 0,
+    max: 5,
+    step: 0.1,
+    anchor: "time-aware-retrieval",
+  },
+  {
+    key: "recencyBoost",
+    label: "“Recently” boost",
+    does: "“Recently”, “last time”: score × (1 + boost × 2^(−age/half-life)); 0 = off",
+    off: 0,
+    on: 1,
+    min: 0,
+    max: 5,
+    step: 0.1,
+    anchor: "time-aware-retrieval",
+  },
+  {
+    key: "neighbourWeight",
+    label: "Neighbour context",
+    does: "Share of an exchange's score given to the adjacent exchanges of its session; 0 = off",
+    off: 0,
+    on: 0.3,
+    min: 0,
+    max: 1,
+    step: 0.05,
+    anchor: "neighbour-context",
+  },
+  {
+    key: "duplicateSimilarity",
+    label: "Newer near-duplicate first",
+    does: "A newer result at least this similar to one above it moves above it (an updated fact); 1 = off",
+    off: 1,
+    on: 0.8,
+    min: 0,
+    max: 1,
+    step: 0.01,
+    anchor: "recency-among-near-duplicates",
+  },
+  {
+    key: "repeatSimilarity",
+    label: "Fewer repeats",
+    does: "A result at least this similar to one above it moves below the distinct results; 1 = off",
+    off: 1,
+    on: 0.9,
+    min: 0,
+    max: 1,
+    step: 0.01,
+    anchor: "fewer-repeats",
+  },
+  {
+    key: "personalBoost",
+    label: "Personal boost",
+    does: "On a question about the person, their own statements × (1 + boost); 0 = off",
+    off: 0,
+    on: 2,
+    min: 0,
+    max: 5,
+    step: 0.1,
+    anchor: "personal-questions",
+  },
+];
+
+/** Techniques switched for one search (Debug Search's overrides). */
+export type TechniqueOverrides = Partial<Pick<RetrievalSettings, TechniqueKey>>;
+
+/** Whether a technique is on in these settings. */
+export function techniqueOn(t: Technique, settings: Pick<RetrievalSettings, TechniqueKey>): boolean {
+  return settings[t.key] !== t.off;
+}
