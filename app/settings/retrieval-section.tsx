@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { BTN_MD as BTN, BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
+import { TECHNIQUES, type TechniqueKey } from "@/server/memory/techniques";
 
 interface Draft {
   topN: string;
@@ -19,9 +20,16 @@ interface Draft {
   anchorQuery: boolean;
   qualityFilter: boolean;
   contextMessages: string;
+  /** The memory techniques: numbers as typed, booleans as checked. */
+  techniques: Record<TechniqueKey, string | boolean>;
+  neighbourGapMinutes: string;
+  recencyHalfLifeDays: string;
+  packSpeakers: boolean;
+  assistantMaxChars: string;
+  tokenBudget: string;
 }
 
-interface Settings {
+interface Settings extends Record<TechniqueKey, number | boolean> {
   topN: number;
   minConfidence: number;
   minSimilarity: number;
@@ -32,6 +40,11 @@ interface Settings {
   anchorQuery: boolean;
   qualityFilter: boolean;
   contextMessages: number;
+  neighbourGapMinutes: number;
+  recencyHalfLifeDays: number;
+  packSpeakers: boolean;
+  assistantMaxChars: number;
+  tokenBudget: number;
 }
 
 const toDraft = (s: Settings): Draft => ({
@@ -47,6 +60,14 @@ const toDraft = (s: Settings): Draft => ({
   anchorQuery: s.anchorQuery,
   qualityFilter: s.qualityFilter,
   contextMessages: String(s.contextMessages),
+  techniques: Object.fromEntries(
+    TECHNIQUES.map((t) => [t.key, typeof t.off === "boolean" ? Boolean(s[t.key]) : String(s[t.key])]),
+  ) as Draft["techniques"],
+  neighbourGapMinutes: String(s.neighbourGapMinutes),
+  recencyHalfLifeDays: String(s.recencyHalfLifeDays),
+  packSpeakers: s.packSpeakers,
+  assistantMaxChars: String(s.assistantMaxChars),
+  tokenBudget: String(s.tokenBudget),
 });
 
 function NumberField(props: {
@@ -103,6 +124,10 @@ export function RetrievalSection() {
     setSaved(null);
     setDraft((prev) => (prev ? { ...prev, [k]: v } : prev));
   };
+  const setTechnique = (k: TechniqueKey, v: string | boolean) => {
+    setSaved(null);
+    setDraft((prev) => (prev ? { ...prev, techniques: { ...prev.techniques, [k]: v } } : prev));
+  };
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -118,6 +143,17 @@ export function RetrievalSection() {
       anchorQuery: draft.anchorQuery,
       qualityFilter: draft.qualityFilter,
       contextMessages: Number(draft.contextMessages),
+      ...Object.fromEntries(
+        TECHNIQUES.map((t) => {
+          const v = draft.techniques[t.key];
+          return [t.key, typeof v === "boolean" ? v : Number(v)];
+        }),
+      ),
+      neighbourGapMinutes: Number(draft.neighbourGapMinutes),
+      recencyHalfLifeDays: Number(draft.recencyHalfLifeDays),
+      packSpeakers: draft.packSpeakers,
+      assistantMaxChars: Number(draft.assistantMaxChars),
+      tokenBudget: Number(draft.tokenBudget),
     });
   };
   const error = save.error ?? reset.error ?? q.error;
@@ -265,6 +301,102 @@ export function RetrievalSection() {
               max={10}
               step={0.1}
             />
+          </fieldset>
+          <fieldset className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" data-testid="technique-settings">
+            <legend className="mb-1 text-sm font-medium">
+              Memory techniques{" "}
+              <span className="font-normal text-zinc-500">
+                (each stage of recall; Debug Search switches them for one search to show what they move)
+              </span>
+            </legend>
+            {TECHNIQUES.map((t) =>
+              typeof t.off === "boolean" ? (
+                <label key={t.key} className="flex items-start gap-2 text-sm">
+                  <input
+                    type="checkbox"
+                    className="mt-1"
+                    checked={draft.techniques[t.key] === true}
+                    onChange={(e) => setTechnique(t.key, e.target.checked)}
+                  />
+                  <span>
+                    <span className="font-medium">{t.label}</span>
+                    <span className="block text-xs text-zinc-500">
+                      {t.does}; default {d[t.key] ? "on" : "off"}
+                    </span>
+                  </span>
+                </label>
+              ) : (
+                <NumberField
+                  key={t.key}
+                  id={`rs-${t.key}`}
+                  label={t.label}
+                  hint={`${t.does}; default ${d[t.key]}`}
+                  value={String(draft.techniques[t.key])}
+                  onChange={(v) => setTechnique(t.key, v)}
+                  min={t.min!}
+                  max={t.max}
+                  step={t.step!}
+                />
+              ),
+            )}
+            <NumberField
+              id="rs-gap"
+              label="Session gap (minutes)"
+              hint={`Neighbour context: two exchanges at most this far apart are one session; default ${d.neighbourGapMinutes}`}
+              value={draft.neighbourGapMinutes}
+              onChange={(v) => set("neighbourGapMinutes", v)}
+              min={1}
+              max={1440}
+              step={1}
+            />
+            <NumberField
+              id="rs-halflife"
+              label="“Recently” half-life (days)"
+              hint={`How fast the “recently” boost fades with a memory's age; default ${d.recencyHalfLifeDays}`}
+              value={draft.recencyHalfLifeDays}
+              onChange={(v) => set("recencyHalfLifeDays", v)}
+              min={1}
+              max={3650}
+              step={1}
+            />
+          </fieldset>
+          <fieldset className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+            <legend className="mb-1 text-sm font-medium">Packing</legend>
+            <NumberField
+              id="rs-budget"
+              label="Token budget"
+              hint={`Size of the memory block in the system prompt; default ${d.tokenBudget}`}
+              value={draft.tokenBudget}
+              onChange={(v) => set("tokenBudget", v)}
+              min={50}
+              max={32000}
+              step={50}
+            />
+            <NumberField
+              id="rs-asstmax"
+              label="Assistant reply cap (characters)"
+              hint={`A packed memory keeps at most this much of the assistant's reply; default ${d.assistantMaxChars}`}
+              value={draft.assistantMaxChars}
+              onChange={(v) => set("assistantMaxChars", v)}
+              min={40}
+              max={8000}
+              step={10}
+            />
+            <label className="flex items-start gap-2 text-sm">
+              <input
+                type="checkbox"
+                className="mt-1"
+                checked={draft.packSpeakers}
+                onChange={(e) => set("packSpeakers", e.target.checked)}
+              />
+              <span>
+                <span className="font-medium">Who said what</span>
+                <span className="block text-xs text-zinc-500">
+                  Label the person's words and the assistant's reply, and trim the reply's boilerplate; default{" "}
+                  {d.packSpeakers ? "on" : "off"}
+                </span>
+              </span>
+            </label>
           </fieldset>
           <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
             <label className="flex items-center gap-2">

@@ -14,6 +14,11 @@ export class DebugSearchPipelinePage extends DebugSearchPage {
   readonly denseTexts: Locator;
   readonly dropped: Locator;
   readonly droppedItems: Locator;
+  /** The threshold the would-be-packed line uses for this search (empty: the saved one). */
+  readonly minConfidence: Locator;
+  /** The panel line naming the memory techniques that were off for the search shown. */
+  readonly techniquesOff: Locator;
+  readonly wouldBePacked: Locator;
 
   constructor(page: Page) {
     super(page);
@@ -28,6 +33,26 @@ export class DebugSearchPipelinePage extends DebugSearchPage {
     this.denseTexts = this.queriesPanel.getByTestId("dense-text");
     this.dropped = page.getByTestId("dropped");
     this.droppedItems = page.getByTestId("dropped-item");
+    this.minConfidence = form.getByRole("spinbutton", { name: "Minimum confidence" });
+    this.techniquesOff = page.getByTestId("techniques-off");
+    this.wouldBePacked = page.getByTestId("would-be-packed");
+  }
+
+  /** A memory technique's checkbox (its name is the label, then its value when it has one). */
+  technique(label: string): Locator {
+    const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return this.page
+      .getByRole("form", { name: "Search memories" })
+      .getByTestId("techniques")
+      .getByRole("checkbox", { name: new RegExp(`^${escaped}( |$)`) });
+  }
+
+  async setTechnique(label: string, on: boolean): Promise<void> {
+    await this.change(() => this.technique(label).setChecked(on));
+  }
+
+  async setMinConfidence(v: number | null): Promise<void> {
+    await this.change(() => this.minConfidence.fill(v === null ? "" : String(v)));
   }
 
   /** Change an option of the submitted search and wait for the re-run it triggers. */

@@ -6,6 +6,7 @@ import { useTRPC } from "../../_trpc/client";
 import { ConfidenceLine, WouldBePacked } from "./confidence";
 import { localDate, localDateTime } from "../../_ui/local-time";
 import { candidatePool, rankDepth } from "@/server/memory/query-builder";
+import { TECHNIQUES, techniqueOn, type Technique, type TechniqueOverrides } from "@/server/memory/techniques";
 
 const BADGE: Record<string, string> = {
   hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
@@ -75,9 +76,16 @@ export function DebugSearch() {
   const [fusion, setFusion] = useState<"rrf" | "linear" | undefined>(undefined);
   // The turn's date (browser-local date-time; empty = now): what "last week" resolves against.
   const [asOf, setAsOf] = useState("");
+  // Memory techniques switched for this search only (undefined: the saved setting).
+  const [techniques, setTechniques] = useState<TechniqueOverrides>({});
+  const [minConfidence, setMinConfidence] = useState("");
   const [submitted, setSubmitted] = useState<string | null>(null);
   const spaces = useQuery(trpc.memory.spaces.queryOptions());
   const poolN = pool.trim() === "" ? undefined : Math.max(1, Math.min(500, Math.round(Number(pool)) || 1));
+  const minConfidenceN =
+    minConfidence.trim() === "" || Number.isNaN(Number(minConfidence))
+      ? undefined
+      : Math.max(0, Math.min(1, Number(minConfidence)));
   const at = asOf && !Number.isNaN(Date.parse(asOf)) ? new Date(asOf) : undefined;
   const input = {
     query: submitted ?? "",
@@ -96,6 +104,8 @@ export function DebugSearch() {
       ...(contextMessages === undefined ? {} : { contextMessages }),
       ...(fusion === undefined ? {} : { fusion }),
       ...(poolN === undefined ? {} : { pool: poolN }),
+      ...(minConfidenceN === undefined ? {} : { minConfidence: minConfidenceN }),
+      ...techniques,
     },
   };
   const result = useQuery({ ...trpc.memory.search.queryOptions(input), enabled: Boolean(submitted?.trim()) });
@@ -103,6 +113,29 @@ export function DebugSearch() {
   // The saved settings: the "default" choices show their real values before the first search too.
   const saved = useQuery(trpc.retrievalSettings.get.queryOptions());
   const current = data?.settings ?? saved.data?.settings;
+  const savedSettings = saved.data?.settings;
+  // Checked = on for this search: the override if there is one, else the saved setting.
+  const isOn = (t: Technique) =>
+    techniques[t.key] !== undefined
+      ? techniques[t.key] !== t.off
+      : savedSettings
+        ? techniqueOn(t, savedSettings)
+        : false;
+  const toggle = (t: Technique, on: boolean) => {
+    const savedOn = savedSettings ? techniqueOn(t, savedSettings) : false;
+    setTechniques((prev) => {
+      const next = { ...prev };
+      // Back to the saved state drops the override; otherwise off at its off value, on at the saved value or the measured one.
+      if (on === savedOn) delete next[t.key];
+      else Object.assign(next, { [t.key]: on ? t.on : t.off });
+      return next;
+    });
+  };
+  const valueText = (t: Technique) => {
+    if (typeof t.off === "boolean" || !isOn(t)) return "";
+    const v = techniques[t.key] ?? savedSettings?.[t.key];
+    return v === undefined ? "" : ` ${v}`;
+  };
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -235,6 +268,34 @@ export function DebugSearch() {
             Quality filter
           </label>
         </fieldset>
+        <fieldset className="flex min-w-0 flex-wrap items-center gap-x-4 gap-y-2 text-sm" data-testid="techniques">
+          <legend className="mb-1 text-xs font-medium text-zinc-500">
+            Memory techniques for this search (saved in Settings → Retrieval)
+          </legend>
+          {TECHNIQUES.map((t) => (
+            <label key={t.key} className="flex items-center gap-2" title={t.does}>
+              <input type="checkbox" checked={isOn(t)} onChange={(e) => toggle(t, e.target.checked)} />
+              {t.label}
+              {valueText(t) && <span className="tabular-nums text-zinc-500">{valueText(t)}</span>}
+            </label>
+          ))}
+          <label
+            className="flex items-center gap-2"
+            title="The would-be-packed threshold for this search: results at or above it go into a prompt"
+          >
+            Minimum confidence
+            <input
+              type="number"
+              min={0}
+              max={1}
+              step={0.01}
+              value={minConfidence}
+              placeholder={`saved (${savedSettings?.minConfidence ?? "…"})`}
+              onChange={(e) => setMinConfidence(e.target.value)}
+              className={`w-28 ${INPUT}`}
+            />
+          </label>
+        </fieldset>
         <label className="block text-sm">
           Conversation context (earlier user messages, one per line)
           <textarea
@@ -335,6 +396,14 @@ export function DebugSearch() {
                 <dd>{data.settings.importanceWeight}</dd>
                 <dt>minimum confidence</dt>
                 <dd>{data.minConfidence}</dd>
+                <dt>memory techniques</dt>
+                <dd data-testid="techniques-off">
+                  {TECHNIQUES.filter((t) => !techniqueOn(t, data.settings)).length
+                    ? `off: ${TECHNIQUES.filter((t) => !techniqueOn(t, data.settings))
+                        .map((t) => t.label.toLowerCase())
+                        .join(", ")}`
+                    : "all on"}
+                </dd>
                 <dt>dates in the query</dt>
                 <dd data-testid="time-windows">
                   {data.time.windows.length

@@ -7,12 +7,13 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /**
- * POST /api/v1/search { query, space?, k?, context?, tzOffsetMinutes?, at? } →
+ * POST /api/v1/search { query, space?, k?, context?, tzOffsetMinutes?, at?, options? } →
  * { results: [{ id, content, timestamp, matchType, importance, scores: { similarity, ftsRank, rrf, confidence, … }, moves }],
  *   queries, dense, minConfidence, time, timings } — a chat turn packs the first topN of the first 10 results
  *   (k = 10) with scores.confidence ≥ minConfidence; every k up to 10 gets the first k of that one ranking
  *   (docs/retrieval.md#hybrid-search); `dense` is what the vector leg embedded for each query
- *   (docs/retrieval.md#the-dense-query).
+ *   (docs/retrieval.md#the-dense-query). `options` overrides settings for this query only: Debug Search's
+ *   pipeline options, the memory techniques and the minimum confidence (docs/retrieval.md#memory-techniques).
  */
 export function POST(req: Request) {
   return handle(async () => {

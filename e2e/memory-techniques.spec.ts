@@ -1,0 +1,154 @@
+import { test, expect } from "./memory-fixtures";
+
+/**
+ * The memory techniques (server/memory/techniques.ts) are settings a person can change: Debug Search
+ * switches each for one search and shows that what it moved no longer moves; Settings → Retrieval saves
+ * them per model, and searches (and Debug Search's starting state) follow.
+ */
+
+const ask = (verb: string) =>
+  `User: How ${verb} I pack a suitcase efficiently?\nAssistant: Roll your clothes, put shoes at the bottom and fill the gaps with socks.`;
+const TRIP =
+  "User: What should I bring on a week-long walking trip?\nAssistant: Layers, a rain jacket and comfortable shoes.";
+const SUITCASE_QUERY = "How do I pack a suitcase for a trip?";
+// Two exchanges of one session, three days ago: the reply to the second names no tortoise.
+const TORTOISE =
+  "User: Our tortoise Shelly has stopped eating her dandelions.\nAssistant: Is her basking lamp still warm enough?";
+const BULB = "User: The bulb had blown, I replaced it this morning.\nAssistant: Good, give her a day or two.";
+const TORTOISE_QUERY = "What did I say about my tortoise a few days ago?";
+
+type Moves = { results: { content: string; moves: string[] }[]; dense?: string[] };
+const allMoves = (r: Moves) => r.results.flatMap((x) => x.moves);
+
+test.describe("Memory techniques", () => {
+  test.beforeEach(async ({ api, space }) => {
+    const now = Date.now();
+    const at = (daysAgo: number, min = 0) => new Date(now - daysAgo * 86_400_000 + min * 60_000).toISOString();
+    await api.addMemories([
+      { text: ask("do"), space, timestamp: at(40) },
+      { text: ask("can"), space, timestamp: at(30) },
+      { text: TRIP, space, timestamp: at(20) },
+      { text: TORTOISE, space, timestamp: at(3) },
+      { text: BULB, space, timestamp: at(3, 5) },
+    ]);
+  });
+
+  test("Debug Search switches a technique for one search: what it moved stays put, and the threshold can be tried", async ({
+    api,
+    space,
+    pipeline,
+  }) => {
+    await pipeline.goto();
+    await pipeline.search(SUITCASE_QUERY, { space });
+    await expect(pipeline.technique("Fewer repeats")).toBeChecked();
+    await expect(pipeline.techniquesOff).toHaveText("all on");
+    const repeatMoves = pipeline.results.getByTestId("moves").filter({ hasText: "a repeat of result" });
+    await expect(repeatMoves).toHaveCount(1);
+
+    await pipeline.setTechnique("Fewer repeats", false);
+    await expect(repeatMoves).toHaveCount(0);
+    await expect(pipeline.techniquesOff).toHaveText("off: fewer repeats");
+    // The page's order is the API's with the same override.
+    const off = (await api.search({ query: SUITCASE_QUERY, space, options: { repeatSimilarity: 1 } })) as Moves;
+    expect(allMoves(off).some((m) => m.startsWith("a repeat of result"))).toBe(false);
+    for (const [i, r] of off.results.entries()) await expect(pipeline.result(i)).toContainText(r.content);
+    await pipeline.setTechnique("Fewer repeats", true);
+    await expect(repeatMoves).toHaveCount(1);
+    await expect(pipeline.techniquesOff).toHaveText("all on");
+
+    await pipeline.search(TORTOISE_QUERY);
+    const moves = pipeline.results.getByTestId("moves");
+    await expect(moves.filter({ hasText: "date ×" }).first()).toBeVisible();
+    await expect(moves.filter({ hasText: "neighbour +" }).first()).toBeVisible();
+    await pipeline.setTechnique("Date boost", false);
+    await expect(moves.filter({ hasText: "date ×" })).toHaveCount(0);
+    await expect(moves.filter({ hasText: "neighbour +" }).first()).toBeVisible();
+    await pipeline.setTechnique("Neighbour context", false);
+    await expect(moves.filter({ hasText: "neighbour +" })).toHaveCount(0);
+    await expect(pipeline.techniquesOff).toHaveText("off: date boost, neighbour context");
+
+    // The dense query is asked as typed once questions are not stated (the date words still go: the window stands for them).
+    await expect(pipeline.denseTexts.first()).toHaveText("embedded as “I say about my tortoise”");
+    await pipeline.setTechnique("Questions stated for the dense leg", false);
+    await expect(pipeline.denseTexts.first()).toHaveText("embedded as “What did I say about my tortoise?”");
+
+    const n = await pipeline.resultCount();
+    await pipeline.setMinConfidence(1);
+    await expect(pipeline.wouldBePacked).toContainText(
+      "Would be packed at minimum confidence 1.00: none — no memory used",
+    );
+    await pipeline.setMinConfidence(0);
+    await expect(pipeline.wouldBePacked).toContainText(`Would be packed at minimum confidence 0.00: ${n} of ${n}`);
+    await pipeline.page.screenshot({ path: "test-results/screenshots/memory-techniques-1280.png", fullPage: true });
+    await pipeline.page.setViewportSize({ width: 390, height: 844 });
+    await expect(pipeline.technique("Neighbour context")).toBeVisible();
+    await pipeline.page.screenshot({ path: "test-results/screenshots/memory-techniques-390.png", fullPage: true });
+
+    // For this search only: the saved settings are unchanged.
+    const saved = (await api.search({ query: TORTOISE_QUERY, space })) as Moves;
+    expect(allMoves(saved).some((m) => m.startsWith("date ×"))).toBe(true);
+  });
+
+  test("saved in Settings → Retrieval, a technique's value is what searches use and where Debug Search starts", async ({
+    api,
+    space,
+    settings,
+    pipeline,
+    request,
+  }) => {
+    const model = (await api.health()).embedder.model!;
+    await settings.goto();
+    const form = settings.retrievalForm;
+    const repeats = form.getByRole("spinbutton", { name: "Fewer repeats" });
+    const stated = form.getByRole("checkbox", { name: /Questions stated for the dense leg/ });
+    const neighbour = form.getByRole("spinbutton", { name: "Neighbour context" });
+    const save = form.getByRole("button", { name: "Save retrieval settings" });
+    await expect(repeats).toHaveValue("0.9");
+    await expect(form.getByTestId("technique-settings")).toContainText("default 0.9");
+    await expect(stated).toBeChecked();
+    try {
+      await repeats.fill("1");
+      await stated.setChecked(false);
+      await save.click();
+      await expect(settings.retrievalSaved).toHaveText(`Saved for ${model}.`);
+      const found = (await api.search({ query: SUITCASE_QUERY, space })) as Moves;
+      expect(allMoves(found).some((m) => m.startsWith("a repeat of result"))).toBe(false);
+      const asked = (await api.search({ query: "When did Shelly stop eating?", space })) as Moves;
+      expect(asked.dense?.[0]).toBe("When did Shelly stop eating?");
+      await settings.page.reload();
+      await expect(repeats).toHaveValue("1");
+      await expect(stated).not.toBeChecked();
+      await form.getByTestId("technique-settings").screenshot({
+        path: "test-results/screenshots/settings-techniques-1280.png",
+      });
+
+      // Out of range: the browser refuses the field, the server the value (400, nothing saved).
+      await neighbour.fill("2");
+      await save.click();
+      expect(await neighbour.evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(false);
+      const bad = await request.post("/api/trpc/retrievalSettings.save", { data: { neighbourWeight: 2 } });
+      expect(bad.status()).toBe(400);
+      expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^neighbourWeight: /);
+      const badSearch = await request.post("/api/v1/search", {
+        data: { query: SUITCASE_QUERY, space, options: { neighbourWeight: 2 } },
+      });
+      expect(badSearch.status()).toBe(400);
+
+      await pipeline.goto();
+      await pipeline.search(SUITCASE_QUERY, { space });
+      await expect(pipeline.technique("Fewer repeats")).not.toBeChecked();
+      await expect(pipeline.techniquesOff).toHaveText("off: questions stated for the dense leg, fewer repeats");
+      const repeatMoves = pipeline.results.getByTestId("moves").filter({ hasText: "a repeat of result" });
+      await expect(repeatMoves).toHaveCount(0);
+      // On for this search, at the value measured for USE-lite.
+      await pipeline.setTechnique("Fewer repeats", true);
+      await expect(pipeline.technique("Fewer repeats 0.9")).toBeChecked();
+      await expect(repeatMoves).toHaveCount(1);
+    } finally {
+      await request.post("/api/trpc/retrievalSettings.reset", { data: {} });
+    }
+    await settings.goto();
+    await expect(repeats).toHaveValue("0.9");
+    await expect(stated).toBeChecked();
+  });
+});
