@@ -23,6 +23,7 @@ import { parseArgs } from "node:util";
 import { confidenceModelFor, fitLogistic } from "../server/memory/confidence";
 import { FEATURES } from "../server/memory/confidence-features";
 import { defaultSettingsFor, type RetrievalSettings } from "../server/memory/settings";
+import { switchedOff, TECHNIQUES, techniqueOn } from "../server/memory/techniques";
 import { generateLife, LIFE_TYPES, type LifeQuestion } from "../server/test/retrieval-eval/life";
 import { createRng } from "../server/test/retrieval-eval/rng";
 import type { EmbeddingModelChoice } from "../server/embedder/models";
@@ -270,6 +271,32 @@ async function main() {
         `${c.name}: reporting recall@10 ${report[c.name]!.reporting!.answerable.recall10}, unanswerable packed ${report[c.name]!.reporting!.unanswerable.packed}`,
       );
     }
+    // 4b. What each memory technique is worth: switched off alone (the rest shipped), both halves, with the
+    // 95% interval of the shipped defaults' recall@10 gain over it (paired, by topic).
+    const techniques: {
+      key: string;
+      label: string;
+      halves: Record<string, { off: Evaluation; gainRecall10: { lo: number; hi: number } }>;
+    }[] = [];
+    for (const t of TECHNIQUES.filter((x) => techniqueOn(x, shipped))) {
+      const s = switchedOff(shipped, t);
+      const halves: (typeof techniques)[number]["halves"] = {};
+      for (const [half, qs] of [
+        ["tuning", tuning],
+        ["reporting", reporting],
+      ] as const) {
+        const rows = await evalOn(qs, s);
+        halves[half] = {
+          off: figures(store, rows, s.minConfidence),
+          gainRecall10: bootstrapIntervals(store, rowsOf["shipped defaults"]![half]!, shipped.minConfidence, {
+            rows,
+            minConfidence: s.minConfidence,
+          }).recall10MinusBaseline,
+        };
+      }
+      techniques.push({ key: t.key, label: t.label, halves });
+      log(`${t.label} off: reporting recall@10 ${halves.reporting!.off.answerable.recall10}`);
+    }
     // 5. How much of it is noise: bootstrap intervals of the shipped defaults, and of their gain over the previous ones.
     const intervals = Object.fromEntries(
       (["reporting", "tuning"] as const).map((half) => [
@@ -310,6 +337,22 @@ async function main() {
       tuningLog,
       report,
       intervals,
+      techniques: techniques.map((t) => ({
+        key: t.key,
+        label: t.label,
+        ...Object.fromEntries(
+          Object.entries(t.halves).map(([half, x]) => [
+            half,
+            {
+              recall10: x.off.answerable.recall10,
+              recall6: x.off.answerable.recall6,
+              packedRecall6: x.off.answerable.packedRecall6,
+              unanswerablePacked: x.off.unanswerable.packed,
+              shippedGainRecall10: x.gainRecall10,
+            },
+          ]),
+        ),
+      })),
       timings: {
         ingestMs: store.ingestMs,
         passagesEmbedded: store.embedder.misses,
@@ -320,7 +363,7 @@ async function main() {
     const json = JSON.stringify(summary, null, 2);
     if (values.out) fs.writeFileSync(values.out, `${json}\n`);
     process.stdout.write(`${json}\n\n`);
-    const md = markdown(modelId, summary.dataset.memories, report, intervals);
+    const md = markdown(modelId, summary.dataset.memories, report, intervals, techniques);
     if (values.markdown) fs.writeFileSync(values.markdown, md);
     process.stdout.write(md);
     if (differs.length) log(`note: the shipped defaults differ from this run's choice in: ${differs.join(", ")}`);
@@ -415,6 +458,10 @@ function markdown(
   memories: number,
   report: Record<string, Record<string, Evaluation>>,
   intervals: Record<string, ReturnType<typeof bootstrapIntervals>>,
+  techniques: {
+    label: string;
+    halves: Record<string, { off: Evaluation; gainRecall10: { lo: number; hi: number } }>;
+  }[],
 ): string {
   const f = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
   const types = LIFE_TYPES.filter((t) => t !== "unanswerable");
@@ -444,6 +491,26 @@ function markdown(
         `- ${half}: recall@10 ${iv(x.recall10)}, gain over the previous defaults ${iv(x.recall10MinusBaseline)}, unanswerable packed ${iv(x.unanswerablePacked, 2)}`,
     ),
   );
+  if (techniques.length) {
+    const shipped = report["shipped defaults"]!;
+    const arrow = (off: number, on: number, d = 3) => `${off.toFixed(d)} → ${on.toFixed(d)}`;
+    lines.push(
+      "",
+      "What each memory technique is worth: each switched off alone, the rest shipped (off → shipped; the gain's 95% interval is paired by topic, 1,000 resamples). Settings → Retrieval and Debug Search switch the same techniques.",
+      "",
+      "| technique | half | recall@10 | gain (95%) | recall@6 | packed r@6 | unanswerable packed |",
+      "|---|---|---:|---:|---:|---:|---:|",
+    );
+    for (const t of techniques) {
+      for (const half of ["reporting", "tuning"]) {
+        const x = t.halves[half]!;
+        const on = shipped[half]!;
+        lines.push(
+          `| ${t.label} | ${half} | ${arrow(x.off.answerable.recall10, on.answerable.recall10)} | ${x.gainRecall10.lo.toFixed(3)} to ${x.gainRecall10.hi.toFixed(3)} | ${arrow(x.off.answerable.recall6, on.answerable.recall6)} | ${arrow(x.off.answerable.packedRecall6, on.answerable.packedRecall6)} | ${arrow(x.off.unanswerable.packed, on.unanswerable.packed, 2)} |`,
+        );
+      }
+    }
+  }
   return `${lines.join("\n")}\n`;
 }
 

@@ -11,7 +11,7 @@ import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-em
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { search } from "./search";
 import { defaultSettingsFor, retrievalSettingsSchema } from "./settings";
-import { TECHNIQUES, techniqueOn } from "./techniques";
+import { switchedOff, TECHNIQUES, techniqueOn } from "./techniques";
 import { addMemories } from "./write";
 
 const settingAccepts = (key: string, v: unknown) =>
@@ -58,6 +58,19 @@ test("techniqueOn reads the settings: USE-lite has every technique on, the base 
     TECHNIQUES.filter((t) => !techniqueOn(t, nomic)).map((t) => t.key),
     ["denseMaxDocFraction", "denseQuestionAsStatement", "duplicateSimilarity", "repeatSimilarity"],
   );
+});
+
+test("switchedOff turns exactly one technique off and leaves every other setting alone", () => {
+  const lite = defaultSettingsFor("universal-sentence-encoder-lite");
+  for (const t of TECHNIQUES) {
+    const off = switchedOff(lite, t);
+    assert.equal(techniqueOn(t, off), false, t.key);
+    const changed = Object.keys(lite).filter(
+      (k) => JSON.stringify(off[k as keyof typeof off]) !== JSON.stringify(lite[k as keyof typeof lite]),
+    );
+    assert.deepEqual(changed, [t.key]);
+    assert.ok(retrievalSettingsSchema.safeParse(off).success, t.key);
+  }
 });
 
 let emb: InProcessEmbedder;

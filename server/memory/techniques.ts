@@ -140,3 +140,8 @@ export type TechniqueOverrides = Partial<Pick<RetrievalSettings, TechniqueKey>>;
 export function techniqueOn(t: Technique, settings: Pick<RetrievalSettings, TechniqueKey>): boolean {
   return settings[t.key] !== t.off;
 }
+
+/** The settings with one technique switched off and the rest as they are (the eval's ablation rows). */
+export function switchedOff<S extends Pick<RetrievalSettings, TechniqueKey>>(settings: S, t: Technique): S {
+  return { ...settings, [t.key]: t.off };
+}
