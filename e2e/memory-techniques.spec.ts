@@ -98,18 +98,16 @@ test.describe("Memory techniques", () => {
   }) => {
     const model = (await api.health()).embedder.model!;
     await settings.goto();
-    const form = settings.retrievalForm;
-    const repeats = form.getByRole("spinbutton", { name: "Fewer repeats" });
-    const stated = form.getByRole("checkbox", { name: /Questions stated for the dense leg/ });
-    const neighbour = form.getByRole("spinbutton", { name: "Neighbour context" });
-    const save = form.getByRole("button", { name: "Save retrieval settings" });
+    const repeats = settings.technique("Fewer repeats");
+    const stated = settings.technique("Questions stated for the dense leg", "switch");
+    const neighbour = settings.technique("Neighbour context");
     await expect(repeats).toHaveValue("0.9");
-    await expect(form.getByTestId("technique-settings")).toContainText("default 0.9");
+    await expect(settings.techniqueSettings).toContainText("default 0.9");
     await expect(stated).toBeChecked();
     try {
       await repeats.fill("1");
       await stated.setChecked(false);
-      await save.click();
+      await settings.saveRetrieval();
       await expect(settings.retrievalSaved).toHaveText(`Saved for ${model}.`);
       const found = (await api.search({ query: SUITCASE_QUERY, space })) as Moves;
       expect(allMoves(found).some((m) => m.startsWith("a repeat of result"))).toBe(false);
@@ -118,13 +116,13 @@ test.describe("Memory techniques", () => {
       await settings.page.reload();
       await expect(repeats).toHaveValue("1");
       await expect(stated).not.toBeChecked();
-      await form.getByTestId("technique-settings").screenshot({
+      await settings.techniqueSettings.screenshot({
         path: "test-results/screenshots/settings-techniques-1280.png",
       });
 
       // Out of range: the browser refuses the field, the server the value (400, nothing saved).
       await neighbour.fill("2");
-      await save.click();
+      await settings.saveRetrieval();
       expect(await neighbour.evaluate((el) => (el as HTMLInputElement).validity.valid)).toBe(false);
       const bad = await request.post("/api/trpc/retrievalSettings.save", { data: { neighbourWeight: 2 } });
       expect(bad.status()).toBe(400);

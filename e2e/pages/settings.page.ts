@@ -6,6 +6,8 @@ export class SettingsPage {
   readonly retrieval: Locator;
   readonly retrievalForm: Locator;
   readonly retrievalSaved: Locator;
+  /** Settings → Retrieval's memory techniques (server/memory/techniques.ts), each with its default. */
+  readonly techniqueSettings: Locator;
   readonly spaces: Locator;
   readonly spaceRows: Locator;
   readonly spacesNotice: Locator;
@@ -15,6 +17,7 @@ export class SettingsPage {
     this.retrieval = page.getByTestId("retrieval-section");
     this.retrievalForm = this.retrieval.getByRole("form", { name: "Retrieval settings" });
     this.retrievalSaved = page.getByTestId("retrieval-saved");
+    this.techniqueSettings = this.retrievalForm.getByTestId("technique-settings");
     this.spaces = page.getByTestId("spaces-section");
     this.spaceRows = page.getByTestId("space-row");
     this.spacesNotice = page.getByTestId("spaces-notice");
@@ -24,6 +27,17 @@ export class SettingsPage {
     await this.page.goto("/settings");
     await expect(this.heading).toBeVisible();
     await expect(this.retrievalForm).toBeVisible();
+  }
+
+  /** A numeric technique's field (spinbutton) or a switch's checkbox, by its label. */
+  technique(label: string, kind: "number" | "switch" = "number"): Locator {
+    return kind === "number"
+      ? this.techniqueSettings.getByRole("spinbutton", { name: label, exact: true })
+      : this.techniqueSettings.getByRole("checkbox", { name: new RegExp(`^${label}`) });
+  }
+
+  async saveRetrieval(): Promise<void> {
+    await this.retrievalForm.getByRole("button", { name: "Save retrieval settings" }).click();
   }
 
   spaceRow(name: string): Locator {
