@@ -60,6 +60,8 @@ test.describe("Chat", () => {
       defaultSettingsFor("universal-sentence-encoder-lite").minConfidence - 0.005,
     );
     expect(confidence).toBeLessThanOrEqual(1);
+    // A question about the person: their own statement was moved up, and the list says so.
+    await expect(item.getByTestId("recalled-moves")).toContainText("about you ×");
     await page.screenshot({ path: "test-results/chat-recalled.png", fullPage: true });
 
     // Stored with the reply: a reload shows the same list.
@@ -67,7 +69,9 @@ test.describe("Chat", () => {
     await chat.gotoConversation(secondId);
     await expect(chat.replies).toHaveCount(1);
     const again = await chat.openRecalled(chat.lastReply());
-    await expect(again.getByTestId("recalled-memory").filter({ hasText: `Biscuit-${code}` })).toHaveCount(1);
+    const kept = again.getByTestId("recalled-memory").filter({ hasText: `Biscuit-${code}` });
+    await expect(kept).toHaveCount(1);
+    await expect(kept.getByTestId("recalled-moves")).toContainText("about you ×");
   });
 
   test("/remember then /forget through the chat box, with undo", async ({ chat, chatApi, space, api }) => {

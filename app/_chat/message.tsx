@@ -136,6 +136,20 @@ export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
                 <dd className="inline">{num(m.scores.final, 4)}</dd>
               </div>
             </dl>
+            {m.moves && m.moves.length > 0 && (
+              <p
+                className="mt-1 flex flex-wrap gap-1 text-xs text-zinc-600 dark:text-zinc-400"
+                data-testid="recalled-moves"
+                title="What moved this memory in the ranking (Memory → Debug Search shows the same)"
+              >
+                <span className="text-zinc-500">moved by</span>
+                {m.moves.map((x) => (
+                  <span key={x} className="rounded bg-zinc-100 px-1.5 dark:bg-zinc-800">
+                    {x}
+                  </span>
+                ))}
+              </p>
+            )}
           </li>
         ))}
       </ol>

@@ -31,6 +31,11 @@ export interface RecalledMemory {
   importance: number;
   pinned: boolean;
   scores: ScoreBreakdown;
+  /**
+   * What moved it in the ranking (date window, neighbour, recency, about you, newer than a near-duplicate):
+   * Debug Search's moves without the confidence's features. Absent on replies stored before it was kept.
+   */
+  moves?: string[];
 }
 
 export type CommandInfo =

@@ -19,7 +19,13 @@ function toRecalled(r: RetrievedMemory): RecalledMemory {
     importance: r.importance,
     pinned: r.pinned,
     scores: r.scores,
+    moves: rankingMoves(r.moves),
   };
+}
+
+/** The moves that changed a result's place; the confidence's features ("confidence: …") are Debug Search's detail. */
+export function rankingMoves(moves: string[]): string[] {
+  return moves.filter((m) => !m.startsWith("confidence:"));
 }
 
 /**

@@ -200,6 +200,18 @@ test("a turn packs the first memories of Debug Search's ranking (k = 10) that re
     recall.memories.map((m) => m.id),
     expected,
   );
+  // Each carries what moved it in the ranking, as Debug Search shows it, without the confidence's features.
+  const byId = new Map(debug.results.map((r) => [r.id, r.moves]));
+  for (const m of recall.memories) {
+    assert.deepEqual(
+      m.moves,
+      byId.get(m.id)!.filter((x) => !x.startsWith("confidence:")),
+    );
+  }
+  assert.ok(
+    recall.memories.some((m) => m.moves?.some((x) => x.startsWith("about you ×"))),
+    "a question about the person moves their statements up, and says so",
+  );
 });
 
 test("query building: the message plus the conversation's last 3 earlier user messages; earlier dialogue goes along", async () => {
