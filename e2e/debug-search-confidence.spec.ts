@@ -177,3 +177,42 @@ test("the same ask stored twice: the repeat moves below the distinct results and
   await expect(debugSearch.result(2).getByTestId("moves")).toContainText("a repeat of result 1");
   await shot(debugSearch.page, "debug-search-repeat-1280");
 });
+
+test("an imported conversation between two named people: a question naming one favours what they said of themselves", async ({
+  api,
+  space,
+  debugSearch,
+}) => {
+  const days = [
+    "the beach",
+    "a pottery class",
+    "a concert",
+    "the garden",
+    "a new recipe",
+    "the museum",
+    "a film",
+    "the gym",
+  ];
+  await api.addMemories(
+    [
+      "Caroline: I started volunteering at the animal shelter on Saturdays.\nMelanie: That's lovely, the dogs must adore you.",
+      "Melanie: I started volunteering at the food bank near the station.\nCaroline: Good for you!",
+      ...days.map((d) => `Caroline: Did you enjoy ${d}?\nMelanie: Yes, a lot, thanks.`),
+    ].map((text) => ({ text, space })),
+  );
+  const query = "Where does Caroline volunteer?";
+  const viaApi = (await api.search({ query, space })) as unknown as { results: { content: string; moves: string[] }[] };
+  const hers = viaApi.results.find((r) => r.content.startsWith("Caroline: I started volunteering"))!;
+  const his = viaApi.results.find((r) => r.content.startsWith("Melanie: I started volunteering"))!;
+  expect(hers.moves).toContain("about Caroline ×3.00");
+  expect(his.moves.some((m) => m.startsWith("about "))).toBe(false);
+  expect(viaApi.results.indexOf(hers)).toBeLessThan(viaApi.results.indexOf(his));
+
+  await debugSearch.goto();
+  await debugSearch.search(query, { space });
+  const first = debugSearch.result(0);
+  await expect(first).toContainText("Caroline: I started volunteering");
+  await expect(first.getByTestId("moves")).toContainText("about Caroline ×3.00");
+  await expect(first.getByTestId("moves")).toContainText("it asks about Caroline, who speaks in these conversations");
+  await shot(debugSearch.page, "debug-search-speakers-1280");
+});

@@ -25,6 +25,7 @@ import { FEATURES } from "../server/memory/confidence-features";
 import { defaultSettingsFor, type RetrievalSettings } from "../server/memory/settings";
 import { switchedOff, TECHNIQUES, techniqueOn } from "../server/memory/techniques";
 import { generateLife, LIFE_TYPES, type LifeQuestion } from "../server/test/retrieval-eval/life";
+import { asNamedSpeakers } from "../server/test/retrieval-eval/named-speakers";
 import { createRng } from "../server/test/retrieval-eval/rng";
 import type { EmbeddingModelChoice } from "../server/embedder/models";
 import {
@@ -297,6 +298,35 @@ async function main() {
       techniques.push({ key: t.key, label: t.label, halves });
       log(`${t.label} off: reporting recall@10 ${halves.reporting!.off.answerable.recall10}`);
     }
+    // 4c. The same history as an imported conversation between two named people, asked about the persona
+    //     by name (named-speakers.ts): the shape of the public long-conversation benchmarks.
+    const named = asNamedSpeakers(ds);
+    const namedStore = await openLifeStore(named, { log, cacheDir: values.cache ?? DEFAULT_CACHE_DIR, choice });
+    const namedReport: Record<string, Record<string, Evaluation>> = {};
+    try {
+      const namedConfigs: { name: string; s: RetrievalSettings }[] = [
+        { name: "shipped defaults", s: shipped },
+        { name: "vector leg (shipped settings)", s: apply(shipped, LEG_VECTOR) },
+        { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
+        { name: "dense-query cleaning off", s: apply(shipped, { denseMaxDocFraction: 1 }) },
+        { name: "personal boost off", s: apply(shipped, { personalBoost: 0 }) },
+      ];
+      for (const c of namedConfigs) {
+        namedReport[c.name] = {};
+        for (const half of ["tuning", "reporting"] as const) {
+          const qs = named.questions.filter((q) => q.half === half);
+          await prepareQueries(namedStore, named, qs, [c.s]);
+          namedReport[c.name]![half] = figures(
+            namedStore,
+            await runQuestions(namedStore, named, qs, c.s),
+            c.s.minConfidence,
+          );
+        }
+        log(`named speakers, ${c.name}: reporting recall@10 ${namedReport[c.name]!.reporting!.answerable.recall10}`);
+      }
+    } finally {
+      await namedStore.close();
+    }
     // 5. How much of it is noise: bootstrap intervals of the shipped defaults, and of their gain over the previous ones.
     const intervals = Object.fromEntries(
       (["reporting", "tuning"] as const).map((half) => [
@@ -337,6 +367,7 @@ async function main() {
       tuningLog,
       report,
       intervals,
+      namedSpeakers: { persona: ds.persona, report: namedReport },
       techniques: techniques.map((t) => ({
         key: t.key,
         label: t.label,
@@ -363,7 +394,7 @@ async function main() {
     const json = JSON.stringify(summary, null, 2);
     if (values.out) fs.writeFileSync(values.out, `${json}\n`);
     process.stdout.write(`${json}\n\n`);
-    const md = markdown(modelId, summary.dataset.memories, report, intervals, techniques);
+    const md = markdown(modelId, summary.dataset.memories, report, intervals, techniques, namedReport);
     if (values.markdown) fs.writeFileSync(values.markdown, md);
     process.stdout.write(md);
     if (differs.length) log(`note: the shipped defaults differ from this run's choice in: ${differs.join(", ")}`);
@@ -462,25 +493,15 @@ function markdown(
     label: string;
     halves: Record<string, { off: Evaluation; gainRecall10: { lo: number; hi: number } }>;
   }[],
+  namedReport: Record<string, Record<string, Evaluation>>,
 ): string {
-  const f = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
-  const types = LIFE_TYPES.filter((t) => t !== "unanswerable");
   const lines = [
     `### Retrieval eval (${model === USE_LITE ? "USE-lite" : model}, ${memories} memories in one space; \`npm run eval:retrieval${model === USE_LITE ? "" : " -- --model …"}\`)`,
     "",
     "Answerable: recall@10 / recall@6 / MRR@10, packed recall@6 (at the minimum confidence), memories packed of 6 and how many of them are not the question's gold. Unanswerable: memories packed of 6. Per-type columns: recall@10; short replies: the single-hop questions answered by a short reply in the next exchange.",
     "",
-    `| half | configuration | recall@10 | recall@6 | MRR | packed r@6 | answerable packed (not gold) | unanswerable packed | ${types.join(" | ")} | short replies |`,
-    `|---|---|---:|---:|---:|---:|---:|---:|${types.map(() => "---:").join("|")}|---:|`,
+    ...figuresTable(report),
   ];
-  for (const half of ["reporting", "tuning"]) {
-    for (const [name, byHalf] of Object.entries(report)) {
-      const e = byHalf[half]!;
-      lines.push(
-        `| ${half} | ${name} | ${f(e.answerable.recall10)} | ${f(e.answerable.recall6)} | ${f(e.answerable.mrr)} | ${f(e.answerable.packedRecall6)} | ${e.answerable.packed.toFixed(2)} (${e.answerable.packedOther.toFixed(2)}) | ${e.unanswerable.packed.toFixed(2)} | ${types.map((t) => f(e.perType[t]?.recall10)).join(" | ")} | ${f(e.shortReplies.n ? e.shortReplies.recall10 : undefined)} |`,
-      );
-    }
-  }
   const iv = (x: { lo: number; hi: number }, d = 3) => `${x.lo.toFixed(d)}–${x.hi.toFixed(d)}`;
   lines.push(
     "",
@@ -511,7 +532,33 @@ function markdown(
       }
     }
   }
+  if (Object.keys(namedReport).length)
+    lines.push(
+      "",
+      'The same history as an imported conversation between two named people (`named-speakers.ts`: every exchange "<persona>: … Robin: …", the questions about the persona by name, in the third person; general-knowledge turns as asked), the shape of the public long-conversation benchmarks:',
+      "",
+      ...figuresTable(namedReport),
+    );
   return `${lines.join("\n")}\n`;
+}
+
+/** The figures table: one row per half and configuration. */
+function figuresTable(report: Record<string, Record<string, Evaluation>>): string[] {
+  const f = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
+  const types = LIFE_TYPES.filter((t) => t !== "unanswerable");
+  const lines = [
+    `| half | configuration | recall@10 | recall@6 | MRR | packed r@6 | answerable packed (not gold) | unanswerable packed | ${types.join(" | ")} | short replies |`,
+    `|---|---|---:|---:|---:|---:|---:|---:|${types.map(() => "---:").join("|")}|---:|`,
+  ];
+  for (const half of ["reporting", "tuning"]) {
+    for (const [name, byHalf] of Object.entries(report)) {
+      const e = byHalf[half]!;
+      lines.push(
+        `| ${half} | ${name} | ${f(e.answerable.recall10)} | ${f(e.answerable.recall6)} | ${f(e.answerable.mrr)} | ${f(e.answerable.packedRecall6)} | ${e.answerable.packed.toFixed(2)} (${e.answerable.packedOther.toFixed(2)}) | ${e.unanswerable.packed.toFixed(2)} | ${types.map((t) => f(e.perType[t]?.recall10)).join(" | ")} | ${f(e.shortReplies.n ? e.shortReplies.recall10 : undefined)} |`,
+      );
+    }
+  }
+  return lines;
 }
 
 main().catch((e) => {

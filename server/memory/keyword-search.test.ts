@@ -9,6 +9,7 @@ import {
   keywordSearch,
   keywordSearchScored,
   namesToldOf,
+  speakersNamed,
   queryWords,
   quoteFtsTerm,
   unknownNames,
@@ -355,4 +356,39 @@ test("namesToldOf: names the person has used in their own statements", () => {
   assert.deepEqual(told("What is the population of Australia?"), []);
   assert.deepEqual(told("Who wrote One Hundred Years of Solitude?"), []);
   assert.deepEqual(told("What did Bianca say?"), []);
+});
+
+test("speakersNamed: a name that labels most exchanges of the space is a speaker of its conversations", () => {
+  const s = store();
+  const topics = ["the shelter", "a pottery class", "the beach", "her new job", "a concert", "the garden"];
+  add(
+    s.sqlite,
+    topics.flatMap((t, i) => [
+      `Caroline: I went to ${t} on day ${i}. Melanie: How was it?`,
+      `Melanie: We talked about ${t} with Anna. Caroline: Anna was there too?`,
+    ]),
+  );
+  // Anna is in most exchanges too, but never as a label; a how-to's "User" and "Assistant" are roles.
+  add(s.sqlite, ["User: What is Anna's number? Assistant: I don't know."]);
+  // The same names in a space where they are rare: no speakers.
+  add(
+    s.sqlite,
+    ["Caroline: Hello. Melanie: Hi.", ...Array.from({ length: 12 }, (_, i) => `Note ${i} about tea`)],
+    "work",
+  );
+  const named = (q: string) => speakersNamed(s.sqlite, "personal", q);
+  assert.deepEqual(named("What did Caroline research?"), ["Caroline"]);
+  assert.deepEqual(named("When did Caroline and Melanie go to the beach?"), ["Caroline", "Melanie"]);
+  assert.deepEqual(named("When did Anna come along?"), [], "in most memories, but no label");
+  assert.deepEqual(named("What did the User ask the Assistant?"), []);
+  assert.deepEqual(speakersNamed(s.sqlite, "work", "What did Caroline say?"), []);
+
+  // Told of in a speaker's own statement, not in a question a speaker asked nor beside a "keep me posted".
+  add(s.sqlite, [
+    "Caroline: What is the capital of Australia? Melanie: Canberra. Keep me posted on the quiz!",
+    "Melanie: I booked a week in Lisbon for June. Caroline: Lucky you!",
+  ]);
+  const told = (q: string) => namesToldOf(s.sqlite, "personal", q);
+  assert.deepEqual(told("What is the population of Australia?"), []);
+  assert.deepEqual(told("When is the trip to Lisbon?"), ["Lisbon"]);
 });

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { stemmer } from "stemmer";
 import { STOPWORDS } from "./stopwords";
 import { stmt } from "../core/statements";
-import { isSelfDisclosure, userPart } from "./personal";
+import { isSelfDisclosure, speakerLabels, speakerPart, statesAboutSelf, userPart } from "./personal";
 
 export interface KeywordOptions {
   /** Drop a term found in more than this fraction of memories (once the store has ≥ 50). */
@@ -300,10 +300,56 @@ const TOLD_OF = `SELECT m.content AS content FROM memory_fts JOIN memories m ON 
  * asks about the person's life although no one in it says "my".
  */
 export function namesToldOf(db: Database.Database, spaceId: string, query: string): string[] {
+  const total = spaceLiveCount(db, spaceId);
+  const known = new Map<string, boolean>();
+  const speaks = (name: string) => {
+    if (!known.has(name)) known.set(name, isSpeaker(db, spaceId, name, total));
+    return known.get(name)!;
+  };
   return queryNames(query).filter((w) => {
     const rows = stmt(db, TOLD_OF).all(quoteFtsTerm(w), spaceId) as { content: string }[];
-    return rows.some((r) => queryNames(userPart(r.content)).includes(w) && isSelfDisclosure(r.content));
+    return rows.some((r) => {
+      // An exchange between named people: told of in a sentence where a speaker tells about themselves,
+      // not in a question they asked ("Yusuf: What is the capital of Australia?") nor beside a "keep me
+      // posted" of theirs.
+      const speakers = speakerLabels(r.content).filter(speaks);
+      if (speakers.length) {
+        const named = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(w)}(?![\\p{L}\\p{N}])`, "u");
+        return speakers.some((sp) =>
+          speakerPart(r.content, sp)
+            .split(/(?<=[.!?])\s+/)
+            .some((sentence) => named.test(sentence) && statesAboutSelf(sentence)),
+        );
+      }
+      return queryNames(userPart(r.content)).includes(w) && isSelfDisclosure(r.content);
+    });
   });
+}
+
+const escapeRegExp = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A speaker of a space's conversations is named in more than this share of its memories. */
+const SPEAKER_SHARE = 0.3;
+
+/**
+ * Names in the query that speak in the space's conversations: an imported conversation between named
+ * people stores each exchange as "Caroline: … Melanie: …", so a speaker's name is in most memories, and
+ * mostly as a label (personal.ts `speakerIntent`). The chat's own roles, "User" and "Assistant", are not
+ * names.
+ */
+export function speakersNamed(db: Database.Database, spaceId: string, query: string): string[] {
+  const total = spaceLiveCount(db, spaceId);
+  return queryNames(query).filter((w) => isSpeaker(db, spaceId, w, total));
+}
+
+/** Is this name a speaker of the space's conversations (`speakersNamed`)? `total`: live memories in the space. */
+function isSpeaker(db: Database.Database, spaceId: string, w: string, total: number): boolean {
+  if (total < 10 || /^(user|assistant)$/i.test(w)) return false;
+  const lw = w.normalize("NFKC").toLowerCase();
+  if (spaceDocFrequency(db, spaceId, lw, stemmer(stripDiacritics(lw))) / total <= SPEAKER_SHARE) return false;
+  const rows = stmt(db, TOLD_OF).all(quoteFtsTerm(w), spaceId) as { content: string }[];
+  const label = new RegExp(`(?:^|\\s)${escapeRegExp(w)}:\\s`, "u");
+  return rows.filter((r) => label.test(r.content)).length * 2 > rows.length;
 }
 
 /** Porter stems of a text's words, as the keyword leg sees them (for matched-term shares). */

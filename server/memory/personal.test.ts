@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isSelfDisclosure, queryIntent, turnIntent as turnIntentWithSign } from "./personal";
+import {
+  isSelfDisclosure,
+  queryIntent,
+  speakerIntent,
+  speakerPart,
+  suitsIntent,
+  turnIntent as turnIntentWithSign,
+} from "./personal";
 
 const turnIntent = (...args: Parameters<typeof turnIntentWithSign>) => turnIntentWithSign(...args).intent;
 
@@ -93,4 +100,40 @@ test("turn intent: a turn about the person's life without first-person words", (
   assert.equal(turnIntentWithSign("What is a monad?").sign, null);
   // The frame of an earlier message counts its implicit signs too.
   assert.equal(turnIntent("Is he walking yet?", ["How is pops after the operation?"]), "personal");
+});
+
+test("a conversation between named people: a question naming a speaker wants that speaker's own statements", () => {
+  const ex =
+    "Caroline: I joined a support group last week, it helped a lot. Melanie: I'm so glad! I went hiking with my kids.";
+  assert.equal(speakerPart(ex, "Caroline"), "I joined a support group last week, it helped a lot.");
+  assert.equal(speakerPart(ex, "Melanie"), "I'm so glad! I went hiking with my kids.");
+  assert.equal(speakerPart(ex, "Anna"), "");
+  assert.equal(
+    speakerPart("Caroline: Hi. Melanie: Hey. Caroline: I painted a sunrise.", "Caroline"),
+    "Hi. I painted a sunrise.",
+  );
+  assert.equal(isSelfDisclosure(ex, ["Caroline"]), true);
+  assert.equal(
+    isSelfDisclosure("Caroline: How do I glaze a pot? Melanie: I paint mine with a brush.", ["Caroline"]),
+    false,
+  );
+  assert.equal(
+    isSelfDisclosure("Caroline: How do I glaze a pot? Melanie: I paint mine with a brush.", ["Caroline", "Melanie"]),
+    true,
+  );
+  assert.equal(suitsIntent("personal", "Melanie: I ran a marathon. Caroline: Wow.", ["Caroline"]), false);
+  // Without speakers, a memory that is not a chat exchange is the person's own material, as before.
+  assert.equal(isSelfDisclosure(ex), true);
+
+  assert.equal(speakerIntent("What did Caroline research?", ["Caroline"]), "personal");
+  assert.equal(speakerIntent("What did Caroline research?", []), null);
+  assert.equal(speakerIntent("How do I paint like Caroline?", ["Caroline"]), null, "a how-to stays general");
+  assert.equal(speakerIntent("What did I tell Caroline?", ["Caroline"]), null, "first person: the person's own intent");
+  assert.deepEqual(
+    turnIntentWithSign("When did Caroline go to the support group?", [], () => [], null, ["Caroline"]),
+    {
+      intent: "personal",
+      sign: "it asks about Caroline, who speaks in these conversations",
+    },
+  );
 });

@@ -51,15 +51,23 @@ export function queryIntent(query: string): QueryIntent {
  * oldest first): a follow-up like "Is he up and walking yet?" is as personal as the message before it.
  * Boosting these too cost recall on the eval's tuning half (docs/retrieval.md#filtering-and-confidence).
  * `sign` says which sign made a turn personal that its own words did not (Debug Search shows it).
+ * `speakers`: speakers of the space's conversations the query names (keyword-search.ts `speakersNamed`),
+ * which make it personal first (`speakerIntent`).
  */
 export function turnIntent(
   query: string,
   context: string[] = [],
   toldOf: (text: string) => string[] = () => [],
   historyDate: string | null = null,
+  speakers: string[] = [],
 ): { intent: QueryIntent; sign: string | null } {
   const own = queryIntent(query);
   if (own !== "general") return { intent: own, sign: null };
+  if (speakerIntent(query, speakers))
+    return {
+      intent: "personal",
+      sign: `it asks about ${speakers.join(", ")}, who speak${speakers.length > 1 ? "" : "s"} in these conversations`,
+    };
   if (RECOUNT.test(query)) return { intent: "personal", sign: "a request to recount the person's past" };
   const kin = KIN_AS_NAME.exec(query);
   if (kin) return { intent: "personal", sign: `“${kin[0]}” is family` };
@@ -87,19 +95,64 @@ const REQUEST =
 const CURIOUS =
   /^\s*i('ve| have)? (always |often )?(wondered|been wondering|never (really )?(understood|got)|don't (really )?(understand|get)|'m curious|am curious|was wondering)\b/i;
 
-/** The user tells something about themselves: a first-person statement, not a bare question or an ask. */
-export function isSelfDisclosure(content: string): boolean {
-  // A note kept with /remember or an ingested document is the person's own material, not an everyday ask.
-  if (!/^\s*User:/.test(content)) return true;
-  const u = userPart(content).trim();
+// A speaker's label in a conversation between named people: "Caroline: …" at the start or after a space
+// (exchanges are stored on one line).
+const SPEAKER_LABEL = /(?:^|\s)(\p{Lu}[\p{L}\p{M}'’.-]*):\s/gu;
+
+/** The labels of an exchange between named people, in order of first appearance ("Caroline", "Melanie"). */
+export function speakerLabels(content: string): string[] {
+  return [...new Set([...content.matchAll(SPEAKER_LABEL)].map((m) => m[1]!))];
+}
+
+/**
+ * What one speaker says in an exchange between named people ("Caroline: … Melanie: …"): each of their
+ * turns, up to the next label; "" when they do not speak in it.
+ */
+export function speakerPart(content: string, speaker: string): string {
+  const labels = [...content.matchAll(SPEAKER_LABEL)];
+  const parts: string[] = [];
+  labels.forEach((m, i) => {
+    if (m[1] !== speaker) return;
+    const end = i + 1 < labels.length ? labels[i + 1]!.index! : content.length;
+    parts.push(content.slice(m.index! + m[0].length, end).trim());
+  });
+  return parts.join(" ");
+}
+
+/** Words with a first-person statement in them, not only bare questions or asks. */
+export function statesAboutSelf(words: string): boolean {
+  const u = words.trim();
   if (!FIRST_PERSON.test(u)) return false;
   const sentences = u.split(/(?<=[.!?])\s+/).filter(Boolean);
   return sentences.some((s) => !s.trim().endsWith("?") && FIRST_PERSON.test(s) && !REQUEST.test(s) && !CURIOUS.test(s));
 }
 
+/**
+ * The person tells something about themselves: a first-person statement, not a bare question or an ask.
+ * With `speakers` (a question that names speakers of an imported conversation, keyword-search.ts
+ * `speakersNamed`): one of them does, in their own turns of the exchange.
+ */
+export function isSelfDisclosure(content: string, speakers: string[] = []): boolean {
+  if (speakers.length) return speakers.some((sp) => statesAboutSelf(speakerPart(content, sp)));
+  // A note kept with /remember or an ingested document is the person's own material, not an everyday ask.
+  if (!/^\s*User:/.test(content)) return true;
+  return statesAboutSelf(userPart(content));
+}
+
+/**
+ * A question that names a speaker of the space's conversations ("What did Caroline research?", where
+ * every exchange is "Caroline: … Melanie: …") asks about that speaker's life, as a first-person question
+ * asks about the person's: intent `personal`, with their own statements the ones that suit it. A how-to
+ * stays general.
+ */
+export function speakerIntent(query: string, speakers: string[]): QueryIntent | null {
+  if (!speakers.length || HOW_TO.test(query) || queryIntent(query) !== "general") return null;
+  return "personal";
+}
+
 /** Does this memory suit the query's intent (the confidence feature and the personal boost)? */
-export function suitsIntent(intent: QueryIntent, content: string): boolean {
+export function suitsIntent(intent: QueryIntent, content: string, speakers: string[] = []): boolean {
   if (intent === "general") return false;
   if (intent === "assistant") return true;
-  return isSelfDisclosure(content);
+  return isSelfDisclosure(content, speakers);
 }

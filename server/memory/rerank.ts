@@ -67,13 +67,15 @@ export function withIntent(
   rows: Map<number, MemoryRow>,
   intent: QueryIntent,
   s: RetrievalSettings,
+  speakers: string[] = [],
 ): Staged[] {
   if (intent !== "personal" || s.personalBoost <= 0) return cands;
+  const about = speakers.length ? speakers.join(", ") : "you";
   for (const c of cands) {
     const m = rows.get(c.rid);
-    if (!m || !suitsIntent(intent, m.content)) continue;
+    if (!m || !suitsIntent(intent, m.content, speakers)) continue;
     c.fused *= 1 + s.personalBoost;
-    c.moves.push(`about you ×${(1 + s.personalBoost).toFixed(2)}`);
+    c.moves.push(`about ${about} ×${(1 + s.personalBoost).toFixed(2)}`);
   }
   return cands.sort((a, b) => b.fused - a.fused || a.rid - b.rid);
 }
@@ -226,6 +228,8 @@ export function confidences(
     /** Live memories in the store (bounds idf). */
     docs: number;
     intent: QueryIntent;
+    /** Speakers of the space's conversations the query names (keyword-search.ts `speakersNamed`). */
+    speakers?: string[];
     /** Names in the query that no memory of the space mentions (keyword-search.ts `unknownNames`). */
     unknownNames: string[];
   },
@@ -254,7 +258,7 @@ export function confidences(
         termShare,
         rareMatch: rare / Math.log(Math.max(2, ctx.docs) + 0.5),
         dateMatch: c.dateMatch,
-        suitsIntent: m ? suitsIntent(ctx.intent, m.content) : false,
+        suitsIntent: m ? suitsIntent(ctx.intent, m.content, ctx.speakers) : false,
         personalQuery: ctx.intent !== "general",
         namesKnown: ctx.unknownNames.length === 0,
       },

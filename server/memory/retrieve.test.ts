@@ -402,3 +402,57 @@ test("the dense leg embeds a question as a statement where the model's settings 
   assert.equal(res.results[0]!.id, id.tax);
   assert.equal(res.results[0]!.matchType, "hybrid", "the keyword leg still matched the typed words");
 });
+
+test("an imported conversation between named people: a question naming a speaker favours that speaker's own statements", () => {
+  const st = openTempStore({ model: "axis", dim: 4 });
+  try {
+    const fillers = [
+      "a pottery class",
+      "the beach",
+      "a concert",
+      "the garden",
+      "a new recipe",
+      "the museum",
+      "a film",
+      "the gym",
+    ];
+    const [hers, his] = insertMemories(
+      st.sqlite,
+      [
+        "Caroline: I started volunteering at the animal shelter on Saturdays. Melanie: That's lovely.",
+        "Melanie: I started volunteering at the food bank. Caroline: Good for you!",
+        ...fillers.map((f) => `Caroline: Did you enjoy ${f}? Melanie: Yes, a lot.`),
+      ].map((content, i) => ({
+        spaceId: "personal",
+        content,
+        timestamp: `2023-05-${String(i + 1).padStart(2, "0")}T10:00:00Z`,
+      })),
+      // Melanie's statement is the closer match; Caroline's own is what the question is about.
+      [new Float32Array([0.7, 0.71414, 0, 0]), axisVector(4, 0), ...fillers.map((_, i) => axisVector(4, 2 + (i % 2)))],
+      "axis",
+    );
+    const run = (personalBoost: number) =>
+      searchWithVectors(
+        st.sqlite,
+        { query: "Where does Caroline volunteer?", spaceId: "personal", k: 3 },
+        { ...defaultSettingsFor("universal-sentence-encoder-lite"), personalBoost },
+        [{ role: "main", text: "Where does Caroline volunteer?" }],
+        [axisVector(4, 0)],
+      ).results;
+    const on = run(2);
+    assert.equal(on[0]!.id, hers);
+    assert.ok(on[0]!.moves.includes("about Caroline ×3.00"), on[0]!.moves.join("; "));
+    assert.ok(!on.find((r) => r.id === his)!.moves.some((m) => m.startsWith("about ")));
+    assert.ok(
+      on[0]!.moves.includes(
+        "confidence: about the person's life (it asks about Caroline, who speaks in these conversations)",
+      ),
+      on[0]!.moves.join("; "),
+    );
+    const off = run(0);
+    assert.equal(off[0]!.id, his, "0 = off: the closer match first");
+    assert.ok(!off.some((r) => r.moves.some((m) => m.startsWith("about Caroline"))), "0 = off");
+  } finally {
+    st.close();
+  }
+});

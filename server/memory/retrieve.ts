@@ -3,7 +3,14 @@ import { defaultOffsetMinutes } from "../core/calendar";
 import type { Embedder } from "../core/context";
 import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList } from "./fuse";
 import { statedQuestions } from "./question-frame";
-import { cleanDenseQuery, keywordSearchScored, liveMemoryCount, namesToldOf, unknownNames } from "./keyword-search";
+import {
+  cleanDenseQuery,
+  keywordSearchScored,
+  liveMemoryCount,
+  namesToldOf,
+  speakersNamed,
+  unknownNames,
+} from "./keyword-search";
 import {
   confidences,
   memoryDate,
@@ -15,7 +22,7 @@ import {
   withNeighbours,
   withTime,
 } from "./rerank";
-import { queryIntent, turnIntent } from "./personal";
+import { queryIntent, speakerIntent, turnIntent } from "./personal";
 import { parseTimeIntent, windowWords, type TimeIntent } from "./time-window";
 import { withEventWindows } from "./event-dates";
 import { windowList } from "./windows";
@@ -246,13 +253,18 @@ export function searchWithVectors(
   // turn's other signs (a request to recount, "pops", the conversation's frame: "Is he walking yet?" after
   // a message about Dad). Boosting those too cost recall on the eval's tuning half
   // (docs/retrieval.md#filtering-and-confidence).
-  const intent = queryIntent(req.query);
+  const own = queryIntent(req.query);
+  // A question naming a speaker of an imported conversation asks about their life (personal.ts speakerIntent).
+  const named = own === "general" ? speakersNamed(db, req.spaceId, req.query) : [];
+  const bySpeaker = speakerIntent(req.query, named);
+  const speakers = bySpeaker ? named : [];
+  const intent = bySpeaker ?? own;
   const timed = withTime(staged0, rows, time, settings, nowMs);
   // A past date window the query names that holds memories of the space ("What happened with the garden
   // in May?"): the turn asks about the person's history, whoever it names (personal.ts turnIntent).
   const historyDate = historyWindowText(timed, nowMs);
-  const turn = turnIntent(req.query, req.context ?? [], (t) => namesToldOf(db, req.spaceId, t), historyDate);
-  const staged = withIntent(timed, rows, intent, settings);
+  const turn = turnIntent(req.query, req.context ?? [], (t) => namesToldOf(db, req.spaceId, t), historyDate, speakers);
+  const staged = withIntent(timed, rows, intent, settings, speakers);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
@@ -281,6 +293,7 @@ export function searchWithVectors(
     terms: ftsTerms,
     docs: liveMemoryCount(db),
     intent: turn.intent,
+    speakers,
     unknownNames: unknown,
   });
   const toResult = (
