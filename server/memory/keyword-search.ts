@@ -299,22 +299,21 @@ const TOLD_OF = `SELECT m.content AS content FROM memory_fts JOIN memories m ON 
  * user part uses it as a name and is a self-disclosure, personal.ts): "When does Ziggy need his vaccines?"
  * asks about the person's life although no one in it says "my".
  */
-export function namesToldOf(db: Database.Database, spaceId: string, query: string): string[] {
-  const total = spaceLiveCount(db, spaceId);
-  const known = new Map<string, boolean>();
-  const speaks = (name: string) => {
-    if (!known.has(name)) known.set(name, isSpeaker(db, spaceId, name, total));
-    return known.get(name)!;
-  };
+export function namesToldOf(
+  db: Database.Database,
+  spaceId: string,
+  query: string,
+  speaks: (name: string) => boolean = speakerTest(db, spaceId),
+): string[] {
   return queryNames(query).filter((w) => {
     const rows = stmt(db, TOLD_OF).all(quoteFtsTerm(w), spaceId) as { content: string }[];
+    const named = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(w)}(?![\\p{L}\\p{N}])`, "u");
     return rows.some((r) => {
       // An exchange between named people: told of in a sentence where a speaker tells about themselves,
       // not in a question they asked ("Yusuf: What is the capital of Australia?") nor beside a "keep me
       // posted" of theirs.
       const speakers = speakerLabels(r.content).filter(speaks);
       if (speakers.length) {
-        const named = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(w)}(?![\\p{L}\\p{N}])`, "u");
         return speakers.some((sp) =>
           speakerPart(r.content, sp)
             .split(/(?<=[.!?])\s+/)
@@ -337,12 +336,29 @@ const SPEAKER_SHARE = 0.3;
  * mostly as a label (personal.ts `speakerIntent`). The chat's own roles, "User" and "Assistant", are not
  * names.
  */
-export function speakersNamed(db: Database.Database, spaceId: string, query: string): string[] {
-  const total = spaceLiveCount(db, spaceId);
-  return queryNames(query).filter((w) => isSpeaker(db, spaceId, w, total));
+export function speakersNamed(
+  db: Database.Database,
+  spaceId: string,
+  query: string,
+  speaks: (name: string) => boolean = speakerTest(db, spaceId),
+): string[] {
+  return queryNames(query).filter(speaks);
 }
 
-/** Is this name a speaker of the space's conversations (`speakersNamed`)? `total`: live memories in the space. */
+/**
+ * Whether a name is a speaker of the space's conversations (`speakersNamed`), each name read once: one
+ * search asks it of the query's names and of the labels of the memories `namesToldOf` reads.
+ */
+export function speakerTest(db: Database.Database, spaceId: string): (name: string) => boolean {
+  const total = spaceLiveCount(db, spaceId);
+  const known = new Map<string, boolean>();
+  return (w) => {
+    let v = known.get(w);
+    if (v === undefined) known.set(w, (v = isSpeaker(db, spaceId, w, total)));
+    return v;
+  };
+}
+
 function isSpeaker(db: Database.Database, spaceId: string, w: string, total: number): boolean {
   if (total < 10 || /^(user|assistant)$/i.test(w)) return false;
   const lw = w.normalize("NFKC").toLowerCase();

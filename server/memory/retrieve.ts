@@ -9,6 +9,7 @@ import {
   liveMemoryCount,
   namesToldOf,
   speakersNamed,
+  speakerTest,
   unknownNames,
 } from "./keyword-search";
 import {
@@ -255,7 +256,8 @@ export function searchWithVectors(
   // (docs/retrieval.md#filtering-and-confidence).
   const own = queryIntent(req.query);
   // A question naming a speaker of an imported conversation asks about their life (personal.ts speakerIntent).
-  const named = own === "general" ? speakersNamed(db, req.spaceId, req.query) : [];
+  const speaks = speakerTest(db, req.spaceId);
+  const named = own === "general" ? speakersNamed(db, req.spaceId, req.query, speaks) : [];
   const bySpeaker = speakerIntent(req.query, named);
   const speakers = bySpeaker ? named : [];
   const intent = bySpeaker ?? own;
@@ -263,7 +265,13 @@ export function searchWithVectors(
   // A past date window the query names that holds memories of the space ("What happened with the garden
   // in May?"): the turn asks about the person's history, whoever it names (personal.ts turnIntent).
   const historyDate = historyWindowText(timed, nowMs);
-  const turn = turnIntent(req.query, req.context ?? [], (t) => namesToldOf(db, req.spaceId, t), historyDate, speakers);
+  const turn = turnIntent(
+    req.query,
+    req.context ?? [],
+    (t) => namesToldOf(db, req.spaceId, t, speaks),
+    historyDate,
+    speakers,
+  );
   const staged = withIntent(timed, rows, intent, settings, speakers);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);

@@ -114,28 +114,22 @@ export function DebugSearch() {
   const saved = useQuery(trpc.retrievalSettings.get.queryOptions());
   const current = data?.settings ?? saved.data?.settings;
   const savedSettings = saved.data?.settings;
+  const savedOn = (t: Technique) => (savedSettings ? techniqueOn(t, savedSettings) : false);
   // Checked = on for this search: the override if there is one, else the saved setting.
-  const isOn = (t: Technique) =>
-    techniques[t.key] !== undefined
-      ? techniques[t.key] !== t.off
-      : savedSettings
-        ? techniqueOn(t, savedSettings)
-        : false;
+  const isOn = (t: Technique) => (techniques[t.key] !== undefined ? techniques[t.key] !== t.off : savedOn(t));
   const toggle = (t: Technique, on: boolean) => {
-    const savedOn = savedSettings ? techniqueOn(t, savedSettings) : false;
     setTechniques((prev) => {
       const next = { ...prev };
       // Back to the saved state drops the override; otherwise off at its off value, on at the saved value or the measured one.
-      if (on === savedOn) delete next[t.key];
+      if (on === savedOn(t)) delete next[t.key];
       else Object.assign(next, { [t.key]: on ? t.on : t.off });
       return next;
     });
   };
-  const valueText = (t: Technique) => {
-    if (typeof t.off === "boolean" || !isOn(t)) return "";
-    const v = techniques[t.key] ?? savedSettings?.[t.key];
-    return v === undefined ? "" : ` ${v}`;
-  };
+  // A numeric technique that is on shows its value beside its label.
+  const shownValue = (t: Technique) =>
+    typeof t.off === "boolean" || !isOn(t) ? undefined : (techniques[t.key] ?? savedSettings?.[t.key]);
+  const techniquesOff = data ? TECHNIQUES.filter((t) => !techniqueOn(t, data.settings)) : [];
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -272,13 +266,16 @@ export function DebugSearch() {
           <legend className="mb-1 text-xs font-medium text-zinc-500">
             Memory techniques for this search (saved in Settings → Retrieval)
           </legend>
-          {TECHNIQUES.map((t) => (
-            <label key={t.key} className="flex items-center gap-2" title={t.does}>
-              <input type="checkbox" checked={isOn(t)} onChange={(e) => toggle(t, e.target.checked)} />
-              {t.label}
-              {valueText(t) && <span className="tabular-nums text-zinc-500">{valueText(t)}</span>}
-            </label>
-          ))}
+          {TECHNIQUES.map((t) => {
+            const v = shownValue(t);
+            return (
+              <label key={t.key} className="flex items-center gap-2" title={t.does}>
+                <input type="checkbox" checked={isOn(t)} onChange={(e) => toggle(t, e.target.checked)} />
+                {t.label}
+                {v !== undefined && <span className="tabular-nums text-zinc-500"> {String(v)}</span>}
+              </label>
+            );
+          })}
           <label
             className="flex items-center gap-2"
             title="The would-be-packed threshold for this search: results at or above it go into a prompt"
@@ -398,10 +395,8 @@ export function DebugSearch() {
                 <dd>{data.minConfidence}</dd>
                 <dt>memory techniques</dt>
                 <dd data-testid="techniques-off">
-                  {TECHNIQUES.filter((t) => !techniqueOn(t, data.settings)).length
-                    ? `off: ${TECHNIQUES.filter((t) => !techniqueOn(t, data.settings))
-                        .map((t) => t.label.toLowerCase())
-                        .join(", ")}`
+                  {techniquesOff.length
+                    ? `off: ${techniquesOff.map((t) => t.label.toLowerCase()).join(", ")}`
                     : "all on"}
                 </dd>
                 <dt>dates in the query</dt>
