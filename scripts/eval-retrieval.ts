@@ -26,6 +26,7 @@ import { defaultSettingsFor, type RetrievalSettings } from "../server/memory/set
 import { switchedOff, TECHNIQUES, techniqueOn } from "../server/memory/techniques";
 import { generateLife, LIFE_TYPES, type LifeQuestion } from "../server/test/retrieval-eval/life";
 import { asNamedSpeakers } from "../server/test/retrieval-eval/named-speakers";
+import { asNoPerson } from "../server/test/retrieval-eval/no-person";
 import { createRng } from "../server/test/retrieval-eval/rng";
 import type { EmbeddingModelChoice } from "../server/embedder/models";
 import {
@@ -327,6 +328,25 @@ async function main() {
     } finally {
       await namedStore.close();
     }
+    // 4d. The questions that speak of the person only through "my"/"our", asked without them ("Which
+    //     breed is the four-legged buddy?", no-person.ts), beside the same questions as asked: what a turn
+    //     gets when nothing in it says it is about the person.
+    const noPerson = asNoPerson(ds);
+    const asAsked = new Set(noPerson.questions.map((q) => q.id.replace(/-np$/, "")));
+    const noPersonReport: Record<string, Record<string, Evaluation>> = { "as asked": {}, "without the person": {} };
+    for (const half of ["tuning", "reporting"] as const) {
+      for (const [name, d] of [
+        ["as asked", { ...ds, questions: ds.questions.filter((q) => asAsked.has(q.id)) }],
+        ["without the person", noPerson],
+      ] as const) {
+        const qs = d.questions.filter((q) => q.half === half);
+        await prepareQueries(store, d, qs, [shipped]);
+        noPersonReport[name]![half] = figures(store, await runQuestions(store, d, qs, shipped), shipped.minConfidence);
+      }
+    }
+    log(
+      `without the person: reporting packed recall@6 ${noPersonReport["without the person"]!.reporting!.answerable.packedRecall6}`,
+    );
     // 5. How much of it is noise: bootstrap intervals of the shipped defaults, and of their gain over the previous ones.
     const intervals = Object.fromEntries(
       (["reporting", "tuning"] as const).map((half) => [
@@ -368,6 +388,7 @@ async function main() {
       report,
       intervals,
       namedSpeakers: { persona: ds.persona, report: namedReport },
+      noPerson: { questions: countTypes(noPerson.questions), report: noPersonReport },
       techniques: techniques.map((t) => ({
         key: t.key,
         label: t.label,
@@ -394,7 +415,7 @@ async function main() {
     const json = JSON.stringify(summary, null, 2);
     if (values.out) fs.writeFileSync(values.out, `${json}\n`);
     process.stdout.write(`${json}\n\n`);
-    const md = markdown(modelId, summary.dataset.memories, report, intervals, techniques, namedReport);
+    const md = markdown(modelId, summary.dataset.memories, report, intervals, techniques, namedReport, noPersonReport);
     if (values.markdown) fs.writeFileSync(values.markdown, md);
     process.stdout.write(md);
     if (differs.length) log(`note: the shipped defaults differ from this run's choice in: ${differs.join(", ")}`);
@@ -494,6 +515,7 @@ function markdown(
     halves: Record<string, { off: Evaluation; gainRecall10: { lo: number; hi: number } }>;
   }[],
   namedReport: Record<string, Record<string, Evaluation>>,
+  noPersonReport: Record<string, Record<string, Evaluation>> = {},
 ): string {
   const lines = [
     `### Retrieval eval (${model === USE_LITE ? "USE-lite" : model}, ${memories} memories in one space; \`npm run eval:retrieval${model === USE_LITE ? "" : " -- --model …"}\`)`,
@@ -538,6 +560,13 @@ function markdown(
       'The same history as an imported conversation between two named people (`named-speakers.ts`: every exchange "<persona>: … Robin: …", the questions about the persona by name, in the third person; general-knowledge turns as asked), the shape of the public long-conversation benchmarks:',
       "",
       ...figuresTable(namedReport),
+    );
+  if (Object.keys(noPersonReport).length)
+    lines.push(
+      "",
+      'The questions whose only words for the person are "my"/"our", asked without them (`no-person.ts`: "Which breed is the four-legged buddy?", "When is Dad\'s knee replacement?"), beside the same questions as asked; same history and gold:',
+      "",
+      ...figuresTable(noPersonReport),
     );
   return `${lines.join("\n")}\n`;
 }
