@@ -9,6 +9,7 @@ export const FEATURES = [
   "suitsIntent",
   "personalQuery",
   "namesKnown",
+  "thingToldOf",
 ] as const;
 export type FeatureName = (typeof FEATURES)[number];
 export type Features = Record<FeatureName, number>;

@@ -20,17 +20,18 @@ export interface ConfidenceModel {
 
 // BEGIN FITTED USE_LITE (written by npm run eval:retrieval -- --fit)
 const USE_LITE: ConfidenceModel = {
-  bias: -7.464,
+  bias: -8.061,
   weights: {
-    similarity: 2.021,
+    similarity: 2.139,
     keyword: 0,
-    agreement: 0.316,
-    termShare: 2.043,
-    rareMatch: 0.106,
-    dateMatch: 1.761,
-    suitsIntent: 0.436,
-    personalQuery: 3.235,
-    namesKnown: 2.266,
+    agreement: 0.338,
+    termShare: 1.859,
+    rareMatch: 0.123,
+    dateMatch: 1.821,
+    suitsIntent: 0.579,
+    personalQuery: 3.712,
+    namesKnown: 2.228,
+    thingToldOf: 1.842,
   },
   similarityRange: [0.1, 0.7],
   turnShare: 0,

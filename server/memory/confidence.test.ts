@@ -22,6 +22,7 @@ const base: RawSignals = {
   suitsIntent: false,
   personalQuery: true,
   namesKnown: true,
+  thingToldOf: false,
 };
 
 test("confidence lies in [0, 1] and never falls when a signal rises (every model)", () => {
@@ -40,6 +41,7 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         suitsIntent: r.chance(0.5),
         personalQuery: r.chance(0.5),
         namesKnown: r.chance(0.5),
+        thingToldOf: r.chance(0.3),
       };
       const c = confidenceOf(features(s, model), model);
       assert.ok(c >= 0 && c <= 1);
@@ -53,6 +55,7 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         { ...s, suitsIntent: true },
         { ...s, personalQuery: true },
         { ...s, namesKnown: true },
+        { ...s, thingToldOf: true },
       ];
       for (const u of up)
         assert.ok(

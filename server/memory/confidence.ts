@@ -29,6 +29,11 @@ export interface RawSignals {
   personalQuery: boolean;
   /** Every name the query uses ("my cousin Bartholomew") occurs somewhere in the space (keyword-search.ts `unknownNames`). */
   namesKnown: boolean;
+  /**
+   * The query reads as general knowledge, yet refers by a definite phrase to a thing the person has told
+   * about ("Has the knee got any better?": keyword-search.ts `thingsToldOf`).
+   */
+  thingToldOf: boolean;
 }
 
 const clip = (x: number) => Math.min(1, Math.max(0, x));
@@ -49,6 +54,7 @@ export function features(s: RawSignals, model: ConfidenceModel): Features {
     suitsIntent: s.suitsIntent ? 1 : 0,
     personalQuery: s.personalQuery ? 1 : 0,
     namesKnown: s.namesKnown ? 1 : 0,
+    thingToldOf: s.thingToldOf ? 1 : 0,
   };
 }
 

@@ -10,6 +10,7 @@ import {
   keywordSearchScored,
   namesToldOf,
   speakersNamed,
+  thingsToldOf,
   queryWords,
   quoteFtsTerm,
   unknownNames,
@@ -356,6 +357,34 @@ test("namesToldOf: names the person has used in their own statements", () => {
   assert.deepEqual(told("What is the population of Australia?"), []);
   assert.deepEqual(told("Who wrote One Hundred Years of Solitude?"), []);
   assert.deepEqual(told("What did Bianca say?"), []);
+});
+
+test("thingsToldOf: the head of a definite phrase the person has used in a statement of their own", () => {
+  const s = store();
+  add(s.sqlite, [
+    "User: Bought a secondhand acoustic guitar, with lessons from a teacher called Andre. Assistant: Great buy.",
+    "User: My knee is still swollen after the match. Assistant: Ice and rest.",
+    "User: Why is the sky blue? Assistant: Sunlight scatters off the air.",
+    "User: Help me write a note about the parking permit. Assistant: Here is a draft.",
+    "Planted tomatoes in the raised bed",
+    ...Array.from({ length: 60 }, (_, i) => `User: Filler exchange number ${i} about the weather. Assistant: Noted.`),
+  ]);
+  add(s.sqlite, ["User: The boiler broke again. Assistant: Call the engineer."], "work");
+  const things = (q: string) => thingsToldOf(s.sqlite, "personal", q);
+  assert.deepEqual(things("Who's teaching the guitar lessons?"), ["lessons"]);
+  assert.deepEqual(things("Is the knee any better?"), ["knee"]);
+  assert.deepEqual(things("What's growing in the raised bed?"), ["bed"], "a /remember note is the person's own");
+  // Only in a question or an ask of theirs, in another space, everyday (in > 5% of the space), or never: not told of.
+  assert.deepEqual(things("What colour is the sky on Mars?"), []);
+  assert.deepEqual(things("How much is the parking permit?"), []);
+  assert.deepEqual(things("Did the boiler get fixed?"), []);
+  assert.deepEqual(things("What's the weather tomorrow?"), []);
+  assert.deepEqual(things("Where is the nearest volcano?"), []);
+  // A bare phrase is a lookup: each of its words may name the thing; a bare ask or question is not.
+  assert.deepEqual(things("guitar lessons"), ["guitar", "lessons"]);
+  assert.deepEqual(things("knee?"), ["knee"]);
+  assert.deepEqual(things("explain the sky"), []);
+  assert.deepEqual(things("why sky blue"), []);
 });
 
 test("speakersNamed: a name that labels most exchanges of the space is a speaker of its conversations", () => {

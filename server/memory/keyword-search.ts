@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { stemmer } from "stemmer";
 import { STOPWORDS } from "./stopwords";
 import { stmt } from "../core/statements";
-import { isSelfDisclosure, speakerLabels, speakerPart, statesAboutSelf, userPart } from "./personal";
+import { isSelfDisclosure, isStatement, speakerLabels, speakerPart, statesAboutSelf, userPart } from "./personal";
 
 export interface KeywordOptions {
   /** Drop a term found in more than this fraction of memories (once the store has ≥ 50). */
@@ -321,6 +321,91 @@ export function namesToldOf(
         );
       }
       return queryNames(userPart(r.content)).includes(w) && isSelfDisclosure(r.content);
+    });
+  });
+}
+
+/**
+ * A thing the person's own words call by a rarer word of the space is theirs: "the guitar", "the knee",
+ * "the vegetable patch" in a question that speaks in no person ("Has the knee got any better?"). Words in
+ * more than this share of the space's memories are everyday words, not the name of a thing of theirs.
+ */
+const THING_MAX_SHARE = 0.05;
+
+/** The head words of the query's definite phrases ("the guitar lessons" → lessons, "this knee" → knee). */
+function definiteWords(query: string): string[] {
+  const words = new Set<string>();
+  for (const m of query.matchAll(/\b(?:the|this|that|these|those)\s+((?:[\p{Ll}][\p{L}\p{M}'’-]*\s*){1,3})/giu)) {
+    // The phrase's head: its last word before a stopword or a name ("the guitar lessons" → lessons).
+    let head: string | null = null;
+    for (const raw of m[1]!.trim().split(/\s+/)) {
+      const w = raw
+        .replace(/['’]s$/u, "")
+        .replace(/['’-]+$/u, "")
+        .normalize("NFKC");
+      if (w !== w.toLowerCase() || STOPWORDS.has(w)) break;
+      head = w;
+      if (raw !== w && /['’]s$/u.test(raw)) break;
+    }
+    if (head && head.length >= 3) words.add(head);
+  }
+  return [...words];
+}
+
+const QUESTION_START =
+  /^\s*(what|what's|where|where's|when|who|who's|whom|whose|why|how|how's|which|is|are|was|were|do|does|did|can|could|should|would|will|shall|may|might|must|has|have|had)\b/i;
+
+/**
+ * The words that may name a thing of the person's: the heads of the query's definite phrases, or, in a
+ * bare phrase of a few words ("wifi password", "spare bike key?") — a lookup in the person's own
+ * memory, not a question or an ask — each of its words.
+ */
+function thingWords(query: string): string[] {
+  const bare = query.replace(/\?\s*$/u, "").trim();
+  const words = bare.split(/\s+/).filter(Boolean);
+  if (
+    words.length > 0 &&
+    words.length <= 5 &&
+    /^[\p{L}\p{N}\s'’-]+$/u.test(bare) &&
+    !QUESTION_START.test(bare) &&
+    isStatement(bare)
+  )
+    return words
+      .map((w) => w.normalize("NFKC"))
+      .filter((w) => w === w.toLowerCase() && !STOPWORDS.has(w) && w.length >= 3);
+  return definiteWords(query);
+}
+
+/**
+ * Things the query refers to as definite ("the guitar lessons", "the knee"; every word of a bare phrase,
+ * see thingWords) that the person has told about in a statement of their own (not a question or an ask
+ * of theirs): "Has the knee got any better?" asks about the person's life although no one in it says
+ * "my" (the `thingToldOf` confidence feature, rerank.ts). Names are
+ * namesToldOf's; a word in more than THING_MAX_SHARE of the space is an everyday word.
+ */
+export function thingsToldOf(
+  db: Database.Database,
+  spaceId: string,
+  query: string,
+  speaks: (name: string) => boolean = speakerTest(db, spaceId),
+): string[] {
+  const total = spaceLiveCount(db, spaceId);
+  return thingWords(query).filter((w) => {
+    const stem = stemmer(stripDiacritics(w));
+    const df = spaceDocFrequency(db, spaceId, w, stem);
+    // Below 50 memories every word is in a large share of the space: the share says nothing there.
+    if (df === 0 || (total >= 50 && df > THING_MAX_SHARE * total)) return false;
+    const rows = stmt(db, TOLD_OF).all(quoteFtsTerm(w), spaceId) as { content: string }[];
+    const tells = (text: string, said: (sentence: string) => boolean) =>
+      text.split(/(?<=[.!?])\s+/).some((sentence) => said(sentence) && textStems(sentence).has(stem));
+    return rows.some((r) => {
+      // Between named people both sides are speakers, the one who answers questions too: as for names
+      // (namesToldOf), only a sentence where a speaker tells about themselves counts.
+      const speakers = speakerLabels(r.content).filter(speaks);
+      if (speakers.length) return speakers.some((sp) => tells(speakerPart(r.content, sp), statesAboutSelf));
+      // A note kept with /remember or an ingested document is the person's own material.
+      if (!/^\s*User:/.test(r.content)) return true;
+      return tells(userPart(r.content), isStatement);
     });
   });
 }

@@ -119,6 +119,12 @@ export function speakerPart(content: string, speaker: string): string {
   return parts.join(" ");
 }
 
+/** A sentence that tells something: not a question, an ask of the assistant, or the framing of one. */
+export function isStatement(sentence: string): boolean {
+  const t = sentence.trim();
+  return t.length > 0 && !t.endsWith("?") && !REQUEST.test(t) && !CURIOUS.test(t);
+}
+
 /** Words with a first-person statement in them, not only bare questions or asks. */
 export function statesAboutSelf(words: string): boolean {
   const u = words.trim();

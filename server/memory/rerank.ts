@@ -232,10 +232,16 @@ export function confidences(
     speakers?: string[];
     /** Names in the query that no memory of the space mentions (keyword-search.ts `unknownNames`). */
     unknownNames: string[];
+    /** Things a general-reading query refers to that the person has told about (keyword-search.ts `thingsToldOf`). */
+    thingsToldOf?: string[];
   },
 ): Confidence[] {
   const model = confidenceModelFor(ctx.model);
   const idfSum = ctx.terms.reduce((s, t) => s + t.idf, 0);
+  // A general-reading query about a thing the person told of ("Has the knee got any better?") is suited
+  // by the person's own statements, as a personal question is (docs/retrieval.md#filtering-and-confidence).
+  const thing = ctx.intent === "general" && (ctx.thingsToldOf?.length ?? 0) > 0;
+  const suits: QueryIntent = thing ? "personal" : ctx.intent;
   const own = ranked.map((c) => {
     const v = ctx.vectors.get(c.rid);
     const sim = ctx.queryVector && v ? cosine(ctx.queryVector, v) : c.similarity;
@@ -258,9 +264,10 @@ export function confidences(
         termShare,
         rareMatch: rare / Math.log(Math.max(2, ctx.docs) + 0.5),
         dateMatch: c.dateMatch,
-        suitsIntent: m ? suitsIntent(ctx.intent, m.content, ctx.speakers) : false,
+        suitsIntent: m ? suitsIntent(suits, m.content, ctx.speakers) : false,
         personalQuery: ctx.intent !== "general",
         namesKnown: ctx.unknownNames.length === 0,
+        thingToldOf: thing,
       },
       model,
     );

@@ -21,6 +21,8 @@ import {
 } from "../test/retrieval-eval/life-harness";
 import { figures, runQuestions } from "../test/retrieval-eval/life-metrics";
 import { asNamedSpeakers } from "../test/retrieval-eval/named-speakers";
+import { asNoPerson } from "../test/retrieval-eval/no-person";
+import { confidenceModelFor } from "./confidence";
 import { defaultSettingsFor, type RetrievalSettings } from "./settings";
 
 let ds: LifeDataset;
@@ -131,4 +133,29 @@ test("the same slice as an imported conversation between two named people: a que
   } finally {
     await namedStore.close();
   }
+});
+
+test("the slice asked without the person (my/our → the): a thing the person told of keeps its memory in the prompt", async (t) => {
+  const np = asNoPerson(ds);
+  await prepareQueries(store!, np, np.questions, [shipped]);
+  const model = confidenceModelFor(store!.model);
+  const weight = model.weights.thingToldOf;
+  const run = async () => figures(store!, await runQuestions(store!, np, np.questions, shipped), shipped.minConfidence);
+  const on = await run();
+  model.weights.thingToldOf = 0;
+  let off: Awaited<ReturnType<typeof run>>;
+  try {
+    off = await run();
+  } finally {
+    model.weights.thingToldOf = weight;
+  }
+  t.diagnostic(
+    `n=${on.answerable.n}+${on.unanswerable.n} packed r@6 ${on.answerable.packedRecall6} (feature off ${off.answerable.packedRecall6}) of ${on.answerable.recall6}; unanswerable packed ${on.unanswerable.packed} (off ${off.unanswerable.packed})`,
+  );
+  assert.ok(weight > 0, "the fitted model weighs the feature");
+  // Nothing in "Which breed is the four-legged buddy?" says it is about the person but the thing itself.
+  assert.ok(
+    on.answerable.packedRecall6 >= off.answerable.packedRecall6 + 0.05,
+    `${on.answerable.packedRecall6} vs ${off.answerable.packedRecall6}`,
+  );
 });

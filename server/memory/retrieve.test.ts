@@ -351,6 +351,28 @@ test("a question naming someone the person told about is personal for the confid
   }
 });
 
+test("a question about a thing the person told of, in no person: its own confidence feature, and the result says so", () => {
+  const st = personalStore([
+    { content: "User: My knee is still swollen after the match. Assistant: Ice it and rest." },
+    { content: "User: Why is the sky blue? Assistant: Sunlight scatters off the air.", axis: 1 },
+  ]);
+  try {
+    const run = (query: string) => firstResult(st.sqlite, query);
+    const knee = run("Is the knee any better?");
+    assert.equal(knee.features!.personalQuery, 0, "no sign reads the turn as personal");
+    assert.equal(knee.features!.thingToldOf, 1);
+    assert.equal(knee.features!.suitsIntent, 1, "the person's own statement suits it");
+    assert.ok(knee.moves.includes("confidence: the person has told about the knee"), knee.moves.join("; "));
+    // Named only in a question of theirs, or never: not a thing of theirs.
+    assert.equal(run("Is the sky any bluer at noon?").features!.thingToldOf, 0);
+    const elbow = run("Is the elbow any better?");
+    assert.equal(elbow.features!.thingToldOf, 0);
+    assert.ok(!elbow.moves.some((m) => m.includes("has told about")));
+  } finally {
+    st.close();
+  }
+});
+
 test("a question naming a time the person has memories of is personal for the confidence, without a 'my'", () => {
   const st = personalStore([
     {

@@ -8,6 +8,7 @@ import {
   keywordSearchScored,
   liveMemoryCount,
   namesToldOf,
+  thingsToldOf,
   speakersNamed,
   speakerTest,
   unknownNames,
@@ -272,6 +273,8 @@ export function searchWithVectors(
     historyDate,
     speakers,
   );
+  // Only a turn nothing else reads as personal asks whether it names a thing the person told of.
+  const things = turn.intent === "general" ? thingsToldOf(db, req.spaceId, req.query, speaks) : [];
   const staged = withIntent(timed, rows, intent, settings, speakers);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
@@ -303,6 +306,7 @@ export function searchWithVectors(
     intent: turn.intent,
     speakers,
     unknownNames: unknown,
+    thingsToldOf: things,
   });
   const toResult = (
     c: (typeof ordered)[number] | (typeof dropped)[number],
@@ -353,6 +357,7 @@ export function searchWithVectors(
             : []),
           ...(unknown.length ? [`confidence: no memory mentions ${unknown.join(", ")}`] : []),
           ...(turn.sign ? [`confidence: about the person's life (${turn.sign})`] : []),
+          ...(things.length ? [`confidence: the person has told about the ${things.join(", the ")}`] : []),
         ],
         conf[i]!.features,
       ),

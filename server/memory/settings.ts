@@ -93,7 +93,7 @@ const BASE: RetrievalSettings = {
   duplicateSimilarity: 1,
   repeatSimilarity: 1,
   personalBoost: 0.5,
-  minConfidence: 0.13,
+  minConfidence: 0.14,
   packSpeakers: true,
   assistantMaxChars: 400,
 };
