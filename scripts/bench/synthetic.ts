@@ -80,6 +80,11 @@ export function text(r: () => number, zipf: () => number, words: number, topic: 
   return out.join(" ");
 }
 
+/** One of a topic's own words (the 15% of `text`'s words that are topical): rare in the store, as a thing's name is. */
+export function topicWord(r: () => number, topic: number): string {
+  return makeWord(2000 + ((topic * 37 + Math.floor(r() * 40)) % 18000));
+}
+
 const LATENT = 32;
 
 function clusteredSpace(dim: number) {
