@@ -309,8 +309,8 @@ async function benchSet(n: number, set: VectorSet) {
   out.turnNomic = await timeTurns(db, MODEL, DIM, SPACE, MODEL, turns);
   // A turn that names a thing by a definite phrase and no person ("Has the <word> got any better?") also
   // reads whether the person told of the thing (thingsToldOf: the word's document frequency, then one
-  // FTS read of at most 20 rows). Timed alone first, while the frequencies are not yet cached, then as
-  // part of the whole turn.
+  // FTS read of at most 20 rows). Timed alone first, then as part of the whole turn (frequencies are
+  // cached: a word that an earlier turn of the benchmark searched is not read again).
   const thingTurns: BenchTurn[] = queries.map((q) => ({
     message: `Has the ${topicWord(r, q.topic)} got any better?`,
     context: [],
