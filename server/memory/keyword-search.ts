@@ -2,7 +2,15 @@ import type Database from "better-sqlite3";
 import { stemmer } from "stemmer";
 import { STOPWORDS } from "./stopwords";
 import { stmt } from "../core/statements";
-import { isSelfDisclosure, isStatement, speakerLabels, speakerPart, statesAboutSelf, userPart } from "./personal";
+import {
+  isSelfDisclosure,
+  isStatement,
+  sentencesOf,
+  speakerLabels,
+  speakerPart,
+  statesAboutSelf,
+  userPart,
+} from "./personal";
 
 export interface KeywordOptions {
   /** Drop a term found in more than this fraction of memories (once the store has ≥ 50). */
@@ -283,7 +291,7 @@ export function unknownNames(db: Database.Database, spaceId: string, query: stri
 /** Capitalised words after a sentence's first (months, weekdays and "I" aside): the names a query uses. */
 function queryNames(query: string): string[] {
   const names = new Set<string>();
-  for (const sentence of query.split(/(?<=[.!?])\s+/))
+  for (const sentence of sentencesOf(query))
     for (const m of sentence.matchAll(/(?<=[\p{L}\p{N},;:)"'”’]\s+)(\p{Lu}[\p{Ll}\p{M}'’-]+)/gu)) {
       const w = m[1]!.replace(/['’]s$/u, "").replace(/['’-]+$/u, "");
       if (w.length >= 2 && !NOT_NAMES.has(w.toLowerCase())) names.add(w);
@@ -315,9 +323,7 @@ export function namesToldOf(
       const speakers = speakerLabels(r.content).filter(speaks);
       if (speakers.length) {
         return speakers.some((sp) =>
-          speakerPart(r.content, sp)
-            .split(/(?<=[.!?])\s+/)
-            .some((sentence) => named.test(sentence) && statesAboutSelf(sentence)),
+          sentencesOf(speakerPart(r.content, sp)).some((sentence) => named.test(sentence) && statesAboutSelf(sentence)),
         );
       }
       return queryNames(userPart(r.content)).includes(w) && isSelfDisclosure(r.content);
@@ -397,7 +403,7 @@ export function thingsToldOf(
     if (df === 0 || (total >= 50 && df > THING_MAX_SHARE * total)) return false;
     const rows = stmt(db, TOLD_OF).all(quoteFtsTerm(w), spaceId) as { content: string }[];
     const tells = (text: string, said: (sentence: string) => boolean) =>
-      text.split(/(?<=[.!?])\s+/).some((sentence) => said(sentence) && textStems(sentence).has(stem));
+      sentencesOf(text).some((sentence) => said(sentence) && textStems(sentence).has(stem));
     return rows.some((r) => {
       // Between named people both sides are speakers, the one who answers questions too: as for names
       // (namesToldOf), only a sentence where a speaker tells about themselves counts.

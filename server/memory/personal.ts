@@ -119,6 +119,11 @@ export function speakerPart(content: string, speaker: string): string {
   return parts.join(" ");
 }
 
+/** A text's sentences, split after ".", "!" or "?" (exchanges are stored on one line). */
+export function sentencesOf(text: string): string[] {
+  return text.split(/(?<=[.!?])\s+/).filter(Boolean);
+}
+
 /** A sentence that tells something: not a question, an ask of the assistant, or the framing of one. */
 export function isStatement(sentence: string): boolean {
   const t = sentence.trim();
@@ -129,8 +134,7 @@ export function isStatement(sentence: string): boolean {
 export function statesAboutSelf(words: string): boolean {
   const u = words.trim();
   if (!FIRST_PERSON.test(u)) return false;
-  const sentences = u.split(/(?<=[.!?])\s+/).filter(Boolean);
-  return sentences.some((s) => !s.trim().endsWith("?") && FIRST_PERSON.test(s) && !REQUEST.test(s) && !CURIOUS.test(s));
+  return sentencesOf(u).some((s) => isStatement(s) && FIRST_PERSON.test(s));
 }
 
 /**
