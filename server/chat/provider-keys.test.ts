@@ -125,7 +125,7 @@ test("an API token gets no provider, model, access or job settings at all", asyn
   await forbidden(program.jobs.settings());
   await forbidden(program.jobs.saveSettings({}));
   await forbidden(program.retrievalSettings.reset());
-  await forbidden(program.privacy.setSharing({ key: `openai@${new URL(catcher.url).host}`, mode: "all" }));
+  await forbidden(program.privacy.setSharing({ key: `openai@${new URL(catcher.url).host}`, mode: "on" }));
   await forbidden(program.access.tokens());
   await forbidden(program.access.createToken({ name: "more" }));
   await forbidden(program.access.setPassword({ current: "owner password", password: "a new password" }));
