@@ -49,9 +49,7 @@ async function chatAbout(memo: MemoContext, user: string, assistant: string) {
 }
 
 const recalls = async (memo: MemoContext, query: string, needle: string) =>
-  (await search(memo, { query, space: "personal", k: 10 })).results.some((r) =>
-    r.content.includes(needle),
-  );
+  (await search(memo, { query, space: "personal", k: 10 })).results.some((r) => r.content.includes(needle));
 
 test("delete with forgetting: the chat's memories go to the trash (not recalled), undo brings them back; a /remember stays", async () => {
   const memo = setup();

@@ -20,7 +20,8 @@ export async function keepCutShortExchange(
   const { text, reason } = splitCutNote(m.content);
   if (!keptOnlyOnRequest(reason))
     throw new ServiceError(409, "only a reply that was stopped or left by its page waits to be kept; this one is not");
-  if (!text.trim()) throw new ServiceError(409, "this reply was stopped before it said anything: there is nothing to remember");
+  if (!text.trim())
+    throw new ServiceError(409, "this reply was stopped before it said anything: there is nothing to remember");
   const conv = getConversationOr404(db, m.conversationId);
   if (conv.temporary || !conv.memory.store || m.sent?.stored === false)
     throw new ServiceError(409, "storing memories is off for this conversation");
@@ -28,7 +29,9 @@ export async function keepCutShortExchange(
   const prev = all[all.findIndex((x) => x.id === messageId) - 1];
   if (prev?.role !== "user") throw new ServiceError(409, "this reply has no message of yours before it");
   // The reply was settled as "no memory": open its record again, unless it was kept already.
-  const row = db.prepare("SELECT memory_ids AS ids FROM messages WHERE id = ?").get(messageId) as { ids: string | null };
+  const row = db.prepare("SELECT memory_ids AS ids FROM messages WHERE id = ?").get(messageId) as {
+    ids: string | null;
+  };
   const kept = row.ids ? (JSON.parse(row.ids) as string[]) : [];
   if (kept.length) return { ids: kept };
   db.prepare("UPDATE messages SET persisted_at = NULL, memory_ids = NULL WHERE id = ?").run(messageId);

@@ -25,7 +25,13 @@ import { PersistQueue, setPersistQueue } from "./persist";
 import { saveProviderSettings } from "./providers";
 import { registerTurn, stopTurn, TurnControl } from "./turn-control";
 
-for (const k of ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_CHAT_MODEL"])
+for (const k of [
+  "MEMO_PROVIDER",
+  "MEMO_OPENAI_BASE_URL",
+  "MEMO_OPENAI_API_KEY",
+  "MEMO_OPENAI_MODEL",
+  "MEMO_CHAT_MODEL",
+])
   delete process.env[k];
 
 let fixture: OpenAIFixtureServer;
@@ -98,9 +104,9 @@ async function waitFor(cond: () => boolean, ms: number, what: string): Promise<v
 }
 
 const memoriesOf = (conversationId: string) =>
-  store.sqlite.prepare("SELECT content FROM memories WHERE conversation_id = ? AND soft_deleted = 0").all(
-    conversationId,
-  ) as { content: string }[];
+  store.sqlite
+    .prepare("SELECT content FROM memories WHERE conversation_id = ? AND soft_deleted = 0")
+    .all(conversationId) as { content: string }[];
 
 test("Stop mid-stream: the provider request ends at once, the stored reply is exactly what the page showed, marked stopped, and not memory until kept", async () => {
   const before = { ...fixture.streams };
@@ -128,7 +134,9 @@ test("Stop mid-stream: the provider request ends at once, the stored reply is ex
   await waitFor(() => fixture.streams.abandoned === before.abandoned + 1, 2_000, "the provider request to end");
   assert.ok(Date.parse(fixture.streams.lastAbandonedAt!) - stoppedAt < 500, "the provider saw the Stop at once");
   assert.equal(fixture.streams.completed, before.completed);
-  await readUntil(reader, events, (e) => e.some((x) => x.type === "stopped" || x.type === "done" || x.type === "error"));
+  await readUntil(reader, events, (e) =>
+    e.some((x) => x.type === "stopped" || x.type === "done" || x.type === "error"),
+  );
   const last = events.at(-1)!;
   assert.equal(last.type, "stopped");
   assert.equal(last.message!.content, shownText + cutNote("stopped"));
