@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { MemoContext } from "../core/context";
-import { ServiceError } from "../core/errors";
+import type { ServiceError } from "../core/errors";
 import { restore } from "../memory/forget";
 import { checkInvariant } from "../memory/store";
 import { remember } from "../memory/write";

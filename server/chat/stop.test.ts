@@ -16,7 +16,7 @@ import { POST as stopRoute } from "../../app/api/chat/stop/route";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { inflightCount } from "../ops/inflight";
 import { setAppContext, type MemoContext } from "../core/context";
-import { ServiceError } from "../core/errors";
+import type { ServiceError } from "../core/errors";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { cutNote, splitCutNote } from "./cut-short";
