@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { headers } from "next/headers";
 import { accessConfig, loginRequired } from "@/server/auth/access";
@@ -6,6 +7,8 @@ import { hasOwnerPassword } from "@/server/auth/store";
 import { LoginForm } from "./login-form";
 
 export const dynamic = "force-dynamic";
+// The tab says which page this is (the layout adds " · Memo").
+export const metadata: Metadata = { title: "Sign in" };
 
 /** Only a path on this site may be the place to go back to after signing in (no open redirect). */
 function safeNext(raw: string | string[] | undefined): string {
