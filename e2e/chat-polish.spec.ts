@@ -1,6 +1,8 @@
 import type { Page } from "@playwright/test";
 import { test, expect } from "./chat-fixtures";
+import { AnalyticsPage } from "./pages/analytics.page";
 import { IngestPage } from "./pages/ingest.page";
+import { SettingsPage } from "./pages/settings.page";
 
 /**
  * What a first hour in the chat shows (issue 34, items 4–14): a document's name and section on what it
@@ -11,6 +13,8 @@ import { IngestPage } from "./pages/ingest.page";
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
+test.use({ viewport: DESKTOP });
+
 const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/polish-${name}.png` });
 
 /** The page itself scrolls neither way: only the transcript and the lists in it do. */
@@ -36,6 +40,7 @@ test.describe("returning user", () => {
       space,
       page,
     }) => {
+      test.setTimeout(150_000); // two long streamed replies on a busy machine
       await page.setViewportSize(viewport);
       await chat.goto(space);
       for (const q of ["First long answer [fixture:long]", "Second long answer [fixture:long]"]) {
@@ -245,4 +250,44 @@ test("/forget: once confirmed the reply says what happened and lists each memory
   await chat.gotoConversation(await chat.conversationId());
   await expect(chat.replyText(chat.lastReply())).toHaveText(/^Forgot 1 memory matching “peanut”/);
   await expect(chat.replyText(chat.lastReply())).not.toContainText("until you confirm");
+});
+
+test("Settings → Retrieval: one line says what is on; the fields wait behind Advanced, open as last left", async ({
+  page,
+  consoleWatch,
+}) => {
+  void consoleWatch;
+  await page.goto("/settings");
+  const form = page.getByRole("form", { name: "Retrieval settings" });
+  await expect(form.getByTestId("retrieval-summary")).toHaveText(
+    /^Up to \d+ memories per reply at confidence [\d.]+ or more, within \d+ tokens; .* fusion; on: .+\.$/,
+  );
+  const topN = form.getByRole("spinbutton", { name: "Memories per reply (top N)" });
+  await expect(topN).toBeHidden();
+  await expect(form.getByTestId("retrieval-advanced").locator("summary")).toHaveText(/^Advanced: \d+ settings/);
+  await shot(page, "settings-retrieval-1280");
+  const settings = new SettingsPage(page);
+  await settings.openAdvanced();
+  await expect(topN).toBeVisible();
+  await page.reload();
+  await expect(topN).toBeVisible();
+});
+
+test("Analytics: Run decay now leaves the page where it was; the counts say what they mean", async ({
+  page,
+  consoleWatch,
+}) => {
+  void consoleWatch;
+  const analytics = new AnalyticsPage(page);
+  await analytics.goto();
+  const run = analytics.jobsPanel.getByTestId("run-decay");
+  await run.scrollIntoViewIfNeeded();
+  const before = { y: (await run.boundingBox())!.y, scroll: await page.evaluate(() => window.scrollY) };
+  await run.click();
+  await expect(analytics.jobsPanel.getByTestId("job-result")).toContainText("promoted by recall");
+  await expect(analytics.jobsPanel.getByTestId("jobs-legend")).toContainText(
+    "Promoted by recall: recalled into a prompt",
+  );
+  expect(await page.evaluate(() => window.scrollY)).toBe(before.scroll);
+  expect(Math.abs((await run.boundingBox())!.y - before.y)).toBeLessThanOrEqual(1);
 });

@@ -6,7 +6,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../_trpc/client";
 import { eta, mb, pct } from "./format";
-import { useDismissed } from "./use-dismissed";
+import { useDismissed } from "../_ui/use-remembered";
 import { useSetupStatus } from "./use-setup-status";
 
 const BOX = "mx-auto mt-2 max-w-5xl space-y-1 px-4 empty:hidden";
