@@ -265,7 +265,9 @@ test("Settings → Retrieval: one line says what is on; the fields wait behind A
   const topN = form.getByRole("spinbutton", { name: "Memories per reply (top N)" });
   await expect(topN).toBeHidden();
   await expect(form.getByTestId("retrieval-advanced").locator("summary")).toHaveText(/^Advanced: \d+ settings/);
-  await shot(page, "settings-retrieval-1280");
+  await page
+    .getByTestId("retrieval-section")
+    .screenshot({ path: "test-results/screenshots/polish-settings-retrieval-1280.png" });
   const settings = new SettingsPage(page);
   await settings.openAdvanced();
   await expect(topN).toBeVisible();
