@@ -9,7 +9,7 @@ import { FirstRunChecklist } from "./_setup/first-run-checklist";
 import "./globals.css";
 
 export const metadata: Metadata = {
-  title: "Memo",
+  title: { default: "Memo", template: "%s · Memo" },
   description: "Local-first chat with persistent memory",
 };
 

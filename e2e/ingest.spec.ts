@@ -90,6 +90,32 @@ test.describe("Ingest page", () => {
     await expect(first.getByTestId("result-source")).toContainText("from keeper.pdf");
   });
 
+  test("an image or office file is refused before upload; the others in the same drop still go", async ({
+    page,
+    space,
+    consoleWatch,
+  }) => {
+    void consoleWatch;
+    const ingest = new IngestPage(page);
+    await ingest.goto();
+    await ingest.setSpace(space);
+    await ingest.drop([
+      { name: "holiday.png", mimeType: "image/png", buffer: makePng() },
+      {
+        name: "small.md",
+        mimeType: "text/markdown",
+        buffer: Buffer.from("# Small\n\nOne short note about the shed.\n"),
+      },
+    ]);
+    await expect(ingest.requestError).toContainText(
+      "holiday.png: not uploaded: a .png file (image/png) is not Markdown, plain text or PDF",
+    );
+    await expect(ingest.status("small.md")).toHaveText("done", { timeout: 60_000 });
+    await expect(ingest.row("holiday.png")).toHaveCount(0);
+    // One chunk is "1 chunk".
+    await expect(ingest.row("small.md")).toContainText(/· 1 chunk ·/);
+  });
+
   test("bad files show why on their rows; delete and re-ingest work from the page", async ({
     page,
     space,
@@ -132,7 +158,8 @@ test.describe("Ingest page", () => {
     const after = await api.counts();
     expect(after.consistent).toBe(true);
     expect(after.memories).toBeLessThan(before.memories);
-    await ingest.delete("photo.pdf");
+    // A failed row is dismissed in one click.
+    await ingest.dismiss("photo.pdf");
     await expect(ingest.documents).toHaveCount(2);
 
     await page.setViewportSize({ width: 390, height: 844 });

@@ -150,7 +150,18 @@ export function ChatApp({
         {list()}
       </aside>
       {drawer && (
-        <div className="fixed inset-0 z-40 md:hidden" role="dialog" aria-modal="true" aria-label="Conversations">
+        <div
+          className="fixed inset-0 z-40 md:hidden"
+          role="dialog"
+          aria-modal="true"
+          aria-label="Conversations"
+          // Esc closes the drawer (and only that: a reply being written goes on).
+          onKeyDown={(e) => {
+            if (e.key !== "Escape" || e.nativeEvent.isComposing) return;
+            e.preventDefault();
+            setDrawer(false);
+          }}
+        >
           <button
             type="button"
             aria-label="Close conversations"
@@ -160,6 +171,7 @@ export function ChatApp({
           <aside className="absolute inset-y-0 left-0 flex w-[85%] max-w-xs flex-col gap-2 bg-zinc-50 p-3 shadow-xl dark:bg-zinc-950">
             <button
               type="button"
+              autoFocus
               className="self-end rounded px-2 py-1 text-sm hover:bg-zinc-200 dark:hover:bg-zinc-800"
               onClick={() => setDrawer(false)}
             >
@@ -276,6 +288,7 @@ export function ChatApp({
                     },
                     onRegenerate: regenerate,
                     onUndo: () => undo.mutate({ messageId: m.id }),
+                    onStored: (sm) => turn.patch(sm.id, () => fromStored(sm)),
                     undoing: undo.isPending,
                   }}
                 />

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { useEffect } from "react";
 import { useTRPC } from "../_trpc/client";
 import { ProviderChip, type Health } from "./provider-chip";
 import { ProviderPicker } from "./provider-picker";
@@ -23,6 +24,10 @@ export function ChatToolbar({
 }) {
   const trpc = useTRPC();
   const spaces = useQuery(trpc.memory.spaces.queryOptions());
+  // The tab and the browser's history say which chat this is (other pages set theirs with metadata).
+  useEffect(() => {
+    document.title = `${title} · Memo`;
+  }, [title]);
   return (
     <div className="flex shrink-0 flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 px-3 py-1.5 dark:border-zinc-800">
       <button
@@ -33,12 +38,12 @@ export function ChatToolbar({
       >
         <span aria-hidden="true">☰</span>
       </button>
-      <h1 className="min-w-0 flex-1 truncate text-base font-semibold" data-testid="conversation-title">
+      <h1 dir="auto" className="min-w-0 flex-1 truncate text-base font-semibold" data-testid="conversation-title">
         {title}
       </h1>
       <ProviderChip health={health} />
-      {/* On a phone one line that scrolls sideways, not three stacked rows. */}
-      <div className="flex w-full flex-nowrap items-center gap-x-3 overflow-x-auto whitespace-nowrap sm:w-auto">
+      {/* On a phone the row wraps onto a second line rather than scrolling sideways. */}
+      <div className="flex w-full flex-wrap items-center gap-x-3 gap-y-1 whitespace-nowrap sm:w-auto">
         <label className="flex items-center gap-1 text-sm">
           <span className="text-zinc-500">Space</span>
           <select
@@ -49,7 +54,7 @@ export function ChatToolbar({
               spaceLocked ? "A conversation stays in its space" : "The space this conversation's memories belong to"
             }
             onChange={(e) => onSpace(e.target.value)}
-            className="max-w-32 rounded border border-zinc-300 bg-white px-2 py-0.5 dark:border-zinc-700 dark:bg-zinc-900"
+            className="max-w-[10rem] rounded border border-zinc-300 bg-white px-2 py-0.5 dark:border-zinc-700 dark:bg-zinc-900"
           >
             {Array.from(new Set([space, ...(spaces.data ?? ["personal"])])).map((s) => (
               <option key={s}>{s}</option>

@@ -129,6 +129,7 @@ export function Composer({ value, onChange, onSend, streaming, onStop, onEditLas
       <div className="flex items-end gap-2">
         <textarea
           id="chat-input"
+          dir="auto"
           ref={inputRef}
           autoFocus
           value={value}

@@ -79,7 +79,11 @@ export function ConversationItem({
             autoFocus
             value={title}
             onChange={(e) => setTitle(e.target.value)}
-            onKeyDown={(e) => e.key === "Escape" && setMode("view")}
+            onKeyDown={(e) => {
+              if (e.key !== "Escape") return;
+              e.stopPropagation(); // cancels the rename only, not the drawer around it
+              setMode("view");
+            }}
             className="min-w-0 flex-1 rounded border border-zinc-300 bg-white px-1 py-0.5 text-sm dark:border-zinc-700 dark:bg-zinc-900"
           />
           <button type="submit" className={BTN} disabled={busy}>
@@ -93,6 +97,7 @@ export function ConversationItem({
               href={`/c/${c.id}`}
               onClick={onOpen}
               aria-current={current ? "page" : undefined}
+              dir="auto"
               className="min-w-0 flex-1 truncate text-sm"
               title={c.title}
             >
@@ -112,8 +117,13 @@ export function ConversationItem({
             </time>
           </div>
           {c.snippet && <Snippet text={c.snippet} />}
-          <div className="flex items-center gap-0.5">
-            <span className="min-w-0 flex-1 truncate text-xs text-zinc-500" title={c.spaceId}>
+          {/* The space name shows whole; the actions wrap under it when the row is narrow (the phone drawer). */}
+          <div className="flex flex-wrap items-center gap-0.5">
+            <span
+              className="mr-auto max-w-full truncate pr-1 text-xs text-zinc-500"
+              title={c.spaceId}
+              data-testid="conversation-space"
+            >
               {c.spaceId}
             </span>
             {mode === "delete" ? null : (

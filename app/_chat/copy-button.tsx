@@ -39,7 +39,8 @@ export function CopyButton({
     <button
       type="button"
       aria-label={label}
-      className={className}
+      // Positioned, so its visually hidden status text stays inside the transcript's scroll box.
+      className={`relative ${className}`}
       onClick={async () => {
         setState((await copyText(text())) ? "copied" : "failed");
         setTimeout(() => setState("idle"), 1500);

@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import type { CommandInfo } from "@/server/chat/conversations";
+import type { CommandInfo, StoredMessage } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 import { BTN } from "../_ui/styles";
 
@@ -12,12 +12,24 @@ type Forget = Extract<CommandInfo, { type: "forget" }>;
  * A /forget that asks first (more than 3 matches, or a pinned one): the matches, then Forget / Keep. After
  * confirming, the forgotten list with Undo (7 days), like a /forget that needed no confirmation.
  */
-export function ForgetConfirm({ messageId, command: initial }: { messageId: string; command: Forget }) {
+export function ForgetConfirm({
+  messageId,
+  command: initial,
+  onStored,
+}: {
+  messageId: string;
+  command: Forget;
+  /** The reply as stored after the answer (its text says what happened now). */
+  onStored?: (m: StoredMessage) => void;
+}) {
   const trpc = useTRPC();
   const [command, setCommand] = useState<Forget>(initial);
-  const update = (c: CommandInfo | null) => c?.type === "forget" && setCommand(c);
-  const confirm = useMutation(trpc.chat.confirmForget.mutationOptions({ onSuccess: (r) => update(r.message.command) }));
-  const undo = useMutation(trpc.chat.undoForget.mutationOptions({ onSuccess: (r) => update(r.message.command) }));
+  const update = (m: StoredMessage) => {
+    if (m.command?.type === "forget") setCommand(m.command);
+    onStored?.(m);
+  };
+  const confirm = useMutation(trpc.chat.confirmForget.mutationOptions({ onSuccess: (r) => update(r.message) }));
+  const undo = useMutation(trpc.chat.undoForget.mutationOptions({ onSuccess: (r) => update(r.message) }));
   const items = command.items as (Forget["items"][number] & { pinned?: boolean })[];
   const error = confirm.error ?? undo.error;
   return (

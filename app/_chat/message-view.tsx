@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
+import type { StoredMessage } from "@/server/chat/conversations";
 import { ACTION_BTN, CopyButton } from "./copy-button";
 import { CutShortNote } from "./cut-short-note";
 import { ForgetConfirm } from "./forget-confirm";
@@ -23,6 +24,8 @@ export interface MessageActions {
   onRegenerate: () => void;
   onUndo?: () => void;
   undoing?: boolean;
+  /** The server changed this message (a /forget confirmed or kept): show it as stored. */
+  onStored?: (m: StoredMessage) => void;
 }
 
 function EditBox({
@@ -46,7 +49,7 @@ function EditBox({
   const submit = () => text.trim() && !tooLong && onSubmit(text);
   return (
     <form
-      className="w-full max-w-[85%] space-y-1"
+      className="relative w-full max-w-[85%] space-y-1"
       aria-label="Edit message"
       onSubmit={(e) => {
         e.preventDefault();
@@ -58,6 +61,7 @@ function EditBox({
       </label>
       <textarea
         id="edit-message"
+        dir="auto"
         ref={ref}
         value={text}
         rows={Math.min(10, Math.max(2, text.split("\n").length))}
@@ -107,6 +111,7 @@ function UserMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
   return (
     <li className="group flex flex-col items-end" data-testid="user-message" data-id={m.id}>
       <div
+        dir="auto"
         className="max-w-[85%] whitespace-pre-wrap break-words rounded-lg bg-zinc-900 px-3 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900"
         data-testid="user-text"
       >
@@ -136,7 +141,9 @@ function UserMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
 }
 
 function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
-  const { text, note, reason } = splitInterrupted(m.content);
+  const { text: full, note, reason } = splitInterrupted(m.content);
+  // A /forget's card lists the memories itself: its text shows only the first line (what happened), not the list again.
+  const text = m.command?.type === "forget" ? (full.split("\n\n")[0] ?? full) : full;
   // A reply the person stopped is answered again with Regenerate; one cut by anything else, with Retry.
   const failed = m.status === "error" || (note !== null && reason !== "stopped");
   const stored = isStoredId(m.id);
@@ -144,7 +151,7 @@ function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
     <li data-testid="assistant-message" data-status={m.status} aria-busy={m.status === "streaming"}>
       <div className="rounded-lg border border-zinc-200 bg-white px-3 py-2 dark:border-zinc-800 dark:bg-zinc-900">
         {text ? (
-          <div data-testid="reply">
+          <div data-testid="reply" dir="auto">
             <Markdown text={text} />
           </div>
         ) : m.status === "streaming" ? (
@@ -153,7 +160,7 @@ function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
           </p>
         ) : null}
         {m.command?.type === "forget" && (m.command.pending || m.command.cancelledAt) ? (
-          <ForgetConfirm messageId={m.id} command={m.command} />
+          <ForgetConfirm messageId={m.id} command={m.command} onStored={a.onStored} />
         ) : (
           m.command && <CommandDetails command={m.command} onUndo={a.onUndo} undoing={a.undoing} />
         )}
@@ -183,7 +190,7 @@ function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
       </div>
       {m.status !== "streaming" && (
         <div className="mt-0.5 flex flex-wrap items-center gap-1" data-testid="message-actions">
-          {text && <CopyButton label="Copy" text={() => text} />}
+          {text && <CopyButton label="Copy" text={() => full} />}
           {a.isLast && failed && (
             <button
               type="button"

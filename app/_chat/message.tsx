@@ -54,7 +54,28 @@ function CodeBlock({ node, ...props }: ComponentProps<"pre"> & { node?: unknown 
   );
 }
 
-const COMPONENTS = { pre: CodeBlock };
+/**
+ * A link in a reply opens in a new tab and tells the site nothing of Memo. An unsafe one (javascript:, data:)
+ * has its address stripped by react-markdown: it shows as its text, not as a link that reloads the page.
+ */
+function ReplyLink({ node, href, children, ...props }: ComponentProps<"a"> & { node?: unknown }) {
+  void node;
+  if (!href) return <span data-testid="unsafe-link">{children}</span>;
+  // A footnote's link stays on the page.
+  if (href.startsWith("#"))
+    return (
+      <a {...props} href={href}>
+        {children}
+      </a>
+    );
+  return (
+    <a {...props} href={href} target="_blank" rel="noopener noreferrer">
+      {children}
+    </a>
+  );
+}
+
+const COMPONENTS = { pre: CodeBlock, a: ReplyLink };
 
 export function Markdown({ text }: { text: string }) {
   return (
@@ -102,9 +123,17 @@ export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
               </span>
               <span>importance {m.importance}</span>
               {m.pinned && <span>pinned</span>}
-              <span className="text-zinc-400">{m.kind}</span>
+              {m.documentName ? (
+                <span className="min-w-0 break-all text-zinc-600 dark:text-zinc-300" data-testid="recalled-source">
+                  from {m.documentName}
+                  {m.section ? ` · ${m.section}` : ""}
+                </span>
+              ) : (
+                <span className="text-zinc-400">{m.kind}</span>
+              )}
             </div>
             <p
+              dir="auto"
               className="mt-1 whitespace-pre-wrap break-words text-zinc-800 dark:text-zinc-200"
               data-testid="recalled-content"
             >

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "../_trpc/client";
 
 const SELECT =
-  "max-w-40 rounded border border-zinc-300 bg-white px-2 py-0.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+  "max-w-48 rounded border border-zinc-300 bg-white px-2 py-0.5 text-sm dark:border-zinc-700 dark:bg-zinc-900";
 
 /** Which provider and model answer: the configured providers, and the models the selected one offers. */
 export function ProviderPicker() {
@@ -29,7 +29,7 @@ export function ProviderPicker() {
   if (!status.data || configured.length === 0) return null;
   const modelOptions = Array.from(new Set([...(active?.model ? [active.model] : []), ...(models.data?.models ?? [])]));
   return (
-    <div className="flex flex-nowrap items-center gap-2 text-sm" data-testid="provider-picker">
+    <div className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1 text-sm" data-testid="provider-picker">
       <label className="flex items-center gap-1">
         <span className="text-zinc-500">Provider</span>
         <select

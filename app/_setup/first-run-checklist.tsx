@@ -40,6 +40,8 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
   const qc = useQueryClient();
   const q = useSetupStatus(here);
   const [test, setTest] = useState<{ ok: boolean; text: string } | null>(null);
+  // On a phone the steps fold under the heading, so the composer stays on the first screen.
+  const [open, setOpen] = useState(false);
   const setData = (d: unknown) => qc.setQueryData(trpc.setup.status.queryKey(), d as never);
   const dismiss = useMutation(trpc.setup.setChecklistDismissed.mutationOptions({ onSuccess: setData }));
   const testMut = useMutation(
@@ -67,12 +69,21 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
     <section
       aria-labelledby="frc-heading"
       data-testid="first-run-checklist"
-      className="first-run-checklist mb-6 rounded border border-zinc-200 bg-white p-4 text-sm dark:border-zinc-800 dark:bg-zinc-900"
+      className="first-run-checklist mb-6 rounded border border-zinc-200 bg-white px-3 py-2 text-sm sm:p-4 dark:border-zinc-800 dark:bg-zinc-900"
     >
-      <div className="flex items-start justify-between gap-2">
+      <div className="flex items-center justify-between gap-2">
         <h2 id="frc-heading" className="text-base font-semibold">
           Getting started
         </h2>
+        <button
+          type="button"
+          className="mr-auto rounded px-1 text-xs text-blue-700 underline sm:hidden dark:text-blue-400"
+          aria-expanded={open}
+          aria-controls="frc-steps"
+          onClick={() => setOpen(!open)}
+        >
+          {open ? "Hide steps" : "Show steps"}
+        </button>
         {!s.checklistDismissed && (
           <button
             type="button"
@@ -84,7 +95,7 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
           </button>
         )}
       </div>
-      <ul className="mt-3 space-y-3">
+      <ul id="frc-steps" className={`mt-3 space-y-3 ${open ? "" : "hidden sm:block"}`}>
         <Item
           done={!s.embedder.fallback && s.embedder.status === "ready"}
           title={`Embedding model: ${s.embedder.fallback ? "the bundled offline model" : (s.embedder.model ?? "starting…")}`}

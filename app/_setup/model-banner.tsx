@@ -6,9 +6,60 @@ import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../_trpc/client";
 import { eta, mb, pct } from "./format";
+import { useDismissed } from "../_ui/use-remembered";
 import { useSetupStatus } from "./use-setup-status";
 
-const BOX = "mx-auto mt-3 max-w-5xl px-4";
+const BOX = "mx-auto mt-2 max-w-5xl space-y-1 px-4 empty:hidden";
+
+/**
+ * One notice: a one-line summary, what else there is to know behind "Details", and a Dismiss that this
+ * browser remembers (keyed by what the notice is about, so a new situation shows again).
+ */
+function Notice({
+  id,
+  tone,
+  summary,
+  details,
+  progress,
+}: {
+  id: string;
+  tone: string;
+  summary: React.ReactNode;
+  details?: React.ReactNode;
+  progress?: React.ReactNode;
+}) {
+  const [dismissed, dismiss] = useDismissed(`banner:${id}`);
+  if (dismissed) return null;
+  return (
+    <div className={`rounded border px-2 py-1 text-xs sm:text-sm ${tone}`} data-testid="banner-notice" data-id={id}>
+      <div className="flex items-start gap-2">
+        <div className="min-w-0 flex-1">
+          {details ? (
+            <details>
+              <summary className="cursor-pointer">{summary}</summary>
+              <div className="mt-1">{details}</div>
+            </details>
+          ) : (
+            summary
+          )}
+        </div>
+        <button
+          type="button"
+          onClick={dismiss}
+          aria-label="Dismiss this notice"
+          title="Dismiss (remembered in this browser)"
+          className="shrink-0 rounded px-1 leading-5 text-zinc-500 hover:bg-black/10 hover:text-zinc-900 dark:hover:bg-white/10 dark:hover:text-zinc-100"
+        >
+          <span aria-hidden="true">✕</span>
+        </button>
+      </div>
+      {progress}
+    </div>
+  );
+}
+
+const INFO = "border-sky-300 bg-sky-50 dark:border-sky-800 dark:bg-sky-950";
+const GOOD = "border-emerald-300 bg-emerald-50 dark:border-emerald-800 dark:bg-emerald-950";
 
 /**
  * On every page: which embedding model serves memory and why (the offline fallback says so), the
@@ -33,87 +84,120 @@ export function ModelBanner() {
   if (d.phase === "downloading" || d.phase === "verifying" || d.phase === "switching") {
     const p = pct(d.done, d.total);
     rows.push(
-      <div key="dl">
-        <p>
-          <strong>Downloading {d.model}</strong>{" "}
-          {d.phase === "downloading"
-            ? `${p}% · ${mb(d.done)}${d.total ? ` of ${mb(d.total)}` : ""}${d.bytesPerSec ? ` · ${mb(d.bytesPerSec)}/s` : ""}${d.etaSec !== null && d.bytesPerSec ? ` · ${eta(d.etaSec)}` : ""}`
-            : d.message}
-          . Memo serves on the bundled offline model until it is done, then switches and re-indexes.
-        </p>
-        <progress className="mt-1 h-2 w-full" max={100} value={p} aria-label="Model download progress" />
-      </div>,
+      <Notice
+        key="dl"
+        id={`dl:${d.model}`}
+        tone={GOOD}
+        summary={
+          <>
+            <strong>Downloading {d.model}</strong>{" "}
+            {d.phase === "downloading"
+              ? `${p}% · ${mb(d.done)}${d.total ? ` of ${mb(d.total)}` : ""}${d.bytesPerSec ? ` · ${mb(d.bytesPerSec)}/s` : ""}${d.etaSec !== null && d.bytesPerSec ? ` · ${eta(d.etaSec)}` : ""}`
+              : d.message}
+          </>
+        }
+        details="Memo serves on the bundled offline model until it is done, then switches and re-indexes."
+        progress={<progress className="mt-1 h-1.5 w-full" max={100} value={p} aria-label="Model download progress" />}
+      />,
     );
   } else if (s.reindex.active && s.reindex.progress) {
     const r = s.reindex.progress;
     rows.push(
-      <div key="ri">
-        <p>
-          <strong>Re-indexing memories for {r.to.model}</strong>: {r.done} of {r.total}. Search uses keyword matches
-          until it completes.
-        </p>
-        <progress
-          className="mt-1 h-2 w-full"
-          max={Math.max(1, r.total)}
-          value={r.done}
-          aria-label="Re-indexing memories"
-        />
-      </div>,
+      <Notice
+        key="ri"
+        id={`ri:${r.to.model}`}
+        tone={GOOD}
+        summary={
+          <>
+            <strong>Re-indexing memories for {r.to.model}</strong>: {r.done} of {r.total}
+          </>
+        }
+        details="Search uses keyword matches until it completes."
+        progress={
+          <progress
+            className="mt-1 h-1.5 w-full"
+            max={Math.max(1, r.total)}
+            value={r.done}
+            aria-label="Re-indexing memories"
+          />
+        }
+      />,
     );
   } else if (s.embedder.fallback) {
     rows.push(
-      <p key="fb">
-        <strong>Embedding model: the bundled offline model</strong> (Universal Sentence Encoder lite, 512-d; weaker
-        recall than nomic-embed-text-v1.5).{" "}
-        {d.phase === "offline" || d.phase === "failed" || d.phase === "skipped" ? d.message : s.embedder.reason}{" "}
-        {(d.phase === "offline" || d.phase === "failed") && (
-          <button type="button" className="ml-1 underline" onClick={() => retry.mutate()} disabled={retry.isPending}>
-            Try the download again
-          </button>
-        )}
-      </p>,
+      <Notice
+        key="fb"
+        id={`fb:${d.phase}`}
+        tone={INFO}
+        summary={
+          <>
+            <strong>Embedding model: the bundled offline model</strong> (weaker recall)
+          </>
+        }
+        details={
+          <>
+            Universal Sentence Encoder lite, 512-d; weaker recall than nomic-embed-text-v1.5.{" "}
+            {d.phase === "offline" || d.phase === "failed" || d.phase === "skipped" ? d.message : s.embedder.reason}{" "}
+            {(d.phase === "offline" || d.phase === "failed") && (
+              <button
+                type="button"
+                className="ml-1 underline"
+                onClick={() => retry.mutate()}
+                disabled={retry.isPending}
+              >
+                Try the download again
+              </button>
+            )}
+          </>
+        }
+      />,
     );
   } else if (d.phase === "done" && !hideDone) {
     rows.push(
-      <p key="done">
+      <div key="done" className={`rounded border px-2 py-1 text-xs sm:text-sm ${GOOD}`}>
         <strong>Now using {s.embedder.model ?? d.model}</strong> (downloaded and verified at start; memories
         re-indexed).{" "}
         <button type="button" className="ml-1 underline" onClick={() => setHideDone(true)}>
           Hide
         </button>
-      </p>,
+      </div>,
     );
   } else if (s.embedder.status !== "ready" && s.embedder.status !== "unknown") {
-    rows.push(<p key="st">Embedding server: {s.embedder.status}…</p>);
+    rows.push(
+      <p key="st" className={`rounded border px-2 py-1 text-xs sm:text-sm ${INFO}`}>
+        Embedding server: {s.embedder.status}…
+      </p>,
+    );
   }
 
   const onChat = pathname === "/" || pathname.startsWith("/c/");
   const det = s.detection.chosen;
   if (onChat && s.chat.source === "detected" && det) {
     rows.push(
-      <p key="det">
-        <strong>Chatting through {det.name}</strong> found on this machine at {det.baseUrl} (model {det.model}).{" "}
-        <Link href="/settings#models" className="underline">
-          Switch or turn detection off in Settings
-        </Link>
-      </p>,
+      <Notice
+        key="det"
+        id={`det:${det.baseUrl}:${det.model}`}
+        tone={GOOD}
+        summary={
+          <>
+            <strong>Chatting through {det.name}</strong> (model {det.model})
+          </>
+        }
+        details={
+          <>
+            Found on this machine at {det.baseUrl}.{" "}
+            <Link href="/settings#models" className="underline">
+              Switch or turn detection off in Settings
+            </Link>
+          </>
+        }
+      />,
     );
   }
   if (!rows.length) return null;
-  const tone =
-    s.embedder.fallback || d.phase === "failed"
-      ? "border-sky-300 bg-sky-50 dark:border-sky-800 dark:bg-sky-950"
-      : "border-emerald-300 bg-emerald-50 dark:border-emerald-800 dark:bg-emerald-950";
   return (
-    <div className={BOX}>
-      <div
-        role="status"
-        data-testid="model-banner"
-        data-phase={d.phase}
-        className={`space-y-2 rounded border px-3 py-2 text-sm ${tone}`}
-      >
-        {rows}
-      </div>
+    <div className={BOX} role="status" data-testid="model-banner" data-phase={d.phase}>
+      {rows}
     </div>
   );
 }

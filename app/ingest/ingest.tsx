@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type DragEvent } from "react";
+import { refuseBeforeUpload } from "@/server/ingest/upload-check";
 import { useTRPC } from "../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { BTN, INPUT } from "../_ui/styles";
@@ -129,7 +130,7 @@ function DocumentItem({ doc, onChanged }: { doc: DocumentView; onChanged: () => 
         <span className="text-xs text-zinc-500">
           {formatBytes(doc.size)} ·{" "}
           {doc.status === "done"
-            ? `${doc.chunksTotal} chunks`
+            ? `${doc.chunksTotal} chunk${doc.chunksTotal === 1 ? "" : "s"}`
             : doc.chunksTotal
               ? `${doc.chunksDone}/${doc.chunksTotal} chunks`
               : "— chunks"}{" "}
@@ -161,15 +162,28 @@ function DocumentItem({ doc, onChanged }: { doc: DocumentView; onChanged: () => 
               Re-ingest
             </button>
           )}
-          <button
-            type="button"
-            className={`${BTN} ${confirming ? "border-red-400 text-red-700 dark:text-red-300" : ""}`}
-            disabled={del.isPending}
-            aria-label={confirming ? `Confirm delete ${doc.name}` : `Delete ${doc.name}`}
-            onClick={() => (confirming ? del.mutate({ id: doc.id }) : setConfirming(true))}
-          >
-            {confirming ? "Confirm delete" : "Delete"}
-          </button>
+          {doc.status === "failed" ? (
+            // Nothing of a failed file was kept: its row goes at once, no confirmation.
+            <button
+              type="button"
+              className={BTN}
+              disabled={del.isPending}
+              aria-label={`Dismiss ${doc.name}`}
+              onClick={() => del.mutate({ id: doc.id })}
+            >
+              Dismiss
+            </button>
+          ) : (
+            <button
+              type="button"
+              className={`${BTN} ${confirming ? "border-red-400 text-red-700 dark:text-red-300" : ""}`}
+              disabled={del.isPending}
+              aria-label={confirming ? `Confirm delete ${doc.name}` : `Delete ${doc.name}`}
+              onClick={() => (confirming ? del.mutate({ id: doc.id }) : setConfirming(true))}
+            >
+              {confirming ? "Confirm delete" : "Delete"}
+            </button>
+          )}
         </div>
       </div>
       {doc.status !== "failed" && doc.status !== "cancelled" && <Progress doc={doc} />}
@@ -219,10 +233,18 @@ export function Ingest() {
     void queryClient.invalidateQueries({ queryKey: trpc.memory.spaces.queryKey() });
   };
 
-  const upload = async (files: File[]) => {
-    if (!spaceValid || files.length === 0) return;
+  const upload = async (picked: File[]) => {
+    if (!spaceValid || picked.length === 0) return;
     setRequestErrors([]);
     setNotices([]);
+    // A file that is plainly not Markdown, text or PDF is refused here, before its bytes are sent.
+    const refused = picked.map((f) => [f, refuseBeforeUpload(f)] as const).filter(([, why]) => why !== null);
+    setRequestErrors(refused.map(([f, why]) => `${f.name}: ${why}`));
+    const files = picked.filter((f) => !refused.some(([r]) => r === f));
+    if (files.length === 0) {
+      if (fileRef.current) fileRef.current.value = "";
+      return;
+    }
     const items = files.map((f, i) => ({ key: `${Date.now()}-${i}-${f.name}`, name: f.name, size: f.size, file: f }));
     setUploading((u) => [...u, ...items.map(({ key, name, size }) => ({ key, name, size }))]);
     // One request per file, in order: each row appears as soon as its file is stored, and a huge or bad

@@ -1,6 +1,9 @@
+import type { Metadata } from "next";
 import { Ingest } from "./ingest";
 
 export const dynamic = "force-dynamic";
+// The tab says which page this is (the layout adds " · Memo").
+export const metadata: Metadata = { title: "Ingest" };
 
 export default function IngestPage() {
   return (

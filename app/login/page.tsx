@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { headers } from "next/headers";
 import { accessConfig, loginRequired } from "@/server/auth/access";
@@ -7,6 +8,8 @@ import { safeNextPath } from "@/server/auth/next-path";
 import { LoginForm } from "./login-form";
 
 export const dynamic = "force-dynamic";
+// The tab says which page this is (the layout adds " · Memo").
+export const metadata: Metadata = { title: "Sign in" };
 
 export default async function LoginPage({
   searchParams,

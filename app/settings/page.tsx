@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { ProvidersSection } from "./providers-section";
 import { RetrievalSection } from "./retrieval-section";
 import { SpacesSection } from "./spaces-section";
@@ -6,6 +7,8 @@ import { AccessSection } from "./access-section";
 import { ModelsSection } from "./models-section";
 
 export const dynamic = "force-dynamic";
+// The tab says which page this is (the layout adds " · Memo").
+export const metadata: Metadata = { title: "Settings" };
 
 export default function SettingsPage() {
   return (

@@ -6,6 +6,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { BTN_MD as BTN, BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
 import { TECHNIQUES, type TechniqueKey } from "@/server/memory/techniques";
+import { useRememberedFlag } from "../_ui/use-remembered";
 
 interface Draft {
   topN: string;
@@ -69,6 +70,21 @@ const toDraft = (s: Settings): Draft => ({
   assistantMaxChars: String(s.assistantMaxChars),
   tokenBudget: String(s.tokenBudget),
 });
+
+/** One line of what recall does now: how much it packs, how sure it must be, and which techniques are on. */
+export function retrievalSummary(draft: Draft): string {
+  const on = TECHNIQUES.filter((t) => {
+    const v = draft.techniques[t.key];
+    return typeof t.off === "boolean" ? v !== t.off : Number(v) !== t.off;
+  }).map((t) => t.label.toLowerCase());
+  if (draft.anchorQuery) on.push("anchor query");
+  if (draft.qualityFilter) on.push("quality filter");
+  if (draft.packSpeakers) on.push("who said what");
+  return (
+    `Up to ${draft.topN} memories per reply at confidence ${draft.minConfidence} or more, within ${draft.tokenBudget} tokens; ` +
+    `${draft.fusion === "rrf" ? "reciprocal rank fusion" : "linear fusion"}; on: ${on.length ? on.join(", ") : "nothing else"}.`
+  );
+}
 
 function NumberField(props: {
   id: string;
@@ -157,6 +173,9 @@ export function RetrievalSection() {
     });
   };
   const error = save.error ?? reset.error ?? q.error;
+  const [advanced, setAdvanced] = useRememberedFlag("settings:retrieval-advanced");
+  // Counted from the draft, so a setting added or removed elsewhere keeps the count true.
+  const fieldCount = draft ? Object.keys(draft).length - 1 + Object.keys(draft.techniques).length : 0;
 
   return (
     <section
@@ -183,239 +202,255 @@ export function RetrievalSection() {
       {!draft && !error && <p className="text-sm text-zinc-500">Loading…</p>}
       {draft && d && (
         <form onSubmit={submit} aria-label="Retrieval settings" className="space-y-4">
-          <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
-            <NumberField
-              id="rs-topn"
-              label="Memories per reply (top N)"
-              hint={`1–20; default ${d.topN}`}
-              value={draft.topN}
-              onChange={(v) => set("topN", v)}
-              min={1}
-              max={20}
-              step={1}
-            />
-            <NumberField
-              id="rs-minconf"
-              label="Minimum confidence"
-              hint={`Only memories at least this likely to be relevant (0–1) go into a prompt; 0 packs all; default ${d.minConfidence}`}
-              value={draft.minConfidence}
-              onChange={(v) => set("minConfidence", v)}
-              min={0}
-              max={1}
-              step={0.01}
-            />
-            <NumberField
-              id="rs-minsim"
-              label="Minimum similarity"
-              hint={`Vector-only results below this are dropped; default ${d.minSimilarity}`}
-              value={draft.minSimilarity}
-              onChange={(v) => set("minSimilarity", v)}
-              min={-1}
-              max={1}
-              step={0.01}
-            />
-            <NumberField
-              id="rs-ftsfloor"
-              label="FTS floor"
-              hint={`Keyword-only results with a BM25 score below this are dropped; default ${d.ftsFloor}`}
-              value={draft.ftsFloor}
-              onChange={(v) => set("ftsFloor", v)}
-              min={0}
-              step={0.1}
-            />
-            <NumberField
-              id="rs-impw"
-              label="Importance weight"
-              hint={`score × (1 + weight × importance/5); default ${d.importanceWeight}`}
-              value={draft.importanceWeight}
-              onChange={(v) => set("importanceWeight", v)}
-              min={0}
-              max={5}
-              step={0.05}
-            />
-            <div>
-              <label htmlFor="rs-fusion" className="block text-sm font-medium">
-                Fusion
-              </label>
-              <select
-                id="rs-fusion"
-                value={draft.fusion}
-                onChange={(e) => set("fusion", e.target.value as Draft["fusion"])}
-                className={INPUT}
-              >
-                <option value="rrf">Reciprocal Rank Fusion</option>
-                <option value="linear">Linear (score-normalised)</option>
-              </select>
-              <p className="mt-0.5 text-xs text-zinc-500">
-                Default {d.fusion === "rrf" ? "RRF" : "linear"} for this model.
-              </p>
-            </div>
-            <div>
-              <label htmlFor="rs-ctx" className="block text-sm font-medium">
-                Context messages
-              </label>
-              <select
-                id="rs-ctx"
-                value={draft.contextMessages}
-                onChange={(e) => set("contextMessages", e.target.value)}
-                className={INPUT}
-              >
-                {[0, 1, 2, 3].map((n) => (
-                  <option key={n}>{n}</option>
-                ))}
-              </select>
-              <p className="mt-0.5 text-xs text-zinc-500">
-                Earlier user messages joined to the query; default {d.contextMessages}.
-              </p>
-            </div>
-          </div>
-          <fieldset className="grid gap-4 sm:grid-cols-3">
-            <legend className="mb-1 text-sm font-medium">List weights</legend>
-            <NumberField
-              id="rs-wvec"
-              label="Vector"
-              hint={`default ${d.weights.vector}`}
-              value={draft.vectorWeight}
-              onChange={(v) => set("vectorWeight", v)}
-              min={0}
-              max={10}
-              step={0.1}
-            />
-            <NumberField
-              id="rs-wfts"
-              label="Keyword (FTS)"
-              hint={`default ${d.weights.fts}`}
-              value={draft.ftsWeight}
-              onChange={(v) => set("ftsWeight", v)}
-              min={0}
-              max={10}
-              step={0.1}
-            />
-            <NumberField
-              id="rs-wanchor"
-              label="Anchor query lists"
-              hint={`default ${d.weights.anchor}`}
-              value={draft.anchorWeight}
-              onChange={(v) => set("anchorWeight", v)}
-              min={0}
-              max={10}
-              step={0.1}
-            />
-          </fieldset>
-          <fieldset className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" data-testid="technique-settings">
-            <legend className="mb-1 text-sm font-medium">
-              Memory techniques{" "}
-              <span className="font-normal text-zinc-500">
-                (each stage of recall; Debug Search switches them for one search to show what they move)
-              </span>
-            </legend>
-            {TECHNIQUES.map((t) =>
-              typeof t.off === "boolean" ? (
-                <label key={t.key} className="flex items-start gap-2 text-sm">
+          <p className="text-sm" data-testid="retrieval-summary">
+            {retrievalSummary(draft)}
+          </p>
+          {/* Every field behind one disclosure (open or closed as this browser last left it). */}
+          <details
+            open={advanced}
+            onToggle={(e) => setAdvanced(e.currentTarget.open)}
+            className="rounded border border-zinc-200 dark:border-zinc-800"
+            data-testid="retrieval-advanced"
+          >
+            <summary className="cursor-pointer select-none px-3 py-2 text-sm font-medium">
+              Advanced: {fieldCount} settings, each with its default
+            </summary>
+            <div className="space-y-4 border-t border-zinc-200 p-3 dark:border-zinc-800">
+              <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+                <NumberField
+                  id="rs-topn"
+                  label="Memories per reply (top N)"
+                  hint={`1–20; default ${d.topN}`}
+                  value={draft.topN}
+                  onChange={(v) => set("topN", v)}
+                  min={1}
+                  max={20}
+                  step={1}
+                />
+                <NumberField
+                  id="rs-minconf"
+                  label="Minimum confidence"
+                  hint={`Only memories at least this likely to be relevant (0–1) go into a prompt; 0 packs all; default ${d.minConfidence}`}
+                  value={draft.minConfidence}
+                  onChange={(v) => set("minConfidence", v)}
+                  min={0}
+                  max={1}
+                  step={0.01}
+                />
+                <NumberField
+                  id="rs-minsim"
+                  label="Minimum similarity"
+                  hint={`Vector-only results below this are dropped; default ${d.minSimilarity}`}
+                  value={draft.minSimilarity}
+                  onChange={(v) => set("minSimilarity", v)}
+                  min={-1}
+                  max={1}
+                  step={0.01}
+                />
+                <NumberField
+                  id="rs-ftsfloor"
+                  label="FTS floor"
+                  hint={`Keyword-only results with a BM25 score below this are dropped; default ${d.ftsFloor}`}
+                  value={draft.ftsFloor}
+                  onChange={(v) => set("ftsFloor", v)}
+                  min={0}
+                  step={0.1}
+                />
+                <NumberField
+                  id="rs-impw"
+                  label="Importance weight"
+                  hint={`score × (1 + weight × importance/5); default ${d.importanceWeight}`}
+                  value={draft.importanceWeight}
+                  onChange={(v) => set("importanceWeight", v)}
+                  min={0}
+                  max={5}
+                  step={0.05}
+                />
+                <div>
+                  <label htmlFor="rs-fusion" className="block text-sm font-medium">
+                    Fusion
+                  </label>
+                  <select
+                    id="rs-fusion"
+                    value={draft.fusion}
+                    onChange={(e) => set("fusion", e.target.value as Draft["fusion"])}
+                    className={INPUT}
+                  >
+                    <option value="rrf">Reciprocal Rank Fusion</option>
+                    <option value="linear">Linear (score-normalised)</option>
+                  </select>
+                  <p className="mt-0.5 text-xs text-zinc-500">
+                    Default {d.fusion === "rrf" ? "RRF" : "linear"} for this model.
+                  </p>
+                </div>
+                <div>
+                  <label htmlFor="rs-ctx" className="block text-sm font-medium">
+                    Context messages
+                  </label>
+                  <select
+                    id="rs-ctx"
+                    value={draft.contextMessages}
+                    onChange={(e) => set("contextMessages", e.target.value)}
+                    className={INPUT}
+                  >
+                    {[0, 1, 2, 3].map((n) => (
+                      <option key={n}>{n}</option>
+                    ))}
+                  </select>
+                  <p className="mt-0.5 text-xs text-zinc-500">
+                    Earlier user messages joined to the query; default {d.contextMessages}.
+                  </p>
+                </div>
+              </div>
+              <fieldset className="grid gap-4 sm:grid-cols-3">
+                <legend className="mb-1 text-sm font-medium">List weights</legend>
+                <NumberField
+                  id="rs-wvec"
+                  label="Vector"
+                  hint={`default ${d.weights.vector}`}
+                  value={draft.vectorWeight}
+                  onChange={(v) => set("vectorWeight", v)}
+                  min={0}
+                  max={10}
+                  step={0.1}
+                />
+                <NumberField
+                  id="rs-wfts"
+                  label="Keyword (FTS)"
+                  hint={`default ${d.weights.fts}`}
+                  value={draft.ftsWeight}
+                  onChange={(v) => set("ftsWeight", v)}
+                  min={0}
+                  max={10}
+                  step={0.1}
+                />
+                <NumberField
+                  id="rs-wanchor"
+                  label="Anchor query lists"
+                  hint={`default ${d.weights.anchor}`}
+                  value={draft.anchorWeight}
+                  onChange={(v) => set("anchorWeight", v)}
+                  min={0}
+                  max={10}
+                  step={0.1}
+                />
+              </fieldset>
+              <fieldset className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" data-testid="technique-settings">
+                <legend className="mb-1 text-sm font-medium">
+                  Memory techniques{" "}
+                  <span className="font-normal text-zinc-500">
+                    (each stage of recall; Debug Search switches them for one search to show what they move)
+                  </span>
+                </legend>
+                {TECHNIQUES.map((t) =>
+                  typeof t.off === "boolean" ? (
+                    <label key={t.key} className="flex items-start gap-2 text-sm">
+                      <input
+                        type="checkbox"
+                        className="mt-1"
+                        checked={draft.techniques[t.key] === true}
+                        onChange={(e) => setTechnique(t.key, e.target.checked)}
+                      />
+                      <span>
+                        <span className="font-medium">{t.label}</span>
+                        <span className="block text-xs text-zinc-500">
+                          {t.does}; default {d[t.key] ? "on" : "off"}
+                        </span>
+                      </span>
+                    </label>
+                  ) : (
+                    <NumberField
+                      key={t.key}
+                      id={`rs-${t.key}`}
+                      label={t.label}
+                      hint={`${t.does}; default ${d[t.key]}`}
+                      value={String(draft.techniques[t.key])}
+                      onChange={(v) => setTechnique(t.key, v)}
+                      min={t.min!}
+                      max={t.max}
+                      step={t.step!}
+                    />
+                  ),
+                )}
+                <NumberField
+                  id="rs-gap"
+                  label="Session gap (minutes)"
+                  hint={`Neighbour context: two exchanges at most this far apart are one session; default ${d.neighbourGapMinutes}`}
+                  value={draft.neighbourGapMinutes}
+                  onChange={(v) => set("neighbourGapMinutes", v)}
+                  min={1}
+                  max={1440}
+                  step={1}
+                />
+                <NumberField
+                  id="rs-halflife"
+                  label="“Recently” half-life (days)"
+                  hint={`How fast the “recently” boost fades with a memory's age; default ${d.recencyHalfLifeDays}`}
+                  value={draft.recencyHalfLifeDays}
+                  onChange={(v) => set("recencyHalfLifeDays", v)}
+                  min={1}
+                  max={3650}
+                  step={1}
+                />
+              </fieldset>
+              <fieldset className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+                <legend className="mb-1 text-sm font-medium">Packing</legend>
+                <NumberField
+                  id="rs-budget"
+                  label="Token budget"
+                  hint={`Size of the memory block in the system prompt; default ${d.tokenBudget}`}
+                  value={draft.tokenBudget}
+                  onChange={(v) => set("tokenBudget", v)}
+                  min={50}
+                  max={32000}
+                  step={50}
+                />
+                <NumberField
+                  id="rs-asstmax"
+                  label="Assistant reply cap (characters)"
+                  hint={`A packed memory keeps at most this much of the assistant's reply; default ${d.assistantMaxChars}`}
+                  value={draft.assistantMaxChars}
+                  onChange={(v) => set("assistantMaxChars", v)}
+                  min={40}
+                  max={8000}
+                  step={10}
+                />
+                <label className="flex items-start gap-2 text-sm">
                   <input
                     type="checkbox"
                     className="mt-1"
-                    checked={draft.techniques[t.key] === true}
-                    onChange={(e) => setTechnique(t.key, e.target.checked)}
+                    checked={draft.packSpeakers}
+                    onChange={(e) => set("packSpeakers", e.target.checked)}
                   />
                   <span>
-                    <span className="font-medium">{t.label}</span>
+                    <span className="font-medium">Who said what</span>
                     <span className="block text-xs text-zinc-500">
-                      {t.does}; default {d[t.key] ? "on" : "off"}
+                      Label the person's words and the assistant's reply, and trim the reply's boilerplate; default{" "}
+                      {d.packSpeakers ? "on" : "off"}
                     </span>
                   </span>
                 </label>
-              ) : (
-                <NumberField
-                  key={t.key}
-                  id={`rs-${t.key}`}
-                  label={t.label}
-                  hint={`${t.does}; default ${d[t.key]}`}
-                  value={String(draft.techniques[t.key])}
-                  onChange={(v) => setTechnique(t.key, v)}
-                  min={t.min!}
-                  max={t.max}
-                  step={t.step!}
-                />
-              ),
-            )}
-            <NumberField
-              id="rs-gap"
-              label="Session gap (minutes)"
-              hint={`Neighbour context: two exchanges at most this far apart are one session; default ${d.neighbourGapMinutes}`}
-              value={draft.neighbourGapMinutes}
-              onChange={(v) => set("neighbourGapMinutes", v)}
-              min={1}
-              max={1440}
-              step={1}
-            />
-            <NumberField
-              id="rs-halflife"
-              label="“Recently” half-life (days)"
-              hint={`How fast the “recently” boost fades with a memory's age; default ${d.recencyHalfLifeDays}`}
-              value={draft.recencyHalfLifeDays}
-              onChange={(v) => set("recencyHalfLifeDays", v)}
-              min={1}
-              max={3650}
-              step={1}
-            />
-          </fieldset>
-          <fieldset className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
-            <legend className="mb-1 text-sm font-medium">Packing</legend>
-            <NumberField
-              id="rs-budget"
-              label="Token budget"
-              hint={`Size of the memory block in the system prompt; default ${d.tokenBudget}`}
-              value={draft.tokenBudget}
-              onChange={(v) => set("tokenBudget", v)}
-              min={50}
-              max={32000}
-              step={50}
-            />
-            <NumberField
-              id="rs-asstmax"
-              label="Assistant reply cap (characters)"
-              hint={`A packed memory keeps at most this much of the assistant's reply; default ${d.assistantMaxChars}`}
-              value={draft.assistantMaxChars}
-              onChange={(v) => set("assistantMaxChars", v)}
-              min={40}
-              max={8000}
-              step={10}
-            />
-            <label className="flex items-start gap-2 text-sm">
-              <input
-                type="checkbox"
-                className="mt-1"
-                checked={draft.packSpeakers}
-                onChange={(e) => set("packSpeakers", e.target.checked)}
-              />
-              <span>
-                <span className="font-medium">Who said what</span>
-                <span className="block text-xs text-zinc-500">
-                  Label the person's words and the assistant's reply, and trim the reply's boilerplate; default{" "}
-                  {d.packSpeakers ? "on" : "off"}
-                </span>
-              </span>
-            </label>
-          </fieldset>
-          <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
-            <label className="flex items-center gap-2">
-              <input
-                type="checkbox"
-                checked={draft.anchorQuery}
-                onChange={(e) => set("anchorQuery", e.target.checked)}
-              />
-              Anchor query (first 5 words of long messages; default {d.anchorQuery ? "on" : "off"})
-            </label>
-            <label className="flex items-center gap-2">
-              <input
-                type="checkbox"
-                checked={draft.qualityFilter}
-                onChange={(e) => set("qualityFilter", e.target.checked)}
-              />
-              Quality filter (default {d.qualityFilter ? "on" : "off"})
-            </label>
-          </div>
+              </fieldset>
+              <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
+                <label className="flex items-center gap-2">
+                  <input
+                    type="checkbox"
+                    checked={draft.anchorQuery}
+                    onChange={(e) => set("anchorQuery", e.target.checked)}
+                  />
+                  Anchor query (first 5 words of long messages; default {d.anchorQuery ? "on" : "off"})
+                </label>
+                <label className="flex items-center gap-2">
+                  <input
+                    type="checkbox"
+                    checked={draft.qualityFilter}
+                    onChange={(e) => set("qualityFilter", e.target.checked)}
+                  />
+                  Quality filter (default {d.qualityFilter ? "on" : "off"})
+                </label>
+              </div>
+            </div>
+          </details>
           <div className="flex flex-wrap items-center gap-2">
             <button type="submit" className={BTN_PRIMARY} disabled={save.isPending}>
               {save.isPending ? "Saving…" : "Save retrieval settings"}

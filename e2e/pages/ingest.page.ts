@@ -97,6 +97,14 @@ export class IngestPage {
     await expect(this.row(name)).toHaveCount(0);
   }
 
+  /** A failed row goes at once (nothing of it was kept). */
+  async dismiss(name: string): Promise<void> {
+    await this.row(name)
+      .getByRole("button", { name: `Dismiss ${name}` })
+      .click();
+    await expect(this.row(name)).toHaveCount(0);
+  }
+
   async reingest(name: string): Promise<void> {
     await this.row(name)
       .getByRole("button", { name: `Re-ingest ${name}` })

@@ -27,6 +27,14 @@ export class SettingsPage {
     await this.page.goto("/settings");
     await expect(this.heading).toBeVisible();
     await expect(this.retrievalForm).toBeVisible();
+    await this.openAdvanced();
+  }
+
+  /** Open Retrieval's "Advanced" fields (the browser remembers it open across reloads). */
+  async openAdvanced(): Promise<void> {
+    const advanced = this.retrievalForm.getByTestId("retrieval-advanced");
+    if ((await advanced.getAttribute("open")) === null) await advanced.locator("summary").click();
+    await expect(advanced).toHaveAttribute("open", "");
   }
 
   /** A numeric technique's field (spinbutton) or a switch's checkbox, by its label. */

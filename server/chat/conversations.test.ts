@@ -106,6 +106,14 @@ test("titles: short messages as they are, long ones cut at a word", () => {
   assert.ok(titleFrom("a".repeat(100)).length <= 61);
 });
 
+test("titles: a chat opened with a command is named by what it did, not by its syntax", () => {
+  assert.equal(titleFrom("/remember My sister Anna lives in Berlin"), "My sister Anna lives in Berlin");
+  assert.equal(titleFrom('/forget "peanut"'), "Forget “peanut”");
+  assert.equal(titleFrom("/help"), "Commands and shortcuts");
+  assert.doesNotMatch(titleFrom(`/remember ${"word ".repeat(30)}`), /^\//);
+  assert.equal(titleFrom("/remember"), "/remember"); // not a command that did anything: as typed
+});
+
 test("query context and prompt history leave memory commands out; the history keeps to its budget", () => {
   const d = db();
   const c = createConversation(d);

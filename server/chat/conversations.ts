@@ -37,6 +37,9 @@ export interface RecalledMemory {
    * Debug Search's moves without the confidence's features. Absent on replies stored before it was kept.
    */
   moves?: string[];
+  /** A document chunk's file name and the section heading it sits under (absent for other memories). */
+  documentName?: string | null;
+  section?: string | null;
 }
 
 export type CommandInfo =
@@ -160,8 +163,15 @@ export function cleanTitle(title: string): string {
   return t;
 }
 
-/** A title from the first message: its first line, cut at a word boundary near 60 characters. */
+/**
+ * A title from the first message: its first line, cut at a word boundary near 60 characters. A chat
+ * opened with a command is named by what it did, not by the command's syntax ("/remember …").
+ */
 export function titleFrom(message: string): string {
+  const c = parseCommand(message);
+  if (c?.type === "remember") return titleFrom(c.text);
+  if (c?.type === "forget") return titleFrom(`Forget “${c.pattern}”`);
+  if (c?.type === "help") return "Commands and shortcuts";
   const line = message.replace(/\s+/g, " ").trim();
   if (line.length <= 60) return line || DEFAULT_TITLE;
   const cut = line.slice(0, 60);
@@ -306,11 +316,16 @@ export function appendMessages(db: Database.Database, conversationId: string, ms
   return ids.map((id) => getMessage(db, id)!);
 }
 
-/** Replace what a command reply recorded (e.g. a /forget that was undone). */
-export function updateCommand(db: Database.Database, messageId: string, command: CommandInfo): StoredMessage {
+/** Replace what a command reply recorded (e.g. a /forget that was undone), and its text when it now says something else. */
+export function updateCommand(
+  db: Database.Database,
+  messageId: string,
+  command: CommandInfo,
+  content?: string,
+): StoredMessage {
   const changed = db
-    .prepare("UPDATE messages SET recalled = ? WHERE id = ? AND role = 'assistant'")
-    .run(JSON.stringify({ command }), messageId).changes;
+    .prepare("UPDATE messages SET recalled = ?, content = coalesce(?, content) WHERE id = ? AND role = 'assistant'")
+    .run(JSON.stringify({ command }), content ?? null, messageId).changes;
   if (!changed) throw new ServiceError(404, `message ${messageId} not found`);
   return getMessage(db, messageId)!;
 }

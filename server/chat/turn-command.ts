@@ -12,6 +12,7 @@ import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { COMMAND_HELP, type parseCommand, SHORTCUT_HELP } from "./commands";
 import { markExchangeSettled } from "./persist";
+import { forgetReply } from "./forget-confirm";
 
 /** The events of a memory command's turn (a subset of TurnEvent, server/chat/turn.ts). */
 export type CommandEvent =
@@ -82,9 +83,7 @@ export async function* runCommand(
             p.items.map((i) => i.id),
             cmd.pattern.trim(),
           );
-          reply = r.count
-            ? `${r.message}\n\n${r.items.map((i) => `- ${i.content.replace(/\s+/g, " ").slice(0, 200)}`).join("\n")}`
-            : r.message;
+          reply = forgetReply(r);
           info = { type: "forget", pattern: cmd.pattern, count: r.count, items: r.items, undo: r.undo, undoneAt: null };
           break;
         }

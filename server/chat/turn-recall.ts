@@ -4,12 +4,20 @@ import { packable, type RetrievedMemory } from "../memory/retrieve";
 import { recordRetrievals } from "../memory/store";
 import type { RecalledMemory } from "./conversations";
 import { search } from "../memory/search";
+import { chunkSection } from "../memory/document-names";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 
 export const ms = (t0: number) => Math.round((performance.now() - t0) * 10) / 10;
 
-function toRecalled(r: RetrievedMemory): RecalledMemory {
+/** A recalled memory as the prompt and the reply's card name it: a document chunk by its file and section. */
+type Sourced = RetrievedMemory & { documentName?: string | null; section?: string | null };
+
+function withSource<T extends RetrievedMemory & { documentName?: string | null }>(r: T): T & Sourced {
+  return r.documentName ? { ...r, section: chunkSection(r.content) } : r;
+}
+
+function toRecalled(r: Sourced): RecalledMemory {
   return {
     id: r.id,
     content: r.content,
@@ -20,6 +28,7 @@ function toRecalled(r: RetrievedMemory): RecalledMemory {
     pinned: r.pinned,
     scores: r.scores,
     moves: rankingMoves(r.moves),
+    ...(r.documentName ? { documentName: r.documentName, section: r.section ?? null } : {}),
   };
 }
 
@@ -32,14 +41,14 @@ export function rankingMoves(moves: string[]): string[] {
  * Pack the recalled memories under the budget and say which of them made it in: packMemories is greedy in
  * rank order, so a memory is in exactly when adding it to the prefix before it raises the count.
  */
-export function packRecalled(
-  results: RetrievedMemory[],
+export function packRecalled<T extends Sourced>(
+  results: T[],
   topN: number,
   tokenBudget: number,
   opts: PackOptions = {},
-): { block: string; included: RetrievedMemory[] } {
+): { block: string; included: T[] } {
   const { block } = packMemories(results, topN, tokenBudget, opts);
-  const included: RetrievedMemory[] = [];
+  const included: T[] = [];
   let before = 0;
   for (let i = 0; i < Math.min(results.length, topN); i++) {
     const used = packMemories(results.slice(0, i + 1), topN, tokenBudget, opts).used;
@@ -100,7 +109,7 @@ export async function recallForPrompt(
     const kept = input.exclude ? r.results.filter((m) => !input.exclude!(m)) : r.results;
     const allowed = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
     // Only results at or above the minimum confidence reach the prompt (none: "no memory used"), and only those count as recalled.
-    const usable = packable(allowed, r.settings.minConfidence);
+    const usable = packable(allowed, r.settings.minConfidence).map(withSource);
     const { block, included } = packRecalled(usable, r.settings.topN, r.settings.tokenBudget, {
       speakers: r.settings.packSpeakers,
       assistantMaxChars: r.settings.assistantMaxChars,

@@ -311,6 +311,10 @@ test("/remember and /forget work with no provider configured; forget lists what 
   assert.equal(fc.pending, null);
   assert.equal(fc.count, 1);
   assert.match(fc.items[0]!.content, /passport number/);
+  // The reply now says what happened, once: no "until you confirm", each forgotten memory listed once.
+  assert.match(confirmed.message.content, /^Forgot 1 memory matching “PASSPORT”/);
+  assert.doesNotMatch(confirmed.message.content, /until you confirm/);
+  assert.equal(confirmed.message.content.match(/passport number/g)?.length, 1);
   assert.equal(getMemory(s.memo.db, ids[0]!)!.softDeleted, true);
   assert.ok(Date.parse(fc.undo.until) > Date.now() + 6.9 * 86_400_000);
   restore(s.memo, fc.undo.ids);

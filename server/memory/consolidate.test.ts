@@ -386,3 +386,24 @@ test("a per-model threshold from the settings applies", async () => {
   assert.equal((run.result as { counts: { merged: number } }).counts.merged, 1);
   assert.deepEqual(live(ctx), [fixtureMerge(DENTIST_1, DENTIST_2)]);
 });
+
+test("a pair whose merge fails a check is skipped with why and the two memories' text (Analytics names them)", async () => {
+  const s = openTempStore({ model: TEST_MODEL_A, dim: 4 });
+  stores.push(s);
+  const texts = ["alpha beta gamma", "alpha beta gamma", "delta epsilon"];
+  insertMemories(
+    s.sqlite,
+    texts.map((content) => ({ spaceId: "personal", content })),
+    texts.map((t) => hashedVector(t, 4)),
+    TEST_MODEL_A,
+  );
+  const r = await consolidate({ db: s.sqlite, embedder: new TestDimEmbedder() }, TEST_MODEL_A, {
+    threshold: 0.92,
+    preview: true,
+    merge: async () => "As an AI I refuse.",
+  });
+  assert.equal(r.proposals.length, 0);
+  assert.equal(r.skipped.length, 1);
+  assert.match(r.skipped[0]!.reason, /refusal or meta text/);
+  assert.deepEqual(r.skipped[0]!.originals, ["alpha beta gamma", "alpha beta gamma"]);
+});

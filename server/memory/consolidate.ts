@@ -80,8 +80,8 @@ export interface ConsolidateResult {
   skippedMerging: string | null;
   merges: MergeRecord[];
   errors: { from: [string, string]; error: string }[];
-  /** Pairs whose merged statement failed a check (merge-guard.ts), with why. */
-  skipped: { from: [string, string]; reason: string }[];
+  /** Pairs whose merged statement failed a check (merge-guard.ts), with why and the two memories' text. */
+  skipped: { from: [string, string]; reason: string; originals?: [string, string] }[];
   /** With `preview`: the merges that passed every check, not written. */
   proposals: MergeProposal[];
 }
@@ -249,13 +249,13 @@ export async function consolidate(
         consecutiveFailures = 0; // the provider answered; whether the answer is usable is checked next
         const bad = textProblem(content, a.content, b.content);
         if (bad) {
-          result.skipped.push({ from: [a.id, b.id], reason: bad });
+          result.skipped.push({ from: [a.id, b.id], reason: bad, originals: [a.content, b.content] });
           continue;
         }
         const [vector] = await embedder.embedDocuments([content]);
         const far = similarityProblem(vector!, vectors[p.i]!, vectors[p.j]!, opts.threshold);
         if (far) {
-          result.skipped.push({ from: [a.id, b.id], reason: far });
+          result.skipped.push({ from: [a.id, b.id], reason: far, originals: [a.content, b.content] });
           continue;
         }
         if (opts.preview) {

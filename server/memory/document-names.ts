@@ -55,3 +55,26 @@ export function withDocumentNames<T extends { id: string; documentId: string | n
     return { ...i, documentName: first, documentNames: all.length ? all : first ? [first] : [] };
   });
 }
+
+/**
+ * The section a document chunk sits under: chunks of a Markdown section start with its heading line
+ * (server/ingest/chunk.ts repeats it in continuation windows), ATX (`## Install`) or setext (`Install` over
+ * `---`). Headings that open the chunk one after another give the path, outermost first ("Guide › Install").
+ */
+export function chunkSection(content: string): string | null {
+  const lines = content.split("\n");
+  const path: { level: number; title: string }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!line.trim()) continue;
+    const atx = /^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$/.exec(line);
+    const setext = atx ? null : /^ {0,3}(=+|-+)[ \t]*$/.exec(lines[i + 1] ?? "");
+    if (!atx && !setext) break; // the section's text begins
+    const level = atx ? atx[1]!.length : setext![1]!.startsWith("=") ? 1 : 2;
+    const title = atx ? atx[2]!.trim() : line.trim();
+    while (path.length && path.at(-1)!.level >= level) path.pop();
+    path.push({ level, title });
+    if (setext) i++;
+  }
+  return path.length ? path.map((h) => h.title).join(" › ") : null;
+}

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { estimateTokens, packMemories, type PackItem } from "./pack";
+import { chunkSection } from "./document-names";
+import { estimateTokens, packMemories, speakerBody, type PackItem } from "./pack";
 
 const item = (content: string, over: Partial<PackItem> = {}): PackItem => ({
   content,
@@ -63,6 +64,43 @@ test("token budget: a memory that does not fit is skipped and later ones that fi
   assert.ok(block.includes("short one") && block.includes("short two"));
   assert.ok(!block.includes("xxxx"));
   assert.ok(estimateTokens(block) <= 100, `block is ${estimateTokens(block)} tokens`);
+});
+
+test("line breaks and code indentation are kept (only the indentation all lines share is removed)", () => {
+  const code =
+    "    function total(xs) {\n      let sum = 0;\n\n      for (const x of xs) sum += x;\n      return sum;\n    }\n";
+  const { block } = packMemories([item(code)], 6, 1500);
+  assert.equal(
+    block,
+    "[Relevant Memories]\n- 2024-06-15: function total(xs) {\n    let sum = 0;\n    for (const x of xs) sum += x;\n    return sum;\n  }\n  (match: hybrid, importance: 5)",
+  );
+  // A chat exchange keeps the person's line breaks too.
+  assert.equal(
+    speakerBody("User: my script:\nif x:\n    run()\nAssistant: Looks fine.", 400),
+    "the user said: “my script:\n  if x:\n      run()”\n  you replied: “Looks fine.”",
+  );
+});
+
+test("a document chunk is named by its file and section heading", () => {
+  const m = item("## Install\n\nRun npm ci first.", { documentName: "guide.md", section: "Install" });
+  assert.match(
+    packMemories([m], 6, 1500).block,
+    /^- 2024-06-15 \(from guide\.md, section “Install”\): ## Install\n {2}Run npm ci first\.$/m,
+  );
+  assert.match(
+    packMemories([item("x", { documentName: "notes.txt" })], 6, 1500).block,
+    /^- 2024-06-15 \(from notes\.txt\): x$/m,
+  );
+  assert.doesNotMatch(packMemories([item("x")], 6, 1500).block, /from/);
+});
+
+test("chunkSection: the ATX or setext headings a chunk starts with, as a path, else null", () => {
+  assert.equal(chunkSection("## Install ##\n\ntext"), "Install");
+  assert.equal(chunkSection("Usage\n-----\nmore"), "Usage");
+  assert.equal(chunkSection("Plain text\nno heading"), null);
+  assert.equal(chunkSection("#hashtag is not a heading"), null);
+  assert.equal(chunkSection("# Guide\n\n## Install\n\ntext\n## Later"), "Guide › Install");
+  assert.equal(chunkSection("## Old\n## New\nbody"), "New");
 });
 
 test("a single overlong first memory is truncated to fit, marked with …", () => {

@@ -8,6 +8,9 @@ export interface PackItem {
   updatedAt?: string | null;
   matchType: MatchType;
   importance: number;
+  /** A document chunk's file name (and the section heading it sits under): named in the block. */
+  documentName?: string | null;
+  section?: string | null;
 }
 
 /** A cheap token estimate (≈4 characters per token for English); the budget is a guard, not a tokenizer. */
@@ -15,9 +18,17 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-/** Content as it appears in the block: trimmed, continuation lines indented under the bullet. */
-function formatBody(content: string): string {
-  return content.trim().replace(/\s*\n\s*/g, "\n  ");
+/**
+ * Content as it appears in the block: blank lines dropped, continuation lines indented under the bullet.
+ * Line breaks and each line's indentation beyond the common one are kept (code stays code).
+ */
+export function formatBody(content: string): string {
+  const lines = content
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l) => l.length > 0);
+  const common = lines.reduce((n, l) => Math.min(n, /^[ \t]*/.exec(l)![0].length), Number.POSITIVE_INFINITY);
+  return lines.map((l) => l.slice(Number.isFinite(common) ? common : 0)).join("\n  ");
 }
 
 export interface PackOptions {
@@ -65,7 +76,7 @@ export function trimAssistant(text: string, maxChars: number): string {
 export function speakerBody(content: string, assistantMaxChars: number): string {
   const m = /^\s*User:\s*([\s\S]*?)\s+Assistant:\s*([\s\S]*)$/.exec(content);
   if (!m) return formatBody(content);
-  const user = m[1]!.trim().replace(/\s*\n\s*/g, " ");
+  const user = formatBody(m[1]!);
   const reply = trimAssistant(m[2]!.trim().replace(/\s*\n\s*/g, " "), assistantMaxChars);
   return reply ? `the user said: “${user}”\n  you replied: “${reply}”` : `the user said: “${user}”`;
 }
@@ -75,7 +86,8 @@ function entry(m: PackItem, body: string, offset?: number): string {
   const day = (iso: string) => dayIn(iso, offset ?? defaultOffsetMinutes(Date.parse(iso)));
   const edited = m.updatedAt && m.updatedAt > m.timestamp ? ` (edited ${day(m.updatedAt)})` : "";
   const date = day(m.timestamp) + edited;
-  return `- ${date}: ${body}\n  (match: ${m.matchType}, importance: ${m.importance})`;
+  const from = m.documentName ? ` (from ${m.documentName}${m.section ? `, section “${m.section}”` : ""})` : "";
+  return `- ${date}${from}: ${body}\n  (match: ${m.matchType}, importance: ${m.importance})`;
 }
 
 /**

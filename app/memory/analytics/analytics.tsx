@@ -51,7 +51,10 @@ export function Analytics() {
             <option value="created">when it was stored</option>
           </select>
         </label>
-        {q.isFetching && <span className="text-xs text-zinc-500">Updating…</span>}
+        {/* Always there (shown or not), so a refresh after a job run does not move the page. */}
+        <span className={`text-xs text-zinc-500 ${q.isFetching ? "" : "invisible"}`} aria-hidden={!q.isFetching}>
+          Updating…
+        </span>
       </form>
 
       {q.error && (

@@ -7,6 +7,14 @@ import { BTN_MD as BTN } from "../../_ui/styles";
 
 const UNDO_DAYS = 7;
 
+/** A pair the merge checks refused: why, and (runs since this was kept) the two memories' text. */
+interface Skipped {
+  reason: string;
+  originals?: [string, string];
+}
+
+const cut = (t: string) => (t.length > 90 ? `${t.slice(0, 90).trimEnd()}…` : t);
+
 interface Proposal {
   from: [string, string];
   originals: [string, string];
@@ -39,7 +47,7 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
   const [preview, setPreview] = useState<{
     runId: number;
     proposals: Proposal[];
-    skipped: { reason: string }[];
+    skipped: Skipped[];
     note: string | null;
   } | null>(null);
   const [picked, setPicked] = useState<Set<number>>(new Set());
@@ -49,7 +57,7 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
         invalidate();
         const res = (r.run.result ?? {}) as {
           proposals?: Proposal[];
-          skipped?: { reason: string }[];
+          skipped?: Skipped[];
           skippedMerging?: string | null;
           reason?: string;
         };
@@ -132,7 +140,19 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
               <summary>Why pairs were skipped</summary>
               <ul className="list-disc pl-5">
                 {preview.skipped.map((s, i) => (
-                  <li key={i}>{s.reason}</li>
+                  <li key={i} data-testid="merge-skipped-pair">
+                    {s.originals && (
+                      <>
+                        {s.originals.map((t, k) => (
+                          <span key={k}>
+                            {k > 0 && " and "}“<span className="text-zinc-900 dark:text-zinc-100">{cut(t)}</span>”
+                          </span>
+                        ))}
+                        :{" "}
+                      </>
+                    )}
+                    {s.reason}
+                  </li>
                 ))}
               </ul>
             </details>

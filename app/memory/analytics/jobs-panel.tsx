@@ -10,9 +10,10 @@ const fmt = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleStr
 
 type Job = "decay" | "consolidate";
 const LABEL: Record<Job, string> = { decay: "Decay", consolidate: "Consolidation" };
+// Each count says what happened to those memories (the legend under Last runs says why).
 const COUNT_LABELS: [string, string][] = [
-  ["promoted", "promoted"],
-  ["decayed", "decayed"],
+  ["promoted", "promoted by recall"],
+  ["decayed", "decayed while idle"],
   ["softDeleted", "soft-deleted"],
   ["purged", "purged"],
   ["merged", "merged"],
@@ -114,9 +115,12 @@ export function JobsPanel() {
               className={BTN}
               disabled={pending !== undefined}
               onClick={() => run.mutate({ job })}
+              aria-busy={pending === job}
               data-testid={`run-${job}`}
             >
-              {pending === job ? `Running ${LABEL[job].toLowerCase()}…` : `Run ${LABEL[job].toLowerCase()} now`}
+              {/* The label keeps its width while it runs (aria-busy says so), so nothing below moves. */}
+              Run {LABEL[job].toLowerCase()} now
+              {pending === job && <span className="sr-only"> (running)</span>}
             </button>
           ))}
           <ConsolidationReview onResult={(text, ok) => setLast({ job: "consolidate", text, ok })} />
@@ -129,7 +133,7 @@ export function JobsPanel() {
         </p>
         <p
           aria-live="polite"
-          className={`text-sm ${last?.ok === false ? "text-red-700 dark:text-red-300" : "text-emerald-700 dark:text-emerald-400"}`}
+          className={`min-h-5 text-sm ${last?.ok === false ? "text-red-700 dark:text-red-300" : "text-emerald-700 dark:text-emerald-400"}`}
           data-testid="job-result"
         >
           {last?.text}
@@ -137,7 +141,12 @@ export function JobsPanel() {
       </div>
 
       <div className={CARD}>
-        <h3 className="mb-2 text-sm font-semibold">Last runs</h3>
+        <h3 className="mb-1 text-sm font-semibold">Last runs</h3>
+        <p className="mb-2 text-xs text-zinc-500" data-testid="jobs-legend">
+          Promoted by recall: recalled into a prompt since the run before (importance +1, up to 5). Decayed while idle:
+          not recalled for a while (importance −1). Soft-deleted: at importance 0 for too long (restorable in the
+          Manager). Purged: deleted longer ago than the retention period, gone for good.
+        </p>
         {runs.error && (
           <p role="alert" className="text-sm text-red-700">
             {runs.error.message}

@@ -1,7 +1,10 @@
+import type { Metadata } from "next";
 import { Analytics } from "./analytics";
 import { JobsPanel } from "./jobs-panel";
 
 export const dynamic = "force-dynamic";
+// The tab says which page this is (the layout adds " · Memo").
+export const metadata: Metadata = { title: "Analytics" };
 
 export default function AnalyticsPage() {
   return (

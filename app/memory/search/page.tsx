@@ -1,7 +1,10 @@
+import type { Metadata } from "next";
 import { DebugSearch } from "./debug-search";
 import { EmbedderBanner } from "./embedder-banner";
 
 export const dynamic = "force-dynamic";
+// The tab says which page this is (the layout adds " · Memo").
+export const metadata: Metadata = { title: "Debug Search" };
 
 export default function DebugSearchPage() {
   return (
