@@ -381,7 +381,12 @@ export async function chunkSections(
   const counted = await Promise.all(
     sections.map(async (s): Promise<SectionUnits> => {
       const units = await countedUnits(s.text, counter, o.maxTokens, o);
-      const heading = s.heading ? { text: s.heading, tokens: (await counter.count([s.heading], o.signal))[0]! } : null;
+      // A heading is tokenized in one call and repeated in continuation windows: only one no longer than a
+      // unit is (a crafted 100K-character heading line is body text, cut into units like any other).
+      const heading =
+        s.heading && s.heading.length <= o.unitMaxChars
+          ? { text: s.heading, tokens: (await counter.count([s.heading], o.signal))[0]! }
+          : null;
       return { heading, units };
     }),
   );
