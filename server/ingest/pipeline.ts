@@ -18,7 +18,7 @@ import { activeModel } from "../memory/model-check";
 import { contentHash, findLiveByHash, insertMemories, writeTransaction, type NewMemory } from "../memory/store";
 import { chunkSections, TokenCounter, type ChunkOptions, type PlannedChunk } from "./chunk";
 import { linkDocumentChunks, unlinkDocument, type DocumentRow } from "./documents";
-import { parseDocument } from "./parse";
+import { parseOffThread } from "./parse-thread";
 
 /**
  * Embedding requests are sized by time, not by a fixed count: each request should take about
@@ -79,7 +79,8 @@ export async function ingestDocument(
 ): Promise<IngestStats> {
   const t0 = now();
   const signal = options.signal;
-  const parsed = await parseDocument(bytes, doc.name);
+  // Off the event loop, with a time and memory budget (parse-thread.ts).
+  const parsed = await parseOffThread(bytes, doc.name, { signal });
   signal?.throwIfAborted();
   const t1 = now();
   const { model } = await activeModel(ctx);
