@@ -87,6 +87,15 @@ export function ModelBanner() {
     rows.push(<p key="st">Embedding server: {s.embedder.status}…</p>);
   }
 
+  // The data folder cannot take writes (read-only or full): said first, since nothing new is being saved.
+  if (s.storageProblem) {
+    rows.unshift(
+      <p key="storage" data-testid="storage-problem">
+        <strong>Memo cannot save anything right now</strong>: {s.storageProblem} (the data folder is {s.data.dir}).
+      </p>,
+    );
+  }
+
   const onChat = pathname === "/" || pathname.startsWith("/c/");
   const det = s.detection.chosen;
   if (onChat && s.chat.source === "detected" && det) {
@@ -100,8 +109,9 @@ export function ModelBanner() {
     );
   }
   if (!rows.length) return null;
-  const tone =
-    s.embedder.fallback || d.phase === "failed"
+  const tone = s.storageProblem
+    ? "border-red-300 bg-red-50 dark:border-red-800 dark:bg-red-950"
+    : s.embedder.fallback || d.phase === "failed"
       ? "border-sky-300 bg-sky-50 dark:border-sky-800 dark:bg-sky-950"
       : "border-emerald-300 bg-emerald-50 dark:border-emerald-800 dark:bg-emerald-950";
   return (
