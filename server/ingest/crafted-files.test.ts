@@ -14,14 +14,15 @@ import { uploadDocuments } from "../services/document-service";
 import { makeManyPagePdf } from "../test/doc-fixtures";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { TestDimEmbedder } from "../test/test-dim-embedder";
-import { UNIT_MAX_CHARS } from "./chunk";
+import { CHUNK_TOKENS, MAX_CHARS_PER_TOKEN, UNIT_MAX_CHARS } from "./chunk";
 import { getDocument } from "./documents";
 import { parseOffThread } from "./parse-thread";
 import { queueFor } from "./queue";
 
-/** TEST DOUBLE: the hashed test embedder, recording the longest text tokenized in one call. */
+/** TEST DOUBLE: the hashed test embedder, recording the longest text tokenized, and embedded, in one call. */
 class RecordingEmbedder extends TestDimEmbedder {
   longestTokenized = 0;
+  longestEmbedded = 0;
   constructor() {
     super("test-8d-crafted");
   }
@@ -29,7 +30,14 @@ class RecordingEmbedder extends TestDimEmbedder {
     this.longestTokenized = Math.max(this.longestTokenized, text.length);
     return super.tokenize(text);
   }
+  override async embedDocuments(texts: string[]): Promise<Float32Array[]> {
+    for (const t of texts) this.longestEmbedded = Math.max(this.longestEmbedded, t.length);
+    return super.embedDocuments(texts);
+  }
 }
+
+/** The most characters one chunk may hold (and so one text sent to the embedder). */
+const MAX_CHUNK_CHARS = CHUNK_TOKENS * MAX_CHARS_PER_TOKEN;
 
 const stores: TempStore[] = [];
 const contexts: MemoContext[] = [];
@@ -75,25 +83,28 @@ async function ingest(c: MemoContext, name: string, bytes: Uint8Array) {
   }
 }
 
-test("a 100 KB Markdown heading of spaces is ingested in seconds; the event loop keeps turning; no 100K-character tokenizer call", async () => {
+test("a 100 KB Markdown heading of spaces is ingested in seconds; the event loop keeps turning; no 100K-character tokenizer or embedder call", async () => {
   const c = ctx();
   const r = await ingest(c, "crafted.md", new TextEncoder().encode(`# a${" ".repeat(100_000)}b`));
   assert.equal(r.doc.status, "done", r.doc.error ?? "");
   assert.ok(r.ms < 15_000, `took ${r.ms.toFixed(0)} ms`);
   assert.ok(r.maxDelayMs < 1000, `event loop held for ${r.maxDelayMs.toFixed(0)} ms`);
   assert.ok(c.embedder.longestTokenized <= UNIT_MAX_CHARS, `tokenized ${c.embedder.longestTokenized} chars at once`);
+  assert.ok(c.embedder.longestEmbedded <= MAX_CHUNK_CHARS, `embedded ${c.embedder.longestEmbedded} chars at once`);
 });
 
 test("a 1 MB single-line Markdown heading is ingested in seconds, cut into units for the tokenizer", async () => {
   const c = ctx();
-  const words = Array.from({ length: 125_000 }, (_, i) => `w${i % 977}x`).join(" ");
+  const words = Array.from({ length: 180_000 }, (_, i) => `w${i % 977}x`).join(" ");
   const line = `# ${words}`.slice(0, 1_000_000);
+  assert.equal(line.length, 1_000_000);
   const r = await ingest(c, "one-line.md", new TextEncoder().encode(line));
   assert.equal(r.doc.status, "done", r.doc.error ?? "");
   assert.ok(r.doc.chunksTotal > 100, `only ${r.doc.chunksTotal} chunks`);
   assert.ok(r.ms < 30_000, `took ${r.ms.toFixed(0)} ms`);
   assert.ok(r.maxDelayMs < 1000, `event loop held for ${r.maxDelayMs.toFixed(0)} ms`);
   assert.ok(c.embedder.longestTokenized <= UNIT_MAX_CHARS, `tokenized ${c.embedder.longestTokenized} chars at once`);
+  assert.ok(c.embedder.longestEmbedded <= MAX_CHUNK_CHARS, `embedded ${c.embedder.longestEmbedded} chars at once`);
 });
 
 for (const pages of [20_000, 100_000]) {

@@ -71,6 +71,7 @@ export interface IngestStats {
 
 const now = () => performance.now();
 
+/** Ingest one document. `bytes` are given away: they move to the parsing worker (see parseOffThread). */
 export async function ingestDocument(
   ctx: MemoContext,
   doc: Pick<DocumentRow, "id" | "spaceId" | "createdAt" | "name">,
@@ -79,8 +80,9 @@ export async function ingestDocument(
 ): Promise<IngestStats> {
   const t0 = now();
   const signal = options.signal;
-  // Off the event loop, with a time and memory budget (parse-thread.ts).
-  const parsed = await parseOffThread(bytes, doc.name, { signal });
+  // Off the event loop, with a time and memory budget (parse-thread.ts). The bytes are handed over:
+  // nothing below reads them again.
+  const parsed = await parseOffThread(bytes, doc.name, { signal, transfer: true });
   signal?.throwIfAborted();
   const t1 = now();
   const { model } = await activeModel(ctx);
