@@ -19,7 +19,7 @@ export interface StorageFault {
   message: string;
 }
 
-const FAULT_MEMORY_MS = 30_000;
+const FAULT_MEMORY_MS = 10_000;
 const PROBE_EVERY_MS = 5_000;
 
 const NOT_WRITABLE_FS = new Set(["EROFS", "EACCES", "EPERM"]);
