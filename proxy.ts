@@ -1,10 +1,15 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { gateResponse } from "@/server/auth/gate";
+import { contentSecurityPolicy, newNonce, STATIC_SECURITY_HEADERS } from "@/server/http/security-headers";
 
 /**
  * Access control for every page and API (server/auth/access.ts has the rules): sign-in when Memo listens on
  * a network address, the Host check on loopback, and the Origin check on every mutation. Runs in the
  * Node.js runtime (Next 16's default for proxy), so it reads sessions and tokens from the store directly.
+ *
+ * Also the Content-Security-Policy (server/http/security-headers.ts), with a fresh script nonce per
+ * request: set on the request too, which is where Next finds the nonce for the scripts it renders.
+ * The other security headers come from next.config.mjs; a refusal made here carries them itself.
  *
  * Not matched: static build assets, and the three routes that stream large bodies — Next buffers (and
  * past 10 MB truncates) the body of every request the proxy runs for, which would break 50 MB uploads
@@ -12,7 +17,18 @@ import { gateResponse } from "@/server/auth/gate";
  * server/auth/routes.test.ts checks that every route is covered one way or the other.
  */
 export function proxy(req: NextRequest) {
-  return gateResponse(req) ?? NextResponse.next();
+  const csp = contentSecurityPolicy(newNonce());
+  const denied = gateResponse(req);
+  if (denied) {
+    for (const [k, v] of Object.entries(STATIC_SECURITY_HEADERS)) denied.headers.set(k, v);
+    denied.headers.set("Content-Security-Policy", csp);
+    return denied;
+  }
+  const headers = new Headers(req.headers);
+  headers.set("Content-Security-Policy", csp);
+  const res = NextResponse.next({ request: { headers } });
+  res.headers.set("Content-Security-Policy", csp);
+  return res;
 }
 
 export const config = {

@@ -147,10 +147,14 @@ test("sign in and out in the browser: back where you were, httpOnly SameSite coo
   expect((await replay.get("/api/health")).status(), "the old cookie no longer works").toBe(401);
   await page.goto("/settings");
   await expect(page).toHaveURL(/\/login\?next=%2Fsettings$/);
-  // An open redirect is not possible: next must be a path on this site.
-  await page.goto("/login?next=https%3A%2F%2Fevil.example%2F");
-  await login.signIn(LAN_PASSWORD);
-  await expect(page).toHaveURL(`${lan.url}/`);
+  // An open redirect is not possible: next must be a path on this site — also when the browser would
+  // read it as another host after dropping a tab (issue 33 item 6).
+  for (const next of ["https%3A%2F%2Fevil.example%2F", "%2F%09%2F127.0.0.5:9%2Fpwned"]) {
+    await page.goto(`/login?next=${next}`);
+    await login.signIn(LAN_PASSWORD);
+    await expect(page).toHaveURL(`${lan.url}/`);
+    await context.clearCookies(); // signed out again for the next try
+  }
   expect(errors).toEqual([]);
   await replay.dispose();
   await context.close();
@@ -193,10 +197,24 @@ test("API tokens: created in Settings and shown once, used by programs, powerles
       })
     ).status(),
   ).toBe(200);
-  // A token may use Memo, not manage access.
+  // A token may use Memo, not manage access: no minting, not even the list of tokens (issue 33 item 9).
   const mint = await program.post("/api/trpc/access.createToken", { data: { name: "escalation" } });
   expect(mint.status()).toBe(403);
   expect(await mint.text()).toContain("API tokens cannot");
+  expect((await program.get("/api/trpc/access.tokens")).status()).toBe(403);
+  // Nor provider, model or job settings (issue 33 item 1): the review's key theft is refused before any
+  // request leaves Memo — Test with another base URL, or saving one.
+  const steal = { provider: "openai", settings: { openai: { baseUrl: "http://127.0.0.1:9/v1" } } };
+  for (const [proc, body] of [
+    ["providers.test", steal],
+    ["providers.save", { anthropic: { baseUrl: "http://127.0.0.1:9" } }],
+    ["providers.select", { provider: "anthropic" }],
+    ["jobs.saveSettings", {}],
+  ] as const) {
+    const r = await program.post(`/api/trpc/${proc}`, { data: body });
+    expect(r.status(), proc).toBe(403);
+  }
+  expect((await program.get("/api/trpc/providers.status")).status()).toBe(403);
 
   await access.revoke("e2e script");
   const refused = await program.get("/v1/models");
@@ -292,6 +310,49 @@ test("only hashes are stored: the password, session cookies and API tokens are n
   await Promise.all([anon.dispose(), session.dispose()]);
 });
 
+test("changing the password revokes API tokens and other sessions unless the box is unticked (issue 33 item 9)", async ({
+  browser,
+  playwright,
+}) => {
+  const anon = await lanRequest(playwright);
+  const other = await lanRequest(playwright, { cookie: `memo_session=${await signInCookie(anon)}` });
+  const { context, page, errors } = await lanBrowser(browser);
+  await page.goto("/login?next=%2Fsettings");
+  await new LoginPage(page).signIn(LAN_PASSWORD);
+  await expect(page).toHaveURL(/\/settings$/);
+  const access = new AccessPage(page);
+  const token = await access.create("before the change");
+  const program = await lanRequest(playwright, { authorization: `Bearer ${token}` });
+  expect((await program.get("/v1/models")).status()).toBe(200);
+
+  const change = async (from: string, to: string, revoke: boolean) => {
+    const form = page.getByRole("form", { name: "Change the owner password" });
+    await form.getByLabel("Current password", { exact: true }).fill(from);
+    await form.getByLabel("New password", { exact: true }).fill(to);
+    await form.getByLabel("Repeat", { exact: true }).fill(to);
+    const box = form.getByRole("checkbox", { name: "Sign out other sessions and revoke all API tokens" });
+    await expect(box).toBeChecked(); // offered, and on by default
+    if (!revoke) await box.uncheck();
+    await form.getByRole("button", { name: "Save password" }).click();
+  };
+  await change(LAN_PASSWORD, "a temporary new password", true);
+  await expect(access.notice).toHaveText(
+    /^Password saved\. \d+ other sessions? signed out\. \d+ API tokens? revoked\.$/,
+  );
+  expect((await program.get("/v1/models")).status(), "the token made before is revoked").toBe(401);
+  expect((await other.get("/api/health")).status(), "the other session is signed out").toBe(401);
+  expect((await page.request.get("/api/health")).status(), "this browser stays signed in").toBe(200);
+  // Back to the shared password, this time keeping everything.
+  const kept = await lanRequest(playwright, {
+    authorization: `Bearer ${await access.create("kept across a change")}`,
+  });
+  await change("a temporary new password", LAN_PASSWORD, false);
+  await expect(access.notice).toHaveText("Password saved.");
+  expect((await kept.get("/v1/models")).status()).toBe(200);
+  expect(errors).toEqual([]);
+  await Promise.all([anon.dispose(), other.dispose(), program.dispose(), kept.dispose(), context.close()]);
+});
+
 test("provider keys never reach the browser: not in any page, tRPC answer or API response", async ({
   browser,
   playwright,
@@ -347,6 +408,11 @@ test("provider keys never reach the browser: not in any page, tRPC answer or API
   ).toBe(true);
   for (const b of bodies)
     for (const s of secrets) expect(b.text.includes(s), `${s.slice(0, 12)}… in ${b.url}`).toBe(false);
+  // Nor is the saved key in the database files: it is sealed with data/secret.key (issue 33 item 10).
+  const dir = path.dirname(lan.dbFile);
+  for (const f of fs.readdirSync(dir).filter((n) => n.startsWith("memory.db")))
+    expect(fs.readFileSync(path.join(dir, f)).includes(Buffer.from(saved)), `the saved key in ${f}`).toBe(false);
+  expect(fs.statSync(path.join(lan.dataDir, "secret.key")).mode & 0o777).toBe(0o600);
   expect(errors).toEqual([]);
   await Promise.all([anon.dispose(), session.dispose(), context.close()]);
 });

@@ -40,7 +40,10 @@ test.describe("Privacy", () => {
     const plain = `The passport photo ${code} was taken at the station booth.`;
     await api.addMemory({ text: pinned, space, pinned: true });
     await api.addMemory({ text: plain, space });
-    await chatApi.saveProviders({ openai: { baseUrl: `http://${privacyApi.remoteHost}/v1` } });
+    // Another origin than the environment's: its key must come with it (a key goes only where it was entered for).
+    await chatApi.saveProviders({
+      openai: { baseUrl: `http://${privacyApi.remoteHost}/v1`, apiKey: "sk-e2e-fixture" },
+    });
     const remote = privacyApi.remoteHost;
 
     await chat.goto(space);

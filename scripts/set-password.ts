@@ -82,10 +82,10 @@ async function main(): Promise<void> {
       if (problem) fail(`${problem} (read from stdin)`);
     }
     const hash = await hashPassword(password);
-    const { sessionsRevoked } = setOwnerPasswordHash(sqlite, hash);
+    const { sessionsRevoked, tokensRevoked } = setOwnerPasswordHash(sqlite, hash);
     console.log(
       `Owner password set in ${file} (scrypt, N=2^${DEFAULT_SCRYPT.log2N}, r=${DEFAULT_SCRYPT.r}, p=${DEFAULT_SCRYPT.p}); ` +
-        `${sessionsRevoked} session(s) signed out. Memo may now listen on a network address, e.g. MEMO_HOST=0.0.0.0 npm start.`,
+        `${sessionsRevoked} session(s) signed out, ${tokensRevoked} API token(s) revoked. Memo may now listen on a network address, e.g. MEMO_HOST=0.0.0.0 npm start.`,
     );
   } finally {
     sqlite.close();

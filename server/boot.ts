@@ -12,7 +12,8 @@ import { onShutdownSignal, shutdown } from "./ops/shutdown";
 import { embedRequestsDone } from "./embedder/client";
 import { startModelDownload, stopModelDownload } from "./services/model-download-service";
 import { getLocalDetector } from "./chat/detect-local";
-import { resolveProviderConfig } from "./chat/providers";
+import { resolveProviderConfig, sealStoredProviderKeys } from "./chat/providers";
+import { secretKey } from "./core/secret-box";
 import { warnIfPromptLogging } from "./chat/prompt-log";
 import { sweepTemporaryChats } from "./chat/temporary-chats";
 
@@ -22,6 +23,10 @@ import { sweepTemporaryChats } from "./chat/temporary-chats";
  */
 export function boot(): void {
   const { sqlite } = getDb();
+  // The key that seals provider keys at rest (data/secret.key, 0600): made at first start; a key saved in
+  // plain text by an older version is sealed now.
+  secretKey();
+  sealStoredProviderKeys(sqlite);
   const bound = boundModel(sqlite);
   if (bound) startVectorIndex(sqlite, bound.dim);
   const sup = getEmbedder();

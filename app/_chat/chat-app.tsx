@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { Conversation } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 import { ChatToolbar } from "./chat-toolbar";
@@ -38,24 +38,6 @@ export function ChatApp({
   const loadedFor = useRef<string | undefined>(undefined);
   const [draft, setDraft] = useDraft(conversationId ?? `new:${space}`);
   const scroll = useStickToBottom();
-  // The shell fills the viewport below whatever is above it (header, banners, the first-run checklist),
-  // full width, so that the page itself does not scroll: only the lists in it do.
-  const shellRef = useRef<HTMLDivElement | null>(null);
-  const [shellTop, setShellTop] = useState<number | null>(null);
-  useLayoutEffect(() => {
-    const el = shellRef.current;
-    if (!el) return;
-    const measure = () => setShellTop(Math.round(el.getBoundingClientRect().top + window.scrollY));
-    measure();
-    const ro = new ResizeObserver(measure);
-    ro.observe(document.body);
-    window.addEventListener("resize", measure);
-    return () => {
-      ro.disconnect();
-      window.removeEventListener("resize", measure);
-    };
-  }, []);
-
   const refreshLists = useCallback(() => {
     void qc.invalidateQueries({ queryKey: trpc.conversations.list.queryKey() });
     void qc.invalidateQueries({ queryKey: trpc.conversations.search.queryKey() });
@@ -157,11 +139,12 @@ export function ChatApp({
   );
 
   return (
+    // The shell fills the viewport below whatever is above it (header, banners, the first-run
+    // checklist) by CSS alone (globals.css, data-chat-shell), so that the page itself never scrolls.
     <div
-      ref={shellRef}
-      style={shellTop === null ? undefined : { height: `max(20rem, calc(100dvh - ${shellTop}px))` }}
-      className="-mb-6 -mt-6 ml-[calc(50%-50vw)] flex h-[calc(100dvh-var(--header-h))] w-screen border-t border-zinc-200 dark:border-zinc-800"
+      className="flex min-h-0 w-full flex-1 border-t border-zinc-200 dark:border-zinc-800"
       data-testid="chat-shell"
+      data-chat-shell=""
     >
       <aside className="hidden w-72 shrink-0 flex-col border-r border-zinc-200 p-3 md:flex dark:border-zinc-800">
         {list()}

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { ConversationRow } from "./conversation-list";
+import { DeleteChatConfirm } from "./delete-chat";
 
 const BTN =
   "shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
@@ -51,7 +52,7 @@ export function ConversationItem({
   onRename: (title: string) => Promise<void>;
   onPin: () => void;
   onExport: () => void;
-  onDelete: () => void;
+  onDelete: (forgetMemories: boolean) => void;
 }) {
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
   const [title, setTitle] = useState(c.title);
@@ -115,22 +116,7 @@ export function ConversationItem({
             <span className="min-w-0 flex-1 truncate text-xs text-zinc-500" title={c.spaceId}>
               {c.spaceId}
             </span>
-            {mode === "delete" ? (
-              <>
-                <span className="text-xs">Delete?</span>
-                <button
-                  type="button"
-                  className={`${BTN} text-red-700 dark:text-red-300`}
-                  onClick={onDelete}
-                  disabled={busy}
-                >
-                  Yes, delete
-                </button>
-                <button type="button" className={BTN} onClick={() => setMode("view")}>
-                  No
-                </button>
-              </>
-            ) : (
+            {mode === "delete" ? null : (
               <>
                 <button
                   type="button"
@@ -163,6 +149,9 @@ export function ConversationItem({
               </>
             )}
           </div>
+          {mode === "delete" && (
+            <DeleteChatConfirm id={c.id} busy={busy} onDelete={onDelete} onCancel={() => setMode("view")} />
+          )}
         </>
       )}
     </li>

@@ -5,6 +5,7 @@ import { useState } from "react";
 import type { Conversation } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 import { ConversationItem } from "./conversation-item";
+import { announceDeleted, DeletedChatNotice } from "./delete-chat";
 import { useDebounced } from "../_ui/use-debounced";
 
 export type ConversationRow = Conversation & { snippet?: string | null };
@@ -65,7 +66,10 @@ export function ConversationList({
   );
   const pin = useMutation(trpc.conversations.pin.mutationOptions({ onSuccess: ok, onError }));
   const del = useMutation(
-    trpc.conversations.delete.mutationOptions({ onSuccess: (r) => (ok(), onDeleted(r.id)), onError }),
+    trpc.conversations.delete.mutationOptions({
+      onSuccess: (r) => (ok(), announceDeleted(r), onDeleted(r.id)),
+      onError,
+    }),
   );
   const exp = useMutation(
     trpc.conversations.exportMarkdown.mutationOptions({
@@ -112,6 +116,7 @@ export function ConversationList({
           {error}
         </p>
       )}
+      <DeletedChatNotice />
       {found.error && q && (
         <p role="alert" className="text-xs text-red-700 dark:text-red-300">
           {found.error.message}
@@ -139,7 +144,7 @@ export function ConversationList({
                   onRename={(title) => rename.mutateAsync({ id: c.id, title }).then(() => undefined)}
                   onPin={() => pin.mutate({ id: c.id, pinned: !c.pinned })}
                   onExport={() => exp.mutate({ id: c.id })}
-                  onDelete={() => del.mutate({ id: c.id })}
+                  onDelete={(forget) => del.mutate({ id: c.id, forgetMemories: forget })}
                 />
               ))}
             </ul>

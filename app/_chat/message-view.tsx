@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { ACTION_BTN, CopyButton } from "./copy-button";
+import { CutShortNote } from "./cut-short-note";
 import { ForgetConfirm } from "./forget-confirm";
 import { CommandDetails, Markdown, splitInterrupted, type UiMessage } from "./message";
 import { MemoryLine } from "./memory-line";
@@ -135,8 +136,9 @@ function UserMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
 }
 
 function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
-  const { text, note } = splitInterrupted(m.content);
-  const failed = m.status === "error" || note !== null;
+  const { text, note, reason } = splitInterrupted(m.content);
+  // A reply the person stopped is answered again with Regenerate; one cut by anything else, with Retry.
+  const failed = m.status === "error" || (note !== null && reason !== "stopped");
   const stored = isStoredId(m.id);
   return (
     <li data-testid="assistant-message" data-status={m.status} aria-busy={m.status === "streaming"}>
@@ -164,10 +166,14 @@ function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
           >
             {text ? `The reply was cut short: ${m.error}` : m.error}
           </p>
-        ) : note ? (
-          <p className="mt-2 text-xs text-amber-700 dark:text-amber-400" data-testid="reply-interrupted">
-            Interrupted: {note.replace(/^the /, "")}
-          </p>
+        ) : note && reason ? (
+          <CutShortNote
+            messageId={stored ? m.id : null}
+            reason={reason}
+            note={note}
+            hasText={Boolean(text.trim())}
+            canStore={m.sent?.stored !== false}
+          />
         ) : null}
         {m.recallError && (
           <p className="mt-2 text-xs text-amber-700 dark:text-amber-400" data-testid="recall-error">

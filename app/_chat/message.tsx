@@ -7,6 +7,7 @@ import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import { useRef, type ComponentProps } from "react";
 import type { CommandInfo, RecalledMemory } from "@/server/chat/conversations";
+import { splitCutNote } from "@/server/chat/cut-short";
 import { CopyButton } from "./copy-button";
 import { localDate } from "../_ui/local-time";
 
@@ -69,11 +70,8 @@ export function Markdown({ text }: { text: string }) {
   );
 }
 
-/** A reply cut short is stored with a note appended (server/chat/turn.ts interruptedNote): show it apart, once. */
-export function splitInterrupted(content: string): { text: string; note: string | null } {
-  const m = /\n\n\[interrupted: ([^\]]*)\]$/.exec(content);
-  return m ? { text: content.slice(0, m.index), note: m[1]! } : { text: content, note: null };
-}
+/** A reply cut short is stored with a note appended (server/chat/cut-short.ts): show it apart, once. */
+export const splitInterrupted = splitCutNote;
 
 /** Under a reply: which memories went into its prompt, and why each was recalled. */
 export function RecalledList({ memories }: { memories: RecalledMemory[] }) {

@@ -30,14 +30,31 @@ export interface TurnHooks {
   onConsent?: (q: SharingQuestion) => void;
 }
 
+/** The turn streaming now: its id (for POST /api/chat/stop), how much of its reply the page shows, whether Stop was pressed. */
+interface LiveTurn {
+  id: string;
+  shown: number;
+  stopping: boolean;
+  abort: AbortController;
+  /** After Stop: drops the connection if the server's answer does not come. */
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** After Stop, how long to wait for the server's `stopped` event before dropping the connection instead. */
+const STOP_GRACE_MS = 8_000;
+
 /**
  * The messages on screen and the streaming turn: POST /api/chat, its server-sent events applied to the
  * list as they come. Regenerate and Edit remove what they replace on screen as the server does.
+ *
+ * Stop (server/chat/turn-control.ts): the page stops showing new text at once and tells the server how
+ * much it showed; the server ends the provider request, stores exactly that much, and its `stopped`
+ * event replaces the reply on screen with what was stored: what the page shows is what is kept.
  */
 export function useChatTurn(h: TurnHooks) {
   const [messages, setMessages] = useState<UiMessage[]>([]);
   const [streaming, setStreaming] = useState(false);
-  const abortRef = useRef<AbortController | null>(null);
+  const live = useRef<LiveTurn | null>(null);
   const hooks = useRef(h);
   hooks.current = h;
 
@@ -59,7 +76,12 @@ export function useChatTurn(h: TurnHooks) {
       status: "streaming",
     };
     // The browser's time zone: "yesterday", "the day after the concert" and the dates the model sees are days where the person is.
-    const body: Record<string, unknown> = { conversationId, tzOffsetMinutes: -new Date().getTimezoneOffset() };
+    const turnId = crypto.randomUUID();
+    const body: Record<string, unknown> = {
+      conversationId,
+      tzOffsetMinutes: -new Date().getTimezoneOffset(),
+      turnId,
+    };
     if ("regenerate" in req) {
       const lastUser = messages.findLastIndex((m) => m.role === "user");
       if (lastUser < 0) return;
@@ -94,7 +116,8 @@ export function useChatTurn(h: TurnHooks) {
     }
     setStreaming(true);
     const abort = new AbortController();
-    abortRef.current = abort;
+    const turn: LiveTurn = { id: turnId, shown: 0, stopping: false, abort };
+    live.current = turn;
     let finished = false;
     const fail = (message: string) => patch(replyId, (m) => ({ ...m, status: "error", error: message }));
     try {
@@ -136,9 +159,12 @@ export function useChatTurn(h: TurnHooks) {
             finished = true;
             break;
           case "delta":
+            if (turn.stopping) break; // Stop was pressed: the page shows no more than it did then
+            turn.shown += ev.text.length;
             patch(replyId, (m) => ({ ...m, content: m.content + ev.text }));
             break;
           case "command":
+          case "stopped": // the reply as stored: exactly what was shown, marked stopped
           case "done": {
             const stored = fromStored(ev.message);
             patch(replyId, (m) => ({ ...stored, recallError: m.recallError, provider: m.provider }));
@@ -167,7 +193,8 @@ export function useChatTurn(h: TurnHooks) {
         patch(replyId, (m) => ({ ...m, status: m.content ? "done" : "error", error: m.content ? null : "Stopped." }));
       else fail(`Could not reach Memo: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
-      abortRef.current = null;
+      clearTimeout(turn.timer);
+      if (live.current === turn) live.current = null;
       setStreaming(false);
       hooks.current.onEnd();
     }
@@ -179,6 +206,22 @@ export function useChatTurn(h: TurnHooks) {
     streaming,
     patch,
     run,
-    stop: () => abortRef.current?.abort(),
+    stop,
   };
+
+  /** Stop the streaming reply: at once on the page, then authoritatively at the server (see above). */
+  function stop(): void {
+    const turn = live.current;
+    if (!turn || turn.stopping) return;
+    turn.stopping = true;
+    const drop = () => turn.abort.abort();
+    turn.timer = setTimeout(drop, STOP_GRACE_MS);
+    void fetch("/api/chat/stop", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ turnId: turn.id, shown: turn.shown }),
+    })
+      .then((r) => r.ok || drop())
+      .catch(drop);
+  }
 }

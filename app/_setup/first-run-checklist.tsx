@@ -67,7 +67,7 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
     <section
       aria-labelledby="frc-heading"
       data-testid="first-run-checklist"
-      className="mb-6 rounded border border-zinc-200 bg-white p-4 text-sm dark:border-zinc-800 dark:bg-zinc-900"
+      className="first-run-checklist mb-6 rounded border border-zinc-200 bg-white p-4 text-sm dark:border-zinc-800 dark:bg-zinc-900"
     >
       <div className="flex items-start justify-between gap-2">
         <h2 id="frc-heading" className="text-base font-semibold">

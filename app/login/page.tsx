@@ -3,22 +3,17 @@ import { headers } from "next/headers";
 import { accessConfig, loginRequired } from "@/server/auth/access";
 import { getDb } from "@/server/db";
 import { hasOwnerPassword } from "@/server/auth/store";
+import { safeNextPath } from "@/server/auth/next-path";
 import { LoginForm } from "./login-form";
 
 export const dynamic = "force-dynamic";
-
-/** Only a path on this site may be the place to go back to after signing in (no open redirect). */
-function safeNext(raw: string | string[] | undefined): string {
-  const v = Array.isArray(raw) ? raw[0] : raw;
-  return v?.startsWith("/") && !v.startsWith("//") && !v.startsWith("/\\") && !v.startsWith("/login") ? v : "/";
-}
 
 export default async function LoginPage({
   searchParams,
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const next = safeNext((await searchParams).next);
+  const next = safeNextPath((await searchParams).next);
   const required = loginRequired(await headers(), accessConfig());
   const passwordSet = hasOwnerPassword(getDb().sqlite);
   return (

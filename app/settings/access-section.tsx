@@ -18,7 +18,7 @@ export function AccessSection() {
   const tokens = useQuery(trpc.access.tokens.queryOptions());
   const [tokenName, setTokenName] = useState("");
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
-  const [pw, setPw] = useState({ current: "", password: "", confirm: "" });
+  const [pw, setPw] = useState({ current: "", password: "", confirm: "", revokeOthers: true });
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -55,10 +55,11 @@ export function AccessSection() {
   const setPassword = useMutation(
     trpc.access.setPassword.mutationOptions({
       onSuccess: (r) => {
-        setPw({ current: "", password: "", confirm: "" });
+        setPw({ current: "", password: "", confirm: "", revokeOthers: true });
         setError(null);
+        const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
         setNotice(
-          `Password saved.${r.sessionsRevoked ? ` ${r.sessionsRevoked} other session${r.sessionsRevoked === 1 ? "" : "s"} signed out.` : ""}`,
+          `Password saved.${r.sessionsRevoked ? ` ${plural(r.sessionsRevoked, "other session")} signed out.` : ""}${r.tokensRevoked ? ` ${plural(r.tokensRevoked, "API token")} revoked.` : ""}`,
         );
         refresh();
       },
@@ -80,7 +81,11 @@ export function AccessSection() {
   const submitPassword = (e: FormEvent) => {
     e.preventDefault();
     if (pw.password !== pw.confirm) return onError({ message: "the two new passwords differ" });
-    setPassword.mutate({ password: pw.password, ...(s?.passwordSet ? { current: pw.current } : {}) });
+    setPassword.mutate({
+      password: pw.password,
+      revokeOthers: pw.revokeOthers,
+      ...(s?.passwordSet ? { current: pw.current } : {}),
+    });
   };
 
   return (
@@ -201,12 +206,7 @@ export function AccessSection() {
           className="space-y-2"
         >
           <h3 className="font-medium">{s.passwordSet ? "Change the owner password" : "Set the owner password"}</h3>
-          {!s.passwordSet && (
-            <Muted>
-              Needed before Memo will listen on a network address (MEMO_HOST=0.0.0.0). Other sessions are signed out
-              when it changes.
-            </Muted>
-          )}
+          {!s.passwordSet && <Muted>Needed before Memo will listen on a network address (MEMO_HOST=0.0.0.0).</Muted>}
           <div className="flex flex-wrap items-center gap-2">
             {s.passwordSet && (
               <>
@@ -246,6 +246,14 @@ export function AccessSection() {
               onChange={(e) => setPw({ ...pw, confirm: e.target.value })}
               className={`w-48 ${INPUT}`}
             />
+            <label className="flex items-center gap-1 text-sm">
+              <input
+                type="checkbox"
+                checked={pw.revokeOthers}
+                onChange={(e) => setPw({ ...pw, revokeOthers: e.target.checked })}
+              />
+              Sign out other sessions and revoke all API tokens
+            </label>
             <button
               type="submit"
               className={BTN_PRIMARY}

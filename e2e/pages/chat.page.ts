@@ -165,6 +165,40 @@ export class ChatPage {
     await expect(this.conversation(to)).toHaveCount(1);
   }
 
+  /**
+   * Delete from the list, choosing whether Memo also forgets what it remembered from the chat (the dialog's
+   * box, on by default). Returns the count the dialog showed, e.g. "(1 memory)".
+   */
+  async deleteWith(title: string | RegExp, forget: boolean): Promise<string> {
+    await this.conversationNav();
+    const item = this.conversation(title);
+    await item.getByRole("button", { name: /^Delete / }).click();
+    const dialog = this.deleteDialog(item);
+    const count = dialog.getByTestId("delete-chat-count");
+    await expect(count).not.toContainText("counting");
+    const box = dialog.getByRole("checkbox", { name: /Also forget what Memo remembered from this chat/ });
+    await expect(box).toBeChecked();
+    if (!forget) await box.uncheck();
+    const shown = await count.innerText();
+    await dialog.getByRole("button", { name: "Yes, delete" }).click();
+    await expect(this.conversation(title)).toHaveCount(0);
+    return shown;
+  }
+
+  deleteDialog(item: Locator): Locator {
+    return item.getByRole("group", { name: "Delete this conversation" });
+  }
+
+  /** After a delete: what happened to the chat's memories, with Undo forgetting. */
+  get deletedNotice(): Locator {
+    return this.page.getByTestId("deleted-chat");
+  }
+
+  /** Why a reply ended early (stopped, interrupted by reload, …), with "Remember this anyway". */
+  cutShort(reply: Locator): Locator {
+    return reply.getByTestId("reply-interrupted");
+  }
+
   async delete(title: string | RegExp): Promise<void> {
     const item = this.conversation(title);
     await item.getByRole("button", { name: /^Delete / }).click();

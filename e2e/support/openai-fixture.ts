@@ -14,6 +14,8 @@
  *   [fixture:count]   the reply ends with "Answer number N" (N-th request with this same last message)
  *   [fixture:fail-once]  HTTP 500 the first time this exact message is asked, a normal reply after
  *   [fixture:cut-once]   drop the connection mid-reply the first time, a normal reply after
+ *   [fixture:lines]   the reply ends with "Line 1" … "Line 40", one line per piece, 150 ms apart (for Stop)
+ *   [fixture:late]    headers at once, then 4 s before the first token (Stop before the first token)
  * Also: GET /v1/models, 401 for a wrong key, 404 model_not_found for an unknown model,
  * GET /__fixture/requests (what it received), GET /__fixture/health, GET /__fixture/streams (streamed
  * replies started, completed, and abandoned by the client mid-reply, with when the last one was).
@@ -247,6 +249,8 @@ export class OpenAIFixtureServer {
     let reply = fixtureReply(messages);
     if (last.includes("[fixture:long]")) reply = `${reply}\n\n${longMarkdown()}`;
     if (last.includes("[fixture:count]")) reply = `${reply}\n\nAnswer number ${asked}`;
+    if (last.includes("[fixture:lines]"))
+      reply = `${reply}\n\n${Array.from({ length: 40 }, (_, i) => `Line ${i + 1}`).join("\n")}`;
     const id = `chatcmpl-fixture-${this.requests.length}`;
     const created = Math.floor(Date.now() / 1000);
     const promptTokens = Math.ceil(messages.map((m) => text(m.content)).join(" ").length / 4);
@@ -278,8 +282,17 @@ export class OpenAIFixtureServer {
         `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
       );
     send({ role: "assistant", content: "" }, null);
-    const delay = last.includes("[fixture:slow]") ? 300 : last.includes("[fixture:long]") ? 8 : this.chunkMs;
-    const parts = pieces(reply);
+    if (last.includes("[fixture:late]"))
+      for (let waited = 0; waited < 4000 && !res.destroyed; waited += 50) await sleep(50);
+    const lines = last.includes("[fixture:lines]");
+    const delay = last.includes("[fixture:slow]")
+      ? 300
+      : lines
+        ? 150
+        : last.includes("[fixture:long]")
+          ? 8
+          : this.chunkMs;
+    const parts = lines ? reply.split(/(?<=\n)/) : pieces(reply);
     for (let i = 0; i < parts.length; i++) {
       if (res.destroyed) return; // the client went away: stop generating
       if (i > 0 && delay) await sleep(delay);

@@ -2,6 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { appContext } from "../core/context";
 import { asServiceError, TRPC_CODE_BY_STATUS } from "../core/errors";
+import { principalOf } from "../auth/gate";
 
 /** tRPC context: the store and embedder every procedure works with. */
 export const createTRPCContext = async (opts: { headers: Headers }) => ({ memo: appContext(), headers: opts.headers });
@@ -30,3 +31,25 @@ const serviceErrors = t.middleware(async ({ next }) => {
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(serviceErrors);
+
+/**
+ * Settings that decide where data and keys go (providers, models, access, jobs) are for the owner at a
+ * browser (a session) or at the machine (loopback, no sign-in). An API token is for chat, search, memory
+ * and documents: it may not read or change these, or it could point a provider (and its saved key) at
+ * a host of its choosing, or mint itself more tokens.
+ */
+export function requireOwner(headers: Headers): void {
+  const p = principalOf(headers);
+  if (!p || p.kind === "token" || p.kind === "public") {
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message:
+        "only the owner signed in with the password (or at the machine) can read or change these settings; API tokens cannot",
+    });
+  }
+}
+
+export const ownerProcedure = publicProcedure.use(({ ctx, next }) => {
+  requireOwner(ctx.headers);
+  return next();
+});

@@ -7,7 +7,7 @@ import {
   verifyPassword,
   type ScryptParams,
 } from "./password";
-import { LOGIN_POLICY, loginRetryAfterMs, type LoginPolicy } from "./rate-limit";
+import { accountHoldMs, LOGIN_POLICY, loginRetryAfterMs, type LoginPolicy } from "./rate-limit";
 import {
   attemptStats,
   createSession,
@@ -24,8 +24,9 @@ import {
 export type AuthFailure = { ok: false; status: 400 | 401 | 403 | 409 | 429; message: string; retryAfterS?: number };
 
 /**
- * Check the owner password for one sign-in attempt, rate-limited (server/auth/rate-limit.ts). The attempt is
- * recorded as failed before the (slow) check, so parallel guesses all count, and marked ok after.
+ * Check the owner password for one sign-in attempt, rate-limited (server/auth/rate-limit.ts): refused while
+ * this address must wait, held a moment while the account sees many failures. The attempt is recorded as
+ * failed before the (slow) check, so parallel guesses all count, and marked ok after.
  */
 export async function checkOwnerPassword(
   db: Database.Database,
@@ -39,7 +40,8 @@ export async function checkOwnerPassword(
   const hash = ownerPasswordHash(db);
   if (!hash)
     return { ok: false, status: 409, message: "no owner password is set; run `npm run set-password` on the server" };
-  const wait = loginRetryAfterMs(attemptStats(db, ip, policy.windowMs, now), now, policy);
+  const stats = attemptStats(db, ip, policy.windowMs, now);
+  const wait = loginRetryAfterMs(stats, now, policy);
   if (wait > 0) {
     const s = Math.ceil(wait / 1000);
     return {
@@ -52,6 +54,8 @@ export async function checkOwnerPassword(
   const id = recordAttempt(db, ip, now);
   if (id % 100 === 0) pruneAttempts(db, 24 * 3_600_000, now);
   const t0 = performance.now();
+  const hold = accountHoldMs(stats, now, policy);
+  if (hold > 0) await new Promise((r) => setTimeout(r, hold));
   if (!(await verifyPassword(password, hash))) {
     markAttemptFailedAt(db, id, now + Math.round(performance.now() - t0));
     return { ok: false, status: 401, message: "wrong password" };
@@ -74,12 +78,20 @@ export async function signIn(
 /**
  * Set or change the owner password. Changing needs the current one (rate-limited like a sign-in); setting
  * the first one from the web is allowed only while no sign-in is required (loopback), i.e. by someone at
- * the machine. Every other session is signed out.
+ * the machine. Unless asked not to, every other session is signed out and every API token revoked.
  */
 export async function changeOwnerPassword(
   db: Database.Database,
-  input: { current?: string; password: string; ip: string; keepSession?: string; loginRequired: boolean },
-): Promise<{ ok: true; sessionsRevoked: number } | AuthFailure> {
+  input: {
+    current?: string;
+    password: string;
+    ip: string;
+    keepSession?: string;
+    loginRequired: boolean;
+    /** Sign out every other session and revoke every API token (default: yes). */
+    revokeOthers?: boolean;
+  },
+): Promise<{ ok: true; sessionsRevoked: number; tokensRevoked: number } | AuthFailure> {
   const problem = passwordProblem(input.password);
   if (problem) return { ok: false, status: 400, message: problem };
   if (hasOwnerPassword(db)) {
@@ -89,6 +101,11 @@ export async function changeOwnerPassword(
   } else if (input.loginRequired) {
     return { ok: false, status: 403, message: "set the first password on the server with `npm run set-password`" };
   }
-  const { sessionsRevoked } = setOwnerPasswordHash(db, await hashPassword(input.password), input.keepSession);
-  return { ok: true, sessionsRevoked };
+  const revoked = setOwnerPasswordHash(
+    db,
+    await hashPassword(input.password),
+    input.keepSession,
+    input.revokeOthers ?? true,
+  );
+  return { ok: true, ...revoked };
 }

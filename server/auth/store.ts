@@ -39,20 +39,32 @@ export function hasOwnerPassword(db: Database.Database): boolean {
   return ownerPasswordHash(db) !== null;
 }
 
-/** Store a new password hash and sign out every session (all but `keepSession`, the one that changed it). */
+/**
+ * Store a new password hash. With `revokeOthers` (the default) every other session is signed out (all but
+ * `keepSession`, the one that changed it) and every live API token revoked: whoever learnt the old
+ * password, or a token made with it, is out.
+ */
 export function setOwnerPasswordHash(
   db: Database.Database,
   hash: string,
   keepSession?: string,
-): { sessionsRevoked: number } {
+  revokeOthers = true,
+): { sessionsRevoked: number; tokensRevoked: number } {
   return db.transaction(() => {
     stmt(
       db,
       "INSERT INTO auth_owner (id, password_hash, updated_at) VALUES (1, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now')) " +
         "ON CONFLICT(id) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at",
     ).run(hash);
+    if (!revokeOthers) return { sessionsRevoked: 0, tokensRevoked: 0 };
     const keep = keepSession ? sha256(keepSession) : "";
-    return { sessionsRevoked: stmt(db, "DELETE FROM auth_sessions WHERE id_hash != ?").run(keep).changes };
+    return {
+      sessionsRevoked: stmt(db, "DELETE FROM auth_sessions WHERE id_hash != ?").run(keep).changes,
+      tokensRevoked: stmt(
+        db,
+        "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE revoked_at IS NULL",
+      ).run().changes,
+    };
   })();
 }
 

@@ -18,6 +18,7 @@ import { DEFAULT_SPACE } from "../core/space-name";
 import { ServiceError } from "../core/errors";
 import { SPACE_RE } from "../core/space-name";
 import { privacyNow, sweepTemporaryChats, temporaryColumns } from "./temporary-chats";
+import { stripCutNote } from "./cut-short";
 
 export const DEFAULT_TITLE = "New conversation";
 export const MAX_TITLE = 200;
@@ -349,7 +350,8 @@ export function promptHistory(
   const end = beforeId ? all.findIndex((m) => m.id === beforeId) : all.length;
   const dialogue = all
     .slice(0, end < 0 ? all.length : end)
-    .filter((m) => (m.role === "user" || m.role === "assistant") && !isCommandMessage(m));
+    .filter((m) => (m.role === "user" || m.role === "assistant") && !isCommandMessage(m))
+    .filter((m) => m.role === "user" || stripCutNote(m.content).trim()); // a reply stopped before it began said nothing
   const out: ChatMessage[] = [];
   let used = 0;
   for (let i = dialogue.length - 1; i >= 0; i--) {

@@ -5,8 +5,9 @@
  *
  *  - a client that disconnects mid-reply from POST /api/chat or a streamed POST /v1/chat/completions
  *    cancels the provider request at once (the fixture sees its connection closed and stops generating);
- *  - the partial exchange is kept as documented in server/chat/turn.ts (interruptedNote): the reply so far
- *    is stored in the conversation marked as interrupted, and persisted as memory without the note;
+ *  - the partial exchange is kept as documented in server/chat/cut-short.ts: the reply so far is stored
+ *    in the conversation marked "interrupted by reload", and is not memory unless the person keeps it
+ *    (a shutdown's partial reply, and the API's, are persisted as memory without the note);
  *  - a graceful shutdown (server/ops/inflight.ts drainRequests) lets requests finish for its grace period,
  *    then stops the rest the same way.
  * The e2e spec e2e/reliability.spec.ts checks the same disconnects over real HTTP through Next.
@@ -23,6 +24,8 @@ import { openTempStore, type TempStore } from "../test/temp-store";
 import { checkInvariant } from "../memory/store";
 import { PersistQueue, setPersistQueue } from "./persist";
 import { saveProviderSettings } from "./providers";
+import { cutNote } from "./cut-short";
+import { keepCutShortExchange } from "./keep-exchange";
 
 for (const k of [
   "MEMO_PROVIDER",
@@ -95,7 +98,7 @@ const json = (body: unknown, headers: Record<string, string> = {}) => ({
   body: JSON.stringify(body),
 });
 
-test("POST /api/chat: a client that disconnects mid-reply stops the provider at once; the partial reply is kept (marked interrupted) and persisted without the note", async () => {
+test("POST /api/chat: a client that disconnects mid-reply stops the provider at once; the partial reply is kept, marked interrupted by reload, and is not memory until kept", async () => {
   const before = { ...fixture.streams };
   const res = await chatRoute(
     new Request(
@@ -121,17 +124,22 @@ test("POST /api/chat: a client that disconnects mid-reply stops the provider at 
   await queue.drain();
   const conv = JSON.parse(events.find((e) => e.includes('"type":"start"'))!) as { conversation: { id: string } };
   const msgs = store.sqlite
-    .prepare("SELECT role, content FROM messages WHERE conversation_id = ? ORDER BY created_at")
-    .all(conv.conversation.id) as { role: string; content: string }[];
+    .prepare("SELECT id, role, content FROM messages WHERE conversation_id = ? ORDER BY created_at")
+    .all(conv.conversation.id) as { id: string; role: string; content: string }[];
   assert.deepEqual(
     msgs.map((m) => m.role),
     ["user", "assistant"],
   );
-  assert.match(msgs[1]!.content, /^Fixture reply[\s\S]*\n\n\[interrupted: the reply was stopped before it finished\]$/);
+  assert.ok(msgs[1]!.content.startsWith("Fixture reply"));
+  assert.ok(msgs[1]!.content.endsWith(cutNote("reload")));
   assert.ok(!msgs[1]!.content.includes("No memory block received"), "only what was generated before the disconnect");
-  const mem = store.sqlite
-    .prepare("SELECT content FROM memories WHERE conversation_id = ?")
-    .get(conv.conversation.id) as { content: string };
+  const memOf = () =>
+    store.sqlite.prepare("SELECT content FROM memories WHERE conversation_id = ?").get(conv.conversation.id) as
+      | { content: string }
+      | undefined;
+  assert.equal(memOf(), undefined, "the person did not see it finish: not memory unless kept");
+  await keepCutShortExchange(ctx, msgs[1]!.id, queue);
+  const mem = memOf()!;
   assert.match(mem.content, /^User: Tell me the long story.*Assistant: Fixture reply/s);
   assert.doesNotMatch(mem.content, /\[interrupted/, "the note stays on the message, not in the memory");
   assert.deepEqual(checkInvariant(store.sqlite), []);
@@ -196,7 +204,7 @@ test("graceful shutdown: requests still streaming after the grace period are sto
     partial?: { content: string };
   };
   assert.equal(err.kind, "aborted");
-  assert.match(err.partial?.content ?? "", /\[interrupted: the reply was stopped before it finished\]$/);
+  assert.ok(err.partial?.content.endsWith(cutNote("shutdown")));
   await waitFor(
     () => fixture.streams.abandoned === before.abandoned + 1,
     2_000,

@@ -20,15 +20,13 @@ import { nowIso, purgeMemories, writeTransaction } from "../memory/store";
 import { addMemories } from "../memory/write";
 import { appContext, type MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
+import { stripCutNote } from "./cut-short";
 
 /** Where an exchange's persistence is recorded. */
 export type ExchangeRecord = { messageId: string } | { pendingId: string };
 
-/** The note turn.ts appends to a reply cut short; it stays on the message, never in the memory text. */
-const INTERRUPTED_NOTE_RE = /\n\n\[interrupted: [^\n]*\]$/;
-export function stripInterruptedNote(text: string): string {
-  return text.replace(INTERRUPTED_NOTE_RE, "");
-}
+/** The note turn.ts appends to a reply cut short (cut-short.ts); it stays on the message, never in the memory text. */
+export const stripInterruptedNote = stripCutNote;
 
 export interface ExchangeJob {
   space: string;

@@ -25,23 +25,24 @@ import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type P
 import { MAX_MESSAGE_CHARS } from "./limits";
 import { ms, NO_RECALL, promoteRecall, recallForPrompt, type Recall } from "./turn-recall";
 import { runCommand } from "./turn-command";
+import { cutNote, keptOnlyOnRequest, type CutReason } from "./cut-short";
+import type { TurnControl } from "./turn-control";
 
 export { MAX_MESSAGE_CHARS };
 /** Earlier dialogue sent with each message, newest first, within this many (estimated) tokens. */
 export const HISTORY_TOKENS = Number(process.env.MEMO_CHAT_HISTORY_TOKENS) || 3000;
 
 /**
- * The partial-exchange rule. A reply cut short — the client disconnected (its request is cancelled at
- * once, so no generation runs on for nobody), Memo is shutting down, or the provider failed mid-reply —
- * is kept with what was generated, since the user saw it: stored in the conversation with this note
- * appended, so the page never mistakes it for a complete answer, and persisted as memory like a full
- * exchange without the note (the memory holds what was said, not a status line). A message that got no
- * reply at all stays in the conversation and does not become a memory.
+ * The partial-exchange rule (server/chat/cut-short.ts). A reply cut short is stored with what was shown
+ * and a note saying why it ended. Stopped by the person (TurnControl, POST /api/chat/stop), the stored
+ * text is exactly what their page had shown, and it is not a memory unless they keep it; so too when
+ * their page went away mid-reply. Cut by the provider failing, by Memo shutting down, or by a caller's
+ * own signal, it is persisted as memory like a full exchange without the note. A reply stopped before
+ * its first token is stored empty (marked stopped); any other message that got no reply at all stays
+ * in the conversation alone and does not become a memory.
  */
 export function interruptedNote(failure: { kind: string; message: string }): string {
-  return failure.kind === "aborted"
-    ? "\n\n[interrupted: the reply was stopped before it finished]"
-    : `\n\n[interrupted: the provider failed mid-reply: ${failure.message.replace(/\s+/g, " ").slice(0, 200)}]`;
+  return failure.kind === "aborted" ? cutNote("cancelled") : cutNote("failed", failure.message);
 }
 
 export const SYSTEM_PROMPT =
@@ -71,7 +72,10 @@ export interface TurnDeps {
   provider?: (id?: ProviderId) => ChatProvider;
   /** Default: the app's queue. */
   persist?: PersistQueue;
+  /** Cancels the turn (a bare signal: the reply is kept as "cancelled"; see interruptedNote). */
   signal?: AbortSignal;
+  /** Stop, reload and shutdown, told apart (the chat page's turns; server/chat/turn-control.ts). */
+  control?: TurnControl;
   /**
    * The caller can ask the owner whether a remote provider may receive memories (the chat page, default):
    * an undecided one then gets a `consent` event instead of a reply. Otherwise it is treated as "off".
@@ -107,6 +111,8 @@ export type TurnEvent =
   | { type: "delta"; text: string }
   | { type: "command"; message: StoredMessage; command: CommandInfo }
   | { type: "done"; message: StoredMessage; timings: TurnTimings; finishReason: string | null }
+  /** Stopped by the person: `message` is what was stored, exactly the text their page showed (and the note). */
+  | { type: "stopped"; message: StoredMessage }
   | { type: "error"; kind: string; status: number; message: string; partial: StoredMessage | null };
 
 /** The system prompt: Memo's instructions, the person's date (memories are dated in their days), the memory block. */
@@ -258,6 +264,8 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   yield { type: "sent", sent };
   logPrompt(`chat turn in conversation ${conv.id}`, sent.provider, prompt);
 
+  const control = deps.control;
+  const aborted = () => new ProviderError("aborted", "The request was cancelled.", provider!.id);
   let text = "";
   let firstTokenMs: number | null = null;
   let providerFirstTokenMs: number | null = null;
@@ -265,12 +273,18 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   const tProvider = performance.now();
   let failure: ProviderError | null = null;
   try {
-    const gen = provider.stream(prompt, { model: input.model, signal: deps.signal });
+    if (control?.reason) throw aborted(); // stopped before the provider was asked: it never is
+    const gen = provider.stream(prompt, { model: input.model, signal: control?.signal ?? deps.signal });
     for (;;) {
       const next = await gen.next();
       if (next.done) {
         finishReason = next.value.finishReason;
         break;
+      }
+      if (control?.reason) {
+        // A piece that arrived after Stop is never sent: the page stopped showing at Stop.
+        await gen.return(undefined as never).catch(() => undefined);
+        throw aborted();
       }
       if (firstTokenMs === null) {
         firstTokenMs = ms(t0);
@@ -286,21 +300,28 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
         : new ProviderError("upstream", e instanceof Error ? e.message : String(e), provider.id);
   }
 
-  const keep = !failure || text.trim().length > 0; // a cut-short reply is kept (interruptedNote)
+  // Why the reply ended early, if it did. A cut (Stop, reload, shutdown) that comes after the reply
+  // settled changes nothing: it is stored as it ended.
+  const cutBy = control && !control.settle() ? control.reason : null;
+  const reason: CutReason | null = cutBy ?? (failure ? (failure.kind === "aborted" ? "cancelled" : "failed") : null);
+  if (cutBy === "stopped" && control!.shown !== null) text = text.slice(0, Math.max(0, control!.shown));
+  const stopped = cutBy === "stopped";
+  const keep = stopped || !reason || text.trim().length > 0; // a cut-short reply is kept (cut-short.ts)
   if (!keep) {
     dropReplaced();
-    yield { type: "error", kind: failure!.kind, status: failure!.status, message: failure!.message, partial: null };
+    const f = failure ?? aborted();
+    yield { type: "error", kind: f.kind, status: f.status, message: f.message, partial: null };
     return;
   }
-  const content = text.trim()
-    ? failure
-      ? text + interruptedNote(failure)
-      : text
-    : "(the model returned an empty reply)";
+  const content = reason
+    ? text + cutNote(reason, failure?.message)
+    : text.trim()
+      ? text
+      : "(the model returned an empty reply)";
   const [assistant] = appendMessages(memo.db, conv.id, [
     { role: "assistant", content, recalled: recall.memories, sent },
   ]);
-  if (text.trim() && plan.store) {
+  if (text.trim() && plan.store && !keptOnlyOnRequest(reason)) {
     // Not awaited: the reply is complete for the page now; the queue retries and logs failures, and the
     // write records itself on the assistant message (recovery re-queues only unrecorded ones).
     void persist.enqueue({
@@ -317,8 +338,13 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     markExchangeSettled(memo.db, assistant!.id);
     dropReplaced();
   }
-  if (failure) {
-    yield { type: "error", kind: failure.kind, status: failure.status, message: failure.message, partial: assistant! };
+  if (stopped) {
+    yield { type: "stopped", message: assistant! };
+    return;
+  }
+  if (reason) {
+    const f = failure ?? aborted();
+    yield { type: "error", kind: f.kind, status: f.status, message: f.message, partial: assistant! };
     return;
   }
   yield {

@@ -1,35 +1,64 @@
 /**
  * Checks every JSON API applies to its raw input, whatever its schema: a size cap read as the body
- * streams in, strict UTF-8, and no NUL characters anywhere (no text Memo stores or searches legitimately
- * contains one, and SQLite/FTS5 and C libraries treat it as an end of string). Used by readBody
+ * streams in, strict UTF-8, no lone surrogates (JSON can spell invalid text as "\ud800", which would
+ * otherwise be stored as U+FFFD), and no NUL characters anywhere (no text Memo stores or searches
+ * legitimately contains one, and SQLite/FTS5 and C libraries treat it as an end of string). Used by readBody
  * (server/http/rest.ts), the tRPC endpoint and the MCP endpoint.
  */
 
 export type Rejection = { status: 400 | 413; message: string };
 
-/** The path of the first string (value or key) holding a NUL character, "" for the top level, or null. */
-export function findNul(v: unknown, path: (string | number)[] = [], depth = 0): (string | number)[] | null {
-  if (typeof v === "string") return v.includes("\u0000") ? path : null;
+/** A string the body holds that Memo refuses whatever the schema: where it is and what is wrong with it. */
+export interface BadText {
+  /** The path of the string (value or key); [] for the top level. */
+  path: (string | number)[];
+  /** A NUL character, or a UTF-16 surrogate with no partner (JSON's "\ud800" escape: no valid text has one). */
+  problem: "nul" | "lone-surrogate";
+}
+
+// In a /u regex a string is read by code points: a paired surrogate is one astral code point, a lone one
+// stays a code point of category Cs.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function textProblem(s: string): BadText["problem"] | null {
+  if (s.includes("\u0000")) return "nul";
+  if (LONE_SURROGATE.test(s)) return "lone-surrogate";
+  return null;
+}
+
+/** The first string (value or key) holding a NUL character or a lone surrogate, or null. */
+export function findBadText(v: unknown, path: (string | number)[] = [], depth = 0): BadText | null {
+  if (typeof v === "string") {
+    const problem = textProblem(v);
+    return problem ? { path, problem } : null;
+  }
   if (v === null || typeof v !== "object" || depth > 200) return null;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
-      const p = findNul(v[i], [...path, i], depth + 1);
+      const p = findBadText(v[i], [...path, i], depth + 1);
       if (p) return p;
     }
     return null;
   }
   for (const [k, x] of Object.entries(v)) {
-    if (k.includes("\u0000")) return [...path, k];
-    const p = findNul(x, [...path, k], depth + 1);
+    const problem = textProblem(k);
+    if (problem) return { path: [...path, k], problem };
+    const p = findBadText(x, [...path, k], depth + 1);
     if (p) return p;
   }
   return null;
 }
 
-/** "items.1.text: text must not contain NUL characters" (the field's own name repeated, like the schemas' messages). */
-export function nulMessage(path: (string | number)[]): string {
-  const label = [...path].reverse().find((p) => typeof p === "string") ?? "the body";
-  return `${path.length ? path.join(".") : "body"}: ${label} must not contain NUL characters`;
+/**
+ * "items.1.text: text must not contain NUL characters" (the field's own name repeated, like the schemas'
+ * messages), or "…: text is not valid Unicode (a lone surrogate such as \ud800)".
+ */
+export function badTextMessage(bad: BadText): string {
+  const label = [...bad.path].reverse().find((p) => typeof p === "string") ?? "the body";
+  const where = bad.path.length ? bad.path.join(".") : "body";
+  return bad.problem === "nul"
+    ? `${where}: ${label} must not contain NUL characters`
+    : `${where}: ${label} is not valid Unicode text (it holds a lone surrogate, e.g. an escaped \\ud800)`;
 }
 
 /** The body's bytes, counting as they stream in and stopping past maxBytes (never buffered whole). */
@@ -73,7 +102,7 @@ export function isRejection(x: unknown): x is Rejection {
 
 /**
  * Read and check a JSON body for an endpoint that parses it itself (tRPC, MCP): capped, strict UTF-8, and
- * if it is JSON, no NUL in any string. Returns the text (to hand on in a fresh Request) or the rejection.
+ * if it is JSON, no NUL or lone surrogate in any string. Returns the text (to hand on in a fresh Request) or the rejection.
  * Malformed JSON is left to the endpoint, which answers it in its own protocol.
  */
 export async function checkJsonBody(req: Request, maxBytes: number): Promise<{ text: string } | Rejection> {
@@ -88,8 +117,8 @@ export async function checkJsonBody(req: Request, maxBytes: number): Promise<{ t
   } catch {
     return { text };
   }
-  const nul = findNul(data);
-  if (nul) return { status: 400, message: nulMessage(nul) };
+  const bad = findBadText(data);
+  if (bad) return { status: 400, message: badTextMessage(bad) };
   return { text };
 }
 

@@ -5,7 +5,7 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { formatZod, MAX_JSON_BYTES, readCapped } from "./rest";
-import { findNul, nulMessage } from "./guard";
+import { badTextMessage, findBadText } from "./guard";
 import { DEFAULT_SPACE } from "../core/space-name";
 import { ServiceError } from "../core/errors";
 import { SPACE_RE } from "../core/space-name";
@@ -122,14 +122,14 @@ export async function readCompletionRequest(req: Request): Promise<ChatCompletio
       "invalid_request",
       String(parsed.error.issues[0]?.path[0] ?? "") || null,
     );
-  const nul = findNul(parsed.data);
-  if (nul)
+  const bad = findBadText(parsed.data);
+  if (bad)
     throw new OpenAIHttpError(
       400,
-      nulMessage(nul),
+      badTextMessage(bad),
       "invalid_request_error",
       "invalid_request",
-      nul.length ? String(nul[0]) : null,
+      bad.path.length ? String(bad.path[0]) : null,
     );
   if (parsed.data.tools?.length || parsed.data.functions?.length) {
     throw new OpenAIHttpError(

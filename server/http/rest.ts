@@ -1,6 +1,6 @@
 import { ZodError, type ZodType } from "zod";
 import { asServiceError, ServiceError } from "../core/errors";
-import { findNul, isRejection, nulMessage, readBytesCapped } from "./guard";
+import { badTextMessage, findBadText, isRejection, readBytesCapped } from "./guard";
 
 export const MAX_JSON_BYTES = 2 * 1024 * 1024;
 
@@ -35,9 +35,9 @@ export async function readBody<T>(req: Request, schema: ZodType<T>, maxBytes = M
   }
   const parsed = schema.safeParse(data);
   if (!parsed.success) throw new ServiceError(400, formatZod(parsed.error));
-  // Whatever the schema: no NUL in any string (server/http/guard.ts).
-  const nul = findNul(parsed.data);
-  if (nul) throw new ServiceError(400, nulMessage(nul));
+  // Whatever the schema: no NUL or lone surrogate in any string (server/http/guard.ts).
+  const bad = findBadText(parsed.data);
+  if (bad) throw new ServiceError(400, badTextMessage(bad));
   return parsed.data;
 }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
@@ -60,6 +60,28 @@ test("a backup taken while another process writes is consistent, restorable and 
     } finally {
       restored.sqlite.close();
     }
+  } finally {
+    s.close();
+  }
+});
+
+test("npm run backup says the key file is not in the backup, and how to keep both (issue 33 item 10)", () => {
+  const s = openTempStore();
+  try {
+    const out = path.join(s.dir, "copy.db");
+    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/backup.ts", "--out", out], {
+      env: { ...process.env, MEMO_DATA_DIR: s.dir, MEMO_DB_PATH: s.file },
+      encoding: "utf8",
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(fs.existsSync(out));
+    const keyFile = path.join(s.dir, "secret.key");
+    assert.match(
+      r.stdout,
+      new RegExp(`the key file ${keyFile.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is NOT in this backup`),
+    );
+    assert.match(r.stdout, /Keep a copy of the key file somewhere\s+other than the backups/);
+    assert.match(r.stdout, /put both back/);
   } finally {
     s.close();
   }

@@ -35,6 +35,20 @@ export async function backupDatabase(
   return { file: dest, bytes: fs.statSync(dest).size, pages };
 }
 
+/**
+ * What `npm run backup` says about the key file (server/core/secret-box.ts): saved provider keys are
+ * sealed with it, and it is deliberately not in the backup, so a stolen backup holds no usable key.
+ */
+export function keyFileAdvice(keyFile: string): string {
+  return [
+    `backup: the key file ${keyFile} is NOT in this backup: the provider API keys saved in Settings are`,
+    "encrypted with it, so the backup alone holds no usable key. Keep a copy of the key file somewhere",
+    "other than the backups (e.g. a password manager or another disk). To restore with the keys, put both back:",
+    "the backup as data/memory/memory.db and the key file as data/secret.key (mode 0600). Without the key file",
+    "everything else restores; only the provider keys must be entered again in Settings → Providers.",
+  ].join("\n");
+}
+
 /** Open the copy and check its integrity and the three-table counts before calling it a backup. */
 function verify(file: string): void {
   const db = new Database(file, { readonly: true });

@@ -1,7 +1,8 @@
 /**
  * Files on disk are the owner's alone (issue 8, item 6): the data folder and every folder Memo makes in it
  * 0700; the database with its -wal and -shm files, uploaded files, the ANN index and backups 0600 — with
- * umask 0, so that none of it depends on the user's umask. Settings live in the database.
+ * umask 0, so that none of it depends on the user's umask. Settings live in the database; the key that seals
+ * provider keys beside it, in data/secret.key (0600).
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -9,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { dbPath } from "../core/config";
+import { secretKey, secretKeyPath } from "../core/secret-box";
 import { openDb } from "../db";
 import { IngestQueue } from "../ingest/queue";
 import { startAnnIndex, stopAnnIndex } from "../memory/ann-registry";
@@ -50,6 +52,10 @@ test("data folder 0700; database, WAL, SHM, uploads, ANN index and backups 0600 
       assert.ok(fs.existsSync(f), f);
       assert.equal(mode(f), 0o600, path.basename(f));
     }
+    // the key that seals provider keys (issue 33 item 10): in the data folder, outside the database
+    assert.equal(secretKeyPath(), path.join(dataDir, "secret.key"));
+    secretKey();
+    assert.equal(mode(secretKeyPath()), 0o600, "secret.key");
 
     // uploads: the folder, a file staged from a multipart upload, and one added from memory
     const ctx: MemoContext = { db: sqlite, embedder: new TestDimEmbedder() };

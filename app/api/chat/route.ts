@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { sseFrame } from "@/server/chat/sse";
 import { runTurn, turnConversation, checkTurnInput, type TurnEvent } from "@/server/chat/turn";
+import { registerTurn, TurnControl } from "@/server/chat/turn-control";
 import { PROVIDER_IDS } from "@/server/chat/providers";
 import { prepareReplacement, type Replacement } from "@/server/chat/replace";
 import { handle, readBody } from "@/server/http/rest";
@@ -26,6 +27,8 @@ const chatInput = z.strictObject({
   temporary: z.boolean().optional(),
   /** The person's time zone, minutes east of UTC, for calendar days in memory recall; default the server's. */
   tzOffsetMinutes: tzOffsetMinutes.optional(),
+  /** The page's id for this turn: POST /api/chat/stop { turnId } stops it. */
+  turnId: z.string().uuid("turnId must be a UUID").optional(),
 });
 
 function replacement(input: z.infer<typeof chatInput>): Replacement | undefined {
@@ -39,14 +42,16 @@ function replacement(input: z.infer<typeof chatInput>): Replacement | undefined 
 }
 
 /**
- * POST /api/chat { conversationId?, space?, message, provider?, model?, regenerate?, editMessageId?, temporary?, tzOffsetMinutes? } → text/event-stream
- * One JSON object per event (TurnEvent): start, recall, provider, sent, delta…, then done | command | error;
+ * POST /api/chat { conversationId?, space?, message, provider?, model?, regenerate?, editMessageId?, temporary?, tzOffsetMinutes?, turnId? } → text/event-stream
+ * One JSON object per event (TurnEvent): start, recall, provider, sent, delta…, then done | command | stopped | error;
  * or only `consent` when a remote provider would get memories and the owner has not decided yet
  * (nothing was stored, and a conversation this message would have started is deleted again; save a
  * choice with privacy.setSharing and send the same request again).
  * Bad input (empty message, unknown conversation) is a JSON 4xx before any event.
- * Closing the connection stops the provider request at once; what was generated is kept, marked as
- * interrupted (server/chat/turn.ts). A graceful shutdown does the same after its grace period.
+ * Stop is POST /api/chat/stop { turnId, shown } (app/api/chat/stop/route.ts): the provider request ends at
+ * once and the reply is stored as the page showed it, then a `stopped` event carries it. Closing the
+ * connection (a reload) stops the provider request too; what was sent is kept, marked "interrupted by
+ * reload" (server/chat/cut-short.ts). A graceful shutdown does the same after its grace period.
  */
 export function POST(req: Request) {
   return handle(async () => {
@@ -57,14 +62,15 @@ export function POST(req: Request) {
     const replace = replacement(input);
     const conversation = turnConversation(memo, input);
     if (replace) prepareReplacement(memo.db, conversation.id, replace, input.message, { dryRun: true }); // 4xx before any event
-    const abort = new AbortController();
+    const control = new TurnControl();
+    const unregister = input.turnId ? registerTurn(input.turnId, control) : () => undefined;
     const inflight = beginRequest();
-    const stop = (why: string) => () => abort.abort(new Error(why));
+    const end = () => (unregister(), inflight.end());
     // The client went away (Next aborts the request's signal, and cancels the body below), or Memo is stopping.
-    req.signal.addEventListener("abort", stop("client disconnected"), { once: true });
-    inflight.signal.addEventListener("abort", stop("Memo is shutting down"), { once: true });
+    req.signal.addEventListener("abort", () => control.cut("reload"), { once: true });
+    inflight.signal.addEventListener("abort", () => control.cut("shutdown"), { once: true });
     const events = runTurn(
-      { memo, signal: abort.signal },
+      { memo, control },
       {
         conversationId: conversation.id,
         message: input.message,
@@ -95,24 +101,24 @@ export function POST(req: Request) {
             ),
           );
           controller.close();
-          inflight.end();
+          end();
           return;
         }
         if (ev.done) {
           controller.close();
-          inflight.end();
+          end();
         } else controller.enqueue(encoder.encode(sseFrame(ev.value)));
       },
       cancel() {
         // The page went away: stop the provider, then let the turn finish (it keeps what was generated).
-        abort.abort(new Error("client disconnected"));
+        control.cut("reload");
         void (async () => {
           try {
             for (let r = await events.next(); !r.done; r = await events.next());
           } catch {
             /* logged by the turn */
           } finally {
-            inflight.end();
+            end();
           }
         })();
       },

@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { createTRPCRouter, publicProcedure } from "../trpc";
+import { createTRPCRouter, ownerProcedure, publicProcedure } from "../trpc";
 import { TRPC_CODE_BY_STATUS } from "../../core/errors";
 import { accessConfig, clientAddress, isLoopbackAddress, loginRequired, readCookie } from "../../auth/access";
 import { principalOf } from "../../auth/gate";
@@ -16,21 +16,6 @@ import {
   SESSION_COOKIE,
 } from "../../auth/store";
 
-/**
- * Managing access is for the owner at a browser (a session) or at the machine (loopback, no sign-in):
- * an API token may use Memo but may not mint more tokens, revoke them or change the password.
- */
-function ownerOnly(headers: Headers) {
-  const p = principalOf(headers);
-  if (!p || p.kind === "token" || p.kind === "public") {
-    throw new TRPCError({
-      code: "FORBIDDEN",
-      message: "only the owner signed in with the password (or at the machine) can manage access; API tokens cannot",
-    });
-  }
-  return p;
-}
-
 const tokenName = z
   .string()
   .trim()
@@ -38,7 +23,11 @@ const tokenName = z
   .max(100, "a token name has at most 100 characters")
   .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "the name must not contain control characters");
 
-/** Settings → Access: the mode Memo runs in, the owner password, API tokens, sessions. */
+/**
+ * Settings → Access: the mode Memo runs in, the owner password, API tokens, sessions. Everything but the
+ * status is for the owner (a session, or loopback): an API token may not list, mint or revoke tokens or
+ * change the password.
+ */
 export const accessRouter = createTRPCRouter({
   status: publicProcedure.query(({ ctx }) => {
     const cfg = accessConfig();
@@ -52,21 +41,19 @@ export const accessRouter = createTRPCRouter({
       sessions: countSessions(ctx.memo.db),
     };
   }),
-  tokens: publicProcedure.query(({ ctx }) => listApiTokens(ctx.memo.db)),
+  tokens: ownerProcedure.query(({ ctx }) => listApiTokens(ctx.memo.db)),
   /** The token's secret is in this answer only; the store keeps its SHA-256. */
-  createToken: publicProcedure.input(z.strictObject({ name: tokenName })).mutation(({ ctx, input }) => {
-    ownerOnly(ctx.headers);
+  createToken: ownerProcedure.input(z.strictObject({ name: tokenName })).mutation(({ ctx, input }) => {
     return createApiToken(ctx.memo.db, input.name);
   }),
-  revokeToken: publicProcedure
+  revokeToken: ownerProcedure
     .input(z.strictObject({ id: z.string().uuid("id must be a token id") }))
     .mutation(({ ctx, input }) => {
-      ownerOnly(ctx.headers);
       if (!revokeApiToken(ctx.memo.db, input.id))
         throw new TRPCError({ code: "NOT_FOUND", message: "no live API token with this id" });
       return { revoked: input.id };
     }),
-  setPassword: publicProcedure
+  setPassword: ownerProcedure
     .input(
       z.strictObject({
         current: z
@@ -74,10 +61,11 @@ export const accessRouter = createTRPCRouter({
           .max(MAX_PASSWORD_CHARS * 4)
           .optional(),
         password: z.string().max(MAX_PASSWORD_CHARS * 4),
+        /** Sign out the other sessions and revoke every API token (the form's box, on by default). */
+        revokeOthers: z.boolean().default(true),
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      ownerOnly(ctx.headers);
       const cfg = accessConfig();
       const r = await changeOwnerPassword(ctx.memo.db, {
         current: input.current,
@@ -85,13 +73,13 @@ export const accessRouter = createTRPCRouter({
         ip: clientAddress(ctx.headers, cfg),
         keepSession: readCookie(ctx.headers, SESSION_COOKIE),
         loginRequired: loginRequired(ctx.headers, cfg),
+        revokeOthers: input.revokeOthers,
       });
       if (!r.ok) throw new TRPCError({ code: TRPC_CODE_BY_STATUS[r.status], message: r.message });
-      return { sessionsRevoked: r.sessionsRevoked };
+      return { sessionsRevoked: r.sessionsRevoked, tokensRevoked: r.tokensRevoked };
     }),
   /** Sign out every browser, this one included. */
-  signOutEverywhere: publicProcedure.mutation(({ ctx }) => {
-    ownerOnly(ctx.headers);
+  signOutEverywhere: ownerProcedure.mutation(({ ctx }) => {
     return { sessionsRevoked: deleteAllSessions(ctx.memo.db) };
   }),
 });

@@ -5,6 +5,7 @@ import { providerHealth } from "../../chat/provider-health";
 import { providerStatus } from "../../chat/providers";
 import { getMessage, updateCommand } from "../../chat/conversations";
 import { confirmForget } from "../../chat/forget-confirm";
+import { keepCutShortExchange } from "../../chat/keep-exchange";
 import { restore } from "../../memory/forget";
 import { ServiceError } from "../../core/errors";
 
@@ -30,6 +31,10 @@ export const chatRouter = createTRPCRouter({
   confirmForget: publicProcedure
     .input(z.strictObject({ messageId: z.string().uuid(), confirm: z.boolean() }))
     .mutation(({ ctx, input }) => confirmForget(ctx.memo, input.messageId, input.confirm)),
+  /** "Remember this anyway": store as memory an exchange whose reply was stopped (or left by its page). */
+  keepExchange: publicProcedure
+    .input(z.strictObject({ messageId: z.string().uuid() }))
+    .mutation(({ ctx, input }) => keepCutShortExchange(ctx.memo, input.messageId)),
   /** Undo a /forget typed in the chat: restore what it forgot and mark the reply as undone. */
   undoForget: publicProcedure.input(z.strictObject({ messageId: z.string().uuid() })).mutation(({ ctx, input }) => {
     const m = getMessage(ctx.memo.db, input.messageId);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
 import * as conversations from "../../chat/conversations";
 import * as extras from "../../services/conversation-extras";
+import { deleteChat, deleteChatPreview } from "../../chat/delete-chat";
 import { spaceName } from "../../core/validators";
 
 const id = z.string().uuid("id must be a conversation id");
@@ -27,9 +28,14 @@ export const conversationsRouter = createTRPCRouter({
   rename: publicProcedure
     .input(z.strictObject({ id, title }))
     .mutation(({ ctx, input }) => conversations.renameConversation(ctx.memo.db, input.id, input.title)),
+  /** Delete a conversation; `forgetMemories` (default true, as the dialog) also forgets what Memo remembered from it, restorable for 7 days. */
   delete: publicProcedure
+    .input(z.strictObject({ id, forgetMemories: z.boolean().default(true) }))
+    .mutation(({ ctx, input }) => deleteChat(ctx.memo, input.id, { forget: input.forgetMemories })),
+  /** For the delete dialog: how many memories "Also forget" would forget. */
+  deletePreview: publicProcedure
     .input(z.strictObject({ id }))
-    .mutation(({ ctx, input }) => conversations.deleteConversation(ctx.memo.db, input.id)),
+    .query(({ ctx, input }) => deleteChatPreview(ctx.memo.db, input.id)),
   /** "Search conversations": titles and message text, every word, the last as a prefix. */
   search: publicProcedure
     .input(

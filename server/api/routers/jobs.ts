@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createTRPCRouter, publicProcedure } from "../trpc";
+import { createTRPCRouter, ownerProcedure, publicProcedure } from "../trpc";
 import { runCounts, runJobNow, RUNNABLE_JOBS } from "../../jobs/jobs";
 import { leaseHolder } from "../../core/lease";
 import { reindexStatus } from "../../memory/reindex-job";
@@ -59,12 +59,12 @@ export const jobsRouter = createTRPCRouter({
       threshold: consolidationThreshold(settings, model ?? undefined),
     };
   }),
-  settings: publicProcedure.query(({ ctx }) => {
+  settings: ownerProcedure.query(({ ctx }) => {
     const settings = loadJobSettings(ctx.memo.db);
     const model = boundModel(ctx.memo.db)?.model ?? null;
     return { settings, model, threshold: consolidationThreshold(settings, model ?? undefined) };
   }),
-  saveSettings: publicProcedure.input(jobSettingsPatchSchema).mutation(({ ctx, input }) => {
+  saveSettings: ownerProcedure.input(jobSettingsPatchSchema).mutation(({ ctx, input }) => {
     const settings = saveJobSettings(ctx.memo.db, input);
     getScheduler()?.reload();
     return { settings, next: getScheduler()?.nextRuns() ?? { decay: null, consolidate: null } };

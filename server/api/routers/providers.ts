@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { createTRPCRouter, publicProcedure } from "../trpc";
+import { createTRPCRouter, ownerProcedure } from "../trpc";
 import { trpcCodeFor } from "../../core/errors";
 import { currentLocalChatServer } from "../../chat/local-server";
 import {
@@ -61,10 +61,10 @@ function resolveUnsavedConfig(
   return cfg!;
 }
 
-/** Chat providers (Settings → Providers and the chat page's picker). API keys never leave the server. */
+/** Chat providers (Settings → Providers and the chat page's picker). API keys never leave the server; API tokens get none of it. */
 export const providersRouter = createTRPCRouter({
-  status: publicProcedure.query(({ ctx }) => status(ctx.memo.db)),
-  save: publicProcedure.input(providerSettingsPatchSchema).mutation(({ ctx, input }) => {
+  status: ownerProcedure.query(({ ctx }) => status(ctx.memo.db)),
+  save: ownerProcedure.input(providerSettingsPatchSchema).mutation(({ ctx, input }) => {
     try {
       saveProviderSettings(ctx.memo.db, input);
     } catch (e) {
@@ -73,12 +73,12 @@ export const providersRouter = createTRPCRouter({
     return status(ctx.memo.db);
   }),
   /** Forget the saved settings: the environment alone decides again. */
-  reset: publicProcedure.mutation(({ ctx }) => {
+  reset: ownerProcedure.mutation(({ ctx }) => {
     resetProviderSettings(ctx.memo.db);
     return status(ctx.memo.db);
   }),
   /** The picker: make a provider (and optionally a model of it) the one chat uses. */
-  select: publicProcedure
+  select: ownerProcedure
     .input(z.strictObject({ provider: providerId, model: z.string().trim().min(1).max(200).optional() }))
     .mutation(({ ctx, input }) => {
       const patch: Parameters<typeof saveProviderSettings>[1] = { active: input.provider };
@@ -87,7 +87,7 @@ export const providersRouter = createTRPCRouter({
       return status(ctx.memo.db);
     }),
   /** The models a provider offers; a provider that cannot be asked answers with an empty list and the reason. */
-  models: publicProcedure.input(z.strictObject({ provider: providerId })).query(async ({ ctx, input }) => {
+  models: ownerProcedure.input(z.strictObject({ provider: providerId })).query(async ({ ctx, input }) => {
     try {
       const provider = createProvider(resolveProviderConfig(ctx.memo.db), input.provider);
       return { provider: input.provider, models: await provider.listModels(AbortSignal.timeout(15_000)), error: null };
@@ -97,7 +97,7 @@ export const providersRouter = createTRPCRouter({
     }
   }),
   /** Send a tiny request and report how it went (Settings' "Test" button). */
-  test: publicProcedure
+  test: ownerProcedure
     .input(z.strictObject({ provider: providerId.optional(), settings: providerSettingsPatchSchema.optional() }))
     .mutation(async ({ ctx, input }) => {
       const t0 = performance.now();

@@ -1,4 +1,4 @@
-import { createTRPCRouter, publicProcedure } from "../trpc";
+import { createTRPCRouter, ownerProcedure, publicProcedure } from "../trpc";
 import {
   getRetrievalSettings,
   resetRetrievalSettings,
@@ -9,8 +9,8 @@ import {
 /** Retrieval parameters per embedding model (Settings → Retrieval). */
 export const retrievalSettingsRouter = createTRPCRouter({
   get: publicProcedure.query(({ ctx }) => getRetrievalSettings(ctx.memo)),
-  save: publicProcedure
+  save: ownerProcedure
     .input(retrievalPatchInput)
     .mutation(({ ctx, input }) => updateRetrievalSettings(ctx.memo, input)),
-  reset: publicProcedure.mutation(({ ctx }) => resetRetrievalSettings(ctx.memo)),
+  reset: ownerProcedure.mutation(({ ctx }) => resetRetrievalSettings(ctx.memo)),
 });

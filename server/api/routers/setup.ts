@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { createTRPCRouter, publicProcedure } from "../trpc";
+import { createTRPCRouter, ownerProcedure, publicProcedure } from "../trpc";
 import { getLocalDetector, saveDetectSettings } from "../../chat/detect-local";
 import { resolveListedChatGguf } from "../../chat/local-models";
 import { saveProviderSettings } from "../../chat/providers";
@@ -19,26 +19,26 @@ export const setupRouter = createTRPCRouter({
       return setupStatus(ctx.memo);
     }),
   /** "Try again": a new attempt at the background download (resumes the kept .part). */
-  retryDownload: publicProcedure.mutation(({ ctx }) => {
+  retryDownload: ownerProcedure.mutation(({ ctx }) => {
     retryModelDownload();
     return setupStatus(ctx.memo);
   }),
-  setDetection: publicProcedure.input(z.strictObject({ enabled: z.boolean() })).mutation(async ({ ctx, input }) => {
+  setDetection: ownerProcedure.input(z.strictObject({ enabled: z.boolean() })).mutation(async ({ ctx, input }) => {
     saveDetectSettings(ctx.memo.db, { enabled: input.enabled });
     await getLocalDetector().recheck(ctx.memo.db);
     return setupStatus(ctx.memo);
   }),
-  recheckDetection: publicProcedure.mutation(async ({ ctx }) => {
+  recheckDetection: ownerProcedure.mutation(async ({ ctx }) => {
     await getLocalDetector().recheck(ctx.memo.db);
     return setupStatus(ctx.memo);
   }),
   /** Switch between detected servers (when several answer). */
-  preferDetected: publicProcedure.input(z.strictObject({ port })).mutation(({ ctx, input }) => {
+  preferDetected: ownerProcedure.input(z.strictObject({ port })).mutation(({ ctx, input }) => {
     saveDetectSettings(ctx.memo.db, { preferredPort: input.port });
     return setupStatus(ctx.memo);
   }),
   /** Keep a detected server as the configured OpenAI-compatible provider (then it no longer depends on detection). */
-  useDetected: publicProcedure.input(z.strictObject({ port })).mutation(({ ctx, input }) => {
+  useDetected: ownerProcedure.input(z.strictObject({ port })).mutation(({ ctx, input }) => {
     const d = getLocalDetector()
       .status(ctx.memo.db)
       .found.find((f) => f.port === input.port);
@@ -51,7 +51,7 @@ export const setupRouter = createTRPCRouter({
     return setupStatus(ctx.memo);
   }),
   /** Chat through one of the GGUFs in data/models/ on the local llama.cpp server. */
-  useLocalModel: publicProcedure
+  useLocalModel: ownerProcedure
     .input(z.strictObject({ path: z.string().min(1).max(4096) }))
     .mutation(({ ctx, input }) => {
       const g = resolveListedChatGguf(input.path);

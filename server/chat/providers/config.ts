@@ -7,6 +7,17 @@ import { modelsDir } from "../../core/config";
 import { detectedServer, type DetectedServer } from "../detect-local";
 import { deleteSetting, readSetting, writeSetting } from "../../core/settings-store";
 import { PROVIDER_IDS, PROVIDER_LABELS, ProviderError, type ProviderId } from "./types";
+import {
+  DEFAULT_ANTHROPIC_BASE_URL,
+  DEFAULT_OPENAI_BASE_URL,
+  hasEnvKey,
+  openSection,
+  REMOTE_IDS,
+  rebindKey,
+  sealSection,
+  usableKey,
+  type StoredRemote,
+} from "./stored-keys";
 
 // ---------------------------------------------------------------------------------------------------------
 // Configuration: Settings over environment
@@ -14,7 +25,7 @@ import { PROVIDER_IDS, PROVIDER_LABELS, ProviderError, type ProviderId } from ".
 const SETTINGS_KEY = "chat.providers";
 export const DEFAULT_TIMEOUT_SEC = 120;
 export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
-export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+export { DEFAULT_OPENAI_BASE_URL };
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 export const DEFAULT_MAX_TOKENS = 2048;
 
@@ -23,11 +34,20 @@ const trimmed = z.string().trim().max(2000);
 const remoteSettings = z
   .strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() })
   .optional();
+/** As stored: with the origin the saved key may be sent to (server/chat/providers/stored-keys.ts). */
+const storedRemoteSettings = z
+  .strictObject({
+    baseUrl: trimmed.optional(),
+    apiKey: trimmed.optional(),
+    model: trimmed.optional(),
+    keyOrigin: z.string().max(2000).optional(),
+  })
+  .optional();
 const llamaSettings = z.strictObject({ modelPath: trimmed.optional() }).optional();
 export const savedProviderSettingsSchema = z.strictObject({
   active: z.enum(PROVIDER_IDS).nullable().optional(),
-  openai: remoteSettings,
-  anthropic: remoteSettings,
+  openai: storedRemoteSettings,
+  anthropic: storedRemoteSettings,
   llama: llamaSettings,
   timeoutSec: z.number().int().min(1).max(3600).optional(),
   maxTokens: z.number().int().min(1).max(200_000).optional(),
@@ -47,15 +67,34 @@ export const providerSettingsPatchSchema = z.strictObject({
 });
 export type ProviderSettingsPatch = z.infer<typeof providerSettingsPatchSchema>;
 
+/** The saved settings with their keys opened; a key still stored in plain text is sealed in place. */
 export function loadSavedProviderSettings(db: Database.Database): SavedProviderSettings {
   const saved = readSetting(db, SETTINGS_KEY);
   if (saved === undefined) return {};
   const parsed = savedProviderSettingsSchema.safeParse(saved);
-  return parsed.success ? parsed.data : {};
+  if (!parsed.success) return {};
+  const s = parsed.data;
+  let migrate = false;
+  for (const id of REMOTE_IDS) {
+    const opened = openSection(id, s[id]);
+    s[id] = opened.section;
+    migrate ||= opened.migrate;
+  }
+  if (migrate) writeSaved(db, s);
+  return s;
 }
 
 function writeSaved(db: Database.Database, s: SavedProviderSettings): void {
-  writeSetting(db, SETTINGS_KEY, s);
+  writeSetting(db, SETTINGS_KEY, {
+    ...s,
+    openai: sealSection("openai", s.openai),
+    anthropic: sealSection("anthropic", s.anthropic),
+  });
+}
+
+/** Seal any provider key still stored in plain text (at start; reads do it too). */
+export function sealStoredProviderKeys(db: Database.Database): void {
+  loadSavedProviderSettings(db);
 }
 
 /** Apply a patch to the saved settings (one statement, so one transaction). */
@@ -76,7 +115,10 @@ export function saveProviderSettings(db: Database.Database, patch: ProviderSetti
         if (v === "") delete target[k];
         else target[k] = v;
       }
-      (next as Record<string, unknown>)[section] = Object.keys(target).length ? target : undefined;
+      // A key goes only to the origin it was entered for: a new base URL drops a key not given with it.
+      const bound =
+        section === "llama" ? target : (rebindKey(section, target as StoredRemote, Boolean(patchSection.apiKey)) ?? {});
+      (next as Record<string, unknown>)[section] = Object.keys(bound).length ? bound : undefined;
     }
     for (const k of ["timeoutSec", "maxTokens", "temperature"] as const) {
       if (p[k] === null) delete next[k];
@@ -160,17 +202,20 @@ function envProvider(): ProviderId | undefined {
 export function resolveProviderConfig(db: Database.Database): ProviderConfig {
   const s = loadSavedProviderSettings(db);
   const env = process.env;
-  const openaiKey = pick(s.openai?.apiKey, env.MEMO_OPENAI_API_KEY);
   const openaiBase = pick(
     s.openai?.baseUrl,
     env.MEMO_OPENAI_BASE_URL,
-    openaiKey.value ? DEFAULT_OPENAI_BASE_URL : undefined,
+    s.openai?.apiKey || hasEnvKey("openai") ? DEFAULT_OPENAI_BASE_URL : undefined,
   );
+  const anthropicBase = pick(s.anthropic?.baseUrl, env.MEMO_ANTHROPIC_BASE_URL);
+  // Each key only for the origin it was entered for (stored-keys.ts).
+  const keyFor = (id: "openai" | "anthropic", base: string | null): Sourced<string | null> =>
+    usableKey(id, s[id], base) ?? { value: null, source: null };
   const cfg: ProviderConfig = {
     active: { value: null, source: null },
     openai: {
       baseUrl: openaiBase,
-      apiKey: openaiKey,
+      apiKey: keyFor("openai", openaiBase.value),
       model: pick(
         s.openai?.model,
         env.MEMO_OPENAI_MODEL,
@@ -178,8 +223,8 @@ export function resolveProviderConfig(db: Database.Database): ProviderConfig {
       ),
     },
     anthropic: {
-      baseUrl: pick(s.anthropic?.baseUrl, env.MEMO_ANTHROPIC_BASE_URL),
-      apiKey: pick(s.anthropic?.apiKey, env.MEMO_ANTHROPIC_API_KEY),
+      baseUrl: anthropicBase,
+      apiKey: keyFor("anthropic", anthropicBase.value ?? DEFAULT_ANTHROPIC_BASE_URL),
       model: pick(s.anthropic?.model, env.MEMO_ANTHROPIC_MODEL, DEFAULT_ANTHROPIC_MODEL),
     },
     llama: { modelPath: pick(s.llama?.modelPath, env.MEMO_CHAT_MODEL, discoveredChatModel()) },

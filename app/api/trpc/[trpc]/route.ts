@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "@/server/api/root";
 import { createTRPCContext } from "@/server/api/trpc";
-import { checkJsonBody, findNul, isRejection, nulMessage, withBody } from "@/server/http/guard";
+import { badTextMessage, checkJsonBody, findBadText, isRejection, withBody } from "@/server/http/guard";
 import { MAX_JSON_BYTES } from "@/server/http/rest";
 import { TRPC_CODE_BY_STATUS } from "@/server/core/errors";
 
@@ -16,7 +16,8 @@ function refuse(status: 400 | 413, message: string): Response {
 
 /**
  * Raw-input checks before tRPC (which would decode invalid UTF-8 as U+FFFD and has no size cap here):
- * bodies capped at 2 MB, strict UTF-8, and no NUL character in any string, in the body or the GET `input`.
+ * bodies capped at 2 MB, strict UTF-8, and no NUL character or lone surrogate in any string, in the body or
+ * the GET `input`.
  */
 const handler = async (rawReq: Request) => {
   let req = rawReq;
@@ -28,8 +29,10 @@ const handler = async (rawReq: Request) => {
     } catch {
       parsed = undefined; // tRPC answers malformed input itself
     }
-    const nul = findNul(parsed) ?? (input.includes("\u0000") && parsed === undefined ? [] : null);
-    if (nul) return refuse(400, nulMessage(nul));
+    const bad =
+      findBadText(parsed) ??
+      (input.includes("\u0000") && parsed === undefined ? { path: [], problem: "nul" as const } : null);
+    if (bad) return refuse(400, badTextMessage(bad));
   }
   if (req.method !== "GET" && req.method !== "HEAD") {
     const checked = await checkJsonBody(req, MAX_JSON_BYTES);
