@@ -170,6 +170,19 @@ export function ModelBanner() {
     );
   }
 
+  // The data folder cannot take writes (read-only or full): said first, since nothing new is being saved.
+  if (s.storageProblem) {
+    rows.unshift(
+      <p
+        key="storage"
+        data-testid="storage-problem"
+        className="rounded border border-red-300 bg-red-50 px-2 py-1 text-xs sm:text-sm dark:border-red-800 dark:bg-red-950"
+      >
+        <strong>Memo cannot save anything right now</strong>: {s.storageProblem} (the data folder is {s.data.dir}).
+      </p>,
+    );
+  }
+
   const onChat = pathname === "/" || pathname.startsWith("/c/");
   const det = s.detection.chosen;
   if (onChat && s.chat.source === "detected" && det) {

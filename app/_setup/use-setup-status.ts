@@ -12,6 +12,7 @@ export function useSetupStatus(enabled = true) {
     refetchInterval: (q) => {
       const d = q.state.data;
       if (!d) return 10_000;
+      if (d.storageProblem) return 5000; // the banner goes soon after the folder is fixed
       const busy =
         ["downloading", "verifying", "switching"].includes(d.download.phase) ||
         d.reindex.active ||

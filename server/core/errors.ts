@@ -1,5 +1,6 @@
 import { EmbedderResponseError } from "../embedder/client";
 import { EmbedderUnavailableError } from "../embedder/supervisor";
+import { noteStorageFault, storageFaultOf } from "./storage-fault";
 
 /** The HTTP statuses a service error may carry. */
 export type ServiceStatus = 400 | 404 | 409 | 413 | 502 | 503;
@@ -34,6 +35,12 @@ export function asServiceError(e: unknown): ServiceError | undefined {
     return new ServiceError(502, `The embedding server gave a bad answer: ${e.message}. Nothing was written.`);
   if (e instanceof StoreError)
     return new ServiceError(e.code === "NOT_FOUND" ? 404 : e.code === "MODEL_MISMATCH" ? 409 : 400, e.message);
+  // A data folder that is read-only or full: 503 with what to do, and health hears of it (storage-fault.ts).
+  const fault = storageFaultOf(e);
+  if (fault) {
+    noteStorageFault(fault);
+    return new ServiceError(503, fault.message);
+  }
   return undefined;
 }
 

@@ -23,9 +23,17 @@ export const OVERLAP_RATIO = 0.1;
 export const UNIT_TARGET_CHARS = 200;
 /** …and longer ones are split at whitespace to at most this many. */
 export const UNIT_MAX_CHARS = 400;
+/**
+ * A chunk also holds at most this many characters per token of its limit (4,096 for 512 tokens): whitespace
+ * costs no tokens, so without it a run of 100,000 spaces went to the embedder as one text (USE-lite spent
+ * minutes on it). Ordinary text, code and URLs run 1–6 characters per token and never reach it.
+ */
+export const MAX_CHARS_PER_TOKEN = 8;
 
 export interface ChunkOptions {
   maxTokens?: number;
+  /** Characters per chunk at most (default maxTokens × MAX_CHARS_PER_TOKEN). */
+  maxChars?: number;
   overlapRatio?: number;
   unitTargetChars?: number;
   unitMaxChars?: number;
@@ -85,7 +93,12 @@ export function splitUnits(text: string, target = UNIT_TARGET_CHARS, max = UNIT_
   let cur = "";
   for (const { segment } of segmenter.segment(text)) {
     if (segment.trim().length === 0) {
-      cur += segment; // whitespace belongs to the unit before it
+      cur += segment; // whitespace belongs to the unit before it, in pieces of at most `max`
+      if (cur.length > max) {
+        const parts = hardSplit(cur, max);
+        units.push(...parts.slice(0, -1));
+        cur = parts[parts.length - 1]!;
+      }
       continue;
     }
     const pieces = segment.length > max ? hardSplit(segment, max) : [segment];
@@ -276,11 +289,13 @@ export function packUnits(
   sections: SectionUnits[],
   maxTokens = CHUNK_TOKENS,
   overlapRatio = OVERLAP_RATIO,
+  maxChars = maxTokens * MAX_CHARS_PER_TOKEN,
 ): PlannedChunk[] {
   const target = Math.round(maxTokens * overlapRatio);
   const out: PlannedChunk[] = [];
   let cur: Unit[] = [];
   let curTokens = 0;
+  let curChars = 0;
   let curSection = 0;
   const emit = (units: Unit[], tokens: number, section: number) => {
     const content = units
@@ -293,17 +308,20 @@ export function packUnits(
     if (cur.length) emit(cur, curTokens, curSection);
     cur = [];
     curTokens = 0;
+    curChars = 0;
   };
   sections.forEach((s, si) => {
     const units = s.units;
     const total = units.reduce((n, u) => n + u.tokens, 0);
+    const chars = units.reduce((n, u) => n + u.text.length, 0);
     if (total === 0 && units.every((u) => u.text.trim().length === 0)) return;
-    if (total <= maxTokens) {
-      if (curTokens + total > maxTokens) flush();
+    if (total <= maxTokens && chars <= maxChars) {
+      if (curTokens + total > maxTokens || curChars + chars + 2 > maxChars) flush();
       if (cur.length === 0) curSection = si;
       else cur.push({ text: "\n\n", tokens: 0 });
       cur.push(...units);
       curTokens += total;
+      curChars += chars + 2;
       return;
     }
     flush();
@@ -312,6 +330,7 @@ export function packUnits(
     while (i < units.length) {
       const win: Unit[] = [];
       let tokens = 0;
+      let winChars = 0;
       if (
         !first &&
         s.heading &&
@@ -320,15 +339,28 @@ export function packUnits(
       ) {
         win.push({ text: `${s.heading.text.trim()}\n\n`, tokens: s.heading.tokens });
         tokens += s.heading.tokens;
+        winChars += s.heading.text.length + 2;
       }
       let j = i;
-      while (j < units.length && tokens + units[j]!.tokens <= maxTokens) tokens += units[j++]!.tokens;
-      if (j === i) tokens += units[j++]!.tokens; // a unit alone over the limit (cannot happen after countedUnits)
+      while (
+        j < units.length &&
+        tokens + units[j]!.tokens <= maxTokens &&
+        winChars + units[j]!.text.length <= maxChars
+      ) {
+        winChars += units[j]!.text.length;
+        tokens += units[j++]!.tokens;
+      }
+      if (j === i) {
+        // a unit alone over a limit (cannot happen after countedUnits and splitUnits)
+        winChars += units[j]!.text.length;
+        tokens += units[j++]!.tokens;
+      }
       win.push(...units.slice(i, j));
       if (j >= units.length) {
         // The section's last window stays open: a following short section may join it.
         cur = win;
         curTokens = tokens;
+        curChars = winChars;
         curSection = si;
         break;
       }
@@ -362,6 +394,7 @@ export async function chunkSections(
 ): Promise<{ chunks: PlannedChunk[]; tokenizeCalls: number }> {
   const o = {
     maxTokens: options.maxTokens ?? CHUNK_TOKENS,
+    maxChars: options.maxChars ?? (options.maxTokens ?? CHUNK_TOKENS) * MAX_CHARS_PER_TOKEN,
     overlapRatio: options.overlapRatio ?? OVERLAP_RATIO,
     unitTargetChars: options.unitTargetChars ?? UNIT_TARGET_CHARS,
     unitMaxChars: options.unitMaxChars ?? UNIT_MAX_CHARS,
@@ -381,9 +414,14 @@ export async function chunkSections(
   const counted = await Promise.all(
     sections.map(async (s): Promise<SectionUnits> => {
       const units = await countedUnits(s.text, counter, o.maxTokens, o);
-      const heading = s.heading ? { text: s.heading, tokens: (await counter.count([s.heading], o.signal))[0]! } : null;
+      // A heading is tokenized in one call and repeated in continuation windows: only one no longer than a
+      // unit is (a crafted 100K-character heading line is body text, cut into units like any other).
+      const heading =
+        s.heading && s.heading.length <= o.unitMaxChars
+          ? { text: s.heading, tokens: (await counter.count([s.heading], o.signal))[0]! }
+          : null;
       return { heading, units };
     }),
   );
-  return { chunks: packUnits(counted, o.maxTokens, o.overlapRatio), tokenizeCalls: counter.calls - before };
+  return { chunks: packUnits(counted, o.maxTokens, o.overlapRatio, o.maxChars), tokenizeCalls: counter.calls - before };
 }

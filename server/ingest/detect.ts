@@ -27,7 +27,8 @@ export class IngestError extends Error {
       | "NO_TEXT_LAYER"
       | "ENCRYPTED_PDF"
       | "NO_TEXT"
-      | "MISSING_FILE",
+      | "MISSING_FILE"
+      | "PARSE_TIMEOUT",
     message: string,
   ) {
     super(message);

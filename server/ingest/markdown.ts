@@ -5,14 +5,44 @@
  */
 import type { Section } from "./section";
 
-const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const SETEXT_1 = /^ {0,3}=+[ \t]*$/;
 const SETEXT_2 = /^ {0,3}-+[ \t]*$/;
 
+/** A title in the heading path is cut to this many characters (a crafted 100K-character heading stays text). */
+export const MAX_TITLE_CHARS = 200;
+
 /** Text of a heading without its markers, for the section's title path. */
 function headingTitle(text: string): string {
-  return text.replace(/[*_`]/g, "").replace(/\s+/g, " ").trim();
+  return text.replace(/[*_`]/g, "").replace(/\s+/g, " ").trim().slice(0, MAX_TITLE_CHARS);
+}
+
+const blank = (c: string | undefined) => c === " " || c === "\t";
+
+/**
+ * An ATX heading (`## Title ##`): its level and title, or null. Scanned by hand in one pass: the regex it
+ * replaces (`(.*?)(?:[ \t]+#+)?[ \t]*$`) backtracked quadratically on a long run of spaces, so one
+ * 100 KB line held the event loop for many seconds.
+ */
+export function atxHeading(line: string): { level: number; title: string } | null {
+  let i = 0;
+  while (i < 3 && line[i] === " ") i++;
+  let j = i;
+  while (j < line.length && line[j] === "#") j++;
+  const level = j - i;
+  if (level < 1 || level > 6 || (j < line.length && !blank(line[j]))) return null;
+  let end = line.length;
+  while (end > j && blank(line[end - 1])) end--;
+  // An optional closing run of #s, preceded by a space or tab.
+  let k = end;
+  while (k > j && line[k - 1] === "#") k--;
+  if (k < end && blank(line[k - 1])) {
+    end = k;
+    while (end > j && blank(line[end - 1])) end--;
+  }
+  let start = j;
+  while (start < end && blank(line[start])) start++;
+  return { level, title: line.slice(start, end) };
 }
 
 export function splitMarkdown(source: string): Section[] {
@@ -55,9 +85,9 @@ export function splitMarkdown(source: string): Section[] {
       current.lines.push(line);
       continue;
     }
-    const atx = ATX.exec(line);
+    const atx = atxHeading(line);
     if (atx) {
-      open(atx[1]!.length, atx[2] ?? "", [line]);
+      open(atx.level, atx.title, [line]);
       continue;
     }
     // Setext: a paragraph line directly above a line of = (level 1) or - (level 2).

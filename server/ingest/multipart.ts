@@ -7,6 +7,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { storageFaultOf } from "../core/storage-fault";
 
 export class MultipartError extends Error {
   constructor(
@@ -273,7 +274,8 @@ export async function readMultipart(req: Request, opts: MultipartOptions): Promi
     if (open?.kind === "file" && open.fd) await open.fd.close().catch(() => undefined);
     await discardStaged(files);
     await reader.cancel().catch(() => undefined);
-    if (e instanceof MultipartError) throw e;
+    // A full or read-only data folder is the server's fault, not the upload's: it answers 503 (errors.ts).
+    if (e instanceof MultipartError || storageFaultOf(e)) throw e;
     throw new MultipartError(400, `the upload could not be read: ${e instanceof Error ? e.message : String(e)}`);
   } finally {
     if (state === "done") await reader.cancel().catch(() => undefined);

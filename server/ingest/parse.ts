@@ -5,6 +5,7 @@
  */
 import { decodeUtf8, detectType, IngestError, type DocumentKind } from "./detect";
 import { splitMarkdown } from "./markdown";
+import { count, DEFAULT_PARSE_LIMITS, type ParseLimits } from "./parse-limits";
 import { extractPdfText } from "./pdf";
 import type { Section } from "./section";
 
@@ -24,14 +25,29 @@ export function normaliseText(text: string): string {
     .replace(/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/g, "");
 }
 
-export async function parseDocument(bytes: Uint8Array, name: string): Promise<ParsedDocument> {
+/**
+ * Parse in this thread, within the page and character caps. The ingestion pipeline calls it through
+ * parseOffThread (parse-thread.ts), in a worker with a time and memory budget.
+ */
+export async function parseDocument(
+  bytes: Uint8Array,
+  name: string,
+  limits: Pick<ParseLimits, "maxPdfPages" | "maxChars"> = DEFAULT_PARSE_LIMITS,
+): Promise<ParsedDocument> {
   const { kind, mime } = detectType(bytes, name);
   let sections: Section[];
   if (kind === "pdf") {
-    const { pages } = await extractPdfText(bytes);
+    const { pages } = await extractPdfText(bytes, limits);
     sections = [{ heading: null, path: [], text: normaliseText(pages.filter((p) => p.length > 0).join("\n\n")) }];
   } else {
-    const text = normaliseText(decodeUtf8(bytes));
+    const decoded = decodeUtf8(bytes);
+    if (decoded.length > limits.maxChars) {
+      throw new IngestError(
+        "TOO_LARGE",
+        `this file holds ${count(decoded.length)} characters of text; Memo reads at most ${count(limits.maxChars)} per file (MEMO_INGEST_MAX_CHARS); split it into smaller files`,
+      );
+    }
+    const text = normaliseText(decoded);
     sections = kind === "markdown" ? splitMarkdown(text) : [{ heading: null, path: [], text: text.trim() }];
   }
   sections = sections.filter((s) => s.text.trim().length > 0);

@@ -4,6 +4,7 @@
  * an error telling the user to run OCR, not an empty document.
  */
 import { IngestError } from "./detect";
+import { count, DEFAULT_PARSE_LIMITS, type ParseLimits } from "./parse-limits";
 
 export interface PdfText {
   pages: string[];
@@ -19,8 +20,16 @@ export function cleanPdfPage(text: string): string {
     .trim();
 }
 
-export async function extractPdfText(bytes: Uint8Array): Promise<PdfText> {
-  const { getDocumentProxy, extractText } = await import("unpdf");
+/**
+ * Text of each page, read one page at a time and released before the next (unpdf's extractText asks for
+ * every page at once: 20,000 pages held 3.4 GB). Refuses a PDF with more than `maxPages` pages before
+ * reading any, and stops as soon as the text passes `maxChars`.
+ */
+export async function extractPdfText(
+  bytes: Uint8Array,
+  limits: Pick<ParseLimits, "maxPdfPages" | "maxChars"> = DEFAULT_PARSE_LIMITS,
+): Promise<PdfText> {
+  const { getDocumentProxy } = await import("unpdf");
   let doc: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     // pdf.js takes ownership of (detaches) the buffer it is given: hand it a copy. verbosity 0: no console noise.
@@ -30,8 +39,30 @@ export async function extractPdfText(bytes: Uint8Array): Promise<PdfText> {
   }
   try {
     if (doc.numPages === 0) throw new IngestError("CORRUPT_PDF", "corrupt PDF: it has no pages");
-    const { text } = await extractText(doc, { mergePages: false });
-    const pages = text.map(cleanPdfPage);
+    if (doc.numPages > limits.maxPdfPages) {
+      throw new IngestError(
+        "TOO_LARGE",
+        `this PDF has ${count(doc.numPages)} pages; Memo reads at most ${count(limits.maxPdfPages)} pages per file (MEMO_INGEST_MAX_PDF_PAGES); split it into smaller files`,
+      );
+    }
+    const pages: string[] = [];
+    let chars = 0;
+    for (let n = 1; n <= doc.numPages; n++) {
+      const page = await doc.getPage(n);
+      const content = await page.getTextContent();
+      const text = cleanPdfPage(
+        content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join(""),
+      );
+      page.cleanup();
+      chars += text.length;
+      if (chars > limits.maxChars) {
+        throw new IngestError(
+          "TOO_LARGE",
+          `this PDF holds more than ${count(limits.maxChars)} characters of text (by page ${count(n)} of ${count(doc.numPages)}); Memo reads at most that many per file (MEMO_INGEST_MAX_CHARS); split it into smaller files`,
+        );
+      }
+      pages.push(text);
+    }
     if (pages.every((p) => p.replace(/\s/g, "").length === 0)) {
       throw new IngestError(
         "NO_TEXT_LAYER",

@@ -18,7 +18,7 @@ import { activeModel } from "../memory/model-check";
 import { contentHash, findLiveByHash, insertMemories, writeTransaction, type NewMemory } from "../memory/store";
 import { chunkSections, TokenCounter, type ChunkOptions, type PlannedChunk } from "./chunk";
 import { linkDocumentChunks, unlinkDocument, type DocumentRow } from "./documents";
-import { parseDocument } from "./parse";
+import { parseOffThread } from "./parse-thread";
 
 /**
  * Embedding requests are sized by time, not by a fixed count: each request should take about
@@ -71,6 +71,7 @@ export interface IngestStats {
 
 const now = () => performance.now();
 
+/** Ingest one document. `bytes` are given away: they move to the parsing worker (see parseOffThread). */
 export async function ingestDocument(
   ctx: MemoContext,
   doc: Pick<DocumentRow, "id" | "spaceId" | "createdAt" | "name">,
@@ -79,7 +80,9 @@ export async function ingestDocument(
 ): Promise<IngestStats> {
   const t0 = now();
   const signal = options.signal;
-  const parsed = await parseDocument(bytes, doc.name);
+  // Off the event loop, with a time and memory budget (parse-thread.ts). The bytes are handed over:
+  // nothing below reads them again.
+  const parsed = await parseOffThread(bytes, doc.name, { signal, transfer: true });
   signal?.throwIfAborted();
   const t1 = now();
   const { model } = await activeModel(ctx);

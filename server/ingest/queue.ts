@@ -16,6 +16,7 @@ import type Database from "better-sqlite3";
 import { EmbedderUnavailableError } from "../embedder/supervisor";
 import { EmbedderResponseError } from "../embedder/client";
 import { StoreError } from "../core/errors";
+import { noteStorageFault, storageFaultOf } from "../core/storage-fault";
 import { appContext, type MemoContext } from "../core/context";
 import { IngestError } from "./detect";
 import {
@@ -48,6 +49,11 @@ class CancelledError extends Error {
 /** A failure as the document row shows it. */
 export function failureMessage(e: unknown): string {
   if (e instanceof IngestError) return e.message;
+  const fault = storageFaultOf(e);
+  if (fault) {
+    noteStorageFault(fault);
+    return fault.message;
+  }
   if (e instanceof EmbedderUnavailableError)
     return `${e.message.replace(/ Nothing was written\.$/, "")} Re-ingest the file once the embedding server is back.`;
   if (e instanceof EmbedderResponseError) return `the embedding server gave a bad answer: ${e.message}`;

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type usearch from "usearch";
 import { PARAMS } from "./ann-params";
+import { discardGraphs, graphFileProblem, writeGraphChecksum } from "./ann-validate";
 
 /** The saved form of the ANN index (server/memory/ann-index.ts): one usearch graph file per space and a manifest. */
 export type UIndex = InstanceType<typeof usearch.Index>;
@@ -40,6 +41,12 @@ export function loadGraphs(
     if (m.generation < store.storeGeneration && typeof m.seq !== "number") return null;
     const spaces = new Map<string, SpaceIndex>();
     for (const [spaceId, size] of Object.entries(m.spaces)) {
+      // Checked first: usearch aborts the process on a corrupt file (ann-validate.ts).
+      const problem = graphFileProblem(graphFile(dir, spaceId), { dim: m.dim, count: size });
+      if (problem) {
+        discardGraphs(dir, `${graphFile(dir, spaceId)}: ${problem}`);
+        return null;
+      }
       const index = newIndex();
       index.load(graphFile(dir, spaceId));
       if (index.size() !== size) return null;
@@ -67,6 +74,7 @@ export function saveGraphs(
     } catch {
       /* a filesystem without modes */
     }
+    writeGraphChecksum(graphFile(dir, spaceId));
     spaces[spaceId] = s.size;
   }
   const tmp = path.join(dir, "manifest.json.tmp");

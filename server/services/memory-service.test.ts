@@ -58,6 +58,7 @@ test("the first add binds the store to the embedder's model and keeps the three 
     consistent: true,
     model: "universal-sentence-encoder-lite",
     dim: 512,
+    problem: null,
   });
 });
 

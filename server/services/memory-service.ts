@@ -1,5 +1,6 @@
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
+import { storageProblem } from "../core/storage-fault";
 import { activeModel } from "../memory/model-check";
 import { loadRetrievalSettings, type RetrievalSettings } from "../memory/settings";
 import { boundModel, getMemory, purgeMemories, softDeleteMemories, storeCounts, type MemoryRow } from "../memory/store";
@@ -44,6 +45,8 @@ export interface Health {
     consistent: boolean;
     model: string | null;
     dim: number | null;
+    /** Why the data folder cannot take writes (read-only, full), or null (server/core/storage-fault.ts). */
+    problem: string | null;
   };
 }
 
@@ -53,8 +56,9 @@ export function health(ctx: MemoContext): Health {
   const st = ctx.embedderStatus?.();
   const bound = boundModel(ctx.db);
   const embedderOk = st ? st.status === "ready" : true;
+  const storage = storageProblem(ctx.db.name);
   return {
-    ok: consistent && embedderOk,
+    ok: consistent && embedderOk && !storage,
     embedder: st
       ? {
           status: st.status,
@@ -66,6 +70,12 @@ export function health(ctx: MemoContext): Health {
           lastError: st.lastError,
         }
       : { status: "external", model: null, dim: null },
-    store: { ...counts, consistent, model: bound?.model ?? null, dim: bound?.dim ?? null },
+    store: {
+      ...counts,
+      consistent,
+      model: bound?.model ?? null,
+      dim: bound?.dim ?? null,
+      problem: storage?.message ?? null,
+    },
   };
 }

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
 import { dataDir, dbPath } from "../core/config";
+import { storageProblem } from "../core/storage-fault";
 import { getLocalDetector, type DetectionStatus } from "../chat/detect-local";
 import { listLocalGgufs, type LocalGguf } from "../chat/local-models";
 import { currentLocalChatServer } from "../chat/local-server";
@@ -54,6 +55,8 @@ export interface SetupStatus {
   engines: { embedder: string | null; chat: string | null; gpuBuildsInstalled: string[]; gpuEnv: string | null };
   checklistDismissed: boolean;
   data: { dir: string; db: string };
+  /** Why writes cannot be saved (data folder read-only or full), or null: the app shows it in a banner. */
+  storageProblem: string | null;
 }
 
 export function checklistDismissed(db: Database.Database): boolean {
@@ -106,5 +109,6 @@ export function setupStatus(ctx: MemoContext): SetupStatus {
     },
     checklistDismissed: checklistDismissed(db),
     data: { dir: dataDir(), db: dbPath() },
+    storageProblem: storageProblem(db.name)?.message ?? null,
   };
 }

@@ -1,7 +1,11 @@
 /**
  * Files for ingestion tests, generated on the fly: a real PNG (hand-encoded), PDFs with a text layer
- * (pdf-lib, standard Helvetica), a scanned-style PDF holding only an image (no text layer), a corrupt PDF.
+ * (pdf-lib, standard Helvetica), a scanned-style PDF holding only an image (no text layer), a corrupt PDF,
+ * PDFs of very many pages (written by hand).
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import zlib from "node:zlib";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 
@@ -100,4 +104,48 @@ export async function makeCorruptPdf(): Promise<Uint8Array> {
   const good = await makeTextPdf([["This text will never be read because the file is damaged."]]);
   const bytes = Buffer.from(good.slice(0, 120)); // header and the start of the first object only
   return Buffer.concat([bytes, Buffer.from("\u0000\u00ff garbage \u0001\u0002 not a pdf body %%EOF", "latin1")]);
+}
+
+/**
+ * A PDF of `pages` one-line pages ("Page N says hello."), written by hand rather than with pdf-lib, which
+ * needs minutes for 100,000 pages on a busy machine. Cached in os.tmpdir() by page count: the crafted-file
+ * tests use the same two files on every run.
+ */
+export function makeManyPagePdf(pages: number): Uint8Array {
+  const file = path.join(os.tmpdir(), `memo-test-${pages}-pages-v1.pdf`);
+  if (fs.existsSync(file)) return fs.readFileSync(file);
+  const parts: string[] = [];
+  const offsets: number[] = [];
+  let size = 0;
+  const add = (s: string) => {
+    parts.push(s);
+    size += s.length; // ASCII only: characters are bytes
+  };
+  const obj = (n: number, body: string) => {
+    offsets[n] = size;
+    add(`${n} 0 obj\n${body}\nendobj\n`);
+  };
+  add("%PDF-1.4\n");
+  // 1: catalog, 2: page tree, 3: font; page k (0-based) is object 4 + 2k, its content stream 5 + 2k.
+  obj(1, "<< /Type /Catalog /Pages 2 0 R >>");
+  const kids = Array.from({ length: pages }, (_, k) => `${4 + 2 * k} 0 R`).join(" ");
+  obj(2, `<< /Type /Pages /Count ${pages} /Kids [${kids}] >>`);
+  obj(3, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
+  for (let k = 0; k < pages; k++) {
+    const stream = `BT /F1 10 Tf 10 50 Td (Page ${k + 1} says hello.) Tj ET`;
+    obj(
+      4 + 2 * k,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + 2 * k} 0 R >>`,
+    );
+    obj(5 + 2 * k, `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`);
+  }
+  const count = 4 + 2 * pages;
+  const xref = size;
+  add(`xref\n0 ${count}\n0000000000 65535 f \n`);
+  for (let n = 1; n < count; n++) add(`${String(offsets[n]).padStart(10, "0")} 00000 n \n`);
+  add(`trailer\n<< /Size ${count} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  const bytes = Buffer.from(parts.join(""), "latin1");
+  fs.writeFileSync(`${file}.${process.pid}`, bytes);
+  fs.renameSync(`${file}.${process.pid}`, file);
+  return bytes;
 }
