@@ -23,7 +23,6 @@ interface Draft {
   /** The memory techniques: numbers as typed, booleans as checked. */
   techniques: Record<TechniqueKey, string | boolean>;
   neighbourGapMinutes: string;
-  recencyHalfLifeDays: string;
   packSpeakers: boolean;
   assistantMaxChars: string;
   tokenBudget: string;
@@ -41,7 +40,6 @@ interface Settings extends Record<TechniqueKey, number | boolean> {
   qualityFilter: boolean;
   contextMessages: number;
   neighbourGapMinutes: number;
-  recencyHalfLifeDays: number;
   packSpeakers: boolean;
   assistantMaxChars: number;
   tokenBudget: number;
@@ -64,7 +62,6 @@ const toDraft = (s: Settings): Draft => ({
     TECHNIQUES.map((t) => [t.key, typeof t.off === "boolean" ? Boolean(s[t.key]) : String(s[t.key])]),
   ) as Draft["techniques"],
   neighbourGapMinutes: String(s.neighbourGapMinutes),
-  recencyHalfLifeDays: String(s.recencyHalfLifeDays),
   packSpeakers: s.packSpeakers,
   assistantMaxChars: String(s.assistantMaxChars),
   tokenBudget: String(s.tokenBudget),
@@ -150,7 +147,6 @@ export function RetrievalSection() {
         }),
       ),
       neighbourGapMinutes: Number(draft.neighbourGapMinutes),
-      recencyHalfLifeDays: Number(draft.recencyHalfLifeDays),
       packSpeakers: draft.packSpeakers,
       assistantMaxChars: Number(draft.assistantMaxChars),
       tokenBudget: Number(draft.tokenBudget),
@@ -347,16 +343,6 @@ export function RetrievalSection() {
               onChange={(v) => set("neighbourGapMinutes", v)}
               min={1}
               max={1440}
-              step={1}
-            />
-            <NumberField
-              id="rs-halflife"
-              label="“Recently” half-life (days)"
-              hint={`How fast the “recently” boost fades with a memory's age; default ${d.recencyHalfLifeDays}`}
-              value={draft.recencyHalfLifeDays}
-              onChange={(v) => set("recencyHalfLifeDays", v)}
-              min={1}
-              max={3650}
               step={1}
             />
           </fieldset>

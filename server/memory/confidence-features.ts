@@ -6,10 +6,7 @@ export const FEATURES = [
   "termShare",
   "rareMatch",
   "dateMatch",
-  "suitsIntent",
-  "personalQuery",
-  "namesKnown",
-  "thingToldOf",
+  "gap",
 ] as const;
 export type FeatureName = (typeof FEATURES)[number];
 export type Features = Record<FeatureName, number>;

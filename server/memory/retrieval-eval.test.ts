@@ -20,9 +20,6 @@ import {
   type LifeStore,
 } from "../test/retrieval-eval/life-harness";
 import { figures, runQuestions } from "../test/retrieval-eval/life-metrics";
-import { asNamedSpeakers } from "../test/retrieval-eval/named-speakers";
-import { asNoPerson } from "../test/retrieval-eval/no-person";
-import { confidenceModelFor } from "./confidence";
 import { defaultSettingsFor, type RetrievalSettings } from "./settings";
 
 let ds: LifeDataset;
@@ -98,64 +95,4 @@ test("the chat's top 6 (k = 6) is the eval's and Debug Search's (k = 10): one ra
     if (JSON.stringify(six) !== JSON.stringify(ten)) differ.push(q.text);
   }
   assert.deepEqual(differ, [], `${differ.length} of ${ds.questions.length} turns rank another top 6 at k = 6`);
-});
-
-test("the same slice as an imported conversation between two named people: a question naming the persona favours their own statements", async (t) => {
-  const named = asNamedSpeakers(ds);
-  const namedStore = await openLifeStore(named);
-  try {
-    const noBoost = { ...shipped, personalBoost: 0 };
-    await prepareQueries(namedStore, named, named.questions, [shipped, noBoost]);
-    const fused = figures(
-      namedStore,
-      await runQuestions(namedStore, named, named.questions, shipped),
-      shipped.minConfidence,
-    );
-    const off = figures(
-      namedStore,
-      await runQuestions(namedStore, named, named.questions, noBoost),
-      shipped.minConfidence,
-    );
-    t.diagnostic(
-      `recall@10 ${fused.answerable.recall10} (personal boost off ${off.answerable.recall10}); packed r@6 ${fused.answerable.packedRecall6} of ${fused.answerable.recall6}; unanswerable packed ${fused.unanswerable.packed}`,
-    );
-    // Speakers read (keyword-search.ts speakersNamed): the persona's statements get the boost.
-    assert.ok(
-      fused.answerable.recall10 > off.answerable.recall10,
-      `${fused.answerable.recall10} ≤ ${off.answerable.recall10}`,
-    );
-    // And the confidence reads the question as about someone's life: packed recall stays near unfiltered
-    // (it was 0.44 of 0.73 on the whole reporting half when speakers were not read).
-    assert.ok(
-      fused.answerable.packedRecall6 >= fused.answerable.recall6 - 0.1,
-      `packed ${fused.answerable.packedRecall6} of ${fused.answerable.recall6}`,
-    );
-  } finally {
-    await namedStore.close();
-  }
-});
-
-test("the slice asked without the person (my/our → the): a thing the person told of keeps its memory in the prompt", async (t) => {
-  const np = asNoPerson(ds);
-  await prepareQueries(store!, np, np.questions, [shipped]);
-  const model = confidenceModelFor(store!.model);
-  const weight = model.weights.thingToldOf;
-  const run = async () => figures(store!, await runQuestions(store!, np, np.questions, shipped), shipped.minConfidence);
-  const on = await run();
-  model.weights.thingToldOf = 0;
-  let off: Awaited<ReturnType<typeof run>>;
-  try {
-    off = await run();
-  } finally {
-    model.weights.thingToldOf = weight;
-  }
-  t.diagnostic(
-    `n=${on.answerable.n}+${on.unanswerable.n} packed r@6 ${on.answerable.packedRecall6} (feature off ${off.answerable.packedRecall6}) of ${on.answerable.recall6}; unanswerable packed ${on.unanswerable.packed} (off ${off.unanswerable.packed})`,
-  );
-  assert.ok(weight > 0, "the fitted model weighs the feature");
-  // Nothing in "Which breed is the four-legged buddy?" says it is about the person but the thing itself.
-  assert.ok(
-    on.answerable.packedRecall6 >= off.answerable.packedRecall6 + 0.05,
-    `${on.answerable.packedRecall6} vs ${off.answerable.packedRecall6}`,
-  );
 });

@@ -33,8 +33,6 @@ export const retrievalSettingsSchema = z.object({
   tokenBudget: z.number().int().min(50).max(32_000),
   /** Dense query: drop words found in more than this share of memories before embedding (1 = off). */
   denseMaxDocFraction: z.number().min(0.01).max(1),
-  /** Dense query: questions embedded as statements (question word, inverted auxiliary and "?" dropped; question-frame.ts). */
-  denseQuestionAsStatement: z.boolean(),
   /** Neighbour context: share of an exchange's score given to the adjacent exchanges of its session (0 = off). */
   neighbourWeight: z.number().min(0).max(1),
   /** Two exchanges are in one session when at most this many minutes apart. */
@@ -43,15 +41,6 @@ export const retrievalSettingsSchema = z.object({
   dateBoost: z.number().min(0).max(5),
   /** Memories inside a date window the query names join fusion as one more list of this weight (× vector weight; 0 = off). */
   windowWeight: z.number().min(0).max(5),
-  /** "recently", "last time": score × (1 + recencyBoost × 2^(−age/half-life)) (0 = off). */
-  recencyBoost: z.number().min(0).max(5),
-  recencyHalfLifeDays: z.number().min(1).max(3650),
-  /** Recency among near-duplicates: a newer result at least this similar to one above it moves above it (1 = off). */
-  duplicateSimilarity: z.number().min(0).max(1),
-  /** Fewer repeats: a result at least this similar to one ranked above it moves below the distinct results (1 = off). */
-  repeatSimilarity: z.number().min(0).max(1),
-  /** A question about the person: their own statements × (1 + personalBoost) over general asks (0 = off). */
-  personalBoost: z.number().min(0).max(5),
   /** Calibrated confidence in [0, 1]: only results at or above it are packed and promoted (0 = all). */
   minConfidence: z.number().min(0).max(1),
   /** Packing: label who said what, trim assistant boilerplate, cap an assistant reply at this many characters. */
@@ -63,7 +52,7 @@ export type RetrievalSettings = z.infer<typeof retrievalSettingsSchema>;
 
 const BASE: RetrievalSettings = {
   topN: 6,
-  fusion: "rrf",
+  fusion: "linear",
   rrfK: 60,
   weights: { vector: 1, fts: 1, anchor: 1 },
   contextMessages: 3,
@@ -83,16 +72,10 @@ const BASE: RetrievalSettings = {
   // cannot be measured offline). The window list is one more list of a leg's weight (USE-lite chose twice that).
   // Questions stay as asked for the dense leg: nomic's "search_query: " prefix is trained on questions.
   denseMaxDocFraction: 1,
-  denseQuestionAsStatement: false,
   neighbourWeight: 0.3,
   neighbourGapMinutes: 60,
   dateBoost: 2,
   windowWeight: 1,
-  recencyBoost: 1,
-  recencyHalfLifeDays: 30,
-  duplicateSimilarity: 1,
-  repeatSimilarity: 1,
-  personalBoost: 0.5,
   minConfidence: 0.14,
   packSpeakers: true,
   assistantMaxChars: 400,
@@ -142,11 +125,7 @@ const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
       qualityFilter: false,
       minSimilarity: 0,
       denseMaxDocFraction: 0.3,
-      denseQuestionAsStatement: true,
       windowWeight: 2,
-      personalBoost: 2,
-      duplicateSimilarity: 0.8,
-      repeatSimilarity: 0.9,
     },
   },
 ];

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { stmt } from "../core/statements";
 import type { RankedList } from "./fuse";
-import { cosine, memoryVectors } from "./rerank";
+import { dot, storedVectors } from "./score-union";
 import type { TimeWindow } from "./time-window";
 
 /** Most memories a window list reads (a month of a busy history; more would cost milliseconds). */
@@ -31,8 +31,8 @@ export function windowList(
     for (const r of stmt(db, IN_WINDOW).all(spaceId, w.start, w.end, WINDOW_LIMIT) as { rid: number }[])
       if (rids.size < WINDOW_LIMIT) rids.add(r.rid);
   if (rids.size === 0) return null;
-  const vecs = memoryVectors(db, [...rids]);
-  const items = [...vecs].map(([rid, v]) => ({ rid, score: cosine(query, v) })).sort((a, b) => b.score - a.score);
+  const vecs = storedVectors(db, [...rids]);
+  const items = [...vecs].map(([rid, v]) => ({ rid, score: dot(query, v) })).sort((a, b) => b.score - a.score);
   if (items.length === 0) return null;
   return { kind: "vector", window: true, weight, ceiling: Math.max(1e-6, items[0]!.score), items };
 }
