@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, test } from "node:test";
 
 /**
- * Smoke runs of the benchmarks on tiny inputs: every figure the README quotes is produced (finite, of the
+ * Smoke runs of the benchmarks on tiny inputs: every figure docs/benchmarks.md quotes is produced (finite, of the
  * right shape) by the committed code. Speed is not asserted here; that is what the benchmarks are for.
  */
 

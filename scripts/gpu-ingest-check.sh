@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU figure for README "Ingestion": 1 MB of generated English ingested end to end (chunk → embed →
+# GPU figure for docs/benchmarks.md "Document ingestion": 1 MB of generated English ingested end to end (chunk → embed →
 # write) by the embedding server on node-llama-cpp's prebuilt CUDA build, with the nomic-embed-text-v1.5
 # shape (BERT-base, 768-d, 12 layers; random weights from the test GGUF writer's --full: timing needs the
 # shape, not the meaning). Target: ≤ 0.5 s for the pipeline on an H200-class GPU.

@@ -46,7 +46,7 @@ export const jobSettingsSchema = z.strictObject({
     /** Memories compared per space (the most recent live ones). */
     maxPerSpace: z.number().int().min(2).max(2000),
   }),
-  /** What decays, by kind (README "What Memo keeps, and for how long"). */
+  /** What decays, by kind (docs/storage.md "What Memo keeps, and for how long"). */
   lifetime: lifetimeSchema,
 });
 

@@ -1,7 +1,7 @@
 /**
  * The lifetime policy per kind as the pages show it (Settings → Background jobs sets it; Analytics and
  * the Manager show it), and what decay will remove within 7 days, with one-click keep.
- * README "What Memo keeps, and for how long" describes the same rules.
+ * docs/storage.md "What Memo keeps, and for how long" describes the same rules.
  */
 import type Database from "better-sqlite3";
 import { decayingKinds, loadJobSettings, type JobSettings } from "../jobs/settings";
