@@ -235,7 +235,7 @@ async function main() {
       { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
       { name: "chosen on tuning (this run)", s: chosen, turnShare },
       { name: "neighbour context off", s: apply(shipped, { neighbourWeight: 0 }) },
-      // People often leave the "?" off: the same questions typed without it (question-frame.ts).
+      // People often leave the "?" off: the same questions typed without it .
       { name: 'questions typed without "?"', s: shipped, unmarked: true },
       // What the turn's evidence changes: each result on its own evidence, at that share's own threshold.
       {

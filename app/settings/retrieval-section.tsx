@@ -378,8 +378,7 @@ export function RetrievalSection() {
               <span>
                 <span className="font-medium">Who said what</span>
                 <span className="block text-xs text-zinc-500">
-                  Label the person's words and the assistant's reply, and trim the reply's boilerplate; default{" "}
-                  {d.packSpeakers ? "on" : "off"}
+                  Label the person's words and the assistant's reply; default {d.packSpeakers ? "on" : "off"}
                 </span>
               </span>
             </label>

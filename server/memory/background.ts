@@ -14,6 +14,26 @@ export interface Background {
   sd: number;
   /** Pairs it was measured on. */
   pairs: number;
+  /** The sampled memories' vectors: a query's own background is its cosine to each (queryBackground). */
+  sample?: Float32Array[];
+}
+
+/** Mean and spread of a query's cosine to the sampled memories: how similar anything here is to it by chance. */
+export function queryBackground(
+  bg: Background | null,
+  query: Float32Array | null,
+): { mean: number; sd: number } | null {
+  if (!bg?.sample?.length || !query) return null;
+  let sum = 0;
+  let sq = 0;
+  for (const v of bg.sample) {
+    const c = dot(query, v);
+    sum += c;
+    sq += c * c;
+  }
+  const n = bg.sample.length;
+  const mean = sum / n;
+  return { mean, sd: Math.sqrt(Math.max(1e-8, sq / n - mean * mean)) };
 }
 
 /** Memories sampled (all pairs among them: 200 → 19,900 cosines, ~10 ms). */
@@ -57,7 +77,9 @@ export function backgroundOf(db: Database.Database, spaceId: string, model: stri
         SAMPLE,
       ) as { rid: number }[]
     ).map((r) => r.rid);
-    bg = backgroundFrom([...storedVectors(db, rids).values()]);
+    const sample = [...storedVectors(db, rids).values()];
+    const measured = backgroundFrom(sample);
+    bg = measured ? { ...measured, sample } : null;
   }
   byKey.set(key, { at: Date.now(), count, bg });
   return bg;

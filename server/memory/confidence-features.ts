@@ -7,6 +7,7 @@ export const FEATURES = [
   "rareMatch",
   "dateMatch",
   "gap",
+  "standout",
 ] as const;
 export type FeatureName = (typeof FEATURES)[number];
 export type Features = Record<FeatureName, number>;

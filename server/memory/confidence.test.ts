@@ -21,6 +21,7 @@ const base: RawSignals = {
   rareMatch: 0.4,
   dateMatch: false,
   gap: 0.1,
+  standout: 1,
 };
 
 test("confidence lies in [0, 1] and never falls when a signal rises (every model)", () => {
@@ -37,6 +38,7 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         rareMatch: r.next(),
         dateMatch: r.chance(0.3),
         gap: r.next(),
+        standout: r.next() * 10 - 2,
       };
       const bg = r.chance(0.5) ? { mean: 0.2, sd: 0.1, pairs: 100 } : null;
       const c = confidenceOf(features(s, model, bg), model);
@@ -49,6 +51,7 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         { ...s, rareMatch: s.rareMatch + 0.1 },
         { ...s, dateMatch: true },
         { ...s, gap: s.gap + 0.1 },
+        { ...s, standout: (s.standout ?? 0) + 0.5 },
       ];
       for (const u of up)
         assert.ok(

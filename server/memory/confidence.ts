@@ -27,6 +27,11 @@ export interface RawSignals {
   dateMatch: boolean;
   /** Its fused score's lead over the next result, as a share of the first result's. */
   gap: number;
+  /**
+   * How far its cosine stands above the query's own background — the query's cosines to random memories
+   * of the space — in sd (null without a background): a memory that stands out for this query.
+   */
+  standout: number | null;
 }
 
 const clip = (x: number) => Math.min(1, Math.max(0, x));
@@ -57,6 +62,7 @@ export function features(s: RawSignals, model: ConfidenceModel, background: Back
     rareMatch: clip(s.rareMatch),
     dateMatch: s.dateMatch ? 1 : 0,
     gap: clip(s.gap),
+    standout: s.standout === null ? 0 : clip(s.standout / SIMILARITY_SPAN_SD),
   };
 }
 

@@ -41,7 +41,10 @@ test("packing keeps who said what and cuts a long reply at a sentence end, under
     { speakers: true, assistantMaxChars: 400 },
   );
   assert.equal(used, 1);
-  assert.match(block, /- 2024-05-02: the user said: “Bought a Corolla hybrid today\.”\n {2}you replied: “Congratulations/);
+  assert.match(
+    block,
+    /- 2024-05-02: the user said: “Bought a Corolla hybrid today\.”\n {2}you replied: “Congratulations/,
+  );
   assert.equal(
     speakerBody(content, 60),
     "the user said: “Bought a Corolla hybrid today.”\n  you replied: “Congratulations on the new car!”",

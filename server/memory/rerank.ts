@@ -1,5 +1,4 @@
 import type Database from "better-sqlite3";
-import { stmt } from "../core/statements";
 import { confidenceModelFor, confidenceOf, contributions, features, withTurnEvidence } from "./confidence";
 import type { FeatureName, Features } from "./confidence-features";
 import { unscored, type FusedCandidate } from "./fuse";
@@ -9,7 +8,7 @@ import type { RetrievalSettings } from "./settings";
 import type { MemoryRow } from "./store";
 import { recencyOf } from "./recency";
 import { inWindows, windowWords, type TimeIntent, type TimeWindow } from "./time-window";
-import type { Background } from "./background";
+import { queryBackground, type Background } from "./background";
 import { dot } from "./score-union";
 
 /**
@@ -117,6 +116,7 @@ export function confidences(
   const model = confidenceModelFor(ctx.model);
   const idfSum = ctx.terms.reduce((s, t) => s + t.idf, 0);
   const top = Math.max(1e-9, ranked[0]?.final ?? 0);
+  const own0 = queryBackground(ctx.background, ctx.queryVector);
   const own = ranked.map((c, i) => {
     const v = ctx.vectors.get(c.rid);
     const sim = ctx.queryVector && v ? dot(ctx.queryVector, v) : c.similarity;
@@ -141,6 +141,7 @@ export function confidences(
         rareMatch: rare / Math.log(Math.max(2, ctx.docs) + 0.5),
         dateMatch: c.dateMatch,
         gap: (c.final - next) / top,
+        standout: own0 && sim !== null ? (sim - own0.mean) / own0.sd : null,
       },
       model,
       ctx.background,

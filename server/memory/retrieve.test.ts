@@ -273,7 +273,10 @@ function addPersonal(
 test("confidence is made of the result's own evidence, and the result says what it was made of", () => {
   const st = personalStore([
     { content: "User: The zeppelin tickets are in the blue drawer. Assistant: Noted." },
-    ...Array.from({ length: 12 }, (_, i) => ({ content: `User: note ${i} about groceries. Assistant: Ok.`, axis: 1 + (i % 3) })),
+    ...Array.from({ length: 12 }, (_, i) => ({
+      content: `User: note ${i} about groceries. Assistant: Ok.`,
+      axis: 1 + (i % 3),
+    })),
   ]);
   try {
     const hit = firstResult(st.sqlite, "Where are the zeppelin tickets?");
@@ -282,7 +285,10 @@ test("confidence is made of the result's own evidence, and the result says what 
     assert.equal(hit.id, vectorOnly.id);
     assert.ok(hit.features!.termShare > 0.9 && vectorOnly.features!.termShare === 0);
     assert.ok(hit.scores.confidence > vectorOnly.scores.confidence);
-    assert.ok(hit.moves.some((m) => m.startsWith("confidence: ")), hit.moves.join("; "));
+    assert.ok(
+      hit.moves.some((m) => m.startsWith("confidence: ")),
+      hit.moves.join("; "),
+    );
   } finally {
     st.close();
   }

@@ -226,7 +226,8 @@ export function searchWithVectors(
     settings.weights.vector > 0 && vectors[0]
       ? windowList(db, req.spaceId, time.windows, vectors[0], settings.windowWeight * settings.weights.vector)
       : null;
-  for (const item of inWindow?.items ?? []) if (!found.has(item.rid)) found.set(item.rid, { vectorRank: null, ftsRank: null });
+  for (const item of inWindow?.items ?? [])
+    if (!found.has(item.rid)) found.set(item.rid, { vectorRank: null, ftsRank: null });
   // 2. Every candidate of the union is scored on every signal (score-union.ts).
   const rids = [...found.keys()];
   const vecs = storedVectors(db, rids);
@@ -361,4 +362,3 @@ export function searchWithVectors(
     timings: { embedMs: 0, vectorMs, keywordMs, fuseMs, retrievalMs: ms(tStart), totalMs: ms(tStart) },
   };
 }
-

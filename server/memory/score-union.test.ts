@@ -29,11 +29,33 @@ test("fusion: each signal normalised over the union, weighted and summed; a miss
   const fused = fuseUnion({
     found,
     signals: [
-      { kind: "vector", weight: 1, scores: new Map([[1, 0.6], [2, 0.5], [3, 0.2]]) },
-      { kind: "fts", weight: 1, scores: new Map([[2, 8], [3, 4]]) },
+      {
+        kind: "vector",
+        weight: 1,
+        scores: new Map([
+          [1, 0.6],
+          [2, 0.5],
+          [3, 0.2],
+        ]),
+      },
+      {
+        kind: "fts",
+        weight: 1,
+        scores: new Map([
+          [2, 8],
+          [3, 4],
+        ]),
+      },
     ],
-    similarity: new Map([[1, 0.6], [2, 0.5], [3, 0.2]]),
-    keyword: new Map([[2, 8], [3, 4]]),
+    similarity: new Map([
+      [1, 0.6],
+      [2, 0.5],
+      [3, 0.2],
+    ]),
+    keyword: new Map([
+      [2, 8],
+      [3, 4],
+    ]),
     method: "linear",
     rrfK: 60,
   });
@@ -47,10 +69,7 @@ test("fusion: each signal normalised over the union, weighted and summed; a miss
   assert.equal(by.get(1)!.bm25, null);
   assert.equal(by.get(2)!.bm25, -8);
   assert.equal(by.get(2)!.similarity, 0.5);
-  assert.deepEqual(
-    [by.get(1)!.matchType, by.get(2)!.matchType, by.get(3)!.matchType],
-    ["vector", "fts", "hybrid"],
-  );
+  assert.deepEqual([by.get(1)!.matchType, by.get(2)!.matchType, by.get(3)!.matchType], ["vector", "fts", "hybrid"]);
 });
 
 test("a keyword-only candidate gets its true cosine from its stored vector, and bm25 is read for the union only", () => {
@@ -67,7 +86,11 @@ test("a keyword-only candidate gets its true cosine from its stored vector, and 
     [...fillers, rare],
     "universal-sentence-encoder-lite",
   );
-  const settings = { ...defaultSettingsFor("universal-sentence-encoder-lite"), neighbourWeight: 0, denseMaxDocFraction: 1 };
+  const settings = {
+    ...defaultSettingsFor("universal-sentence-encoder-lite"),
+    neighbourWeight: 0,
+    denseMaxDocFraction: 1,
+  };
   const query = "zeppelin";
   const r = searchWithVectors(
     s.sqlite,
@@ -81,7 +104,9 @@ test("a keyword-only candidate gets its true cosine from its stored vector, and 
   assert.equal(hit!.scores.vectorRank, null, "the vector leg's pool did not hold it");
   assert.ok(Math.abs(hit!.scores.similarity! - dot(near, rare)) < 1e-6, "its cosine is the true one, not 0");
   // The direct reads.
-  const rids = (s.sqlite.prepare("SELECT rid FROM memories WHERE space_id = 'u' ORDER BY rid").all() as { rid: number }[]).map((x) => x.rid);
+  const rids = (
+    s.sqlite.prepare("SELECT rid FROM memories WHERE space_id = 'u' ORDER BY rid").all() as { rid: number }[]
+  ).map((x) => x.rid);
   const vecs = storedVectors(s.sqlite, rids);
   assert.equal(vecs.size, rids.length);
   assert.ok(Math.abs(dot(vecs.get(rids.at(-1)!)!, rare) - 1) < 1e-6);

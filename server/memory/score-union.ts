@@ -28,13 +28,6 @@ export function minMax(values: number[]): number[] {
   return hi > lo ? values.map((v) => (v - lo) / (hi - lo)) : values.map(() => 1);
 }
 
-/** EXPERIMENT: z-score over the union. */
-export function zScore(values: number[]): number[] {
-  const m = values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-  const sd = Math.sqrt(values.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(1, values.length));
-  return sd > 0 ? values.map((v) => (v - m) / sd) : values.map(() => 0);
-}
-
 const toFloat = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
 /** Stored vectors of some memories, read in one `IN (…)` query per 500 (live ones are in memory_vec; unit length). */
@@ -92,7 +85,7 @@ export function fuseUnion(u: UnionInput): (FusedCandidate & { norms: Record<stri
   const norms = new Map<number, Record<string, number>>(rids.map((r) => [r, {}]));
   for (const s of u.signals) {
     const raw = rids.map((r) => s.scores.get(r) ?? 0);
-    const n = process.env.MEMO_NORM === "z" ? zScore(raw) : minMax(raw);
+    const n = minMax(raw);
     rids.forEach((r, i) => {
       linear.set(r, linear.get(r)! + s.weight * n[i]!);
       const rec = norms.get(r)!;
@@ -105,7 +98,10 @@ export function fuseUnion(u: UnionInput): (FusedCandidate & { norms: Record<stri
     const f = u.found.get(rid)!;
     const kw = u.keyword.get(rid);
     return {
-      ...unscored(rid, f.vectorRank !== null && f.ftsRank !== null ? "hybrid" : f.vectorRank !== null ? "vector" : "fts"),
+      ...unscored(
+        rid,
+        f.vectorRank !== null && f.ftsRank !== null ? "hybrid" : f.vectorRank !== null ? "vector" : "fts",
+      ),
       similarity: u.similarity.get(rid) ?? null,
       bm25: kw !== undefined ? -kw : null,
       vectorRank: f.vectorRank,

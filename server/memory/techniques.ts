@@ -6,11 +6,7 @@ import type { RetrievalSettings } from "./settings";
  * Debug Search switches each off (or on) for one query, so its effect shows in the ranking and in each
  * result's moves.
  */
-export type TechniqueKey =
-  | "denseMaxDocFraction"
-  | "dateBoost"
-  | "windowWeight"
-  | "neighbourWeight";
+export type TechniqueKey = "denseMaxDocFraction" | "dateBoost" | "windowWeight" | "neighbourWeight";
 
 export interface Technique {
   key: TechniqueKey;
