@@ -35,14 +35,14 @@ test("each result shows its confidence and what moved it; the would-be-packed li
     .filter(Boolean);
   expect(viaApi.results[0]!.content).toBe(DOG.replace("\n", " ")); // stored on one line
   expect(packed[0]).toBe(1);
-  expect(viaApi.results[0]!.moves.some((m) => /^date ×/.test(m))).toBe(true);
+  expect(viaApi.results[0]!.moves.some((m) => /^date: in/.test(m))).toBe(true);
 
   await debugSearch.goto();
   await debugSearch.search(query, { space });
   await expect(debugSearch.results).toHaveCount(viaApi.results.length);
   const first = debugSearch.result(0);
   await expect(first.getByTestId("confidence-value")).toHaveText(viaApi.results[0]!.scores.confidence.toFixed(2));
-  await expect(first.getByTestId("moves")).toContainText("date ×");
+  await expect(first.getByTestId("moves")).toContainText("date: in");
   await expect(first.getByTestId("moves")).toContainText("confidence:");
   await expect(debugSearch.page.getByTestId("would-be-packed")).toContainText(
     `Would be packed at minimum confidence ${viaApi.minConfidence.toFixed(2)}: ${packed.length} of ${viaApi.results.length}`,
@@ -87,7 +87,7 @@ test("a span relative to an event is dated from the memory that tells of it, and
   };
   expect(viaApi.time.windows.map((w) => [w.text, w.event?.text])).toEqual([["the day after", "the concert"]]);
   const tap = viaApi.results.find((r) => r.content.startsWith("User: Fixed the leaking tap"));
-  expect(tap?.moves.some((m) => m.startsWith("date ×") && m.includes("the day after the concert"))).toBe(true);
+  expect(tap?.moves.some((m) => m.startsWith("date: in") && m.includes("the day after the concert"))).toBe(true);
 
   await debugSearch.goto();
   await debugSearch.search(query, { space });
@@ -147,70 +147,6 @@ test.describe("in the browser's time zone", () => {
     });
     await expect(debugSearch.page.getByTestId("time-windows")).toContainText("“yesterday” 2026-03-09…2026-03-09");
     const hit = debugSearch.page.getByTestId("result").filter({ hasText: "greenhouse heater" });
-    await expect(hit.getByTestId("moves")).toContainText("date ×");
+    await expect(hit.getByTestId("moves")).toContainText("date: in");
   });
-});
-
-test("the same ask stored twice: the repeat moves below the distinct results and says so", async ({
-  api,
-  space,
-  debugSearch,
-}) => {
-  const ask = (verb: string) =>
-    `User: How ${verb} I pack a suitcase efficiently?\nAssistant: Roll your clothes, put shoes at the bottom and fill the gaps with socks.`;
-  const trip =
-    "User: What should I bring on a week-long walking trip?\nAssistant: Layers, a rain jacket and comfortable shoes.";
-  await api.addMemories([ask("do"), ask("can"), trip].map((text) => ({ text, space })));
-  const query = "How do I pack a suitcase for a trip?";
-  const viaApi = (await api.search({ query, space })) as unknown as { results: { content: string; moves: string[] }[] };
-  expect(viaApi.results).toHaveLength(3);
-  const last = viaApi.results[2]!;
-  expect(last.content).toMatch(/^User: How (do|can) I pack a suitcase/);
-  expect(last.moves).toContain("a repeat of result 1 (moved below the distinct results)");
-  expect(viaApi.results[1]!.content).toBe(trip.replace("\n", " "));
-
-  await debugSearch.goto();
-  await debugSearch.search(query, { space });
-  await expect(debugSearch.results).toHaveCount(3);
-  await expect(debugSearch.result(2).getByTestId("moves")).toContainText("a repeat of result 1");
-  await shot(debugSearch.page, "debug-search-repeat-1280");
-});
-
-test("an imported conversation between two named people: a question naming one favours what they said of themselves", async ({
-  api,
-  space,
-  debugSearch,
-}) => {
-  const days = [
-    "the beach",
-    "a pottery class",
-    "a concert",
-    "the garden",
-    "a new recipe",
-    "the museum",
-    "a film",
-    "the gym",
-  ];
-  await api.addMemories(
-    [
-      "Caroline: I started volunteering at the animal shelter on Saturdays.\nMelanie: That's lovely, the dogs must adore you.",
-      "Melanie: I started volunteering at the food bank near the station.\nCaroline: Good for you!",
-      ...days.map((d) => `Caroline: Did you enjoy ${d}?\nMelanie: Yes, a lot, thanks.`),
-    ].map((text) => ({ text, space })),
-  );
-  const query = "Where does Caroline volunteer?";
-  const viaApi = (await api.search({ query, space })) as unknown as { results: { content: string; moves: string[] }[] };
-  const hers = viaApi.results.find((r) => r.content.startsWith("Caroline: I started volunteering"))!;
-  const his = viaApi.results.find((r) => r.content.startsWith("Melanie: I started volunteering"))!;
-  expect(hers.moves).toContain("about Caroline ×3.00");
-  expect(his.moves.some((m) => m.startsWith("about "))).toBe(false);
-  expect(viaApi.results.indexOf(hers)).toBeLessThan(viaApi.results.indexOf(his));
-
-  await debugSearch.goto();
-  await debugSearch.search(query, { space });
-  const first = debugSearch.result(0);
-  await expect(first).toContainText("Caroline: I started volunteering");
-  await expect(first.getByTestId("moves")).toContainText("about Caroline ×3.00");
-  await expect(first.getByTestId("moves")).toContainText("it asks about Caroline, who speaks in these conversations");
-  await shot(debugSearch.page, "debug-search-speakers-1280");
 });

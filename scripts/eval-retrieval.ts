@@ -70,8 +70,6 @@ const apply = (s: RetrievalSettings, p: Patch): RetrievalSettings => ({
 const PREVIOUS: Patch = {
   denseMaxDocFraction: 1,
   neighbourWeight: 0,
-  dateBoost: 0,
-  windowWeight: 0,
   minConfidence: 0,
 };
 /** The whole previous USE-lite profile (linear fusion, dense 0.5, 1 context message, quality filter 0.2). */
@@ -99,8 +97,6 @@ const KNOBS: { name: string; values: Patch[] }[] = [
   { name: "contextMessages", values: [0, 1, 2].map((c) => ({ contextMessages: c })) },
   { name: "denseMaxDocFraction", values: [1, 0.3, 0.15, 0.08].map((v) => ({ denseMaxDocFraction: v })) },
   { name: "neighbourWeight", values: [0, 0.1, 0.2, 0.3, 0.5].map((v) => ({ neighbourWeight: v })) },
-  { name: "dateBoost", values: [0, 0.25, 0.5, 1, 2].map((v) => ({ dateBoost: v })) },
-  { name: "windowWeight", values: [0, 0.5, 1, 2, 4].map((v) => ({ windowWeight: v })) },
   { name: "minSimilarity", values: [0, 0.1, 0.2].map((v) => ({ qualityFilter: v > 0, minSimilarity: v })) },
 ];
 

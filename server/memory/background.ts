@@ -39,6 +39,12 @@ export function queryBackground(
 /** Memories sampled (all pairs among them: 200 → 19,900 cosines, ~10 ms). */
 const SAMPLE = 200;
 const MAX_AGE_MS = 10 * 60_000;
+/**
+ * The sample: memories in a scrambled but fixed order (a multiplicative hash of the rowid), so the same
+ * space gives the same background and the same confidences on every run, spread over its whole history.
+ */
+const SAMPLE_SQL =
+  "SELECT rid FROM memories WHERE space_id = ? AND soft_deleted = 0 ORDER BY (rid * 2654435761) % 4294967296 LIMIT ?";
 
 /** Mean and standard deviation of the cosines between every pair of the vectors; null below 2 vectors. */
 export function backgroundFrom(vectors: Float32Array[]): Background | null {
@@ -71,12 +77,7 @@ export function backgroundOf(db: Database.Database, spaceId: string, model: stri
   if (hit && Date.now() - hit.at < MAX_AGE_MS && Math.abs(count - hit.count) <= hit.count / 10) return hit.bg;
   let bg: Background | null = null;
   if (count >= 10) {
-    const rids = (
-      stmt(db, "SELECT rid FROM memories WHERE space_id = ? AND soft_deleted = 0 ORDER BY random() LIMIT ?").all(
-        spaceId,
-        SAMPLE,
-      ) as { rid: number }[]
-    ).map((r) => r.rid);
+    const rids = (stmt(db, SAMPLE_SQL).all(spaceId, SAMPLE) as { rid: number }[]).map((r) => r.rid);
     const sample = [...storedVectors(db, rids).values()];
     const measured = backgroundFrom(sample);
     bg = measured ? { ...measured, sample } : null;

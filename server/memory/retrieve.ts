@@ -6,7 +6,6 @@ import { cleanDenseQuery, keywordSearchScored, liveMemoryCount } from "./keyword
 import { confidences, withNeighbours, withTime } from "./rerank";
 import { parseTimeIntent, type TimeIntent } from "./time-window";
 import { withEventWindows } from "./event-dates";
-import { windowList } from "./windows";
 import type { Features } from "./confidence-features";
 import { TURN_LEADERS } from "./confidence";
 import { backgroundOf } from "./background";
@@ -66,7 +65,7 @@ export interface RetrievedMemory {
   conversationId: string | null;
   matchType: MatchType;
   scores: ScoreBreakdown;
-  /** What moved it: neighbour bonus, date window, recency, newer-than-duplicate, and the confidence's main features. */
+  /** What moved it: the neighbour bonus, the date window it is in, and the largest parts of its confidence. */
   moves: string[];
   /** The confidence model's inputs, each in [0, 1] (Debug Search; fitting). */
   features?: Features;
@@ -221,13 +220,6 @@ export function searchWithVectors(
     mainHits.sort((a, b) => a[1].vectorRank! - b[1].vectorRank!).map(([rid]) => ({ rid, score: 0 })),
     offset,
   );
-  // Memories inside a named date window join as candidates (windows.ts), scored on one more signal.
-  const inWindow =
-    settings.weights.vector > 0 && vectors[0]
-      ? windowList(db, req.spaceId, time.windows, vectors[0], settings.windowWeight * settings.weights.vector)
-      : null;
-  for (const item of inWindow?.items ?? [])
-    if (!found.has(item.rid)) found.set(item.rid, { vectorRank: null, ftsRank: null });
   // 2. Every candidate of the union is scored on every signal (score-union.ts).
   const rids = [...found.keys()];
   const vecs = storedVectors(db, rids);
@@ -248,12 +240,6 @@ export function searchWithVectors(
     if (i === 0) keyword = scores;
     signals.push({ kind: "fts", weight: m.weight, scores });
   });
-  if (inWindow)
-    signals.push({
-      kind: "window",
-      weight: inWindow.weight,
-      scores: new Map(inWindow.items.map((x) => [x.rid, x.score])),
-    });
   const fusedRaw = fuseUnion({
     found,
     signals,
@@ -268,7 +254,7 @@ export function searchWithVectors(
     db,
     staged0.map((c) => c.rid),
   );
-  const timed = withTime(staged0, rows, time, settings);
+  const timed = withTime(staged0, rows, time);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(timed, settings) : { kept: timed, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);

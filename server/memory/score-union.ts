@@ -10,7 +10,7 @@ import { unscored, type FusedCandidate } from "./fuse";
 
 /** One signal over the union: a raw score per candidate (higher is better) and its fusion weight. */
 export interface Signal {
-  kind: "vector" | "fts" | "window";
+  kind: "vector" | "fts";
   weight: number;
   /** Raw score per rid; a candidate without one (no keyword match, outside the window) scores 0 on it. */
   scores: Map<number, number>;

@@ -29,7 +29,6 @@ test("USE-lite defaults (chosen on LoCoMo's tuning half): linear, 1 context mess
   assert.equal(d.anchorQuery, false);
   assert.equal(d.qualityFilter, false);
   assert.equal(d.denseMaxDocFraction, 0.3);
-  assert.equal(d.windowWeight, 2);
   assert.equal(d.topN, 6);
   assert.ok(d.minConfidence > 0 && d.minConfidence < 1);
 });
@@ -37,8 +36,7 @@ test("USE-lite defaults (chosen on LoCoMo's tuning half): linear, 1 context mess
 test("the model-independent techniques and the calibrated threshold are shared by every model", () => {
   const n = defaultSettingsFor(NOMIC);
   const u = defaultSettingsFor(USE);
-  for (const k of ["dateBoost", "neighbourWeight", "minConfidence", "packSpeakers"] as const)
-    assert.equal(n[k], u[k], k);
+  for (const k of ["neighbourWeight", "minConfidence", "packSpeakers"] as const) assert.equal(n[k], u[k], k);
   assert.equal(n.denseMaxDocFraction, 1, "embedding-specific: off where nothing can be measured");
 });
 

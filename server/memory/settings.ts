@@ -37,10 +37,6 @@ export const retrievalSettingsSchema = z.object({
   neighbourWeight: z.number().min(0).max(1),
   /** Two exchanges are in one session when at most this many minutes apart. */
   neighbourGapMinutes: z.number().int().min(1).max(1440),
-  /** Time-aware retrieval: score × (1 + dateBoost) inside a date window the query names (0 = off). */
-  dateBoost: z.number().min(0).max(5),
-  /** Memories inside a date window the query names join fusion as one more list of this weight (× vector weight; 0 = off). */
-  windowWeight: z.number().min(0).max(5),
   /** Calibrated confidence in [0, 1]: only results at or above it are packed and promoted (0 = all). */
   minConfidence: z.number().min(0).max(1),
   /** Packing: label who said what, cap an assistant reply at this many characters (cut at a sentence end). */
@@ -71,8 +67,6 @@ const BASE: RetrievalSettings = {
   denseMaxDocFraction: 1,
   neighbourWeight: 0.3,
   neighbourGapMinutes: 60,
-  dateBoost: 2,
-  windowWeight: 1,
   // The lowest that keeps questions asked in another conversation's space and 60 everyday prompts at
   // ≤ 0.5 memories of 6 packed on LoCoMo's tuning half (npm run eval:locomo -- --fit).
   minConfidence: 0.5,
@@ -91,8 +85,6 @@ const BASE: RetrievalSettings = {
  *   1 context message; no anchor query, no quality filter (the minimum confidence replaces it).
  * - the dense query drops words found in more than 30% of the space's memories (speakers' names, role
  *   labels): they dominate a small encoder's vector.
- * - the memories of a named date window join the union as one more signal of twice the vector weight
- *   ("the day after the concert" asks for memories no leg finds).
  * - neighbour context 0.3: a short reply gets 0.3 of the score of the exchange before it.
  */
 const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
@@ -107,7 +99,6 @@ const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
       qualityFilter: false,
       minSimilarity: 0,
       denseMaxDocFraction: 0.3,
-      windowWeight: 2,
     },
   },
 ];
