@@ -213,7 +213,7 @@ test.describe("HTTP API", () => {
       ["last week", "2024-04-30", "2024-05-06"],
     ]);
     const dated = (id: string | undefined, r: SearchResponse) =>
-      (r.results.find((x) => x.id === id)?.moves ?? []).some((m) => m.startsWith("date: in"));
+      (r.results.find((x) => x.id === id)?.moves ?? []).some((m) => m.startsWith("date ×"));
     expect(dated(lastWeek, asOf), "the memory of the week before the conversation's date is boosted").toBe(true);
     expect(dated(before, asOf)).toBe(false);
     expect(asOf.results[0]?.id).toBe(lastWeek);

@@ -35,14 +35,14 @@ test("each result shows its confidence and what moved it; the would-be-packed li
     .filter(Boolean);
   expect(viaApi.results[0]!.content).toBe(DOG.replace("\n", " ")); // stored on one line
   expect(packed[0]).toBe(1);
-  expect(viaApi.results[0]!.moves.some((m) => /^date: in/.test(m))).toBe(true);
+  expect(viaApi.results[0]!.moves.some((m) => /^date ×/.test(m))).toBe(true);
 
   await debugSearch.goto();
   await debugSearch.search(query, { space });
   await expect(debugSearch.results).toHaveCount(viaApi.results.length);
   const first = debugSearch.result(0);
   await expect(first.getByTestId("confidence-value")).toHaveText(viaApi.results[0]!.scores.confidence.toFixed(2));
-  await expect(first.getByTestId("moves")).toContainText("date: in");
+  await expect(first.getByTestId("moves")).toContainText("date ×");
   await expect(first.getByTestId("moves")).toContainText("confidence:");
   await expect(debugSearch.page.getByTestId("would-be-packed")).toContainText(
     `Would be packed at minimum confidence ${viaApi.minConfidence.toFixed(2)}: ${packed.length} of ${viaApi.results.length}`,
@@ -87,7 +87,7 @@ test("a span relative to an event is dated from the memory that tells of it, and
   };
   expect(viaApi.time.windows.map((w) => [w.text, w.event?.text])).toEqual([["the day after", "the concert"]]);
   const tap = viaApi.results.find((r) => r.content.startsWith("User: Fixed the leaking tap"));
-  expect(tap?.moves.some((m) => m.startsWith("date: in") && m.includes("the day after the concert"))).toBe(true);
+  expect(tap?.moves.some((m) => m.startsWith("date ×") && m.includes("the day after the concert"))).toBe(true);
 
   await debugSearch.goto();
   await debugSearch.search(query, { space });
@@ -147,6 +147,6 @@ test.describe("in the browser's time zone", () => {
     });
     await expect(debugSearch.page.getByTestId("time-windows")).toContainText("“yesterday” 2026-03-09…2026-03-09");
     const hit = debugSearch.page.getByTestId("result").filter({ hasText: "greenhouse heater" });
-    await expect(hit.getByTestId("moves")).toContainText("date: in");
+    await expect(hit.getByTestId("moves")).toContainText("date ×");
   });
 });

@@ -42,16 +42,20 @@ test.describe("Memory techniques", () => {
     await pipeline.search(TORTOISE_QUERY, { space });
     await expect(pipeline.techniquesOff).toHaveText("all on");
     const moves = pipeline.results.getByTestId("moves");
+    await expect(moves.filter({ hasText: "date ×" }).first()).toBeVisible();
+    await expect(moves.filter({ hasText: "neighbour +" }).first()).toBeVisible();
+    await pipeline.setTechnique("Date boost", false);
+    await expect(moves.filter({ hasText: "date ×" })).toHaveCount(0);
     await expect(moves.filter({ hasText: "date: in" }).first()).toBeVisible();
     await expect(moves.filter({ hasText: "neighbour +" }).first()).toBeVisible();
     await pipeline.setTechnique("Neighbour context", false);
     await expect(moves.filter({ hasText: "neighbour +" })).toHaveCount(0);
-    await expect(pipeline.techniquesOff).toHaveText("off: neighbour context");
+    await expect(pipeline.techniquesOff).toHaveText("off: date boost, neighbour context");
     // The page's order is the API's with the same overrides.
     const off = (await api.search({
       query: TORTOISE_QUERY,
       space,
-      options: { neighbourWeight: 0 },
+      options: { dateBoost: 0, neighbourWeight: 0 },
     })) as Moves;
     for (const [i, r] of off.results.entries()) await expect(pipeline.result(i)).toContainText(r.content);
 

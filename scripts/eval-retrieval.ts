@@ -70,6 +70,7 @@ const apply = (s: RetrievalSettings, p: Patch): RetrievalSettings => ({
 const PREVIOUS: Patch = {
   denseMaxDocFraction: 1,
   neighbourWeight: 0,
+  dateBoost: 0,
   minConfidence: 0,
 };
 /** The whole previous USE-lite profile (linear fusion, dense 0.5, 1 context message, quality filter 0.2). */

@@ -82,6 +82,7 @@ export const searchInput = z.strictObject({
       // The memory techniques, each off at its off value (server/memory/techniques.ts; the bounds are the
       // retrieval settings' own, kept equal by techniques.test.ts).
       denseMaxDocFraction: z.number().min(0.01).max(1).optional(),
+      dateBoost: z.number().min(0).max(5).optional(),
       neighbourWeight: z.number().min(0).max(1).optional(),
     })
     .optional(),

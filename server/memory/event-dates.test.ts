@@ -188,11 +188,11 @@ test("retrieval: what was said the day after an event is marked as inside the wi
   // so not "the day after"; the window is Tokyo's 23rd.
   const tokyo = run(540);
   assert.equal(tokyo.time.windows[0]!.start, "2024-06-22T15:00:00.000Z");
-  assert.ok(!tokyo.results.find((r) => r.id === fixed)?.moves.some((m) => m.startsWith("date: in")));
+  assert.ok(!tokyo.results.find((r) => r.id === fixed)?.moves.some((m) => m.startsWith("date ×")));
   assert.equal(on.time.windows[0]!.event!.memoryId, concert);
   const hit = on.results.find((r) => r.id === fixed);
   assert.ok(
-    hit?.moves.some((m) => m.startsWith("date: in “the day after the concert”")),
+    hit?.moves.some((m) => m.startsWith("date ×3.00 (in “the day after the concert”)")),
     hit?.moves.join("; "),
   );
   assert.equal(hit!.features!.dateMatch, 1, "the confidence reads that it lies in the window");

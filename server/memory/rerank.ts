@@ -62,10 +62,14 @@ export function withNeighbours(
 
 /**
  * Date windows: a candidate inside a date the query names is marked (the confidence's `dateMatch`) and
- * says which window. A score boost on top measured nothing on tuning and −0.002 recall@10 on reporting,
- * so the window's own signal (windows.ts) is what ranks it.
+ * its score × (1 + dateBoost).
  */
-export function withTime(cands: Staged[], rows: Map<number, MemoryRow>, intent: TimeIntent): Staged[] {
+export function withTime(
+  cands: Staged[],
+  rows: Map<number, MemoryRow>,
+  intent: TimeIntent,
+  s: RetrievalSettings,
+): Staged[] {
   for (const c of cands) {
     const m = rows.get(c.rid);
     if (!m) continue;
@@ -74,7 +78,10 @@ export function withTime(cands: Staged[], rows: Map<number, MemoryRow>, intent: 
     if (w) {
       c.dateMatch = true;
       c.dateWindow = w;
-      c.moves.push(`date: in “${windowWords(w)}”`);
+      if (s.dateBoost > 0) {
+        c.fused *= 1 + s.dateBoost;
+        c.moves.push(`date ×${(1 + s.dateBoost).toFixed(2)} (in “${windowWords(w)}”)`);
+      } else c.moves.push(`date: in “${windowWords(w)}”`);
     }
   }
   return cands.sort((a, b) => b.fused - a.fused || a.rid - b.rid);

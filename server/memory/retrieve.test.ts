@@ -230,7 +230,7 @@ test("'yesterday' is the person's yesterday: tzOffsetMinutes reaches the date wi
         [axisVector(4, 0)],
       );
     const boosted = (r: ReturnType<typeof run>) =>
-      r.results.filter((x) => x.moves.some((m) => m.startsWith("date: in"))).map((x) => x.id);
+      r.results.filter((x) => x.moves.some((m) => m.startsWith("date ×"))).map((x) => x.id);
     // California: yesterday is 14 Sep local, which holds the 20:00 note (03:00 UTC on the 15th) only.
     const la = run(-420);
     assert.deepEqual(boosted(la), [yesterday]);

@@ -254,7 +254,7 @@ export function searchWithVectors(
     db,
     staged0.map((c) => c.rid),
   );
-  const timed = withTime(staged0, rows, time);
+  const timed = withTime(staged0, rows, time, settings);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(timed, settings) : { kept: timed, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);

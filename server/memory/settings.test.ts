@@ -36,7 +36,8 @@ test("USE-lite defaults (chosen on LoCoMo's tuning half): linear, 1 context mess
 test("the model-independent techniques and the calibrated threshold are shared by every model", () => {
   const n = defaultSettingsFor(NOMIC);
   const u = defaultSettingsFor(USE);
-  for (const k of ["neighbourWeight", "minConfidence", "packSpeakers"] as const) assert.equal(n[k], u[k], k);
+  for (const k of ["dateBoost", "neighbourWeight", "minConfidence", "packSpeakers"] as const)
+    assert.equal(n[k], u[k], k);
   assert.equal(n.denseMaxDocFraction, 1, "embedding-specific: off where nothing can be measured");
 });
 

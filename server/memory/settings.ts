@@ -33,6 +33,8 @@ export const retrievalSettingsSchema = z.object({
   tokenBudget: z.number().int().min(50).max(32_000),
   /** Dense query: drop words found in more than this share of memories before embedding (1 = off). */
   denseMaxDocFraction: z.number().min(0.01).max(1),
+  /** Date windows: score × (1 + dateBoost) inside a date the query names (0 = off). */
+  dateBoost: z.number().min(0).max(5),
   /** Neighbour context: share of an exchange's score given to the adjacent exchanges of its session (0 = off). */
   neighbourWeight: z.number().min(0).max(1),
   /** Two exchanges are in one session when at most this many minutes apart. */
@@ -66,6 +68,7 @@ const BASE: RetrievalSettings = {
   // background (background.ts), so one threshold means the same for every model.
   denseMaxDocFraction: 1,
   neighbourWeight: 0.3,
+  dateBoost: 2,
   neighbourGapMinutes: 60,
   // The lowest that keeps questions asked in another conversation's space and 60 everyday prompts at
   // ≤ 0.5 memories of 6 packed on LoCoMo's tuning half (npm run eval:locomo -- --fit).

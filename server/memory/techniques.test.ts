@@ -110,7 +110,7 @@ test("switched off for one query, a technique no longer moves any result, and th
   const tortoise = "What did I say about my tortoise a few days ago?";
   const on = await moves(tortoise);
   assert.ok(
-    on.all.some((m) => m.startsWith("date: in")),
+    on.all.some((m) => m.startsWith("date ×")),
     on.all.join("; "),
   );
   assert.ok(
@@ -118,6 +118,12 @@ test("switched off for one query, a technique no longer moves any result, and th
     on.all.join("; "),
   );
   assert.ok(!(await moves(tortoise, { neighbourWeight: 0 })).all.some((m) => m.startsWith("neighbour +")));
+  const noBoost = await moves(tortoise, { dateBoost: 0 });
+  assert.ok(!noBoost.all.some((m) => m.startsWith("date ×")));
+  assert.ok(
+    noBoost.all.some((m) => m.startsWith("date: in")),
+    "still marked as inside the window",
+  );
   // The date words go to the date window, not to the dense leg.
   assert.equal(on.r.dense?.[0], "What did I say about my tortoise?");
 

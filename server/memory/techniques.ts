@@ -6,7 +6,7 @@ import type { RetrievalSettings } from "./settings";
  * Debug Search switches each off (or on) for one query, so its effect shows in the ranking and in each
  * result's moves.
  */
-export type TechniqueKey = "denseMaxDocFraction" | "neighbourWeight";
+export type TechniqueKey = "denseMaxDocFraction" | "dateBoost" | "neighbourWeight";
 
 export interface Technique {
   key: TechniqueKey;
@@ -36,6 +36,17 @@ export const TECHNIQUES: readonly Technique[] = [
     max: 1,
     step: 0.01,
     anchor: "the-dense-query",
+  },
+  {
+    key: "dateBoost",
+    label: "Date boost",
+    does: "Score × (1 + boost) for memories inside a date the query names (“last week”, “in May”); 0 = off",
+    off: 0,
+    on: 2,
+    min: 0,
+    max: 5,
+    step: 0.1,
+    anchor: "time-aware-retrieval",
   },
   {
     key: "neighbourWeight",
