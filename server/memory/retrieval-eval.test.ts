@@ -5,9 +5,9 @@
  * service with the real embedding server (USE-lite; embeddings cached in .cache/retrieval-eval), then
  * searched with the shipped USE-lite defaults.
  *
- * Hybrid must never do worse than its best single leg (recall@10, with no tolerance), and unanswerable
- * turns (general knowledge, code, writing, people never mentioned) must stay near 1 memory of 6 packed on
- * average (the target is 1.0; see the bound below).
+ * A behaviour suite (the headline eval is LoCoMo, docs/retrieval.md): hybrid must never do worse than
+ * its best single leg (recall@10, with no tolerance), and unanswerable turns (general knowledge, code,
+ * writing, people never mentioned) must get few memories packed (see the bound below).
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -62,7 +62,7 @@ test("the slice: one space, the reporting half's questions of every type, every 
   for (const q of ds.questions) for (const g of q.gold) assert.ok(store!.idOf.get(g), `gold ${g} of ${q.id}`);
 });
 
-test("fused defaults ≥ each single leg (recall@10); unanswerable turns get ≤ 1.0 memory of 6 packed", async (t) => {
+test("fused defaults ≥ each single leg (recall@10); unanswerable turns get ≤ 2 memories of 6 packed", async (t) => {
   const fused = figures(store!, await runQuestions(store!, ds, ds.questions, shipped), shipped.minConfidence);
   const v = figures(store!, await runQuestions(store!, ds, ds.questions, legs().vector), shipped.minConfidence);
   const k = figures(store!, await runQuestions(store!, ds, ds.questions, legs().keyword), shipped.minConfidence);
@@ -78,9 +78,10 @@ test("fused defaults ≥ each single leg (recall@10); unanswerable turns get ≤
     fused.answerable.recall10 >= k.answerable.recall10,
     `fused ${fused.answerable.recall10} < keyword ${k.answerable.recall10}`,
   );
-  // The target. Measured here 0.83 (64 turns); the full reporting half 0.88, the tuning half 0.70;
-  // previous defaults 6.0.
-  assert.ok(fused.unanswerable.packed <= 1.0, `unanswerable turns got ${fused.unanswerable.packed} memories packed`);
+  // A behaviour check, not a score to climb: the threshold keeps most of the prompt empty for turns no
+  // memory answers. Measured here 1.55 with the confidence fitted on LoCoMo (previous defaults, no
+  // threshold: 6.0); the bound is relaxed from 1.0, which the removed question-reading rules reached.
+  assert.ok(fused.unanswerable.packed <= 2.0, `unanswerable turns got ${fused.unanswerable.packed} memories packed`);
   // Neither leg is trivially perfect, so the comparison means something.
   assert.ok(v.answerable.recall10 < 0.97 && k.answerable.recall10 < 0.97);
 });
