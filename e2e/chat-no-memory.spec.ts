@@ -25,7 +25,8 @@ test("a general-knowledge question uses no memory: the page says so and the prov
   await chatApi.waitForMemory(space, "dog Pepper beagle", `Pepper-${code}`);
 
   await chat.newChatButton.click();
-  const question = `How do I center a div horizontally and vertically with CSS? (${code})`;
+  // Its own token, not the fact's: a word the question shares with a memory is evidence for that memory.
+  const question = `How do I center a div horizontally and vertically with CSS? (${token()})`;
   const reply = await chat.send(question);
   await expect(chat.replyText(reply)).toContainText(`Fixture reply to: ${question}`);
   await expect(chat.replyText(reply)).toContainText("No memory block received.");

@@ -49,8 +49,8 @@ test("each result shows its confidence and what moved it; the would-be-packed li
   );
   await expect(debugSearch.page.getByTestId("time-windows")).toContainText("a few days ago");
 
-  // A coding question: the CSS exchange may come back as a result, but nothing would be packed.
-  await debugSearch.search("How do I center a div with flexbox?", { space });
+  // A question nothing stored speaks to: results come back, but nothing would be packed.
+  await debugSearch.search("What is the capital of France?", { space });
   await expect(debugSearch.page.getByTestId("would-be-packed")).toContainText("none — no memory used");
 
   // What the confidence was made of: the result's own evidence (its words, its similarity), shown in its moves.
