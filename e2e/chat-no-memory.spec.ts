@@ -39,7 +39,8 @@ test("a general-knowledge question uses no memory: the page says so and the prov
   expect(turn.length).toBeGreaterThan(0);
   for (const r of turn) expect(memoryBlock(r.body?.messages ?? [])).toBeNull();
 
-  // A question about the stored fact still recalls it.
+  // A question about the stored fact still recalls it (in a new chat: the CSS question is no context of it).
+  await chat.newChatButton.click();
   const about = await chat.send("What breed is our dog Pepper?");
   await expect(chat.replyText(about)).toContainText("Memory block received:");
   await expect(chat.replyText(about)).toContainText(`Pepper-${code}`);

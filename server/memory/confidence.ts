@@ -62,7 +62,9 @@ export function features(s: RawSignals, model: ConfidenceModel, background: Back
     rareMatch: clip(s.rareMatch),
     dateMatch: s.dateMatch ? 1 : 0,
     gap: clip(s.gap),
-    standout: s.standout === null ? 0 : clip(s.standout / SIMILARITY_SPAN_SD),
+    // Without a background (a space of < 10 memories) the query's own background is unknown too: the
+    // cosine over the model's range stands for both, or a new store could never pack a plain answer.
+    standout: s.standout !== null ? clip(s.standout / SIMILARITY_SPAN_SD) : background ? 0 : sim,
   };
 }
 
