@@ -25,7 +25,8 @@ test("a general-knowledge question uses no memory: the page says so and the prov
   await chatApi.waitForMemory(space, "dog Pepper beagle", `Pepper-${code}`);
 
   await chat.newChatButton.click();
-  const question = `How do I center a div horizontally and vertically with CSS? (${code})`;
+  // Its own token, not the fact's: a word the question shares with a memory is evidence for that memory.
+  const question = `How do I center a div horizontally and vertically with CSS? (${token()})`;
   const reply = await chat.send(question);
   await expect(chat.replyText(reply)).toContainText(`Fixture reply to: ${question}`);
   await expect(chat.replyText(reply)).toContainText("No memory block received.");
@@ -38,7 +39,8 @@ test("a general-knowledge question uses no memory: the page says so and the prov
   expect(turn.length).toBeGreaterThan(0);
   for (const r of turn) expect(memoryBlock(r.body?.messages ?? [])).toBeNull();
 
-  // A question about the stored fact still recalls it.
+  // A question about the stored fact still recalls it (in a new chat: the CSS question is no context of it).
+  await chat.newChatButton.click();
   const about = await chat.send("What breed is our dog Pepper?");
   await expect(chat.replyText(about)).toContainText("Memory block received:");
   await expect(chat.replyText(about)).toContainText(`Pepper-${code}`);

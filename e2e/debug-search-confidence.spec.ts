@@ -49,15 +49,13 @@ test("each result shows its confidence and what moved it; the would-be-packed li
   );
   await expect(debugSearch.page.getByTestId("time-windows")).toContainText("a few days ago");
 
-  // A coding question: the CSS exchange may come back as a result, but nothing would be packed.
-  await debugSearch.search("How do I center a div with flexbox?", { space });
+  // A question nothing stored speaks to: results come back, but nothing would be packed.
+  await debugSearch.search("What is the capital of France?", { space });
   await expect(debugSearch.page.getByTestId("would-be-packed")).toContainText("none — no memory used");
 
-  // No "my" in it, but Shelly is someone the person told about: the confidence reads it as about them.
+  // What the confidence was made of: the result's own evidence (its words, its similarity), shown in its moves.
   await debugSearch.search("What does Shelly like eating?", { space });
-  await expect(debugSearch.result(0).getByTestId("moves")).toContainText(
-    "about the person's life (the person has told about Shelly)",
-  );
+  await expect(debugSearch.result(0).getByTestId("moves")).toContainText("confidence: termShare");
   await shot(debugSearch.page, "debug-search-sign-1280");
   await debugSearch.page.setViewportSize({ width: 390, height: 844 });
   await expect(debugSearch.result(0).getByTestId("moves")).toBeVisible();
@@ -151,68 +149,4 @@ test.describe("in the browser's time zone", () => {
     const hit = debugSearch.page.getByTestId("result").filter({ hasText: "greenhouse heater" });
     await expect(hit.getByTestId("moves")).toContainText("date ×");
   });
-});
-
-test("the same ask stored twice: the repeat moves below the distinct results and says so", async ({
-  api,
-  space,
-  debugSearch,
-}) => {
-  const ask = (verb: string) =>
-    `User: How ${verb} I pack a suitcase efficiently?\nAssistant: Roll your clothes, put shoes at the bottom and fill the gaps with socks.`;
-  const trip =
-    "User: What should I bring on a week-long walking trip?\nAssistant: Layers, a rain jacket and comfortable shoes.";
-  await api.addMemories([ask("do"), ask("can"), trip].map((text) => ({ text, space })));
-  const query = "How do I pack a suitcase for a trip?";
-  const viaApi = (await api.search({ query, space })) as unknown as { results: { content: string; moves: string[] }[] };
-  expect(viaApi.results).toHaveLength(3);
-  const last = viaApi.results[2]!;
-  expect(last.content).toMatch(/^User: How (do|can) I pack a suitcase/);
-  expect(last.moves).toContain("a repeat of result 1 (moved below the distinct results)");
-  expect(viaApi.results[1]!.content).toBe(trip.replace("\n", " "));
-
-  await debugSearch.goto();
-  await debugSearch.search(query, { space });
-  await expect(debugSearch.results).toHaveCount(3);
-  await expect(debugSearch.result(2).getByTestId("moves")).toContainText("a repeat of result 1");
-  await shot(debugSearch.page, "debug-search-repeat-1280");
-});
-
-test("an imported conversation between two named people: a question naming one favours what they said of themselves", async ({
-  api,
-  space,
-  debugSearch,
-}) => {
-  const days = [
-    "the beach",
-    "a pottery class",
-    "a concert",
-    "the garden",
-    "a new recipe",
-    "the museum",
-    "a film",
-    "the gym",
-  ];
-  await api.addMemories(
-    [
-      "Caroline: I started volunteering at the animal shelter on Saturdays.\nMelanie: That's lovely, the dogs must adore you.",
-      "Melanie: I started volunteering at the food bank near the station.\nCaroline: Good for you!",
-      ...days.map((d) => `Caroline: Did you enjoy ${d}?\nMelanie: Yes, a lot, thanks.`),
-    ].map((text) => ({ text, space })),
-  );
-  const query = "Where does Caroline volunteer?";
-  const viaApi = (await api.search({ query, space })) as unknown as { results: { content: string; moves: string[] }[] };
-  const hers = viaApi.results.find((r) => r.content.startsWith("Caroline: I started volunteering"))!;
-  const his = viaApi.results.find((r) => r.content.startsWith("Melanie: I started volunteering"))!;
-  expect(hers.moves).toContain("about Caroline ×3.00");
-  expect(his.moves.some((m) => m.startsWith("about "))).toBe(false);
-  expect(viaApi.results.indexOf(hers)).toBeLessThan(viaApi.results.indexOf(his));
-
-  await debugSearch.goto();
-  await debugSearch.search(query, { space });
-  const first = debugSearch.result(0);
-  await expect(first).toContainText("Caroline: I started volunteering");
-  await expect(first.getByTestId("moves")).toContainText("about Caroline ×3.00");
-  await expect(first.getByTestId("moves")).toContainText("it asks about Caroline, who speaks in these conversations");
-  await shot(debugSearch.page, "debug-search-speakers-1280");
 });

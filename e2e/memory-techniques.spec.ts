@@ -39,37 +39,27 @@ test.describe("Memory techniques", () => {
     pipeline,
   }) => {
     await pipeline.goto();
-    await pipeline.search(SUITCASE_QUERY, { space });
-    await expect(pipeline.technique("Fewer repeats")).toBeChecked();
+    await pipeline.search(TORTOISE_QUERY, { space });
     await expect(pipeline.techniquesOff).toHaveText("all on");
-    const repeatMoves = pipeline.results.getByTestId("moves").filter({ hasText: "a repeat of result" });
-    await expect(repeatMoves).toHaveCount(1);
-
-    await pipeline.setTechnique("Fewer repeats", false);
-    await expect(repeatMoves).toHaveCount(0);
-    await expect(pipeline.techniquesOff).toHaveText("off: fewer repeats");
-    // The page's order is the API's with the same override.
-    const off = (await api.search({ query: SUITCASE_QUERY, space, options: { repeatSimilarity: 1 } })) as Moves;
-    expect(allMoves(off).some((m) => m.startsWith("a repeat of result"))).toBe(false);
-    for (const [i, r] of off.results.entries()) await expect(pipeline.result(i)).toContainText(r.content);
-    await pipeline.setTechnique("Fewer repeats", true);
-    await expect(repeatMoves).toHaveCount(1);
-    await expect(pipeline.techniquesOff).toHaveText("all on");
-
-    await pipeline.search(TORTOISE_QUERY);
     const moves = pipeline.results.getByTestId("moves");
     await expect(moves.filter({ hasText: "date ×" }).first()).toBeVisible();
     await expect(moves.filter({ hasText: "neighbour +" }).first()).toBeVisible();
     await pipeline.setTechnique("Date boost", false);
     await expect(moves.filter({ hasText: "date ×" })).toHaveCount(0);
+    await expect(moves.filter({ hasText: "date: in" }).first()).toBeVisible();
     await expect(moves.filter({ hasText: "neighbour +" }).first()).toBeVisible();
     await pipeline.setTechnique("Neighbour context", false);
     await expect(moves.filter({ hasText: "neighbour +" })).toHaveCount(0);
     await expect(pipeline.techniquesOff).toHaveText("off: date boost, neighbour context");
+    // The page's order is the API's with the same overrides.
+    const off = (await api.search({
+      query: TORTOISE_QUERY,
+      space,
+      options: { dateBoost: 0, neighbourWeight: 0 },
+    })) as Moves;
+    for (const [i, r] of off.results.entries()) await expect(pipeline.result(i)).toContainText(r.content);
 
-    // The dense query is asked as typed once questions are not stated (the date words still go: the window stands for them).
-    await expect(pipeline.denseTexts.first()).toHaveText("embedded as “I say about my tortoise”");
-    await pipeline.setTechnique("Questions stated for the dense leg", false);
+    // The date words go to the date window, not to the dense leg.
     await expect(pipeline.denseTexts.first()).toHaveText("embedded as “What did I say about my tortoise?”");
 
     const n = await pipeline.resultCount();
@@ -86,7 +76,7 @@ test.describe("Memory techniques", () => {
 
     // For this search only: the saved settings are unchanged.
     const saved = (await api.search({ query: TORTOISE_QUERY, space })) as Moves;
-    expect(allMoves(saved).some((m) => m.startsWith("date ×"))).toBe(true);
+    expect(allMoves(saved).some((m) => m.startsWith("neighbour +"))).toBe(true);
   });
 
   test("saved in Settings → Retrieval, a technique's value is what searches use and where Debug Search starts", async ({
@@ -98,24 +88,17 @@ test.describe("Memory techniques", () => {
   }) => {
     const model = (await api.health()).embedder.model!;
     await settings.goto();
-    const repeats = settings.technique("Fewer repeats");
-    const stated = settings.technique("Questions stated for the dense leg", "switch");
     const neighbour = settings.technique("Neighbour context");
-    await expect(repeats).toHaveValue("0.9");
-    await expect(settings.techniqueSettings).toContainText("default 0.9");
-    await expect(stated).toBeChecked();
+    await expect(neighbour).toHaveValue("0.3");
+    await expect(settings.techniqueSettings).toContainText("default 0.3");
+    const neighbourMoves = (r: Moves) => allMoves(r).some((m) => m.startsWith("neighbour +"));
     try {
-      await repeats.fill("1");
-      await stated.setChecked(false);
+      await neighbour.fill("0");
       await settings.saveRetrieval();
       await expect(settings.retrievalSaved).toHaveText(`Saved for ${model}.`);
-      const found = (await api.search({ query: SUITCASE_QUERY, space })) as Moves;
-      expect(allMoves(found).some((m) => m.startsWith("a repeat of result"))).toBe(false);
-      const asked = (await api.search({ query: "When did Shelly stop eating?", space })) as Moves;
-      expect(asked.dense?.[0]).toBe("When did Shelly stop eating?");
+      expect(neighbourMoves((await api.search({ query: TORTOISE_QUERY, space })) as Moves)).toBe(false);
       await settings.page.reload();
-      await expect(repeats).toHaveValue("1");
-      await expect(stated).not.toBeChecked();
+      await expect(neighbour).toHaveValue("0");
       await settings.techniqueSettings.screenshot({
         path: "test-results/screenshots/settings-techniques-1280.png",
       });
@@ -133,20 +116,19 @@ test.describe("Memory techniques", () => {
       expect(badSearch.status()).toBe(400);
 
       await pipeline.goto();
-      await pipeline.search(SUITCASE_QUERY, { space });
-      await expect(pipeline.technique("Fewer repeats")).not.toBeChecked();
-      await expect(pipeline.techniquesOff).toHaveText("off: questions stated for the dense leg, fewer repeats");
-      const repeatMoves = pipeline.results.getByTestId("moves").filter({ hasText: "a repeat of result" });
-      await expect(repeatMoves).toHaveCount(0);
+      await pipeline.search(TORTOISE_QUERY, { space });
+      await expect(pipeline.technique("Neighbour context")).not.toBeChecked();
+      await expect(pipeline.techniquesOff).toHaveText("off: neighbour context");
+      const moves = pipeline.results.getByTestId("moves").filter({ hasText: "neighbour +" });
+      await expect(moves).toHaveCount(0);
       // On for this search, at the value measured for USE-lite.
-      await pipeline.setTechnique("Fewer repeats", true);
-      await expect(pipeline.technique("Fewer repeats 0.9")).toBeChecked();
-      await expect(repeatMoves).toHaveCount(1);
+      await pipeline.setTechnique("Neighbour context", true);
+      await expect(pipeline.technique("Neighbour context 0.3")).toBeChecked();
+      await expect(moves.first()).toBeVisible();
     } finally {
       await request.post("/api/trpc/retrievalSettings.reset", { data: {} });
     }
     await settings.goto();
-    await expect(repeats).toHaveValue("0.9");
-    await expect(stated).toBeChecked();
+    await expect(neighbour).toHaveValue("0.3");
   });
 });

@@ -10,9 +10,7 @@
  * the served vector leg's p50/p95 and recall@10 against an exact scan in this process (the baseline),
  * the index build time, `turn` and `turnNomic`, the chat turn's retrieval path (recallForPrompt: query
  * building, both legs per query, fusion, filter, packing) with the offline profile's settings and with
- * the nomic profile's (3 context messages and the anchor query), query embedding excluded, `turnThing`
- * (a turn naming a thing of the person's by a definite phrase, which also runs `thingsToldOf`, timed
- * alone too), and with
+ * the nomic profile's (3 context messages and the anchor query), query embedding excluded, and with
  * `--widths` recall@10 and latency of the index at those search widths. For the clustered store also:
  * hybrid retrieval (searchWithVectors, one query), vec0 KNN and the keyword leg alone; and `foreignWrites`: how long after another process wrote 100 memories searches
  * are served by the index again. All in ms.
@@ -25,13 +23,13 @@ import { parseArgs } from "node:util";
 import { dataDir } from "../server/core/config";
 import { openDb } from "../server/db";
 import { annFor, startAnnIndex, stopAnnIndex } from "../server/memory/ann-registry";
-import { keywordSearch, thingsToldOf } from "../server/memory/keyword-search";
+import { keywordSearch } from "../server/memory/keyword-search";
 import { buildQueries } from "../server/memory/query-builder";
 import { searchWithVectors } from "../server/memory/retrieve";
 import { defaultSettingsFor } from "../server/memory/settings";
 import { bindEmbeddingModel, insertMemories, purgeMemories, type NewMemory } from "../server/memory/store";
 import { vec0Search, vectorSearchWithSource } from "../server/memory/vector-search";
-import { CLUSTERS, rng, text, topicWord, vectorSpace, zipfSampler, type VectorSet } from "./bench/synthetic";
+import { CLUSTERS, rng, text, vectorSpace, zipfSampler, type VectorSet } from "./bench/synthetic";
 import { timeTurns, type BenchTurn } from "./bench/turn";
 
 const { values } = parseArgs({
@@ -307,24 +305,6 @@ async function benchSet(n: number, set: VectorSet) {
   }));
   out.turn = await timeTurns(db, MODEL, DIM, SPACE, OFFLINE_PROFILE, turns);
   out.turnNomic = await timeTurns(db, MODEL, DIM, SPACE, MODEL, turns);
-  // A turn that names a thing by a definite phrase and no person ("Has the <word> got any better?") also
-  // reads whether the person told of the thing (thingsToldOf: the word's document frequency, then one
-  // FTS read of at most 20 rows). Timed alone first, then as part of the whole turn (frequencies are
-  // cached: a word that an earlier turn of the benchmark searched is not read again).
-  const thingTurns: BenchTurn[] = queries.map((q) => ({
-    message: `Has the ${topicWord(r, q.topic)} got any better?`,
-    context: [],
-    vectors: [q.vec],
-  }));
-  const told: number[] = [];
-  let toldOf = 0;
-  for (const t of thingTurns) {
-    const [ms, things] = time(() => thingsToldOf(db, SPACE, t.message));
-    told.push(ms);
-    if (things.length) toldOf++;
-  }
-  out.thingsToldOf = { ...stats(told), toldOfShare: +(toldOf / thingTurns.length).toFixed(3) };
-  out.turnThing = await timeTurns(db, MODEL, DIM, SPACE, OFFLINE_PROFILE, thingTurns);
   if (set === "clustered") {
     const hybrid: number[] = [];
     const vec0: number[] = [];

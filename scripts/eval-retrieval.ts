@@ -69,14 +69,8 @@ const apply = (s: RetrievalSettings, p: Patch): RetrievalSettings => ({
 /** The defaults before this evaluation: every technique off, no confidence threshold. */
 const PREVIOUS: Patch = {
   denseMaxDocFraction: 1,
-  denseQuestionAsStatement: false,
   neighbourWeight: 0,
   dateBoost: 0,
-  windowWeight: 0,
-  recencyBoost: 0,
-  duplicateSimilarity: 1,
-  repeatSimilarity: 1,
-  personalBoost: 0,
   minConfidence: 0,
 };
 /** The whole previous USE-lite profile (linear fusion, dense 0.5, 1 context message, quality filter 0.2). */
@@ -103,14 +97,7 @@ const KNOBS: { name: string; values: Patch[] }[] = [
   },
   { name: "contextMessages", values: [0, 1, 2].map((c) => ({ contextMessages: c })) },
   { name: "denseMaxDocFraction", values: [1, 0.3, 0.15, 0.08].map((v) => ({ denseMaxDocFraction: v })) },
-  { name: "denseQuestionAsStatement", values: [false, true].map((v) => ({ denseQuestionAsStatement: v })) },
   { name: "neighbourWeight", values: [0, 0.1, 0.2, 0.3, 0.5].map((v) => ({ neighbourWeight: v })) },
-  { name: "dateBoost", values: [0, 0.25, 0.5, 1, 2].map((v) => ({ dateBoost: v })) },
-  { name: "windowWeight", values: [0, 0.5, 1, 2, 4].map((v) => ({ windowWeight: v })) },
-  { name: "recencyBoost", values: [0, 0.25, 0.5, 1].map((v) => ({ recencyBoost: v })) },
-  { name: "personalBoost", values: [0, 0.25, 0.5, 1, 2].map((v) => ({ personalBoost: v })) },
-  { name: "duplicateSimilarity", values: [1, 0.9, 0.8, 0.7, 0.6].map((v) => ({ duplicateSimilarity: v })) },
-  { name: "repeatSimilarity", values: [1, 0.95, 0.9, 0.85, 0.8].map((v) => ({ repeatSimilarity: v })) },
   { name: "minSimilarity", values: [0, 0.1, 0.2].map((v) => ({ qualityFilter: v > 0, minSimilarity: v })) },
 ];
 
@@ -245,7 +232,7 @@ async function main() {
       { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
       { name: "chosen on tuning (this run)", s: chosen, turnShare },
       { name: "neighbour context off", s: apply(shipped, { neighbourWeight: 0 }) },
-      // People often leave the "?" off: the same questions typed without it (question-frame.ts).
+      // People often leave the "?" off: the same questions typed without it .
       { name: 'questions typed without "?"', s: shipped, unmarked: true },
       // What the turn's evidence changes: each result on its own evidence, at that share's own threshold.
       {
@@ -310,7 +297,6 @@ async function main() {
         { name: "vector leg (shipped settings)", s: apply(shipped, LEG_VECTOR) },
         { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
         { name: "dense-query cleaning off", s: apply(shipped, { denseMaxDocFraction: 1 }) },
-        { name: "personal boost off", s: apply(shipped, { personalBoost: 0 }) },
       ];
       for (const c of namedConfigs) {
         namedReport[c.name] = {};

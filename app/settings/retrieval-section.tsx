@@ -24,7 +24,6 @@ interface Draft {
   /** The memory techniques: numbers as typed, booleans as checked. */
   techniques: Record<TechniqueKey, string | boolean>;
   neighbourGapMinutes: string;
-  recencyHalfLifeDays: string;
   packSpeakers: boolean;
   assistantMaxChars: string;
   tokenBudget: string;
@@ -42,7 +41,6 @@ interface Settings extends Record<TechniqueKey, number | boolean> {
   qualityFilter: boolean;
   contextMessages: number;
   neighbourGapMinutes: number;
-  recencyHalfLifeDays: number;
   packSpeakers: boolean;
   assistantMaxChars: number;
   tokenBudget: number;
@@ -65,7 +63,6 @@ const toDraft = (s: Settings): Draft => ({
     TECHNIQUES.map((t) => [t.key, typeof t.off === "boolean" ? Boolean(s[t.key]) : String(s[t.key])]),
   ) as Draft["techniques"],
   neighbourGapMinutes: String(s.neighbourGapMinutes),
-  recencyHalfLifeDays: String(s.recencyHalfLifeDays),
   packSpeakers: s.packSpeakers,
   assistantMaxChars: String(s.assistantMaxChars),
   tokenBudget: String(s.tokenBudget),
@@ -166,7 +163,6 @@ export function RetrievalSection() {
         }),
       ),
       neighbourGapMinutes: Number(draft.neighbourGapMinutes),
-      recencyHalfLifeDays: Number(draft.recencyHalfLifeDays),
       packSpeakers: draft.packSpeakers,
       assistantMaxChars: Number(draft.assistantMaxChars),
       tokenBudget: Number(draft.tokenBudget),
@@ -382,16 +378,6 @@ export function RetrievalSection() {
                   max={1440}
                   step={1}
                 />
-                <NumberField
-                  id="rs-halflife"
-                  label="“Recently” half-life (days)"
-                  hint={`How fast the “recently” boost fades with a memory's age; default ${d.recencyHalfLifeDays}`}
-                  value={draft.recencyHalfLifeDays}
-                  onChange={(v) => set("recencyHalfLifeDays", v)}
-                  min={1}
-                  max={3650}
-                  step={1}
-                />
               </fieldset>
               <fieldset className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
                 <legend className="mb-1 text-sm font-medium">Packing</legend>
@@ -425,8 +411,7 @@ export function RetrievalSection() {
                   <span>
                     <span className="font-medium">Who said what</span>
                     <span className="block text-xs text-zinc-500">
-                      Label the person's words and the assistant's reply, and trim the reply's boilerplate; default{" "}
-                      {d.packSpeakers ? "on" : "off"}
+                      Label the person's words and the assistant's reply; default {d.packSpeakers ? "on" : "off"}
                     </span>
                   </span>
                 </label>

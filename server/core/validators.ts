@@ -82,14 +82,8 @@ export const searchInput = z.strictObject({
       // The memory techniques, each off at its off value (server/memory/techniques.ts; the bounds are the
       // retrieval settings' own, kept equal by techniques.test.ts).
       denseMaxDocFraction: z.number().min(0.01).max(1).optional(),
-      denseQuestionAsStatement: z.boolean().optional(),
       dateBoost: z.number().min(0).max(5).optional(),
-      windowWeight: z.number().min(0).max(5).optional(),
-      recencyBoost: z.number().min(0).max(5).optional(),
       neighbourWeight: z.number().min(0).max(1).optional(),
-      duplicateSimilarity: z.number().min(0).max(1).optional(),
-      repeatSimilarity: z.number().min(0).max(1).optional(),
-      personalBoost: z.number().min(0).max(5).optional(),
     })
     .optional(),
 });

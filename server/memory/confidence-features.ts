@@ -6,10 +6,8 @@ export const FEATURES = [
   "termShare",
   "rareMatch",
   "dateMatch",
-  "suitsIntent",
-  "personalQuery",
-  "namesKnown",
-  "thingToldOf",
+  "gap",
+  "standout",
 ] as const;
 export type FeatureName = (typeof FEATURES)[number];
 export type Features = Record<FeatureName, number>;

@@ -11,18 +11,17 @@ import {
 } from "./confidence";
 import { FEATURES, type Features } from "./confidence-features";
 import { createRng } from "../test/retrieval-eval/rng";
+import { backgroundFrom } from "./background";
 
 const base: RawSignals = {
   similarity: 0.3,
   keywordShare: 0.2,
-  hybrid: false,
+  agreement: 0.3,
   termShare: 0.3,
   rareMatch: 0.4,
   dateMatch: false,
-  suitsIntent: false,
-  personalQuery: true,
-  namesKnown: true,
-  thingToldOf: false,
+  gap: 0.1,
+  standout: 1,
 };
 
 test("confidence lies in [0, 1] and never falls when a signal rises (every model)", () => {
@@ -34,39 +33,65 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
       const s: RawSignals = {
         similarity: r.next() * 1.2 - 0.1,
         keywordShare: r.next(),
-        hybrid: r.chance(0.5),
+        agreement: r.next(),
         termShare: r.next(),
         rareMatch: r.next(),
         dateMatch: r.chance(0.3),
-        suitsIntent: r.chance(0.5),
-        personalQuery: r.chance(0.5),
-        namesKnown: r.chance(0.5),
-        thingToldOf: r.chance(0.3),
+        gap: r.next(),
+        standout: r.next() * 10 - 2,
       };
-      const c = confidenceOf(features(s, model), model);
+      const bg = r.chance(0.5) ? { mean: 0.2, sd: 0.1, pairs: 100 } : null;
+      const c = confidenceOf(features(s, model, bg), model);
       assert.ok(c >= 0 && c <= 1);
       const up: RawSignals[] = [
         { ...s, similarity: (s.similarity ?? 0) + 0.1 },
         { ...s, keywordShare: s.keywordShare + 0.1 },
-        { ...s, hybrid: true },
+        { ...s, agreement: s.agreement + 0.1 },
         { ...s, termShare: s.termShare + 0.1 },
         { ...s, rareMatch: s.rareMatch + 0.1 },
         { ...s, dateMatch: true },
-        { ...s, suitsIntent: true },
-        { ...s, personalQuery: true },
-        { ...s, namesKnown: true },
-        { ...s, thingToldOf: true },
+        { ...s, gap: s.gap + 0.1 },
+        { ...s, standout: (s.standout ?? 0) + 0.5 },
       ];
       for (const u of up)
         assert.ok(
-          confidenceOf(features(u, model), model) >= c - 1e-12,
+          confidenceOf(features(u, model, bg), model) >= c - 1e-12,
           `${name}: ${JSON.stringify(u)} ≥ ${JSON.stringify(s)}`,
         );
     }
   }
 });
 
-test("the same threshold means the same for both models: similarity is read in each model's own range", () => {
+test("calibration against the background: two models with different similarity ranges give the same confidence for the same relative evidence", () => {
+  // Model A: unrelated texts at 0.1 ± 0.08; model B: at 0.45 ± 0.04 (a nomic-like, compressed range).
+  const use = confidenceModelFor("universal-sentence-encoder-lite");
+  const nomic = confidenceModelFor("nomic-embed-text-v1.5");
+  const bgA = { mean: 0.1, sd: 0.08, pairs: 19_900 };
+  const bgB = { mean: 0.45, sd: 0.04, pairs: 19_900 };
+  for (const z of [0, 2, 4, 8]) {
+    const a = confidenceOf(features({ ...base, similarity: bgA.mean + z * bgA.sd }, use, bgA), use);
+    const b = confidenceOf(features({ ...base, similarity: bgB.mean + z * bgB.sd }, nomic, bgB), nomic);
+    assert.ok(Math.abs(a - b) < 1e-9, `${z} sd above chance: ${a} vs ${b}`);
+  }
+  // The same raw cosine is weaker evidence where chance sits higher.
+  assert.ok(
+    confidenceOf(features({ ...base, similarity: 0.5 }, nomic, bgB), nomic) <
+      confidenceOf(features({ ...base, similarity: 0.5 }, use, bgA), use),
+  );
+});
+
+test("the background is the mean and spread of the cosines between every pair of memories", () => {
+  const v = (...xs: number[]) => new Float32Array(xs);
+  // Pairs: (x, y) 0, (x, d) √½, (y, d) √½.
+  const bg = backgroundFrom([v(1, 0), v(0, 1), v(Math.SQRT1_2, Math.SQRT1_2)])!;
+  assert.equal(bg.pairs, 3);
+  assert.ok(Math.abs(bg.mean - (2 * Math.SQRT1_2) / 3) < 1e-6);
+  const sd = Math.sqrt((0 + 0.5 + 0.5) / 3 - bg.mean ** 2);
+  assert.ok(Math.abs(bg.sd - sd) < 1e-6);
+  assert.equal(backgroundFrom([v(1, 0)]), null);
+});
+
+test("without a background (a tiny space) similarity falls back to the model's own range", () => {
   const use = confidenceModelFor("universal-sentence-encoder-lite");
   const nomic = confidenceModelFor("nomic-embed-text-v1.5");
   const at = (m: typeof use, q: number) => m.similarityRange[0] + q * (m.similarityRange[1] - m.similarityRange[0]);
@@ -75,11 +100,6 @@ test("the same threshold means the same for both models: similarity is read in e
     const b = confidenceOf(features({ ...base, similarity: at(nomic, q) }, nomic), nomic);
     assert.ok(Math.abs(a - b) < 1e-9);
   }
-  // A cosine of 0.45 is weak for nomic (unrelated text sits near 0.4) but fair for USE-lite.
-  assert.ok(
-    confidenceOf(features({ ...base, similarity: 0.45 }, nomic), nomic) <
-      confidenceOf(features({ ...base, similarity: 0.45 }, use), use),
-  );
 });
 
 test("fitting: non-negative weights that separate the classes, a feature without signal gets no weight", () => {

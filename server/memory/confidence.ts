@@ -1,60 +1,70 @@
 /**
- * Calibrated relevance: one confidence in [0, 1] per result, a logistic function of features every
- * retrieval has, whatever the embedding model. Its coefficients are fitted on the tuning half of
- * `npm run eval:retrieval` (`-- --fit`, see server/test/retrieval-eval/README.md) and kept in
- * confidence-models.ts; the "minimum confidence" setting then means the same for every model.
+ * Calibrated relevance: one confidence in [0, 1] per result, a logistic function of that result's own
+ * evidence (its signals, their agreement, the query terms it matches, its lead over the next result) —
+ * nothing that reads what kind of question was asked. Similarity is measured against the space's
+ * background (background.ts), so the same coefficients serve every embedding model. Coefficients are
+ * fitted on LoCoMo's tuning half (`npm run eval:locomo -- --fit`) and kept in confidence-models.ts.
  *
  * Every weight is ≥ 0, so confidence never falls when a feature rises (more similar, more query words
  * matched, both legs agreeing): the threshold cannot drop a result for getting better.
  */
 import { FEATURES, type FeatureName, type Features } from "./confidence-features";
 import { CONFIDENCE_MODELS, type ConfidenceModel } from "./confidence-models";
+import type { Background } from "./background";
 
 export interface RawSignals {
   /** Cosine similarity to the query (null when unknown). */
   similarity: number | null;
-  /** −bm25 over the query's bm25 ceiling (0 when the keyword leg did not find it). */
+  /** −bm25 over the query's bm25 ceiling (0 when it matches no query term). */
   keywordShare: number;
-  /** Found by both legs. */
-  hybrid: boolean;
+  /** How much both signals rank it among the candidates: the smaller of its two min–max scores (score-union.ts). */
+  agreement: number;
   /** Share of the query's keyword idf the memory's words cover. */
   termShare: number;
   /** The rarest query term it contains: that term's idf over the largest idf possible in the store. */
   rareMatch: number;
   /** In a date window the query named. */
   dateMatch: boolean;
-  /** The kind of memory the query asks for (personal.ts): the person's own words for a personal question. */
-  suitsIntent: boolean;
-  /** The query asks about the person or what the assistant said (not general knowledge, code, writing). */
-  personalQuery: boolean;
-  /** Every name the query uses ("my cousin Bartholomew") occurs somewhere in the space (keyword-search.ts `unknownNames`). */
-  namesKnown: boolean;
+  /** Its fused score's lead over the next result, as a share of the first result's. */
+  gap: number;
   /**
-   * The query reads as general knowledge, yet refers by a definite phrase to a thing the person has told
-   * about ("Has the knee got any better?": keyword-search.ts `thingsToldOf`).
+   * How far its cosine stands above the query's own background — the query's cosines to random memories
+   * of the space — in sd (null without a background): a memory that stands out for this query.
    */
-  thingToldOf: boolean;
+  standout: number | null;
 }
 
 const clip = (x: number) => Math.min(1, Math.max(0, x));
 
-/** Features in [0, 1]; similarity is rescaled by the model's own range so that 0.5 means the same for each. */
-export function features(s: RawSignals, model: ConfidenceModel): Features {
+/**
+ * Standard deviations above the background (background.ts) that make the similarity feature 1: a
+ * memory as far above chance as the best matches of a real history usually are.
+ */
+export const SIMILARITY_SPAN_SD = 8;
+
+/**
+ * Features in [0, 1]. Similarity is read against the space's background — (cos − mean) / sd over
+ * SIMILARITY_SPAN_SD — so 0.5 means "4 sd above two random memories" for every model; without a
+ * background (a space of < 10 memories) over the model's fallback range.
+ */
+export function features(s: RawSignals, model: ConfidenceModel, background: Background | null = null): Features {
   const sim =
     s.similarity === null
       ? 0
-      : clip((s.similarity - model.similarityRange[0]) / (model.similarityRange[1] - model.similarityRange[0]));
+      : background
+        ? clip((s.similarity - background.mean) / background.sd / SIMILARITY_SPAN_SD)
+        : clip((s.similarity - model.similarityRange[0]) / (model.similarityRange[1] - model.similarityRange[0]));
   return {
     similarity: sim,
     keyword: clip(s.keywordShare),
-    agreement: s.hybrid ? 1 : 0,
+    agreement: clip(s.agreement),
     termShare: clip(s.termShare),
     rareMatch: clip(s.rareMatch),
     dateMatch: s.dateMatch ? 1 : 0,
-    suitsIntent: s.suitsIntent ? 1 : 0,
-    personalQuery: s.personalQuery ? 1 : 0,
-    namesKnown: s.namesKnown ? 1 : 0,
-    thingToldOf: s.thingToldOf ? 1 : 0,
+    gap: clip(s.gap),
+    // Without a background (a space of < 10 memories) the query's own background is unknown too: the
+    // cosine over the model's range stands for both, or a new store could never pack a plain answer.
+    standout: s.standout !== null ? clip(s.standout / SIMILARITY_SPAN_SD) : background ? 0 : sim,
   };
 }
 

@@ -2,15 +2,6 @@ import type Database from "better-sqlite3";
 import { stemmer } from "stemmer";
 import { STOPWORDS } from "./stopwords";
 import { stmt } from "../core/statements";
-import {
-  isSelfDisclosure,
-  isStatement,
-  sentencesOf,
-  speakerLabels,
-  speakerPart,
-  statesAboutSelf,
-  userPart,
-} from "./personal";
 
 export interface KeywordOptions {
   /** Drop a term found in more than this fraction of memories (once the store has ≥ 50). */
@@ -239,6 +230,8 @@ export interface ScoredKeywordHits {
   ceiling: number;
   /** The kept query terms (Porter stems) with FTS5's idf: what a result's matched-term share is measured in. */
   terms: { stem: string; idf: number }[];
+  /** The FTS5 MATCH expression of the kept terms ("" without terms): what the union is scored with (score-union.ts). */
+  match: string;
 }
 
 /** keywordSearch plus the query's bm25 ceiling, for score normalisation in linear fusion. */
@@ -250,7 +243,7 @@ export function keywordSearchScored(
   opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
 ): ScoredKeywordHits {
   const terms = selectTerms(db, text, opts, spaceId);
-  if (!terms) return { hits: [], ceiling: 0, terms: [] };
+  if (!terms) return { hits: [], ceiling: 0, terms: [], match: "" };
   const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
   // The space filter is a join per matching row (half the leg's cost at 10K). When every live memory is
   // in one space (most stores), rank first and filter the top rows afterwards; the filter still holds if
@@ -265,198 +258,10 @@ export function keywordSearchScored(
   const n = liveDocCount(db);
   return {
     hits,
+    match,
     ceiling: bm25Ceiling(db, terms),
     terms: terms.map((t) => ({ stem: t.stem, idf: Math.max(1e-6, Math.log((n - t.df + 0.5) / (t.df + 0.5))) })),
   };
-}
-
-const NOT_NAMES = new Set(
-  `i i'm i've i'd i'll january february march april may june july august september october november december
-  monday tuesday wednesday thursday friday saturday sunday christmas easter`.split(/\s+/),
-);
-
-/**
- * Names a query uses ("my cousin Bartholomew", "Gwendolyn's recital") that no memory of the space
- * mentions: capitalised words after the first of a sentence, months, weekdays and "I" aside. Asked about
- * someone or something the space has never heard of, no memory can answer (the `namesKnown` confidence
- * feature, docs/retrieval.md#filtering-and-confidence).
- */
-export function unknownNames(db: Database.Database, spaceId: string, query: string): string[] {
-  return queryNames(query).filter((w) => {
-    const lw = w.normalize("NFKC").toLowerCase();
-    return spaceDocFrequency(db, spaceId, lw, stemmer(stripDiacritics(lw))) === 0;
-  });
-}
-
-/** Capitalised words after a sentence's first (months, weekdays and "I" aside): the names a query uses. */
-function queryNames(query: string): string[] {
-  const names = new Set<string>();
-  for (const sentence of sentencesOf(query))
-    for (const m of sentence.matchAll(/(?<=[\p{L}\p{N},;:)"'”’]\s+)(\p{Lu}[\p{Ll}\p{M}'’-]+)/gu)) {
-      const w = m[1]!.replace(/['’]s$/u, "").replace(/['’-]+$/u, "");
-      if (w.length >= 2 && !NOT_NAMES.has(w.toLowerCase())) names.add(w);
-    }
-  return [...names];
-}
-
-const TOLD_OF = `SELECT m.content AS content FROM memory_fts JOIN memories m ON m.rid = memory_fts.rowid
-  WHERE memory_fts MATCH ? AND m.space_id = ? AND m.soft_deleted = 0 LIMIT 20`;
-
-/**
- * Names in the query that the person has told about in their own words (a memory of the space whose
- * user part uses it as a name and is a self-disclosure, personal.ts): "When does Ziggy need his vaccines?"
- * asks about the person's life although no one in it says "my".
- */
-export function namesToldOf(
-  db: Database.Database,
-  spaceId: string,
-  query: string,
-  speaks: (name: string) => boolean = speakerTest(db, spaceId),
-): string[] {
-  return queryNames(query).filter((w) => {
-    const rows = stmt(db, TOLD_OF).all(quoteFtsTerm(w), spaceId) as { content: string }[];
-    const named = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(w)}(?![\\p{L}\\p{N}])`, "u");
-    return rows.some((r) => {
-      // An exchange between named people: told of in a sentence where a speaker tells about themselves,
-      // not in a question they asked ("Yusuf: What is the capital of Australia?") nor beside a "keep me
-      // posted" of theirs.
-      const speakers = speakerLabels(r.content).filter(speaks);
-      if (speakers.length) {
-        return speakers.some((sp) =>
-          sentencesOf(speakerPart(r.content, sp)).some((sentence) => named.test(sentence) && statesAboutSelf(sentence)),
-        );
-      }
-      return queryNames(userPart(r.content)).includes(w) && isSelfDisclosure(r.content);
-    });
-  });
-}
-
-/**
- * A thing the person's own words call by a rarer word of the space is theirs: "the guitar", "the knee",
- * "the vegetable patch" in a question that speaks in no person ("Has the knee got any better?"). Words in
- * more than this share of the space's memories are everyday words, not the name of a thing of theirs.
- */
-const THING_MAX_SHARE = 0.05;
-
-/** The head words of the query's definite phrases ("the guitar lessons" → lessons, "this knee" → knee). */
-function definiteWords(query: string): string[] {
-  const words = new Set<string>();
-  for (const m of query.matchAll(/\b(?:the|this|that|these|those)\s+((?:[\p{Ll}][\p{L}\p{M}'’-]*\s*){1,3})/giu)) {
-    // The phrase's head: its last word before a stopword or a name ("the guitar lessons" → lessons).
-    let head: string | null = null;
-    for (const raw of m[1]!.trim().split(/\s+/)) {
-      const w = raw
-        .replace(/['’]s$/u, "")
-        .replace(/['’-]+$/u, "")
-        .normalize("NFKC");
-      if (w !== w.toLowerCase() || STOPWORDS.has(w)) break;
-      head = w;
-      if (raw !== w && /['’]s$/u.test(raw)) break;
-    }
-    if (head && head.length >= 3) words.add(head);
-  }
-  return [...words];
-}
-
-const QUESTION_START =
-  /^\s*(what|what's|where|where's|when|who|who's|whom|whose|why|how|how's|which|is|are|was|were|do|does|did|can|could|should|would|will|shall|may|might|must|has|have|had)\b/i;
-
-/**
- * The words that may name a thing of the person's: the heads of the query's definite phrases, or, in a
- * bare phrase of a few words ("wifi password", "spare bike key?") — a lookup in the person's own
- * memory, not a question or an ask — each of its words.
- */
-function thingWords(query: string): string[] {
-  const bare = query.replace(/\?\s*$/u, "").trim();
-  const words = bare.split(/\s+/).filter(Boolean);
-  if (
-    words.length > 0 &&
-    words.length <= 5 &&
-    /^[\p{L}\p{N}\s'’-]+$/u.test(bare) &&
-    !QUESTION_START.test(bare) &&
-    isStatement(bare)
-  )
-    return words
-      .map((w) => w.normalize("NFKC"))
-      .filter((w) => w === w.toLowerCase() && !STOPWORDS.has(w) && w.length >= 3);
-  return definiteWords(query);
-}
-
-/**
- * Things the query refers to as definite ("the guitar lessons", "the knee"; every word of a bare phrase,
- * see thingWords) that the person has told about in a statement of their own (not a question or an ask
- * of theirs): "Has the knee got any better?" asks about the person's life although no one in it says
- * "my" (the `thingToldOf` confidence feature, rerank.ts). Names are
- * namesToldOf's; a word in more than THING_MAX_SHARE of the space is an everyday word.
- */
-export function thingsToldOf(
-  db: Database.Database,
-  spaceId: string,
-  query: string,
-  speaks: (name: string) => boolean = speakerTest(db, spaceId),
-): string[] {
-  const total = spaceLiveCount(db, spaceId);
-  return thingWords(query).filter((w) => {
-    const stem = stemmer(stripDiacritics(w));
-    const df = spaceDocFrequency(db, spaceId, w, stem);
-    // Below 50 memories every word is in a large share of the space: the share says nothing there.
-    if (df === 0 || (total >= 50 && df > THING_MAX_SHARE * total)) return false;
-    const rows = stmt(db, TOLD_OF).all(quoteFtsTerm(w), spaceId) as { content: string }[];
-    const tells = (text: string, said: (sentence: string) => boolean) =>
-      sentencesOf(text).some((sentence) => said(sentence) && textStems(sentence).has(stem));
-    return rows.some((r) => {
-      // Between named people both sides are speakers, the one who answers questions too: as for names
-      // (namesToldOf), only a sentence where a speaker tells about themselves counts.
-      const speakers = speakerLabels(r.content).filter(speaks);
-      if (speakers.length) return speakers.some((sp) => tells(speakerPart(r.content, sp), statesAboutSelf));
-      // A note kept with /remember or an ingested document is the person's own material.
-      if (!/^\s*User:/.test(r.content)) return true;
-      return tells(userPart(r.content), isStatement);
-    });
-  });
-}
-
-const escapeRegExp = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** A speaker of a space's conversations is named in more than this share of its memories. */
-const SPEAKER_SHARE = 0.3;
-
-/**
- * Names in the query that speak in the space's conversations: an imported conversation between named
- * people stores each exchange as "Caroline: … Melanie: …", so a speaker's name is in most memories, and
- * mostly as a label (personal.ts `speakerIntent`). The chat's own roles, "User" and "Assistant", are not
- * names.
- */
-export function speakersNamed(
-  db: Database.Database,
-  spaceId: string,
-  query: string,
-  speaks: (name: string) => boolean = speakerTest(db, spaceId),
-): string[] {
-  return queryNames(query).filter(speaks);
-}
-
-/**
- * Whether a name is a speaker of the space's conversations (`speakersNamed`), each name read once: one
- * search asks it of the query's names and of the labels of the memories `namesToldOf` reads.
- */
-export function speakerTest(db: Database.Database, spaceId: string): (name: string) => boolean {
-  const total = spaceLiveCount(db, spaceId);
-  const known = new Map<string, boolean>();
-  return (w) => {
-    let v = known.get(w);
-    if (v === undefined) known.set(w, (v = isSpeaker(db, spaceId, w, total)));
-    return v;
-  };
-}
-
-function isSpeaker(db: Database.Database, spaceId: string, w: string, total: number): boolean {
-  if (total < 10 || /^(user|assistant)$/i.test(w)) return false;
-  const lw = w.normalize("NFKC").toLowerCase();
-  if (spaceDocFrequency(db, spaceId, lw, stemmer(stripDiacritics(lw))) / total <= SPEAKER_SHARE) return false;
-  const rows = stmt(db, TOLD_OF).all(quoteFtsTerm(w), spaceId) as { content: string }[];
-  const label = new RegExp(`(?:^|\\s)${escapeRegExp(w)}:\\s`, "u");
-  return rows.filter((r) => label.test(r.content)).length * 2 > rows.length;
 }
 
 /** Porter stems of a text's words, as the keyword leg sees them (for matched-term shares). */

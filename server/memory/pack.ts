@@ -34,26 +34,11 @@ export function formatBody(content: string): string {
 export interface PackOptions {
   /** Keep who said what: a chat exchange's user words and assistant reply are labelled apart. */
   speakers?: boolean;
-  /** Longest assistant reply kept (after boilerplate is trimmed), cut at a sentence end. */
+  /** Longest assistant reply kept, cut at a sentence end. */
   assistantMaxChars?: number;
   /** Dates are the person's days (minutes east of UTC); default this server's zone. */
   tzOffsetMinutes?: number;
 }
-
-// Sentences that carry no fact: offers, pleasantries, sign-offs (what assistants pad replies with).
-const BOILERPLATE = [
-  /^(great|good|excellent) question\b/i,
-  /^(congratulations|congrats|how exciting|that's (so )?(great|wonderful|exciting|annoying|painful))\b/i,
-  /^(would|do) you (like|want) (me to|some|more)\b/i,
-  /^let me know\b/i,
-  /^(i'm )?happy to help\b/i,
-  /^i can (draft|put together|help)\b/i,
-  /^keep me posted\b/i,
-  /^is there anything else\b/i,
-  /^i hope (this|that) helps\b/i,
-  /^if you want, i can\b/i,
-  /^(sure|of course|absolutely|certainly)[!.,]?$/i,
-];
 
 const sentences = (t: string) =>
   t
@@ -61,11 +46,10 @@ const sentences = (t: string) =>
     ?.map((x) => x.trim())
     .filter(Boolean) ?? [];
 
-/** An assistant reply without boilerplate sentences, cut at a sentence end within maxChars. */
+/** An assistant reply cut at a sentence end within maxChars. */
 export function trimAssistant(text: string, maxChars: number): string {
-  const kept = sentences(text).filter((x) => !BOILERPLATE.some((re) => re.test(x)));
   let out = "";
-  for (const x of kept.length ? kept : sentences(text)) {
+  for (const x of sentences(text)) {
     if (out && out.length + 1 + x.length > maxChars) break;
     out = out ? `${out} ${x}` : x;
   }

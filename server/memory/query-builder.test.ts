@@ -42,12 +42,13 @@ test("exactly 7 words: no anchor; anchorQuery off: no anchor", () => {
   );
 });
 
-test("candidate pool = min(max(k*5, 20), 100)", () => {
+test("candidate pool = min(max(k*10, 20), 100)", () => {
   const cases: [number, number][] = [
     [1, 20],
-    [4, 20],
-    [5, 25],
-    [6, 30],
+    [2, 20],
+    [3, 30],
+    [6, 60],
+    [10, 100],
     [20, 100],
     [21, 100],
     [100, 100],

@@ -5,9 +5,9 @@
  * service with the real embedding server (USE-lite; embeddings cached in .cache/retrieval-eval), then
  * searched with the shipped USE-lite defaults.
  *
- * Hybrid must never do worse than its best single leg (recall@10, with no tolerance), and unanswerable
- * turns (general knowledge, code, writing, people never mentioned) must stay near 1 memory of 6 packed on
- * average (the target is 1.0; see the bound below).
+ * A behaviour suite (the headline eval is LoCoMo, docs/retrieval.md): hybrid must never do worse than
+ * its best single leg (recall@10, with no tolerance), and unanswerable turns (general knowledge, code,
+ * writing, people never mentioned) must get few memories packed (see the bound below).
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -20,9 +20,6 @@ import {
   type LifeStore,
 } from "../test/retrieval-eval/life-harness";
 import { figures, runQuestions } from "../test/retrieval-eval/life-metrics";
-import { asNamedSpeakers } from "../test/retrieval-eval/named-speakers";
-import { asNoPerson } from "../test/retrieval-eval/no-person";
-import { confidenceModelFor } from "./confidence";
 import { defaultSettingsFor, type RetrievalSettings } from "./settings";
 
 let ds: LifeDataset;
@@ -65,7 +62,7 @@ test("the slice: one space, the reporting half's questions of every type, every 
   for (const q of ds.questions) for (const g of q.gold) assert.ok(store!.idOf.get(g), `gold ${g} of ${q.id}`);
 });
 
-test("fused defaults ≥ each single leg (recall@10); unanswerable turns get ≤ 1.0 memory of 6 packed", async (t) => {
+test("fused defaults ≥ each single leg (recall@10); unanswerable turns get ≤ 2 memories of 6 packed", async (t) => {
   const fused = figures(store!, await runQuestions(store!, ds, ds.questions, shipped), shipped.minConfidence);
   const v = figures(store!, await runQuestions(store!, ds, ds.questions, legs().vector), shipped.minConfidence);
   const k = figures(store!, await runQuestions(store!, ds, ds.questions, legs().keyword), shipped.minConfidence);
@@ -81,9 +78,10 @@ test("fused defaults ≥ each single leg (recall@10); unanswerable turns get ≤
     fused.answerable.recall10 >= k.answerable.recall10,
     `fused ${fused.answerable.recall10} < keyword ${k.answerable.recall10}`,
   );
-  // The target. Measured here 0.83 (64 turns); the full reporting half 0.88, the tuning half 0.70;
-  // previous defaults 6.0.
-  assert.ok(fused.unanswerable.packed <= 1.0, `unanswerable turns got ${fused.unanswerable.packed} memories packed`);
+  // A behaviour check, not a score to climb: the threshold keeps most of the prompt empty for turns no
+  // memory answers. Measured here 1.55 with the confidence fitted on LoCoMo (previous defaults, no
+  // threshold: 6.0); the bound is relaxed from 1.0, which the removed question-reading rules reached.
+  assert.ok(fused.unanswerable.packed <= 2.0, `unanswerable turns got ${fused.unanswerable.packed} memories packed`);
   // Neither leg is trivially perfect, so the comparison means something.
   assert.ok(v.answerable.recall10 < 0.97 && k.answerable.recall10 < 0.97);
 });
@@ -98,64 +96,4 @@ test("the chat's top 6 (k = 6) is the eval's and Debug Search's (k = 10): one ra
     if (JSON.stringify(six) !== JSON.stringify(ten)) differ.push(q.text);
   }
   assert.deepEqual(differ, [], `${differ.length} of ${ds.questions.length} turns rank another top 6 at k = 6`);
-});
-
-test("the same slice as an imported conversation between two named people: a question naming the persona favours their own statements", async (t) => {
-  const named = asNamedSpeakers(ds);
-  const namedStore = await openLifeStore(named);
-  try {
-    const noBoost = { ...shipped, personalBoost: 0 };
-    await prepareQueries(namedStore, named, named.questions, [shipped, noBoost]);
-    const fused = figures(
-      namedStore,
-      await runQuestions(namedStore, named, named.questions, shipped),
-      shipped.minConfidence,
-    );
-    const off = figures(
-      namedStore,
-      await runQuestions(namedStore, named, named.questions, noBoost),
-      shipped.minConfidence,
-    );
-    t.diagnostic(
-      `recall@10 ${fused.answerable.recall10} (personal boost off ${off.answerable.recall10}); packed r@6 ${fused.answerable.packedRecall6} of ${fused.answerable.recall6}; unanswerable packed ${fused.unanswerable.packed}`,
-    );
-    // Speakers read (keyword-search.ts speakersNamed): the persona's statements get the boost.
-    assert.ok(
-      fused.answerable.recall10 > off.answerable.recall10,
-      `${fused.answerable.recall10} ≤ ${off.answerable.recall10}`,
-    );
-    // And the confidence reads the question as about someone's life: packed recall stays near unfiltered
-    // (it was 0.44 of 0.73 on the whole reporting half when speakers were not read).
-    assert.ok(
-      fused.answerable.packedRecall6 >= fused.answerable.recall6 - 0.1,
-      `packed ${fused.answerable.packedRecall6} of ${fused.answerable.recall6}`,
-    );
-  } finally {
-    await namedStore.close();
-  }
-});
-
-test("the slice asked without the person (my/our → the): a thing the person told of keeps its memory in the prompt", async (t) => {
-  const np = asNoPerson(ds);
-  await prepareQueries(store!, np, np.questions, [shipped]);
-  const model = confidenceModelFor(store!.model);
-  const weight = model.weights.thingToldOf;
-  const run = async () => figures(store!, await runQuestions(store!, np, np.questions, shipped), shipped.minConfidence);
-  const on = await run();
-  model.weights.thingToldOf = 0;
-  let off: Awaited<ReturnType<typeof run>>;
-  try {
-    off = await run();
-  } finally {
-    model.weights.thingToldOf = weight;
-  }
-  t.diagnostic(
-    `n=${on.answerable.n}+${on.unanswerable.n} packed r@6 ${on.answerable.packedRecall6} (feature off ${off.answerable.packedRecall6}) of ${on.answerable.recall6}; unanswerable packed ${on.unanswerable.packed} (off ${off.unanswerable.packed})`,
-  );
-  assert.ok(weight > 0, "the fitted model weighs the feature");
-  // Nothing in "Which breed is the four-legged buddy?" says it is about the person but the thing itself.
-  assert.ok(
-    on.answerable.packedRecall6 >= off.answerable.packedRecall6 + 0.05,
-    `${on.answerable.packedRecall6} vs ${off.answerable.packedRecall6}`,
-  );
 });

@@ -234,7 +234,6 @@ test("'yesterday' is the person's yesterday: tzOffsetMinutes reaches the date wi
     // California: yesterday is 14 Sep local, which holds the 20:00 note (03:00 UTC on the 15th) only.
     const la = run(-420);
     assert.deepEqual(boosted(la), [yesterday]);
-    assert.equal(la.results[0]!.id, yesterday);
     // In UTC the same instant is the 16th: yesterday is the 15th, which holds both notes.
     assert.deepEqual(boosted(run(0)).sort(), [yesterday, today].sort());
   } finally {
@@ -270,211 +269,32 @@ function addPersonal(
   );
 }
 
-test("fewer repeats through the pipeline: the same ask made twice keeps one slot above a distinct match", () => {
-  const st = openTempStore({ model: "axis", dim: 4 });
-  try {
-    const [first, again, other] = insertMemories(
-      st.sqlite,
-      [
-        {
-          content: "User: How do I pack a suitcase efficiently? Assistant: Roll clothes.",
-          timestamp: "2024-01-05T10:00:00Z",
-        },
-        {
-          content: "User: I need to pack a suitcase, where do I start? Assistant: Roll clothes.",
-          timestamp: "2024-05-05T10:00:00Z",
-        },
-        { content: "User: What should I bring on a week away? Assistant: Layers.", timestamp: "2024-09-05T10:00:00Z" },
-      ].map((m) => ({ spaceId: "personal", ...m })),
-      [axisVector(4, 0), axisVector(4, 0), new Float32Array([Math.SQRT1_2, Math.SQRT1_2, 0, 0])],
-      "axis",
-    );
-    const run = (repeatSimilarity: number) =>
-      searchWithVectors(
-        st.sqlite,
-        { query: "pack a suitcase", spaceId: "personal", k: 3 },
-        { ...defaultSettingsFor("universal-sentence-encoder-lite"), repeatSimilarity },
-        [{ role: "main", text: "pack a suitcase" }],
-        [axisVector(4, 0)],
-      ).results;
-    const on = run(0.9);
-    // Recency among near-duplicates puts the newer copy first; the older one is its repeat.
-    assert.deepEqual(
-      on.map((r) => r.id),
-      [again, other, first],
-    );
-    assert.ok(
-      on[2]!.moves.includes("a repeat of result 1 (moved below the distinct results)"),
-      on[2]!.moves.join("; "),
-    );
-    assert.deepEqual(
-      run(1).map((r) => r.id),
-      [again, first, other],
-      "1 = off",
-    );
-  } finally {
-    st.close();
-  }
-});
-
-test("a question about someone the space never mentions: lower confidence, and the result says why", () => {
-  const st = personalStore([{ content: "User: Anna moved to Lisbon for work. Assistant: Exciting!" }]);
-  try {
-    const run = (query: string) => firstResult(st.sqlite, query);
-    const known = run("Where did Anna move to for work?");
-    const unknown = run("Where did Bartholomew move to for work?");
-    assert.ok(unknown.scores.confidence < known.scores.confidence);
-    assert.equal(unknown.features!.namesKnown, 0);
-    assert.ok(unknown.moves.includes("confidence: no memory mentions Bartholomew"), unknown.moves.join("; "));
-    assert.ok(!known.moves.some((m) => m.includes("no memory mentions")));
-  } finally {
-    st.close();
-  }
-});
-
-test("a question naming someone the person told about is personal for the confidence, without a 'my'", () => {
+test("confidence is made of the result's own evidence, and the result says what it was made of", () => {
   const st = personalStore([
-    { content: "User: We took Ziggy to the vet today, he needs boosters. Assistant: Poor pup!" },
-    { content: "User: Who was Bismarck? Assistant: A Prussian statesman.", axis: 1 },
+    { content: "User: The zeppelin tickets are in the blue drawer. Assistant: Noted." },
+    ...Array.from({ length: 12 }, (_, i) => ({
+      content: `User: note ${i} about groceries. Assistant: Ok.`,
+      axis: 1 + (i % 3),
+    })),
   ]);
   try {
-    const run = (query: string) => firstResult(st.sqlite, query);
-    const ziggy = run("When does Ziggy need the boosters?");
-    assert.equal(ziggy.features!.personalQuery, 1);
+    const hit = firstResult(st.sqlite, "Where are the zeppelin tickets?");
+    // The same vector, no word of the memory: only the similarity speaks for it.
+    const vectorOnly = firstResult(st.sqlite, "What is the capital of France?");
+    assert.equal(hit.id, vectorOnly.id);
+    assert.ok(hit.features!.termShare > 0.9 && vectorOnly.features!.termShare === 0);
+    assert.ok(hit.scores.confidence > vectorOnly.scores.confidence);
     assert.ok(
-      ziggy.moves.includes("confidence: about the person's life (the person has told about Ziggy)"),
-      ziggy.moves.join("; "),
+      hit.moves.some((m) => m.startsWith("confidence: ")),
+      hit.moves.join("; "),
     );
-    assert.equal(run("When did Bismarck unify Germany?").features!.personalQuery, 0, "named only in a general ask");
   } finally {
     st.close();
   }
 });
 
-test("a question about a thing the person told of, in no person: its own confidence feature, and the result says so", () => {
-  const st = personalStore([
-    { content: "User: My knee is still swollen after the match. Assistant: Ice it and rest." },
-    { content: "User: Why is the sky blue? Assistant: Sunlight scatters off the air.", axis: 1 },
-  ]);
-  try {
-    const run = (query: string) => firstResult(st.sqlite, query);
-    const knee = run("Is the knee any better?");
-    assert.equal(knee.features!.personalQuery, 0, "no sign reads the turn as personal");
-    assert.equal(knee.features!.thingToldOf, 1);
-    assert.equal(knee.features!.suitsIntent, 1, "the person's own statement suits it");
-    assert.ok(knee.moves.includes("confidence: the person has told about the knee"), knee.moves.join("; "));
-    // Named only in a question of theirs, or never: not a thing of theirs.
-    assert.equal(run("Is the sky any bluer at noon?").features!.thingToldOf, 0);
-    const elbow = run("Is the elbow any better?");
-    assert.equal(elbow.features!.thingToldOf, 0);
-    assert.ok(!elbow.moves.some((m) => m.includes("has told about")));
-  } finally {
-    st.close();
-  }
-});
-
-test("a question naming a time the person has memories of is personal for the confidence, without a 'my'", () => {
-  const st = personalStore([
-    {
-      content: "User: Planted peppers and basil in the raised bed. Assistant: Lovely mix!",
-      timestamp: "2024-05-12T10:00:00.000Z",
-    },
-  ]);
-  try {
-    const run = (query: string) => firstResult(st.sqlite, query, "2024-09-01T12:00:00.000Z");
-    const may = run("What happened with the raised bed in May?");
-    assert.equal(may.features!.personalQuery, 1);
-    assert.ok(
-      may.moves.includes("confidence: about the person's life (it names a time of the person's history, “May”)"),
-      may.moves.join("; "),
-    );
-    // A time the space holds nothing of is not the person's history: the same words in March.
-    const march = run("What happened with the raised bed in March?");
-    assert.equal(march.features!.personalQuery, 0);
-    assert.ok(march.scores.confidence < may.scores.confidence);
-    assert.ok(!march.moves.some((m) => m.includes("names a time")));
-    // Nor is a window around the turn: today's memories are there whatever the person asks.
-    addPersonal(st.sqlite, [
-      {
-        content: "User: Watered the raised bed before work. Assistant: Good start to the day!",
-        timestamp: "2024-09-01T07:00:00.000Z",
-      },
-    ]);
-    const today = run("What is a quick dinner to cook today?");
-    assert.ok(
-      today.moves.some((m) => m.startsWith("date ×")),
-      "today's memory is in the window",
-    );
-    assert.equal(today.features!.personalQuery, 0);
-  } finally {
-    st.close();
-  }
-});
-
-test("the dense leg embeds a question as a statement where the model's settings say so, the keyword leg the words as typed", async () => {
-  const q = [{ role: "main" as const, text: "When is the tax return due last week?" }];
+test("the dense leg embeds the question without the date words chrono-node read; the keyword leg reads them as typed", () => {
+  const q = [{ role: "main" as const, text: "What did I plant last week?" }];
   const time = parseTimeIntent(q[0]!.text, new Date("2024-06-20T12:00:00Z"));
-  const on = { ...base, denseQuestionAsStatement: true };
-  assert.deepEqual(denseTexts(s.sqlite, "personal", q, on, time), ["the tax return due"]);
-  assert.deepEqual(denseTexts(s.sqlite, "personal", q, { ...on, denseQuestionAsStatement: false }, time), [
-    "When is the tax return due?",
-  ]);
-  const res = await ask("When is my tax return due?", { denseQuestionAsStatement: true });
-  assert.deepEqual(res.dense, ["my tax return due"], "the result says what the dense leg embedded");
-  assert.equal(res.results[0]!.id, id.tax);
-  assert.equal(res.results[0]!.matchType, "hybrid", "the keyword leg still matched the typed words");
-});
-
-test("an imported conversation between named people: a question naming a speaker favours that speaker's own statements", () => {
-  const st = openTempStore({ model: "axis", dim: 4 });
-  try {
-    const fillers = [
-      "a pottery class",
-      "the beach",
-      "a concert",
-      "the garden",
-      "a new recipe",
-      "the museum",
-      "a film",
-      "the gym",
-    ];
-    const [hers, his] = insertMemories(
-      st.sqlite,
-      [
-        "Caroline: I started volunteering at the animal shelter on Saturdays. Melanie: That's lovely.",
-        "Melanie: I started volunteering at the food bank. Caroline: Good for you!",
-        ...fillers.map((f) => `Caroline: Did you enjoy ${f}? Melanie: Yes, a lot.`),
-      ].map((content, i) => ({
-        spaceId: "personal",
-        content,
-        timestamp: `2023-05-${String(i + 1).padStart(2, "0")}T10:00:00Z`,
-      })),
-      // Melanie's statement is the closer match; Caroline's own is what the question is about.
-      [new Float32Array([0.7, 0.71414, 0, 0]), axisVector(4, 0), ...fillers.map((_, i) => axisVector(4, 2 + (i % 2)))],
-      "axis",
-    );
-    const run = (personalBoost: number) =>
-      searchWithVectors(
-        st.sqlite,
-        { query: "Where does Caroline volunteer?", spaceId: "personal", k: 3 },
-        { ...defaultSettingsFor("universal-sentence-encoder-lite"), personalBoost },
-        [{ role: "main", text: "Where does Caroline volunteer?" }],
-        [axisVector(4, 0)],
-      ).results;
-    const on = run(2);
-    assert.equal(on[0]!.id, hers);
-    assert.ok(on[0]!.moves.includes("about Caroline ×3.00"), on[0]!.moves.join("; "));
-    assert.ok(!on.find((r) => r.id === his)!.moves.some((m) => m.startsWith("about ")));
-    assert.ok(
-      on[0]!.moves.includes(
-        "confidence: about the person's life (it asks about Caroline, who speaks in these conversations)",
-      ),
-      on[0]!.moves.join("; "),
-    );
-    const off = run(0);
-    assert.equal(off[0]!.id, his, "0 = off: the closer match first");
-    assert.ok(!off.some((r) => r.moves.some((m) => m.startsWith("about Caroline"))), "0 = off");
-  } finally {
-    st.close();
-  }
+  assert.deepEqual(denseTexts(s.sqlite, "personal", q, base, time), ["What did I plant?"]);
 });

@@ -1,36 +1,16 @@
 import type Database from "better-sqlite3";
 import { defaultOffsetMinutes } from "../core/calendar";
 import type { Embedder } from "../core/context";
-import { applyImportance, fuse, qualityFilter, type MatchType, type RankedList } from "./fuse";
-import { statedQuestions } from "./question-frame";
-import {
-  cleanDenseQuery,
-  keywordSearchScored,
-  liveMemoryCount,
-  namesToldOf,
-  thingsToldOf,
-  speakersNamed,
-  speakerTest,
-  unknownNames,
-} from "./keyword-search";
-import {
-  confidences,
-  memoryDate,
-  memoryVectors,
-  fewerRepeats,
-  newerFirst,
-  type Staged,
-  withIntent,
-  withNeighbours,
-  withTime,
-} from "./rerank";
-import { queryIntent, speakerIntent, turnIntent } from "./personal";
-import { parseTimeIntent, windowWords, type TimeIntent } from "./time-window";
+import { applyImportance, qualityFilter, type MatchType } from "./fuse";
+import { cleanDenseQuery, keywordSearchScored, liveMemoryCount } from "./keyword-search";
+import { confidences, withNeighbours, withTime } from "./rerank";
+import { parseTimeIntent, type TimeIntent } from "./time-window";
 import { withEventWindows } from "./event-dates";
-import { windowList } from "./windows";
 import type { Features } from "./confidence-features";
 import { TURN_LEADERS } from "./confidence";
+import { backgroundOf } from "./background";
 import { buildQueries, candidatePool, rankDepth, type RetrievalQuery } from "./query-builder";
+import { bm25Within, dot, fuseUnion, storedVectors, type Signal } from "./score-union";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "./reindex";
 import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } from "./store";
@@ -85,7 +65,7 @@ export interface RetrievedMemory {
   conversationId: string | null;
   matchType: MatchType;
   scores: ScoreBreakdown;
-  /** What moved it: neighbour bonus, date window, recency, newer-than-duplicate, and the confidence's main features. */
+  /** What moved it: the neighbour bonus, the date window it is in, and the largest parts of its confidence. */
   moves: string[];
   /** The confidence model's inputs, each in [0, 1] (Debug Search; fitting). */
   features?: Features;
@@ -123,8 +103,7 @@ export function packable<T extends { scores: { confidence: number } }>(results: 
 }
 
 /**
- * What the dense leg embeds for each query: the text cleaned of very common words and of date words,
- * and its questions stated (question-frame.ts) where the model's settings say so.
+ * What the dense leg embeds for each query: the text cleaned of very common words and of date words.
  */
 export function denseTexts(
   db: Database.Database,
@@ -142,8 +121,7 @@ export function denseTexts(
           .replace(/\s{2,}/g, " ")
           .replace(/\s+(?=[?.!,;:])/g, "")
           .trim() || q.text;
-    const cleaned = cleanDenseQuery(db, spaceId, text, settings.denseMaxDocFraction).text;
-    return settings.denseQuestionAsStatement ? statedQuestions(cleaned) : cleaned;
+    return cleanDenseQuery(db, spaceId, text, settings.denseMaxDocFraction).text;
   });
 }
 
@@ -193,109 +171,97 @@ export function searchWithVectors(
   // One ranking for every k up to RANK_DEPTH: the chat's top 6 is Debug Search's and the eval's (query-builder.ts).
   const depth = rankDepth(k);
   const pool = req.pool ?? candidatePool(depth);
-  const lists: RankedList[] = [];
+  const found = new Map<number, { vectorRank: number | null; ftsRank: number | null }>();
+  const find = (rid: number, leg: "vectorRank" | "ftsRank", rank: number) => {
+    const f = found.get(rid) ?? { vectorRank: null, ftsRank: null };
+    if (f[leg] === null || f[leg]! > rank) f[leg] = rank;
+    found.set(rid, f);
+  };
+  const matches: { match: string; weight: number }[] = [];
+  const dense: { vector: Float32Array; weight: number }[] = [];
   let ftsTerms: { stem: string; idf: number }[] = [];
+  let ceiling = 0;
   let vectorMs = 0;
   let keywordMs = 0;
   let vectorSource: VectorSource | null = null;
   const tStart = process.hrtime.bigint();
+  // 1. The legs find candidates: each query's nearest vectors and its best keyword matches.
   queries.forEach((q, i) => {
     const roleWeight = q.role === "anchor" ? settings.weights.anchor : 1;
     let t = process.hrtime.bigint();
-    if (settings.weights.vector > 0) {
+    if (settings.weights.vector > 0 && vectors[i]) {
       const { hits, source } = vectorSearchWithSource(db, req.spaceId, vectors[i]!, pool);
       vectorSource = source;
-      lists.push({
-        kind: "vector",
-        weight: settings.weights.vector * roleWeight,
-        items: hits.map((h) => ({ rid: h.rid, score: h.similarity })),
-      });
+      hits.forEach((h, r) => find(h.rid, "vectorRank", r + 1));
+      dense.push({ vector: vectors[i]!, weight: settings.weights.vector * roleWeight });
     }
     vectorMs += ms(t);
     t = process.hrtime.bigint();
     if (settings.weights.fts > 0) {
-      const { hits, ceiling, terms } = keywordSearchScored(db, req.spaceId, q.text, pool, settings);
-      if (q.role === "main") ftsTerms = terms;
-      lists.push({
-        kind: "fts",
-        weight: settings.weights.fts * roleWeight,
-        ceiling,
-        items: hits.map((h) => ({ rid: h.rid, score: -h.bm25 })),
-      });
+      const scored = keywordSearchScored(db, req.spaceId, q.text, pool, settings);
+      if (q.role === "main") {
+        ftsTerms = scored.terms;
+        ceiling = scored.ceiling;
+      }
+      scored.hits.forEach((h, r) => find(h.rid, "ftsRank", r + 1));
+      if (scored.match) matches.push({ match: scored.match, weight: settings.weights.fts * roleWeight });
     }
     keywordMs += ms(t);
   });
   const tf = process.hrtime.bigint();
   const nowMs = Date.parse(req.now ?? new Date().toISOString());
-  const mainVector = lists.find((l) => l.kind === "vector");
   const offset = req.tzOffsetMinutes ?? defaultOffsetMinutes(nowMs);
+  const mainHits = vectors[0] && settings.weights.vector > 0 ? [...found].filter(([, f]) => f.vectorRank !== null) : [];
   const time = withEventWindows(
     db,
     req.spaceId,
     parseTimeIntent(req.query, new Date(nowMs), offset),
     nowMs,
-    mainVector?.items ?? [],
+    mainHits.sort((a, b) => a[1].vectorRank! - b[1].vectorRank!).map(([rid]) => ({ rid, score: 0 })),
     offset,
   );
-  // Memories inside a named date window join as candidates (windows.ts), ranked by similarity to the query.
-  const inWindow =
-    settings.weights.vector > 0 && vectors[0]
-      ? windowList(db, req.spaceId, time.windows, vectors[0], settings.windowWeight * settings.weights.vector)
-      : null;
-  if (inWindow) lists.push(inWindow);
-  const fusedRaw = fuse(lists, settings.fusion, settings.rrfK);
-  // The 10 leading results (the ranking depth) pass a share to their neighbours: 20 cost 0.4–0.6 ms a
-  // turn for the same recall (docs/retrieval.md#neighbour-context).
+  // 2. Every candidate of the union is scored on every signal (score-union.ts).
+  const rids = [...found.keys()];
+  const vecs = storedVectors(db, rids);
+  const signals: Signal[] = [];
+  const similarity = new Map<number, number>();
+  dense.forEach((d, i) => {
+    const scores = new Map<number, number>();
+    for (const rid of rids) {
+      const v = vecs.get(rid);
+      if (v) scores.set(rid, dot(d.vector, v));
+    }
+    if (i === 0) for (const [rid, s] of scores) similarity.set(rid, s);
+    signals.push({ kind: "vector", weight: d.weight, scores });
+  });
+  let keyword = new Map<number, number>();
+  matches.forEach((m, i) => {
+    const scores = bm25Within(db, m.match, rids);
+    if (i === 0) keyword = scores;
+    signals.push({ kind: "fts", weight: m.weight, scores });
+  });
+  const fusedRaw = fuseUnion({
+    found,
+    signals,
+    similarity,
+    keyword,
+    method: settings.fusion,
+    rrfK: settings.rrfK,
+  });
+  // The 10 leading results (the ranking depth) pass a share to their neighbours (docs/retrieval.md#neighbour-context).
   const staged0 = withNeighbours(db, fusedRaw, settings, depth);
   const rows = getMemoriesByRid(
     db,
     staged0.map((c) => c.rid),
   );
-  // The personal boost reorders by the message's own first-person words; the confidence also reads the
-  // turn's other signs (a request to recount, "pops", the conversation's frame: "Is he walking yet?" after
-  // a message about Dad). Boosting those too cost recall on the eval's tuning half
-  // (docs/retrieval.md#filtering-and-confidence).
-  const own = queryIntent(req.query);
-  // A question naming a speaker of an imported conversation asks about their life (personal.ts speakerIntent).
-  const speaks = speakerTest(db, req.spaceId);
-  const named = own === "general" ? speakersNamed(db, req.spaceId, req.query, speaks) : [];
-  const bySpeaker = speakerIntent(req.query, named);
-  const speakers = bySpeaker ? named : [];
-  const intent = bySpeaker ?? own;
-  const timed = withTime(staged0, rows, time, settings, nowMs);
-  // A past date window the query names that holds memories of the space ("What happened with the garden
-  // in May?"): the turn asks about the person's history, whoever it names (personal.ts turnIntent).
-  const historyDate = historyWindowText(timed, nowMs);
-  const turn = turnIntent(
-    req.query,
-    req.context ?? [],
-    (t) => namesToldOf(db, req.spaceId, t, speaks),
-    historyDate,
-    speakers,
-  );
-  // Only a turn nothing else reads as personal asks whether it names a thing the person told of.
-  const things = turn.intent === "general" ? thingsToldOf(db, req.spaceId, req.query, speaks) : [];
-  const staged = withIntent(timed, rows, intent, settings, speakers);
-  const { kept, dropped } = settings.qualityFilter ? qualityFilter(staged, settings) : { kept: staged, dropped: [] };
+  const timed = withTime(staged0, rows, time, settings);
+  const { kept, dropped } = settings.qualityFilter ? qualityFilter(timed, settings) : { kept: timed, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
-  // Near-duplicate check and confidence need the stored vectors of the leading results only.
-  const head = weighted.slice(0, depth + 10);
-  const vecs = memoryVectors(
-    db,
-    head.map((c) => c.rid),
-  );
-  const dated = (rid: number) => memoryDate(rows.get(rid)!);
-  const orderedHead = fewerRepeats(
-    newerFirst(head, dated, vecs, settings.duplicateSimilarity),
-    vecs,
-    settings.repeatSimilarity,
-  );
-  const ordered = orderedHead.slice(0, k);
-  const ceiling = lists.find((l) => l.kind === "fts")?.ceiling ?? 0;
-  const unknown = unknownNames(db, req.spaceId, req.query);
-  // The turn's evidence reads the first TURN_LEADERS whatever k is (confidence.ts withTurnEvidence).
-  const conf = confidences(orderedHead.slice(0, Math.max(k, TURN_LEADERS)), {
+  const head = weighted.slice(0, Math.max(k, TURN_LEADERS) + 1);
+  for (const c of head) if (!vecs.has(c.rid)) for (const [rid, v] of storedVectors(db, [c.rid])) vecs.set(rid, v);
+  const ordered = head.slice(0, k);
+  const conf = confidences(head, {
     model: req.model ?? "universal-sentence-encoder-lite",
     rows,
     queryVector: vectors[0] ?? null,
@@ -303,10 +269,7 @@ export function searchWithVectors(
     ceiling,
     terms: ftsTerms,
     docs: liveMemoryCount(db),
-    intent: turn.intent,
-    speakers,
-    unknownNames: unknown,
-    thingsToldOf: things,
+    background: backgroundOf(db, req.spaceId, req.model ?? "universal-sentence-encoder-lite"),
   });
   const toResult = (
     c: (typeof ordered)[number] | (typeof dropped)[number],
@@ -351,13 +314,10 @@ export function searchWithVectors(
         c.final,
         conf[i]!.confidence,
         [
-          ...conf[i]!.because.slice(0, 2).map((b) => `confidence: ${b.feature} +${b.logit.toFixed(2)}`),
+          ...conf[i]!.because.slice(0, 3).map((b) => `confidence: ${b.feature} +${b.logit.toFixed(2)}`),
           ...(conf[i]!.turnLift >= 0.005
             ? [`confidence: a strong match in this turn +${conf[i]!.turnLift.toFixed(2)}`]
             : []),
-          ...(unknown.length ? [`confidence: no memory mentions ${unknown.join(", ")}`] : []),
-          ...(turn.sign ? [`confidence: about the person's life (${turn.sign})`] : []),
-          ...(things.length ? [`confidence: the person has told about the ${things.join(", the ")}`] : []),
         ],
         conf[i]!.features,
       ),
@@ -387,15 +347,4 @@ export function searchWithVectors(
     minConfidence: settings.minConfidence,
     timings: { embedMs: 0, vectorMs, keywordMs, fuseMs, retrievalMs: ms(tStart), totalMs: ms(tStart) },
   };
-}
-
-/**
- * The words of the first date window that lies wholly before the turn and holds one of its candidates
- * (withTime records each candidate's window), or null. A window around now ("today", "this week")
- * holds the person's latest memories whatever they ask ("What should I cook today?"), so it is no sign
- * that they ask about their history.
- */
-function historyWindowText(cands: Staged[], nowMs: number): string | null {
-  const w = cands.find((c) => c.dateWindow && Date.parse(c.dateWindow.end) < nowMs)?.dateWindow;
-  return w ? windowWords(w) : null;
 }

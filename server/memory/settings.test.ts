@@ -9,9 +9,9 @@ const USE = "universal-sentence-encoder-lite";
 const s = openTempStore();
 after(() => s.close());
 
-test("nomic defaults: the spec's RRF k=60, equal weights, min_similarity 0.7, top 6, anchor on", () => {
+test("nomic defaults: linear fusion over the scored union (RRF a setting), equal weights, min_similarity 0.7, top 6, anchor on", () => {
   const d = defaultSettingsFor(NOMIC);
-  assert.equal(d.fusion, "rrf");
+  assert.equal(d.fusion, "linear");
   assert.equal(d.rrfK, 60);
   assert.deepEqual(d.weights, { vector: 1, fts: 1, anchor: 1 });
   assert.equal(d.minSimilarity, 0.7);
@@ -21,7 +21,7 @@ test("nomic defaults: the spec's RRF k=60, equal weights, min_similarity 0.7, to
   assert.equal(d.qualityFilter, true);
 });
 
-test("USE-lite defaults (chosen by eval:retrieval on its tuning half): linear, 1 context message, no anchor, dense query cleaned and stated, confidence threshold", () => {
+test("USE-lite defaults (chosen on LoCoMo's tuning half): linear, 1 context message, no anchor, dense query cleaned, confidence threshold", () => {
   const d = defaultSettingsFor(USE);
   assert.equal(d.fusion, "linear");
   assert.deepEqual(d.weights, { vector: 1, fts: 1, anchor: 0.5 });
@@ -29,9 +29,6 @@ test("USE-lite defaults (chosen by eval:retrieval on its tuning half): linear, 1
   assert.equal(d.anchorQuery, false);
   assert.equal(d.qualityFilter, false);
   assert.equal(d.denseMaxDocFraction, 0.3);
-  assert.equal(d.denseQuestionAsStatement, true);
-  assert.equal(d.windowWeight, 2);
-  assert.equal(d.personalBoost, 2);
   assert.equal(d.topN, 6);
   assert.ok(d.minConfidence > 0 && d.minConfidence < 1);
 });
@@ -39,10 +36,9 @@ test("USE-lite defaults (chosen by eval:retrieval on its tuning half): linear, 1
 test("the model-independent techniques and the calibrated threshold are shared by every model", () => {
   const n = defaultSettingsFor(NOMIC);
   const u = defaultSettingsFor(USE);
-  for (const k of ["dateBoost", "recencyBoost", "neighbourWeight", "minConfidence", "packSpeakers"] as const)
+  for (const k of ["dateBoost", "neighbourWeight", "minConfidence", "packSpeakers"] as const)
     assert.equal(n[k], u[k], k);
   assert.equal(n.denseMaxDocFraction, 1, "embedding-specific: off where nothing can be measured");
-  assert.equal(n.denseQuestionAsStatement, false, "nomic's search_query prefix is trained on questions as asked");
 });
 
 test("every default is valid by the schema, and defaults are fresh copies", () => {

@@ -33,28 +33,15 @@ export const retrievalSettingsSchema = z.object({
   tokenBudget: z.number().int().min(50).max(32_000),
   /** Dense query: drop words found in more than this share of memories before embedding (1 = off). */
   denseMaxDocFraction: z.number().min(0.01).max(1),
-  /** Dense query: questions embedded as statements (question word, inverted auxiliary and "?" dropped; question-frame.ts). */
-  denseQuestionAsStatement: z.boolean(),
+  /** Date windows: score × (1 + dateBoost) inside a date the query names (0 = off). */
+  dateBoost: z.number().min(0).max(5),
   /** Neighbour context: share of an exchange's score given to the adjacent exchanges of its session (0 = off). */
   neighbourWeight: z.number().min(0).max(1),
   /** Two exchanges are in one session when at most this many minutes apart. */
   neighbourGapMinutes: z.number().int().min(1).max(1440),
-  /** Time-aware retrieval: score × (1 + dateBoost) inside a date window the query names (0 = off). */
-  dateBoost: z.number().min(0).max(5),
-  /** Memories inside a date window the query names join fusion as one more list of this weight (× vector weight; 0 = off). */
-  windowWeight: z.number().min(0).max(5),
-  /** "recently", "last time": score × (1 + recencyBoost × 2^(−age/half-life)) (0 = off). */
-  recencyBoost: z.number().min(0).max(5),
-  recencyHalfLifeDays: z.number().min(1).max(3650),
-  /** Recency among near-duplicates: a newer result at least this similar to one above it moves above it (1 = off). */
-  duplicateSimilarity: z.number().min(0).max(1),
-  /** Fewer repeats: a result at least this similar to one ranked above it moves below the distinct results (1 = off). */
-  repeatSimilarity: z.number().min(0).max(1),
-  /** A question about the person: their own statements × (1 + personalBoost) over general asks (0 = off). */
-  personalBoost: z.number().min(0).max(5),
   /** Calibrated confidence in [0, 1]: only results at or above it are packed and promoted (0 = all). */
   minConfidence: z.number().min(0).max(1),
-  /** Packing: label who said what, trim assistant boilerplate, cap an assistant reply at this many characters. */
+  /** Packing: label who said what, cap an assistant reply at this many characters (cut at a sentence end). */
   packSpeakers: z.boolean(),
   assistantMaxChars: z.number().int().min(40).max(8000),
 });
@@ -63,7 +50,7 @@ export type RetrievalSettings = z.infer<typeof retrievalSettingsSchema>;
 
 const BASE: RetrievalSettings = {
   topN: 6,
-  fusion: "rrf",
+  fusion: "linear",
   rrfK: 60,
   weights: { vector: 1, fts: 1, anchor: 1 },
   contextMessages: 3,
@@ -76,59 +63,32 @@ const BASE: RetrievalSettings = {
   maxTerms: 12,
   maxPostings: 5000,
   tokenBudget: 1500,
-  // Techniques that act on fused scores whatever the embedding model (chosen with USE-lite): date
-  // windows, "recently", neighbour context (a share of a score, so the same for RRF and linear scores),
-  // and the minimum confidence, which is calibrated per model (confidence-models.ts).
-  // The personal boost is moderate here (USE-lite measured ×3 under linear fusion; nomic's RRF scores
-  // cannot be measured offline). The window list is one more list of a leg's weight (USE-lite chose twice that).
-  // Questions stay as asked for the dense leg: nomic's "search_query: " prefix is trained on questions.
+  // Techniques that act on fused scores whatever the embedding model: date windows, neighbour context
+  // (a share of a score), and the minimum confidence, whose similarity is read against the space's own
+  // background (background.ts), so one threshold means the same for every model.
   denseMaxDocFraction: 1,
-  denseQuestionAsStatement: false,
   neighbourWeight: 0.3,
-  neighbourGapMinutes: 60,
   dateBoost: 2,
-  windowWeight: 1,
-  recencyBoost: 1,
-  recencyHalfLifeDays: 30,
-  duplicateSimilarity: 1,
-  repeatSimilarity: 1,
-  personalBoost: 0.5,
-  minConfidence: 0.14,
+  neighbourGapMinutes: 60,
+  // The lowest that keeps questions asked in another conversation's space and 60 everyday prompts at
+  // ≤ 0.5 memories of 6 packed on LoCoMo's tuning half (npm run eval:locomo -- --fit).
+  minConfidence: 0.5,
   packSpeakers: true,
   assistantMaxChars: 400,
 };
 
 /**
- * Defaults per embedding model family. nomic-embed-text-v1.5 keeps the seeds' RRF k=60 with equal
- * weights, 3 context messages, the anchor query and min_similarity 0.7 (it cannot be measured offline);
- * it shares the model-independent techniques above and its confidence is calibrated to mean the same.
+ * Defaults per embedding model family (docs/retrieval.md#settings-and-defaults-per-model).
+ * nomic-embed-text-v1.5 cannot be measured offline (not bundled): 3 context messages, the anchor query
+ * and min_similarity 0.7 as designed, linear fusion over the scored union like every model.
  *
- * USE-lite values are chosen by `npm run eval:retrieval` on the TUNING half of a year-long history
- * (1,100 memories in one space; coordinate ascent, recall@10 then MRR) and reported on the other half;
- * see server/test/retrieval-eval/README.md and the README's retrieval section for the figures.
- * - linear fusion, dense and keyword legs weighted alike (0.5 before the dense query was stated: a
- *   stronger dense leg earns more weight); 1 context message; no anchor query, no
- *   quality filter (the minimum confidence replaces it); personal questions favour the person's own
- *   statements ×3 (personal.ts: asks such as "Help me draft…" are not statements about the person).
- * - the dense query drops words found in more than 30% of memories (the speakers' names, role labels).
- *   Tuning picks 8% by half a question on its 1,100-memory history, where the words between 8% and
- *   30% are generic verbs ("going", "start", "explain"); on the same tuning questions over denser
- *   histories (230 and 480 memories) 8% does worse, and in a person's own chats a recurring subject
- *   ("my daughter", in 1 exchange of 8) would be dropped. Shipped as a difference from the tuning
- *   choice (docs/retrieval.md#settings-and-defaults-per-model).
- * - questions are embedded as statements ("When is my dad's knee replacement?" → "my dad's knee
- *   replacement", question-frame.ts): recall@10 +0.05 on tuning at the step where it was chosen.
- * - the memories of a named date window join fusion as one more list of twice the vector leg's weight
- *   (the window list, windows.ts: "the day after the concert" asks for memories no leg finds).
- * - neighbour context 0.3: a short reply ("Sage green on three walls") gets 0.3 of the score of the
- *   exchange before it, which names what it is about (+0.05 recall@10 on tuning); recency among
- *   near-duplicates at similarity 0.8 (a newer near-duplicate moves above the older one).
- * - fewer repeats at 0.9: a result that nearly repeats one above it (the same ask made twice) moves below
- *   the distinct ones. The ascent keeps it off (less than half a question); it ships for the prompt's
- *   sake, measured on tuning: recall@10 +0.006, unanswerable packed 0.72 → 0.64 at the threshold of the
- *   time (docs/retrieval.md#fewer-repeats).
- * - "recently" keeps BASE's ×2 although tuning cannot tell it from 0 (two of its questions say "last
- *   time"; recall@10 is the same at every value), because a person who says "recently" means it.
+ * USE-lite values are chosen on LoCoMo's TUNING half (`npm run eval:locomo -- --tune`) and reported on
+ * the other half (docs/retrieval.md has the figures):
+ * - linear fusion, dense and keyword signals weighted alike (0.5 and 1 tie at 0.803 recall@10; 1.5 falls);
+ *   1 context message; no anchor query, no quality filter (the minimum confidence replaces it).
+ * - the dense query drops words found in more than 30% of the space's memories (speakers' names, role
+ *   labels): they dominate a small encoder's vector.
+ * - neighbour context 0.3: a short reply gets 0.3 of the score of the exchange before it.
  */
 const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
   { match: /nomic-embed-text/i, settings: {} },
@@ -142,11 +102,6 @@ const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
       qualityFilter: false,
       minSimilarity: 0,
       denseMaxDocFraction: 0.3,
-      denseQuestionAsStatement: true,
-      windowWeight: 2,
-      personalBoost: 2,
-      duplicateSimilarity: 0.8,
-      repeatSimilarity: 0.9,
     },
   },
 ];

@@ -6,16 +6,7 @@ import type { RetrievalSettings } from "./settings";
  * Debug Search switches each off (or on) for one query, so its effect shows in the ranking and in each
  * result's moves.
  */
-export type TechniqueKey =
-  | "denseMaxDocFraction"
-  | "denseQuestionAsStatement"
-  | "dateBoost"
-  | "windowWeight"
-  | "recencyBoost"
-  | "neighbourWeight"
-  | "duplicateSimilarity"
-  | "repeatSimilarity"
-  | "personalBoost";
+export type TechniqueKey = "denseMaxDocFraction" | "dateBoost" | "neighbourWeight";
 
 export interface Technique {
   key: TechniqueKey;
@@ -47,41 +38,11 @@ export const TECHNIQUES: readonly Technique[] = [
     anchor: "the-dense-query",
   },
   {
-    key: "denseQuestionAsStatement",
-    label: "Questions stated for the dense leg",
-    does: "“When is my dad's operation?” is embedded as “my dad's operation”",
-    off: false,
-    on: true,
-    anchor: "the-dense-query",
-  },
-  {
     key: "dateBoost",
     label: "Date boost",
     does: "Score × (1 + boost) for memories inside a date the query names (“last week”, “in May”); 0 = off",
     off: 0,
     on: 2,
-    min: 0,
-    max: 5,
-    step: 0.1,
-    anchor: "time-aware-retrieval",
-  },
-  {
-    key: "windowWeight",
-    label: "Date window list",
-    does: "Memories inside a named date join fusion as one more list of this weight (× the vector weight); 0 = off",
-    off: 0,
-    on: 2,
-    min: 0,
-    max: 5,
-    step: 0.1,
-    anchor: "time-aware-retrieval",
-  },
-  {
-    key: "recencyBoost",
-    label: "“Recently” boost",
-    does: "“Recently”, “last time”: score × (1 + boost × 2^(−age/half-life)); 0 = off",
-    off: 0,
-    on: 1,
     min: 0,
     max: 5,
     step: 0.1,
@@ -97,39 +58,6 @@ export const TECHNIQUES: readonly Technique[] = [
     max: 1,
     step: 0.05,
     anchor: "neighbour-context",
-  },
-  {
-    key: "duplicateSimilarity",
-    label: "Newer near-duplicate first",
-    does: "A newer result at least this similar to one above it moves above it (an updated fact); 1 = off",
-    off: 1,
-    on: 0.8,
-    min: 0,
-    max: 1,
-    step: 0.01,
-    anchor: "recency-among-near-duplicates",
-  },
-  {
-    key: "repeatSimilarity",
-    label: "Fewer repeats",
-    does: "A result at least this similar to one above it moves below the distinct results; 1 = off",
-    off: 1,
-    on: 0.9,
-    min: 0,
-    max: 1,
-    step: 0.01,
-    anchor: "fewer-repeats",
-  },
-  {
-    key: "personalBoost",
-    label: "Personal boost",
-    does: "On a question about the person, their own statements × (1 + boost); 0 = off",
-    off: 0,
-    on: 2,
-    min: 0,
-    max: 5,
-    step: 0.1,
-    anchor: "personal-questions",
   },
 ];
 

@@ -36,12 +36,6 @@ test("an absolute day, and 'the day after <event>' is not taken for tomorrow", (
   assert.equal(parseTimeIntent("What's my dog called?", REF).windows.length, 0);
 });
 
-test("'recently' and 'last time' ask for recent memories; plain questions do not", () => {
-  assert.equal(parseTimeIntent("What did I say recently about work?", REF).recent, true);
-  assert.equal(parseTimeIntent("What did we talk about last time?", REF).recent, true);
-  assert.equal(parseTimeIntent("Which breed is my dog?", REF).recent, false);
-});
-
 test("dates are the person's calendar days: yesterday at 6 pm in California is not a UTC day holding today", () => {
   // 2024-09-16T01:00Z is 15 Sep, 18:00 in California (UTC-7 in September).
   const ref = new Date("2024-09-16T01:00:00.000Z");

@@ -24,15 +24,11 @@ export interface EventRelative {
 
 export interface TimeIntent {
   windows: TimeWindow[];
-  /** "recently", "last time", "latest": favour the newest memories. */
-  recent: boolean;
   /** Spans relative to events, not yet dated; retrieval dates them from the memory that tells of the event. */
   events: EventRelative[];
 }
 
 const DAY = 86_400_000;
-const RECENT =
-  /\b(recently|lately|latest|most recent|the other day|last time|these days|nowadays|currently|right now|any more|anymore|still)\b/i;
 // "the day after" / "the week before" followed by an event ("the concert") is relative to that event, not to today.
 const EVENT_RELATIVE = /\bthe (day|week|night|morning|evening|month) (after|before)$/i;
 // The event runs to the end of the clause: punctuation, or a word that starts another clause.
@@ -87,7 +83,7 @@ export function parseTimeIntent(query: string, ref: Date, offsetMinutes = 0): Ti
       text: r.text,
     });
   }
-  return { windows, recent: RECENT.test(query), events: eventRelatives(query) };
+  return { windows, events: eventRelatives(query) };
 }
 
 /** "the day after the concert", "the week before I moved": the lead, its unit and relation, the event's words. */

@@ -409,7 +409,6 @@ export function DebugSearch() {
                         )
                         .join("; ")
                     : "none"}
-                  {data.time.recent ? " · asks for recent" : ""}
                 </dd>
               </dl>
             </div>

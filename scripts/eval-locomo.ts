@@ -1,0 +1,320 @@
+/**
+ * Retrieval on LoCoMo (../shared/eval-data/README.md): one memory per exchange, one space per
+ * conversation, written through the product's write path with the bundled offline model (USE-lite)
+ * behind the eval's embedding cache (.cache/retrieval-eval, git-ignored), every question asked through
+ * the search a chat turn uses. Evidence recall@10 and @5 per category and per half (tuning: conv-26,
+ * -30, -41, -42, -43; reporting: conv-44, -47, -48, -49, -50), beside BM25 alone and the dense leg
+ * alone from the same run; packed recall@6 (what a prompt gets at the minimum confidence); memories
+ * packed for questions asked in another conversation's space and for 60 everyday prompts.
+ *
+ *   npm run eval:locomo [-- --data FILE] [--out FILE.json] [--markdown FILE.md] [--ablate] [--cache DIR] [--quiet]
+ *
+ * `--ablate` adds each technique switched off alone, on both halves. Without the data file it says so
+ * and exits 0 (CI does not need it).
+ */
+import fs from "node:fs";
+import { parseArgs } from "node:util";
+import { confidenceOf, fitLogistic } from "../server/memory/confidence";
+import type { Features } from "../server/memory/confidence-features";
+import { buildQueries } from "../server/memory/query-builder";
+import { denseTexts, packable } from "../server/memory/retrieve";
+import type { RetrievalSettings } from "../server/memory/settings";
+import { TECHNIQUES } from "../server/memory/techniques";
+import { parseTimeIntent } from "../server/memory/time-window";
+import { DEFAULT_CACHE_DIR } from "../server/test/retrieval-eval/life-harness";
+import { EVERYDAY_PROMPTS } from "../server/test/locomo/everyday-prompts";
+import {
+  ask,
+  openLocomoStore,
+  rankedTurns,
+  spaceOf,
+  useSettings,
+  type LocomoStore,
+} from "../server/test/locomo/harness";
+import {
+  CATEGORIES,
+  type Conversation,
+  DEFAULT_LOCOMO_PATH,
+  type Question,
+  loadLocomo,
+  recallAt,
+  round,
+  type Row,
+  summarise,
+} from "../server/test/locomo/locomo";
+
+const { values } = parseArgs({
+  options: {
+    data: { type: "string", default: DEFAULT_LOCOMO_PATH },
+    out: { type: "string" },
+    markdown: { type: "string" },
+    ablate: { type: "boolean", default: false },
+    /** Leave out the packed-where-none-is-wanted figures (the slowest part). */
+    "skip-packed": { type: "boolean", default: false },
+    /** Only the shipped defaults (with packed figures): no BM25 / dense legs. */
+    "shipped-only": { type: "boolean", default: false },
+    /** Fit the confidence on the tuning half and choose the minimum confidence there (printed, to paste into confidence-models.ts and settings.ts). */
+    fit: { type: "boolean", default: false },
+    /** JSON list of settings patches to compare on the tuning half only (how the defaults were chosen). */
+    tune: { type: "string" },
+    cache: { type: "string" },
+    quiet: { type: "boolean", default: false },
+  },
+});
+const log = (m: string) => {
+  if (!values.quiet) process.stderr.write(`[locomo] ${m}\n`);
+};
+
+type Patch = Partial<Omit<RetrievalSettings, "weights">> & {
+  weights?: Partial<RetrievalSettings["weights"]>;
+  /** Candidate pool per leg (a search option, not a setting). */
+  pool?: number;
+};
+
+/** Embed (cached, in batches) every dense query text the questions need under the saved settings. */
+async function prepare(
+  store: LocomoStore,
+  convs: Conversation[],
+  s: RetrievalSettings,
+  texts: (c: Conversation) => string[],
+) {
+  if (s.weights.vector <= 0) return;
+  const all = new Set<string>();
+  for (const c of convs)
+    for (const q of texts(c)) {
+      const queries = buildQueries(q, [], { contextMessages: s.contextMessages, anchorQuery: s.anchorQuery });
+      for (const t of denseTexts(store.db, spaceOf(c), queries, s, parseTimeIntent(q, new Date(c.lastDate))))
+        all.add(t);
+    }
+  await store.embedder.embedQueries([...all]);
+}
+
+/** Every question of every conversation under one settings patch: recall@5/@10 and packed recall@6. */
+async function runVariant(store: LocomoStore, convs: Conversation[], variant: Patch): Promise<Row[]> {
+  const { pool, ...patch } = variant;
+  const s = useSettings(store, patch);
+  await prepare(store, convs, s, (c) => c.questions.map((q) => q.question));
+  const rows: Row[] = [];
+  for (const c of convs)
+    for (const q of c.questions) {
+      const r = await ask(store, spaceOf(c), q, c.lastDate, { pool });
+      const ranked = rankedTurns(store, r);
+      const packed = packable(r.results, r.settings.minConfidence).slice(0, r.settings.topN);
+      rows.push({
+        half: c.half,
+        category: q.category,
+        values: {
+          recall5: recallAt(q.evidence, ranked, 5),
+          recall10: recallAt(q.evidence, ranked, 10),
+          packedRecall6: recallAt(
+            q.evidence,
+            packed.map((m) => store.turnsOf.get(m.id) ?? []),
+            6,
+          ),
+          packed: packed.length,
+        },
+      });
+    }
+  return rows;
+}
+
+/** Memories packed (of topN) for prompts that no memory of the space answers. */
+async function packedForeign(store: LocomoStore, convs: Conversation[]) {
+  const s = useSettings(store);
+  const out: Record<string, { foreign: number; everyday: number }> = {};
+  for (const half of ["tuning", "reporting"] as const) {
+    const inHalf = convs.filter((c) => c.half === half);
+    // Each conversation's questions asked in the next conversation's space of the same half.
+    const foreign: number[] = [];
+    const everyday: number[] = [];
+    for (let i = 0; i < inHalf.length; i++) {
+      const from = inHalf[i]!;
+      const into = inHalf[(i + 1) % inHalf.length]!;
+      const shifted = { ...into, questions: from.questions };
+      await prepare(store, [shifted], s, (c) => c.questions.map((q) => q.question));
+      for (const q of from.questions) {
+        const r = await ask(store, spaceOf(into), q, into.lastDate);
+        foreign.push(packable(r.results, r.settings.minConfidence).slice(0, r.settings.topN).length);
+      }
+      await prepare(store, [into], s, () => [...EVERYDAY_PROMPTS]);
+      for (const p of EVERYDAY_PROMPTS) {
+        const r = await ask(store, spaceOf(into), { question: p, category: 0, evidence: [] }, into.lastDate);
+        everyday.push(packable(r.results, r.settings.minConfidence).slice(0, r.settings.topN).length);
+      }
+    }
+    const mean = (xs: number[]) => round(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length));
+    out[half] = { foreign: mean(foreign), everyday: mean(everyday) };
+  }
+  return out;
+}
+
+type Scored = { f: Features; covers: string[] }[];
+
+/** Each prompt's ranked results with their confidence features (and the turns they cover). */
+async function scoredPrompts(store: LocomoStore, into: Conversation, prompts: Question[]): Promise<Scored[]> {
+  const s = useSettings(store);
+  await prepare(store, [into], s, () => prompts.map((p) => p.question));
+  const out: Scored[] = [];
+  for (const q of prompts) {
+    const r = await ask(store, spaceOf(into), q, into.lastDate);
+    out.push(r.results.map((m) => ({ f: m.features!, covers: store.turnsOf.get(m.id) ?? [] })));
+  }
+  return out;
+}
+
+/**
+ * The confidence's weights and the minimum confidence, on the tuning half: a logistic fit (weights ≥ 0)
+ * of "this result covers evidence" over the own questions' top 10, with the top 10 of questions asked in
+ * another conversation's space and of the everyday prompts as negatives; then the lowest threshold that
+ * keeps both of those at ≤ 0.5 memories of 6 packed (which packs the most evidence).
+ */
+async function fitConfidence(store: LocomoStore, tuning: Conversation[]) {
+  const own: { q: Question; results: Scored }[] = [];
+  const none: Scored[] = [];
+  const foreignN: Scored[] = [];
+  for (let i = 0; i < tuning.length; i++) {
+    const c = tuning[i]!;
+    const next = tuning[(i + 1) % tuning.length]!;
+    const mine = await scoredPrompts(store, c, c.questions);
+    c.questions.forEach((q, j) => own.push({ q, results: mine[j]! }));
+    const foreign = await scoredPrompts(store, next, c.questions);
+    none.push(...foreign);
+    foreignN.push(...foreign);
+    none.push(
+      ...(await scoredPrompts(
+        store,
+        c,
+        EVERYDAY_PROMPTS.map((p) => ({ question: p, category: 0, evidence: [] })),
+      )),
+    );
+    log(`fit: scored ${c.id}`);
+  }
+  const rows: { f: Features; y: 0 | 1 }[] = [];
+  for (const o of own)
+    for (const r of o.results) rows.push({ f: r.f, y: r.covers.some((t) => o.q.evidence.includes(t)) ? 1 : 0 });
+  for (const n of none) for (const r of n) rows.push({ f: r.f, y: 0 });
+  const fit = fitLogistic(rows);
+  const model = { bias: fit.bias, weights: fit.weights, similarityRange: [0, 1] as [number, number], turnShare: 0 };
+  const packedOf = (results: Scored, t: number) => results.filter((r) => confidenceOf(r.f, model) >= t).slice(0, 6);
+  const sweep: { t: number; packedRecall6: number; none: number; foreign: number; everyday: number }[] = [];
+  for (let t = 0.02; t < 1; t += 0.005) {
+    const pr =
+      own.reduce(
+        (s, o) =>
+          s +
+          recallAt(
+            o.q.evidence,
+            packedOf(o.results, t).map((r) => r.covers),
+            6,
+          ),
+        0,
+      ) / own.length;
+    const mean = (xs: Scored[]) => round(xs.reduce((a, n) => a + packedOf(n, t).length, 0) / Math.max(1, xs.length));
+    const foreign = mean(foreignN);
+    const everyday = mean(none.filter((n) => !foreignN.includes(n)));
+    sweep.push({ t: round(t), packedRecall6: round(pr), none: mean(none), foreign, everyday });
+  }
+  const chosen = sweep.find((x) => x.foreign <= 0.5 && x.everyday <= 0.5) ?? sweep.at(-1)!;
+  process.stdout.write(
+    `${JSON.stringify(
+      {
+        rows: rows.length,
+        positives: rows.filter((r) => r.y).length,
+        bias: round(fit.bias),
+        weights: Object.fromEntries(Object.entries(fit.weights).map(([k, v]) => [k, round(v)])),
+        chosen,
+        sweep: sweep.filter((_, i) => i % 4 === 0),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+}
+
+function table(title: string, legs: Record<string, ReturnType<typeof summarise>>, metric: string): string {
+  const cats = ["all", ...Object.values(CATEGORIES)];
+  const lines = [
+    `### ${title}`,
+    "",
+    `| half | variant | ${cats.join(" | ")} |`,
+    `|---|---|${cats.map(() => "---").join("|")}|`,
+  ];
+  for (const half of ["tuning", "reporting"])
+    for (const [name, sum] of Object.entries(legs))
+      lines.push(`| ${half} | ${name} | ${cats.map((c) => sum[half]?.[c]?.[metric]?.toFixed(3) ?? "–").join(" | ")} |`);
+  return lines.join("\n");
+}
+
+async function main() {
+  const convs = loadLocomo(values.data!);
+  if (!convs) {
+    process.stderr.write(
+      `[locomo] ${values.data} not found: skipping (see ../shared/eval-data/README.md; --data FILE points at a copy)\n`,
+    );
+    return;
+  }
+  const t0 = Date.now();
+  const store = await openLocomoStore(convs, { log, cacheDir: values.cache ?? DEFAULT_CACHE_DIR });
+  try {
+    log(`store ready in ${store.ingestMs} ms (${store.embedder.misses} passages embedded, the rest cached)`);
+    if (values.tune) {
+      const tuning = convs.filter((c) => c.half === "tuning");
+      for (const patch of JSON.parse(values.tune) as Patch[]) {
+        const sum = summarise(await runVariant(store, tuning, patch));
+        const a = sum.tuning!.all!;
+        process.stdout.write(
+          `${JSON.stringify(patch)}\trecall@10 ${a.recall10}\trecall@5 ${a.recall5}\t${Object.values(CATEGORIES)
+            .map((c) => `${c} ${sum.tuning![c]!.recall10}`)
+            .join(" ")}\n`,
+        );
+      }
+      return;
+    }
+    if (values.fit) {
+      await fitConfidence(
+        store,
+        convs.filter((c) => c.half === "tuning"),
+      );
+      return;
+    }
+    const variants: Record<string, Patch> = values["shipped-only"]
+      ? { shipped: {} }
+      : { shipped: {}, "bm25 only": { weights: { vector: 0 } }, "vector only": { weights: { fts: 0 } } };
+    if (values.ablate) for (const t of TECHNIQUES) variants[`− ${t.label}`] = { [t.key]: t.off } as Patch;
+    const results: Record<string, ReturnType<typeof summarise>> = {};
+    for (const [name, patch] of Object.entries(variants)) {
+      results[name] = summarise(await runVariant(store, convs, patch));
+      log(
+        `${name}: recall@10 tuning ${results[name]!.tuning!.all!.recall10} reporting ${results[name]!.reporting!.all!.recall10}`,
+      );
+    }
+    const foreign = values["skip-packed"] ? {} : await packedForeign(store, convs);
+    log(`packed of 6: ${JSON.stringify(foreign)}`);
+    const report = { model: store.model, data: values.data, results, packedNoMemory: foreign, ms: Date.now() - t0 };
+    const md = [
+      `## LoCoMo retrieval (${store.model}, exchange unit, categories 1–4)`,
+      "",
+      table("Evidence recall@10", results, "recall10"),
+      "",
+      table("Evidence recall@5", results, "recall5"),
+      "",
+      table("Packed recall@6 (at the minimum confidence)", { shipped: results.shipped! }, "packedRecall6"),
+      "",
+      "### Memories packed of 6 where none is wanted",
+      "",
+      "| half | another conversation's questions | 60 everyday prompts |",
+      "|---|---|---|",
+      ...Object.entries(foreign).map(([h, f]) => `| ${h} | ${f.foreign.toFixed(3)} | ${f.everyday.toFixed(3)} |`),
+    ].join("\n");
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n\n${md}\n`);
+    if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`);
+    if (values.markdown) fs.writeFileSync(values.markdown, `${md}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});
