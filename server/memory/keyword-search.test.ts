@@ -7,6 +7,7 @@ import {
   cleanDenseQuery,
   DEFAULT_KEYWORD_OPTIONS,
   keywordSearch,
+  fts5Idf,
   keywordSearchScored,
   queryWords,
   quoteFtsTerm,
@@ -322,4 +323,17 @@ test("the dense query keeps a person's recurring subject and drops the speakers'
   const cleaned = cleanDenseQuery(db, "personal", "What did Caroline say her daughter drew?", denseMaxDocFraction);
   assert.deepEqual(cleaned.dropped, ["Caroline"]);
   assert.equal(cleaned.text.includes("daughter"), true);
+});
+
+test("a memory written just after a search: the cached count is behind the fresh df, and the idf stays a number", () => {
+  assert.equal(fts5Idf(2, 3), 1e-6, "df above the cached count reads as a term in every document");
+  assert.ok(Math.abs(fts5Idf(10, 1) - Math.log(9.5 / 1.5)) < 1e-12);
+  const s = store();
+  add(s.sqlite, ["the shed roof leaks", "the shed key hangs by the door"]);
+  keywordSearchScored(s.sqlite, "personal", "shed roof", 10); // caches the store's count (2)
+  add(s.sqlite, ["the shed roof was mended"]);
+  const after = keywordSearchScored(s.sqlite, "personal", "shed roof", 10);
+  assert.equal(after.hits.length, 3);
+  assert.ok(Number.isFinite(after.ceiling) && after.ceiling > 0, String(after.ceiling));
+  assert.ok(after.terms.every((t) => Number.isFinite(t.idf) && t.idf > 0), JSON.stringify(after.terms));
 });

@@ -164,8 +164,18 @@ function spaceDocFrequency(db: Database.Database, spaceId: string, word: string,
 function bm25Ceiling(db: Database.Database, terms: Term[]): number {
   const n = liveDocCount(db);
   let sum = 0;
-  for (const t of terms) sum += Math.max(1e-6, Math.log((n - t.df + 0.5) / (t.df + 0.5)));
+  for (const t of terms) sum += fts5Idf(n, t.df);
   return sum;
+}
+
+/**
+ * FTS5's idf of a term in df of n documents. The count is cached for 5 s and the df is read fresh, so a
+ * memory written just now can make df exceed n: read n as at least df, or the log of a negative number
+ * turns every keyword feature of the turn after a write into NaN (and so into nothing).
+ */
+export function fts5Idf(n: number, df: number): number {
+  const docs = Math.max(n, df);
+  return Math.max(1e-6, Math.log((docs - df + 0.5) / (df + 0.5)));
 }
 
 const countCache = new WeakMap<Database.Database, { at: number; n: number; spaces: number }>();
@@ -260,7 +270,7 @@ export function keywordSearchScored(
     hits,
     match,
     ceiling: bm25Ceiling(db, terms),
-    terms: terms.map((t) => ({ stem: t.stem, idf: Math.max(1e-6, Math.log((n - t.df + 0.5) / (t.df + 0.5))) })),
+    terms: terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) })),
   };
 }
 

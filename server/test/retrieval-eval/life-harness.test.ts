@@ -42,9 +42,10 @@ test("the eval runs on a GGUF through llama.cpp: the model's own profile, its wi
     assert.equal(store.model, "nomic-embed-text-v1.5-test-tiny");
     assert.deepEqual(boundModel(store.db), { model: "nomic-embed-text-v1.5-test-tiny", dim: 64 });
     assert.equal(store.embedder.misses, ds.memories.length, "every passage embedded by llama.cpp");
-    // nomic's profile (RRF, the anchor query, three context messages) and its confidence model.
+    // nomic's profile (linear fusion over the scored union like every model, the anchor query, three
+    // context messages) and its confidence model.
     const s = defaultSettingsFor(store.model);
-    assert.equal(s.fusion, "rrf");
+    assert.equal(s.fusion, "linear");
     await prepareQueries(store, ds, ds.questions, [s]);
     const rows = await runQuestions(store, ds, ds.questions, s);
     assert.ok(rows.every((r) => r.ids.length > 0 && r.confidences.every((c) => c >= 0 && c <= 1)));
