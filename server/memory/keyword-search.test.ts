@@ -335,5 +335,8 @@ test("a memory written just after a search: the cached count is behind the fresh
   const after = keywordSearchScored(s.sqlite, "personal", "shed roof", 10);
   assert.equal(after.hits.length, 3);
   assert.ok(Number.isFinite(after.ceiling) && after.ceiling > 0, String(after.ceiling));
-  assert.ok(after.terms.every((t) => Number.isFinite(t.idf) && t.idf > 0), JSON.stringify(after.terms));
+  assert.ok(
+    after.terms.every((t) => Number.isFinite(t.idf) && t.idf > 0),
+    JSON.stringify(after.terms),
+  );
 });
