@@ -8,6 +8,7 @@ export const FEATURES = [
   "dateMatch",
   "gap",
   "standout",
+  "known",
 ] as const;
 export type FeatureName = (typeof FEATURES)[number];
 export type Features = Record<FeatureName, number>;

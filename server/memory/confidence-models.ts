@@ -18,18 +18,19 @@ export interface ConfidenceModel {
   turnShare: number;
 }
 
-// BEGIN FITTED (npm run eval:locomo -- --fit: 18,200 results of LoCoMo's tuning half, 771 covering evidence)
+// BEGIN FITTED (npm run eval:locomo -- --fit: 18,200 results of LoCoMo's tuning half, 774 covering evidence)
 const FITTED: ConfidenceModel = {
-  bias: -3.171,
+  bias: -5.281,
   weights: {
-    similarity: 0.298,
-    keyword: 0.528,
-    agreement: 0,
-    termShare: 2.988,
-    rareMatch: 1.576,
-    dateMatch: 1.881,
-    gap: 2.286,
-    standout: 3.154,
+    similarity: 0.261,
+    keyword: 0,
+    agreement: 0.434,
+    termShare: 2.186,
+    rareMatch: 1.137,
+    dateMatch: 2.09,
+    gap: 2.912,
+    standout: 2.343,
+    known: 3.355,
   },
   similarityRange: [0.1, 0.7],
   turnShare: 0,

@@ -22,6 +22,7 @@ const base: RawSignals = {
   dateMatch: false,
   gap: 0.1,
   standout: 1,
+  known: 1,
 };
 
 test("confidence lies in [0, 1] and never falls when a signal rises (every model)", () => {
@@ -39,6 +40,7 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         dateMatch: r.chance(0.3),
         gap: r.next(),
         standout: r.next() * 10 - 2,
+        known: r.next(),
       };
       const bg = r.chance(0.5) ? { mean: 0.2, sd: 0.1, pairs: 100 } : null;
       const c = confidenceOf(features(s, model, bg), model);
@@ -52,6 +54,7 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         { ...s, dateMatch: true },
         { ...s, gap: s.gap + 0.1 },
         { ...s, standout: (s.standout ?? 0) + 0.5 },
+        { ...s, known: s.known + 0.1 },
       ];
       for (const u of up)
         assert.ok(

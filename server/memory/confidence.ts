@@ -32,6 +32,8 @@ export interface RawSignals {
    * of the space — in sd (null without a background): a memory that stands out for this query.
    */
   standout: number | null;
+  /** Share of the query's words the space holds at all (keyword-search.ts `known`); the same for every result of a turn. */
+  known: number;
 }
 
 const clip = (x: number) => Math.min(1, Math.max(0, x));
@@ -65,6 +67,7 @@ export function features(s: RawSignals, model: ConfidenceModel, background: Back
     // Without a background (a space of < 10 memories) the query's own background is unknown too: the
     // cosine over the model's range stands for both, or a new store could never pack a plain answer.
     standout: s.standout !== null ? clip(s.standout / SIMILARITY_SPAN_SD) : background ? 0 : sim,
+    known: clip(s.known),
   };
 }
 

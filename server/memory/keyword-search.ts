@@ -73,9 +73,9 @@ function selectTerms(
   text: string,
   opts: KeywordOptions,
   spaceId: string | null,
+  terms: Term[] = [],
 ): Term[] | null {
   const seen = new Set<string>();
-  const terms: Term[] = [];
   for (const w of queryWords(text)) {
     if (STOPWORDS.has(w) || (w.length < 2 && !/\p{N}/u.test(w))) continue;
     const stem = stemmer(stripDiacritics(w));
@@ -242,6 +242,11 @@ export interface ScoredKeywordHits {
   terms: { stem: string; idf: number }[];
   /** The FTS5 MATCH expression of the kept terms ("" without terms): what the union is scored with (score-union.ts). */
   match: string;
+  /**
+   * Share of the query's words (stopwords aside, before pruning) that the space holds at all: a question
+   * about people or things this space has never mentioned is likely not about it (0 without words).
+   */
+  known: number;
 }
 
 /** keywordSearch plus the query's bm25 ceiling, for score normalisation in linear fusion. */
@@ -252,8 +257,10 @@ export function keywordSearchScored(
   limit: number,
   opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
 ): ScoredKeywordHits {
-  const terms = selectTerms(db, text, opts, spaceId);
-  if (!terms) return { hits: [], ceiling: 0, terms: [], match: "" };
+  const all: Term[] = [];
+  const terms = selectTerms(db, text, opts, spaceId, all);
+  if (!terms) return { hits: [], ceiling: 0, terms: [], match: "", known: 0 };
+  const known = all.filter((t) => t.spaceDf > 0).length / all.length;
   const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
   // The space filter is a join per matching row (half the leg's cost at 10K). When every live memory is
   // in one space (most stores), rank first and filter the top rows afterwards; the filter still holds if
@@ -269,6 +276,7 @@ export function keywordSearchScored(
   return {
     hits,
     match,
+    known,
     ceiling: bm25Ceiling(db, terms),
     terms: terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) })),
   };

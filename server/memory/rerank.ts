@@ -110,6 +110,8 @@ export function confidences(
     vectors: Map<number, Float32Array>;
     ceiling: number;
     terms: { stem: string; idf: number }[];
+    /** Share of the query's words the space holds at all (keyword-search.ts). */
+    known: number;
     /** Live memories in the store (bounds idf). */
     docs: number;
     /** The space's background similarity (background.ts); null for a space too small to have one. */
@@ -145,6 +147,7 @@ export function confidences(
         dateMatch: c.dateMatch,
         gap: (c.final - next) / top,
         standout: own0 && sim !== null ? (sim - own0.mean) / own0.sd : null,
+        known: ctx.known,
       },
       model,
       ctx.background,

@@ -181,6 +181,7 @@ export function searchWithVectors(
   const dense: { vector: Float32Array; weight: number }[] = [];
   let ftsTerms: { stem: string; idf: number }[] = [];
   let ceiling = 0;
+  let known = 0;
   let vectorMs = 0;
   let keywordMs = 0;
   let vectorSource: VectorSource | null = null;
@@ -202,6 +203,7 @@ export function searchWithVectors(
       if (q.role === "main") {
         ftsTerms = scored.terms;
         ceiling = scored.ceiling;
+        known = scored.known;
       }
       scored.hits.forEach((h, r) => find(h.rid, "ftsRank", r + 1));
       if (scored.match) matches.push({ match: scored.match, weight: settings.weights.fts * roleWeight });
@@ -268,6 +270,7 @@ export function searchWithVectors(
     vectors: vecs,
     ceiling,
     terms: ftsTerms,
+    known,
     docs: liveMemoryCount(db),
     background: backgroundOf(db, req.spaceId, req.model ?? "universal-sentence-encoder-lite"),
   });

@@ -72,7 +72,7 @@ const BASE: RetrievalSettings = {
   neighbourGapMinutes: 60,
   // The lowest that keeps questions asked in another conversation's space and 60 everyday prompts at
   // ≤ 0.5 memories of 6 packed on LoCoMo's tuning half (npm run eval:locomo -- --fit).
-  minConfidence: 0.5,
+  minConfidence: 0.385,
   packSpeakers: true,
   assistantMaxChars: 400,
 };
