@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { POST as undoRoute } from "../../app/api/v1/jobs/runs/[id]/undo/route";
-import { consolidate } from "../memory/consolidate";
-import { similarityProblem, textProblem } from "../memory/merge-guard";
+import { consolidate } from "../memory/lifecycle/consolidate";
+import { similarityProblem, textProblem } from "../memory/lifecycle/merge-guard";
 import { checkInvariant, getMemory, insertMemories, updateMemoryContent, type MemoryKind } from "../memory/store";
 import { setAppContext, type MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";

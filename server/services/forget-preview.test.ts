@@ -15,8 +15,8 @@ import { createMemoMcpServer } from "../mcp/server";
 import { checkInvariant } from "../memory/store";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { forgetPreview } from "../memory/forget";
-import { addMemories } from "../memory/write";
+import { forgetPreview } from "../memory/lifecycle/forget";
+import { addMemories } from "../memory/store/add";
 import { setAppContext, type MemoContext } from "../core/context";
 
 let emb: InProcessEmbedder;

@@ -113,7 +113,7 @@ boot();
 // boot() installed the app's graceful shutdown; the workload below stops starting new writes on SIGTERM too.
 let stopping = false;
 process.on("SIGTERM", () => (stopping = true));
-const { addMemories, remember } = await import("../memory/write");
+const { addMemories, remember } = await import("../memory/store/add");
 const { appContext } = await import("../core/context");
 const { persistQueue } = await import("../chat/persist");
 const { runTurn } = await import("../chat/turn");

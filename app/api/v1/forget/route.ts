@@ -1,6 +1,6 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { forgetInput } from "@/server/core/validators";
-import { forget, forgetPreview } from "@/server/memory/forget";
+import { forget, forgetPreview } from "@/server/memory/lifecycle/forget";
 import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";

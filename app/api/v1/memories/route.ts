@@ -1,6 +1,6 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { newMemoryInput } from "@/server/core/validators";
-import { addMemories } from "@/server/memory/write";
+import { addMemories } from "@/server/memory/store/add";
 import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";

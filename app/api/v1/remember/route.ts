@@ -1,6 +1,6 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { rememberInput } from "@/server/core/validators";
-import { remember } from "@/server/memory/write";
+import { remember } from "@/server/memory/store/add";
 import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";

@@ -1,6 +1,6 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { searchInput } from "@/server/core/validators";
-import { search } from "@/server/memory/search";
+import { search } from "@/server/memory/retrieval/search";
 import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";

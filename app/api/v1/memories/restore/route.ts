@@ -1,6 +1,6 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { idsInput } from "@/server/core/validators";
-import { restore } from "@/server/memory/forget";
+import { restore } from "@/server/memory/lifecycle/forget";
 import { appContext } from "@/server/core/context";
 
 export const runtime = "nodejs";
