@@ -18,7 +18,8 @@ import type Database from "better-sqlite3";
 import { exchangeText } from "../memory/store/chunker";
 import { nowIso, purgeMemories, writeTransaction } from "../memory/store";
 import { addMemories } from "../memory/store/add";
-import { appContext, type MemoContext } from "../core/context";
+import { appContext } from "../context";
+import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { stripCutNote } from "./cut-short";
 

@@ -14,7 +14,8 @@ import { PersistQueue, persistQueue, recoverUnpersisted, setPersistQueue } from 
 import { PROMPT_LOG_WARNING } from "../chat/prompt-log";
 import { saveProviderSettings } from "../chat/providers";
 import { addMemories } from "../memory/store/add";
-import { setAppContext, type MemoContext } from "../core/context";
+import { setAppContext } from "../context";
+import type { MemoContext } from "../core/context";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 

@@ -17,7 +17,8 @@ import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-em
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { forgetPreview } from "../memory/lifecycle/forget";
 import { addMemories } from "../memory/store/add";
-import { setAppContext, type MemoContext } from "../core/context";
+import { setAppContext } from "../context";
+import type { MemoContext } from "../core/context";
 
 let emb: InProcessEmbedder;
 const stores: TempStore[] = [];

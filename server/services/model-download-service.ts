@@ -11,7 +11,8 @@ import { DownloadError, downloadModel, type DownloadProgress } from "../embedder
 import { NOMIC_GGUF, nomicGgufPresent } from "../embedder/models";
 import { getEmbedder, type EmbedderSupervisor } from "../embedder/supervisor";
 import { activeModel } from "../memory/index/model-check";
-import { appContext, type MemoContext } from "../core/context";
+import { appContext } from "../context";
+import type { MemoContext } from "../core/context";
 
 export type ModelDownloadPhase =
   /** Nothing to download: a nomic GGUF is there, or MEMO_EMBED_MODEL names the model. */

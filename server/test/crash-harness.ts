@@ -114,7 +114,7 @@ boot();
 let stopping = false;
 process.on("SIGTERM", () => (stopping = true));
 const { addMemories, remember } = await import("../memory/store/add");
-const { appContext } = await import("../core/context");
+const { appContext } = await import("../context");
 const { persistQueue } = await import("../chat/persist");
 const { runTurn } = await import("../chat/turn");
 const { addDocument, deleteDocument } = await import("../services/document-service");
