@@ -7,7 +7,7 @@
 import type Database from "better-sqlite3";
 import { recallForPrompt } from "../../server/chat/turn-recall";
 import type { Embedder } from "../../server/core/context";
-import { defaultSettingsFor, saveRetrievalSettings } from "../../server/memory/settings";
+import { defaultSettingsFor, saveRetrievalSettings } from "../../server/memory/retrieval/settings";
 import type { MemoContext } from "../../server/core/context";
 
 /** Serves precomputed query vectors in order; counts the time spent inside it. */

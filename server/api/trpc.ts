@@ -1,6 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import { appContext } from "../core/context";
+import { appContext } from "../context";
 import { asServiceError, TRPC_CODE_BY_STATUS } from "../core/errors";
 import { principalOf } from "../auth/gate";
 

@@ -1,10 +1,10 @@
 /** A chat turn's recall (server/chat/turn.ts): retrieval for the prompt, packed under the token budget, and the promotion of what it found. */
-import { packMemories, type PackOptions } from "../memory/pack";
-import { packable, type RetrievedMemory } from "../memory/retrieve";
+import { packMemories, type PackOptions } from "../memory/retrieval/pack";
+import { packable, type RetrievedMemory } from "../memory/retrieval/retrieve";
 import { recordRetrievals } from "../memory/store";
 import type { RecalledMemory } from "./conversations";
-import { search } from "../memory/search";
-import { chunkSection } from "../memory/document-names";
+import { search } from "../memory/retrieval/search";
+import { chunkSection } from "../memory/retrieval/document-names";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 

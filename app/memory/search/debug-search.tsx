@@ -5,8 +5,8 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { ConfidenceLine, WouldBePacked } from "./confidence";
 import { localDate, localDateTime } from "../../_ui/local-time";
-import { candidatePool, rankDepth } from "@/server/memory/query-builder";
-import { TECHNIQUES, techniqueOn, type Technique, type TechniqueOverrides } from "@/server/memory/techniques";
+import { candidatePool, rankDepth } from "@/server/memory/retrieval/query-builder";
+import { TECHNIQUES, techniqueOn, type Technique, type TechniqueOverrides } from "@/server/memory/retrieval/techniques";
 
 const BADGE: Record<string, string> = {
   hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",

@@ -1,5 +1,5 @@
 import { listModels, openAIErrorResponse } from "@/server/http/openai-compat";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

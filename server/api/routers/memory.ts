@@ -2,9 +2,9 @@ import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
 import { batchInput, forgetInput, idsInput, newMemoryInput, rememberInput, searchInput } from "../../core/validators";
 import { deleteMemory } from "../../services/memory-service";
-import { forget, restore } from "../../memory/forget";
-import { search } from "../../memory/search";
-import { addMemories, remember } from "../../memory/write";
+import { forget, restore } from "../../memory/lifecycle/forget";
+import { search } from "../../memory/retrieval/search";
+import { addMemories, remember } from "../../memory/store/add";
 import { listSpaces } from "../../memory/store";
 
 /** Thin router: validate with the shared schemas, call the memory operations. */

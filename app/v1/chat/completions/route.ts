@@ -7,7 +7,7 @@ import {
   readCompletionRequest,
 } from "@/server/http/openai-compat";
 import { beginRequest, closing, CLOSING_MESSAGE, trackBody } from "@/server/ops/inflight";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
