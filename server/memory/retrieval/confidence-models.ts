@@ -24,6 +24,7 @@ const FITTED: ConfidenceModel = {
   weights: {
     similarity: 0.261,
     keyword: 0,
+    // biome-ignore lint/suspicious/noApproximativeNumericConstant: a fitted weight that happens to round like log10(e)
     agreement: 0.434,
     termShare: 2.186,
     rareMatch: 1.137,
