@@ -402,12 +402,7 @@ export function DebugSearch() {
                 <dt>dates in the query</dt>
                 <dd data-testid="time-windows">
                   {data.time.windows.length
-                    ? data.time.windows
-                        .map(
-                          (w) =>
-                            `“${w.event ? `${w.text} ${w.event.text}` : w.text}” ${localDate(w.start)}…${localDate(w.end)}${w.event ? ` (dated from the memory of ${localDate(w.event.at)})` : ""}`,
-                        )
-                        .join("; ")
+                    ? data.time.windows.map((w) => `“${w.text}” ${localDate(w.start)}…${localDate(w.end)}`).join("; ")
                     : "none"}
                 </dd>
               </dl>

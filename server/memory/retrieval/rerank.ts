@@ -7,7 +7,7 @@ import { textStems } from "./keyword-search";
 import type { RetrievalSettings } from "./settings";
 import type { MemoryRow } from "../store";
 import { recencyOf } from "./recency";
-import { inWindows, windowWords, type TimeIntent, type TimeWindow } from "./time-window";
+import { inWindows, type TimeIntent, type TimeWindow } from "./time-window";
 import { queryBackground, type Background } from "./background";
 import { dot } from "./score-union";
 
@@ -80,8 +80,8 @@ export function withTime(
       c.dateWindow = w;
       if (s.dateBoost > 0) {
         c.fused *= 1 + s.dateBoost;
-        c.moves.push(`date ×${(1 + s.dateBoost).toFixed(2)} (in “${windowWords(w)}”)`);
-      } else c.moves.push(`date: in “${windowWords(w)}”`);
+        c.moves.push(`date ×${(1 + s.dateBoost).toFixed(2)} (in “${w.text}”)`);
+      } else c.moves.push(`date: in “${w.text}”`);
     }
   }
   return cands.sort((a, b) => b.fused - a.fused || a.rid - b.rid);

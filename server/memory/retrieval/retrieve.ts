@@ -5,7 +5,6 @@ import { applyImportance, qualityFilter, type MatchType } from "./fuse";
 import { cleanDenseQuery, keywordSearchScored, liveMemoryCount } from "./keyword-search";
 import { confidences, withNeighbours, withTime } from "./rerank";
 import { parseTimeIntent, type TimeIntent } from "./time-window";
-import { withEventWindows } from "./event-dates";
 import type { Features } from "./confidence-features";
 import { TURN_LEADERS } from "./confidence";
 import { backgroundOf } from "./background";
@@ -114,7 +113,7 @@ export function denseTexts(
 ): string[] {
   return queries.map((q) => {
     let text = q.text;
-    for (const w of [...time.windows.map((x) => x.text), ...time.events.map((e) => e.lead)])
+    for (const w of time.windows.map((x) => x.text))
       text =
         text
           .replace(w, " ")
@@ -213,15 +212,7 @@ export function searchWithVectors(
   const tf = process.hrtime.bigint();
   const nowMs = Date.parse(req.now ?? new Date().toISOString());
   const offset = req.tzOffsetMinutes ?? defaultOffsetMinutes(nowMs);
-  const mainHits = vectors[0] && settings.weights.vector > 0 ? [...found].filter(([, f]) => f.vectorRank !== null) : [];
-  const time = withEventWindows(
-    db,
-    req.spaceId,
-    parseTimeIntent(req.query, new Date(nowMs), offset),
-    nowMs,
-    mainHits.sort((a, b) => a[1].vectorRank! - b[1].vectorRank!).map(([rid]) => ({ rid, score: 0 })),
-    offset,
-  );
+  const time = parseTimeIntent(req.query, new Date(nowMs), offset);
   // 2. Every candidate of the union is scored on every signal (score-union.ts).
   const rids = [...found.keys()];
   const vecs = storedVectors(db, rids);

@@ -29,10 +29,11 @@ test("relative dates: last week is the week around 7 days ago, yesterday one cal
   assert.equal(inWindows("2024-09-12T00:00:00.000Z", [week]), null);
 });
 
-test("an absolute day, and 'the day after <event>' is not taken for tomorrow", () => {
+test("an absolute day; a span that starts after the turn (tomorrow, 'the day after' the concert) is no window", () => {
   const d = parseTimeIntent("What did we do on June 3rd?", REF).windows[0]!;
   assert.deepEqual([d.start, d.end], ["2024-06-03T00:00:00.000Z", "2024-06-03T23:59:59.999Z"]);
   assert.equal(parseTimeIntent("what did I do the day after the concert?", REF).windows.length, 0);
+  assert.equal(parseTimeIntent("what shall I cook tomorrow?", REF).windows.length, 0);
   assert.equal(parseTimeIntent("What's my dog called?", REF).windows.length, 0);
 });
 
