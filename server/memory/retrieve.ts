@@ -15,6 +15,7 @@ import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "./reindex";
 import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } from "./store";
 import { vectorSearchWithSource, type VectorSource } from "./vector-search";
+import type { StageTimer } from "./stages";
 
 export interface RetrieveRequest {
   query: string;
@@ -136,6 +137,7 @@ export async function retrieve(
   embedder: Embedder,
   req: RetrieveRequest,
   settings: RetrievalSettings,
+  timer?: StageTimer,
 ): Promise<RetrieveResult> {
   const t0 = process.hrtime.bigint();
   // docs/architecture.md#models-and-providers: while the store re-embeds for a new model, memory_vec holds the old model's vectors and the
@@ -149,9 +151,11 @@ export async function retrieve(
   });
   const time = parseTimeIntent(req.query, new Date(req.now ?? Date.now()));
   const dense = settings.weights.vector > 0 ? denseTexts(db, req.spaceId, queries, settings, time) : [];
+  timer?.mark("queries");
   const vectors = dense.length ? await embedder.embedQueries(dense) : [];
+  timer?.mark("embed");
   const embedMs = ms(t0);
-  const out = searchWithVectors(db, req, settings, queries, vectors);
+  const out = searchWithVectors(db, req, settings, queries, vectors, timer);
   const p = reindex ? readReindexProgress(db) : null;
   const notice = reindex
     ? `Memories are being re-indexed for ${reindex.model}${p ? ` (${p.done}/${p.total})` : ""}: keyword matches only until it completes.`
@@ -166,6 +170,7 @@ export function searchWithVectors(
   settings: RetrievalSettings,
   queries: RetrievalQuery[],
   vectors: Float32Array[],
+  timer?: StageTimer,
 ): RetrieveResult {
   const k = req.k ?? settings.topN;
   // One ranking for every k up to RANK_DEPTH: the chat's top 6 is Debug Search's and the eval's (query-builder.ts).
@@ -195,6 +200,7 @@ export function searchWithVectors(
       hits.forEach((h, r) => find(h.rid, "vectorRank", r + 1));
       dense.push({ vector: vectors[i]!, weight: settings.weights.vector * roleWeight });
     }
+    timer?.mark("vector");
     vectorMs += ms(t);
     t = process.hrtime.bigint();
     if (settings.weights.fts > 0) {
@@ -206,6 +212,7 @@ export function searchWithVectors(
       scored.hits.forEach((h, r) => find(h.rid, "ftsRank", r + 1));
       if (scored.match) matches.push({ match: scored.match, weight: settings.weights.fts * roleWeight });
     }
+    timer?.mark("keyword");
     keywordMs += ms(t);
   });
   const tf = process.hrtime.bigint();
@@ -220,6 +227,7 @@ export function searchWithVectors(
     mainHits.sort((a, b) => a[1].vectorRank! - b[1].vectorRank!).map(([rid]) => ({ rid, score: 0 })),
     offset,
   );
+  timer?.mark("events");
   // 2. Every candidate of the union is scored on every signal (score-union.ts).
   const rids = [...found.keys()];
   const vecs = storedVectors(db, rids);
@@ -248,8 +256,10 @@ export function searchWithVectors(
     method: settings.fusion,
     rrfK: settings.rrfK,
   });
+  timer?.mark("union");
   // The 10 leading results (the ranking depth) pass a share to their neighbours (docs/retrieval.md#neighbour-context).
   const staged0 = withNeighbours(db, fusedRaw, settings, depth);
+  timer?.mark("neighbours");
   const rows = getMemoriesByRid(
     db,
     staged0.map((c) => c.rid),
@@ -259,6 +269,7 @@ export function searchWithVectors(
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
   const head = weighted.slice(0, Math.max(k, TURN_LEADERS) + 1);
+  timer?.mark("filter");
   for (const c of head) if (!vecs.has(c.rid)) for (const [rid, v] of storedVectors(db, [c.rid])) vecs.set(rid, v);
   const ordered = head.slice(0, k);
   const conf = confidences(head, {
@@ -271,6 +282,7 @@ export function searchWithVectors(
     docs: liveMemoryCount(db),
     background: backgroundOf(db, req.spaceId, req.model ?? "universal-sentence-encoder-lite"),
   });
+  timer?.mark("confidence");
   const toResult = (
     c: (typeof ordered)[number] | (typeof dropped)[number],
     final: number,
