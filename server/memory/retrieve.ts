@@ -10,7 +10,7 @@ import type { Features } from "./confidence-features";
 import { TURN_LEADERS } from "./confidence";
 import { backgroundOf } from "./background";
 import { buildQueries, candidatePool, rankDepth, type RetrievalQuery } from "./query-builder";
-import { bm25Within, dot, fuseUnion, storedVectors, type Signal } from "./score-union";
+import { dot, fuseUnion, storedVectors, type Signal } from "./score-union";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "./reindex";
 import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } from "./store";
@@ -182,7 +182,7 @@ export function searchWithVectors(
     if (f[leg] === null || f[leg]! > rank) f[leg] = rank;
     found.set(rid, f);
   };
-  const matches: { match: string; weight: number }[] = [];
+  const matches: { scores: Map<number, number>; weight: number }[] = [];
   const dense: { vector: Float32Array; weight: number }[] = [];
   let ftsTerms: { stem: string; idf: number }[] = [];
   let ceiling = 0;
@@ -204,13 +204,13 @@ export function searchWithVectors(
     vectorMs += ms(t);
     t = process.hrtime.bigint();
     if (settings.weights.fts > 0) {
-      const scored = keywordSearchScored(db, req.spaceId, q.text, pool, settings);
+      const scored = keywordSearchScored(db, req.spaceId, q.text, pool, settings, true);
       if (q.role === "main") {
         ftsTerms = scored.terms;
         ceiling = scored.ceiling;
       }
       scored.hits.forEach((h, r) => find(h.rid, "ftsRank", r + 1));
-      if (scored.match) matches.push({ match: scored.match, weight: settings.weights.fts * roleWeight });
+      if (scored.match) matches.push({ scores: scored.scores!, weight: settings.weights.fts * roleWeight });
     }
     timer?.mark("keyword");
     keywordMs += ms(t);
@@ -244,7 +244,12 @@ export function searchWithVectors(
   });
   let keyword = new Map<number, number>();
   matches.forEach((m, i) => {
-    const scores = bm25Within(db, m.match, rids);
+    // The leg read every match's bm25 (keywordSearchScored's allScores): the union's are looked up.
+    const scores = new Map<number, number>();
+    for (const rid of rids) {
+      const b = m.scores.get(rid);
+      if (b !== undefined) scores.set(rid, b);
+    }
     if (i === 0) keyword = scores;
     signals.push({ kind: "fts", weight: m.weight, scores });
   });
