@@ -215,6 +215,8 @@ function spaceLiveCount(db: Database.Database, spaceId: string): number {
 }
 /** Live memories in the store (cached for 5 s, as the keyword leg uses it). */
 export const liveMemoryCount = liveDocCount;
+/** Live memories in one space (cached for 5 s, as the keyword leg uses it). */
+export const liveSpaceCount = spaceLiveCount;
 
 const KEYWORD_JOINED = `SELECT memory_fts.rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts
   JOIN memories m ON m.rid = memory_fts.rowid
