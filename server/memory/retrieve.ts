@@ -14,7 +14,7 @@ import { dot, fuseUnion, storedVectors, type Signal } from "./score-union";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "./reindex";
 import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } from "./store";
-import { vectorSearchWithSource, type VectorSource } from "./vector-search";
+import { vectorSearchManyWithSource, type VectorSource } from "./vector-search";
 import type { StageTimer } from "./stages";
 
 export interface RetrieveRequest {
@@ -190,14 +190,20 @@ export function searchWithVectors(
   let keywordMs = 0;
   let vectorSource: VectorSource | null = null;
   const tStart = process.hrtime.bigint();
-  // 1. The legs find candidates: each query's nearest vectors and its best keyword matches.
+  // 1. The legs find candidates: each query's nearest vectors and its best keyword matches. The
+  // turn's query vectors are searched in one batched index call (one thread per query).
+  let t = process.hrtime.bigint();
+  const searched =
+    settings.weights.vector > 0 && vectors.length > 0
+      ? vectorSearchManyWithSource(db, req.spaceId, vectors.slice(0, queries.length), pool)
+      : null;
+  vectorMs += ms(t);
   queries.forEach((q, i) => {
     const roleWeight = q.role === "anchor" ? settings.weights.anchor : 1;
-    let t = process.hrtime.bigint();
-    if (settings.weights.vector > 0 && vectors[i]) {
-      const { hits, source } = vectorSearchWithSource(db, req.spaceId, vectors[i]!, pool);
-      vectorSource = source;
-      hits.forEach((h, r) => find(h.rid, "vectorRank", r + 1));
+    t = process.hrtime.bigint();
+    if (searched && vectors[i]) {
+      vectorSource = searched.source;
+      searched.hits[i]!.forEach((h, r) => find(h.rid, "vectorRank", r + 1));
       dense.push({ vector: vectors[i]!, weight: settings.weights.vector * roleWeight });
     }
     timer?.mark("vector");
