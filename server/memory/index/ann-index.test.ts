@@ -12,7 +12,7 @@ import {
   updateMemoryContent,
 } from "../store";
 import { setMeta } from "../../core/meta";
-import { vec0Search, vectorSearchWithSource } from "../retrieval/vector-search";
+import { vec0Search, vectorSearchManyWithSource, vectorSearchWithSource } from "../retrieval/vector-search";
 
 const DIM = 32;
 
@@ -350,4 +350,37 @@ test("a re-index swap (logged as a reset) makes a running index rebuild", async 
   assert.equal(ann.stats.builds, 2);
   assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "ann");
   stopAnnIndex(s.sqlite);
+});
+
+test("searchMany: a turn's queries in one batched call get each query's own hits, and vec0's when the index cannot answer", async () => {
+  const s = openTempStore({ model: "test-32d", dim: DIM });
+  stores.push(s);
+  const db = s.sqlite;
+  const r = rng(7);
+  const items = Array.from({ length: 600 }, (_, i) => ({ spaceId: "a", content: `m ${i}` }));
+  insertMemories(
+    db,
+    items,
+    items.map(() => randomUnit(r)),
+    "test-32d",
+  );
+  const queries = Array.from({ length: 3 }, () => randomUnit(r));
+  // Before the index is built vec0 answers, query by query.
+  const before = vectorSearchManyWithSource(db, "a", queries, 20);
+  assert.equal(before.source, "vec0");
+  assert.deepEqual(
+    before.hits,
+    queries.map((q) => vec0Search(db, "a", q, 20)),
+  );
+  const ann = startAnnIndex(db, DIM, null);
+  await ann.build();
+  const many = ann.searchMany("a", queries, 20)!;
+  assert.equal(many.length, 3);
+  queries.forEach((q, i) => {
+    assert.equal(many[i]!.length, 20);
+    assert.deepEqual(many[i], ann.search("a", q, 20), `query ${i}: the batched search is the single one`);
+  });
+  assert.deepEqual(ann.searchMany("empty", queries, 20), [[], [], []]);
+  assert.equal(vectorSearchManyWithSource(db, "a", queries, 20).source, "ann");
+  stopAnnIndex(db);
 });

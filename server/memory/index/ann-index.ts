@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { availableParallelism } from "node:os";
 import usearch from "usearch";
 import { onVectorWrite, vecLogSeq, type VectorWrite } from "../store";
 import { getMeta } from "../../core/meta";
@@ -17,6 +18,20 @@ import {
 } from "./ann-params";
 
 const { Index, MetricKind, ScalarKind } = usearch;
+
+/** Threads a batched search may use: one per query, up to the machine's cores. */
+const SEARCH_THREADS = Math.max(1, availableParallelism());
+
+/** The first k finite matches of one query, best first. */
+function hitsOf(m: { keys: BigUint64Array; distances: Float32Array }, k: number): AnnSearchHit[] {
+  const out: AnnSearchHit[] = [];
+  for (let i = 0; i < Math.min(k, m.keys.length); i++) {
+    const d = m.distances[i]!;
+    if (!Number.isFinite(d)) continue;
+    out.push({ rid: Number(m.keys[i]), similarity: 1 - d });
+  }
+  return out;
+}
 
 /**
  * In-memory HNSW index (usearch, f16) over memory_vec, one graph per space. vec0 stays the durable
@@ -160,18 +175,32 @@ export class AnnIndex {
 
   /** Search one space; null when the index cannot answer (the caller falls back to vec0). `width`: the bench's sweep. */
   search(spaceId: string, query: Float32Array, k: number, width?: number): AnnSearchHit[] | null {
+    return this.searchMany(spaceId, [query], k, width)?.[0] ?? null;
+  }
+
+  /**
+   * Search one space for several queries (a turn's main and anchor query) in one call, on up to one
+   * thread per query: the same graph search per query as `search`, so the same hits. usearch searches
+   * each on a free thread slot of the index and fails the call when none is free (its thread slots
+   * are reserved by the insertions): then the queries are searched one after the other instead.
+   */
+  searchMany(spaceId: string, queries: Float32Array[], k: number, width?: number): AnnSearchHit[][] | null {
     if (!this.isFresh()) return null;
     const s = this.spaces.get(spaceId);
-    if (!s || s.size === 0) return [];
-    const q = query.byteOffset === 0 && query.length === query.buffer.byteLength / 4 ? query : query.slice();
-    const m = s.index.search(q, Math.min(Math.max(k, width ?? searchWidth(s.size, k)), s.size), 1);
-    const out: AnnSearchHit[] = [];
-    for (let i = 0; i < Math.min(k, m.keys.length); i++) {
-      const d = m.distances[i]!;
-      if (!Number.isFinite(d)) continue;
-      out.push({ rid: Number(m.keys[i]), similarity: 1 - d });
+    if (!s || s.size === 0) return queries.map(() => []);
+    const wanted = Math.min(Math.max(k, width ?? searchWidth(s.size, k)), s.size);
+    const compact = (q: Float32Array) => (q.byteOffset === 0 && q.length === q.buffer.byteLength / 4 ? q : q.slice());
+    const one = (q: Float32Array) => hitsOf(s.index.search(compact(q), wanted, 1), k);
+    if (queries.length === 1) return [one(queries[0]!)];
+    const matrix = new Float32Array(queries.length * this.dim);
+    queries.forEach((q, i) => matrix.set(q, i * this.dim));
+    let batch: InstanceType<typeof usearch.BatchMatches>;
+    try {
+      batch = s.index.search(matrix, wanted, Math.min(queries.length, SEARCH_THREADS)) as typeof batch;
+    } catch {
+      return queries.map(one);
     }
-    return out;
+    return queries.map((_, i) => hitsOf(batch.get(i), k));
   }
 
   /**

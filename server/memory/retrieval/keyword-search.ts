@@ -215,10 +215,15 @@ function spaceLiveCount(db: Database.Database, spaceId: string): number {
 }
 /** Live memories in the store (cached for 5 s, as the keyword leg uses it). */
 export const liveMemoryCount = liveDocCount;
+/** Live memories in one space (cached for 5 s, as the keyword leg uses it). */
+export const liveSpaceCount = spaceLiveCount;
 
 const KEYWORD_JOINED = `SELECT memory_fts.rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts
   JOIN memories m ON m.rid = memory_fts.rowid
   WHERE memory_fts MATCH ? AND m.space_id = ? ORDER BY bm25 LIMIT ?`;
+/** Every match with its bm25, any space, in FTS5's rowid order (keywordSearchScored's `scores`). */
+const KEYWORD_ALL = "SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ?";
+const SPACES_OF = "SELECT rid, space_id AS spaceId FROM memories WHERE rid IN (SELECT value FROM json_each(?))";
 const KEYWORD_ONE_SPACE = `SELECT f.rid, f.bm25, m.space_id AS spaceId FROM
   (SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm25 LIMIT ?) f
   JOIN memories m ON m.rid = f.rid ORDER BY f.bm25`;
@@ -247,6 +252,11 @@ export interface ScoredKeywordHits {
    * about people or things this space has never mentioned is likely not about it (0 without words).
    */
   known: number;
+  /**
+   * With `allScores`: −bm25 of every memory the expression matches (any space; higher is better), read by
+   * the same statement as the hits, so the union is scored without a second FTS5 query (score-union.ts).
+   */
+  scores?: Map<number, number>;
 }
 
 /** keywordSearch plus the query's bm25 ceiling, for score normalisation in linear fusion. */
@@ -256,12 +266,22 @@ export function keywordSearchScored(
   text: string,
   limit: number,
   opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
+  allScores = false,
 ): ScoredKeywordHits {
   const all: Term[] = [];
   const terms = selectTerms(db, text, opts, spaceId, all);
-  if (!terms) return { hits: [], ceiling: 0, terms: [], match: "", known: 0 };
+  if (!terms)
+    return { hits: [], ceiling: 0, terms: [], match: "", known: 0, ...(allScores ? { scores: new Map() } : {}) };
   const known = all.filter((t) => t.spaceDf > 0).length / all.length;
   const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
+  const n = liveDocCount(db);
+  const scoring = {
+    match,
+    known,
+    ceiling: bm25Ceiling(db, terms),
+    terms: terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) })),
+  };
+  if (allScores) return { ...allMatches(db, spaceId, match, limit), ...scoring };
   // The space filter is a join per matching row (half the leg's cost at 10K). When every live memory is
   // in one space (most stores), rank first and filter the top rows afterwards; the filter still holds if
   // the 5-second count is stale, at worst returning fewer rows. memory_fts holds live rows only.
@@ -272,14 +292,38 @@ export function keywordSearchScored(
         .slice(0, limit)
         .map(({ rid, bm25 }) => ({ rid, bm25 }))
     : (stmt(db, KEYWORD_JOINED).all(match, spaceId, limit) as KeywordHit[]);
-  const n = liveDocCount(db);
-  return {
-    hits,
-    match,
-    known,
-    ceiling: bm25Ceiling(db, terms),
-    terms: terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) })),
-  };
+  return { hits, ...scoring };
+}
+
+/**
+ * The hits and every match's −bm25 from one FTS5 statement. ORDER BY bm25 LIMIT computes bm25 for every
+ * match anyway; reading them all costs the rows' transfer (~1 ms for a few thousand), where scoring the
+ * union apart cost an FTS5 query per union member (`rowid IN` runs the MATCH once per rowid: ~100 ms at
+ * 10K memories). Ranked here (a stable sort keeps FTS5's rowid order among equal scores) and filtered
+ * to the space from the leading rows on, a slice at a time, until `limit` are found.
+ */
+function allMatches(
+  db: Database.Database,
+  spaceId: string,
+  match: string,
+  limit: number,
+): { hits: KeywordHit[]; scores: Map<number, number> } {
+  const rows = stmt(db, KEYWORD_ALL).all(match) as KeywordHit[];
+  const scores = new Map<number, number>();
+  for (const r of rows) scores.set(r.rid, -r.bm25);
+  rows.sort((a, b) => a.bm25 - b.bm25);
+  const hits: KeywordHit[] = [];
+  const slice = Math.max(limit * 2, 100);
+  for (let i = 0; i < rows.length && hits.length < limit; i += slice) {
+    const part = rows.slice(i, i + slice);
+    const spaces = new Map(
+      (stmt(db, SPACES_OF).all(JSON.stringify(part.map((r) => r.rid))) as { rid: number; spaceId: string }[]).map(
+        (r) => [r.rid, r.spaceId],
+      ),
+    );
+    for (const r of part) if (hits.length < limit && spaces.get(r.rid) === spaceId) hits.push(r);
+  }
+  return { hits, scores };
 }
 
 /** Porter stems of a text's words, as the keyword leg sees them (for matched-term shares). */

@@ -9,11 +9,12 @@ import type { Features } from "./confidence-features";
 import { TURN_LEADERS } from "./confidence";
 import { backgroundOf } from "./background";
 import { buildQueries, candidatePool, rankDepth, type RetrievalQuery } from "./query-builder";
-import { bm25Within, dot, fuseUnion, storedVectors, type Signal } from "./score-union";
+import { dot, fuseUnion, storedVectors, type Signal } from "./score-union";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "../index/reindex";
 import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } from "../store";
-import { vectorSearchWithSource, type VectorSource } from "./vector-search";
+import { vectorSearchManyWithSource, type VectorSource } from "./vector-search";
+import type { StageTimer } from "./stages";
 
 export interface RetrieveRequest {
   query: string;
@@ -135,6 +136,7 @@ export async function retrieve(
   embedder: Embedder,
   req: RetrieveRequest,
   settings: RetrievalSettings,
+  timer?: StageTimer,
 ): Promise<RetrieveResult> {
   const t0 = process.hrtime.bigint();
   // docs/architecture.md#models-and-providers: while the store re-embeds for a new model, memory_vec holds the old model's vectors and the
@@ -148,9 +150,11 @@ export async function retrieve(
   });
   const time = parseTimeIntent(req.query, new Date(req.now ?? Date.now()));
   const dense = settings.weights.vector > 0 ? denseTexts(db, req.spaceId, queries, settings, time) : [];
+  timer?.mark("queries");
   const vectors = dense.length ? await embedder.embedQueries(dense) : [];
+  timer?.mark("embed");
   const embedMs = ms(t0);
-  const out = searchWithVectors(db, req, settings, queries, vectors);
+  const out = searchWithVectors(db, req, settings, queries, vectors, timer);
   const p = reindex ? readReindexProgress(db) : null;
   const notice = reindex
     ? `Memories are being re-indexed for ${reindex.model}${p ? ` (${p.done}/${p.total})` : ""}: keyword matches only until it completes.`
@@ -165,6 +169,7 @@ export function searchWithVectors(
   settings: RetrievalSettings,
   queries: RetrievalQuery[],
   vectors: Float32Array[],
+  timer?: StageTimer,
 ): RetrieveResult {
   const k = req.k ?? settings.topN;
   // One ranking for every k up to RANK_DEPTH: the chat's top 6 is Debug Search's and the eval's (query-builder.ts).
@@ -176,7 +181,7 @@ export function searchWithVectors(
     if (f[leg] === null || f[leg]! > rank) f[leg] = rank;
     found.set(rid, f);
   };
-  const matches: { match: string; weight: number }[] = [];
+  const matches: { scores: Map<number, number>; weight: number }[] = [];
   const dense: { vector: Float32Array; weight: number }[] = [];
   let ftsTerms: { stem: string; idf: number }[] = [];
   let ceiling = 0;
@@ -185,34 +190,43 @@ export function searchWithVectors(
   let keywordMs = 0;
   let vectorSource: VectorSource | null = null;
   const tStart = process.hrtime.bigint();
-  // 1. The legs find candidates: each query's nearest vectors and its best keyword matches.
+  // 1. The legs find candidates: each query's nearest vectors and its best keyword matches. The
+  // turn's query vectors are searched in one batched index call (one thread per query).
+  let t = process.hrtime.bigint();
+  const searched =
+    settings.weights.vector > 0 && vectors.length > 0
+      ? vectorSearchManyWithSource(db, req.spaceId, vectors.slice(0, queries.length), pool)
+      : null;
+  vectorMs += ms(t);
   queries.forEach((q, i) => {
     const roleWeight = q.role === "anchor" ? settings.weights.anchor : 1;
-    let t = process.hrtime.bigint();
-    if (settings.weights.vector > 0 && vectors[i]) {
-      const { hits, source } = vectorSearchWithSource(db, req.spaceId, vectors[i]!, pool);
-      vectorSource = source;
-      hits.forEach((h, r) => find(h.rid, "vectorRank", r + 1));
+    t = process.hrtime.bigint();
+    if (searched && vectors[i]) {
+      vectorSource = searched.source;
+      searched.hits[i]!.forEach((h, r) => find(h.rid, "vectorRank", r + 1));
       dense.push({ vector: vectors[i]!, weight: settings.weights.vector * roleWeight });
     }
+    timer?.mark("vector");
     vectorMs += ms(t);
     t = process.hrtime.bigint();
     if (settings.weights.fts > 0) {
-      const scored = keywordSearchScored(db, req.spaceId, q.text, pool, settings);
+      const scored = keywordSearchScored(db, req.spaceId, q.text, pool, settings, true);
       if (q.role === "main") {
         ftsTerms = scored.terms;
         ceiling = scored.ceiling;
         known = scored.known;
       }
       scored.hits.forEach((h, r) => find(h.rid, "ftsRank", r + 1));
-      if (scored.match) matches.push({ match: scored.match, weight: settings.weights.fts * roleWeight });
+      if (scored.match) matches.push({ scores: scored.scores!, weight: settings.weights.fts * roleWeight });
     }
+    timer?.mark("keyword");
     keywordMs += ms(t);
   });
   const tf = process.hrtime.bigint();
   const nowMs = Date.parse(req.now ?? new Date().toISOString());
   const offset = req.tzOffsetMinutes ?? defaultOffsetMinutes(nowMs);
   const time = parseTimeIntent(req.query, new Date(nowMs), offset);
+  timer?.mark("dates");
   // 2. Every candidate of the union is scored on every signal (score-union.ts).
   const rids = [...found.keys()];
   const vecs = storedVectors(db, rids);
@@ -229,7 +243,12 @@ export function searchWithVectors(
   });
   let keyword = new Map<number, number>();
   matches.forEach((m, i) => {
-    const scores = bm25Within(db, m.match, rids);
+    // The leg read every match's bm25 (keywordSearchScored's allScores): the union's are looked up.
+    const scores = new Map<number, number>();
+    for (const rid of rids) {
+      const b = m.scores.get(rid);
+      if (b !== undefined) scores.set(rid, b);
+    }
     if (i === 0) keyword = scores;
     signals.push({ kind: "fts", weight: m.weight, scores });
   });
@@ -241,8 +260,10 @@ export function searchWithVectors(
     method: settings.fusion,
     rrfK: settings.rrfK,
   });
+  timer?.mark("union");
   // The 10 leading results (the ranking depth) pass a share to their neighbours (docs/retrieval.md#neighbour-context).
   const staged0 = withNeighbours(db, fusedRaw, settings, depth);
+  timer?.mark("neighbours");
   const rows = getMemoriesByRid(
     db,
     staged0.map((c) => c.rid),
@@ -252,6 +273,7 @@ export function searchWithVectors(
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
   const head = weighted.slice(0, Math.max(k, TURN_LEADERS) + 1);
+  timer?.mark("filter");
   for (const c of head) if (!vecs.has(c.rid)) for (const [rid, v] of storedVectors(db, [c.rid])) vecs.set(rid, v);
   const ordered = head.slice(0, k);
   const conf = confidences(head, {
@@ -265,6 +287,7 @@ export function searchWithVectors(
     docs: liveMemoryCount(db),
     background: backgroundOf(db, req.spaceId, req.model ?? "universal-sentence-encoder-lite"),
   });
+  timer?.mark("confidence");
   const toResult = (
     c: (typeof ordered)[number] | (typeof dropped)[number],
     final: number,

@@ -8,6 +8,7 @@ import { rankDepth } from "./query-builder";
 import { retrieve, type RetrievedMemory, type RetrieveResult } from "./retrieve";
 import { loadRetrievalSettings, type RetrievalSettings } from "./settings";
 import { spaceExists } from "../store";
+import type { StageTimer } from "./stages";
 
 /** A search result; `documentName` is the source file of a memory from document ingestion, `documentNames` every file it is in. */
 export type SearchResult = Omit<RetrieveResult, "results" | "dropped"> & {
@@ -25,12 +26,14 @@ export type SearchResult = Omit<RetrieveResult, "results" | "dropped"> & {
 export async function search(
   ctx: MemoContext,
   input: SearchInput & { promote?: boolean; forPrompt?: boolean },
+  timer?: StageTimer,
 ): Promise<SearchResult> {
   const spaceId = input.space ?? DEFAULT_SPACE;
   if (!spaceExists(ctx.db, spaceId)) throw new ServiceError(404, `space '${spaceId}' does not exist`);
   const { model } = await activeModel(ctx);
   const { pool, ...overrides } = input.options ?? {};
   const settings = { ...loadRetrievalSettings(ctx.db, model), ...overrides };
+  timer?.mark("settings");
   const res = await retrieve(
     ctx.db,
     ctx.embedder,
@@ -46,13 +49,16 @@ export async function search(
       tzOffsetMinutes: input.tzOffsetMinutes,
     },
     settings,
+    timer,
   );
   // Memories from an ingested file carry its name (joined from documents by document_id).
-  return {
+  const named = {
     ...res,
     results: withDocumentNames(ctx.db, res.results),
     dropped: withDocumentNames(ctx.db, res.dropped),
     model,
     settings,
   };
+  timer?.mark("results");
+  return named;
 }

@@ -25,6 +25,18 @@ export function vectorSearchWithSource(
   return { hits: vec0Search(db, spaceId, query, k), source: "vec0" };
 }
 
+/** vectorSearchWithSource for several queries: one batched index call (ann-index.ts searchMany), or vec0 for each. */
+export function vectorSearchManyWithSource(
+  db: Database.Database,
+  spaceId: string,
+  queries: Float32Array[],
+  k: number,
+): { hits: VectorHit[][]; source: VectorSource } {
+  const ann = annFor(db)?.searchMany(spaceId, queries, k);
+  if (ann) return { hits: ann, source: "ann" };
+  return { hits: queries.map((q) => vec0Search(db, spaceId, q, k)), source: "vec0" };
+}
+
 export function vectorSearch(db: Database.Database, spaceId: string, query: Float32Array, k: number): VectorHit[] {
   return vectorSearchWithSource(db, spaceId, query, k).hits;
 }
