@@ -278,6 +278,7 @@ test("keywordSearchScored: the ceiling is Σ FTS5 idf of the kept terms, what a 
     ceiling: 0,
     terms: [],
     match: "",
+    known: 0,
   });
 });
 
@@ -376,4 +377,14 @@ test("allScores: the same hits from one statement, and every match's −bm25 as 
   assert.equal(oneM.hits.length, 10);
   assert.deepEqual(allM.hits, oneM.hits);
   assert.equal(allM.scores!.size, 340, "every match of any space is scored (the union is this space's)");
+});
+
+test("known: the share of the query's words the space holds at all, whatever their pruning", () => {
+  const s = store();
+  add(s.sqlite, ["kiwi pear plum", "kiwi lime plum"]);
+  add(s.sqlite, ["mango papaya"], "other");
+  assert.equal(keywordSearchScored(s.sqlite, "personal", "kiwi and plum", 10).known, 1);
+  // "mango" is only in another space: unknown here, as a word never said.
+  assert.equal(keywordSearchScored(s.sqlite, "personal", "kiwi mango quince plum", 10).known, 0.5);
+  assert.equal(keywordSearchScored(s.sqlite, "personal", "quince", 10).known, 0);
 });
