@@ -70,9 +70,11 @@ const BASE: RetrievalSettings = {
   neighbourWeight: 0.3,
   dateBoost: 2,
   neighbourGapMinutes: 60,
-  // The lowest that keeps questions asked in another conversation's space and 60 everyday prompts at
-  // ≤ 0.5 memories of 6 packed on LoCoMo's tuning half (npm run eval:locomo -- --fit).
-  minConfidence: 0.385,
+  // On LoCoMo's tuning half (npm run eval:locomo -- --fit) 0.5 packs 0.670 of the evidence with 0.22
+  // memories of 6 for another conversation's questions and 0.19 for everyday prompts. The lowest value
+  // under 0.5 of each (0.385) packed 0.540 for the former on the reporting half and 2.8 for the
+  // behaviour suite's unanswerable turns (bound 2): held-out data needs the margin (docs/retrieval.md).
+  minConfidence: 0.5,
   packSpeakers: true,
   assistantMaxChars: 400,
 };
