@@ -16,7 +16,7 @@
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { exchangeText } from "../memory/chunker";
-import { nowIso, purgeMemories, writeTransaction } from "../memory/store";
+import { ensureSpace, nowIso, purgeMemories, writeTransaction } from "../memory/store";
 import { addMemories } from "../memory/write";
 import { appContext, type MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
@@ -111,7 +111,7 @@ export class PersistQueue {
     const id = crypto.randomUUID();
     const db = this.ctx().db;
     db.transaction(() => {
-      db.prepare("INSERT OR IGNORE INTO spaces (id) VALUES (?)").run(job.space);
+      ensureSpace(db, job.space);
       db.prepare(
         "INSERT INTO pending_exchanges (id, space_id, user_content, assistant_content, timestamp, source) VALUES (?, ?, ?, ?, ?, ?)",
       ).run(id, job.space, job.user, job.assistant, job.timestamp, job.source);

@@ -17,9 +17,10 @@ export interface OpenedDb {
 
 /**
  * Open (and migrate) a store file. sqlite-vec must be loaded before migrate(): the custom migration
- * creates vec0 tables. WAL lets readers run while a write transaction is open.
+ * creates vec0 tables. WAL lets readers run while a write transaction is open. `migrationsFolder` is for the
+ * migration tests, which make a store with an earlier set of migrations first.
  */
-export function openDb(file: string = dbPath()): OpenedDb {
+export function openDb(file: string = dbPath(), migrationsFolder: string = migrationsDir()): OpenedDb {
   if (file !== ":memory:") {
     // The data folder and the store's folder are the owner's alone (0700), and so is the database (0600)
     // from its first byte: SQLite gives the -wal and -shm files the database file's mode.
@@ -37,7 +38,7 @@ export function openDb(file: string = dbPath()): OpenedDb {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("mmap_size = 1073741824");
   const orm = drizzle(sqlite, { schema }) as Db;
-  migrate(orm, { migrationsFolder: migrationsDir() });
+  migrate(orm, { migrationsFolder });
   if (file !== ":memory:") {
     // Also files made before the modes were set here (or by a process with another umask).
     for (const f of [file, `${file}-wal`, `${file}-shm`]) privateMode(f, 0o600);
