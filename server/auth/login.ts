@@ -1,4 +1,7 @@
+import crypto from "node:crypto";
 import type Database from "better-sqlite3";
+import { OWNER_ID } from "../core/space-name";
+import { personByLogin, personPasswordHash, setPersonPasswordHashQuietly, type Person } from "./people";
 import {
   DEFAULT_SCRYPT,
   hashPassword,
@@ -40,6 +43,50 @@ export async function checkOwnerPassword(
   const hash = ownerPasswordHash(db);
   if (!hash)
     return { ok: false, status: 409, message: "no owner password is set; run `npm run set-password` on the server" };
+  return checkPasswordAgainst(db, hash, password, ip, now, policy, rehashTo, (h) => replaceOwnerPasswordHash(db, h));
+}
+
+/** A hash no password matches, checked for an unknown sign-in name so that it costs what a known one does. */
+let decoyHash: Promise<string> | null = null;
+
+/**
+ * Check a person's password (the owner's by `checkOwnerPassword`), with the same rate limit by address. An
+ * unknown or disabled sign-in name costs a full check too and answers like a wrong password: whether a name
+ * exists is not told.
+ */
+export async function checkPersonPassword(
+  db: Database.Database,
+  login: string,
+  password: string,
+  ip: string,
+  now = Date.now(),
+): Promise<{ ok: true; person: Person } | AuthFailure> {
+  const person = personByLogin(db, login);
+  if (person?.id === OWNER_ID) {
+    const r = await checkOwnerPassword(db, password, ip, now);
+    return r.ok ? { ok: true, person } : r;
+  }
+  const stored = person && !person.disabled ? personPasswordHash(db, person.id) : null;
+  decoyHash ??= hashPassword(crypto.randomUUID());
+  const hash = stored ?? (await decoyHash);
+  const r = await checkPasswordAgainst(db, hash, password, ip, now, LOGIN_POLICY, DEFAULT_SCRYPT, (h) => {
+    if (person) setPersonPasswordHashQuietly(db, person.id, h);
+  });
+  if (!r.ok) return r.status === 401 ? { ...r, message: "wrong sign-in name or password" } : r;
+  if (!stored || !person) return { ok: false, status: 401, message: "wrong sign-in name or password" };
+  return { ok: true, person };
+}
+
+async function checkPasswordAgainst(
+  db: Database.Database,
+  hash: string,
+  password: string,
+  ip: string,
+  now: number,
+  policy: LoginPolicy,
+  rehashTo: ScryptParams,
+  rehash: (h: string) => void,
+): Promise<{ ok: true } | AuthFailure> {
   const stats = attemptStats(db, ip, policy.windowMs, now);
   const wait = loginRetryAfterMs(stats, now, policy);
   if (wait > 0) {
@@ -61,18 +108,35 @@ export async function checkOwnerPassword(
     return { ok: false, status: 401, message: "wrong password" };
   }
   markAttemptOk(db, id);
-  if (needsRehash(hash, rehashTo)) replaceOwnerPasswordHash(db, await hashPassword(password, rehashTo));
+  if (needsRehash(hash, rehashTo)) rehash(await hashPassword(password, rehashTo));
   return { ok: true };
 }
 
+/** Sign in: `{ password }` alone is the owner (as before people existed), `{ login, password }` anyone. */
 export async function signIn(
   db: Database.Database,
-  input: { password: string; ip: string; userAgent?: string | null },
+  input: { login?: string; password: string; ip: string; userAgent?: string | null },
   now = Date.now(),
-): Promise<{ ok: true; token: string; expiresAt: string } | AuthFailure> {
-  const checked = await checkOwnerPassword(db, input.password, input.ip, now);
-  if (!checked.ok) return checked;
-  return { ok: true, ...createSession(db, { ip: input.ip, userAgent: input.userAgent }, now) };
+): Promise<
+  { ok: true; token: string; expiresAt: string; personId: string; mustChangePassword: boolean } | AuthFailure
+> {
+  let personId = OWNER_ID;
+  let mustChangePassword = false;
+  if (input.login === undefined) {
+    const checked = await checkOwnerPassword(db, input.password, input.ip, now);
+    if (!checked.ok) return checked;
+  } else {
+    const checked = await checkPersonPassword(db, input.login, input.password, input.ip, now);
+    if (!checked.ok) return checked;
+    personId = checked.person.id;
+    mustChangePassword = checked.person.mustChangePassword;
+  }
+  return {
+    ok: true,
+    personId,
+    mustChangePassword,
+    ...createSession(db, { ip: input.ip, userAgent: input.userAgent, personId }, now),
+  };
 }
 
 /**

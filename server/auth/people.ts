@@ -117,3 +117,8 @@ function revokeAllOf(db: Database.Database, personId: string): void {
     "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE person_id = ? AND revoked_at IS NULL",
   ).run(personId);
 }
+
+/** Re-hash in place (stronger parameters after a sign-in), without signing anyone out. */
+export function setPersonPasswordHashQuietly(db: Database.Database, id: string, hash: string): void {
+  stmt(db, "UPDATE people SET password_hash = ? WHERE id = ? AND id != 'owner'").run(hash, id);
+}

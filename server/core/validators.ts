@@ -105,3 +105,11 @@ export const idsInput = z.strictObject({
 });
 
 export const rememberInput = z.strictObject({ text: memoryText, space: spaceName.optional() });
+
+/** An API token's name (what uses it). */
+export const tokenName = z
+  .string()
+  .trim()
+  .min(1, "name the token (what uses it)")
+  .max(100, "a token name has at most 100 characters")
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "the name must not contain control characters");

@@ -1,9 +1,11 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { createTRPCRouter, ownerProcedure, publicProcedure } from "../trpc";
+import { createTRPCRouter, ownerProcedure, personalProcedure, publicProcedure } from "../trpc";
 import { TRPC_CODE_BY_STATUS } from "../../core/errors";
+import { tokenName } from "../../core/validators";
 import { accessConfig, clientAddress, isLoopbackAddress, loginRequired, readCookie } from "../../auth/access";
-import { principalOf } from "../../auth/gate";
+import { loginRequiredHere, principalOf } from "../../auth/gate";
+import { OWNER_ID } from "../../core/space-name";
 import { changeOwnerPassword } from "../../auth/login";
 import { MAX_PASSWORD_CHARS } from "../../auth/password";
 import {
@@ -16,13 +18,6 @@ import {
   SESSION_COOKIE,
 } from "../../auth/store";
 
-const tokenName = z
-  .string()
-  .trim()
-  .min(1, "name the token (what uses it)")
-  .max(100, "a token name has at most 100 characters")
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "the name must not contain control characters");
-
 /**
  * Settings → Access: the mode Memo runs in, the owner password, API tokens, sessions. Everything but the
  * status is for the owner (a session, or loopback): an API token may not list, mint or revoke tokens or
@@ -33,23 +28,24 @@ export const accessRouter = createTRPCRouter({
     const cfg = accessConfig();
     const p = principalOf(ctx.headers);
     return {
-      loginRequired: loginRequired(ctx.headers, cfg),
+      loginRequired: loginRequiredHere(ctx.headers),
       host: cfg.host,
-      loopback: isLoopbackAddress(cfg.host) && !loginRequired(ctx.headers, cfg),
+      loopback: isLoopbackAddress(cfg.host) && !loginRequiredHere(ctx.headers),
       passwordSet: hasOwnerPassword(ctx.memo.db),
       via: p?.kind ?? null,
       sessions: countSessions(ctx.memo.db),
     };
   }),
-  tokens: ownerProcedure.query(({ ctx }) => listApiTokens(ctx.memo.db)),
+  // Each person lists, makes and revokes their own tokens; a token acts as its person.
+  tokens: personalProcedure.query(({ ctx }) => listApiTokens(ctx.memo.db, ctx.person.personId)),
   /** The token's secret is in this answer only; the store keeps its SHA-256. */
-  createToken: ownerProcedure.input(z.strictObject({ name: tokenName })).mutation(({ ctx, input }) => {
-    return createApiToken(ctx.memo.db, input.name);
+  createToken: personalProcedure.input(z.strictObject({ name: tokenName })).mutation(({ ctx, input }) => {
+    return createApiToken(ctx.memo.db, input.name, ctx.person.personId);
   }),
-  revokeToken: ownerProcedure
+  revokeToken: personalProcedure
     .input(z.strictObject({ id: z.string().uuid("id must be a token id") }))
     .mutation(({ ctx, input }) => {
-      if (!revokeApiToken(ctx.memo.db, input.id))
+      if (!revokeApiToken(ctx.memo.db, input.id, ctx.person.personId))
         throw new TRPCError({ code: "NOT_FOUND", message: "no live API token with this id" });
       return { revoked: input.id };
     }),
@@ -66,6 +62,9 @@ export const accessRouter = createTRPCRouter({
       }),
     )
     .mutation(async ({ ctx, input }) => {
+      // The owner's password is the owner's: another admin resets people's passwords, not this one.
+      if (ctx.person.personId !== OWNER_ID)
+        throw new TRPCError({ code: "FORBIDDEN", message: "only the owner can change the owner password" });
       const cfg = accessConfig();
       const r = await changeOwnerPassword(ctx.memo.db, {
         current: input.current,

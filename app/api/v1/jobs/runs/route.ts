@@ -2,6 +2,7 @@ import { errorResponse, handle, json } from "@/server/http/rest";
 import { reindexStatus } from "@/server/memory/reindex-job";
 import { JOB_NAMES, listRuns } from "@/server/core/job-runner";
 import { appContext } from "@/server/core/context";
+import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -11,7 +12,7 @@ export const dynamic = "force-dynamic";
  * finishedAt, status, result, error, durationMs }], reindex } — newest first; `reindex` is the progress
  * of the current or last re-index for a new embedding model.
  */
-export function GET(req: Request) {
+export const GET = asPerson(function GET(req: Request) {
   const q = new URL(req.url).searchParams;
   const job = q.get("job") ?? undefined;
   if (job && !(JOB_NAMES as readonly string[]).includes(job))
@@ -24,4 +25,4 @@ export function GET(req: Request) {
     const db = appContext().db;
     return json({ runs: listRuns(db, { job, limit }), reindex: reindexStatus(db) });
   });
-}
+});

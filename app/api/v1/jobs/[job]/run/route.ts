@@ -1,6 +1,7 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { runCounts, runJobNow, RUNNABLE_JOBS, type RunnableJob } from "@/server/jobs/jobs";
 import { appContext } from "@/server/core/context";
+import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -11,7 +12,7 @@ export const dynamic = "force-dynamic";
  * the reason); 409 when a run of that job is already in progress (here or in another process);
  * 500 when the run failed (run.error says why). Every run is in GET /api/v1/jobs/runs.
  */
-export async function POST(_req: Request, { params }: { params: Promise<{ job: string }> }) {
+export const POST = asPerson(async function POST(_req: Request, { params }: { params: Promise<{ job: string }> }) {
   const { job } = await params;
   if (!(RUNNABLE_JOBS as readonly string[]).includes(job))
     return errorResponse(404, `no job '${job}'; jobs are ${RUNNABLE_JOBS.join(" and ")}`);
@@ -26,4 +27,4 @@ export async function POST(_req: Request, { params }: { params: Promise<{ job: s
       );
     return json(body);
   });
-}
+});
