@@ -1,6 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import { runAs, type Acting } from "../core/acting";
+import { dekeyValue, myKeyPrefix, runAs, type Acting } from "../core/acting";
 import { appContext, type MemoContext } from "../core/context";
 import type { Principal } from "../auth/access";
 import { asServiceError, TRPC_CODE_BY_STATUS } from "../core/errors";
@@ -43,7 +43,15 @@ const serviceErrors = t.middleware(async ({ next }) => {
 const actAsPerson = t.middleware(({ ctx, next }) => {
   const principal = ctx.principal !== undefined ? ctx.principal : principalOf(ctx.headers);
   const person = ctx.person ?? actingOf(principal);
-  return runAs(person, () => next({ ctx: { principal, person } }));
+  return runAs(person, async () => {
+    const res = await next({ ctx: { principal, person } });
+    // The person sees their spaces by name, never by key (server/core/acting.ts dekeyValue).
+    const prefix = myKeyPrefix();
+    if (!prefix) return res;
+    if (res.ok) return { ...res, data: dekeyValue(res.data, prefix) };
+    res.error.message = dekeyValue(res.error.message, prefix);
+    return res;
+  });
 });
 
 export const createTRPCRouter = t.router;
@@ -69,6 +77,16 @@ export function requireOwner(headers: Headers): void {
 
 export const ownerProcedure = publicProcedure.use(({ ctx, next }) => {
   requireOwner(ctx.headers);
+  return next();
+});
+
+/**
+ * The household's jobs (run now, consolidation previews, undo, history): they go over everyone's memories and
+ * their results quote them, so they are an admin's (a session or an admin's API token), never a member's.
+ */
+export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.person.admin)
+    throw new TRPCError({ code: "FORBIDDEN", message: "only an admin can run jobs or read their results" });
   return next();
 });
 

@@ -21,6 +21,7 @@ import { addMemories } from "../memory/write";
 import { appContext, type MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { stripCutNote } from "./cut-short";
+import { runAsSystem } from "../core/acting";
 
 /** Where an exchange's persistence is recorded. */
 export type ExchangeRecord = { messageId: string } | { pendingId: string };
@@ -99,7 +100,8 @@ export class PersistQueue {
   enqueue(job: ExchangeJob): Promise<string[] | null> {
     return new Promise((resolve) => {
       this.queue.push({ job, resolve });
-      if (!this.running) void this.run();
+      // The loop serves everyone's exchanges: it must not act as the person whose request started it.
+      if (!this.running) void runAsSystem(() => this.run());
     });
   }
 

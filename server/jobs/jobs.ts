@@ -2,6 +2,7 @@
  * The two daily jobs as runs: settings read, lease taken, job_runs recorded (runner.ts). Used by the
  * scheduler, the "Run now" buttons (tRPC) and `POST /api/v1/jobs/<decay|consolidate>/run`.
  */
+import { runAsSystem } from "../core/acting";
 import { runDecay, type JobCounts } from "../memory/decay";
 import { consolidate, type MergeFn } from "../memory/consolidate";
 import { boundModel, reindexTarget } from "../memory/store";
@@ -121,6 +122,10 @@ export function runConsolidateJob(ctx: MemoContext, opts: JobRunOptions = {}): P
   );
 }
 
+/**
+ * Decay and consolidation go over every person's memories (consolidation pairs within one space, so never
+ * across people), even when an admin's request starts them: they run as the household, not as that admin.
+ */
 export function runJobNow(ctx: MemoContext, job: RunnableJob, opts: JobRunOptions = {}): Promise<RunRecord> {
-  return job === "decay" ? runDecayJob(ctx, opts) : runConsolidateJob(ctx, opts);
+  return runAsSystem(() => (job === "decay" ? runDecayJob(ctx, opts) : runConsolidateJob(ctx, opts)));
 }

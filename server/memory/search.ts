@@ -8,6 +8,7 @@ import { rankDepth } from "./query-builder";
 import { retrieve, type RetrievedMemory, type RetrieveResult } from "./retrieve";
 import { loadRetrievalSettings, type RetrievalSettings } from "./settings";
 import { spaceExists } from "./store";
+import { mySpace } from "../core/acting";
 
 /** A search result; `documentName` is the source file of a memory from document ingestion, `documentNames` every file it is in. */
 export type SearchResult = Omit<RetrieveResult, "results" | "dropped"> & {
@@ -26,7 +27,7 @@ export async function search(
   ctx: MemoContext,
   input: SearchInput & { promote?: boolean; forPrompt?: boolean },
 ): Promise<SearchResult> {
-  const spaceId = input.space ?? DEFAULT_SPACE;
+  const spaceId = input.space ?? mySpace(DEFAULT_SPACE);
   if (!spaceExists(ctx.db, spaceId)) throw new ServiceError(404, `space '${spaceId}' does not exist`);
   const { model } = await activeModel(ctx);
   const { pool, ...overrides } = input.options ?? {};

@@ -16,7 +16,7 @@ export function spaceExists(db: Database.Database, spaceId: string): boolean {
 }
 
 export function listSpaces(db: Database.Database): string[] {
-  return (stmt(db, "SELECT id FROM spaces ORDER BY id").all() as { id: string }[]).map((r) => r.id);
+  return (stmt(db, "SELECT id FROM spaces WHERE mine(id) ORDER BY id").all() as { id: string }[]).map((r) => r.id);
 }
 
 /** Every (table, column) with a foreign key to spaces(id): memories, conversations, documents, and any table added later. */

@@ -1,9 +1,9 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { appContext } from "@/server/core/context";
 import { listDocuments, uploadDocuments } from "@/server/services/document-service";
-import { SPACE_RE } from "@/server/core/space-name";
 import { requireAccess } from "@/server/auth/gate";
 import { asPerson } from "@/server/http/person";
+import { mySpaceOf } from "@/server/core/acting";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -24,8 +24,8 @@ export const GET = asPerson(function GET(req: Request) {
 });
 
 function list(req: Request) {
-  const space = new URL(req.url).searchParams.get("space") ?? undefined;
-  if (space !== undefined && !SPACE_RE.test(space))
-    return errorResponse(400, "space must be 1–64 letters, digits, '-' or '_'");
+  const raw = new URL(req.url).searchParams.get("space") ?? undefined;
+  const space = raw === undefined ? undefined : mySpaceOf(raw);
+  if (space === null) return errorResponse(400, "space must be 1–64 letters, digits, '-' or '_'");
   return handle(() => json({ documents: listDocuments(appContext(), space) }));
 }

@@ -2,7 +2,7 @@ import { errorResponse, handle, json } from "@/server/http/rest";
 import { reindexStatus } from "@/server/memory/reindex-job";
 import { JOB_NAMES, listRuns } from "@/server/core/job-runner";
 import { appContext } from "@/server/core/context";
-import { asPerson } from "@/server/http/person";
+import { asPerson, requireAdmin } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -22,6 +22,7 @@ export const GET = asPerson(function GET(req: Request) {
   if (!Number.isInteger(limit) || limit < 1 || limit > 500)
     return errorResponse(400, "limit must be an integer from 1 to 500");
   return handle(() => {
+    requireAdmin();
     const db = appContext().db;
     return json({ runs: listRuns(db, { job, limit }), reindex: reindexStatus(db) });
   });

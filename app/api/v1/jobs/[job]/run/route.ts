@@ -1,7 +1,7 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { runCounts, runJobNow, RUNNABLE_JOBS, type RunnableJob } from "@/server/jobs/jobs";
 import { appContext } from "@/server/core/context";
-import { asPerson } from "@/server/http/person";
+import { asPerson, requireAdmin } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -17,6 +17,7 @@ export const POST = asPerson(async function POST(_req: Request, { params }: { pa
   if (!(RUNNABLE_JOBS as readonly string[]).includes(job))
     return errorResponse(404, `no job '${job}'; jobs are ${RUNNABLE_JOBS.join(" and ")}`);
   return handle(async () => {
+    requireAdmin();
     const run = await runJobNow(appContext(), job as RunnableJob, { trigger: "manual" });
     const body = { counts: runCounts(run), run };
     if (run.refused) return Response.json({ error: { status: 409, message: run.refused }, ...body }, { status: 409 });

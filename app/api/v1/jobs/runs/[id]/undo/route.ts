@@ -1,7 +1,8 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { undoConsolidationRun } from "@/server/jobs/consolidation-runs";
 import { appContext } from "@/server/core/context";
-import { asPerson } from "@/server/http/person";
+import { runAsSystem } from "@/server/core/acting";
+import { asPerson, requireAdmin } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -14,5 +15,8 @@ export const dynamic = "force-dynamic";
 export const POST = asPerson(async function POST(_req: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   if (!/^[1-9]\d{0,15}$/.test(id)) return errorResponse(400, "the run id must be a positive integer");
-  return handle(() => json(undoConsolidationRun(appContext(), Number(id))));
+  return handle(() => {
+    requireAdmin();
+    return json(runAsSystem(() => undoConsolidationRun(appContext(), Number(id))));
+  });
 });
