@@ -4,7 +4,7 @@ import { dekeyValue, myKeyPrefix, runAs, type Acting } from "../core/acting";
 import { appContext, type MemoContext } from "../core/context";
 import type { Principal } from "../auth/access";
 import { asServiceError, TRPC_CODE_BY_STATUS } from "../core/errors";
-import { actingOf, principalOf } from "../auth/gate";
+import { actingOf, NOBODY, principalOf } from "../auth/gate";
 
 /**
  * tRPC context: the store and embedder every procedure works with, who is calling (`principal`) and the
@@ -43,6 +43,10 @@ const serviceErrors = t.middleware(async ({ next }) => {
 const actAsPerson = t.middleware(({ ctx, next }) => {
   const principal = ctx.principal !== undefined ? ctx.principal : principalOf(ctx.headers);
   const person = ctx.person ?? actingOf(principal);
+  // No session, token or loopback owner: nobody acts, and nobody may read or write (proxy.ts refuses such
+  // requests before they get here; this is the second lock).
+  if (person.personId === NOBODY.personId)
+    throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first (open /login, or send an API token)" });
   return runAs(person, async () => {
     const res = await next({ ctx: { principal, person } });
     // The person sees their spaces by name, never by key (server/core/acting.ts dekeyValue).

@@ -62,7 +62,7 @@ test("people: add, sign in by name, tokens act as their person, disable stops th
   const dup = await addPerson(
     req("/api/v1/people", "POST", { name: "B2", login: "BOB", password: "another password", role: "member" }),
   );
-  assert.equal(dup.status, 403, "no session now: nobody may add people");
+  assert.equal(dup.status, 401, "no session now: nobody may add people");
 
   const owner = await signIn({ password: OWNER_PW });
   const dup2 = await addPerson(

@@ -1,6 +1,6 @@
 import { acting, dekeyValue, myKeyPrefix, runAs } from "../core/acting";
 import { ServiceError } from "../core/errors";
-import { actingOfRequest } from "../auth/gate";
+import { actingOfRequest, gateResponse, NOBODY } from "../auth/gate";
 
 /**
  * A route handler that runs as the request's person (issue 32): the session's or the API token's person,
@@ -11,12 +11,19 @@ import { actingOfRequest } from "../auth/gate";
 export function asPerson<T extends unknown[]>(
   handler: (req: Request, ...rest: T) => Response | Promise<Response>,
 ): (req: Request, ...rest: T) => Promise<Response> {
-  return async (req: Request, ...rest: T) =>
-    runAs(actingOfRequest(req), async () => {
+  return async (req: Request, ...rest: T) => {
+    const person = actingOfRequest(req);
+    // Nobody acts: answered by the access gate's own refusal (proxy.ts gives it first; this is the second lock).
+    if (person.personId === NOBODY.personId) {
+      const denied = gateResponse(req);
+      if (denied) return denied;
+    }
+    return runAs(person, async () => {
       const res = await handler(req, ...rest);
       const prefix = myKeyPrefix();
       return prefix ? dekeyResponse(res, prefix) : res;
     });
+  };
 }
 
 const TEXTUAL = /^(application\/(json|x-ndjson)|text\/)/i;

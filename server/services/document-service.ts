@@ -27,7 +27,6 @@ import { queueFor, type IngestQueue } from "../ingest/queue";
 import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { mySpace } from "../core/acting";
 
 export const DEFAULT_MAX_UPLOAD_MB = 50;
 
