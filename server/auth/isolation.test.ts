@@ -22,6 +22,7 @@ import { appRouter, createCaller } from "../api/root";
 import { appendMessages } from "../chat/conversations";
 import { recallForPrompt } from "../chat/turn-recall";
 import { getDocument } from "../ingest/documents";
+import { checkInvariant } from "../memory/store";
 import { queueFor } from "../ingest/queue";
 import { addDocument } from "../services/document-service";
 import { openTempStore, type TempStore } from "../test/temp-store";
@@ -610,4 +611,61 @@ test("B's search and chat recall never return A's memories; A's data is intact a
   assert.ok((await a.memory.spaces()).includes(SECRET.space));
   const found = await a.memory.search({ query: SECRET.personal });
   assert.ok(JSON.stringify(found).includes(SECRET.personal), "A still finds A's memory");
+});
+
+test("removing B takes all of B's data in one transaction (memories, vectors, FTS, documents and their files, chats, tokens) and nothing of A's", async () => {
+  const db = store.sqlite;
+  const bSession = { cookie: `memo_session=${createSession(db, { personId: bId }).token}` };
+  const b = trpcAs(bSession);
+  await b.memory.add({ text: "B's second memory about the allotment" });
+  const trashed = (await b.memory.add({ text: "B's trashed memory" })).ids[0]!;
+  await b.memory.delete({ id: trashed });
+  const conv = await b.conversations.create({ title: "B's chat" });
+  appendMessages(db, conv.id, [{ role: "user", content: "hello from B" }]);
+  const doc = await runAs({ personId: bId, admin: false }, () =>
+    addDocument(memo, "b-notes.md", new TextEncoder().encode("# B\n\nB's document about the garden shed\n")),
+  );
+  for (let i = 0; i < 200 && getDocument(db, doc.id)?.status !== "done"; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  assert.equal(getDocument(db, doc.id)?.status, "done");
+  const uploaded = path.join(path.dirname(db.name), "uploads", doc.id);
+  assert.ok(fs.existsSync(uploaded), "B's upload is kept beside the store");
+
+  const mineSql = "(SELECT id FROM spaces WHERE person_id = ?)";
+  const n = (sql: string, ...args: unknown[]) => (db.prepare(sql).get(...args) as { n: number }).n;
+  const countsOf = (who: string) => ({
+    memories: n(`SELECT count(*) AS n FROM memories WHERE space_id IN ${mineSql}`, who),
+    vectors: n(`SELECT count(*) AS n FROM memory_vec WHERE space_id IN ${mineSql}`, who),
+    fts: n(
+      `SELECT count(*) AS n FROM memory_fts WHERE rowid IN (SELECT rid FROM memories WHERE space_id IN ${mineSql})`,
+      who,
+    ),
+    trash: n(
+      `SELECT count(*) AS n FROM memory_vec_trash WHERE rid IN (SELECT rid FROM memories WHERE space_id IN ${mineSql})`,
+      who,
+    ),
+    conversations: n(`SELECT count(*) AS n FROM conversations WHERE space_id IN ${mineSql}`, who),
+    documents: n(`SELECT count(*) AS n FROM documents WHERE space_id IN ${mineSql}`, who),
+  });
+  const aBefore = countsOf("owner");
+  const bBefore = countsOf(bId);
+  assert.ok(bBefore.memories >= 4 && bBefore.trash === 1 && bBefore.documents === 1, JSON.stringify(bBefore));
+  const ftsTotal = n("SELECT count(*) AS n FROM memory_fts");
+  const vecTotal = n("SELECT count(*) AS n FROM memory_vec");
+
+  const removed = await rest(`DELETE /api/v1/people/[id]`, aHeaders, { params: { id: bId } });
+  assert.equal(removed.status, 200, removed.text);
+
+  assert.deepEqual(countsOf(bId), { memories: 0, vectors: 0, fts: 0, trash: 0, conversations: 0, documents: 0 });
+  assert.equal(n("SELECT count(*) AS n FROM spaces WHERE person_id = ?", bId), 0);
+  assert.equal(n("SELECT count(*) AS n FROM memories WHERE space_id LIKE ?", `${bId}~%`), 0);
+  // The free-text index and vectors lost exactly B's live rows.
+  assert.equal(n("SELECT count(*) AS n FROM memory_fts"), ftsTotal - bBefore.fts);
+  assert.equal(n("SELECT count(*) AS n FROM memory_vec"), vecTotal - bBefore.vectors);
+  assert.equal(fs.existsSync(uploaded), false, "B's uploaded file is gone");
+  for (const t of ["auth_sessions", "api_tokens", "people"])
+    assert.equal(n(`SELECT count(*) AS n FROM ${t} WHERE ${t === "people" ? "id" : "person_id"} = ?`, bId), 0, t);
+  assert.equal(n("SELECT count(*) AS n FROM settings WHERE key LIKE ?", `%@person:${bId}`), 0);
+  assert.deepEqual(countsOf("owner"), aBefore, "A keeps everything");
+  assert.deepEqual(checkInvariant(db), []);
 });

@@ -2,7 +2,8 @@
  * Removing a person (issue 32): everything of theirs goes in one transaction — their spaces with every
  * memory (rows, memory_fts, memory_vec, parked vectors; the ANN indexes hear of the removed vectors after
  * commit), conversations with their messages, documents, pending exchanges, retrieval events, their
- * per-person settings, sessions, tokens and the person. Uploaded files are deleted after the commit.
+ * per-person settings, sessions, tokens and the person. Uploaded files are deleted after the commit (and
+ * any left over by the sweep at start).
  */
 import fs from "node:fs";
 import type Database from "better-sqlite3";
@@ -38,7 +39,8 @@ export function removePersonData(
     removed.api_tokens = db.prepare("DELETE FROM api_tokens WHERE person_id = ?").run(personId).changes;
     removed.people = db.prepare("DELETE FROM people WHERE id = ?").run(personId).changes;
   })();
-  // After the commit: a file the rows no longer name is unreachable; one that cannot be deleted now is counted.
+  // After the commit: a file the rows no longer name is unreachable; one that cannot be deleted now is
+  // removed by the ingest queue's sweep of unnamed upload files at the next start (server/ingest/queue.ts).
   let filesLeft = 0;
   const dir = uploadsDirFor(db);
   for (const id of docs) {
