@@ -357,6 +357,12 @@ const TRPC: Record<string, Case> = {
   "access.revokeToken": { kind: "missing", id: "token", input: (id) => ({ id }) },
   "access.setPassword": { kind: "forbidden", input: { current: "x", password: "a new password" } },
   "access.signOutEverywhere": { kind: "forbidden" },
+  "access.changeMyPassword": {
+    kind: "own",
+    input: () => ({ current: "not it", password: "whatever 123" }),
+    why: "B's own password (wrong current: refused)",
+  },
+  "access.me": { kind: "own", why: "who B is" },
   "setup.status": { kind: "own", why: "B's checklist" },
   "setup.setChecklistDismissed": { kind: "own", input: () => ({ dismissed: true }), why: "B's checklist" },
   "setup.retryDownload": { kind: "forbidden" },

@@ -1,7 +1,14 @@
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { OWNER_ID } from "../core/space-name";
-import { personByLogin, personPasswordHash, setPersonPasswordHashQuietly, type Person } from "./people";
+import {
+  getPerson,
+  personByLogin,
+  personPasswordHash,
+  setPersonPasswordHash,
+  setPersonPasswordHashQuietly,
+  type Person,
+} from "./people";
 import {
   DEFAULT_SCRYPT,
   hashPassword,
@@ -22,6 +29,7 @@ import {
   recordAttempt,
   replaceOwnerPasswordHash,
   setOwnerPasswordHash,
+  sha256,
 } from "./store";
 
 export type AuthFailure = { ok: false; status: 400 | 401 | 403 | 409 | 429; message: string; retryAfterS?: number };
@@ -137,6 +145,31 @@ export async function signIn(
     mustChangePassword,
     ...createSession(db, { ip: input.ip, userAgent: input.userAgent, personId }, now),
   };
+}
+
+/**
+ * A person other than the owner changes their own password: the current one is checked (rate-limited like
+ * a sign-in), the must-change flag clears, and their other sessions and tokens end (this session stays).
+ */
+export async function changePersonPassword(
+  db: Database.Database,
+  input: { personId: string; current: string; password: string; ip: string; keepSession?: string },
+): Promise<{ ok: true } | AuthFailure> {
+  const problem = passwordProblem(input.password);
+  if (problem) return { ok: false, status: 400, message: problem };
+  const person = getPerson(db, input.personId);
+  if (!person || person.id === OWNER_ID)
+    return { ok: false, status: 400, message: "the owner changes the owner password" };
+  const checked = await checkPersonPassword(db, person.login, input.current, input.ip);
+  if (!checked.ok) return checked.status === 401 ? { ...checked, message: "the current password is wrong" } : checked;
+  setPersonPasswordHash(
+    db,
+    person.id,
+    await hashPassword(input.password),
+    false,
+    input.keepSession ? sha256(input.keepSession) : undefined,
+  );
+  return { ok: true };
 }
 
 /**

@@ -10,6 +10,7 @@ import { openTempStore, type TempStore } from "../test/temp-store";
 import { checkAccess } from "./gate";
 import { hashPassword } from "./password";
 import { setOwnerPasswordHash } from "./store";
+import { createCaller } from "../api/root";
 import { POST as login } from "../../app/api/auth/login/route";
 import { GET as listPeople, POST as addPerson } from "../../app/api/v1/people/route";
 import { DELETE as removePerson, PATCH as patchPerson } from "../../app/api/v1/people/[id]/route";
@@ -105,12 +106,24 @@ test("people: add, sign in by name, tokens act as their person, disable stops th
   assert.ok(viaToken.ok && viaToken.principal.kind === "token" && viaToken.principal.token.personId === bob.id);
   assert.equal((await makeToken(req("/api/v1/tokens", "POST", { name: "more" }, bearer))).status, 403);
 
+  // Bob changes his own password: this session stays, the old password stops working.
+  const bobCaller = createCaller({ memo: { db: store.sqlite, embedder: {} as never }, headers: new Headers(bobS) });
+  assert.equal((await bobCaller.access.me())?.login, "bob");
+  await assert.rejects(bobCaller.access.changeMyPassword({ current: "wrong one", password: "bob's new password" }));
+  await bobCaller.access.changeMyPassword({ current: "bob's password", password: "bob's new password" });
+  assert.equal(allowed("/api/v1/search", bobS).ok, true, "the session that changed it stays");
+  assert.equal((await login(req("/api/auth/login", "POST", { login: "bob", password: "bob's password" }))).status, 401);
+  await signIn({ login: "bob", password: "bob's new password" });
+
   // Disabling: Bob's session and token are refused at his next request, and he cannot sign in.
   const dis = await patchPerson(req(`/api/v1/people/${bob.id}`, "PATCH", { disabled: true }, owner), params(bob.id));
   assert.equal(dis.status, 200);
   assert.equal(allowed("/api/v1/search", bobS).ok, false);
   assert.equal(allowed("/api/v1/search", bearer).ok, false);
-  assert.equal((await login(req("/api/auth/login", "POST", { login: "bob", password: "bob's password" }))).status, 401);
+  assert.equal(
+    (await login(req("/api/auth/login", "POST", { login: "bob", password: "bob's new password" }))).status,
+    401,
+  );
   assert.equal(allowed("/api/v1/search", owner).ok, true, "the owner's session is untouched");
 
   // Removal: the person and their sessions and tokens are gone.

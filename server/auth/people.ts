@@ -99,19 +99,21 @@ export function setPersonPasswordHash(
   id: string,
   hash: string,
   mustChangePassword: boolean,
+  /** The session that made the change (its own password change) stays signed in. */
+  keepSessionHash?: string,
 ): boolean {
   return db.transaction(() => {
     const changed = stmt(
       db,
       "UPDATE people SET password_hash = ?, must_change_password = ? WHERE id = ? AND id != 'owner'",
     ).run(hash, mustChangePassword ? 1 : 0, id).changes;
-    if (changed) revokeAllOf(db, id);
+    if (changed) revokeAllOf(db, id, keepSessionHash);
     return changed > 0;
   })();
 }
 
-function revokeAllOf(db: Database.Database, personId: string): void {
-  stmt(db, "DELETE FROM auth_sessions WHERE person_id = ?").run(personId);
+function revokeAllOf(db: Database.Database, personId: string, keepSessionHash = ""): void {
+  stmt(db, "DELETE FROM auth_sessions WHERE person_id = ? AND id_hash != ?").run(personId, keepSessionHash);
   stmt(
     db,
     "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE person_id = ? AND revoked_at IS NULL",

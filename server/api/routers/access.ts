@@ -6,7 +6,8 @@ import { tokenName } from "../../core/validators";
 import { accessConfig, clientAddress, isLoopbackAddress, loginRequired, readCookie } from "../../auth/access";
 import { loginRequiredHere, principalOf } from "../../auth/gate";
 import { OWNER_ID } from "../../core/space-name";
-import { changeOwnerPassword } from "../../auth/login";
+import { changeOwnerPassword, changePersonPassword } from "../../auth/login";
+import { getPerson } from "../../auth/people";
 import { MAX_PASSWORD_CHARS } from "../../auth/password";
 import {
   countSessions,
@@ -77,6 +78,32 @@ export const accessRouter = createTRPCRouter({
       if (!r.ok) throw new TRPCError({ code: TRPC_CODE_BY_STATUS[r.status], message: r.message });
       return { sessionsRevoked: r.sessionsRevoked, tokensRevoked: r.tokensRevoked };
     }),
+  /** A person (not the owner) changes their own password, e.g. the one an admin gave them. */
+  changeMyPassword: personalProcedure
+    .input(
+      z.strictObject({
+        current: z.string().max(MAX_PASSWORD_CHARS * 4),
+        password: z.string().max(MAX_PASSWORD_CHARS * 4),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const r = await changePersonPassword(ctx.memo.db, {
+        personId: ctx.person.personId,
+        current: input.current,
+        password: input.password,
+        ip: clientAddress(ctx.headers, accessConfig()),
+        keepSession: readCookie(ctx.headers, SESSION_COOKIE),
+      });
+      if (!r.ok) throw new TRPCError({ code: TRPC_CODE_BY_STATUS[r.status], message: r.message });
+      return { changed: true };
+    }),
+  /** Who is signed in (the People section and the password form read it). */
+  me: publicProcedure.query(({ ctx }) => {
+    const p = getPerson(ctx.memo.db, ctx.person.personId);
+    return p
+      ? { id: p.id, name: p.name, login: p.login, role: p.role, mustChangePassword: p.mustChangePassword }
+      : null;
+  }),
   /** Sign out every browser, this one included. */
   signOutEverywhere: ownerProcedure.mutation(({ ctx }) => {
     return { sessionsRevoked: deleteAllSessions(ctx.memo.db) };
