@@ -85,3 +85,17 @@ export function dekeyValue<T>(v: T, prefix: string): T {
   }
   return v;
 }
+
+/** Whose spaces a statement may see: the acting person's id, or null when every space (no request, or system work). */
+export function actingScope(): string | null {
+  const a = als.getStore();
+  return !a || a.system ? null : a.personId;
+}
+
+/**
+ * mine(col) for scans over many rows: the same test, written so that SQLite asks who acts once per statement
+ * (an uncorrelated subquery over `acting_person()`) instead of calling into JavaScript for every row —
+ * mine() per row made a 500K-memory count 6–7× slower.
+ */
+export const mineScan = (col: string): string =>
+  `${col} IN (SELECT id FROM spaces WHERE (SELECT acting_person()) IS NULL OR person_id = (SELECT acting_person()))`;

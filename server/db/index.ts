@@ -5,7 +5,7 @@ import * as sqliteVec from "sqlite-vec";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { dataDir, dbPath, migrationsDir } from "../core/config";
-import { isMine } from "../core/acting";
+import { actingScope, isMine } from "../core/acting";
 import * as schema from "./schema";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -41,6 +41,7 @@ export function openDb(file: string = dbPath(), migrationsFolder: string = migra
   // mine(space_id): is this space the acting person's (server/core/acting.ts)? Not deterministic: it reads
   // who acts at the moment the statement runs.
   sqlite.function("mine", { deterministic: false }, (key: unknown) => (typeof key === "string" && isMine(key) ? 1 : 0));
+  sqlite.function("acting_person", { deterministic: false }, () => actingScope());
   const orm = drizzle(sqlite, { schema }) as Db;
   migrate(orm, { migrationsFolder });
   if (file !== ":memory:") {

@@ -10,7 +10,7 @@ import { z } from "zod";
 import type { MemoryKind } from "../memory/store";
 import { SOFT_DELETE_RETENTION_DAYS } from "./manager-service";
 import { spaceName } from "../core/validators";
-import { acting } from "../core/acting";
+import { acting, mineScan } from "../core/acting";
 
 export const KINDS: MemoryKind[] = ["chat", "document", "remember", "import", "consolidated"];
 const DAY = 86_400_000;
@@ -117,7 +117,7 @@ export function memoriesOverTime(
   const col = basis === "created" ? "created_at" : "timestamp";
   const rows = db
     .prepare(
-      `SELECT ${col} AS t, kind FROM memories WHERE soft_deleted = 0 AND (@space IS NULL OR space_id = @space) AND mine(space_id)`,
+      `SELECT ${col} AS t, kind FROM memories WHERE soft_deleted = 0 AND (@space IS NULL OR space_id = @space) AND ${mineScan("space_id")}`,
     )
     .all({ space }) as { t: string; kind: MemoryKind }[];
   const times = rows.map((r) => Date.parse(r.t)).filter((t) => Number.isFinite(t));
@@ -183,7 +183,7 @@ export function analytics(
   const space = input.space ?? null;
   const p = { space, weekAgo: iso(now - 7 * DAY), expiryCutoff: iso(now + 7 * DAY - retentionDays * DAY) };
   // Only the acting person's memories and recalls are counted (mine(): server/core/acting.ts).
-  const scope = "(@space IS NULL OR space_id = @space) AND mine(space_id)";
+  const scope = `(@space IS NULL OR space_id = @space) AND ${mineScan("space_id")}`;
   const totals = db
     .prepare(
       `SELECT

@@ -20,6 +20,7 @@ import { activeModel } from "../memory/model-check";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { memoryKind, memoryText, spaceName } from "../core/validators";
+import { mineScan } from "../core/acting";
 
 /** Soft-deleted memories are purged this many days after deleted_at (docs/storage.md#what-each-job-may-change default). */
 export const SOFT_DELETE_RETENTION_DAYS = 30;
@@ -88,7 +89,7 @@ function isoBound(s: string, end: boolean): string {
 /** The WHERE clause and parameters of a listing filter (named parameters, never string-built values). */
 export function memoryFilterSql(f: ListFilter): { where: string; params: Record<string, unknown> } {
   // Only the acting person's memories, whatever the filter (server/core/acting.ts).
-  const clauses: string[] = ["mine(m.space_id)"];
+  const clauses: string[] = [mineScan("m.space_id")];
   const params: Record<string, unknown> = {};
   const status = f.status ?? "live";
   if (status === "live") clauses.push("m.soft_deleted = 0");
