@@ -109,6 +109,7 @@ export function PeopleSection() {
 
   return (
     <SettingsSection
+      anchor="people"
       headingId="people-heading"
       title="People"
       testId="people-section"

@@ -163,13 +163,17 @@ export function deleteSession(db: Database.Database, token: string | undefined |
   return stmt(db, "DELETE FROM auth_sessions WHERE id_hash = ?").run(sha256(token)).changes > 0;
 }
 
-export function deleteAllSessions(db: Database.Database): number {
-  return stmt(db, "DELETE FROM auth_sessions").run().changes;
+/** Sign out every session of one person (the owner by default: single-user Memo has no other). */
+export function deleteAllSessions(db: Database.Database, personId: string = OWNER_ID): number {
+  return stmt(db, "DELETE FROM auth_sessions WHERE person_id = ?").run(personId).changes;
 }
 
-export function countSessions(db: Database.Database, now = Date.now()): number {
+export function countSessions(db: Database.Database, now = Date.now(), personId: string = OWNER_ID): number {
   return (
-    stmt(db, "SELECT count(*) AS n FROM auth_sessions WHERE expires_at > ?").get(new Date(now).toISOString()) as {
+    stmt(db, "SELECT count(*) AS n FROM auth_sessions WHERE expires_at > ? AND person_id = ?").get(
+      new Date(now).toISOString(),
+      personId,
+    ) as {
       n: number;
     }
   ).n;

@@ -34,7 +34,8 @@ export const accessRouter = createTRPCRouter({
       loopback: isLoopbackAddress(cfg.host) && !loginRequiredHere(ctx.headers),
       passwordSet: hasOwnerPassword(ctx.memo.db),
       via: p?.kind ?? null,
-      sessions: countSessions(ctx.memo.db),
+      // The caller's own sessions (another person's are theirs to see).
+      sessions: countSessions(ctx.memo.db, Date.now(), ctx.person.personId),
     };
   }),
   // Each person lists, makes and revokes their own tokens; a token acts as its person.
@@ -106,6 +107,7 @@ export const accessRouter = createTRPCRouter({
   }),
   /** Sign out every browser, this one included. */
   signOutEverywhere: ownerProcedure.mutation(({ ctx }) => {
-    return { sessionsRevoked: deleteAllSessions(ctx.memo.db) };
+    // The caller's own browsers: an admin signs a person out by disabling them (People).
+    return { sessionsRevoked: deleteAllSessions(ctx.memo.db, ctx.person.personId) };
   }),
 });
