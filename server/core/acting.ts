@@ -3,10 +3,11 @@ import { OWNER_ID, SPACE_KEY_SEP, SPACE_RE, spaceKey, spaceNameOf, spacePersonOf
 
 /**
  * The acting person of the work in progress (issue 32): set by the tRPC procedures and the REST, /v1 and MCP
- * handlers from the request's session or token (server/auth/person-of.ts), read by the store's chokepoints
- * (space keys, lookups by id) so that every read and write is the acting person's without each route
- * passing it on. Work started outside a request (jobs, start-up, scripts, tests) acts as the owner unless
- * it says otherwise; `system` is for jobs that go over everyone's memories (decay) by each one's settings.
+ * handlers from the request's session or token (server/auth/gate.ts actingOf), read by the store's
+ * chokepoints (space keys, lookups by id, scans) so that every read and write is the acting person's without
+ * each route passing it on. Work started outside a request (jobs, start-up, scripts, tests) names spaces as
+ * the owner and sees every space; `system` (runAsSystem) is the same for work a request starts on behalf of
+ * the whole household (decay, consolidation, the ingest and persist queues).
  */
 export interface Acting {
   personId: string;
