@@ -1,12 +1,15 @@
 /**
  * The dependency rule of docs/architecture.md, checked by `npm run lint`:
- *   core → memory → use cases (ingest, chat, jobs) → services → adapters (auth, http, api, mcp) → app.
+ *   core → memory → use cases (ingest, chat, jobs) → services → adapters (auth, http, api, mcp) → app,
+ * and the composition root (server/context.ts: appContext) beside memory: it wires db and the embedder into
+ * core's MemoContext, so core and memory never import it (they are handed a context); the use cases and above may.
  * A folder may import from its own layer's lower neighbours and anything below it, never from above.
  * Tests (*.test.ts) and test support (server/test/) may reach anything; product code (server/, app/) never
  * imports them. scripts/ (benches, evals, dev tools) may use the test support (fixture servers, eval data).
  */
 const layer = {
   core: "^server/(core|db|ops|embedder)/",
+  context: "^server/context\\.ts$",
   memory: "^server/memory/",
   ingest: "^server/ingest/",
   chat: "^server/chat/",
@@ -34,14 +37,20 @@ module.exports = {
     rule(
       "core-is-the-bottom",
       layer.core,
+      above("context", "memory", "ingest", "chat", "jobs", "services", "auth", "http", "adapters", "app"),
+      "core (config, errors, the context's types, db, child processes, the embedding server) imports nothing above it",
+    ),
+    rule(
+      "context-wires-core-only",
+      layer.context,
       above("memory", "ingest", "chat", "jobs", "services", "auth", "http", "adapters", "app"),
-      "core (config, errors, context, db, child processes, the embedding server) imports nothing above it",
+      "the composition root builds the context from core's parts (db, embedder) and nothing above",
     ),
     rule(
       "memory-below-use-cases",
       layer.memory,
-      above("ingest", "chat", "jobs", "services", "auth", "http", "adapters", "app"),
-      "the pipeline stages know nothing of the use cases",
+      above("context", "ingest", "chat", "jobs", "services", "auth", "http", "adapters", "app"),
+      "the pipeline stages know nothing of the use cases, and are handed their context",
     ),
     rule(
       "ingest-is-a-leaf-use-case",

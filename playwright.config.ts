@@ -77,7 +77,7 @@ export default defineConfig({
     {
       command: "node scripts/start.mjs",
       url: `${baseURL}/api/health`, // 503 until the embedding server is ready; Playwright waits for 2xx
-      timeout: 180_000, // the first run builds the app
+      timeout: 600_000, // the first run builds the app (~15 s idle, over 3 min on a busy 2-core machine)
       reuseExistingServer: false, // always a fresh server on a fresh data folder: deterministic runs
       stdout: "pipe",
       stderr: "pipe",

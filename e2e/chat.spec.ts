@@ -1,6 +1,6 @@
 import net from "node:net";
 import { test, expect } from "./chat-fixtures";
-import { defaultSettingsFor } from "../server/memory/settings";
+import { defaultSettingsFor } from "../server/memory/retrieval/settings";
 
 /**
  * The chat page against the OpenAI-compatible test double (e2e/support/openai-fixture.ts), which replies

@@ -62,46 +62,6 @@ test("each result shows its confidence and what moved it; the would-be-packed li
   await shot(debugSearch.page, "debug-search-sign-390");
 });
 
-test("a span relative to an event is dated from the memory that tells of it, and what was said then is found", async ({
-  api,
-  space,
-  debugSearch,
-}) => {
-  // The concert at 20:00 ten days ago, the tap at 09:00 the next morning (the server's time zone, which
-  // is this machine's: "the day after" is the next calendar day there).
-  const concertAt = new Date();
-  concertAt.setDate(concertAt.getDate() - 10);
-  concertAt.setHours(20, 0, 0, 0);
-  const CONCERT =
-    "User: Went to the Fleetwood Mac tribute concert with Ravi tonight.\nAssistant: Sounds like a great night out.";
-  const TAP =
-    "User: Fixed the leaking tap in the bathroom this morning.\nAssistant: Nice work, a new washer usually does it.";
-  await api.addMemories([
-    { text: CONCERT, space, timestamp: concertAt.toISOString() },
-    { text: TAP, space, timestamp: new Date(concertAt.getTime() + 13 * 3_600_000).toISOString() },
-  ]);
-  const query = "What else did we talk about the day after the concert?";
-  const viaApi = (await api.search({ query, space })) as unknown as {
-    results: { content: string; moves: string[] }[];
-    time: { windows: { text: string; event?: { text: string } }[] };
-  };
-  expect(viaApi.time.windows.map((w) => [w.text, w.event?.text])).toEqual([["the day after", "the concert"]]);
-  const tap = viaApi.results.find((r) => r.content.startsWith("User: Fixed the leaking tap"));
-  expect(tap?.moves.some((m) => m.startsWith("date ×") && m.includes("the day after the concert"))).toBe(true);
-
-  await debugSearch.goto();
-  await debugSearch.search(query, { space });
-  await expect(debugSearch.page.getByTestId("time-windows")).toContainText("“the day after the concert”");
-  // The window is the next calendar day in the browser's time zone, shown as that day.
-  const nextDay = new Date(concertAt.getTime() + 13 * 3_600_000).toLocaleDateString("sv-SE");
-  await expect(debugSearch.page.getByTestId("time-windows")).toContainText(
-    `${nextDay}…${nextDay} (dated from the memory of ${concertAt.toLocaleDateString("sv-SE")})`,
-  );
-  await shot(debugSearch.page, "debug-search-event-1280");
-  await debugSearch.page.setViewportSize({ width: 390, height: 844 });
-  await shot(debugSearch.page, "debug-search-event-390");
-});
-
 test.describe("in the browser's time zone", () => {
   test.use({ timezoneId: "America/Los_Angeles" });
 

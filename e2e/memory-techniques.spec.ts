@@ -1,7 +1,7 @@
 import { test, expect } from "./memory-fixtures";
 
 /**
- * The memory techniques (server/memory/techniques.ts) are settings a person can change: Debug Search
+ * The memory techniques (server/memory/retrieval/techniques.ts) are settings a person can change: Debug Search
  * switches each for one search and shows that what it moved no longer moves; Settings → Retrieval saves
  * them per model, and searches (and Debug Search's starting state) follow.
  */

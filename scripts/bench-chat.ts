@@ -51,8 +51,8 @@ for (const k of [
 
 const { OpenAIFixtureServer, FIXTURE_MODEL } = await import("../e2e/support/openai-fixture");
 const { writeTinyLlamaGguf } = await import("../server/test/gguf/write-tiny-llama");
-const { addMemories } = await import("../server/memory/write");
-const { appContext } = await import("../server/core/context");
+const { addMemories } = await import("../server/memory/store/add");
+const { appContext } = await import("../server/context");
 const { PersistQueue } = await import("../server/chat/persist");
 const { getProvider, resetProviderSettings, saveProviderSettings } = await import("../server/chat/providers");
 const { runTurn, systemPrompt } = await import("../server/chat/turn");

@@ -4,11 +4,11 @@
  *   npm run bench:jobs -- [--n 200] [--dim 768] [--iterations 300] [--swap-rows 5000]
  *
  * - pairwise: consolidation's similarity step for n memories (the most recent 200 of a space): all
- *   pairs' cosine, pairs ≥ 0.92, greedy disjoint matching (server/memory/consolidate.ts), beside a
+ *   pairs' cosine, pairs ≥ 0.92, greedy disjoint matching (server/memory/lifecycle/consolidate.ts), beside a
  *   naive implementation measured in the same run (number[][] vectors, per-pair cosine with both norms
  *   recomputed) — the baseline; both must find the same pairs.
  * - load: reading those n memories and their vectors from a real store (memory_vec).
- * - swap: the re-index swap (server/memory/reindex.ts) over a store of --swap-rows memories: one
+ * - swap: the re-index swap (server/memory/index/reindex.ts) over a store of --swap-rows memories: one
  *   transaction that recreates memory_vec and copies the new vectors in; reported per row.
  * Vectors are 768-d with cluster structure (near-duplicates exist), from a fixed seed.
  */
@@ -17,8 +17,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { openDb } from "../server/db";
-import { disjointPairs, loadCandidates, similarPairs, type SimilarPair } from "../server/memory/consolidate";
-import { beginReindex, pendingBatch, storeBatch, swapVectorTables } from "../server/memory/reindex";
+import { disjointPairs, loadCandidates, similarPairs, type SimilarPair } from "../server/memory/lifecycle/consolidate";
+import { beginReindex, pendingBatch, storeBatch, swapVectorTables } from "../server/memory/index/reindex";
 import { bindEmbeddingModel, insertMemories } from "../server/memory/store";
 
 const { values } = parseArgs({

@@ -4,6 +4,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import { openDb } from "../server/db";
+import { STAGES } from "../server/memory/retrieval/stages";
+import { vec0Search } from "../server/memory/retrieval/vector-search";
 
 /**
  * Smoke runs of the benchmarks on tiny inputs: every figure docs/benchmarks.md quotes is produced (finite, of the
@@ -14,8 +17,12 @@ const root = path.resolve(import.meta.dirname, "..");
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
-function runJson(script: string, args: string[], env: Record<string, string> = {}): Promise<Record<string, any>> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-bench-smoke-"));
+function runJson(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-bench-smoke-")),
+): Promise<Record<string, any>> {
   dirs.push(dataDir);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
@@ -42,16 +49,27 @@ function runJson(script: string, args: string[], env: Record<string, string> = {
 const finite = (x: unknown, what: string) =>
   assert.ok(typeof x === "number" && Number.isFinite(x), `${what} is a finite number (${String(x)})`);
 
-test("npm run bench: whole-turn timings for both profiles, recall on both vector sets, and catch-up after another process's writes", async () => {
-  const r = await runJson("scripts/bench.ts", [
-    "--sizes",
-    "400",
-    "--queries",
-    "12",
-    "--no-embed-cost",
-    "--widths",
-    "10,400",
-  ]);
+/** Every `recallAt10` in the bench's output, by its path (e.g. "fitted.widthSweep.0.recallAt10"). */
+function recallFigures(o: unknown, at = ""): Map<string, number> {
+  const out = new Map<string, number>();
+  if (o && typeof o === "object")
+    for (const [key, v] of Object.entries(o)) {
+      const p = at ? `${at}.${key}` : key;
+      if (key === "recallAt10") out.set(p, v as number);
+      else for (const [q, x] of recallFigures(v, p)) out.set(q, x);
+    }
+  return out;
+}
+
+test("npm run bench: whole-turn timings and stage costs for both profiles, recall on both vector sets against an exact scan, and catch-up after another process's writes", async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-bench-smoke-"));
+  const recallLog = path.join(dataDir, "recall.json");
+  const r = await runJson(
+    "scripts/bench.ts",
+    ["--sizes", "400", "--queries", "12", "--no-embed-cost", "--widths", "10,400", "--recall-log", recallLog],
+    {},
+    dataDir,
+  );
   const s = r.sizes[0];
   assert.equal(s.n, 400);
   for (const key of ["hybrid", "vector", "exact", "keyword", "turn", "turnNomic"]) {
@@ -65,13 +83,12 @@ test("npm run bench: whole-turn timings for both profiles, recall on both vector
   finite(s.recallAt10, "clustered recall@10");
   finite(s.fitted.recallAt10, "fitted recall@10");
   finite(s.fitted.turn.p50, "fitted turn.p50");
-  // The width sweep: the whole graph (400 of 400) is exact; the narrowest width can only do worse.
+  // The width sweep: the whole graph (400 of 400) is exact (the narrow width's figure is checked below).
   assert.deepEqual(
     s.fitted.widthSweep.map((w: { width: number }) => w.width),
     [10, 400],
   );
   assert.equal(s.fitted.widthSweep[1].recallAt10, 1);
-  assert.ok(s.fitted.widthSweep[0].recallAt10 <= 1);
   assert.ok(s.fitted.vectors.effectiveDimension > 5, "the fitted set follows the fitted spectrum");
   finite(s.buildMs, "index build time");
   assert.equal(s.queriesServedByVec0, 0, "the built index serves");
@@ -79,6 +96,64 @@ test("npm run bench: whole-turn timings for both profiles, recall on both vector
   assert.equal(s.foreignWrites.servedAgain, true);
   assert.equal(s.foreignWrites.fullRebuilds, 0, "caught up from the log, not rebuilt");
   assert.equal(s.foreignWrites.rowsReplayed, 100);
+
+  // Each stage of the pipeline has its cost, for both profiles and both vector sets, and the ratio of the
+  // turn to its own legs is that of those figures.
+  for (const [where, o] of [
+    ["clustered", s],
+    ["fitted", s.fitted],
+  ] as const) {
+    for (const key of ["stages", "stagesNomic"]) {
+      assert.deepEqual(Object.keys(o[key]), [...STAGES], `${where}.${key}: every stage, in pipeline order`);
+      for (const stage of STAGES) finite(o[key][stage], `${where}.${key}.${stage}`);
+    }
+    assert.ok(o.stages.vector > 0 && o.stages.keyword > 0, `${where}: the turn's legs were timed`);
+    assert.equal(o.ratios.turnOverLegs.offline, +(o.turn.p50 / (o.stages.vector + o.stages.keyword)).toFixed(3));
+    assert.equal(
+      o.ratios.turnOverLegs.nomic,
+      +(o.turnNomic.p50 / (o.stagesNomic.vector + o.stagesNomic.keyword)).toFixed(3),
+    );
+  }
+
+  // Every recall figure in the output is the share of an exact scan's top 10 that its search found: the
+  // exact answers are recomputed here with vec0's brute-force KNN over the bench's own store, and each
+  // figure is recomputed from the answers its search gave.
+  const logs = JSON.parse(fs.readFileSync(recallLog, "utf8")) as {
+    n: number;
+    set: string;
+    store: string;
+    k: number;
+    queries: number[][];
+    exact: number[][];
+    figures: { path: string; found: number[][] }[];
+  }[];
+  const reported = recallFigures(s);
+  const checked = new Set<string>();
+  for (const l of logs) {
+    const opened = openDb(path.join(dataDir, "bench", l.store));
+    try {
+      const exact = l.queries.map((q) =>
+        vec0Search(opened.sqlite, "bench", new Float32Array(q), l.k)
+          .map((h) => h.rid)
+          .sort((a, b) => a - b),
+      );
+      assert.deepEqual(
+        l.exact.map((e) => [...e].sort((a, b) => a - b)),
+        exact,
+        `${l.set}: the bench's baseline is the exact top ${l.k}`,
+      );
+      for (const f of l.figures) {
+        let hits = 0;
+        f.found.forEach((found, i) => (hits += exact[i]!.filter((x) => found.slice(0, l.k).includes(x)).length));
+        const p = l.set === "clustered" ? f.path : `${l.set}.${f.path}`;
+        assert.equal(reported.get(p), +(hits / (l.queries.length * l.k)).toFixed(4), `${p} against the exact scan`);
+        checked.add(p);
+      }
+    } finally {
+      opened.sqlite.close();
+    }
+  }
+  assert.deepEqual([...checked].sort(), [...reported.keys()].sort(), "every recall figure was checked");
 });
 
 test("npm run bench:ingest: a finite ratio with the offline model, tokens counted by its own tokenizer", async () => {

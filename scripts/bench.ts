@@ -2,7 +2,7 @@
  * `npm run bench`: retrieval latency on synthetic stores, JSON out.
  *
  *   npm run bench -- --sizes 10000,100000 [--queries 200] [--dim 768] [--sets clustered,fitted] [--out bench.json]
- *                    [--no-embed-cost] [--stores-only] [--widths 512,1024,2048]
+ *                    [--no-embed-cost] [--stores-only] [--widths 512,1024,2048] [--recall-log recall.json]
  *
  * Per size, two stores of n memories (generated from fixed seeds, cached under data/bench/), one per
  * vector set (scripts/bench/synthetic.ts): `clustered` (cluster structure of low intrinsic dimension) and
@@ -14,6 +14,12 @@
  * `--widths` recall@10 and latency of the index at those search widths. For the clustered store also:
  * hybrid retrieval (searchWithVectors, one query), vec0 KNN and the keyword leg alone; and `foreignWrites`: how long after another process wrote 100 memories searches
  * are served by the index again. All in ms.
+ *
+ * `stages` / `stagesNomic`: the p50 of each stage of the turn (server/memory/retrieval/stages.ts) for the offline
+ * and the nomic profile; `ratios.turnOverLegs`: the whole turn's p50 over the sum of its two legs' p50
+ * (the `vector` and `keyword` stages of the same turns), per profile. `--recall-log` writes the queries,
+ * the exact scan's answers and what each recall figure's search returned, so that a test can check every
+ * recall figure against an exact scan of its own (scripts/bench.test.ts).
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -22,13 +28,13 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { dataDir } from "../server/core/config";
 import { openDb } from "../server/db";
-import { annFor, startAnnIndex, stopAnnIndex } from "../server/memory/ann-registry";
-import { keywordSearch } from "../server/memory/keyword-search";
-import { buildQueries } from "../server/memory/query-builder";
-import { searchWithVectors } from "../server/memory/retrieve";
-import { defaultSettingsFor } from "../server/memory/settings";
+import { annFor, startAnnIndex, stopAnnIndex } from "../server/memory/index/ann-registry";
+import { keywordSearch } from "../server/memory/retrieval/keyword-search";
+import { buildQueries } from "../server/memory/retrieval/query-builder";
+import { searchWithVectors } from "../server/memory/retrieval/retrieve";
+import { defaultSettingsFor } from "../server/memory/retrieval/settings";
 import { bindEmbeddingModel, insertMemories, purgeMemories, type NewMemory } from "../server/memory/store";
-import { vec0Search, vectorSearchWithSource } from "../server/memory/vector-search";
+import { vec0Search, vectorSearchWithSource } from "../server/memory/retrieval/vector-search";
 import { CLUSTERS, rng, text, vectorSpace, zipfSampler, type VectorSet } from "./bench/synthetic";
 import { timeTurns, type BenchTurn } from "./bench/turn";
 
@@ -45,6 +51,8 @@ const { values } = parseArgs({
     "stores-only": { type: "boolean", default: false },
     /** Also measure recall@10 and latency of the index at these search widths (e.g. 512,1024,2048). */
     widths: { type: "string" },
+    /** Write the queries, exact answers and searched answers behind every recall figure to this file. */
+    "recall-log": { type: "string" },
   },
   allowNegative: true,
 });
@@ -55,6 +63,18 @@ const NQ = Number(values.queries);
 const MODEL = values.model!;
 const OFFLINE_PROFILE = "universal-sentence-encoder-lite";
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+
+/** What --recall-log writes per size and vector set: each recall figure's answers, by its path in the output. */
+interface RecallLog {
+  n: number;
+  set: VectorSet;
+  store: string;
+  k: number;
+  queries: number[][];
+  exact: number[][];
+  figures: { path: string; found: number[][] }[];
+}
+const recallLogs: RecallLog[] = [];
 
 async function buildStore(n: number, set: VectorSet) {
   const dir = path.join(dataDir(), "bench");
@@ -137,6 +157,16 @@ function exactTopK(mat: Float32Array, rids: Int32Array, q: Float32Array, k: numb
   return Array.from(bestI)
     .filter((i) => i >= 0)
     .map((i) => rids[i]!);
+}
+
+/** Share of the exact scan's top k found in each search's top k, over all queries. */
+function recallAt(found: number[][], exact: number[][], k: number): number {
+  let hits = 0;
+  found.forEach((f, i) => {
+    const got = new Set(f.slice(0, k));
+    hits += exact[i]!.filter((x) => got.has(x)).length;
+  });
+  return +(hits / (exact.length * k)).toFixed(4);
 }
 
 function stats(xs: number[]) {
@@ -239,14 +269,13 @@ function widthSweep(
     .map(Number)
     .map((width) => {
       const ms: number[] = [];
-      let hits = 0;
-      queries.forEach((q, i) => {
+      const answers: number[][] = [];
+      queries.forEach((q) => {
         const [t, found] = time(() => ann.search(SPACE, q.vec, pool, width) ?? []);
         ms.push(t);
-        const got = new Set(found.slice(0, k).map((h) => h.rid));
-        hits += truths[i]!.filter((x) => got.has(x)).length;
+        answers.push(found.slice(0, k).map((h) => h.rid));
       });
-      return { width, recallAt10: +(hits / (queries.length * k)).toFixed(4), ...stats(ms) };
+      return { width, recallAt10: recallAt(answers, truths, k), ...stats(ms), answers };
     });
 }
 
@@ -271,9 +300,9 @@ async function benchSet(n: number, set: VectorSet) {
   }
   const vector: number[] = [];
   const exact: number[] = [];
-  let recallHits = 0;
   let servedByVec0 = 0;
   const truths: number[][] = [];
+  const served10: number[][] = [];
   for (const q of queries) {
     const [tv, served] = time(() => vectorSearchWithSource(db, SPACE, q.vec, pool));
     vector.push(tv);
@@ -281,20 +310,34 @@ async function benchSet(n: number, set: VectorSet) {
     const [te, truth] = time(() => exactTopK(mat, rids, q.vec, k));
     exact.push(te);
     truths.push(truth);
-    const got = new Set(served.hits.slice(0, k).map((h) => h.rid));
-    recallHits += truth.filter((x) => got.has(x)).length;
+    served10.push(served.hits.slice(0, k).map((h) => h.rid));
   }
   const out: Record<string, unknown> = {
     vectors: space.describe,
     vector: stats(vector),
     exact: stats(exact),
-    recallAt10: +(recallHits / (NQ * k)).toFixed(4),
+    recallAt10: recallAt(served10, truths, k),
     ...index,
     storeBuildMs: Math.round(buildMs),
     storeBuilt: built,
     queriesServedByVec0: servedByVec0,
   };
-  if (values.widths) out.widthSweep = widthSweep(db, queries, truths, pool, k);
+  const figures = [{ path: "recallAt10", found: served10 }];
+  if (values.widths) {
+    const sweep = widthSweep(db, queries, truths, pool, k);
+    out.widthSweep = sweep.map(({ answers, ...w }) => w);
+    sweep.forEach((w, i) => figures.push({ path: `widthSweep.${i}.recallAt10`, found: w.answers }));
+  }
+  if (values["recall-log"])
+    recallLogs.push({
+      n,
+      set,
+      store: path.basename(opened.file),
+      k,
+      queries: queries.map((q) => Array.from(q.vec)),
+      exact: truths,
+      figures,
+    });
   // Chat turns (both sets: the fitted one's graph is the harder, the realistic one): a message of 8–16
   // words (so the nomic profile adds its anchor query) after 3 earlier user messages on the same topic;
   // vectors drawn like the stored ones (main query, then anchor).
@@ -303,8 +346,12 @@ async function benchSet(n: number, set: VectorSet) {
     context: Array.from({ length: 3 }, () => text(r, zipf, 5 + Math.floor(r() * 8), q.topic)),
     vectors: [q.vec, space.point(q.topic, r)],
   }));
-  out.turn = await timeTurns(db, MODEL, DIM, SPACE, OFFLINE_PROFILE, turns);
-  out.turnNomic = await timeTurns(db, MODEL, DIM, SPACE, MODEL, turns);
+  const { stages, ...turn } = await timeTurns(db, MODEL, DIM, SPACE, OFFLINE_PROFILE, turns);
+  const { stages: stagesNomic, ...turnNomic } = await timeTurns(db, MODEL, DIM, SPACE, MODEL, turns);
+  Object.assign(out, { turn, turnNomic, stages, stagesNomic });
+  // The turn over its own two legs: what everything after the search costs, as a multiple of the search.
+  const overLegs = (t: { p50: number }, s: typeof stages) => +(t.p50 / (s.vector + s.keyword)).toFixed(3);
+  out.ratios = { turnOverLegs: { offline: overLegs(turn, stages), nomic: overLegs(turnNomic, stagesNomic) } };
   if (set === "clustered") {
     const hybrid: number[] = [];
     const vec0: number[] = [];
@@ -319,6 +366,7 @@ async function benchSet(n: number, set: VectorSet) {
     Object.assign(out, { hybrid: stats(hybrid), vec0: stats(vec0), keyword: stats(keyword) });
     out.foreignWrites = await foreignWrites(db, opened.file, queries[0]!.vec);
     out.ratios = {
+      ...(out.ratios as object),
       vectorOverExact: +((out.vector as { p50: number }).p50 / (out.exact as { p50: number }).p50).toFixed(3),
       vectorOverVec0: +((out.vector as { p50: number }).p50 / stats(vec0).p50).toFixed(3),
       hybridOverExact: +(stats(hybrid).p50 / (out.exact as { p50: number }).p50).toFixed(3),
@@ -386,6 +434,7 @@ async function main() {
   }
   const json = JSON.stringify(result, null, 2);
   if (values.out) fs.writeFileSync(values.out, `${json}\n`);
+  if (values["recall-log"]) fs.writeFileSync(values["recall-log"], JSON.stringify(recallLogs));
   console.log(json);
 }
 

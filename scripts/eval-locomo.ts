@@ -14,13 +14,13 @@
  */
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { confidenceOf, fitLogistic } from "../server/memory/confidence";
-import type { Features } from "../server/memory/confidence-features";
-import { buildQueries } from "../server/memory/query-builder";
-import { denseTexts, packable } from "../server/memory/retrieve";
-import type { RetrievalSettings } from "../server/memory/settings";
-import { TECHNIQUES } from "../server/memory/techniques";
-import { parseTimeIntent } from "../server/memory/time-window";
+import { confidenceOf, fitLogistic } from "../server/memory/retrieval/confidence";
+import type { Features } from "../server/memory/retrieval/confidence-features";
+import { buildQueries } from "../server/memory/retrieval/query-builder";
+import { denseTexts, packable } from "../server/memory/retrieval/retrieve";
+import type { RetrievalSettings } from "../server/memory/retrieval/settings";
+import { TECHNIQUES } from "../server/memory/retrieval/techniques";
+import { parseTimeIntent } from "../server/memory/retrieval/time-window";
 import { DEFAULT_CACHE_DIR } from "../server/test/retrieval-eval/life-harness";
 import { EVERYDAY_PROMPTS } from "../server/test/locomo/everyday-prompts";
 import {

@@ -9,7 +9,7 @@
  *
  * 1. Tuning half: each technique's setting is chosen in turn (coordinate ascent from the previous
  *    defaults, two passes, answerable recall@10 then MRR), then the confidence model is fitted on the tuning half's
- *    results (--fit writes it into server/memory/confidence-models.ts), then, under the shipped retrieval
+ *    results (--fit writes it into server/memory/retrieval/confidence-models.ts), then, under the shipped retrieval
  *    settings, the turn's share (`turnShare`, written by --fit too) and the minimum confidence together: for each share, the lowest
  *    threshold that keeps unanswerable turns at ≤ 1 packed memory of 6; the share whose threshold packs
  *    the most gold (packed recall@6) wins.
@@ -20,10 +20,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { confidenceModelFor, fitLogistic } from "../server/memory/confidence";
-import { FEATURES } from "../server/memory/confidence-features";
-import { defaultSettingsFor, type RetrievalSettings } from "../server/memory/settings";
-import { switchedOff, TECHNIQUES, techniqueOn } from "../server/memory/techniques";
+import { confidenceModelFor, fitLogistic } from "../server/memory/retrieval/confidence";
+import { FEATURES } from "../server/memory/retrieval/confidence-features";
+import { defaultSettingsFor, type RetrievalSettings } from "../server/memory/retrieval/settings";
+import { switchedOff, TECHNIQUES, techniqueOn } from "../server/memory/retrieval/techniques";
 import { generateLife, LIFE_TYPES, type LifeQuestion } from "../server/test/retrieval-eval/life";
 import { asNamedSpeakers } from "../server/test/retrieval-eval/named-speakers";
 import { asNoPerson } from "../server/test/retrieval-eval/no-person";
@@ -219,7 +219,7 @@ async function main() {
         model.similarityRange,
         turnShare,
       );
-      log("wrote the fitted coefficients and turnShare into server/memory/confidence-models.ts");
+      log("wrote the fitted coefficients and turnShare into server/memory/retrieval/confidence-models.ts");
     }
     // The shipped model from here on (with --fit, the one just written), except for "chosen on tuning".
     model.turnShare = values.fit ? turnShare : shippedTurnShare;
@@ -463,7 +463,7 @@ function modelChoice(arg: string | undefined): EmbeddingModelChoice {
   return { kind: "gguf", path: path.resolve(arg), reason: "--model" };
 }
 
-const MODELS_FILE = path.join(process.cwd(), "server/memory/confidence-models.ts");
+const MODELS_FILE = path.join(process.cwd(), "server/memory/retrieval/confidence-models.ts");
 
 /** The fitted block of confidence-models.ts that --fit rewrites for this model (checked before the run). */
 function fittedBlockFor(choice: EmbeddingModelChoice): string {

@@ -12,7 +12,7 @@ console.log = console.info = (...args: unknown[]) => console.error(...args);
 process.env.MEMO_ANN ??= "off";
 
 const { createMemoMcpServer } = await import("../server/mcp/server");
-const { appContext } = await import("../server/core/context");
+const { appContext } = await import("../server/context");
 
 const server = createMemoMcpServer(() => appContext());
 const transport = new StdioServerTransport();

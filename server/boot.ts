@@ -1,9 +1,9 @@
 import { getDb } from "./db";
 import { getEmbedder } from "./embedder/supervisor";
-import { stopAnnIndex } from "./memory/ann-registry";
+import { stopAnnIndex } from "./memory/index/ann-registry";
 import { boundModel } from "./memory/store";
-import { startVectorIndex } from "./memory/model-check";
-import { appContext } from "./core/context";
+import { startVectorIndex } from "./memory/index/model-check";
+import { appContext } from "./context";
 import { startScheduler } from "./jobs/scheduler";
 import { startIngestQueue } from "./ingest/queue";
 import { persistQueue, recoverOnStart } from "./chat/persist";

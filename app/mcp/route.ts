@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { createMemoMcpServer } from "@/server/mcp/server";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 import { checkJsonBody, isRejection, withBody } from "@/server/http/guard";
 import { MAX_JSON_BYTES } from "@/server/http/rest";
 import { asPerson } from "@/server/http/person";

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { BTN_MD as BTN, BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
-import { TECHNIQUES, type TechniqueKey } from "@/server/memory/techniques";
+import { TECHNIQUES, type TechniqueKey } from "@/server/memory/retrieval/techniques";
 import { useRememberedFlag } from "../_ui/use-remembered";
 
 interface Draft {

@@ -6,7 +6,7 @@ export class SettingsPage {
   readonly retrieval: Locator;
   readonly retrievalForm: Locator;
   readonly retrievalSaved: Locator;
-  /** Settings → Retrieval's memory techniques (server/memory/techniques.ts), each with its default. */
+  /** Settings → Retrieval's memory techniques (server/memory/retrieval/techniques.ts), each with its default. */
   readonly techniqueSettings: Locator;
   readonly spaces: Locator;
   readonly spaceRows: Locator;

@@ -7,8 +7,9 @@
 import type Database from "better-sqlite3";
 import { recallForPrompt } from "../../server/chat/turn-recall";
 import type { Embedder } from "../../server/core/context";
-import { defaultSettingsFor, saveRetrievalSettings } from "../../server/memory/settings";
+import { defaultSettingsFor, saveRetrievalSettings } from "../../server/memory/retrieval/settings";
 import type { MemoContext } from "../../server/core/context";
+import { STAGES, StageTimer, type Stage } from "../../server/memory/retrieval/stages";
 
 /** Serves precomputed query vectors in order; counts the time spent inside it. */
 export class PrecomputedQueryEmbedder implements Embedder {
@@ -54,7 +55,8 @@ function stats(xs: number[]) {
 
 /**
  * Time `turns` through recallForPrompt with the retrieval settings of `profile` (saved as the store's
- * settings for its model, as a person would in Settings). Returns p50/p95 in ms, query embedding excluded.
+ * settings for its model, as a person would in Settings). Returns p50/p95 in ms, query embedding excluded,
+ * and `stages`: the p50 of each stage of the pipeline (server/memory/retrieval/stages.ts) over the same turns.
  */
 export async function timeTurns(
   db: Database.Database,
@@ -68,16 +70,22 @@ export async function timeTurns(
   const embedder = new PrecomputedQueryEmbedder(model, dim);
   const memo: MemoContext = { db, embedder };
   const times: number[] = [];
+  const perStage = new Map<Stage, number[]>(STAGES.map((s) => [s, []]));
   let queries = 0;
   let recalled = 0;
   for (const [i, t] of turns.entries()) {
     embedder.next = t.vectors;
     embedder.ms = 0;
+    const timer = new StageTimer();
     const t0 = performance.now();
-    const r = await recallForPrompt(memo, { space, query: t.message, context: t.context });
+    const r = await recallForPrompt(memo, { space, query: t.message, context: t.context }, { timer });
     const ms = performance.now() - t0 - embedder.ms;
     if (r.error) throw new Error(`turn recall failed: ${r.error}`);
-    if (i >= 5) times.push(ms); // the first turns warm statement caches and the JIT
+    if (i >= 5) {
+      // the first turns warm statement caches and the JIT
+      times.push(ms);
+      for (const s of STAGES) perStage.get(s)!.push(s === "embed" ? timer.ms[s] - embedder.ms : timer.ms[s]);
+    }
     queries += r.queries.length;
     recalled += r.memories.length;
   }
@@ -86,5 +94,7 @@ export async function timeTurns(
     ...stats(times),
     queriesPerTurn: +(queries / turns.length).toFixed(2),
     packedPerTurn: +(recalled / turns.length).toFixed(2),
+    /** p50 ms of each stage; `embed` is what is left of it once the precomputed vectors' hand-over is taken out. */
+    stages: Object.fromEntries(STAGES.map((s) => [s, stats(perStage.get(s)!).p50])) as Record<Stage, number>,
   };
 }

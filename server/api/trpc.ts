@@ -1,7 +1,8 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
+import { appContext } from "../context";
 import { dekeyValue, myKeyPrefix, runAs, type Acting } from "../core/acting";
-import { appContext, type MemoContext } from "../core/context";
+import type { MemoContext } from "../core/context";
 import type { Principal } from "../auth/access";
 import { asServiceError, TRPC_CODE_BY_STATUS } from "../core/errors";
 import { actingOf, NOBODY, principalOf } from "../auth/gate";

@@ -1,13 +1,13 @@
 /**
  * Deleting a chat, and what Memo remembered from it. The delete dialog (and DELETE
  * /api/v1/conversations/:id) offers to forget the memories its exchanges became, on by default: they go
- * to the trash with the same 7-day undo as /forget (server/memory/forget.ts forgetIds; restore them with
+ * to the trash with the same 7-day undo as /forget (server/memory/lifecycle/forget.ts forgetIds; restore them with
  * memory.restore or POST /api/v1/memories/restore). Kept, they stay recallable, as before.
  * A /remember typed in the chat is not the chat's memory (it carries no conversation): it stays.
  */
 import type Database from "better-sqlite3";
 import type { MemoContext } from "../core/context";
-import { forgetIds, FORGET_UNDO_DAYS } from "../memory/forget";
+import { forgetIds, FORGET_UNDO_DAYS } from "../memory/lifecycle/forget";
 import { deleteConversation, getConversationOr404 } from "./conversations";
 
 export interface DeleteChatResult {

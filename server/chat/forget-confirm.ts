@@ -5,7 +5,7 @@
  */
 import { writeTransaction } from "../memory/store";
 import { getMessage, updateCommand, type StoredMessage } from "./conversations";
-import { forgetIds } from "../memory/forget";
+import { forgetIds } from "../memory/lifecycle/forget";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 

@@ -8,7 +8,7 @@ import { after, before, test } from "node:test";
 import { checkInvariant, getMemory, purgeMemories } from "../memory/store";
 import { appendMessages, createConversation, deleteConversation } from "./conversations";
 import { editMemory } from "../services/manager-service";
-import { forget } from "../memory/forget";
+import { forget } from "../memory/lifecycle/forget";
 import type { MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";

@@ -15,10 +15,11 @@
  */
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
-import { exchangeText } from "../memory/chunker";
+import { exchangeText } from "../memory/store/chunker";
 import { ensureSpace, nowIso, purgeMemories, writeTransaction } from "../memory/store";
-import { addMemories } from "../memory/write";
-import { appContext, type MemoContext } from "../core/context";
+import { addMemories } from "../memory/store/add";
+import { appContext } from "../context";
+import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { stripCutNote } from "./cut-short";
 import { runAsSystem } from "../core/acting";

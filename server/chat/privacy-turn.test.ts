@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import { FIXTURE_MODEL, memoryBlock, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { createConversation, getConversation, getConversationWithMessages, listConversations } from "./conversations";
-import { addMemories } from "../memory/write";
+import { addMemories } from "../memory/store/add";
 import type { MemoContext } from "../core/context";
 import {
   setConversationMemory,

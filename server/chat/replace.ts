@@ -10,7 +10,7 @@
 import type Database from "better-sqlite3";
 import { parseCommand } from "./commands";
 import { stripInterruptedNote } from "./persist";
-import { chunkWords, exchangeText } from "../memory/chunker";
+import { chunkWords, exchangeText } from "../memory/store/chunker";
 import { contentHash } from "../memory/store";
 import { listMessages, type StoredMessage } from "./conversations";
 import { ServiceError } from "../core/errors";

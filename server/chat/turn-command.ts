@@ -6,8 +6,8 @@ import {
   type Conversation,
   type StoredMessage,
 } from "./conversations";
-import { FORGET_CONFIRM_OVER, forgetIds, forgetPreview } from "../memory/forget";
-import { remember } from "../memory/write";
+import { FORGET_CONFIRM_OVER, forgetIds, forgetPreview } from "../memory/lifecycle/forget";
+import { remember } from "../memory/store/add";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { COMMAND_HELP, type parseCommand, SHORTCUT_HELP } from "./commands";

@@ -1,12 +1,13 @@
 /** A chat turn's recall (server/chat/turn.ts): retrieval for the prompt, packed under the token budget, and the promotion of what it found. */
-import { packMemories, type PackOptions } from "../memory/pack";
-import { packable, type RetrievedMemory } from "../memory/retrieve";
+import { packMemories, type PackOptions } from "../memory/retrieval/pack";
+import { packable, type RetrievedMemory } from "../memory/retrieval/retrieve";
 import { recordRetrievals } from "../memory/store";
 import type { RecalledMemory } from "./conversations";
-import { search } from "../memory/search";
-import { chunkSection } from "../memory/document-names";
+import { search } from "../memory/retrieval/search";
+import { chunkSection } from "../memory/retrieval/document-names";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
+import type { StageTimer } from "../memory/retrieval/stages";
 
 export const ms = (t0: number) => Math.round((performance.now() - t0) * 10) / 10;
 
@@ -94,18 +95,23 @@ export async function recallForPrompt(
     exclude?: (m: RetrievedMemory) => boolean;
     tzOffsetMinutes?: number;
   },
-  opts: { only?: "all" | "pinned"; promote?: boolean } = {},
+  opts: { only?: "all" | "pinned"; promote?: boolean; timer?: StageTimer } = {},
 ): Promise<Recall> {
   const t0 = performance.now();
+  opts.timer?.start();
   try {
-    const r = await search(memo, {
-      query: input.query,
-      space: input.space,
-      context: input.context,
-      promote: false,
-      tzOffsetMinutes: input.tzOffsetMinutes,
-      forPrompt: true,
-    });
+    const r = await search(
+      memo,
+      {
+        query: input.query,
+        space: input.space,
+        context: input.context,
+        promote: false,
+        tzOffsetMinutes: input.tzOffsetMinutes,
+        forPrompt: true,
+      },
+      opts.timer,
+    );
     const kept = input.exclude ? r.results.filter((m) => !input.exclude!(m)) : r.results;
     const allowed = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
     // Only results at or above the minimum confidence reach the prompt (none: "no memory used"), and only those count as recalled.
@@ -126,6 +132,7 @@ export async function recallForPrompt(
       promotable: usable.slice(0, r.settings.topN).map((m) => m.id),
     };
     if (opts.promote ?? true) promoteRecall(memo, recall);
+    opts.timer?.mark("pack");
     return recall;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);

@@ -90,7 +90,7 @@ export const searchInput = z.strictObject({
       pool: z.number().int().min(1, "pool must be at least 1").max(500, "pool must be at most 500").optional(),
       /** The would-be-packed threshold for this query (Debug Search tries one before it is saved). */
       minConfidence: z.number().min(0).max(1).optional(),
-      // The memory techniques, each off at its off value (server/memory/techniques.ts; the bounds are the
+      // The memory techniques, each off at its off value (server/memory/retrieval/techniques.ts; the bounds are the
       // retrieval settings' own, kept equal by techniques.test.ts).
       denseMaxDocFraction: z.number().min(0.01).max(1).optional(),
       dateBoost: z.number().min(0).max(5).optional(),

@@ -52,7 +52,7 @@ export const memories = sqliteTable(
     pinned: integer("pinned", { mode: "boolean" }).notNull().default(false),
     softDeleted: integer("soft_deleted", { mode: "boolean" }).notNull().default(false),
     deletedAt: text("deleted_at"),
-    /** When the decay job found (or brought) this memory at importance 0; soft-deleted after 7 days at 0 (server/memory/decay.ts). */
+    /** When the decay job found (or brought) this memory at importance 0; soft-deleted after 7 days at 0 (server/memory/lifecycle/decay.ts). */
     zeroImportanceSince: text("zero_importance_since"),
     kind: text("kind", { enum: ["chat", "document", "remember", "import", "consolidated"] })
       .notNull()
@@ -260,7 +260,7 @@ export const loginAttempts = sqliteTable(
 
 /**
  * Write log for in-memory vector indexes (migration 0008, filled by triggers on `memories`): one row per
- * memory whose vector may have changed; `rid` NULL: replay impossible, rebuild. See server/memory/ann-index.ts.
+ * memory whose vector may have changed; `rid` NULL: replay impossible, rebuild. See server/memory/index/ann-index.ts.
  */
 export const vecLog = sqliteTable("vec_log", {
   seq: integer("seq").primaryKey({ autoIncrement: true }),

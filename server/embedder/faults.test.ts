@@ -29,7 +29,7 @@ import { IngestQueue } from "../ingest/queue";
 import { HttpEmbedClient } from "./client";
 import { checkInvariant } from "../memory/store";
 import { addDocument } from "../services/document-service";
-import { addMemories, remember } from "../memory/write";
+import { addMemories, remember } from "../memory/store/add";
 import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { englishText } from "../test/english-text";

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { planChatGptImport } from "../services/chatgpt-import";
 import { enqueueImport, waitForImport, type ImportKind } from "../services/import-jobs";
 import { DEFAULT_SPACE } from "../core/space-name";
-import { appContext } from "../core/context";
+import { appContext } from "../context";
 import { ServiceError } from "../core/errors";
 import { spaceName } from "../core/validators";
 import { MAX_IMPORT_BYTES, planExportImport } from "../services/transfer-service";

@@ -23,7 +23,7 @@ import {
   uploadDocuments,
   type UploadRow,
 } from "../services/document-service";
-import { search } from "../memory/search";
+import { search } from "../memory/retrieval/search";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { documentMemoryIds, getDocument, insertDocuments, updateDocument } from "./documents";

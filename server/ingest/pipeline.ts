@@ -14,7 +14,7 @@
  * memory of the document in one transaction, so a failed or cancelled document has no memories at all.
  */
 import type { MemoContext } from "../core/context";
-import { activeModel } from "../memory/model-check";
+import { activeModel } from "../memory/index/model-check";
 import { contentHash, findLiveByHash, insertMemories, writeTransaction, type NewMemory } from "../memory/store";
 import { chunkSections, TokenCounter, type ChunkOptions, type PlannedChunk } from "./chunk";
 import { linkDocumentChunks, unlinkDocument, type DocumentRow } from "./documents";

@@ -17,7 +17,8 @@ import { EmbedderUnavailableError } from "../embedder/supervisor";
 import { EmbedderResponseError } from "../embedder/client";
 import { StoreError } from "../core/errors";
 import { noteStorageFault, storageFaultOf } from "../core/storage-fault";
-import { appContext, type MemoContext } from "../core/context";
+import { appContext } from "../context";
+import type { MemoContext } from "../core/context";
 import { IngestError } from "./detect";
 import {
   getDocument,

@@ -7,10 +7,11 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { POST as undoRoute } from "../../app/api/v1/jobs/runs/[id]/undo/route";
-import { consolidate } from "../memory/consolidate";
-import { similarityProblem, textProblem } from "../memory/merge-guard";
+import { consolidate } from "../memory/lifecycle/consolidate";
+import { similarityProblem, textProblem } from "../memory/lifecycle/merge-guard";
 import { checkInvariant, getMemory, insertMemories, updateMemoryContent, type MemoryKind } from "../memory/store";
-import { setAppContext, type MemoContext } from "../core/context";
+import { setAppContext } from "../context";
+import type { MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { applyConsolidationPreview, previewConsolidation, undoConsolidationRun } from "./consolidation-runs";

@@ -6,11 +6,11 @@
  * be undone for UNDO_DAYS: merged memories purged, originals restored, in one transaction, recorded on
  * the run (`result.undone`).
  */
-import type { JobCounts } from "../memory/decay";
-import { type MergeProposal, writeMerge } from "../memory/consolidate";
-import { similarityProblem, textProblem } from "../memory/merge-guard";
+import type { JobCounts } from "../memory/lifecycle/decay";
+import { type MergeProposal, writeMerge } from "../memory/lifecycle/consolidate";
+import { similarityProblem, textProblem } from "../memory/lifecycle/merge-guard";
 import { purgeMemories, restoreMemories, writeTransaction } from "../memory/store";
-import { activeModel } from "../memory/model-check";
+import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { runConsolidateJob, type JobRunOptions } from "./jobs";

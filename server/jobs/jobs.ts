@@ -2,11 +2,11 @@
  * The two daily jobs as runs: settings read, lease taken, job_runs recorded (runner.ts). Used by the
  * scheduler, the "Run now" buttons (tRPC) and `POST /api/v1/jobs/<decay|consolidate>/run`.
  */
+import { runDecay, type JobCounts } from "../memory/lifecycle/decay";
+import { consolidate, type MergeFn } from "../memory/lifecycle/consolidate";
 import { runAsSystem } from "../core/acting";
-import { runDecay, type JobCounts } from "../memory/decay";
-import { consolidate, type MergeFn } from "../memory/consolidate";
 import { boundModel, reindexTarget } from "../memory/store";
-import { activeModel } from "../memory/model-check";
+import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
 import { providerMerge } from "./merge";
 import { runExclusive, type RunRecord, type Trigger } from "../core/job-runner";

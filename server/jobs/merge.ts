@@ -5,7 +5,7 @@
 import type Database from "better-sqlite3";
 import { loadPrivacySettings, providerEndpoint, sharingFor } from "../chat/memory-policy";
 import { complete, hasProvider, providerStatus, resolveProviderConfig, type ChatMessage } from "../chat/providers";
-import type { MergeFn } from "../memory/consolidate";
+import type { MergeFn } from "../memory/lifecycle/consolidate";
 
 export const MERGE_SYSTEM_PROMPT =
   "You merge two notes from a person's memory store that say nearly the same thing. Write ONE statement " +
@@ -28,7 +28,7 @@ export function cleanMergedStatement(raw: string): string {
   t = t.replace(/^(merged( statement| memory)?|statement|answer)\s*:\s*/i, "").trim();
   const quoted = t.match(/^["“'](.*)["”']$/s);
   if (quoted) t = quoted[1]!.trim();
-  // Empty, too long, refusal or meta text: consolidation checks and skips it (server/memory/merge-guard.ts).
+  // Empty, too long, refusal or meta text: consolidation checks and skips it (server/memory/lifecycle/merge-guard.ts).
   return t;
 }
 

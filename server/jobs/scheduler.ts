@@ -7,7 +7,7 @@
  */
 import cron, { type ScheduledTask } from "node-cron";
 import type Database from "better-sqlite3";
-import { activeModel } from "../memory/model-check";
+import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
 import { runConsolidateJob, runDecayJob, type JobRunOptions } from "./jobs";
 import type { RunRecord } from "../core/job-runner";

@@ -6,9 +6,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { forget, forgetPreview } from "../memory/forget";
-import { search } from "../memory/search";
-import { remember } from "../memory/write";
+import { forget, forgetPreview } from "../memory/lifecycle/forget";
+import { search } from "../memory/retrieval/search";
+import { remember } from "../memory/store/add";
 import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";

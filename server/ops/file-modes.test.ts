@@ -13,7 +13,7 @@ import { dbPath } from "../core/config";
 import { secretKey, secretKeyPath } from "../core/secret-box";
 import { openDb } from "../db";
 import { IngestQueue } from "../ingest/queue";
-import { startAnnIndex, stopAnnIndex } from "../memory/ann-registry";
+import { startAnnIndex, stopAnnIndex } from "../memory/index/ann-registry";
 import { bindEmbeddingModel, insertMemories } from "../memory/store";
 import { addDocument, uploadDocuments } from "../services/document-service";
 import type { MemoContext } from "../core/context";

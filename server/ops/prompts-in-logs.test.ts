@@ -13,8 +13,9 @@ import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fix
 import { PersistQueue, persistQueue, recoverUnpersisted, setPersistQueue } from "../chat/persist";
 import { PROMPT_LOG_WARNING } from "../chat/prompt-log";
 import { saveProviderSettings } from "../chat/providers";
-import { addMemories } from "../memory/write";
-import { setAppContext, type MemoContext } from "../core/context";
+import { addMemories } from "../memory/store/add";
+import { setAppContext } from "../context";
+import type { MemoContext } from "../core/context";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 

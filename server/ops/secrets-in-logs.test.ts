@@ -15,7 +15,8 @@ import { PersistQueue, setPersistQueue } from "../chat/persist";
 import { complete } from "../chat/providers";
 import { runTurn, type TurnEvent } from "../chat/turn";
 import { runConsolidateJob } from "../jobs/jobs";
-import { setAppContext, type MemoContext } from "../core/context";
+import { setAppContext } from "../context";
+import type { MemoContext } from "../core/context";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 

@@ -12,7 +12,7 @@ import { checkInvariant, spaceExists } from "../memory/store";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { parseChatGptExport, planChatGptImport } from "./chatgpt-import";
-import { search } from "../memory/search";
+import { search } from "../memory/retrieval/search";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { exportMemories, importGroups } from "./transfer-service";

@@ -13,7 +13,7 @@
  * exchange; its text ("User: …\nAssistant: …", as chat stores one) is chunked like a chat exchange (300 words, 50 overlap)
  * into `chat` memories stamped with the user message's ORIGINAL time, in the chosen space.
  */
-import { chunkWords, exchangeText } from "../memory/chunker";
+import { chunkWords, exchangeText } from "../memory/store/chunker";
 import { ServiceError } from "../core/errors";
 import { spaceName } from "../core/validators";
 import type { ImportGroup, ImportPlan } from "./transfer-service";

@@ -3,7 +3,7 @@
  * (conversation_fts, drizzle/0010), pinning, Markdown export, and which memories an exchange stored.
  */
 import type Database from "better-sqlite3";
-import { quoteFtsTerm } from "../memory/keyword-search";
+import { quoteFtsTerm } from "../memory/retrieval/keyword-search";
 import {
   CONVERSATION_COLUMNS,
   getConversationOr404,

@@ -15,9 +15,10 @@ import { createMemoMcpServer } from "../mcp/server";
 import { checkInvariant } from "../memory/store";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { forgetPreview } from "../memory/forget";
-import { addMemories } from "../memory/write";
-import { setAppContext, type MemoContext } from "../core/context";
+import { forgetPreview } from "../memory/lifecycle/forget";
+import { addMemories } from "../memory/store/add";
+import { setAppContext } from "../context";
+import type { MemoContext } from "../core/context";
 
 let emb: InProcessEmbedder;
 const stores: TempStore[] = [];

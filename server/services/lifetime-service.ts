@@ -5,7 +5,7 @@
  */
 import type Database from "better-sqlite3";
 import { decayingKinds, loadJobSettings, type JobSettings } from "../jobs/settings";
-import { expiringSoon, keepMemories, type ExpiringMemory } from "../memory/lifetime";
+import { expiringSoon, keepMemories, type ExpiringMemory } from "../memory/lifecycle/lifetime";
 
 export interface KindLifetime {
   kind: "chat" | "document" | "remember" | "import" | "consolidated";

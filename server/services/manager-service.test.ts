@@ -17,8 +17,8 @@ import {
   setPinnedMany,
   softDeleteMany,
 } from "./manager-service";
-import { search } from "../memory/search";
-import { addMemories } from "../memory/write";
+import { search } from "../memory/retrieval/search";
+import { addMemories } from "../memory/store/add";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 

@@ -16,7 +16,7 @@ import {
   updateMemoryContent,
   type MemoryRow,
 } from "../memory/store";
-import { activeModel } from "../memory/model-check";
+import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { memoryKind, memoryText, spaceName } from "../core/validators";

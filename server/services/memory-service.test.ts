@@ -12,12 +12,12 @@ import { StoreError } from "../core/errors";
 import { FakeEmbeddingServer, type FakeEmbedMode } from "../test/fake-embedding-server";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
-import { reindexDone } from "../memory/reindex-job";
+import { reindexDone } from "../memory/index/reindex-job";
 import { listRuns } from "../core/job-runner";
 import { deleteMemory, health } from "./memory-service";
-import { FORGET_UNDO_DAYS, forget, restore } from "../memory/forget";
-import { search } from "../memory/search";
-import { addMemories, remember } from "../memory/write";
+import { FORGET_UNDO_DAYS, forget, restore } from "../memory/lifecycle/forget";
+import { search } from "../memory/retrieval/search";
+import { addMemories, remember } from "../memory/store/add";
 import type { MemoContext } from "../core/context";
 import { asServiceError, ServiceError } from "../core/errors";
 

@@ -1,8 +1,8 @@
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { storageProblem } from "../core/storage-fault";
-import { activeModel } from "../memory/model-check";
-import { loadRetrievalSettings, type RetrievalSettings } from "../memory/settings";
+import { activeModel } from "../memory/index/model-check";
+import { loadRetrievalSettings, type RetrievalSettings } from "../memory/retrieval/settings";
 import { boundModel, getMemory, purgeMemories, softDeleteMemories, storeCounts, type MemoryRow } from "../memory/store";
 
 export async function retrievalSettings(ctx: MemoContext): Promise<RetrievalSettings> {

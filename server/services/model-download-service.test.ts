@@ -12,13 +12,13 @@ import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, test } from "node:test";
 import { EmbedderSupervisor } from "../embedder/supervisor";
-import { reindexDone } from "../memory/reindex-job";
+import { reindexDone } from "../memory/index/reindex-job";
 import { HttpEmbedClient } from "../embedder/client";
 import { boundModel } from "../memory/store";
 import { TINY_NOMIC_FILE, writeTinyNomicGguf } from "../test/gguf/write-gguf";
 import { MirrorServer } from "../test/mirror-server";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { addMemories } from "../memory/write";
+import { addMemories } from "../memory/store/add";
 import type { MemoContext } from "../core/context";
 import {
   modelDownloadStatus,

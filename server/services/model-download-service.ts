@@ -1,7 +1,7 @@
 /**
  * First start online: when the nomic-embed-text-v1.5 GGUF is missing, download it in the background
  * while Memo serves on the bundled model; when it is verified, switch the embedding server to it and let
- * the store re-index (server/memory/reindex-job.ts) with progress. The banner on every page reads
+ * the store re-index (server/memory/index/reindex-job.ts) with progress. The banner on every page reads
  * modelDownloadStatus(). Offline (or MEMO_OFFLINE=1) it says so within seconds and changes nothing.
  */
 import fs from "node:fs";
@@ -10,8 +10,9 @@ import { modelsDir } from "../core/config";
 import { DownloadError, downloadModel, type DownloadProgress } from "../embedder/download";
 import { NOMIC_GGUF, nomicGgufPresent } from "../embedder/models";
 import { getEmbedder, type EmbedderSupervisor } from "../embedder/supervisor";
-import { activeModel } from "../memory/model-check";
-import { appContext, type MemoContext } from "../core/context";
+import { activeModel } from "../memory/index/model-check";
+import { appContext } from "../context";
+import type { MemoContext } from "../core/context";
 
 export type ModelDownloadPhase =
   /** Nothing to download: a nomic GGUF is there, or MEMO_EMBED_MODEL names the model. */

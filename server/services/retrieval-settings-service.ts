@@ -1,6 +1,6 @@
 /**
  * Retrieval settings as Settings edits them: per embedding model (the one serving now), saved over the
- * model's measured defaults (server/memory/settings.ts).
+ * model's measured defaults (server/memory/retrieval/settings.ts).
  */
 import type { z } from "zod";
 import {
@@ -9,8 +9,8 @@ import {
   retrievalSettingsSchema,
   saveRetrievalSettings,
   type RetrievalSettings,
-} from "../memory/settings";
-import { activeModel } from "../memory/model-check";
+} from "../memory/retrieval/settings";
+import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 

@@ -7,8 +7,8 @@ import { after, before, test } from "node:test";
 import { checkInvariant, softDeleteMemories } from "../memory/store";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
-import { search } from "../memory/search";
-import { addMemories } from "../memory/write";
+import { search } from "../memory/retrieval/search";
+import { addMemories } from "../memory/store/add";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import {

@@ -20,7 +20,7 @@ import {
   type MemoryKind,
   type NewMemory,
 } from "../memory/store";
-import { activeModel } from "../memory/model-check";
+import { activeModel } from "../memory/index/model-check";
 import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";

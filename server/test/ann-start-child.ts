@@ -1,13 +1,13 @@
 /**
- * TEST HARNESS (server/memory/ann-corrupt.test.ts): a separate process that starts the ANN index of a store
+ * TEST HARNESS (server/memory/index/ann-corrupt.test.ts): a separate process that starts the ANN index of a store
  * the way the app does (startAnnIndex with the saved-index folder), waits for it to be ready, then asks it
  * for each of the given memories' own vectors and prints one JSON line. A saved index that crashes usearch
  * kills this process, not the test runner.
  * Usage: node --import tsx ann-start-child.ts <memory.db> <ann dir> <dim>
  */
 import { openDb } from "../db";
-import { startAnnIndex } from "../memory/ann-registry";
-import { vectorSearchWithSource } from "../memory/vector-search";
+import { startAnnIndex } from "../memory/index/ann-registry";
+import { vectorSearchWithSource } from "../memory/retrieval/vector-search";
 
 const [file, dir, dimArg] = process.argv.slice(2);
 const dim = Number(dimArg);

@@ -113,8 +113,8 @@ boot();
 // boot() installed the app's graceful shutdown; the workload below stops starting new writes on SIGTERM too.
 let stopping = false;
 process.on("SIGTERM", () => (stopping = true));
-const { addMemories, remember } = await import("../memory/write");
-const { appContext } = await import("../core/context");
+const { addMemories, remember } = await import("../memory/store/add");
+const { appContext } = await import("../context");
 const { persistQueue } = await import("../chat/persist");
 const { runTurn } = await import("../chat/turn");
 const { addDocument, deleteDocument } = await import("../services/document-service");

@@ -6,7 +6,7 @@ import { PROVIDER_IDS } from "@/server/chat/providers";
 import { prepareReplacement, type Replacement } from "@/server/chat/replace";
 import { handle, readBody } from "@/server/http/rest";
 import { beginRequest, closing, CLOSING_MESSAGE } from "@/server/ops/inflight";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 import { ServiceError } from "@/server/core/errors";
 import { spaceName, tzOffsetMinutes } from "@/server/core/validators";
 import { asPerson } from "@/server/http/person";

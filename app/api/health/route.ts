@@ -1,6 +1,6 @@
 import { handle, json } from "@/server/http/rest";
 import { health } from "@/server/services/memory-service";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

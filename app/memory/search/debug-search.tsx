@@ -5,8 +5,8 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { ConfidenceLine, WouldBePacked } from "./confidence";
 import { localDate, localDateTime } from "../../_ui/local-time";
-import { candidatePool, rankDepth } from "@/server/memory/query-builder";
-import { TECHNIQUES, techniqueOn, type Technique, type TechniqueOverrides } from "@/server/memory/techniques";
+import { candidatePool, rankDepth } from "@/server/memory/retrieval/query-builder";
+import { TECHNIQUES, techniqueOn, type Technique, type TechniqueOverrides } from "@/server/memory/retrieval/techniques";
 
 const BADGE: Record<string, string> = {
   hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
@@ -402,12 +402,7 @@ export function DebugSearch() {
                 <dt>dates in the query</dt>
                 <dd data-testid="time-windows">
                   {data.time.windows.length
-                    ? data.time.windows
-                        .map(
-                          (w) =>
-                            `“${w.event ? `${w.text} ${w.event.text}` : w.text}” ${localDate(w.start)}…${localDate(w.end)}${w.event ? ` (dated from the memory of ${localDate(w.event.at)})` : ""}`,
-                        )
-                        .join("; ")
+                    ? data.time.windows.map((w) => `“${w.text}” ${localDate(w.start)}…${localDate(w.end)}`).join("; ")
                     : "none"}
                 </dd>
               </dl>

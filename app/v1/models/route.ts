@@ -1,5 +1,5 @@
 import { listModels, openAIErrorResponse } from "@/server/http/openai-compat";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";

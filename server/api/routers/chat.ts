@@ -6,7 +6,7 @@ import { providerStatus } from "../../chat/providers";
 import { getMessage, updateCommand } from "../../chat/conversations";
 import { confirmForget } from "../../chat/forget-confirm";
 import { keepCutShortExchange } from "../../chat/keep-exchange";
-import { restore } from "../../memory/forget";
+import { restore } from "../../memory/lifecycle/forget";
 import { ServiceError } from "../../core/errors";
 
 /** The chat page's non-streaming needs; the reply itself streams from POST /api/chat. */

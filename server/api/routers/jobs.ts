@@ -3,7 +3,7 @@ import { runAsSystem } from "../../core/acting";
 import { adminProcedure, createTRPCRouter, ownerProcedure, publicProcedure } from "../trpc";
 import { runCounts, runJobNow, RUNNABLE_JOBS } from "../../jobs/jobs";
 import { leaseHolder } from "../../core/lease";
-import { reindexStatus } from "../../memory/reindex-job";
+import { reindexStatus } from "../../memory/index/reindex-job";
 import { JOB_NAMES, listRuns } from "../../core/job-runner";
 import { getScheduler } from "../../jobs/scheduler";
 import { consolidationThreshold, jobSettingsPatchSchema, loadJobSettings, saveJobSettings } from "../../jobs/settings";

@@ -9,5 +9,5 @@ export * from "./spaces";
 export * from "./write";
 export * from "./read";
 export * from "./trash";
-export { recencyOf } from "../recency";
+export { recencyOf } from "../retrieval/recency";
 export type { OpenedDb } from "../../db";

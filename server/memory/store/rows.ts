@@ -137,7 +137,7 @@ export function writeTransaction<T>(db: Database.Database, fn: () => T): T {
 }
 
 /**
- * While the store re-embeds for a new model (server/memory/reindex.ts), the model whose vectors
+ * While the store re-embeds for a new model (server/memory/index/reindex.ts), the model whose vectors
  * memory_vec_next collects. Writes with that model put their vector there instead of memory_vec.
  */
 export function reindexTarget(db: Database.Database): { model: string; dim: number } | undefined {

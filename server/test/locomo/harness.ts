@@ -1,7 +1,7 @@
 /**
  * A temp store holding LoCoMo, one space per conversation, written through the product's own write path
- * (memory/write.ts addMemories) with the real embedding model behind the eval's disk cache, and questions
- * asked through the search the chat turn uses (memory/search.ts). Settings variants are saved the way
+ * (memory/store/add.ts addMemories) with the real embedding model behind the eval's disk cache, and questions
+ * asked through the search the chat turn uses (memory/retrieval/search.ts). Settings variants are saved the way
  * Settings → Retrieval saves them.
  */
 import fs from "node:fs";
@@ -10,9 +10,9 @@ import path from "node:path";
 import type Database from "better-sqlite3";
 import type { MemoContext } from "../../core/context";
 import { openDb } from "../../db";
-import { search, type SearchResult } from "../../memory/search";
-import { defaultSettingsFor, saveRetrievalSettings, type RetrievalSettings } from "../../memory/settings";
-import { addMemories } from "../../memory/write";
+import { search, type SearchResult } from "../../memory/retrieval/search";
+import { defaultSettingsFor, saveRetrievalSettings, type RetrievalSettings } from "../../memory/retrieval/settings";
+import { addMemories } from "../../memory/store/add";
 import { CachedEmbedder, DEFAULT_CACHE_DIR, USE_LITE_CHOICE } from "../retrieval-eval/life-harness";
 import type { EmbeddingModelChoice } from "../../embedder/models";
 import type { Conversation, Question } from "./locomo";

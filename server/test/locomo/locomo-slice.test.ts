@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { packable } from "../../memory/retrieve";
+import { packable } from "../../memory/retrieval/retrieve";
 import { EVERYDAY_PROMPTS } from "./everyday-prompts";
 import { ask, openLocomoStore, rankedTurns, spaceOf, useSettings, type LocomoStore } from "./harness";
 import { type Conversation, DEFAULT_LOCOMO_PATH, loadLocomo, recallAt } from "./locomo";

@@ -1,6 +1,6 @@
 import { stemmer } from "stemmer";
-import { queryWords } from "../../memory/keyword-search";
-import { STOPWORDS } from "../../memory/stopwords";
+import { queryWords } from "../../memory/retrieval/keyword-search";
+import { STOPWORDS } from "../../memory/retrieval/stopwords";
 import { GENERIC_FILLERS, personalFillers } from "./fillers";
 import { makePersona, type Persona } from "./persona";
 import { elaborate, elaborateFiller } from "./replies";

@@ -8,11 +8,11 @@ import type { EmbeddingModelChoice } from "../../embedder/models";
 import { EmbedderSupervisor } from "../../embedder/supervisor";
 import { HttpEmbedClient } from "../../embedder/client";
 import type { Embedder } from "../../core/context";
-import { buildQueries, type RetrievalQuery } from "../../memory/query-builder";
-import { denseTexts, searchWithVectors, type RetrieveResult } from "../../memory/retrieve";
-import type { RetrievalSettings } from "../../memory/settings";
-import { parseTimeIntent } from "../../memory/time-window";
-import { addMemories } from "../../memory/write";
+import { buildQueries, type RetrievalQuery } from "../../memory/retrieval/query-builder";
+import { denseTexts, searchWithVectors, type RetrieveResult } from "../../memory/retrieval/retrieve";
+import type { RetrievalSettings } from "../../memory/retrieval/settings";
+import { parseTimeIntent } from "../../memory/retrieval/time-window";
+import { addMemories } from "../../memory/store/add";
 import type { MemoContext } from "../../core/context";
 import type { LifeDataset, LifeQuestion } from "./life";
 

@@ -1,6 +1,6 @@
-import { packable } from "../../memory/retrieve";
-import type { RetrievalSettings } from "../../memory/settings";
-import { FEATURES, type Features } from "../../memory/confidence-features";
+import { packable } from "../../memory/retrieval/retrieve";
+import type { RetrievalSettings } from "../../memory/retrieval/settings";
+import { FEATURES, type Features } from "../../memory/retrieval/confidence-features";
 import { LIFE_TYPES, type LifeDataset, type LifeQuestion, type LifeType } from "./life";
 import { searchLife, type LifeStore } from "./life-harness";
 import { createRng } from "./rng";

@@ -1,5 +1,5 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 import { listDocuments, uploadDocuments } from "@/server/services/document-service";
 import { requireAccess } from "@/server/auth/gate";
 import { asPerson } from "@/server/http/person";

@@ -1,5 +1,5 @@
 import { errorResponse, handle } from "@/server/http/rest";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 import { spaceName } from "@/server/core/validators";
 import { exportFileName, exportMemories } from "@/server/services/transfer-service";
 import { asPerson } from "@/server/http/person";

@@ -1,7 +1,7 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { forgetInput } from "@/server/core/validators";
-import { forget, forgetPreview } from "@/server/memory/forget";
-import { appContext } from "@/server/core/context";
+import { forget, forgetPreview } from "@/server/memory/lifecycle/forget";
+import { appContext } from "@/server/context";
 import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";

@@ -1,7 +1,7 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { rememberInput } from "@/server/core/validators";
-import { remember } from "@/server/memory/write";
-import { appContext } from "@/server/core/context";
+import { remember } from "@/server/memory/store/add";
+import { appContext } from "@/server/context";
 import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";

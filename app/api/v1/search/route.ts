@@ -1,7 +1,7 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { searchInput } from "@/server/core/validators";
-import { search } from "@/server/memory/search";
-import { appContext } from "@/server/core/context";
+import { search } from "@/server/memory/retrieval/search";
+import { appContext } from "@/server/context";
 import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";

@@ -7,7 +7,7 @@ import {
   readCompletionRequest,
 } from "@/server/http/openai-compat";
 import { beginRequest, closing, CLOSING_MESSAGE, trackBody } from "@/server/ops/inflight";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";

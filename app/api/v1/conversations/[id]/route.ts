@@ -1,6 +1,6 @@
 import { deleteChat } from "@/server/chat/delete-chat";
 import { errorResponse, handle, json } from "@/server/http/rest";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 import { UUID_RE as UUID } from "@/server/core/space-name";
 import { asPerson } from "@/server/http/person";
 

@@ -1,7 +1,7 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
-import { reindexStatus } from "@/server/memory/reindex-job";
+import { reindexStatus } from "@/server/memory/index/reindex-job";
 import { JOB_NAMES, listRuns } from "@/server/core/job-runner";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 import { asPerson, requireAdmin } from "@/server/http/person";
 
 export const runtime = "nodejs";

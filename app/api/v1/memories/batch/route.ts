@@ -1,7 +1,7 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { batchInput } from "@/server/core/validators";
-import { addMemories } from "@/server/memory/write";
-import { appContext } from "@/server/core/context";
+import { addMemories } from "@/server/memory/store/add";
+import { appContext } from "@/server/context";
 import { requireAccess } from "@/server/auth/gate";
 import { asPerson } from "@/server/http/person";
 

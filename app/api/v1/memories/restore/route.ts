@@ -1,7 +1,7 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { idsInput } from "@/server/core/validators";
-import { restore } from "@/server/memory/forget";
-import { appContext } from "@/server/core/context";
+import { restore } from "@/server/memory/lifecycle/forget";
+import { appContext } from "@/server/context";
 import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";

@@ -1,5 +1,5 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 import { cancelDocument } from "@/server/services/document-service";
 import { UUID_RE as UUID } from "@/server/core/space-name";
 import { asPerson } from "@/server/http/person";

@@ -1,6 +1,6 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { runCounts, runJobNow, RUNNABLE_JOBS, type RunnableJob } from "@/server/jobs/jobs";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 import { asPerson, requireAdmin } from "@/server/http/person";
 
 export const runtime = "nodejs";

@@ -1,6 +1,6 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { undoConsolidationRun } from "@/server/jobs/consolidation-runs";
-import { appContext } from "@/server/core/context";
+import { appContext } from "@/server/context";
 import { runAsSystem } from "@/server/core/acting";
 import { asPerson, requireAdmin } from "@/server/http/person";
 

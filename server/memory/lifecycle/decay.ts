@@ -1,0 +1,163 @@
+/**
+ * Daily decay (docs/storage.md#what-each-job-may-change), one run = one transaction, with an injectable clock:
+ * 1. Decay: every live, unpinned memory with importance > 0 that has not been retrieved for `idleDays`
+ *    (counted from last_retrieved_at, or from created_at — when it entered this store — if it never
+ *    was) loses 1 importance. At most once per day: the day of the last decay is kept in meta
+ *    `decay_last_day`, and a second run on the same day (or an earlier one: a clock set back) skips this step.
+ * 2. A memory found (or brought) at importance 0 gets `zero_importance_since`; one that has been at 0 for
+ *    `zeroDays` is soft-deleted (store.softDeleteMemories: memories, memory_vec, memory_fts in step).
+ *    Promotion (retrieval) lifts it above 0, which clears the mark at the next run.
+ * 3. Soft-deleted memories deleted `retentionDays` ago or earlier are purged from every table.
+ * Only memories of the kinds in `kinds` decay (the lifetime policy per kind, server/jobs/settings.ts):
+ * by default chat and consolidated; never document chunks (they live as long as their document) and
+ * never pinned memories. A memory of another kind is not marked and not soft-deleted by decay.
+ * Days are UTC calendar days and thresholds compare days, so a run at 03:00:00.4 and one at 03:00:00.1
+ * the next week see the same ages. Steps 2 and 3 are idempotent by nature; step 1 by the day mark.
+ */
+import type Database from "better-sqlite3";
+import { purgeMemories, softDeleteMemories, writeTransaction } from "../store";
+import { getMeta, setMeta } from "../../core/meta";
+
+export interface DecayOptions {
+  idleDays: number;
+  zeroDays: number;
+  retentionDays: number;
+  /** Kinds that decay (default chat and consolidated). `document` is ignored if given. */
+  kinds?: string[];
+  /** The clock (tests simulate days with it). */
+  now?: () => Date;
+}
+
+export interface JobCounts {
+  /** Memories promoted by retrieval since the previous decay run (promotion itself happens at search time). */
+  promoted: number;
+  decayed: number;
+  softDeleted: number;
+  purged: number;
+  merged: number;
+}
+
+export interface DecayResult {
+  day: string;
+  counts: JobCounts;
+  /** Memories newly marked as being at importance 0. */
+  zeroMarked: number;
+  /** Why the importance step did not run (already ran that day), else null. */
+  decaySkipped: string | null;
+  /** What changed, by id (each list capped at CHANGE_LIST_CAP; `truncated` says so). */
+  changes: {
+    decayed: { id: string; importance: number }[];
+    softDeleted: string[];
+    purged: string[];
+    truncated: boolean;
+  };
+  settings: { idleDays: number; zeroDays: number; retentionDays: number; kinds: string[] };
+}
+
+export const DEFAULT_DECAY_KINDS = ["chat", "consolidated"];
+
+export const CHANGE_LIST_CAP = 1000;
+
+const DAY_MS = 86_400_000;
+
+/** The UTC calendar day of a time, YYYY-MM-DD. */
+export function utcDay(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+/** The UTC day `n` days before `day`. */
+export function dayMinus(day: string, n: number): string {
+  return utcDay(new Date(Date.parse(`${day}T00:00:00.000Z`) - n * DAY_MS));
+}
+
+export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult {
+  const now = (opts.now ?? (() => new Date()))();
+  const nowIso = now.toISOString();
+  const day = utcDay(now);
+  const idleCutoff = dayMinus(day, opts.idleDays);
+  const zeroCutoff = dayMinus(day, opts.zeroDays);
+  const purgeCutoff = dayMinus(day, opts.retentionDays);
+  const kinds = JSON.stringify((opts.kinds ?? DEFAULT_DECAY_KINDS).filter((k) => k !== "document"));
+  const decaying = "kind IN (SELECT value FROM json_each(@kinds))";
+
+  return writeTransaction(db, () => {
+    let truncated = false;
+    const cap = <T>(xs: T[]): T[] => {
+      if (xs.length > CHANGE_LIST_CAP) truncated = true;
+      return xs.slice(0, CHANGE_LIST_CAP);
+    };
+
+    const since = getMeta(db, "decay_last_run_at") ?? new Date(now.getTime() - DAY_MS).toISOString();
+    const promoted = (
+      db
+        .prepare(
+          "SELECT count(*) AS n FROM memories WHERE soft_deleted = 0 AND last_retrieved_at > ? AND last_retrieved_at <= ?",
+        )
+        .get(since, nowIso) as {
+        n: number;
+      }
+    ).n;
+
+    // 1. Importance decay, once per day.
+    const lastDay = getMeta(db, "decay_last_day");
+    let decaySkipped: string | null = null;
+    let decayed: { id: string; importance: number }[] = [];
+    if (lastDay && lastDay >= day) {
+      decaySkipped = `importance already decayed on ${lastDay}`;
+    } else {
+      decayed = db
+        .prepare(
+          `UPDATE memories SET importance = importance - 1,
+             zero_importance_since = CASE WHEN importance = 1 THEN @now ELSE zero_importance_since END
+           WHERE soft_deleted = 0 AND pinned = 0 AND importance > 0 AND ${decaying}
+             AND substr(coalesce(last_retrieved_at, created_at), 1, 10) <= @idleCutoff
+           RETURNING id, importance`,
+        )
+        .all({ now: nowIso, idleCutoff, kinds }) as { id: string; importance: number }[];
+      setMeta(db, "decay_last_day", day);
+    }
+
+    // 2. The importance-0 mark: cleared when promoted (or pinned) since, set where missing.
+    //    A kind that stopped decaying (its policy changed to keep) loses its mark too.
+    db.prepare(
+      `UPDATE memories SET zero_importance_since = NULL WHERE zero_importance_since IS NOT NULL AND (importance > 0 OR pinned = 1 OR NOT ${decaying})`,
+    ).run({ kinds });
+    const zeroMarked = db
+      .prepare(
+        `UPDATE memories SET zero_importance_since = @now WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0 AND zero_importance_since IS NULL AND ${decaying}`,
+      )
+      .run({ now: nowIso, kinds }).changes;
+    const expired = (
+      db
+        .prepare(
+          `SELECT id FROM memories WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0 AND ${decaying}
+             AND substr(zero_importance_since, 1, 10) <= @zeroCutoff ORDER BY rid`,
+        )
+        .all({ zeroCutoff, kinds }) as { id: string }[]
+    ).map((r) => r.id);
+    const softDeleted = expired.length ? softDeleteMemories(db, expired, nowIso) : [];
+
+    // 3. Purge what has been soft-deleted for the retention period.
+    const old = (
+      db
+        .prepare("SELECT id FROM memories WHERE soft_deleted = 1 AND substr(deleted_at, 1, 10) <= ? ORDER BY rid")
+        .all(purgeCutoff) as { id: string }[]
+    ).map((r) => r.id);
+    const purged = old.length ? purgeMemories(db, old) : 0;
+
+    setMeta(db, "decay_last_run_at", nowIso);
+    return {
+      day,
+      counts: { promoted, decayed: decayed.length, softDeleted: softDeleted.length, purged, merged: 0 },
+      zeroMarked,
+      decaySkipped,
+      changes: { decayed: cap(decayed), softDeleted: cap(softDeleted), purged: cap(old), truncated },
+      settings: {
+        idleDays: opts.idleDays,
+        zeroDays: opts.zeroDays,
+        retentionDays: opts.retentionDays,
+        kinds: JSON.parse(kinds) as string[],
+      },
+    };
+  });
+}

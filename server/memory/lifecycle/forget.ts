@@ -1,0 +1,96 @@
+import type { MemoContext } from "../../core/context";
+import { ServiceError } from "../../core/errors";
+import { DEFAULT_SPACE } from "../../core/space-name";
+import {
+  findLiveContaining,
+  getMemory,
+  restoreMemories,
+  softDeleteMemories,
+  spaceExists,
+  type MemoryRow,
+} from "../store";
+import { mySpace } from "../../core/acting";
+
+export const FORGET_UNDO_DAYS = 7;
+
+export interface ForgetResult {
+  count: number;
+  items: { id: string; content: string; timestamp: string }[];
+  /** Restore these ids (restoreMemories) until `until` to undo. */
+  undo: { ids: string[]; until: string };
+  message: string;
+}
+
+export interface ForgetPreview {
+  count: number;
+  items: { id: string; content: string; timestamp: string; kind: string; pinned: boolean }[];
+  /** How many of them are pinned. */
+  pinned: number;
+  preview: true;
+  message: string;
+}
+
+/** Above this many matches (or with any pinned one) the chat asks before forgetting. */
+export const FORGET_CONFIRM_OVER = 3;
+
+function matchForget(ctx: MemoContext, pattern: string, space: string): MemoryRow[] {
+  // A blank pattern is a substring of everything: never let it reach the store (the schemas check this too).
+  if (pattern.trim().length < 2) throw new ServiceError(400, "pattern must have at least 2 characters");
+  if (!spaceExists(ctx.db, space)) throw new ServiceError(404, `space '${space}' does not exist`);
+  return findLiveContaining(ctx.db, space, pattern.trim());
+}
+
+const plural = (n: number) => `${n} memor${n === 1 ? "y" : "ies"}`;
+
+/** What `/forget <pattern>` would remove, deleting nothing. */
+export function forgetPreview(ctx: MemoContext, pattern: string, space = mySpace(DEFAULT_SPACE)): ForgetPreview {
+  const matched = matchForget(ctx, pattern, space);
+  const items = matched.map((m) => ({
+    id: m.id,
+    content: m.content,
+    timestamp: m.timestamp,
+    kind: m.kind,
+    pinned: m.pinned,
+  }));
+  const pinned = items.filter((i) => i.pinned).length;
+  return {
+    count: items.length,
+    items,
+    pinned,
+    preview: true,
+    message: items.length
+      ? `${plural(items.length)} match “${pattern.trim()}”${pinned ? ` (${pinned} pinned)` : ""}; nothing was forgotten.`
+      : `No memory matches “${pattern.trim()}”.`,
+  };
+}
+
+/** Soft-delete exactly these memories (a confirmed preview), those still live; restorable for 7 days. */
+export function forgetIds(ctx: MemoContext, ids: string[], label: string): ForgetResult {
+  const before = new Map(ids.map((id) => [id, getMemory(ctx.db, id)]));
+  const changed = new Set(softDeleteMemories(ctx.db, ids));
+  const items = ids
+    .filter((id) => changed.has(id))
+    .map((id) => ({ id, content: before.get(id)!.content, timestamp: before.get(id)!.timestamp }));
+  const until = new Date(Date.now() + FORGET_UNDO_DAYS * 86_400_000).toISOString();
+  return {
+    count: items.length,
+    items,
+    undo: { ids: items.map((i) => i.id), until },
+    message: items.length
+      ? `Forgot ${plural(items.length)} matching “${label}”. Undo is possible for ${FORGET_UNDO_DAYS} days.`
+      : `No memory matches “${label}”.`,
+  };
+}
+
+/** `/forget <pattern>`: soft-delete live memories of the space whose content contains the pattern (case-insensitive). */
+export function forget(ctx: MemoContext, pattern: string, space = mySpace(DEFAULT_SPACE)): ForgetResult {
+  return forgetIds(
+    ctx,
+    matchForget(ctx, pattern, space).map((m) => m.id),
+    pattern.trim(),
+  );
+}
+
+export function restore(ctx: MemoContext, ids: string[]): { restored: string[] } {
+  return { restored: restoreMemories(ctx.db, ids) };
+}

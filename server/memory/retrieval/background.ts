@@ -1,0 +1,88 @@
+/**
+ * The space's background similarity (docs/retrieval.md#confidence): the mean and spread of the cosine
+ * between random memories of one space under one model. A query's cosine to a memory is then read as
+ * "how far above chance" — (cos − mean) / sd — which means the same for a model whose unrelated texts
+ * sit at 0.1 (USE-lite) and one whose sit at 0.45 (nomic). Sampled once and refreshed when the space has
+ * grown or shrunk by a tenth, or after ten minutes.
+ */
+import type Database from "better-sqlite3";
+import { stmt } from "../../core/statements";
+import { dot, storedVectors } from "./score-union";
+import { liveSpaceCount } from "./keyword-search";
+
+export interface Background {
+  mean: number;
+  sd: number;
+  /** Pairs it was measured on. */
+  pairs: number;
+  /** The sampled memories' vectors: a query's own background is its cosine to each (queryBackground). */
+  sample?: Float32Array[];
+}
+
+/** Mean and spread of a query's cosine to the sampled memories: how similar anything here is to it by chance. */
+export function queryBackground(
+  bg: Background | null,
+  query: Float32Array | null,
+): { mean: number; sd: number } | null {
+  if (!bg?.sample?.length || !query) return null;
+  let sum = 0;
+  let sq = 0;
+  for (const v of bg.sample) {
+    const c = dot(query, v);
+    sum += c;
+    sq += c * c;
+  }
+  const n = bg.sample.length;
+  const mean = sum / n;
+  return { mean, sd: Math.sqrt(Math.max(1e-8, sq / n - mean * mean)) };
+}
+
+/** Memories sampled (all pairs among them: 200 → 19,900 cosines, ~10 ms). */
+const SAMPLE = 200;
+const MAX_AGE_MS = 10 * 60_000;
+/**
+ * The sample: memories in a scrambled but fixed order (a multiplicative hash of the rowid), so the same
+ * space gives the same background and the same confidences on every run, spread over its whole history.
+ */
+const SAMPLE_SQL =
+  "SELECT rid FROM memories WHERE space_id = ? AND soft_deleted = 0 ORDER BY (rid * 2654435761) % 4294967296 LIMIT ?";
+
+/** Mean and standard deviation of the cosines between every pair of the vectors; null below 2 vectors. */
+export function backgroundFrom(vectors: Float32Array[]): Background | null {
+  let n = 0;
+  let sum = 0;
+  let sq = 0;
+  for (let i = 0; i < vectors.length; i++)
+    for (let j = i + 1; j < vectors.length; j++) {
+      const c = dot(vectors[i]!, vectors[j]!);
+      n++;
+      sum += c;
+      sq += c * c;
+    }
+  if (n === 0) return null;
+  const mean = sum / n;
+  return { mean, sd: Math.sqrt(Math.max(1e-8, sq / n - mean * mean)), pairs: n };
+}
+
+const cache = new WeakMap<Database.Database, Map<string, { at: number; count: number; bg: Background | null }>>();
+
+/** The background of a space (cached); null while it holds fewer than 10 memories. */
+export function backgroundOf(db: Database.Database, spaceId: string, model: string): Background | null {
+  let byKey = cache.get(db);
+  if (!byKey) cache.set(db, (byKey = new Map()));
+  const key = `${model}\u0000${spaceId}`;
+  // The keyword leg's 5-second count: counting the space each turn cost ~5 ms at 100K memories (the
+  // bench's `confidence` stage), and a refresh that waits up to 5 s more changes nothing measurable.
+  const count = liveSpaceCount(db, spaceId);
+  const hit = byKey.get(key);
+  if (hit && Date.now() - hit.at < MAX_AGE_MS && Math.abs(count - hit.count) <= hit.count / 10) return hit.bg;
+  let bg: Background | null = null;
+  if (count >= 10) {
+    const rids = (stmt(db, SAMPLE_SQL).all(spaceId, SAMPLE) as { rid: number }[]).map((r) => r.rid);
+    const sample = [...storedVectors(db, rids).values()];
+    const measured = backgroundFrom(sample);
+    bg = measured ? { ...measured, sample } : null;
+  }
+  byKey.set(key, { at: Date.now(), count, bg });
+  return bg;
+}

@@ -1,0 +1,154 @@
+/**
+ * Calibrated relevance: one confidence in [0, 1] per result, a logistic function of that result's own
+ * evidence (its signals, their agreement, the query terms it matches, its lead over the next result) —
+ * nothing that reads what kind of question was asked. Similarity is measured against the space's
+ * background (background.ts), so the same coefficients serve every embedding model. Coefficients are
+ * fitted on LoCoMo's tuning half (`npm run eval:locomo -- --fit`) and kept in confidence-models.ts.
+ *
+ * Every weight is ≥ 0, so confidence never falls when a feature rises (more similar, more query words
+ * matched, both legs agreeing): the threshold cannot drop a result for getting better.
+ */
+import { FEATURES, type FeatureName, type Features } from "./confidence-features";
+import { CONFIDENCE_MODELS, type ConfidenceModel } from "./confidence-models";
+import type { Background } from "./background";
+
+export interface RawSignals {
+  /** Cosine similarity to the query (null when unknown). */
+  similarity: number | null;
+  /** −bm25 over the query's bm25 ceiling (0 when it matches no query term). */
+  keywordShare: number;
+  /** How much both signals rank it among the candidates: the smaller of its two min–max scores (score-union.ts). */
+  agreement: number;
+  /** Share of the query's keyword idf the memory's words cover. */
+  termShare: number;
+  /** The rarest query term it contains: that term's idf over the largest idf possible in the store. */
+  rareMatch: number;
+  /** In a date window the query named. */
+  dateMatch: boolean;
+  /** Its fused score's lead over the next result, as a share of the first result's. */
+  gap: number;
+  /**
+   * How far its cosine stands above the query's own background — the query's cosines to random memories
+   * of the space — in sd (null without a background): a memory that stands out for this query.
+   */
+  standout: number | null;
+  /** Share of the query's words the space holds at all (keyword-search.ts `known`); the same for every result of a turn. */
+  known: number;
+}
+
+const clip = (x: number) => Math.min(1, Math.max(0, x));
+
+/**
+ * Standard deviations above the background (background.ts) that make the similarity feature 1: a
+ * memory as far above chance as the best matches of a real history usually are.
+ */
+export const SIMILARITY_SPAN_SD = 8;
+
+/**
+ * Features in [0, 1]. Similarity is read against the space's background — (cos − mean) / sd over
+ * SIMILARITY_SPAN_SD — so 0.5 means "4 sd above two random memories" for every model; without a
+ * background (a space of < 10 memories) over the model's fallback range.
+ */
+export function features(s: RawSignals, model: ConfidenceModel, background: Background | null = null): Features {
+  const sim =
+    s.similarity === null
+      ? 0
+      : background
+        ? clip((s.similarity - background.mean) / background.sd / SIMILARITY_SPAN_SD)
+        : clip((s.similarity - model.similarityRange[0]) / (model.similarityRange[1] - model.similarityRange[0]));
+  return {
+    similarity: sim,
+    keyword: clip(s.keywordShare),
+    agreement: clip(s.agreement),
+    termShare: clip(s.termShare),
+    rareMatch: clip(s.rareMatch),
+    dateMatch: s.dateMatch ? 1 : 0,
+    gap: clip(s.gap),
+    // Without a background (a space of < 10 memories) the query's own background is unknown too: the
+    // cosine over the model's range stands for both, or a new store could never pack a plain answer.
+    standout: s.standout !== null ? clip(s.standout / SIMILARITY_SPAN_SD) : background ? 0 : sim,
+    known: clip(s.known),
+  };
+}
+
+export const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+
+export function confidenceOf(f: Features, model: ConfidenceModel): number {
+  let z = model.bias;
+  for (const k of FEATURES) z += model.weights[k] * f[k];
+  return sigmoid(z);
+}
+
+/** What moved a result's confidence most: each feature's share of the logit, largest first. */
+export function contributions(f: Features, model: ConfidenceModel): { feature: FeatureName; logit: number }[] {
+  return FEATURES.map((k) => ({ feature: k, logit: model.weights[k] * f[k] }))
+    .filter((c) => c.logit > 0)
+    .sort((a, b) => b.logit - a.logit);
+}
+
+/** The leading results (the default packing size) whose strongest own confidence is the turn's evidence. */
+export const TURN_LEADERS = 6;
+
+const logit = (p: number) => Math.log(Math.max(p, 1e-12) / Math.max(1 - p, 1e-12));
+
+/**
+ * Confidence given the turn: each result's own logit moved `turnShare` of the way toward the strongest
+ * own logit among the first TURN_LEADERS results. Why: whether a turn is about the person's past at all
+ * is evidence for every result of it — when one memory plainly answers, the next ones on the same
+ * subject are likelier relevant than the same features would say in a turn nothing answers
+ * (docs/retrieval.md#filtering-and-confidence). Never lowers a confidence, and still never falls when
+ * any feature rises. `lift` is the logit added (what Debug Search shows).
+ */
+export function withTurnEvidence(own: number[], turnShare: number): { confidence: number; lift: number }[] {
+  if (turnShare <= 0) return own.map((confidence) => ({ confidence, lift: 0 }));
+  const z = own.map(logit);
+  const best = Math.max(-Infinity, ...z.slice(0, TURN_LEADERS));
+  return z.map((zi, i) => {
+    const lift = best > zi ? turnShare * (best - zi) : 0;
+    return { confidence: lift > 0 ? sigmoid(zi + lift) : own[i]!, lift };
+  });
+}
+
+export function confidenceModelFor(model: string): ConfidenceModel {
+  return (CONFIDENCE_MODELS.find((m) => new RegExp(m.match, "i").test(model)) ?? CONFIDENCE_MODELS[0]!).model;
+}
+
+/**
+ * Logistic regression with weights kept ≥ 0 (projected gradient descent, L2), for fitting the models
+ * above. Plain and deterministic: a few thousand rows of six features.
+ */
+export function fitLogistic(
+  rows: { f: Features; y: 0 | 1; w?: number }[],
+  opts: { iterations?: number; rate?: number; l2?: number } = {},
+): { bias: number; weights: Features; loss: number } {
+  const it = opts.iterations ?? 4000;
+  const lr = opts.rate ?? 0.5;
+  const l2 = opts.l2 ?? 1e-3;
+  const w = Object.fromEntries(FEATURES.map((k) => [k, 0])) as Features;
+  let b = 0;
+  const n = Math.max(1, rows.length);
+  // Balance the classes: positives are rare among candidates, and an unweighted fit would put every
+  // confidence near the base rate.
+  const pos = rows.filter((r) => r.y === 1).length;
+  const wPos = pos ? n / (2 * pos) : 1;
+  const wNeg = n - pos ? n / (2 * (n - pos)) : 1;
+  let loss = 0;
+  for (let i = 0; i < it; i++) {
+    const g = Object.fromEntries(FEATURES.map((k) => [k, 0])) as Features;
+    let gb = 0;
+    loss = 0;
+    for (const r of rows) {
+      let z = b;
+      for (const k of FEATURES) z += w[k] * r.f[k];
+      const p = sigmoid(z);
+      const cw = (r.y ? wPos : wNeg) * (r.w ?? 1);
+      const e = cw * (p - r.y);
+      loss -= cw * (r.y ? Math.log(Math.max(p, 1e-12)) : Math.log(Math.max(1 - p, 1e-12)));
+      gb += e;
+      for (const k of FEATURES) g[k] += e * r.f[k];
+    }
+    b -= (lr * gb) / n;
+    for (const k of FEATURES) w[k] = Math.max(0, w[k] - lr * (g[k] / n + l2 * w[k]));
+  }
+  return { bias: b, weights: w, loss: loss / n };
+}

@@ -1,0 +1,390 @@
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import type Database from "better-sqlite3";
+import { axisVector, openTempStore, type TempStore } from "../../test/temp-store";
+import {
+  buildFtsQuery,
+  cleanDenseQuery,
+  DEFAULT_KEYWORD_OPTIONS,
+  keywordSearch,
+  fts5Idf,
+  keywordSearchScored,
+  queryWords,
+  quoteFtsTerm,
+} from "./keyword-search";
+import { defaultSettingsFor } from "./settings";
+import { insertMemories, softDeleteMemories } from "../store";
+
+const DIM = 8;
+const stores: TempStore[] = [];
+after(() => stores.forEach((s) => s.close()));
+
+function store(): TempStore {
+  const s = openTempStore({ model: "test-model", dim: DIM });
+  stores.push(s);
+  return s;
+}
+
+function add(db: Database.Database, contents: string[], spaceId = "personal"): string[] {
+  return insertMemories(
+    db,
+    contents.map((content) => ({ spaceId, content })),
+    contents.map((_, i) => axisVector(DIM, i)),
+    "test-model",
+  );
+}
+
+const matchRids = (db: Database.Database, expr: string) =>
+  (
+    db.prepare("SELECT rowid AS rid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid").all(expr) as {
+      rid: number;
+    }[]
+  ).map((r) => r.rid);
+
+test("terms are quoted and OR-ed, lower-cased, in query order when no store is given", () => {
+  assert.equal(buildFtsQuery(null, "Coffee beans and TEA"), '"coffee" OR "beans" OR "tea"');
+  // One term per stem: run / running / runs are the same FTS term (porter).
+  assert.equal(buildFtsQuery(null, "run running runs"), '"run"');
+  // Single letters go, single digits and numbers stay.
+  assert.equal(buildFtsQuery(null, "x 5 2024 q"), '"5" OR "2024"');
+});
+
+test("quoteFtsTerm doubles quotes; FTS5 accepts the result as one term", () => {
+  assert.equal(quoteFtsTerm('say "hi"'), '"say ""hi"""');
+  assert.equal(quoteFtsTerm("a*b"), '"a*b"');
+  const s = store();
+  add(s.sqlite, ['they say "hi" to everyone']);
+  assert.deepEqual(matchRids(s.sqlite, quoteFtsTerm('"hi"')), [1]);
+});
+
+test("FTS5 syntax in user text: every expression is accepted by a real memory_fts and matches OR-wise", () => {
+  const s = store();
+  const db = s.sqlite;
+  add(db, [
+    "quoted words appear here", // 1
+    "cats sleep all day", // 2
+    "dogs bark at night", // 3
+    "alpha centauri is near", // 4
+    "apples and pears", // 5
+    "the excluded term", // 6
+    "the secret content", // 7
+    "start of something", // 8
+    "Café über alles", // 9
+    "東京タワー", // 10
+    "my puppy is cute", // 11
+  ]);
+  const cases: { input: string; expr: string; rids: number[] }[] = [
+    { input: 'say "quoted', expr: '"quoted"', rids: [1] },
+    { input: 'quot"ed"', expr: '"ed" OR "quot"', rids: [1] }, // rarest first; porter: quoted → quot
+    { input: "quoted*", expr: '"quoted"', rids: [1] },
+    { input: "cats AND( dogs", expr: '"cats" OR "dogs"', rids: [2, 3] },
+    { input: "NEAR(alpha beta)", expr: '"near" OR "alpha" OR "beta"', rids: [4] },
+    { input: "apples OR pears", expr: '"apples" OR "pears"', rids: [5] },
+    { input: "-excluded term", expr: '"excluded" OR "term"', rids: [6] },
+    { input: "content:secret", expr: '"content" OR "secret"', rids: [7] },
+    { input: "^start", expr: '"start"', rids: [8] },
+    { input: "cafe UBER", expr: '"cafe" OR "uber"', rids: [9] },
+    { input: "café über", expr: '"café" OR "über"', rids: [9] },
+    { input: "東京タワー", expr: '"東京タワー"', rids: [10] },
+    { input: "🐶 puppy 🎉", expr: '"puppy"', rids: [11] },
+    { input: "puppy \u0301\u0301", expr: '"puppy" OR "\u0301\u0301"', rids: [11] }, // marks only: FTS5 sees no token
+    { input: "(((", expr: "", rids: [] },
+  ];
+  for (const c of cases) {
+    const expr = buildFtsQuery(db, c.input);
+    if (c.expr === "") {
+      assert.equal(expr, null, c.input);
+      continue;
+    }
+    // Quoted terms joined by OR (order is rarest first, so compare as sets).
+    assert.match(expr!, /^"[^"]+"( OR "[^"]+")*$/, c.input);
+    assert.deepEqual(expr!.split(" OR ").sort(), c.expr.split(" OR ").sort(), c.input);
+    assert.deepEqual(matchRids(db, expr!), c.rids, c.input);
+    assert.deepEqual(
+      keywordSearch(db, "personal", c.input, 10)
+        .map((h) => h.rid)
+        .sort((a, b) => a - b),
+      c.rids,
+      `keywordSearch(${c.input})`,
+    );
+  }
+  // The same strings passed raw are FTS5 syntax errors: the escaping is what makes them safe.
+  for (const raw of ['say "quoted', "cats AND( dogs", "-excluded term", "note:secret", "quoted words)", "*"]) {
+    assert.throws(() => matchRids(db, raw), { name: "SqliteError" }, raw);
+  }
+});
+
+test("words match independently (OR), never as a phrase", () => {
+  const s = store();
+  add(s.sqlite, ["bananas grow in the tropics", "apples grow in orchards", "nothing relevant"]);
+  const hits = keywordSearch(s.sqlite, "personal", "apples bananas", 10);
+  assert.deepEqual(hits.map((h) => h.rid).sort(), [1, 2]);
+  // As a phrase it would find nothing.
+  assert.deepEqual(matchRids(s.sqlite, '"apples bananas"'), []);
+});
+
+test("stopwords are dropped; a query of only stopwords has no keyword leg", () => {
+  assert.equal(buildFtsQuery(null, "what is the"), null);
+  assert.equal(buildFtsQuery(null, "The dog and I"), '"dog"');
+  assert.equal(buildFtsQuery(null, "do you remember my dog?"), '"dog"');
+  assert.equal(buildFtsQuery(null, "don't"), null);
+  assert.deepEqual(queryWords("Don't STOP—now!"), ["don", "t", "stop", "now"]);
+});
+
+test("over-common terms (> maxDocFraction of ≥ 50 memories) are dropped, rarest first", () => {
+  const s = store();
+  const docs: string[] = [];
+  for (let i = 0; i < 60; i++) {
+    const parts = [`coffee note${i}`];
+    if (i < 30) parts.push("milk"); // 30/60 = 0.5 > 0.4: too common
+    if (i < 20) parts.push("tea"); // 20/60 ≈ 0.33: kept
+    if (i === 0) parts.push("zebra"); // 1/60
+    docs.push(parts.join(" "));
+  }
+  add(s.sqlite, docs);
+  assert.equal(buildFtsQuery(s.sqlite, "coffee milk tea zebra"), '"zebra" OR "tea"');
+  // Only common words: the rarest one is kept rather than nothing.
+  assert.equal(buildFtsQuery(s.sqlite, "coffee"), '"coffee"');
+  assert.equal(buildFtsQuery(s.sqlite, "coffee milk"), '"milk"');
+  // A looser threshold keeps milk (0.5 ≤ 0.6) but still not coffee (1.0).
+  assert.equal(buildFtsQuery(s.sqlite, "coffee milk tea", { maxDocFraction: 0.6, maxTerms: 12 }), '"tea" OR "milk"');
+  // keywordSearch uses the filtered expression: "coffee zebra" finds only the zebra memory.
+  assert.deepEqual(
+    keywordSearch(s.sqlite, "personal", "coffee zebra", 100).map((h) => h.rid),
+    [1],
+  );
+});
+
+test("under 50 memories nothing is dropped as too common", () => {
+  const s = store();
+  add(
+    s.sqlite,
+    Array.from({ length: 49 }, (_, i) => `coffee item${i}`),
+  );
+  assert.equal(buildFtsQuery(s.sqlite, "coffee item3"), '"item3" OR "coffee"');
+});
+
+test("at most maxTerms terms, the rarest kept", () => {
+  const s = store();
+  // word k appears in k memories.
+  const docs = Array.from({ length: 10 }, (_, d) =>
+    Array.from({ length: 10 }, (_, k) => (d < k + 1 ? `term${k}` : ""))
+      .join(" ")
+      .trim(),
+  );
+  add(s.sqlite, docs);
+  const q = Array.from({ length: 10 }, (_, k) => `term${9 - k}`).join(" ");
+  assert.equal(buildFtsQuery(s.sqlite, q, { maxDocFraction: 1, maxTerms: 3 }), '"term0" OR "term1" OR "term2"');
+  assert.equal(buildFtsQuery(s.sqlite, q, DEFAULT_KEYWORD_OPTIONS)!.split(" OR ").length, 10);
+});
+
+test("keywordSearch stays in its space, honours the limit, ranks by bm25, skips soft-deleted memories", () => {
+  const s = store();
+  const db = s.sqlite;
+  const [, dense] = add(db, [
+    "giraffe facts: tall animals with long legs and many other words here",
+    "giraffe giraffe giraffe",
+  ]);
+  add(db, ["giraffe in another space"], "work");
+  const hits = keywordSearch(db, "personal", "giraffe", 10);
+  assert.deepEqual(
+    hits.map((h) => h.rid),
+    [2, 1],
+  );
+  assert.ok(hits[0]!.bm25 < hits[1]!.bm25 && hits[1]!.bm25 < 0, "bm25 is negative, best (lowest) first");
+  assert.deepEqual(
+    keywordSearch(db, "work", "giraffe", 10).map((h) => h.rid),
+    [3],
+  );
+  assert.equal(keywordSearch(db, "personal", "giraffe", 1).length, 1);
+  assert.deepEqual(keywordSearch(db, "nowhere", "giraffe", 10), []);
+  softDeleteMemories(db, [dense!]);
+  assert.deepEqual(
+    keywordSearch(db, "personal", "giraffe", 10).map((h) => h.rid),
+    [1],
+  );
+  assert.deepEqual(keywordSearch(db, "personal", "the of and", 10), []);
+});
+
+test("fuzz: any mix of FTS5 syntax, quotes, unicode and words yields an expression FTS5 accepts", () => {
+  const s = store();
+  add(s.sqlite, ["alpha beta gamma", "café 東京 near", "quoted stuff here"]);
+  const parts = [
+    '"',
+    "'",
+    "*",
+    "(",
+    ")",
+    "AND",
+    "OR",
+    "NOT",
+    "NEAR",
+    "NEAR(",
+    "-",
+    "+",
+    ":",
+    "^",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\\",
+    "%",
+    "_",
+    ",",
+    "alpha",
+    "gamma",
+    "café",
+    "É",
+    "ü",
+    "東京",
+    "🐶",
+    "\u0301",
+    "0",
+    "42",
+    "content:",
+    "col:x",
+    " ",
+    "\t",
+    "\n",
+    "\u0000",
+    "\uFFFD",
+  ];
+  let seed = 12345;
+  const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed % n);
+  for (let i = 0; i < 500; i++) {
+    const q = Array.from({ length: 1 + rnd(8) }, () => parts[rnd(parts.length)]).join(rnd(2) ? " " : "");
+    const expr = buildFtsQuery(s.sqlite, q);
+    if (expr === null) continue;
+    assert.match(expr, /^"(?:[^"]|"")+"(?: OR "(?:[^"]|"")+")*$/, q);
+    assert.doesNotThrow(() => matchRids(s.sqlite, expr), `MATCH ${expr} (from ${JSON.stringify(q)})`);
+    assert.doesNotThrow(() => keywordSearch(s.sqlite, "personal", q, 10), JSON.stringify(q));
+  }
+});
+
+test("keywordSearchScored: the ceiling is Σ FTS5 idf of the kept terms, what a memory with each term once at average length scores", () => {
+  const s = store();
+  // Four memories of three words each; "apple" is in one, "pear" in two.
+  add(s.sqlite, ["apple pear fig", "kiwi pear plum", "kiwi lime plum", "kiwi lime date"]);
+  const idf = (df: number) => Math.max(1e-6, Math.log((4 - df + 0.5) / (df + 0.5)));
+  const { hits, ceiling } = keywordSearchScored(s.sqlite, "personal", "apple pear", 10);
+  assert.ok(Math.abs(ceiling - (idf(1) + idf(2))) < 1e-9, `ceiling ${ceiling}`);
+  assert.equal(hits[0]!.rid, 1);
+  assert.ok(Math.abs(-hits[0]!.bm25 - ceiling) < 1e-9, `bm25 ${hits[0]!.bm25} vs ceiling ${ceiling}`);
+  // keywordSearch gives the same hits; no term, no hits and no ceiling.
+  assert.deepEqual(keywordSearch(s.sqlite, "personal", "apple pear", 10), hits);
+  assert.deepEqual(keywordSearchScored(s.sqlite, "personal", "the of and", 10), {
+    hits: [],
+    ceiling: 0,
+    terms: [],
+    match: "",
+    known: 0,
+  });
+});
+
+test("document frequency is per space: a word common in another space is kept in this one's queries", () => {
+  const s = store();
+  const db = s.sqlite;
+  // "Priya" is in every memory of the work space (its speaker), in one of the 60 personal ones.
+  add(
+    db,
+    Array.from({ length: 200 }, (_, i) => `Priya: standup notes ${i}`),
+    "work",
+  );
+  const personal = Array.from({ length: 60 }, (_, i) => `garden diary ${i}`);
+  personal[7] = "dinner with Priya on Friday";
+  add(db, personal, "personal");
+  // Store-wide Priya is in 201 of 260 memories (> 0.4); in the personal space in 1 of 60.
+  assert.equal(buildFtsQuery(db, "Priya diary"), '"diary"');
+  assert.equal(buildFtsQuery(db, "Priya", DEFAULT_KEYWORD_OPTIONS, "personal"), '"priya"');
+  assert.equal(buildFtsQuery(db, "Priya diary", DEFAULT_KEYWORD_OPTIONS, "work"), '"diary"');
+  const hits = keywordSearch(db, "personal", "when did I see Priya", 10);
+  assert.equal(hits.length, 1);
+  // The dense query is cleaned per space too: Priya is a speaker's name in work, a person in personal.
+  assert.deepEqual(cleanDenseQuery(db, "personal", "dinner with Priya", 0.08), {
+    text: "dinner with Priya",
+    dropped: [],
+  });
+  assert.deepEqual(cleanDenseQuery(db, "work", "notes from Priya", 0.08).dropped, ["notes", "Priya"]);
+});
+
+test("the dense query keeps a person's recurring subject and drops the speakers' names (USE-lite default)", () => {
+  const s = store();
+  const db = s.sqlite;
+  // A chat between two named people in which the daughter comes up in 1 exchange of 8 (12%).
+  add(
+    db,
+    Array.from({ length: 80 }, (_, i) =>
+      i % 8 === 0
+        ? `Caroline: my daughter drew a horse ${i}. Melanie: lovely`
+        : `Caroline: garden note ${i}. Melanie: ok`,
+    ),
+  );
+  const { denseMaxDocFraction } = defaultSettingsFor("universal-sentence-encoder-lite");
+  const cleaned = cleanDenseQuery(db, "personal", "What did Caroline say her daughter drew?", denseMaxDocFraction);
+  assert.deepEqual(cleaned.dropped, ["Caroline"]);
+  assert.equal(cleaned.text.includes("daughter"), true);
+});
+
+test("a memory written just after a search: the cached count is behind the fresh df, and the idf stays a number", () => {
+  assert.equal(fts5Idf(2, 3), 1e-6, "df above the cached count reads as a term in every document");
+  assert.ok(Math.abs(fts5Idf(10, 1) - Math.log(9.5 / 1.5)) < 1e-12);
+  const s = store();
+  add(s.sqlite, ["the shed roof leaks", "the shed key hangs by the door"]);
+  keywordSearchScored(s.sqlite, "personal", "shed roof", 10); // caches the store's count (2)
+  add(s.sqlite, ["the shed roof was mended"]);
+  const after = keywordSearchScored(s.sqlite, "personal", "shed roof", 10);
+  assert.equal(after.hits.length, 3);
+  assert.ok(Number.isFinite(after.ceiling) && after.ceiling > 0, String(after.ceiling));
+  assert.ok(
+    after.terms.every((t) => Number.isFinite(t.idf) && t.idf > 0),
+    JSON.stringify(after.terms),
+  );
+});
+
+test("allScores: the same hits from one statement, and every match's −bm25 as a second query would score it (one space and several)", () => {
+  const s = store();
+  const db = s.sqlite;
+  // Equal scores on purpose (same length, one matching word each): the tie order must be the SQL one's.
+  add(
+    db,
+    Array.from({ length: 120 }, (_, i) => `${i % 3 ? "meadow" : "river"} stone ${i % 7} walk ${i}`),
+  );
+  const one = keywordSearchScored(db, "personal", "river walk", 10);
+  const all = keywordSearchScored(db, "personal", "river walk", 10, DEFAULT_KEYWORD_OPTIONS, true);
+  assert.equal(one.match, '"river"');
+  assert.deepEqual(all.hits, one.hits);
+  assert.equal(all.ceiling, one.ceiling);
+  const every = db
+    .prepare("SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ?")
+    .all(all.match) as { rid: number; bm25: number }[];
+  assert.equal(all.scores!.size, every.length);
+  for (const r of every) assert.equal(all.scores!.get(r.rid), -r.bm25);
+  // Two spaces (a new store: the space count is cached): another space holds the 300 best matches, so
+  // this space's hits are found several slices down, in the order the joined statement gives.
+  const m = store().sqlite;
+  add(
+    m,
+    Array.from({ length: 300 }, (_, i) => `river ${i}`),
+    "work",
+  );
+  add(
+    m,
+    Array.from({ length: 120 }, (_, i) => `${i % 3 ? "meadow" : "river"} stone ${i % 7} walk ${i}`),
+  );
+  const oneM = keywordSearchScored(m, "personal", "river walk", 10);
+  const allM = keywordSearchScored(m, "personal", "river walk", 10, DEFAULT_KEYWORD_OPTIONS, true);
+  assert.equal(oneM.hits.length, 10);
+  assert.deepEqual(allM.hits, oneM.hits);
+  assert.equal(allM.scores!.size, 340, "every match of any space is scored (the union is this space's)");
+});
+
+test("known: the share of the query's words the space holds at all, whatever their pruning", () => {
+  const s = store();
+  add(s.sqlite, ["kiwi pear plum", "kiwi lime plum"]);
+  add(s.sqlite, ["mango papaya"], "other");
+  assert.equal(keywordSearchScored(s.sqlite, "personal", "kiwi and plum", 10).known, 1);
+  // "mango" is only in another space: unknown here, as a word never said.
+  assert.equal(keywordSearchScored(s.sqlite, "personal", "kiwi mango quince plum", 10).known, 0.5);
+  assert.equal(keywordSearchScored(s.sqlite, "personal", "quince", 10).known, 0);
+});

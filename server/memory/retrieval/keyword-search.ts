@@ -1,0 +1,361 @@
+import type Database from "better-sqlite3";
+import { stemmer } from "stemmer";
+import { STOPWORDS } from "./stopwords";
+import { stmt } from "../../core/statements";
+
+export interface KeywordOptions {
+  /** Drop a term found in more than this fraction of memories (once the store has ≥ 50). */
+  maxDocFraction: number;
+  /** At most this many terms, the rarest kept. */
+  maxTerms: number;
+  /**
+   * Work cap: keep terms (rarest first) while their summed document frequency stays within this many
+   * postings; the rarest term is always kept. BM25 scores every matching row, so this bounds the cost
+   * of the keyword leg at any store size (measured: ~2,000 matches cost ~1.5 ms at 10K memories).
+   */
+  maxPostings?: number;
+}
+
+export const DEFAULT_KEYWORD_OPTIONS: KeywordOptions = { maxDocFraction: 0.4, maxTerms: 12, maxPostings: 5000 };
+
+export interface KeywordHit {
+  rid: number;
+  /** FTS5 bm25 (lower is better; negative). */
+  bm25: number;
+}
+
+/** Words of a user string as unicode61 sees them: runs of letters, digits and marks, lower-cased. */
+export function queryWords(text: string): string[] {
+  return (
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}\p{M}]+/gu) ?? []
+  );
+}
+
+/** Quote one term for FTS5 MATCH: inside double quotes nothing is syntax; a quote is doubled. */
+export function quoteFtsTerm(term: string): string {
+  return `"${term.replace(/"/g, '""')}"`;
+}
+
+function stripDiacritics(s: string): string {
+  return s.normalize("NFD").replace(/\p{M}/gu, "");
+}
+
+interface Term {
+  word: string;
+  stem: string;
+  /** Store-wide document frequency: what FTS5's bm25 idf and the posting-list cost are measured in. */
+  df: number;
+  /** Document frequency within the searched space: what "too common to discriminate" is measured in. */
+  spaceDf: number;
+}
+
+/**
+ * The FTS5 MATCH expression for a user string: each distinct non-stopword term quoted and OR-ed (never
+ * a phrase), terms too common to discriminate dropped, the rarest `maxTerms` kept. Returns null when no
+ * term is left. Document frequency comes from the fts5vocab table (terms are stored Porter-stemmed).
+ */
+export function buildFtsQuery(
+  db: Database.Database | null,
+  text: string,
+  opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
+  spaceId: string | null = null,
+): string | null {
+  const kept = selectTerms(db, text, opts, spaceId);
+  return kept ? kept.map((t) => quoteFtsTerm(t.word)).join(" OR ") : null;
+}
+
+/** The query terms buildFtsQuery keeps, with their document frequencies; null when none is left. */
+function selectTerms(
+  db: Database.Database | null,
+  text: string,
+  opts: KeywordOptions,
+  spaceId: string | null,
+  terms: Term[] = [],
+): Term[] | null {
+  const seen = new Set<string>();
+  for (const w of queryWords(text)) {
+    if (STOPWORDS.has(w) || (w.length < 2 && !/\p{N}/u.test(w))) continue;
+    const stem = stemmer(stripDiacritics(w));
+    if (seen.has(stem)) continue;
+    seen.add(stem);
+    const df = db ? docFrequency(db, stem) : 0;
+    const spaceDf = db && spaceId !== null ? spaceDocFrequency(db, spaceId, w, stem) : df;
+    terms.push({ word: w, stem, df, spaceDf });
+  }
+  if (terms.length === 0) return null;
+  let kept = terms;
+  if (db) {
+    const total = spaceId !== null ? spaceLiveCount(db, spaceId) : liveDocCount(db);
+    if (total >= 50) {
+      const discriminating = terms.filter((t) => t.spaceDf / total <= opts.maxDocFraction);
+      // Never drop everything: a query of only common words keeps its rarest term.
+      kept = discriminating.length > 0 ? discriminating : [terms.reduce((a, b) => (b.spaceDf < a.spaceDf ? b : a))];
+    }
+  }
+  kept = [...kept].sort((a, b) => a.df - b.df).slice(0, opts.maxTerms);
+  const maxPostings = opts.maxPostings ?? 5000;
+  let postings = 0;
+  kept = kept.filter((t, i) => {
+    postings += t.df;
+    return i === 0 || postings <= maxPostings;
+  });
+  return kept;
+}
+
+const dfCache = new WeakMap<Database.Database, Map<string, { df: number; at: number }>>();
+const DF_CACHE_MIN_DOCS = 10_000;
+const DF_CACHE_TTL_MS = 60_000;
+
+/**
+ * A document frequency, read fresh in small stores and cached for a minute in large ones: counting walks
+ * the term's whole posting list, so a common term costs milliseconds at 1M memories, and the figure only
+ * steers pruning and score scaling, where a slightly old count is harmless.
+ */
+function cachedDf(db: Database.Database, key: string, read: () => number): number {
+  if (liveDocCount(db) < DF_CACHE_MIN_DOCS) return read();
+  let cache = dfCache.get(db);
+  if (!cache) dfCache.set(db, (cache = new Map()));
+  const hit = cache.get(key);
+  const now = Date.now();
+  if (hit && now - hit.at < DF_CACHE_TTL_MS) return hit.df;
+  const df = read();
+  if (cache.size > 50_000) cache.clear();
+  cache.set(key, { df, at: now });
+  return df;
+}
+
+/** Store-wide document frequency of a (stemmed) term, from the fts5vocab table. */
+function docFrequency(db: Database.Database, stem: string): number {
+  return cachedDf(
+    db,
+    stem,
+    () =>
+      (stmt(db, "SELECT doc FROM memory_fts_vocab WHERE term = ?").get(stem) as { doc: number } | undefined)?.doc ?? 0,
+  );
+}
+
+const SPACE_DF = `SELECT count(*) AS n FROM memory_fts JOIN memories m ON m.rid = memory_fts.rowid
+  WHERE memory_fts MATCH ? AND m.space_id = ?`;
+
+/**
+ * Document frequency of a term within one space (docs/retrieval.md#keyword-leg): a word common in
+ * another space (its speakers' names) must not be pruned from this space's queries. With one space
+ * holding every live memory it is the store-wide figure; otherwise the term's matches are counted in
+ * the space.
+ */
+function spaceDocFrequency(db: Database.Database, spaceId: string, word: string, stem: string): number {
+  if (counts(db).spaces <= 1) return docFrequency(db, stem);
+  return cachedDf(
+    db,
+    `${spaceId}\u0000${stem}`,
+    () => (stmt(db, SPACE_DF).get(quoteFtsTerm(word), spaceId) as { n: number }).n,
+  );
+}
+
+/**
+ * The bm25 magnitude of a memory holding each kept query term once at average length: Σ idf(term)
+ * with FTS5's own idf, log((N − df + 0.5) / (df + 0.5)) floored at 1e-6. A hit's −bm25 divided by this
+ * says how much of the query it matches (≈ 1: all of it; small: one common word), whatever the other
+ * hits are, which a min-max over the hit list cannot say.
+ */
+function bm25Ceiling(db: Database.Database, terms: Term[]): number {
+  const n = liveDocCount(db);
+  let sum = 0;
+  for (const t of terms) sum += fts5Idf(n, t.df);
+  return sum;
+}
+
+/**
+ * FTS5's idf of a term in df of n documents. The count is cached for 5 s and the df is read fresh, so a
+ * memory written just now can make df exceed n: read n as at least df, or the log of a negative number
+ * turns every keyword feature of the turn after a write into NaN (and so into nothing).
+ */
+export function fts5Idf(n: number, df: number): number {
+  const docs = Math.max(n, df);
+  return Math.max(1e-6, Math.log((docs - df + 0.5) / (df + 0.5)));
+}
+
+const countCache = new WeakMap<Database.Database, { at: number; n: number; spaces: number }>();
+function counts(db: Database.Database): { n: number; spaces: number } {
+  const c = countCache.get(db);
+  if (c && Date.now() - c.at < 5000) return c;
+  const n = (db.prepare("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0").get() as { n: number }).n;
+  // Spaces holding live memories (stops at 2: only "one or more than one" matters).
+  const spaces = (
+    db
+      .prepare("SELECT count(*) AS n FROM (SELECT DISTINCT space_id FROM memories WHERE soft_deleted = 0 LIMIT 2)")
+      .get() as { n: number }
+  ).n;
+  const fresh = { at: Date.now(), n, spaces };
+  countCache.set(db, fresh);
+  return fresh;
+}
+function liveDocCount(db: Database.Database): number {
+  return counts(db).n;
+}
+
+const spaceCountCache = new WeakMap<Database.Database, Map<string, { at: number; n: number }>>();
+/** Live memories in one space (cached for 5 s); the store's count when one space holds them all. */
+function spaceLiveCount(db: Database.Database, spaceId: string): number {
+  if (counts(db).spaces <= 1) return liveDocCount(db);
+  let cache = spaceCountCache.get(db);
+  if (!cache) spaceCountCache.set(db, (cache = new Map()));
+  const c = cache.get(spaceId);
+  if (c && Date.now() - c.at < 5000) return c.n;
+  const n = (
+    stmt(db, "SELECT count(*) AS n FROM memories WHERE space_id = ? AND soft_deleted = 0").get(spaceId) as {
+      n: number;
+    }
+  ).n;
+  cache.set(spaceId, { at: Date.now(), n });
+  return n;
+}
+/** Live memories in the store (cached for 5 s, as the keyword leg uses it). */
+export const liveMemoryCount = liveDocCount;
+/** Live memories in one space (cached for 5 s, as the keyword leg uses it). */
+export const liveSpaceCount = spaceLiveCount;
+
+const KEYWORD_JOINED = `SELECT memory_fts.rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts
+  JOIN memories m ON m.rid = memory_fts.rowid
+  WHERE memory_fts MATCH ? AND m.space_id = ? ORDER BY bm25 LIMIT ?`;
+/** Every match with its bm25, any space, in FTS5's rowid order (keywordSearchScored's `scores`). */
+const KEYWORD_ALL = "SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ?";
+const SPACES_OF = "SELECT rid, space_id AS spaceId FROM memories WHERE rid IN (SELECT value FROM json_each(?))";
+const KEYWORD_ONE_SPACE = `SELECT f.rid, f.bm25, m.space_id AS spaceId FROM
+  (SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm25 LIMIT ?) f
+  JOIN memories m ON m.rid = f.rid ORDER BY f.bm25`;
+
+/** BM25-ranked keyword matches within one space, best first. */
+export function keywordSearch(
+  db: Database.Database,
+  spaceId: string,
+  text: string,
+  limit: number,
+  opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
+): KeywordHit[] {
+  return keywordSearchScored(db, spaceId, text, limit, opts).hits;
+}
+
+export interface ScoredKeywordHits {
+  hits: KeywordHit[];
+  /** The query's bm25 ceiling (see bm25Ceiling): what linear fusion divides −bm25 by; 0 without terms. */
+  ceiling: number;
+  /** The kept query terms (Porter stems) with FTS5's idf: what a result's matched-term share is measured in. */
+  terms: { stem: string; idf: number }[];
+  /** The FTS5 MATCH expression of the kept terms ("" without terms): what the union is scored with (score-union.ts). */
+  match: string;
+  /**
+   * Share of the query's words (stopwords aside, before pruning) that the space holds at all: a question
+   * about people or things this space has never mentioned is likely not about it (0 without words).
+   */
+  known: number;
+  /**
+   * With `allScores`: −bm25 of every memory the expression matches (any space; higher is better), read by
+   * the same statement as the hits, so the union is scored without a second FTS5 query (score-union.ts).
+   */
+  scores?: Map<number, number>;
+}
+
+/** keywordSearch plus the query's bm25 ceiling, for score normalisation in linear fusion. */
+export function keywordSearchScored(
+  db: Database.Database,
+  spaceId: string,
+  text: string,
+  limit: number,
+  opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
+  allScores = false,
+): ScoredKeywordHits {
+  const all: Term[] = [];
+  const terms = selectTerms(db, text, opts, spaceId, all);
+  if (!terms)
+    return { hits: [], ceiling: 0, terms: [], match: "", known: 0, ...(allScores ? { scores: new Map() } : {}) };
+  const known = all.filter((t) => t.spaceDf > 0).length / all.length;
+  const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
+  const n = liveDocCount(db);
+  const scoring = {
+    match,
+    known,
+    ceiling: bm25Ceiling(db, terms),
+    terms: terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) })),
+  };
+  if (allScores) return { ...allMatches(db, spaceId, match, limit), ...scoring };
+  // The space filter is a join per matching row (half the leg's cost at 10K). When every live memory is
+  // in one space (most stores), rank first and filter the top rows afterwards; the filter still holds if
+  // the 5-second count is stale, at worst returning fewer rows. memory_fts holds live rows only.
+  const single = counts(db).spaces <= 1;
+  const hits = single
+    ? (stmt(db, KEYWORD_ONE_SPACE).all(match, limit * 2) as (KeywordHit & { spaceId: string })[])
+        .filter((h) => h.spaceId === spaceId)
+        .slice(0, limit)
+        .map(({ rid, bm25 }) => ({ rid, bm25 }))
+    : (stmt(db, KEYWORD_JOINED).all(match, spaceId, limit) as KeywordHit[]);
+  return { hits, ...scoring };
+}
+
+/**
+ * The hits and every match's −bm25 from one FTS5 statement. ORDER BY bm25 LIMIT computes bm25 for every
+ * match anyway; reading them all costs the rows' transfer (~1 ms for a few thousand), where scoring the
+ * union apart cost an FTS5 query per union member (`rowid IN` runs the MATCH once per rowid: ~100 ms at
+ * 10K memories). Ranked here (a stable sort keeps FTS5's rowid order among equal scores) and filtered
+ * to the space from the leading rows on, a slice at a time, until `limit` are found.
+ */
+function allMatches(
+  db: Database.Database,
+  spaceId: string,
+  match: string,
+  limit: number,
+): { hits: KeywordHit[]; scores: Map<number, number> } {
+  const rows = stmt(db, KEYWORD_ALL).all(match) as KeywordHit[];
+  const scores = new Map<number, number>();
+  for (const r of rows) scores.set(r.rid, -r.bm25);
+  rows.sort((a, b) => a.bm25 - b.bm25);
+  const hits: KeywordHit[] = [];
+  const slice = Math.max(limit * 2, 100);
+  for (let i = 0; i < rows.length && hits.length < limit; i += slice) {
+    const part = rows.slice(i, i + slice);
+    const spaces = new Map(
+      (stmt(db, SPACES_OF).all(JSON.stringify(part.map((r) => r.rid))) as { rid: number; spaceId: string }[]).map(
+        (r) => [r.rid, r.spaceId],
+      ),
+    );
+    for (const r of part) if (hits.length < limit && spaces.get(r.rid) === spaceId) hits.push(r);
+  }
+  return { hits, scores };
+}
+
+/** Porter stems of a text's words, as the keyword leg sees them (for matched-term shares). */
+export function textStems(text: string): Set<string> {
+  return new Set(queryWords(text).map((w) => stemmer(stripDiacritics(w))));
+}
+
+/**
+ * The query for the dense leg: words found in more than `maxDocFraction` of the memories (speakers'
+ * names, role labels) dropped, since they dominate a small encoder's vector and match everything. Word
+ * order and stopwords stay (the encoder reads sentences). Unchanged below 50 memories or at 1.
+ */
+export function cleanDenseQuery(
+  db: Database.Database,
+  spaceId: string,
+  text: string,
+  maxDocFraction: number,
+): { text: string; dropped: string[] } {
+  if (maxDocFraction >= 1) return { text, dropped: [] };
+  const total = spaceLiveCount(db, spaceId);
+  if (total < 50) return { text, dropped: [] };
+  const dropped: string[] = [];
+  const out = text.replace(/[\p{L}\p{N}\p{M}]+/gu, (w) => {
+    const lw = w.normalize("NFKC").toLowerCase();
+    if (STOPWORDS.has(lw) || lw.length < 2) return w;
+    const df = spaceDocFrequency(db, spaceId, lw, stemmer(stripDiacritics(lw)));
+    if (df / total > maxDocFraction) {
+      dropped.push(w);
+      return "";
+    }
+    return w;
+  });
+  const cleaned = out.replace(/[ \t]{2,}/g, " ").trim();
+  return cleaned && dropped.length ? { text: cleaned, dropped } : { text, dropped: [] };
+}
