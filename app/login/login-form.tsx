@@ -2,8 +2,9 @@
 
 import { useState, type FormEvent } from "react";
 
-/** The owner password form: posts to /api/auth/login, which sets the session cookie, then goes back where the user was. */
+/** The sign-in form (a sign-in name for people other than the owner, and a password): posts to /api/auth/login, which sets the session cookie, then goes back where the user was. */
 export function LoginForm({ next }: { next: string }) {
+  const [login, setLogin] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -16,10 +17,13 @@ export function LoginForm({ next }: { next: string }) {
       const res = await fetch("/api/auth/login", {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ password }),
+        // No sign-in name: the owner, as before people existed.
+        body: JSON.stringify(login.trim() ? { login: login.trim(), password } : { password }),
       });
       if (res.ok) {
-        window.location.assign(next);
+        // A password an admin set is to be changed first: Settings → People has the form.
+        const ok = (await res.json().catch(() => null)) as { mustChangePassword?: boolean } | null;
+        window.location.assign(ok?.mustChangePassword ? "/settings#people" : next);
         return;
       }
       const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
@@ -35,8 +39,21 @@ export function LoginForm({ next }: { next: string }) {
   return (
     <form onSubmit={submit} aria-label="Sign in" className="space-y-3">
       <div className="space-y-1">
+        <label htmlFor="login-name" className="block text-sm font-medium">
+          Sign-in name <span className="font-normal text-zinc-500">(empty for the owner)</span>
+        </label>
+        <input
+          id="login-name"
+          type="text"
+          autoComplete="username"
+          value={login}
+          onChange={(e) => setLogin(e.target.value)}
+          className="w-full rounded border border-zinc-300 bg-white px-2 py-1.5 dark:border-zinc-700 dark:bg-zinc-900"
+        />
+      </div>
+      <div className="space-y-1">
         <label htmlFor="login-password" className="block text-sm font-medium">
-          Owner password
+          Owner password <span className="font-normal text-zinc-500">(or your own, with your sign-in name)</span>
         </label>
         <input
           id="login-password"

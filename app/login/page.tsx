@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { headers } from "next/headers";
-import { accessConfig, loginRequired } from "@/server/auth/access";
+import { loginRequiredHere } from "@/server/auth/gate";
 import { getDb } from "@/server/db";
 import { hasOwnerPassword } from "@/server/auth/store";
 import { safeNextPath } from "@/server/auth/next-path";
@@ -17,7 +17,7 @@ export default async function LoginPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const next = safeNextPath((await searchParams).next);
-  const required = loginRequired(await headers(), accessConfig());
+  const required = loginRequiredHere(await headers());
   const passwordSet = hasOwnerPassword(getDb().sqlite);
   return (
     <div className="mx-auto max-w-sm space-y-4 py-8">

@@ -3,6 +3,7 @@ import { createMemoMcpServer } from "@/server/mcp/server";
 import { appContext } from "@/server/context";
 import { checkJsonBody, isRejection, withBody } from "@/server/http/guard";
 import { MAX_JSON_BYTES } from "@/server/http/rest";
+import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -11,7 +12,7 @@ export const dynamic = "force-dynamic";
  * MCP over streamable HTTP, stateless: each POST gets a fresh server and transport (no session id), so any
  * number of clients can call remember / search_memory / forget. JSON responses, no server-initiated streams.
  */
-export async function POST(rawReq: Request) {
+export const POST = asPerson(async function POST(rawReq: Request) {
   // Raw-input checks first (the SDK would decode invalid UTF-8 as U+FFFD and has no size cap): 2 MB,
   // strict UTF-8, no NUL in any string. Answered as JSON-RPC errors with a 4xx status.
   const checked = await checkJsonBody(rawReq, MAX_JSON_BYTES);
@@ -40,7 +41,7 @@ export async function POST(rawReq: Request) {
     // JSON mode answers in full before handleRequest resolves: nothing is left to stream.
     void transport.close().then(() => server.close());
   }
-}
+});
 
 const notAllowed = () =>
   Response.json(

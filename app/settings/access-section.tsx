@@ -16,6 +16,10 @@ export function AccessSection() {
   const qc = useQueryClient();
   const status = useQuery(trpc.access.status.queryOptions());
   const tokens = useQuery(trpc.access.tokens.queryOptions());
+  // The owner password and signing everyone out are the owner's (and an admin's) business, not a member's.
+  const me = useQuery(trpc.access.me.queryOptions());
+  const isOwner = (me.data?.id ?? "owner") === "owner";
+  const isAdmin = (me.data?.role ?? "admin") === "admin";
   const [tokenName, setTokenName] = useState("");
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
   const [pw, setPw] = useState({ current: "", password: "", confirm: "", revokeOthers: true });
@@ -199,7 +203,7 @@ export function AccessSection() {
         </SettingsTable>
       </div>
 
-      {s && (s.passwordSet || !s.loginRequired) && (
+      {s && isOwner && (s.passwordSet || !s.loginRequired) && (
         <form
           onSubmit={submitPassword}
           aria-label={s.passwordSet ? "Change the owner password" : "Set the owner password"}
@@ -265,7 +269,7 @@ export function AccessSection() {
         </form>
       )}
 
-      {s?.loginRequired && (
+      {s?.loginRequired && isAdmin && (
         <div className="flex flex-wrap items-center gap-2">
           <span className="text-sm text-zinc-500">
             {s.sessions} signed-in browser session{s.sessions === 1 ? "" : "s"}.

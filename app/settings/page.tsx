@@ -5,6 +5,7 @@ import { SpacesSection } from "./spaces-section";
 import { JobsSection } from "./jobs-section";
 import { AccessSection } from "./access-section";
 import { ModelsSection } from "./models-section";
+import { PeopleSection } from "./people-section";
 
 export const dynamic = "force-dynamic";
 // The tab says which page this is (the layout adds " · Memo").
@@ -19,6 +20,7 @@ export default function SettingsPage() {
       <RetrievalSection />
       <SpacesSection />
       <JobsSection />
+      <PeopleSection />
       <AccessSection />
     </div>
   );

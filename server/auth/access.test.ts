@@ -13,9 +13,20 @@ import {
 } from "./access";
 import type { ApiTokenInfo, SessionInfo } from "./store";
 
-const SESSION: SessionInfo = { idHash: "h", createdAt: "", lastSeenAt: "", expiresAt: "", ip: null, userAgent: null };
+const SESSION: SessionInfo = {
+  idHash: "h",
+  personId: "owner",
+  admin: true,
+  createdAt: "",
+  lastSeenAt: "",
+  expiresAt: "",
+  ip: null,
+  userAgent: null,
+};
 const TOKEN: ApiTokenInfo = {
   id: "t1",
+  personId: "owner",
+  admin: true,
   name: "script",
   prefix: "memo_abcdef",
   createdAt: "",

@@ -83,6 +83,8 @@ export interface GateRequest {
 
 export interface GateDeps {
   hasPassword(): boolean;
+  /** People besides the owner exist (issue 32): accounts are on, even on loopback. */
+  hasPeople?(): boolean;
   session(token: string): SessionInfo | null;
   token(bearer: string): ApiTokenInfo | null;
 }
@@ -190,7 +192,7 @@ export type GateResult =
 
 /** The decision for one request. */
 export function decide(req: GateRequest, deps: GateDeps, cfg: AccessConfig): GateResult {
-  const required = loginRequired(req.headers, cfg);
+  const required = loginRequired(req.headers, cfg) || (deps.hasPeople?.() ?? false);
   const deny = (status: 401 | 403 | 503, message: string, redirectToLogin = false): GateResult => ({
     ok: false,
     status,

@@ -1,5 +1,16 @@
 import { getDb } from "../db";
-import { accessConfig, decide, denialResponse, type GateRequest, type GateResult, type Principal } from "./access";
+import type { Acting } from "../core/acting";
+import { OWNER_ID } from "../core/space-name";
+import {
+  accessConfig,
+  decide,
+  denialResponse,
+  loginRequired,
+  type GateRequest,
+  type GateResult,
+  type Principal,
+} from "./access";
+import { otherPeopleCount } from "./people";
 import { hasOwnerPassword, sessionFromToken, tokenFromBearer } from "./store";
 
 /** The access decision for a request, against the store (sessions, tokens, owner password). */
@@ -20,6 +31,7 @@ export function checkAccess(req: { method: string; url: string; headers: Headers
     request,
     {
       hasPassword: () => hasOwnerPassword(db),
+      hasPeople: () => otherPeopleCount(db) > 0,
       session: (t) => sessionFromToken(db, t),
       token: (b) => tokenFromBearer(db, b),
     },
@@ -48,4 +60,25 @@ export async function requireAccess(req: Request, handler: () => Promise<Respons
 export function principalOf(headers: Headers, url = "http://localhost/api/trpc"): Principal | null {
   const { result } = checkAccess({ method: "GET", url, headers });
   return result.ok ? result.principal : null;
+}
+
+/** Sign-in is required for this request: a network address, MEMO_REQUIRE_LOGIN=1, or people besides the owner. */
+export function loginRequiredHere(headers: Headers): boolean {
+  return loginRequired(headers, accessConfig()) || otherPeopleCount(getDb().sqlite) > 0;
+}
+
+/** Acts as nobody: owns no space, so every id looks missing, and is no admin. */
+export const NOBODY: Acting = { personId: "", admin: false };
+
+/** The person a principal acts as: the owner at the machine (loopback, no people), else the session's or token's person. */
+export function actingOf(p: Principal | null): Acting {
+  if (!p || p.kind === "public") return NOBODY;
+  if (p.kind === "anonymous-loopback") return { personId: OWNER_ID, admin: true };
+  const x = p.kind === "session" ? p.session : p.token;
+  return { personId: x.personId, admin: x.admin };
+}
+
+/** The acting person of a request (REST, /v1 and MCP handlers; tRPC has it in its context). */
+export function actingOfRequest(req: { url: string; headers: Headers }): Acting {
+  return actingOf(principalOf(req.headers, req.url));
 }

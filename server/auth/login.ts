@@ -1,4 +1,14 @@
+import crypto from "node:crypto";
 import type Database from "better-sqlite3";
+import { OWNER_ID } from "../core/space-name";
+import {
+  getPerson,
+  personByLogin,
+  personPasswordHash,
+  setPersonPasswordHash,
+  setPersonPasswordHashQuietly,
+  type Person,
+} from "./people";
 import {
   DEFAULT_SCRYPT,
   hashPassword,
@@ -19,6 +29,7 @@ import {
   recordAttempt,
   replaceOwnerPasswordHash,
   setOwnerPasswordHash,
+  sha256,
 } from "./store";
 
 export type AuthFailure = { ok: false; status: 400 | 401 | 403 | 409 | 429; message: string; retryAfterS?: number };
@@ -40,6 +51,50 @@ export async function checkOwnerPassword(
   const hash = ownerPasswordHash(db);
   if (!hash)
     return { ok: false, status: 409, message: "no owner password is set; run `npm run set-password` on the server" };
+  return checkPasswordAgainst(db, hash, password, ip, now, policy, rehashTo, (h) => replaceOwnerPasswordHash(db, h));
+}
+
+/** A hash no password matches, checked for an unknown sign-in name so that it costs what a known one does. */
+let decoyHash: Promise<string> | null = null;
+
+/**
+ * Check a person's password (the owner's by `checkOwnerPassword`), with the same rate limit by address. An
+ * unknown or disabled sign-in name costs a full check too and answers like a wrong password: whether a name
+ * exists is not told.
+ */
+export async function checkPersonPassword(
+  db: Database.Database,
+  login: string,
+  password: string,
+  ip: string,
+  now = Date.now(),
+): Promise<{ ok: true; person: Person } | AuthFailure> {
+  const person = personByLogin(db, login);
+  if (person?.id === OWNER_ID) {
+    const r = await checkOwnerPassword(db, password, ip, now);
+    return r.ok ? { ok: true, person } : r;
+  }
+  const stored = person && !person.disabled ? personPasswordHash(db, person.id) : null;
+  decoyHash ??= hashPassword(crypto.randomUUID());
+  const hash = stored ?? (await decoyHash);
+  const r = await checkPasswordAgainst(db, hash, password, ip, now, LOGIN_POLICY, DEFAULT_SCRYPT, (h) => {
+    if (person) setPersonPasswordHashQuietly(db, person.id, h);
+  });
+  if (!r.ok) return r.status === 401 ? { ...r, message: "wrong sign-in name or password" } : r;
+  if (!stored || !person) return { ok: false, status: 401, message: "wrong sign-in name or password" };
+  return { ok: true, person };
+}
+
+async function checkPasswordAgainst(
+  db: Database.Database,
+  hash: string,
+  password: string,
+  ip: string,
+  now: number,
+  policy: LoginPolicy,
+  rehashTo: ScryptParams,
+  rehash: (h: string) => void,
+): Promise<{ ok: true } | AuthFailure> {
   const stats = attemptStats(db, ip, policy.windowMs, now);
   const wait = loginRetryAfterMs(stats, now, policy);
   if (wait > 0) {
@@ -61,18 +116,60 @@ export async function checkOwnerPassword(
     return { ok: false, status: 401, message: "wrong password" };
   }
   markAttemptOk(db, id);
-  if (needsRehash(hash, rehashTo)) replaceOwnerPasswordHash(db, await hashPassword(password, rehashTo));
+  if (needsRehash(hash, rehashTo)) rehash(await hashPassword(password, rehashTo));
   return { ok: true };
 }
 
+/** Sign in: `{ password }` alone is the owner (as before people existed), `{ login, password }` anyone. */
 export async function signIn(
   db: Database.Database,
-  input: { password: string; ip: string; userAgent?: string | null },
+  input: { login?: string; password: string; ip: string; userAgent?: string | null },
   now = Date.now(),
-): Promise<{ ok: true; token: string; expiresAt: string } | AuthFailure> {
-  const checked = await checkOwnerPassword(db, input.password, input.ip, now);
-  if (!checked.ok) return checked;
-  return { ok: true, ...createSession(db, { ip: input.ip, userAgent: input.userAgent }, now) };
+): Promise<
+  { ok: true; token: string; expiresAt: string; personId: string; mustChangePassword: boolean } | AuthFailure
+> {
+  let personId = OWNER_ID;
+  let mustChangePassword = false;
+  if (input.login === undefined) {
+    const checked = await checkOwnerPassword(db, input.password, input.ip, now);
+    if (!checked.ok) return checked;
+  } else {
+    const checked = await checkPersonPassword(db, input.login, input.password, input.ip, now);
+    if (!checked.ok) return checked;
+    personId = checked.person.id;
+    mustChangePassword = checked.person.mustChangePassword;
+  }
+  return {
+    ok: true,
+    personId,
+    mustChangePassword,
+    ...createSession(db, { ip: input.ip, userAgent: input.userAgent, personId }, now),
+  };
+}
+
+/**
+ * A person other than the owner changes their own password: the current one is checked (rate-limited like
+ * a sign-in), the must-change flag clears, and their other sessions and tokens end (this session stays).
+ */
+export async function changePersonPassword(
+  db: Database.Database,
+  input: { personId: string; current: string; password: string; ip: string; keepSession?: string },
+): Promise<{ ok: true } | AuthFailure> {
+  const problem = passwordProblem(input.password);
+  if (problem) return { ok: false, status: 400, message: problem };
+  const person = getPerson(db, input.personId);
+  if (!person || person.id === OWNER_ID)
+    return { ok: false, status: 400, message: "the owner changes the owner password" };
+  const checked = await checkPersonPassword(db, person.login, input.current, input.ip);
+  if (!checked.ok) return checked.status === 401 ? { ...checked, message: "the current password is wrong" } : checked;
+  setPersonPasswordHash(
+    db,
+    person.id,
+    await hashPassword(input.password),
+    false,
+    input.keepSession ? sha256(input.keepSession) : undefined,
+  );
+  return { ok: true };
 }
 
 /**

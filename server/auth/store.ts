@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { stmt } from "../core/statements";
+import { OWNER_ID } from "../core/space-name";
 
 /**
  * The auth tables (server/db/schema.ts: auth_owner, auth_sessions, api_tokens, login_attempts). Secrets
@@ -59,10 +60,12 @@ export function setOwnerPasswordHash(
     if (!revokeOthers) return { sessionsRevoked: 0, tokensRevoked: 0 };
     const keep = keepSession ? sha256(keepSession) : "";
     return {
-      sessionsRevoked: stmt(db, "DELETE FROM auth_sessions WHERE id_hash != ?").run(keep).changes,
+      // The owner's own sessions and tokens: the other people's password did not change.
+      sessionsRevoked: stmt(db, "DELETE FROM auth_sessions WHERE id_hash != ? AND person_id = 'owner'").run(keep)
+        .changes,
       tokensRevoked: stmt(
         db,
-        "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE revoked_at IS NULL",
+        "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE revoked_at IS NULL AND person_id = 'owner'",
       ).run().changes,
     };
   })();
@@ -84,6 +87,10 @@ export function removeOwnerPassword(db: Database.Database): { sessionsRevoked: n
 
 export interface SessionInfo {
   idHash: string;
+  /** The person signed in (the owner for sessions made before people existed). */
+  personId: string;
+  /** Whether that person is an admin (household settings). */
+  admin: boolean;
   createdAt: string;
   lastSeenAt: string;
   expiresAt: string;
@@ -93,7 +100,7 @@ export interface SessionInfo {
 
 export function createSession(
   db: Database.Database,
-  meta: { ip?: string | null; userAgent?: string | null },
+  meta: { ip?: string | null; userAgent?: string | null; personId?: string },
   now = Date.now(),
 ): { token: string; expiresAt: string } {
   const token = secret();
@@ -101,14 +108,25 @@ export function createSession(
   const at = new Date(now).toISOString();
   stmt(
     db,
-    "INSERT INTO auth_sessions (id_hash, created_at, last_seen_at, expires_at, ip, user_agent) VALUES (?, ?, ?, ?, ?, ?)",
-  ).run(sha256(token), at, at, expiresAt, meta.ip?.slice(0, 64) ?? null, meta.userAgent?.slice(0, 300) ?? null);
+    "INSERT INTO auth_sessions (id_hash, created_at, last_seen_at, expires_at, ip, user_agent, person_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  ).run(
+    sha256(token),
+    at,
+    at,
+    expiresAt,
+    meta.ip?.slice(0, 64) ?? null,
+    meta.userAgent?.slice(0, 300) ?? null,
+    meta.personId ?? OWNER_ID,
+  );
   // Expired sessions go now and then.
   stmt(db, "DELETE FROM auth_sessions WHERE expires_at < ?").run(at);
   return { token, expiresAt };
 }
 
-/** The live session a cookie value names, or null; a used session's expiry slides forward (written at most once a minute). */
+/**
+ * The live session a cookie value names, or null; a used session's expiry slides forward (written at most
+ * once a minute). A session of a disabled (or removed) person is no session: they are out at their next request.
+ */
 export function sessionFromToken(
   db: Database.Database,
   token: string | undefined | null,
@@ -117,9 +135,12 @@ export function sessionFromToken(
   if (!token || token.length > 200) return null;
   const row = stmt(
     db,
-    "SELECT id_hash AS idHash, created_at AS createdAt, last_seen_at AS lastSeenAt, expires_at AS expiresAt, ip, user_agent AS userAgent FROM auth_sessions WHERE id_hash = ?",
+    `SELECT s.id_hash AS idHash, s.person_id AS personId, p.role = 'admin' AS admin, s.created_at AS createdAt,
+       s.last_seen_at AS lastSeenAt, s.expires_at AS expiresAt, s.ip, s.user_agent AS userAgent
+     FROM auth_sessions s JOIN people p ON p.id = s.person_id WHERE s.id_hash = ? AND p.disabled = 0`,
   ).get(sha256(token)) as SessionInfo | undefined;
   if (!row) return null;
+  row.admin = Boolean(row.admin);
   const nowIso = new Date(now).toISOString();
   if (row.expiresAt <= nowIso) {
     stmt(db, "DELETE FROM auth_sessions WHERE id_hash = ?").run(row.idHash);
@@ -142,13 +163,17 @@ export function deleteSession(db: Database.Database, token: string | undefined |
   return stmt(db, "DELETE FROM auth_sessions WHERE id_hash = ?").run(sha256(token)).changes > 0;
 }
 
-export function deleteAllSessions(db: Database.Database): number {
-  return stmt(db, "DELETE FROM auth_sessions").run().changes;
+/** Sign out every session of one person (the owner by default: single-user Memo has no other). */
+export function deleteAllSessions(db: Database.Database, personId: string = OWNER_ID): number {
+  return stmt(db, "DELETE FROM auth_sessions WHERE person_id = ?").run(personId).changes;
 }
 
-export function countSessions(db: Database.Database, now = Date.now()): number {
+export function countSessions(db: Database.Database, now = Date.now(), personId: string = OWNER_ID): number {
   return (
-    stmt(db, "SELECT count(*) AS n FROM auth_sessions WHERE expires_at > ?").get(new Date(now).toISOString()) as {
+    stmt(db, "SELECT count(*) AS n FROM auth_sessions WHERE expires_at > ? AND person_id = ?").get(
+      new Date(now).toISOString(),
+      personId,
+    ) as {
       n: number;
     }
   ).n;
@@ -158,6 +183,9 @@ export function countSessions(db: Database.Database, now = Date.now()): number {
 
 export interface ApiTokenInfo {
   id: string;
+  /** The person the token acts as. */
+  personId: string;
+  admin: boolean;
   name: string;
   prefix: string;
   createdAt: string;
@@ -165,51 +193,63 @@ export interface ApiTokenInfo {
   revokedAt: string | null;
 }
 
-const TOKEN_COLUMNS = "id, name, prefix, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt";
+const TOKEN_COLUMNS =
+  "t.id, t.person_id AS personId, (SELECT role = 'admin' FROM people WHERE id = t.person_id) AS admin, t.name, t.prefix, t.created_at AS createdAt, t.last_used_at AS lastUsedAt, t.revoked_at AS revokedAt";
+const toToken = (r: ApiTokenInfo): ApiTokenInfo => ({ ...r, admin: Boolean(r.admin) });
 
-/** A new token; its secret is returned here once and never again (only its hash is kept). */
-export function createApiToken(db: Database.Database, name: string): ApiTokenInfo & { token: string } {
+/** A new token acting as `personId`; its secret is returned here once and never again (only its hash is kept). */
+export function createApiToken(
+  db: Database.Database,
+  name: string,
+  personId: string = OWNER_ID,
+): ApiTokenInfo & { token: string } {
   const token = TOKEN_PREFIX + secret();
   const id = crypto.randomUUID();
   const prefix = token.slice(0, TOKEN_PREFIX.length + 6);
-  stmt(db, "INSERT INTO api_tokens (id, name, token_hash, prefix) VALUES (?, ?, ?, ?)").run(
+  stmt(db, "INSERT INTO api_tokens (id, name, token_hash, prefix, person_id) VALUES (?, ?, ?, ?, ?)").run(
     id,
     name,
     sha256(token),
     prefix,
+    personId,
   );
-  const row = stmt(db, `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE id = ?`).get(id) as ApiTokenInfo;
-  return { ...row, token };
+  const row = stmt(db, `SELECT ${TOKEN_COLUMNS} FROM api_tokens t WHERE t.id = ?`).get(id) as ApiTokenInfo;
+  return { ...toToken(row), token };
 }
 
-export function listApiTokens(db: Database.Database): ApiTokenInfo[] {
-  return stmt(
-    db,
-    `SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY revoked_at IS NOT NULL, created_at DESC`,
-  ).all() as ApiTokenInfo[];
-}
-
-/** Revoke a token (kept in the list as revoked); false when there is no live token with this id. */
-export function revokeApiToken(db: Database.Database, id: string): boolean {
+/** A person's tokens (each person sees and revokes only their own). */
+export function listApiTokens(db: Database.Database, personId: string = OWNER_ID): ApiTokenInfo[] {
   return (
     stmt(
       db,
-      "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ? AND revoked_at IS NULL",
-    ).run(id).changes > 0
+      `SELECT ${TOKEN_COLUMNS} FROM api_tokens t WHERE t.person_id = ? ORDER BY t.revoked_at IS NOT NULL, t.created_at DESC`,
+    ).all(personId) as ApiTokenInfo[]
+  ).map(toToken);
+}
+
+/** Revoke one of a person's tokens (kept in the list as revoked); false when they have no live token with this id. */
+export function revokeApiToken(db: Database.Database, id: string, personId: string = OWNER_ID): boolean {
+  return (
+    stmt(
+      db,
+      "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ? AND person_id = ? AND revoked_at IS NULL",
+    ).run(id, personId).changes > 0
   );
 }
 
-/** The live token a bearer value names, or null. */
+/** The live token a bearer value names, or null (also when its person is disabled or removed). */
 export function tokenFromBearer(
   db: Database.Database,
   bearer: string | undefined | null,
   now = Date.now(),
 ): ApiTokenInfo | null {
   if (!bearer?.startsWith(TOKEN_PREFIX) || bearer.length > 200) return null;
-  const row = stmt(db, `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?`).get(sha256(bearer)) as
-    | ApiTokenInfo
-    | undefined;
-  if (!row || row.revokedAt) return null;
+  const found = stmt(
+    db,
+    `SELECT ${TOKEN_COLUMNS} FROM api_tokens t JOIN people p ON p.id = t.person_id WHERE t.token_hash = ? AND p.disabled = 0`,
+  ).get(sha256(bearer)) as ApiTokenInfo | undefined;
+  if (!found || found.revokedAt) return null;
+  const row = toToken(found);
   if (!row.lastUsedAt || now - Date.parse(row.lastUsedAt) > TOUCH_EVERY_MS) {
     const at = new Date(now).toISOString();
     stmt(db, "UPDATE api_tokens SET last_used_at = ? WHERE id = ?").run(at, row.id);

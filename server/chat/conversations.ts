@@ -16,9 +16,9 @@ import type { ScoreBreakdown } from "../memory/retrieval/retrieve";
 import { ensureSpace, spaceExists, type MemoryKind } from "../memory/store";
 import { DEFAULT_SPACE } from "../core/space-name";
 import { ServiceError } from "../core/errors";
-import { SPACE_RE } from "../core/space-name";
 import { privacyNow, sweepTemporaryChats, temporaryColumns } from "./temporary-chats";
 import { stripCutNote } from "./cut-short";
+import { mySpaceOf } from "../core/acting";
 
 export const DEFAULT_TITLE = "New conversation";
 export const MAX_TITLE = 200;
@@ -184,8 +184,8 @@ export function createConversation(
   db: Database.Database,
   input: { space?: string; title?: string; temporary?: boolean; readMemory?: boolean } = {},
 ): Conversation {
-  const space = input.space ?? DEFAULT_SPACE;
-  if (!SPACE_RE.test(space)) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
+  const space = mySpaceOf(input.space ?? DEFAULT_SPACE);
+  if (space === null) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
   const title = input.title === undefined ? DEFAULT_TITLE : cleanTitle(input.title);
   const id = crypto.randomUUID();
   db.transaction(() => {
@@ -202,7 +202,10 @@ export function createConversation(
 
 export function getConversation(db: Database.Database, id: string): Conversation | undefined {
   sweepTemporaryChats(db); // an expired temporary chat is gone, whoever asks
-  const r = db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.id = ?`).get(id) as Row | undefined;
+  // Another person's conversation reads as missing (mine(): server/core/acting.ts).
+  const r = db
+    .prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.id = ? AND mine(c.space_id)`)
+    .get(id) as Row | undefined;
   return r ? rowToConversation(r) : undefined;
 }
 
@@ -224,7 +227,7 @@ export function listConversations(
     opts.space === undefined
       ? db
           .prepare(
-            `SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 ORDER BY c.pinned DESC, c.updated_at DESC, c.rowid DESC LIMIT ?`,
+            `SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 AND mine(c.space_id) ORDER BY c.pinned DESC, c.updated_at DESC, c.rowid DESC LIMIT ?`,
           )
           .all(limit)
       : db
@@ -244,7 +247,11 @@ export function listMessages(db: Database.Database, conversationId: string): Sto
 }
 
 export function getMessage(db: Database.Database, id: string): StoredMessage | undefined {
-  const r = db.prepare("SELECT * FROM messages WHERE id = ?").get(id) as Row | undefined;
+  const r = db
+    .prepare(
+      "SELECT * FROM messages WHERE id = ? AND conversation_id IN (SELECT id FROM conversations WHERE mine(space_id))",
+    )
+    .get(id) as Row | undefined;
   return r ? rowToMessage(r) : undefined;
 }
 
@@ -258,7 +265,7 @@ export function getConversationWithMessages(
 
 export function renameConversation(db: Database.Database, id: string, title: string): Conversation {
   const t = cleanTitle(title);
-  const changed = db.prepare("UPDATE conversations SET title = ? WHERE id = ?").run(t, id).changes;
+  const changed = db.prepare("UPDATE conversations SET title = ? WHERE id = ? AND mine(space_id)").run(t, id).changes;
   if (!changed) throw new ServiceError(404, `conversation ${id} not found`);
   return getConversation(db, id)!;
 }
@@ -267,7 +274,7 @@ export function renameConversation(db: Database.Database, id: string, title: str
 export function deleteConversation(db: Database.Database, id: string): { id: string; messages: number } {
   return db.transaction(() => {
     const n = (db.prepare("SELECT count(*) AS n FROM messages WHERE conversation_id = ?").get(id) as { n: number }).n;
-    const changed = db.prepare("DELETE FROM conversations WHERE id = ?").run(id).changes;
+    const changed = db.prepare("DELETE FROM conversations WHERE id = ? AND mine(space_id)").run(id).changes;
     if (!changed) throw new ServiceError(404, `conversation ${id} not found`);
     db.prepare("DELETE FROM messages WHERE conversation_id = ?").run(id); // in case foreign keys are off
     return { id, messages: n };

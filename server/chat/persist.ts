@@ -16,12 +16,13 @@
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { exchangeText } from "../memory/store/chunker";
-import { nowIso, purgeMemories, writeTransaction } from "../memory/store";
+import { ensureSpace, nowIso, purgeMemories, writeTransaction } from "../memory/store";
 import { addMemories } from "../memory/store/add";
 import { appContext } from "../context";
 import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { stripCutNote } from "./cut-short";
+import { runAsSystem } from "../core/acting";
 
 /** Where an exchange's persistence is recorded. */
 export type ExchangeRecord = { messageId: string } | { pendingId: string };
@@ -100,7 +101,8 @@ export class PersistQueue {
   enqueue(job: ExchangeJob): Promise<string[] | null> {
     return new Promise((resolve) => {
       this.queue.push({ job, resolve });
-      if (!this.running) void this.run();
+      // The loop serves everyone's exchanges: it must not act as the person whose request started it.
+      if (!this.running) void runAsSystem(() => this.run());
     });
   }
 
@@ -112,7 +114,7 @@ export class PersistQueue {
     const id = crypto.randomUUID();
     const db = this.ctx().db;
     db.transaction(() => {
-      db.prepare("INSERT OR IGNORE INTO spaces (id) VALUES (?)").run(job.space);
+      ensureSpace(db, job.space);
       db.prepare(
         "INSERT INTO pending_exchanges (id, space_id, user_content, assistant_content, timestamp, source) VALUES (?, ?, ?, ?, ?, ?)",
       ).run(id, job.space, job.user, job.assistant, job.timestamp, job.source);

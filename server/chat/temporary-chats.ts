@@ -67,7 +67,7 @@ export function touchTemporaryChat(
   now = privacyNow(),
 ): { expiresAt: string | null } {
   sweepTemporaryChats(db, now);
-  const r = db.prepare("SELECT temporary, expires_at FROM conversations WHERE id = ?").get(id) as
+  const r = db.prepare("SELECT temporary, expires_at FROM conversations WHERE id = ? AND mine(space_id)").get(id) as
     | { temporary: number; expires_at: string | null }
     | undefined;
   if (!r)
@@ -86,7 +86,7 @@ export function setConversationMemory(
   patch: { recall?: boolean; store?: boolean },
 ): void {
   db.transaction(() => {
-    const r = db.prepare("SELECT temporary FROM conversations WHERE id = ?").get(id) as
+    const r = db.prepare("SELECT temporary FROM conversations WHERE id = ? AND mine(space_id)").get(id) as
       | { temporary: number }
       | undefined;
     if (!r) throw new ServiceError(404, `conversation ${id} not found`);

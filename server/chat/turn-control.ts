@@ -5,6 +5,10 @@
  * had shown; the turn then stores exactly that much (server/chat/turn.ts).
  */
 import type { CutReason } from "./cut-short";
+import { actingPersonId } from "../core/acting";
+
+/** Turn ids are the acting person's: another person's turn id is an unknown one (a household server, issue 32). */
+const scoped = (id: string) => `${actingPersonId()}:${id}`;
 
 export class TurnControl {
   private readonly ac = new AbortController();
@@ -51,7 +55,8 @@ function sweep(m: Map<string, unknown>, at: (v: never) => number, now: number): 
 }
 
 /** Register a turn; a Stop that arrived before it (the page pressed Stop at once) applies now. */
-export function registerTurn(id: string, control: TurnControl): () => void {
+export function registerTurn(turnId: string, control: TurnControl): () => void {
+  const id = scoped(turnId);
   turns().set(id, control);
   const early = earlyStops().get(id);
   if (early) {
@@ -71,7 +76,8 @@ export function registerTurn(id: string, control: TurnControl): () => void {
  * Stop a turn. "stopped": it was running and is stopped now; "finished": it had ended already (its
  * reply stands as stored); unknown ids are remembered for a minute in case the turn starts after.
  */
-export function stopTurn(id: string, shown: number): "stopped" | "finished" {
+export function stopTurn(turnId: string, shown: number): "stopped" | "finished" {
+  const id = scoped(turnId);
   const control = turns().get(id);
   if (control) return control.cut("stopped", shown) || control.reason === "stopped" ? "stopped" : "finished";
   if (ended().has(id)) return "finished";

@@ -27,6 +27,7 @@ import { ms, NO_RECALL, promoteRecall, recallForPrompt, type Recall } from "./tu
 import { runCommand } from "./turn-command";
 import { cutNote, keptOnlyOnRequest, type CutReason } from "./cut-short";
 import type { TurnControl } from "./turn-control";
+import { mySpace } from "../core/acting";
 
 export { MAX_MESSAGE_CHARS };
 /** Earlier dialogue sent with each message, newest first, within this many (estimated) tokens. */
@@ -140,7 +141,11 @@ export function turnConversation(memo: MemoContext, input: TurnInput): Conversat
     return conv;
   }
   const readMemory = loadPrivacySettings(memo.db).temporaryReadsMemory;
-  return createConversation(memo.db, { space: input.space ?? DEFAULT_SPACE, temporary: input.temporary, readMemory });
+  return createConversation(memo.db, {
+    space: input.space ?? mySpace(DEFAULT_SPACE),
+    temporary: input.temporary,
+    readMemory,
+  });
 }
 
 /**

@@ -1,5 +1,25 @@
 import type Database from "better-sqlite3";
+import { actingPersonId } from "./acting";
+import { OWNER_ID } from "./space-name";
 import { stmt } from "./statements";
+
+/**
+ * Settings that are each person's own (issue 32): retrieval settings, memory-sharing choices and the
+ * first-run checklist. Everything else (providers and keys, local models, jobs, detection) is the
+ * household's. The owner's keep their names (stores made before people existed read as before); another
+ * person's are stored under '<key>@person:<id>'.
+ */
+const PERSONAL_KEYS = [/^retrieval:/, /^privacy$/, /^ui\.firstRunChecklist$/];
+
+function storedKey(key: string): string {
+  const id = actingPersonId();
+  return id !== OWNER_ID && PERSONAL_KEYS.some((r) => r.test(key)) ? `${key}@person:${id}` : key;
+}
+
+/** A LIKE pattern for every personal setting of one person (removal of a person). */
+export function personalSettingsLike(personId: string): string {
+  return `%@person:${personId.replace(/[%_\\]/g, "")}`;
+}
 
 /**
  * The `settings` table: one JSON value per key (jobs, providers, retrieval per model, privacy, detection,
@@ -8,7 +28,7 @@ import { stmt } from "./statements";
 
 /** The saved value of `key`, parsed; undefined when nothing is saved or the saved text is not JSON. */
 export function readSetting(db: Database.Database, key: string): unknown {
-  const row = stmt(db, "SELECT value FROM settings WHERE key = ?").get(key) as { value: string } | undefined;
+  const row = stmt(db, "SELECT value FROM settings WHERE key = ?").get(storedKey(key)) as { value: string } | undefined;
   if (!row) return undefined;
   try {
     return JSON.parse(row.value) as unknown;
@@ -23,9 +43,9 @@ export function writeSetting(db: Database.Database, key: string, value: unknown)
     db,
     `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
      ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-  ).run(key, JSON.stringify(value));
+  ).run(storedKey(key), JSON.stringify(value));
 }
 
 export function deleteSetting(db: Database.Database, key: string): void {
-  stmt(db, "DELETE FROM settings WHERE key = ?").run(key);
+  stmt(db, "DELETE FROM settings WHERE key = ?").run(storedKey(key));
 }

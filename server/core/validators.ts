@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SPACE_RE } from "./space-name";
+import { mySpaceOf } from "./acting";
 
 /** Zod schemas shared by the tRPC routers and the REST routes: one definition of valid input. */
 
@@ -8,7 +8,18 @@ export const MAX_QUERY_CHARS = 8_000;
 
 const noNul = (s: string) => !s.includes("\u0000");
 
-export const spaceName = z.string().regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'");
+/**
+ * A space named in a request, turned into the acting person's key for it (server/core/acting.ts): every
+ * schema that takes a space resolves it for the person at parse time, so no service sees a bare name.
+ */
+export const spaceName = z.string().transform((s, ctx) => {
+  const key = mySpaceOf(s);
+  if (key === null) {
+    ctx.addIssue({ code: "custom", message: "space must be 1–64 letters, digits, '-' or '_'" });
+    return z.NEVER;
+  }
+  return key;
+});
 
 export const memoryText = z
   .string()
@@ -105,3 +116,11 @@ export const idsInput = z.strictObject({
 });
 
 export const rememberInput = z.strictObject({ text: memoryText, space: spaceName.optional() });
+
+/** An API token's name (what uses it). */
+export const tokenName = z
+  .string()
+  .trim()
+  .min(1, "name the token (what uses it)")
+  .max(100, "a token name has at most 100 characters")
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "the name must not contain control characters");

@@ -5,6 +5,7 @@ import * as sqliteVec from "sqlite-vec";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { dataDir, dbPath, migrationsDir } from "../core/config";
+import { actingScope, isMine } from "../core/acting";
 import * as schema from "./schema";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -17,9 +18,10 @@ export interface OpenedDb {
 
 /**
  * Open (and migrate) a store file. sqlite-vec must be loaded before migrate(): the custom migration
- * creates vec0 tables. WAL lets readers run while a write transaction is open.
+ * creates vec0 tables. WAL lets readers run while a write transaction is open. `migrationsFolder` is for the
+ * migration tests, which make a store with an earlier set of migrations first.
  */
-export function openDb(file: string = dbPath()): OpenedDb {
+export function openDb(file: string = dbPath(), migrationsFolder: string = migrationsDir()): OpenedDb {
   if (file !== ":memory:") {
     // The data folder and the store's folder are the owner's alone (0700), and so is the database (0600)
     // from its first byte: SQLite gives the -wal and -shm files the database file's mode.
@@ -36,8 +38,12 @@ export function openDb(file: string = dbPath()): OpenedDb {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("mmap_size = 1073741824");
+  // mine(space_id): is this space the acting person's (server/core/acting.ts)? Not deterministic: it reads
+  // who acts at the moment the statement runs.
+  sqlite.function("mine", { deterministic: false }, (key: unknown) => (typeof key === "string" && isMine(key) ? 1 : 0));
+  sqlite.function("acting_person", { deterministic: false }, () => actingScope());
   const orm = drizzle(sqlite, { schema }) as Db;
-  migrate(orm, { migrationsFolder: migrationsDir() });
+  migrate(orm, { migrationsFolder });
   if (file !== ":memory:") {
     // Also files made before the modes were set here (or by a process with another umask).
     for (const f of [file, `${file}-wal`, `${file}-shm`]) privateMode(f, 0o600);

@@ -3,10 +3,34 @@ import { blob, index, integer, primaryKey, real, sqliteTable, text } from "drizz
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 
-export const spaces = sqliteTable("spaces", {
-  id: text("id").primaryKey(), // the space name: 1–64 of [A-Za-z0-9_-]
+/**
+ * The people of a household server (migration 0012, server/auth/people.ts). The owner is the row 'owner'
+ * (role admin); its password stays in auth_owner, so its password_hash here is null.
+ */
+export const people = sqliteTable("people", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  login: text("login").notNull(), // unique, case-insensitively (people_login_unique on lower(login))
+  passwordHash: text("password_hash"),
+  role: text("role", { enum: ["admin", "member"] })
+    .notNull()
+    .default("member"),
+  disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+  mustChangePassword: integer("must_change_password", { mode: "boolean" }).notNull().default(false),
   createdAt: text("created_at").notNull().default(now),
 });
+
+export const spaces = sqliteTable(
+  "spaces",
+  {
+    /** The space's key: its name (1–64 of [A-Za-z0-9_-]) for the owner, '<person id>~<name>' for anyone else. */
+    id: text("id").primaryKey(),
+    createdAt: text("created_at").notNull().default(now),
+    /** Whose space it is; memories, conversations, documents and pending exchanges belong to the space's person. */
+    personId: text("person_id").notNull().default("owner"),
+  },
+  (t) => [index("spaces_person_idx").on(t.personId)],
+);
 
 /**
  * One memory. `rid` is the integer key shared with memory_vec and memory_fts: SQLite may renumber the
@@ -202,19 +226,26 @@ export const authSessions = sqliteTable(
     expiresAt: text("expires_at").notNull(),
     ip: text("ip"),
     userAgent: text("user_agent"),
+    personId: text("person_id").notNull().default("owner"),
   },
-  (t) => [index("auth_sessions_expires_idx").on(t.expiresAt)],
+  (t) => [index("auth_sessions_expires_idx").on(t.expiresAt), index("auth_sessions_person_idx").on(t.personId)],
 );
 
-export const apiTokens = sqliteTable("api_tokens", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  tokenHash: text("token_hash").notNull().unique(), // sha256 of the token, hex
-  prefix: text("prefix").notNull(), // the first characters, to recognise a token in the list
-  createdAt: text("created_at").notNull().default(now),
-  lastUsedAt: text("last_used_at"),
-  revokedAt: text("revoked_at"),
-});
+export const apiTokens = sqliteTable(
+  "api_tokens",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    tokenHash: text("token_hash").notNull().unique(), // sha256 of the token, hex
+    prefix: text("prefix").notNull(), // the first characters, to recognise a token in the list
+    createdAt: text("created_at").notNull().default(now),
+    lastUsedAt: text("last_used_at"),
+    revokedAt: text("revoked_at"),
+    /** The person the token acts as. */
+    personId: text("person_id").notNull().default("owner"),
+  },
+  (t) => [index("api_tokens_person_idx").on(t.personId)],
+);
 
 export const loginAttempts = sqliteTable(
   "login_attempts",

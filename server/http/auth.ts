@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { getDb } from "../db";
 import { handle, json, readBody } from "./rest";
-import { accessConfig, clientAddress, loginRequired, readCookie, requestIsHttps } from "../auth/access";
+import { accessConfig, clientAddress, readCookie, requestIsHttps } from "../auth/access";
+import { loginRequiredHere } from "../auth/gate";
 import { signIn } from "../auth/login";
 import { MAX_PASSWORD_CHARS } from "../auth/password";
 import { deleteSession, SESSION_COOKIE, sessionDays } from "../auth/store";
@@ -18,18 +19,24 @@ export function clearedSessionCookie(req: Request): string {
 }
 
 const loginInput = z.strictObject({
+  /** A person's sign-in name; without it the password is the owner's (as before people existed). */
+  login: z.string().trim().min(1, "enter your sign-in name").max(64, "sign-in name too long").optional(),
   password: z
     .string()
     .min(1, "enter the password")
     .max(MAX_PASSWORD_CHARS * 4, "password too long"),
 });
 
-/** POST /api/auth/login { password } → 200 { ok, expiresAt } with the session cookie; 401 wrong password; 429 rate-limited. */
+/**
+ * POST /api/auth/login { login?, password } → 200 { ok, expiresAt, person, mustChangePassword } with the
+ * session cookie; 401 wrong password; 429 rate-limited. `{ password }` alone signs in the owner.
+ */
 export function loginHandler(req: Request): Promise<Response> {
   return handle(async () => {
-    const { password } = await readBody(req, loginInput, 16 * 1024);
+    const { login, password } = await readBody(req, loginInput, 16 * 1024);
     const db = getDb().sqlite;
     const r = await signIn(db, {
+      login,
       password,
       ip: clientAddress(req.headers, accessConfig()),
       userAgent: req.headers.get("user-agent"),
@@ -39,7 +46,13 @@ export function loginHandler(req: Request): Promise<Response> {
       if (r.retryAfterS) headers["retry-after"] = String(r.retryAfterS);
       return Response.json({ error: { status: r.status, message: r.message } }, { status: r.status, headers });
     }
-    const res = json({ ok: true, expiresAt: r.expiresAt, loginRequired: loginRequired(req.headers, accessConfig()) });
+    const res = json({
+      ok: true,
+      expiresAt: r.expiresAt,
+      loginRequired: loginRequiredHere(req.headers),
+      person: r.personId,
+      mustChangePassword: r.mustChangePassword,
+    });
     res.headers.set("set-cookie", sessionCookie(r.token, req));
     res.headers.set("cache-control", "no-store");
     return res;

@@ -13,6 +13,7 @@ import { spaceName } from "../core/validators";
 import { MAX_IMPORT_BYTES, planExportImport } from "../services/transfer-service";
 import { errorResponse, handle, json, readBody } from "./rest";
 import { requireAccess } from "../auth/gate";
+import { mySpace } from "../core/acting";
 
 function spaceParam(url: URL): string | undefined {
   const raw = url.searchParams.get("space");
@@ -34,7 +35,7 @@ function handleImport(kind: ImportKind, req: Request) {
     const label =
       url.searchParams.get("filename")?.trim() || (kind === "chatgpt" ? "conversations.json" : "request body");
     const data = await readBody(req, z.unknown(), MAX_IMPORT_BYTES);
-    const target = kind === "chatgpt" ? (space ?? DEFAULT_SPACE) : (space ?? null);
+    const target = kind === "chatgpt" ? (space ?? mySpace(DEFAULT_SPACE)) : (space ?? null);
     const plan = kind === "chatgpt" ? planChatGptImport(data, target!) : planExportImport(data, space);
     const job = enqueueImport(appContext(), kind, label, target, plan);
     if (!["1", "true"].includes(url.searchParams.get("wait") ?? "")) return json({ job }, 202);

@@ -8,7 +8,6 @@ import { formatZod, MAX_JSON_BYTES, readCapped } from "./rest";
 import { badTextMessage, findBadText } from "./guard";
 import { DEFAULT_SPACE } from "../core/space-name";
 import { ServiceError } from "../core/errors";
-import { SPACE_RE } from "../core/space-name";
 import {
   createProvider,
   isConfigured,
@@ -18,6 +17,7 @@ import {
   type ChatProvider,
   type ProviderId,
 } from "../chat/providers";
+import { mySpaceOf } from "../core/acting";
 
 export const MEMO_MODEL = "memo";
 export const MEMORY_PREAMBLE =
@@ -152,8 +152,8 @@ export function messageText(content: ChatCompletionRequest["messages"][number]["
 
 /** The space of a request: header, then body field, then the default; 400 for an invalid name. */
 export function requestSpace(req: Request, body: ChatCompletionRequest): string {
-  const s = req.headers.get("x-memo-space") ?? body.memo_space ?? DEFAULT_SPACE;
-  if (!SPACE_RE.test(s))
+  const s = mySpaceOf(req.headers.get("x-memo-space") ?? body.memo_space ?? DEFAULT_SPACE);
+  if (s === null)
     throw new OpenAIHttpError(
       400,
       "the space (x-memo-space header or memo_space field) must be 1–64 letters, digits, '-' or '_'",

@@ -29,6 +29,7 @@ import {
   type DocumentRow,
 } from "./documents";
 import { ingestDocument, type IngestOptions, type IngestStats } from "./pipeline";
+import { runAsSystem } from "../core/acting";
 
 /** Where uploaded files are kept (beside the store, like the ANN index files): `<store dir>/uploads/<document id>`. */
 export function uploadsDirFor(db: Database.Database): string {
@@ -200,7 +201,8 @@ export class IngestQueue {
       return;
     }
     const controller = new AbortController();
-    const finished = this.run(id, controller.signal).finally(() => {
+    // Every person's documents go through one queue: a run never acts as the request that woke it.
+    const finished = runAsSystem(() => this.run(id, controller.signal)).finally(() => {
       this.active = null;
       this.pump();
     });

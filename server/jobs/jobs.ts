@@ -4,6 +4,7 @@
  */
 import { runDecay, type JobCounts } from "../memory/lifecycle/decay";
 import { consolidate, type MergeFn } from "../memory/lifecycle/consolidate";
+import { runAsSystem } from "../core/acting";
 import { boundModel, reindexTarget } from "../memory/store";
 import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
@@ -121,6 +122,10 @@ export function runConsolidateJob(ctx: MemoContext, opts: JobRunOptions = {}): P
   );
 }
 
+/**
+ * Decay and consolidation go over every person's memories (consolidation pairs within one space, so never
+ * across people), even when an admin's request starts them: they run as the household, not as that admin.
+ */
 export function runJobNow(ctx: MemoContext, job: RunnableJob, opts: JobRunOptions = {}): Promise<RunRecord> {
-  return job === "decay" ? runDecayJob(ctx, opts) : runConsolidateJob(ctx, opts);
+  return runAsSystem(() => (job === "decay" ? runDecayJob(ctx, opts) : runConsolidateJob(ctx, opts)));
 }

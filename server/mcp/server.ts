@@ -13,13 +13,11 @@ import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { isoDateTime, MAX_MEMORY_CHARS, MAX_QUERY_CHARS } from "../core/validators";
-import { SPACE_RE } from "../core/space-name";
+import { spaceName } from "../core/validators";
+import { mySpace } from "../core/acting";
 
-const space = z
-  .string()
-  .regex(SPACE_RE, "space must be 1–64 letters, digits, '-' or '_'")
-  .optional()
-  .describe(`Memory space (default "${DEFAULT_SPACE}")`);
+// The acting person's key for the space named (spaceName resolves it at parse time).
+const space = spaceName.optional().describe(`Memory space (default "${DEFAULT_SPACE}")`);
 
 function fail(e: unknown): CallToolResult {
   const se = asServiceError(e);
@@ -55,7 +53,7 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
     },
     async ({ text, space: s }) => {
       try {
-        const sp = s ?? DEFAULT_SPACE;
+        const sp = s ?? mySpace(DEFAULT_SPACE);
         const r = await remember(ctx(), text, sp);
         return {
           content: [{ type: "text", text: r.message }],
@@ -102,7 +100,7 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
     },
     async ({ query, space: s, k, at }) => {
       try {
-        const sp = s ?? DEFAULT_SPACE;
+        const sp = s ?? mySpace(DEFAULT_SPACE);
         const r = await search(ctx(), { query, space: sp, k, at, promote: true });
         const results = r.results.map((m) => ({
           id: m.id,
@@ -154,7 +152,7 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
     async ({ pattern, space: s, preview }) => {
       try {
         if (preview) {
-          const p = forgetPreview(ctx(), pattern, s ?? DEFAULT_SPACE);
+          const p = forgetPreview(ctx(), pattern, s ?? mySpace(DEFAULT_SPACE));
           const text = p.count
             ? `${p.message}\n${p.items.map((i) => `- ${i.pinned ? "[pinned] " : ""}${i.content.slice(0, 200)}`).join("\n")}`
             : p.message;
@@ -169,7 +167,7 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
             structuredContent: { count: p.count, items, preview: true, message: p.message },
           };
         }
-        const r = forget(ctx(), pattern, s ?? DEFAULT_SPACE);
+        const r = forget(ctx(), pattern, s ?? mySpace(DEFAULT_SPACE));
         const text = r.count
           ? `${r.message}\n${r.items.map((i) => `- ${i.content.slice(0, 200)}`).join("\n")}`
           : r.message;

@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { MemoryKind } from "../memory/store";
 import { SOFT_DELETE_RETENTION_DAYS } from "./manager-service";
 import { spaceName } from "../core/validators";
+import { acting, mineScan } from "../core/acting";
 
 export const KINDS: MemoryKind[] = ["chat", "document", "remember", "import", "consolidated"];
 const DAY = 86_400_000;
@@ -115,7 +116,9 @@ export function memoriesOverTime(
 ) {
   const col = basis === "created" ? "created_at" : "timestamp";
   const rows = db
-    .prepare(`SELECT ${col} AS t, kind FROM memories WHERE soft_deleted = 0 AND (@space IS NULL OR space_id = @space)`)
+    .prepare(
+      `SELECT ${col} AS t, kind FROM memories WHERE soft_deleted = 0 AND (@space IS NULL OR space_id = @space) AND ${mineScan("space_id")}`,
+    )
     .all({ space }) as { t: string; kind: MemoryKind }[];
   const times = rows.map((r) => Date.parse(r.t)).filter((t) => Number.isFinite(t));
   if (times.length === 0)
@@ -179,7 +182,8 @@ export function analytics(
   const retentionDays = opts.retentionDays ?? SOFT_DELETE_RETENTION_DAYS;
   const space = input.space ?? null;
   const p = { space, weekAgo: iso(now - 7 * DAY), expiryCutoff: iso(now + 7 * DAY - retentionDays * DAY) };
-  const scope = "(@space IS NULL OR space_id = @space)";
+  // Only the acting person's memories and recalls are counted (mine(): server/core/acting.ts).
+  const scope = `(@space IS NULL OR space_id = @space) AND ${mineScan("space_id")}`;
   const totals = db
     .prepare(
       `SELECT
@@ -243,7 +247,8 @@ export function analytics(
     topRetrieved,
     overTime: memoriesOverTime(db, space, input.basis ?? "timestamp", input.bucket ?? "auto"),
     retrievalsByDay,
-    jobRuns: lastJobRuns(db, 20),
+    // Job results quote everyone's memories: an admin's to read.
+    jobRuns: acting().admin ? lastJobRuns(db, 20) : [],
   };
 }
 

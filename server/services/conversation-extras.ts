@@ -56,7 +56,7 @@ export function searchConversations(
   if (!ids.length) return [];
   const rows = db
     .prepare(
-      `SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 AND c.id IN (SELECT value FROM json_each(?))`,
+      `SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 AND mine(c.space_id) AND c.id IN (SELECT value FROM json_each(?))`,
     )
     .all(JSON.stringify(ids)) as Record<string, unknown>[];
   const byId = new Map(rows.map((r) => [r.id as string, rowToConversation(r)]));
@@ -65,7 +65,9 @@ export function searchConversations(
 }
 
 export function pinConversation(db: Database.Database, id: string, pinned: boolean): Conversation {
-  const changed = db.prepare("UPDATE conversations SET pinned = ? WHERE id = ?").run(pinned ? 1 : 0, id).changes;
+  const changed = db
+    .prepare("UPDATE conversations SET pinned = ? WHERE id = ? AND mine(space_id)")
+    .run(pinned ? 1 : 0, id).changes;
   if (!changed) throw new ServiceError(404, `conversation ${id} not found`);
   return getConversationOr404(db, id);
 }
@@ -104,14 +106,16 @@ export function conversationMarkdown(db: Database.Database, id: string): { filen
 
 /** What an assistant reply's exchange stored in memory (its recorded, still live memories); empty until persisted. */
 export function rememberedBy(db: Database.Database, messageId: string): { id: string; content: string }[] {
-  const r = db.prepare("SELECT role, memory_ids AS ids FROM messages WHERE id = ?").get(messageId) as
-    | { role: string; ids: string | null }
-    | undefined;
+  const r = db
+    .prepare(
+      "SELECT role, memory_ids AS ids FROM messages WHERE id = ? AND conversation_id IN (SELECT id FROM conversations WHERE mine(space_id))",
+    )
+    .get(messageId) as { role: string; ids: string | null } | undefined;
   if (r?.role !== "assistant") throw new ServiceError(404, `no reply ${messageId}`);
   if (!r.ids) return [];
   return db
     .prepare(
-      "SELECT id, substr(content, 1, 300) AS content FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND soft_deleted = 0 ORDER BY chunk_index",
+      "SELECT id, substr(content, 1, 300) AS content FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND soft_deleted = 0 AND mine(space_id) ORDER BY chunk_index",
     )
     .all(r.ids) as { id: string; content: string }[];
 }

@@ -7,6 +7,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { spaceExists } from "../memory/store";
+import { isMine, mySpaceOf } from "../core/acting";
 import { decodeUtf8, detectType, IngestError } from "../ingest/detect";
 import {
   deleteDocumentRow,
@@ -26,7 +27,6 @@ import { queueFor, type IngestQueue } from "../ingest/queue";
 import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { SPACE_RE } from "../core/space-name";
 
 export const DEFAULT_MAX_UPLOAD_MB = 50;
 
@@ -85,14 +85,18 @@ function views(ctx: MemoContext, rows: DocumentRow[]): DocumentView[] {
 
 export function getDocumentOr404(ctx: MemoContext, id: string): DocumentView {
   const row = getDocument(ctx.db, id);
-  if (!row) throw new ServiceError(404, `document ${id} not found`);
+  // Another person's document reads as missing (mine(): server/core/acting.ts).
+  if (!row || !isMine(row.spaceId)) throw new ServiceError(404, `document ${id} not found`);
   return views(ctx, [row])[0]!;
 }
 
 export function listDocuments(ctx: MemoContext, space?: string): DocumentView[] {
   if (space !== undefined && !spaceExists(ctx.db, space))
     throw new ServiceError(404, `space '${space}' does not exist`);
-  return views(ctx, listRows(ctx.db, space));
+  return views(
+    ctx,
+    listRows(ctx.db, space).filter((r) => isMine(r.spaceId)),
+  );
 }
 
 /** Validate what can be checked from the bytes alone (size, type by content, UTF-8); null when fine. */
@@ -177,9 +181,10 @@ export async function acceptFiles(
   return out;
 }
 
+/** The acting person's key for the space named (or their default space). */
 function spaceFrom(value: string | null | undefined): string {
-  const space = value ?? DEFAULT_SPACE;
-  if (!SPACE_RE.test(space)) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
+  const space = mySpaceOf(value ?? DEFAULT_SPACE);
+  if (space === null) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
   return space;
 }
 
@@ -219,7 +224,7 @@ export async function addDocument(
   ctx: MemoContext,
   name: string,
   bytes: Uint8Array,
-  space = DEFAULT_SPACE,
+  space: string = DEFAULT_SPACE,
 ): Promise<UploadRow> {
   const q = queueFor(ctx);
   const tmp = path.join(q.uploadsDir, `.incoming-${crypto.randomUUID()}`);

@@ -7,11 +7,14 @@ import crypto from "node:crypto";
 import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { importGroups, type ImportPlan } from "./transfer-service";
+import { acting, actingPersonId } from "../core/acting";
 
 export type ImportKind = "memo" | "chatgpt";
 
 export interface ImportJob {
   id: string;
+  /** Who started it: a person sees only their own import jobs. */
+  personId: string;
   kind: ImportKind;
   /** The file name (or "request body"). */
   label: string;
@@ -42,13 +45,18 @@ function registry() {
   return g.__memoImportJobs;
 }
 
+/** The acting person's import jobs (another person's read as missing). */
+const isOwn = (j: ImportJob) => acting().system || j.personId === actingPersonId();
+
 export function listImportJobs(): ImportJob[] {
-  return [...registry().jobs.values()].sort((a, b) => b.queuedAt.localeCompare(a.queuedAt) || b.id.localeCompare(a.id));
+  return [...registry().jobs.values()]
+    .filter(isOwn)
+    .sort((a, b) => b.queuedAt.localeCompare(a.queuedAt) || b.id.localeCompare(a.id));
 }
 
 export function getImportJob(id: string): ImportJob | undefined {
   const j = registry().jobs.get(id);
-  return j ? { ...j } : undefined;
+  return j && isOwn(j) ? { ...j } : undefined;
 }
 
 /** Resolves with the job once it has finished (done or failed). */
@@ -69,6 +77,7 @@ export function enqueueImport(
   const reg = registry();
   const job: ImportJob = {
     id: crypto.randomUUID(),
+    personId: actingPersonId(),
     kind,
     label: label.slice(0, 200),
     space,

@@ -20,6 +20,7 @@ import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { memoryKind, memoryText, spaceName } from "../core/validators";
+import { mineScan } from "../core/acting";
 
 /** Soft-deleted memories are purged this many days after deleted_at (docs/storage.md#what-each-job-may-change default). */
 export const SOFT_DELETE_RETENTION_DAYS = 30;
@@ -87,7 +88,8 @@ function isoBound(s: string, end: boolean): string {
 
 /** The WHERE clause and parameters of a listing filter (named parameters, never string-built values). */
 export function memoryFilterSql(f: ListFilter): { where: string; params: Record<string, unknown> } {
-  const clauses: string[] = [];
+  // Only the acting person's memories, whatever the filter (server/core/acting.ts).
+  const clauses: string[] = [mineScan("m.space_id")];
   const params: Record<string, unknown> = {};
   const status = f.status ?? "live";
   if (status === "live") clauses.push("m.soft_deleted = 0");
@@ -181,7 +183,9 @@ export function getManagedMemory(
   retentionDays = SOFT_DELETE_RETENTION_DAYS,
 ): ManagedMemory {
   const r = db
-    .prepare(`SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id WHERE m.id = ?`)
+    .prepare(
+      `SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id WHERE m.id = ? AND mine(m.space_id)`,
+    )
     .get(id) as Record<string, unknown> | undefined;
   if (!r) throw new ServiceError(404, `memory ${id} not found`);
   return toManaged(r, retentionDays);
@@ -191,7 +195,9 @@ export function getManagedMemory(
 export function missingMemoryIds(db: Database.Database, ids: string[]): string[] {
   const found = new Set(
     (
-      db.prepare("SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as {
+      db
+        .prepare("SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND mine(space_id)")
+        .all(JSON.stringify(ids)) as {
         id: string;
       }[]
     ).map((r) => r.id),

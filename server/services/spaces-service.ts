@@ -16,6 +16,7 @@ import {
 import { DEFAULT_SPACE } from "../core/space-name";
 import { ServiceError } from "../core/errors";
 import { spaceName } from "../core/validators";
+import { mySpace, mySpaceOf } from "../core/acting";
 
 export interface SpaceSummary {
   id: string;
@@ -41,7 +42,9 @@ const countIn = (db: Database.Database, table: string) =>
       }[])
     : [];
 
+/** The acting person's spaces (their default one made on first sight: a new person has it like the owner). */
 export function listSpaceSummaries(db: Database.Database): SpaceSummary[] {
+  ensureSpace(db, mySpace(DEFAULT_SPACE));
   const mem = db
     .prepare(
       `SELECT space_id AS id, sum(soft_deleted = 0) AS memories, sum(soft_deleted = 1) AS deleted, sum(pinned = 1 AND soft_deleted = 0) AS pinned
@@ -51,7 +54,7 @@ export function listSpaceSummaries(db: Database.Database): SpaceSummary[] {
   const byId = new Map(mem.map((m) => [m.id, m]));
   const conv = new Map(countIn(db, "conversations").map((r) => [r.id, r.n]));
   const docs = new Map(countIn(db, "documents").map((r) => [r.id, r.n]));
-  const spaces = db.prepare("SELECT id, created_at AS createdAt FROM spaces ORDER BY id").all() as {
+  const spaces = db.prepare("SELECT id, created_at AS createdAt FROM spaces WHERE mine(id) ORDER BY id").all() as {
     id: string;
     createdAt: string;
   }[];
@@ -63,13 +66,14 @@ export function listSpaceSummaries(db: Database.Database): SpaceSummary[] {
     pinned: byId.get(s.id)?.pinned ?? 0,
     conversations: conv.get(s.id) ?? 0,
     documents: docs.get(s.id) ?? 0,
-    isDefault: s.id === DEFAULT_SPACE,
+    isDefault: s.id === mySpace(DEFAULT_SPACE),
   }));
 }
 
-export function createSpace(db: Database.Database, name: string): SpaceSummary {
-  const parsed = spaceName.safeParse(name);
+export function createSpace(db: Database.Database, nameOrKey: string): SpaceSummary {
+  const parsed = spaceName.safeParse(nameOrKey);
   if (!parsed.success) throw new ServiceError(400, parsed.error.issues[0]!.message);
+  const name = parsed.data;
   if (spaceExists(db, name)) throw new ServiceError(409, `space '${name}' already exists`);
   ensureSpace(db, name);
   return listSpaceSummaries(db).find((s) => s.id === name)!;
@@ -80,11 +84,15 @@ export function renameSpace(
   from: string,
   to: string,
 ): { from: string; to: string; moved: Record<string, number>; vectors: number } {
-  for (const n of [from, to]) {
+  const keys = [from, to].map((n) => {
     const parsed = spaceName.safeParse(n);
     if (!parsed.success) throw new ServiceError(400, parsed.error.issues[0]!.message);
-  }
-  if (from === DEFAULT_SPACE) throw new ServiceError(400, `the default space '${DEFAULT_SPACE}' cannot be renamed`);
+    return parsed.data;
+  });
+  from = keys[0]!;
+  to = keys[1]!;
+  if (from === mySpace(DEFAULT_SPACE))
+    throw new ServiceError(400, `the default space '${DEFAULT_SPACE}' cannot be renamed`);
   if (!spaceExists(db, from)) throw new ServiceError(404, `space '${from}' does not exist`);
   if (from === to) throw new ServiceError(400, "the new name is the same as the old one");
   if (spaceExists(db, to)) throw new ServiceError(409, `space '${to}' already exists; pick another name`);
@@ -96,8 +104,14 @@ export function deleteSpace(
   name: string,
   confirm: string,
 ): { name: string; removed: Record<string, number> } {
-  if (name === DEFAULT_SPACE) throw new ServiceError(400, `the default space '${DEFAULT_SPACE}' cannot be deleted`);
+  const key = mySpaceOf(name);
+  if (key === null) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
+  name = key;
+  if (name === mySpace(DEFAULT_SPACE))
+    throw new ServiceError(400, `the default space '${DEFAULT_SPACE}' cannot be deleted`);
   if (!spaceExists(db, name)) throw new ServiceError(404, `space '${name}' does not exist`);
-  if (confirm !== name) throw new ServiceError(400, `to delete space '${name}', confirm with its exact name`);
+  // The confirmation repeats the name the person sees.
+  if (mySpaceOf(confirm) !== name)
+    throw new ServiceError(400, `to delete space '${name}', confirm with its exact name`);
   return { name, ...storeDeleteSpace(db, name) };
 }

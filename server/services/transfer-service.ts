@@ -25,6 +25,8 @@ import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { isoTimestamp, memoryKind, memoryText, spaceName } from "../core/validators";
+import { mySpace } from "../core/acting";
+import { mineScan } from "../core/acting";
 
 export const EXPORT_FORMAT = "memo-export";
 export const EXPORT_VERSION = 1;
@@ -72,7 +74,7 @@ export function exportMemories(db: Database.Database, space: string | null = nul
          m.document_id AS documentId, d.name AS documentName, m.chunk_index AS chunkIndex, m.created_at AS createdAt,
          m.retrieval_count AS retrievalCount, m.last_retrieved_at AS lastRetrievedAt
        FROM memories m LEFT JOIN documents d ON d.id = m.document_id
-       WHERE m.soft_deleted = 0 AND (@space IS NULL OR m.space_id = @space)
+       WHERE m.soft_deleted = 0 AND (@space IS NULL OR m.space_id = @space) AND ${mineScan("m.space_id")}
        ORDER BY m.timestamp, m.rid`,
     )
     .all({ space }) as Record<string, unknown>[];
@@ -182,7 +184,7 @@ export function planExportImport(data: unknown, targetSpace?: string): ImportPla
     );
   const spaces = new Set<string>();
   const groups = parsed.data.memories.map((m): ImportGroup => {
-    const spaceId = targetSpace ?? m.space ?? DEFAULT_SPACE;
+    const spaceId = targetSpace ?? m.space ?? mySpace(DEFAULT_SPACE);
     spaces.add(spaceId);
     return [
       {

@@ -9,6 +9,7 @@ import { beginRequest, closing, CLOSING_MESSAGE } from "@/server/ops/inflight";
 import { appContext } from "@/server/context";
 import { ServiceError } from "@/server/core/errors";
 import { spaceName, tzOffsetMinutes } from "@/server/core/validators";
+import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -53,7 +54,7 @@ function replacement(input: z.infer<typeof chatInput>): Replacement | undefined 
  * connection (a reload) stops the provider request too; what was sent is kept, marked "interrupted by
  * reload" (server/chat/cut-short.ts). A graceful shutdown does the same after its grace period.
  */
-export function POST(req: Request) {
+export const POST = asPerson(function POST(req: Request) {
   return handle(async () => {
     const input = await readBody(req, chatInput);
     checkTurnInput(input);
@@ -133,4 +134,4 @@ export function POST(req: Request) {
       },
     });
   });
-}
+});

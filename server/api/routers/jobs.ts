@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { createTRPCRouter, ownerProcedure, publicProcedure } from "../trpc";
+import { runAsSystem } from "../../core/acting";
+import { adminProcedure, createTRPCRouter, ownerProcedure, publicProcedure } from "../trpc";
 import { runCounts, runJobNow, RUNNABLE_JOBS } from "../../jobs/jobs";
 import { leaseHolder } from "../../core/lease";
 import { reindexStatus } from "../../memory/index/reindex-job";
@@ -11,17 +12,17 @@ import { applyConsolidationPreview, previewConsolidation, undoConsolidationRun }
 
 /** Background jobs: run now, history, schedule settings, re-index progress. */
 export const jobsRouter = createTRPCRouter({
-  run: publicProcedure.input(z.strictObject({ job: z.enum(RUNNABLE_JOBS) })).mutation(async ({ ctx, input }) => {
+  run: adminProcedure.input(z.strictObject({ job: z.enum(RUNNABLE_JOBS) })).mutation(async ({ ctx, input }) => {
     const run = await runJobNow(ctx.memo, input.job, { trigger: "manual" });
     return { run, counts: runCounts(run) };
   }),
   /** "Run consolidation now": the proposed merges, nothing written. */
-  previewConsolidation: publicProcedure.mutation(async ({ ctx }) => {
-    const run = await previewConsolidation(ctx.memo, { trigger: "manual" });
+  previewConsolidation: adminProcedure.mutation(async ({ ctx }) => {
+    const run = await runAsSystem(() => previewConsolidation(ctx.memo, { trigger: "manual" }));
     return { run, counts: runCounts(run) };
   }),
   /** Apply a preview's proposals (all, or those picked by index) after the user confirmed them. */
-  applyConsolidation: publicProcedure
+  applyConsolidation: adminProcedure
     .input(
       z.strictObject({
         runId: z.number().int().positive(),
@@ -29,14 +30,14 @@ export const jobsRouter = createTRPCRouter({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const run = await applyConsolidationPreview(ctx.memo, input.runId, input.pick);
+      const run = await runAsSystem(() => applyConsolidationPreview(ctx.memo, input.runId, input.pick));
       return { run, counts: runCounts(run) };
     }),
   /** Undo a consolidation run (within 7 days). */
-  undoRun: publicProcedure
+  undoRun: adminProcedure
     .input(z.strictObject({ runId: z.number().int().positive() }))
-    .mutation(({ ctx, input }) => undoConsolidationRun(ctx.memo, input.runId)),
-  runs: publicProcedure
+    .mutation(({ ctx, input }) => runAsSystem(() => undoConsolidationRun(ctx.memo, input.runId))),
+  runs: adminProcedure
     .input(
       z
         .strictObject({ limit: z.number().int().min(1).max(500).optional(), job: z.enum(JOB_NAMES).optional() })

@@ -5,7 +5,9 @@ import { deleteMemory } from "../../services/memory-service";
 import { forget, restore } from "../../memory/lifecycle/forget";
 import { search } from "../../memory/retrieval/search";
 import { addMemories, remember } from "../../memory/store/add";
-import { listSpaces } from "../../memory/store";
+import { ensureSpace, listSpaces } from "../../memory/store";
+import { mySpace } from "../../core/acting";
+import { DEFAULT_SPACE } from "../../core/space-name";
 
 /** Thin router: validate with the shared schemas, call the memory operations. */
 export const memoryRouter = createTRPCRouter({
@@ -24,5 +26,9 @@ export const memoryRouter = createTRPCRouter({
   delete: publicProcedure
     .input(z.strictObject({ id: z.string().uuid(), purge: z.boolean().optional() }))
     .mutation(({ ctx, input }) => deleteMemory(ctx.memo, input.id, input.purge)),
-  spaces: publicProcedure.query(({ ctx }) => listSpaces(ctx.memo.db)),
+  spaces: publicProcedure.query(({ ctx }) => {
+    // A new person's default space exists from their first look, as the owner's does.
+    ensureSpace(ctx.memo.db, mySpace(DEFAULT_SPACE));
+    return listSpaces(ctx.memo.db);
+  }),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createTRPCRouter, ownerProcedure, publicProcedure } from "../trpc";
+import { createTRPCRouter, personalProcedure, publicProcedure } from "../trpc";
 import {
   loadPrivacySettings,
   providerEndpoint,
@@ -30,7 +30,7 @@ export const privacyRouter = createTRPCRouter({
     return { providers, temporaryReadsMemory: settings.temporaryReadsMemory, heartbeatMs: TEMPORARY_HEARTBEAT_MS };
   }),
   /** Save what a remote provider endpoint may receive (null: forget the choice, ask again). */
-  setSharing: ownerProcedure
+  setSharing: personalProcedure
     .input(
       z.strictObject({
         key: z
@@ -46,7 +46,7 @@ export const privacyRouter = createTRPCRouter({
       setSharing(ctx.memo.db, input.key, input.mode);
       return { key: input.key, mode: input.mode };
     }),
-  setTemporaryReadsMemory: ownerProcedure.input(z.strictObject({ read: z.boolean() })).mutation(({ ctx, input }) => {
+  setTemporaryReadsMemory: personalProcedure.input(z.strictObject({ read: z.boolean() })).mutation(({ ctx, input }) => {
     setTemporaryReadsMemory(ctx.memo.db, input.read);
     return { read: input.read };
   }),

@@ -1,4 +1,4 @@
-import { createTRPCRouter, ownerProcedure, publicProcedure } from "../trpc";
+import { createTRPCRouter, personalProcedure, publicProcedure } from "../trpc";
 import {
   getRetrievalSettings,
   resetRetrievalSettings,
@@ -9,8 +9,8 @@ import {
 /** Retrieval parameters per embedding model (Settings → Retrieval). */
 export const retrievalSettingsRouter = createTRPCRouter({
   get: publicProcedure.query(({ ctx }) => getRetrievalSettings(ctx.memo)),
-  save: ownerProcedure
+  save: personalProcedure
     .input(retrievalPatchInput)
     .mutation(({ ctx, input }) => updateRetrievalSettings(ctx.memo, input)),
-  reset: ownerProcedure.mutation(({ ctx }) => resetRetrievalSettings(ctx.memo)),
+  reset: personalProcedure.mutation(({ ctx }) => resetRetrievalSettings(ctx.memo)),
 });

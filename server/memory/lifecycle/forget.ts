@@ -9,6 +9,7 @@ import {
   spaceExists,
   type MemoryRow,
 } from "../store";
+import { mySpace } from "../../core/acting";
 
 export const FORGET_UNDO_DAYS = 7;
 
@@ -42,7 +43,7 @@ function matchForget(ctx: MemoContext, pattern: string, space: string): MemoryRo
 const plural = (n: number) => `${n} memor${n === 1 ? "y" : "ies"}`;
 
 /** What `/forget <pattern>` would remove, deleting nothing. */
-export function forgetPreview(ctx: MemoContext, pattern: string, space = DEFAULT_SPACE): ForgetPreview {
+export function forgetPreview(ctx: MemoContext, pattern: string, space = mySpace(DEFAULT_SPACE)): ForgetPreview {
   const matched = matchForget(ctx, pattern, space);
   const items = matched.map((m) => ({
     id: m.id,
@@ -82,7 +83,7 @@ export function forgetIds(ctx: MemoContext, ids: string[], label: string): Forge
 }
 
 /** `/forget <pattern>`: soft-delete live memories of the space whose content contains the pattern (case-insensitive). */
-export function forget(ctx: MemoContext, pattern: string, space = DEFAULT_SPACE): ForgetResult {
+export function forget(ctx: MemoContext, pattern: string, space = mySpace(DEFAULT_SPACE)): ForgetResult {
   return forgetIds(
     ctx,
     matchForget(ctx, pattern, space).map((m) => m.id),

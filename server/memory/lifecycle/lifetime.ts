@@ -7,6 +7,7 @@
 import type Database from "better-sqlite3";
 import { dayMinus, utcDay } from "./decay";
 import { restoreMemories, setPinned, writeTransaction } from "../store";
+import { mineScan } from "../../core/acting";
 
 export interface LifetimeRules {
   idleDays: number;
@@ -44,7 +45,7 @@ export function expiringSoon(
   const today = utcDay(opts.now ?? new Date());
   const horizon = dayPlus(today, opts.withinDays ?? 7);
   const kinds = JSON.stringify(rules.kinds.filter((k) => k !== "document"));
-  const scope = opts.space ? "AND space_id = @space" : "";
+  const scope = `${opts.space ? "AND space_id = @space" : ""} AND ${mineScan("space_id")}`;
   const items: ExpiringMemory[] = [];
 
   // Soft-delete: at importance i (>0) the first decay comes idleDays after the last activity (or today),

@@ -9,6 +9,7 @@ import { retrieve, type RetrievedMemory, type RetrieveResult } from "./retrieve"
 import { loadRetrievalSettings, type RetrievalSettings } from "./settings";
 import { spaceExists } from "../store";
 import type { StageTimer } from "./stages";
+import { mySpace } from "../../core/acting";
 
 /** A search result; `documentName` is the source file of a memory from document ingestion, `documentNames` every file it is in. */
 export type SearchResult = Omit<RetrieveResult, "results" | "dropped"> & {
@@ -28,7 +29,7 @@ export async function search(
   input: SearchInput & { promote?: boolean; forPrompt?: boolean },
   timer?: StageTimer,
 ): Promise<SearchResult> {
-  const spaceId = input.space ?? DEFAULT_SPACE;
+  const spaceId = input.space ?? mySpace(DEFAULT_SPACE);
   if (!spaceExists(ctx.db, spaceId)) throw new ServiceError(404, `space '${spaceId}' does not exist`);
   const { model } = await activeModel(ctx);
   const { pool, ...overrides } = input.options ?? {};

@@ -5,6 +5,7 @@ import { DEFAULT_SPACE } from "../../core/space-name";
 import { chunkWords } from "./chunker";
 import { activeModel } from "../index/model-check";
 import { contentHash, findLiveByHash, insertMemories, setPinned, writeTransaction, type NewMemory } from "./.";
+import { mySpace } from "../../core/acting";
 
 /**
  * Add memories. Each text is chunked (300 words, 50 overlap) and embedded before the write; then every
@@ -30,7 +31,7 @@ export async function addMemories(
   const slots: Slot[] = [];
   const pendingHashes = new Map<string, number>();
   items.forEach((it, idx) => {
-    const spaceId = it.space ?? defaults.spaceId ?? DEFAULT_SPACE;
+    const spaceId = it.space ?? defaults.spaceId ?? mySpace(DEFAULT_SPACE);
     const chunks = chunkWords(it.text, 300, 50);
     chunks.forEach((content, chunkIndex) => {
       const key = `${spaceId}\u0000${contentHash(content)}`;
@@ -91,7 +92,7 @@ export async function addMemories(
 export async function remember(
   ctx: MemoContext,
   text: string,
-  space = DEFAULT_SPACE,
+  space = mySpace(DEFAULT_SPACE),
 ): Promise<{ ids: string[]; message: string }> {
   if (text.trim().length === 0) throw new ServiceError(400, "text must not be empty");
   const [ids] = await addMemories(ctx, [{ text, space, kind: "remember", pinned: true, importance: 5 }]);

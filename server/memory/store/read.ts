@@ -3,17 +3,21 @@ import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { COLUMNS, type MemoryRow, reindexTarget, rowToMemory } from "./rows";
 
+/** A memory by id, if it is the acting person's (mine(): another person's memory reads as missing). */
 export function getMemory(db: Database.Database, id: string): MemoryRow | undefined {
-  const r = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+  const r = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE id = ? AND mine(space_id)`).get(id) as
+    | Record<string, unknown>
+    | undefined;
   return r ? rowToMemory(r) : undefined;
 }
 
 export function getMemoriesByRid(db: Database.Database, rids: number[]): Map<number, MemoryRow> {
   const out = new Map<number, MemoryRow>();
   if (rids.length === 0) return out;
-  const rows = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE rid IN (SELECT value FROM json_each(?))`).all(
-    JSON.stringify(rids),
-  ) as Record<string, unknown>[];
+  const rows = stmt(
+    db,
+    `SELECT ${COLUMNS} FROM memories WHERE rid IN (SELECT value FROM json_each(?)) AND mine(space_id)`,
+  ).all(JSON.stringify(rids)) as Record<string, unknown>[];
   for (const r of rows) out.set(r.rid as number, rowToMemory(r));
   return out;
 }

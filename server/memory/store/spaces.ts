@@ -2,11 +2,13 @@
 import type Database from "better-sqlite3";
 import { StoreError } from "../../core/errors";
 import { stmt } from "../../core/statements";
+import { spacePersonOf } from "../../core/space-name";
 import { hasNextVector } from "./read";
 import { type VectorWrite, blobToVector, bumpGeneration, notify, reindexTarget } from "./rows";
 
+/** A space key's row, made on first use; its person is the key's (server/core/space-name.ts spaceKey). */
 export function ensureSpace(db: Database.Database, spaceId: string): void {
-  stmt(db, "INSERT OR IGNORE INTO spaces (id) VALUES (?)").run(spaceId);
+  stmt(db, "INSERT OR IGNORE INTO spaces (id, person_id) VALUES (?, ?)").run(spaceId, spacePersonOf(spaceId));
 }
 
 export function spaceExists(db: Database.Database, spaceId: string): boolean {
@@ -14,7 +16,7 @@ export function spaceExists(db: Database.Database, spaceId: string): boolean {
 }
 
 export function listSpaces(db: Database.Database): string[] {
-  return (stmt(db, "SELECT id FROM spaces ORDER BY id").all() as { id: string }[]).map((r) => r.id);
+  return (stmt(db, "SELECT id FROM spaces WHERE mine(id) ORDER BY id").all() as { id: string }[]).map((r) => r.id);
 }
 
 /** Every (table, column) with a foreign key to spaces(id): memories, conversations, documents, and any table added later. */
@@ -56,7 +58,10 @@ export function renameSpace(
     const readVec = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
     const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
     const insVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
-    stmt(db, "INSERT INTO spaces (id, created_at) SELECT ?, created_at FROM spaces WHERE id = ?").run(to, from);
+    stmt(
+      db,
+      "INSERT INTO spaces (id, created_at, person_id) SELECT ?, created_at, person_id FROM spaces WHERE id = ?",
+    ).run(to, from);
     const rows = stmt(db, "SELECT rid, soft_deleted AS sd FROM memories WHERE space_id = ? ORDER BY rid").all(from) as {
       rid: number;
       sd: number;

@@ -10,7 +10,10 @@ import { type VectorWrite, blobToVector, bumpGeneration, notify, nowIso, reindex
  * is flagged in memories, in one transaction. Returns the ids actually changed.
  */
 export function softDeleteMemories(db: Database.Database, ids: string[], at: string = nowIso()): string[] {
-  const get = stmt(db, "SELECT rid, space_id AS spaceId FROM memories WHERE id = ? AND soft_deleted = 0");
+  const get = stmt(
+    db,
+    "SELECT rid, space_id AS spaceId FROM memories WHERE id = ? AND soft_deleted = 0 AND mine(space_id)",
+  );
   const readVec = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
   const park = stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)");
   const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
@@ -39,7 +42,10 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
 
 /** Undo a soft delete: vector back from memory_vec_trash, content back into memory_fts, one transaction. */
 export function restoreMemories(db: Database.Database, ids: string[]): string[] {
-  const get = stmt(db, "SELECT rid, space_id AS spaceId, content FROM memories WHERE id = ? AND soft_deleted = 1");
+  const get = stmt(
+    db,
+    "SELECT rid, space_id AS spaceId, content FROM memories WHERE id = ? AND soft_deleted = 1 AND mine(space_id)",
+  );
   const readTrash = stmt(db, "SELECT embedding FROM memory_vec_trash WHERE rid = ?");
   const unpark = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
   const insVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
@@ -76,7 +82,10 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
 
 /** Remove memories for good from all tables, live or soft-deleted. */
 export function purgeMemories(db: Database.Database, ids: string[]): number {
-  const get = stmt(db, "SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ?");
+  const get = stmt(
+    db,
+    "SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ? AND mine(space_id)",
+  );
   const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");

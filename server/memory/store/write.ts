@@ -172,7 +172,7 @@ export function recordRetrievals(db: Database.Database, ids: string[], at: strin
 export function setPinned(db: Database.Database, id: string, pinned: boolean): boolean {
   const r = stmt(
     db,
-    "UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ?",
+    "UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ? AND mine(space_id)",
   ).run(pinned ? 1 : 0, pinned ? 1 : 0, id);
   return r.changes > 0;
 }

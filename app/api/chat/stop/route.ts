@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { stopTurn } from "@/server/chat/turn-control";
 import { handle, json, readBody } from "@/server/http/rest";
+import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -18,9 +19,9 @@ const stopInput = z.strictObject({
  * turn's own stream then ends with a `stopped` event carrying the stored message. "finished": the
  * reply had already ended, and stands as its stream reports.
  */
-export function POST(req: Request) {
+export const POST = asPerson(function POST(req: Request) {
   return handle(async () => {
     const input = await readBody(req, stopInput);
     return json({ state: stopTurn(input.turnId, input.shown) });
   });
-}
+});

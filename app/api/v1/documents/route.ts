@@ -1,8 +1,9 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { appContext } from "@/server/context";
 import { listDocuments, uploadDocuments } from "@/server/services/document-service";
-import { SPACE_RE } from "@/server/core/space-name";
 import { requireAccess } from "@/server/auth/gate";
+import { asPerson } from "@/server/http/person";
+import { mySpaceOf } from "@/server/core/acting";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -12,19 +13,19 @@ export const dynamic = "force-dynamic";
  * (form field or ?space=). → 202 { documents: [{ id, name, status, error?, duplicateOf? }] }, one row per
  * file: a bad file is `failed` with its reason while the others are queued. Poll GET /api/v1/documents/:id.
  */
-export function POST(req: Request) {
+export const POST = asPerson(function POST(req: Request) {
   // Not behind proxy.ts (it would buffer the upload): access is checked here, before the body is read.
   return requireAccess(req, () => handle(async () => json(await uploadDocuments(appContext(), req), 202)));
-}
+});
 
 /** GET /api/v1/documents[?space=] → { documents: [...] } with status and progress, newest first. */
-export function GET(req: Request) {
+export const GET = asPerson(function GET(req: Request) {
   return requireAccess(req, () => list(req));
-}
+});
 
 function list(req: Request) {
-  const space = new URL(req.url).searchParams.get("space") ?? undefined;
-  if (space !== undefined && !SPACE_RE.test(space))
-    return errorResponse(400, "space must be 1–64 letters, digits, '-' or '_'");
+  const raw = new URL(req.url).searchParams.get("space") ?? undefined;
+  const space = raw === undefined ? undefined : mySpaceOf(raw);
+  if (space === null) return errorResponse(400, "space must be 1–64 letters, digits, '-' or '_'");
   return handle(() => json({ documents: listDocuments(appContext(), space) }));
 }

@@ -2,12 +2,13 @@ import { errorResponse, handle } from "@/server/http/rest";
 import { appContext } from "@/server/context";
 import { spaceName } from "@/server/core/validators";
 import { exportFileName, exportMemories } from "@/server/services/transfer-service";
+import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** GET /api/v1/export[?space=<name>] → a versioned JSON file of the space's (or every space's) live memories, no vectors. */
-export function GET(req: Request) {
+export const GET = asPerson(function GET(req: Request) {
   return handle(() => {
     const raw = new URL(req.url).searchParams.get("space");
     let space: string | null = null;
@@ -27,4 +28,4 @@ export function GET(req: Request) {
       },
     });
   });
-}
+});

@@ -2,6 +2,7 @@ import { handle, json, readBody } from "@/server/http/rest";
 import { searchInput } from "@/server/core/validators";
 import { search } from "@/server/memory/retrieval/search";
 import { appContext } from "@/server/context";
+import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -15,7 +16,7 @@ export const dynamic = "force-dynamic";
  *   (docs/retrieval.md#the-dense-query). `options` overrides settings for this query only: Debug Search's
  *   pipeline options, the memory techniques and the minimum confidence (docs/retrieval.md#memory-techniques).
  */
-export function POST(req: Request) {
+export const POST = asPerson(function POST(req: Request) {
   return handle(async () => {
     const input = await readBody(req, searchInput);
     const r = await search(appContext(), input);
@@ -31,4 +32,4 @@ export function POST(req: Request) {
       ...(r.notice ? { notice: r.notice } : {}),
     });
   });
-}
+});

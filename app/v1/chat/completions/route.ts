@@ -8,6 +8,7 @@ import {
 } from "@/server/http/openai-compat";
 import { beginRequest, closing, CLOSING_MESSAGE, trackBody } from "@/server/ops/inflight";
 import { appContext } from "@/server/context";
+import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -21,7 +22,7 @@ export const dynamic = "force-dynamic";
  * what was sent, marked as interrupted (server/http/openai-compat.ts). A graceful shutdown does the same
  * after its grace period.
  */
-export async function POST(req: Request) {
+export const POST = asPerson(async function POST(req: Request) {
   const inflight = beginRequest();
   try {
     const body = await readCompletionRequest(req);
@@ -37,4 +38,4 @@ export async function POST(req: Request) {
     inflight.end();
     return openAIErrorResponse(e);
   }
-}
+});

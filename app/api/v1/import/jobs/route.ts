@@ -1,10 +1,11 @@
 import { json } from "@/server/http/rest";
 import { listImportJobs } from "@/server/services/import-jobs";
+import { asPerson } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** GET /api/v1/import/jobs → { jobs }: the recent imports of this server process, newest first. */
-export function GET() {
+export const GET = asPerson(function GET(_req: Request) {
   return json({ jobs: listImportJobs() });
-}
+});

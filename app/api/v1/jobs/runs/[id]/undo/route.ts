@@ -1,6 +1,8 @@
 import { errorResponse, handle, json } from "@/server/http/rest";
 import { undoConsolidationRun } from "@/server/jobs/consolidation-runs";
 import { appContext } from "@/server/context";
+import { runAsSystem } from "@/server/core/acting";
+import { asPerson, requireAdmin } from "@/server/http/person";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -10,8 +12,11 @@ export const dynamic = "force-dynamic";
  * removed, the originals restored. 200 { run, removed, restored, missing, undoneAt }; 404 for an unknown
  * run; 409 when the run cannot be undone (not a consolidation, a preview, already undone, too old).
  */
-export async function POST(_req: Request, { params }: { params: Promise<{ id: string }> }) {
+export const POST = asPerson(async function POST(_req: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   if (!/^[1-9]\d{0,15}$/.test(id)) return errorResponse(400, "the run id must be a positive integer");
-  return handle(() => json(undoConsolidationRun(appContext(), Number(id))));
-}
+  return handle(() => {
+    requireAdmin();
+    return json(runAsSystem(() => undoConsolidationRun(appContext(), Number(id))));
+  });
+});

@@ -1,0 +1,297 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { ErrorAlert, InlineForm, Label, Muted, Notice, SettingsSection, SettingsTable, Th } from "../_ui/ui";
+import { useTRPC } from "../_trpc/client";
+import { BTN, BTN_DANGER, BTN_PRIMARY_SM as BTN_PRIMARY, INPUT } from "../_ui/styles";
+
+interface PersonRow {
+  id: string;
+  name: string;
+  login: string;
+  role: "admin" | "member";
+  disabled: boolean;
+  mustChangePassword: boolean;
+  createdAt: string;
+}
+
+/** The people REST API (server/http/people-handlers.ts): JSON in, JSON out, its error message thrown. */
+async function api<T>(url: string, method = "GET", body?: unknown): Promise<T> {
+  const res = await fetch(url, {
+    method,
+    headers: body === undefined ? undefined : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+  if (!res.ok) throw new Error(data?.error?.message ?? `HTTP ${res.status}`);
+  return data as T;
+}
+
+/**
+ * Settings → People (admins): the household's people — add one (initial password, optionally to be changed
+ * at first sign-in), disable or enable (their sessions and tokens stop at once), reset a password, remove
+ * (everything of theirs is deleted). A member sees only their own password form.
+ */
+export function PeopleSection() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const me = useQuery(trpc.access.me.queryOptions());
+  const admin = me.data?.role === "admin";
+  const people = useQuery({
+    queryKey: ["people"],
+    queryFn: () => api<{ people: PersonRow[] }>("/api/v1/people"),
+    enabled: admin,
+  });
+  const [form, setForm] = useState({ name: "", login: "", password: "", role: "member", mustChange: true });
+  const [mine, setMine] = useState({ current: "", password: "" });
+  const [notice, setNotice] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const done = (msg: string) => {
+    setError(null);
+    setNotice(msg);
+    void qc.invalidateQueries({ queryKey: ["people"] });
+  };
+  const failed = (e: Error) => {
+    setNotice(null);
+    setError(e.message);
+  };
+  const add = useMutation({
+    mutationFn: () =>
+      api<{ id: string; login: string }>("/api/v1/people", "POST", {
+        name: form.name,
+        login: form.login,
+        password: form.password,
+        role: form.role,
+        mustChangePassword: form.mustChange,
+      }),
+    onSuccess: (p) => {
+      setForm({ name: "", login: "", password: "", role: "member", mustChange: true });
+      done(`Added ${p.login}: they sign in at /login with that name and password.`);
+    },
+    onError: failed,
+  });
+  const patch = useMutation({
+    mutationFn: (v: { id: string; body: Record<string, unknown>; msg: string }) =>
+      api(`/api/v1/people/${encodeURIComponent(v.id)}`, "PATCH", v.body).then(() => v.msg),
+    onSuccess: done,
+    onError: failed,
+  });
+  const remove = useMutation({
+    mutationFn: (p: PersonRow) =>
+      api(`/api/v1/people/${encodeURIComponent(p.id)}`, "DELETE").then(() => `Removed ${p.login} and all their data.`),
+    onSuccess: done,
+    onError: failed,
+  });
+  const changeMine = useMutation(
+    trpc.access.changeMyPassword.mutationOptions({
+      onSuccess: () => {
+        setMine({ current: "", password: "" });
+        done("Password changed: your other sessions and API tokens are signed out.");
+        void qc.invalidateQueries({ queryKey: trpc.access.me.queryKey() });
+      },
+      onError: (e) => failed(new Error(e.message)),
+    }),
+  );
+
+  if (!me.data) return null;
+  const isOwner = me.data.id === "owner";
+  if (!admin && isOwner) return null;
+
+  const submitAdd = (e: FormEvent) => {
+    e.preventDefault();
+    add.mutate();
+  };
+  const submitMine = (e: FormEvent) => {
+    e.preventDefault();
+    changeMine.mutate(mine);
+  };
+
+  return (
+    <SettingsSection
+      anchor="people"
+      headingId="people-heading"
+      title="People"
+      testId="people-section"
+      gap="space-y-4"
+      intro={
+        <Muted>
+          Each person has their own memory, conversations, documents, API tokens and personal settings. Chat providers
+          and their keys, local models, jobs and access are the household&apos;s, managed by admins. Adding the first
+          person turns sign-in on, on this machine too: sign in with the owner password.
+        </Muted>
+      }
+    >
+      <Notice testId="people-notice">{notice}</Notice>
+      {error && <ErrorAlert>{error}</ErrorAlert>}
+
+      {!isOwner && (
+        <div className="space-y-2">
+          <h3 className="font-medium">Your password</h3>
+          {me.data.mustChangePassword && <Muted>Your password was set by an admin: choose your own.</Muted>}
+          <InlineForm label="Change your password" onSubmit={submitMine}>
+            <Label htmlFor="my-current">Current</Label>
+            <input
+              id="my-current"
+              type="password"
+              autoComplete="current-password"
+              className={INPUT}
+              value={mine.current}
+              onChange={(e) => setMine({ ...mine, current: e.target.value })}
+            />
+            <Label htmlFor="my-new">New</Label>
+            <input
+              id="my-new"
+              type="password"
+              autoComplete="new-password"
+              className={INPUT}
+              value={mine.password}
+              onChange={(e) => setMine({ ...mine, password: e.target.value })}
+            />
+            <button
+              type="submit"
+              className={BTN_PRIMARY}
+              disabled={changeMine.isPending || !mine.current || !mine.password}
+            >
+              Change
+            </button>
+          </InlineForm>
+        </div>
+      )}
+
+      {admin && (
+        <>
+          <InlineForm label="Add a person" onSubmit={submitAdd}>
+            <Label htmlFor="person-name">Name</Label>
+            <input
+              id="person-name"
+              className={INPUT}
+              value={form.name}
+              onChange={(e) => setForm({ ...form, name: e.target.value })}
+            />
+            <Label htmlFor="person-login">Sign-in name</Label>
+            <input
+              id="person-login"
+              className={INPUT}
+              autoComplete="off"
+              value={form.login}
+              onChange={(e) => setForm({ ...form, login: e.target.value })}
+            />
+            <Label htmlFor="person-password">Initial password</Label>
+            <input
+              id="person-password"
+              type="password"
+              autoComplete="new-password"
+              className={INPUT}
+              value={form.password}
+              onChange={(e) => setForm({ ...form, password: e.target.value })}
+            />
+            <Label htmlFor="person-role">Role</Label>
+            <select
+              id="person-role"
+              className={INPUT}
+              value={form.role}
+              onChange={(e) => setForm({ ...form, role: e.target.value })}
+            >
+              <option value="member">member</option>
+              <option value="admin">admin</option>
+            </select>
+            <label className="flex items-center gap-1 text-sm">
+              <input
+                type="checkbox"
+                checked={form.mustChange}
+                onChange={(e) => setForm({ ...form, mustChange: e.target.checked })}
+              />
+              to be changed at first sign-in
+            </label>
+            <button
+              type="submit"
+              className={BTN_PRIMARY}
+              disabled={add.isPending || !form.name.trim() || !form.login.trim() || !form.password}
+            >
+              Add
+            </button>
+          </InlineForm>
+
+          <SettingsTable
+            label="People"
+            head={
+              <>
+                <Th className="py-1 pr-3">Name</Th>
+                <Th className="py-1 pr-3">Sign-in name</Th>
+                <Th className="py-1 pr-3">Role</Th>
+                <Th className="py-1 pr-3">Status</Th>
+                <Th className="py-1">
+                  <span className="sr-only">Actions</span>
+                </Th>
+              </>
+            }
+          >
+            <tbody>
+              {(people.data?.people ?? []).map((p) => (
+                <tr key={p.id} className="border-t border-zinc-200 dark:border-zinc-800">
+                  <td className="py-1 pr-3">{p.name}</td>
+                  <td className="py-1 pr-3">{p.login}</td>
+                  <td className="py-1 pr-3">{p.role}</td>
+                  <td className="py-1 pr-3">
+                    {p.disabled ? "disabled" : p.mustChangePassword ? "must change password" : "active"}
+                  </td>
+                  <td className="flex flex-wrap gap-1 py-1">
+                    {p.id !== "owner" && (
+                      <>
+                        <button
+                          type="button"
+                          className={BTN}
+                          onClick={() =>
+                            patch.mutate({
+                              id: p.id,
+                              body: { disabled: !p.disabled },
+                              msg: p.disabled
+                                ? `${p.login} can sign in again.`
+                                : `${p.login} is signed out and disabled.`,
+                            })
+                          }
+                        >
+                          {p.disabled ? "Enable" : "Disable"}
+                        </button>
+                        <button
+                          type="button"
+                          className={BTN}
+                          onClick={() => {
+                            const pw = window.prompt(`A new password for ${p.login} (they change it at next sign-in):`);
+                            if (pw)
+                              patch.mutate({
+                                id: p.id,
+                                body: { password: pw, mustChangePassword: true },
+                                msg: `${p.login}'s password is reset; their sessions and tokens are signed out.`,
+                              });
+                          }}
+                        >
+                          Reset password
+                        </button>
+                        <button
+                          type="button"
+                          className={BTN_DANGER}
+                          onClick={() => {
+                            if (
+                              window.confirm(
+                                `Remove ${p.login}? Every memory, conversation, document and token of theirs is deleted for good. Export their data first (signed in as them: Memory → Manager → Export) if it should be kept.`,
+                              )
+                            )
+                              remove.mutate(p);
+                          }}
+                        >
+                          Remove
+                        </button>
+                      </>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </SettingsTable>
+        </>
+      )}
+    </SettingsSection>
+  );
+}

@@ -1,0 +1,102 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { OWNER_ID, SPACE_KEY_SEP, SPACE_RE, spaceKey, spaceNameOf, spacePersonOf } from "./space-name";
+
+/**
+ * The acting person of the work in progress (issue 32): set by the tRPC procedures and the REST, /v1 and MCP
+ * handlers from the request's session or token (server/auth/gate.ts actingOf), read by the store's
+ * chokepoints (space keys, lookups by id, scans) so that every read and write is the acting person's without
+ * each route passing it on. Work started outside a request (jobs, start-up, scripts, tests) names spaces as
+ * the owner and sees every space; `system` (runAsSystem) is the same for work a request starts on behalf of
+ * the whole household (decay, consolidation, the ingest and persist queues).
+ */
+export interface Acting {
+  personId: string;
+  /** Household settings (providers and keys, local models, jobs, access) are for admins. */
+  admin: boolean;
+  /** Jobs over every person's data: lookups by id are not narrowed to one person. */
+  system?: boolean;
+}
+
+const als = new AsyncLocalStorage<Acting>();
+const OWNER: Acting = { personId: OWNER_ID, admin: true };
+
+export function runAs<T>(who: Acting, fn: () => T): T {
+  return als.run(who, fn);
+}
+
+export function acting(): Acting {
+  return als.getStore() ?? OWNER;
+}
+
+export function actingPersonId(): string {
+  return acting().personId;
+}
+
+/** The acting person's key for a space they name. */
+export function mySpace(name: string): string {
+  return spaceKey(actingPersonId(), name);
+}
+
+/**
+ * Is this space key the acting person's? The one test every person-narrowed query uses, as the SQL function
+ * `mine(space_id)` (registered on every connection by server/db). Outside a request (jobs, start-up,
+ * scripts, tests) and for system work every space is visible: those act for the whole household.
+ */
+export function isMine(spaceKey: string): boolean {
+  const a = als.getStore();
+  if (!a || a.system) return true;
+  return spacePersonOf(spaceKey) === a.personId;
+}
+
+/** Run work for the whole household (a job over everyone's memories), even when a request started it. */
+export function runAsSystem<T>(fn: () => T): T {
+  return als.run({ personId: OWNER_ID, admin: true, system: true }, fn);
+}
+
+/**
+ * The acting person's key for a space named in a request, or null when it is no valid name: a name is
+ * theirs (`personal` → '<id>~personal'), and their own key passes unchanged (services that check a value a
+ * schema already turned into a key). Nothing a person sends can name another person's space.
+ */
+export function mySpaceOf(nameOrKey: string): string | null {
+  if (SPACE_RE.test(nameOrKey)) return mySpace(nameOrKey);
+  const id = actingPersonId();
+  if (id !== OWNER_ID && spacePersonOf(nameOrKey) === id && SPACE_RE.test(spaceNameOf(nameOrKey))) return nameOrKey;
+  return null;
+}
+
+/** What the acting person's space keys start with; null for the owner (whose keys are the names). */
+export function myKeyPrefix(): string | null {
+  const id = actingPersonId();
+  return id === OWNER_ID || id === "" ? null : `${id}${SPACE_KEY_SEP}`;
+}
+
+/**
+ * A value as its person sees it: every space key of theirs shown as the space's name. Answers (tRPC
+ * results, REST bodies and headers, error messages) go through this, so a person sees `personal`, never
+ * '<id>~personal'. Plain JSON values are copied; anything else passes unchanged.
+ */
+export function dekeyValue<T>(v: T, prefix: string): T {
+  if (typeof v === "string") return (v.includes(prefix) ? v.split(prefix).join("") : v) as T;
+  if (Array.isArray(v)) return v.map((x) => dekeyValue(x, prefix)) as T;
+  if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[dekeyValue(k, prefix)] = dekeyValue(x, prefix);
+    return out as T;
+  }
+  return v;
+}
+
+/** Whose spaces a statement may see: the acting person's id, or null when every space (no request, or system work). */
+export function actingScope(): string | null {
+  const a = als.getStore();
+  return !a || a.system ? null : a.personId;
+}
+
+/**
+ * mine(col) for scans over many rows: the same test, written so that SQLite asks who acts once per statement
+ * (an uncorrelated subquery over `acting_person()`) instead of calling into JavaScript for every row —
+ * mine() per row made a 500K-memory count 6–7× slower.
+ */
+export const mineScan = (col: string): string =>
+  `${col} IN (SELECT id FROM spaces WHERE (SELECT acting_person()) IS NULL OR person_id = (SELECT acting_person()))`;
