@@ -1,0 +1,88 @@
+import type { Browser, Page } from "@playwright/test";
+import { test, expect } from "./fixtures";
+import { ChatPage } from "./pages/chat.page";
+import { LoginPage } from "./pages/login.page";
+import { LAN_PASSWORD, startLanServer, type LanServer } from "./support/lan-server";
+
+/**
+ * A household server (issue 32, docs/security.md#a-household-server-several-people): on the 0.0.0.0
+ * server, the owner adds a person; both chat at the same time in their own `personal` spaces and each
+ * recall holds only their own memory (the chat fixture echoes the memory block it received); the owner
+ * disables the person and that person's next request is refused.
+ */
+const SAM_PASSWORD = "sam's own long password";
+const OWNER_FACT = "My locker code at the swimming pool is 5512.";
+const SAM_FACT = "My locker code at the swimming pool is 9034.";
+const QUESTION = "What is my locker code at the swimming pool?";
+
+let lan: LanServer;
+
+test.describe.configure({ mode: "serial", timeout: 120_000 });
+
+test.beforeAll(async () => {
+  lan = await startLanServer();
+});
+test.afterAll(async () => {
+  await lan?.stop();
+});
+
+async function signedIn(browser: Browser, login: string, password: string): Promise<Page> {
+  const context = await browser.newContext({ baseURL: lan.url, extraHTTPHeaders: { origin: lan.url } });
+  const page = await context.newPage();
+  const form = new LoginPage(page);
+  await form.goto();
+  if (login) await page.getByLabel("Sign-in name").fill(login);
+  await form.signIn(password);
+  await expect(page).not.toHaveURL(/\/login/);
+  return page;
+}
+
+test("two people chat at once, each recalls only their own memory; a disabled person is refused at once", async ({
+  browser,
+}) => {
+  const owner = await signedIn(browser, "", LAN_PASSWORD);
+  const added = await owner.request.post("/api/v1/people", {
+    data: { name: "Sam", login: "sam", password: SAM_PASSWORD, role: "member" },
+  });
+  expect(added.status(), await added.text()).toBe(201);
+  const sam = (await added.json()) as { id: string; login: string };
+  expect(sam.login).toBe("sam");
+
+  const member = await signedIn(browser, "sam", SAM_PASSWORD);
+  for (const [page, text] of [
+    [owner, OWNER_FACT],
+    [member, SAM_FACT],
+  ] as const) {
+    const res = await page.request.post("/api/v1/remember", { data: { text } });
+    expect(res.status(), await res.text()).toBe(201);
+  }
+
+  // The same question at the same time, each in their own `personal`.
+  const ownerChat = new ChatPage(owner);
+  const memberChat = new ChatPage(member);
+  await Promise.all([ownerChat.goto(), memberChat.goto()]);
+  const [ownerReply, memberReply] = await Promise.all([ownerChat.send(QUESTION), memberChat.send(QUESTION)]);
+  await expect(ownerChat.replyText(ownerReply)).toContainText("5512");
+  await expect(ownerChat.replyText(ownerReply)).not.toContainText("9034");
+  await expect(memberChat.replyText(memberReply)).toContainText("9034");
+  await expect(memberChat.replyText(memberReply)).not.toContainText("5512");
+  await expect(await memberChat.openRecalled(memberReply)).not.toContainText("5512");
+
+  // Search over the API: the same separation.
+  const found = await member.request.post("/api/v1/search", { data: { query: QUESTION } });
+  expect(found.status()).toBe(200);
+  const body = await found.text();
+  expect(body).toContain("9034");
+  expect(body).not.toContain("5512");
+
+  // Disabled mid-session: the person's next request and next page are refused.
+  const disabled = await owner.request.patch(`/api/v1/people/${sam.id}`, { data: { disabled: true } });
+  expect(disabled.status(), await disabled.text()).toBe(200);
+  const refused = await member.request.post("/api/v1/search", { data: { query: QUESTION } });
+  expect([401, 403]).toContain(refused.status());
+  expect(await refused.text()).not.toContain("9034");
+  await member.goto("/");
+  await expect(member).toHaveURL(/\/login/);
+  // The owner goes on.
+  expect((await owner.request.post("/api/v1/search", { data: { query: QUESTION } })).status()).toBe(200);
+});
