@@ -7,6 +7,7 @@ import { after, test } from "node:test";
 import { openDb } from "../server/db";
 import { STAGES } from "../server/memory/retrieval/stages";
 import { vec0Search } from "../server/memory/retrieval/vector-search";
+import { rng, streamOffset } from "./bench/synthetic";
 
 /**
  * Smoke runs of the benchmarks on tiny inputs: every figure docs/benchmarks.md quotes is produced (finite, of the
@@ -59,6 +60,51 @@ function recallFigures(o: unknown, at = ""): Map<string, number> {
       else for (const [q, x] of recallFigures(v, p)) out.set(q, x);
     }
   return out;
+}
+
+interface RecallLog {
+  n: number;
+  set: string;
+  store: string;
+  k: number;
+  queries: number[][];
+  exact: number[][];
+  figures: { path: string; found: number[][] }[];
+}
+const recallLogOf = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as RecallLog[];
+
+/**
+ * Every recall figure of one size's output (`s`) against an exact scan: the exact answers are recomputed
+ * with vec0's brute-force KNN over the bench's own store, and each figure from the answers its search gave.
+ */
+function checkRecallFigures(s: unknown, recallLog: string, dataDir: string) {
+  const reported = recallFigures(s);
+  const checked = new Set<string>();
+  for (const l of recallLogOf(recallLog)) {
+    const opened = openDb(path.join(dataDir, "bench", l.store));
+    try {
+      const exact = l.queries.map((q) =>
+        vec0Search(opened.sqlite, "bench", new Float32Array(q), l.k)
+          .map((h) => h.rid)
+          .sort((a, b) => a - b),
+      );
+      assert.deepEqual(
+        l.exact.map((e) => [...e].sort((a, b) => a - b)),
+        exact,
+        `${l.set}: the bench's baseline is the exact top ${l.k}`,
+      );
+      for (const f of l.figures) {
+        let hits = 0;
+        f.found.forEach((found, i) => (hits += exact[i]!.filter((x) => found.slice(0, l.k).includes(x)).length));
+        const p = l.set === "clustered" ? f.path : `${l.set}.${f.path}`;
+        assert.equal(reported.get(p), +(hits / (l.queries.length * l.k)).toFixed(4), `${p} against the exact scan`);
+        checked.add(p);
+      }
+    } finally {
+      opened.sqlite.close();
+    }
+  }
+  assert.deepEqual([...checked].sort(), [...reported.keys()].sort(), "every recall figure was checked");
 }
 
 test("npm run bench: whole-turn timings and stage costs for both profiles, recall on both vector sets against an exact scan, and catch-up after another process's writes", async () => {
@@ -115,45 +161,43 @@ test("npm run bench: whole-turn timings and stage costs for both profiles, recal
     );
   }
 
-  // Every recall figure in the output is the share of an exact scan's top 10 that its search found: the
-  // exact answers are recomputed here with vec0's brute-force KNN over the bench's own store, and each
-  // figure is recomputed from the answers its search gave.
-  const logs = JSON.parse(fs.readFileSync(recallLog, "utf8")) as {
-    n: number;
-    set: string;
-    store: string;
-    k: number;
-    queries: number[][];
-    exact: number[][];
-    figures: { path: string; found: number[][] }[];
-  }[];
-  const reported = recallFigures(s);
-  const checked = new Set<string>();
-  for (const l of logs) {
-    const opened = openDb(path.join(dataDir, "bench", l.store));
-    try {
-      const exact = l.queries.map((q) =>
-        vec0Search(opened.sqlite, "bench", new Float32Array(q), l.k)
-          .map((h) => h.rid)
-          .sort((a, b) => a - b),
-      );
-      assert.deepEqual(
-        l.exact.map((e) => [...e].sort((a, b) => a - b)),
-        exact,
-        `${l.set}: the bench's baseline is the exact top ${l.k}`,
-      );
-      for (const f of l.figures) {
-        let hits = 0;
-        f.found.forEach((found, i) => (hits += exact[i]!.filter((x) => found.slice(0, l.k).includes(x)).length));
-        const p = l.set === "clustered" ? f.path : `${l.set}.${f.path}`;
-        assert.equal(reported.get(p), +(hits / (l.queries.length * l.k)).toFixed(4), `${p} against the exact scan`);
-        checked.add(p);
-      }
-    } finally {
-      opened.sqlite.close();
-    }
-  }
-  assert.deepEqual([...checked].sort(), [...reported.keys()].sort(), "every recall figure was checked");
+  // Every recall figure in the output is the share of an exact scan's top 10 that its search found.
+  checkRecallFigures(s, recallLog, dataDir);
+  const logged = recallLogOf(recallLog);
+
+  // Fresh queries (--query-seed) against the same cached stores: the store is not rebuilt, none of the
+  // queries is one of the default seed's, and their recall figures hold against an exact scan too.
+  assert.equal(r.querySeed, 1234, "the default seed: the queries earlier figures were measured on");
+  const freshLog = path.join(dataDir, "recall-fresh.json");
+  const fresh = await runJson(
+    "scripts/bench.ts",
+    [
+      ...["--sizes", "400", "--sets", "fitted", "--queries", "12", "--no-embed-cost", "--widths", "10,400"],
+      ...["--query-seed", "77", "--recall-log", freshLog],
+    ],
+    {},
+    dataDir,
+  );
+  assert.equal(fresh.querySeed, 77);
+  const f = fresh.sizes[0].fitted;
+  assert.equal(f.storeBuilt, false, "the store cached by the first run, unchanged by the seed");
+  assert.equal(f.queriesOverlapStore, false);
+  assert.equal(s.fitted.queriesOverlapStore, false);
+  const before = new Set(logged.find((l) => l.set === "fitted")!.queries.map((q) => q.join()));
+  const freshQueries = recallLogOf(freshLog)[0]!.queries;
+  assert.equal(freshQueries.filter((q) => before.has(q.join())).length, 0, "the fresh queries are new ones");
+  checkRecallFigures(fresh.sizes[0], freshLog, dataDir);
+});
+
+test("streamOffset: seeds whose streams are shifts of each other, by the number of draws", () => {
+  const a = rng(1000);
+  const shifted = (1000 + 0x6d2b79f5 * 5) >>> 0;
+  assert.equal(streamOffset(1000, shifted), 5);
+  for (let i = 0; i < 5; i++) a();
+  const b = rng(shifted);
+  assert.deepEqual([a(), a(), a()], [b(), b(), b()]);
+  assert.equal(streamOffset(shifted, 1000), -5);
+  assert.equal(streamOffset(7, 7), 0);
 });
 
 test("npm run bench:ingest: a finite ratio with the offline model, tokens counted by its own tokenizer", async () => {

@@ -3,6 +3,7 @@
  *
  *   npm run bench -- --sizes 10000,100000 [--queries 200] [--dim 768] [--sets clustered,fitted] [--out bench.json]
  *                    [--no-embed-cost] [--stores-only] [--widths 512,1024,2048] [--recall-log recall.json]
+ *                    [--query-seed 1234]
  *
  * Per size, two stores of n memories (generated from fixed seeds, cached under data/bench/), one per
  * vector set (scripts/bench/synthetic.ts): `clustered` (cluster structure of low intrinsic dimension) and
@@ -20,6 +21,13 @@
  * (the `vector` and `keyword` stages of the same turns), per profile. `--recall-log` writes the queries,
  * the exact scan's answers and what each recall figure's search returned, so that a test can check every
  * recall figure against an exact scan of its own (scripts/bench.test.ts).
+ *
+ * `--query-seed N`: the queries (and the turns drawn from them) come from seed N + size; the stores do not
+ * depend on it. The default, 1234, gives the queries every earlier figure was measured on; another seed
+ * draws fresh ones from the same distribution, so that a setting chosen on one seed's queries (the
+ * search width) can be checked on queries it was not chosen on. Seeds are one stream shifted
+ * (`streamOffset`): `queriesOverlapStore` says when the queries' draws could replay the store's (the default
+ * does at 1M: its stream starts ~594M draws into the store's, which a 1M store uses ~1.8G of).
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -35,7 +43,7 @@ import { searchWithVectors } from "../server/memory/retrieval/retrieve";
 import { defaultSettingsFor } from "../server/memory/retrieval/settings";
 import { bindEmbeddingModel, insertMemories, purgeMemories, type NewMemory } from "../server/memory/store";
 import { vec0Search, vectorSearchWithSource } from "../server/memory/retrieval/vector-search";
-import { CLUSTERS, rng, text, vectorSpace, zipfSampler, type VectorSet } from "./bench/synthetic";
+import { CLUSTERS, rng, streamOffset, text, vectorSpace, zipfSampler, type VectorSet } from "./bench/synthetic";
 import { timeTurns, type BenchTurn } from "./bench/turn";
 
 const { values } = parseArgs({
@@ -53,6 +61,8 @@ const { values } = parseArgs({
     widths: { type: "string" },
     /** Write the queries, exact answers and searched answers behind every recall figure to this file. */
     "recall-log": { type: "string" },
+    /** Seed of the queries (added to the size); the default draws the queries earlier figures were measured on. */
+    "query-seed": { type: "string", default: "1234" },
   },
   allowNegative: true,
 });
@@ -60,6 +70,8 @@ const { values } = parseArgs({
 const SPACE = "bench";
 const DIM = Number(values.dim);
 const NQ = Number(values.queries);
+const QUERY_SEED = Number(values["query-seed"]);
+if (!Number.isInteger(QUERY_SEED)) throw new Error(`--query-seed must be an integer (got ${values["query-seed"]})`);
 const MODEL = values.model!;
 const OFFLINE_PROFILE = "universal-sentence-encoder-lite";
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -283,7 +295,14 @@ async function benchSet(n: number, set: VectorSet) {
   const { opened, built, buildMs } = await buildStore(n, set);
   const db = opened.sqlite;
   const settings = defaultSettingsFor(MODEL);
-  const r = rng(1234 + n);
+  // The queries' own generator: the store was drawn from rng(n) in buildStore, so the seed changes only queries.
+  const r = rng(QUERY_SEED + n);
+  // Seeds are streams of one sequence shifted: a query seed whose stream runs into the store's draws could
+  // replay stored vectors as queries (an aligned one would be its own nearest neighbour). Bounds are generous:
+  // a memory takes under 2,000 draws (a 768-d point and its text), a query and its turn under 4,000.
+  const offset = streamOffset(n, QUERY_SEED + n);
+  const queriesOverlapStore = offset < n * 2000 && offset + NQ * 4000 > 0;
+  if (queriesOverlapStore) log(`--query-seed ${QUERY_SEED}: the queries' draws overlap the ${set} store's of ${n}`);
   const zipf = zipfSampler(r);
   const space = vectorSpace(set, DIM);
   const queries = Array.from({ length: NQ }, () => {
@@ -321,6 +340,7 @@ async function benchSet(n: number, set: VectorSet) {
     storeBuildMs: Math.round(buildMs),
     storeBuilt: built,
     queriesServedByVec0: servedByVec0,
+    queriesOverlapStore,
   };
   const figures = [{ path: "recallAt10", found: served10 }];
   if (values.widths) {
@@ -414,6 +434,7 @@ async function main() {
     },
     dim: DIM,
     queries: NQ,
+    querySeed: QUERY_SEED,
     queryEmbedding: values["embed-cost"] ? await queryEmbeddingCost() : null,
     sizes: [] as unknown[],
   };

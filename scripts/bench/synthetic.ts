@@ -26,6 +26,18 @@ export function rng(seed: number) {
   };
 }
 
+/**
+ * How many draws after rng(from) starts, rng(to) starts: mulberry32's state only steps by a constant, so
+ * two seeds give the same stream shifted by (to - from) / step (mod 2^32), as a signed count of draws.
+ * The bench checks with it that fresh queries do not replay the draws its store was made of.
+ */
+export function streamOffset(from: number, to: number): number {
+  const M = 2n ** 32n;
+  const inverse = 3696798301n; // 0x6d2b79f5⁻¹ mod 2^32
+  const j = ((((BigInt(to) - BigInt(from)) % M) + M) * inverse) % M;
+  return Number(j >= M / 2n ? j - M : j);
+}
+
 export function gauss(r: () => number): number {
   const u = Math.max(1e-12, r());
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r());
