@@ -140,7 +140,7 @@ test.describe("Debug Search page", () => {
     await expect(debugSearch.anchorQuery).toBeChecked();
   });
 
-  test("a query that matches nothing says so, and the page logs no console errors", async ({
+  test("a query nothing answers says no memory would be used, and the page logs no console errors", async ({
     debugSearch,
     consoleWatch,
     page,
@@ -153,8 +153,11 @@ test.describe("Debug Search page", () => {
     // A fresh data folder has the default space; search it for something no test stores there.
     await debugSearch.search("zyxwvut qqqq", { space: "personal" });
     await expect(debugSearch.error).toBeHidden();
-    await expect(debugSearch.noMatch).toBeVisible();
-    await expect(debugSearch.results).toHaveCount(0);
+    // The dense leg always has nearest neighbours when the space holds anything (other specs may store
+    // there): none of them reaches the minimum confidence, so a chat turn would use no memory.
+    await expect(
+      debugSearch.noMatch.or(page.getByTestId("would-be-packed").filter({ hasText: "none — no memory used" })),
+    ).toBeVisible();
     expect(consoleWatch.errors).toEqual([]);
   });
 });

@@ -7,8 +7,9 @@ import { LAN_PASSWORD, startLanServer, type LanServer } from "./support/lan-serv
 /**
  * A household server (issue 32, docs/security.md#a-household-server-several-people): on the 0.0.0.0
  * server, the owner adds a person; both chat at the same time in their own `personal` spaces and each
- * recall holds only their own memory (the chat fixture echoes the memory block it received); the owner
- * disables the person and that person's next request is refused.
+ * turn's recalled memories (what would be sent) hold only their own memory; the owner disables the person
+ * and that person's next request is refused. (This server's provider key is a secret the fixture refuses,
+ * so replies end in a key error: recall happens before the provider is asked, and is what is checked.)
  */
 const SAM_PASSWORD = "sam's own long password";
 const OWNER_FACT = "My locker code at the swimming pool is 5512.";
@@ -31,7 +32,7 @@ async function signedIn(browser: Browser, login: string, password: string): Prom
   const page = await context.newPage();
   const form = new LoginPage(page);
   await form.goto();
-  if (login) await page.getByLabel("Sign-in name").fill(login);
+  if (login) await page.getByRole("textbox", { name: /^Sign-in name/ }).fill(login);
   await form.signIn(password);
   await expect(page).not.toHaveURL(/\/login/);
   return page;
@@ -62,11 +63,12 @@ test("two people chat at once, each recalls only their own memory; a disabled pe
   const memberChat = new ChatPage(member);
   await Promise.all([ownerChat.goto(), memberChat.goto()]);
   const [ownerReply, memberReply] = await Promise.all([ownerChat.send(QUESTION), memberChat.send(QUESTION)]);
-  await expect(ownerChat.replyText(ownerReply)).toContainText("5512");
-  await expect(ownerChat.replyText(ownerReply)).not.toContainText("9034");
-  await expect(memberChat.replyText(memberReply)).toContainText("9034");
-  await expect(memberChat.replyText(memberReply)).not.toContainText("5512");
-  await expect(await memberChat.openRecalled(memberReply)).not.toContainText("5512");
+  const ownerRecalled = await ownerChat.openRecalled(ownerReply);
+  const memberRecalled = await memberChat.openRecalled(memberReply);
+  await expect(ownerRecalled).toContainText("5512");
+  await expect(ownerRecalled).not.toContainText("9034");
+  await expect(memberRecalled).toContainText("9034");
+  await expect(memberRecalled).not.toContainText("5512");
 
   // Search over the API: the same separation.
   const found = await member.request.post("/api/v1/search", { data: { query: QUESTION } });
