@@ -156,19 +156,6 @@ function spaceDocFrequency(db: Database.Database, spaceId: string, word: string,
 }
 
 /**
- * The bm25 magnitude of a memory holding each kept query term once at average length: Σ idf(term)
- * with FTS5's own idf, log((N − df + 0.5) / (df + 0.5)) floored at 1e-6. A hit's −bm25 divided by this
- * says how much of the query it matches (≈ 1: all of it; small: one common word), whatever the other
- * hits are, which a min-max over the hit list cannot say.
- */
-function bm25Ceiling(db: Database.Database, terms: Term[]): number {
-  const n = liveDocCount(db);
-  let sum = 0;
-  for (const t of terms) sum += fts5Idf(n, t.df);
-  return sum;
-}
-
-/**
  * FTS5's idf of a term in df of n documents. The count is cached for 5 s and the df is read fresh, so a
  * memory written just now can make df exceed n: read n as at least df, or the log of a negative number
  * turns every keyword feature of the turn after a write into NaN (and so into nothing).
@@ -241,7 +228,7 @@ export function keywordSearch(
 
 export interface ScoredKeywordHits {
   hits: KeywordHit[];
-  /** The query's bm25 ceiling (see bm25Ceiling): what linear fusion divides −bm25 by; 0 without terms. */
+  /** The query's bm25 ceiling (Σ idf of the kept terms): what linear fusion divides −bm25 by; 0 without terms. */
   ceiling: number;
   /** The kept query terms (Porter stems) with FTS5's idf: what a result's matched-term share is measured in. */
   terms: { stem: string; idf: number }[];
@@ -275,12 +262,11 @@ export function keywordSearchScored(
   const known = all.filter((t) => t.spaceDf > 0).length / all.length;
   const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
   const n = liveDocCount(db);
-  const scoring = {
-    match,
-    known,
-    ceiling: bm25Ceiling(db, terms),
-    terms: terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) })),
-  };
+  const idfs = terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) }));
+  // The bm25 magnitude of a memory holding each kept term once at average length: Σ idf. A hit's −bm25
+  // over it says how much of the query it matches (≈ 1: all of it; small: one common word), whatever the
+  // other hits are, which a min-max over the hit list cannot say.
+  const scoring = { match, known, ceiling: idfs.reduce((sum, t) => sum + t.idf, 0), terms: idfs };
   if (allScores) return { ...allMatches(db, spaceId, match, limit), ...scoring };
   // The space filter is a join per matching row (half the leg's cost at 10K). When every live memory is
   // in one space (most stores), rank first and filter the top rows afterwards; the filter still holds if

@@ -46,19 +46,6 @@ export function storedVectors(db: Database.Database, rids: number[]): Map<number
   return out;
 }
 
-/** −bm25 (≥ 0, higher is better) of each of `rids` that matches the FTS5 expression; the rest do not match. */
-export function bm25Within(db: Database.Database, match: string, rids: number[]): Map<number, number> {
-  const out = new Map<number, number>();
-  if (rids.length === 0) return out;
-  const rows = db
-    .prepare(
-      "SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
-    )
-    .all(match, JSON.stringify(rids)) as { rid: number; bm25: number }[];
-  for (const r of rows) out.set(r.rid, -r.bm25);
-  return out;
-}
-
 /** Cosine of unit vectors: their dot product. */
 export const dot = (a: Float32Array, b: Float32Array) => {
   let s = 0;

@@ -74,8 +74,3 @@ export function inWindows(iso: string, windows: TimeWindow[]): TimeWindow | null
   for (const w of windows) if (iso >= w.start && iso <= w.end) return w;
   return null;
 }
-
-/** The words of the query that only name a date ("last week"), to keep them out of the keyword leg's matching. */
-export function dateWords(intent: TimeIntent): string[] {
-  return intent.windows.flatMap((w) => w.text.toLowerCase().split(/\s+/));
-}
