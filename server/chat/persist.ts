@@ -15,7 +15,7 @@
  */
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
-import { exchangeText } from "../memory/store/chunker";
+import { chatParts, saidText } from "../memory/store/chunker";
 import { ensureSpace, nowIso, purgeMemories, writeTransaction } from "../memory/store";
 import { addMemories } from "../memory/store/add";
 import { appContext } from "../context";
@@ -279,7 +279,7 @@ export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promi
     if (job.replaces?.length) writeTransaction(ctx.db, () => removeReplaced(ctx.db, job));
     return [];
   }
-  const text = exchangeText(job.user, stripInterruptedNote(job.assistant));
+  const said = chatParts(job.user, stripInterruptedNote(job.assistant));
   const record = job.record;
   if (record) {
     const done = recordedIds(ctx.db, record);
@@ -287,7 +287,7 @@ export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promi
   }
   const [ids] = await addMemories(
     ctx,
-    [{ text, space: job.space, kind: "chat", timestamp: job.timestamp }],
+    [{ text: saidText(said), said, space: job.space, kind: "chat", timestamp: job.timestamp }],
     { spaceId: job.space, kind: "chat", conversationId: job.conversationId },
     record
       ? {

@@ -65,6 +65,8 @@ export const memories = sqliteTable(
     createdAt: text("created_at").notNull().default(now),
     /** When the content was last edited (null: never); recency is the later of this and timestamp. */
     updatedAt: text("updated_at"),
+    /** JSON [{role?, name?, start, end}]: who said which characters of the content (drizzle/0013_speakers.sql). */
+    speakers: text("speakers"),
   },
   (t) => [
     index("memories_space_live_idx").on(t.spaceId, t.softDeleted),

@@ -13,7 +13,7 @@
  * exchange; its text ("User: …\nAssistant: …", as chat stores one) is chunked like a chat exchange (300 words, 50 overlap)
  * into `chat` memories stamped with the user message's ORIGINAL time, in the chosen space.
  */
-import { chunkWords, exchangeText } from "../memory/store/chunker";
+import { chatParts, chunkSaid, saidText } from "../memory/store/chunker";
 import { ServiceError } from "../core/errors";
 import { spaceName } from "../core/validators";
 import type { ImportGroup, ImportPlan } from "./transfer-service";
@@ -181,9 +181,9 @@ export function parseChatGptExport(data: unknown, now = new Date()): ChatGptPars
   return { conversations: data.length, exchanges, skippedMessages };
 }
 
-/** The stored text of one exchange, as chat persists one (chunker.exchangeText); a prompt without reply is the prompt alone. */
+/** The stored text of one exchange, as chat persists one (chunker.saidText); a prompt without reply is the prompt alone. */
 export function chatGptExchangeText(e: Pick<ChatGptExchange, "user" | "assistant">): string {
-  return e.assistant ? exchangeText(e.user, e.assistant) : `User: ${e.user.trim()}`;
+  return saidText(chatParts(e.user, e.assistant));
 }
 
 /** Validate and plan a ChatGPT import into `space`: one import group (its chunks) per exchange. */
@@ -196,10 +196,12 @@ export function planChatGptImport(
   if (!sp.success) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
   const parse = parseChatGptExport(data, now);
   const groups: ImportGroup[] = parse.exchanges.map((e) => {
-    const chunks = chunkWords(chatGptExchangeText(e), 300, 50);
-    return chunks.map((content, i) => ({
+    // Who said what comes from the export's author roles, stored as spans with each chunk.
+    const chunks = chunkSaid(chatParts(e.user, e.assistant), 300, 50);
+    return chunks.map(({ content, speakers }, i) => ({
       spaceId: space,
       content,
+      speakers,
       timestamp: e.timestamp,
       // kind "import": imported history decays only if the user opts in (Settings → Background jobs).
       kind: "import" as const,

@@ -26,6 +26,7 @@ import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { isoTimestamp, memoryKind, memoryText, spaceName } from "../core/validators";
 import { mySpace } from "../core/acting";
+import type { SpeakerSpan } from "../memory/store/chunker";
 import { mineScan } from "../core/acting";
 
 export const EXPORT_FORMAT = "memo-export";
@@ -51,6 +52,8 @@ export interface ExportedMemory {
   createdAt: string;
   retrievalCount: number;
   lastRetrievedAt: string | null;
+  /** Who said which part of the content (chunker.ts SpeakerSpan); null when not known; absent before drizzle/0013. */
+  speakers?: SpeakerSpan[] | null;
 }
 
 export interface ExportFile {
@@ -72,7 +75,7 @@ export function exportMemories(db: Database.Database, space: string | null = nul
     .prepare(
       `SELECT m.space_id AS space, m.content, m.timestamp, m.importance, m.pinned, m.kind, m.conversation_id AS conversationId,
          m.document_id AS documentId, d.name AS documentName, m.chunk_index AS chunkIndex, m.created_at AS createdAt,
-         m.retrieval_count AS retrievalCount, m.last_retrieved_at AS lastRetrievedAt
+         m.retrieval_count AS retrievalCount, m.last_retrieved_at AS lastRetrievedAt, m.speakers
        FROM memories m LEFT JOIN documents d ON d.id = m.document_id
        WHERE m.soft_deleted = 0 AND (@space IS NULL OR m.space_id = @space) AND ${mineScan("m.space_id")}
        ORDER BY m.timestamp, m.rid`,
@@ -97,6 +100,7 @@ export function exportMemories(db: Database.Database, space: string | null = nul
     createdAt: r.createdAt as string,
     retrievalCount: r.retrievalCount as number,
     lastRetrievedAt: (r.lastRetrievedAt as string | null) ?? null,
+    speakers: typeof r.speakers === "string" ? (JSON.parse(r.speakers) as SpeakerSpan[]) : null,
   }));
   return {
     format: EXPORT_FORMAT,
@@ -129,6 +133,17 @@ const importedMemory = z.object({
       documentName: nullableString,
       chunkIndex: z.number().int().min(0).nullable().optional(),
     })
+    .optional(),
+  speakers: z
+    .array(
+      z.object({
+        role: z.enum(["user", "assistant"]).optional(),
+        name: z.string().max(200).optional(),
+        start: z.number().int().min(0),
+        end: z.number().int().min(0),
+      }),
+    )
+    .nullable()
     .optional(),
 });
 
@@ -186,10 +201,16 @@ export function planExportImport(data: unknown, targetSpace?: string): ImportPla
   const groups = parsed.data.memories.map((m): ImportGroup => {
     const spaceId = targetSpace ?? m.space ?? mySpace(DEFAULT_SPACE);
     spaces.add(spaceId);
+    const content = m.content.trim();
+    // Spans are offsets into the content (moved by what the trim took off its start): kept only when every one falls inside it.
+    const lead = m.content.length - m.content.trimStart().length;
+    const moved = m.speakers?.map((x) => ({ ...x, start: x.start - lead, end: x.end - lead }));
+    const spans = moved?.every((x) => x.start >= 0 && x.start < x.end && x.end <= content.length) ? moved : null;
     return [
       {
         spaceId,
-        content: m.content.trim(),
+        content,
+        speakers: spans,
         timestamp: m.timestamp,
         importance: m.importance ?? 1,
         pinned: m.pinned ?? false,

@@ -2,7 +2,7 @@ import type { MemoContext } from "../../core/context";
 import { ServiceError } from "../../core/errors";
 import type { NewMemoryInput } from "../../core/validators";
 import { DEFAULT_SPACE } from "../../core/space-name";
-import { chunkWords } from "./chunker";
+import { chunkSaid, chunkWords, type Said, type SpeakerSpan } from "./chunker";
 import { activeModel } from "../index/model-check";
 import { contentHash, findLiveByHash, insertMemories, setPinned, writeTransaction, type NewMemory } from "./.";
 import { mySpace } from "../../core/acting";
@@ -15,6 +15,13 @@ import { mySpace } from "../../core/acting";
  * `hooks` run inside that transaction: `skip` (return ids to write nothing and answer those instead) and
  * `after` (record the ids with the write, e.g. on the chat message whose exchange this is).
  */
+/**
+ * What to store, with who said it: `said` is an exchange's parts (stored as "<label>: <text>" lines, each
+ * chunk with the spans of its speakers), `by` the one speaker of a whole text written without a label
+ * (a /remember note is the person's). Without either nothing is known of the speaker (a document).
+ */
+export type AddItem = NewMemoryInput & { said?: Said[]; by?: Omit<SpeakerSpan, "start" | "end"> };
+
 export interface AddHooks {
   skip?: () => string[][] | null;
   after?: (ids: string[][]) => void;
@@ -22,7 +29,7 @@ export interface AddHooks {
 
 export async function addMemories(
   ctx: MemoContext,
-  items: NewMemoryInput[],
+  items: AddItem[],
   defaults: Partial<NewMemory> = {},
   hooks: AddHooks = {},
 ): Promise<string[][]> {
@@ -32,8 +39,13 @@ export async function addMemories(
   const pendingHashes = new Map<string, number>();
   items.forEach((it, idx) => {
     const spaceId = it.space ?? defaults.spaceId ?? mySpace(DEFAULT_SPACE);
-    const chunks = chunkWords(it.text, 300, 50);
-    chunks.forEach((content, chunkIndex) => {
+    const chunks = it.said
+      ? chunkSaid(it.said, 300, 50)
+      : chunkWords(it.text, 300, 50).map((content) => ({
+          content,
+          speakers: it.by ? [{ ...it.by, start: 0, end: content.length }] : null,
+        }));
+    chunks.forEach(({ content, speakers }, chunkIndex) => {
       const key = `${spaceId}\u0000${contentHash(content)}`;
       const existing = findLiveByHash(ctx.db, spaceId, contentHash(content));
       if (existing) return slots.push({ item: idx, existing: existing.id });
@@ -50,6 +62,7 @@ export async function addMemories(
           importance: it.importance ?? defaults.importance,
           pinned: it.pinned ?? defaults.pinned,
           chunkIndex: chunks.length > 1 ? chunkIndex : (defaults.chunkIndex ?? null),
+          speakers,
         },
       });
     });
@@ -95,6 +108,6 @@ export async function remember(
   space = mySpace(DEFAULT_SPACE),
 ): Promise<{ ids: string[]; message: string }> {
   if (text.trim().length === 0) throw new ServiceError(400, "text must not be empty");
-  const [ids] = await addMemories(ctx, [{ text, space, kind: "remember", pinned: true, importance: 5 }]);
+  const [ids] = await addMemories(ctx, [{ text, space, kind: "remember", pinned: true, importance: 5, by: { role: "user" } }]);
   return { ids: ids!, message: `Remembered (pinned): “${text.trim().slice(0, 200)}”` };
 }

@@ -69,3 +69,44 @@ test("invalid arguments are RangeErrors", () => {
 test("exchangeText joins the user message and the reply, trimmed", () => {
   assert.equal(exchangeText("  hi there \n", "\nhello!  "), "User: hi there\nAssistant: hello!");
 });
+
+test("chunkSaid chunks as chunkWords(saidText) does and stores each speaker's words as spans", async () => {
+  const { chunkSaid, saidText } = await import("./chunker");
+  const many = (w: string, n: number) => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
+  const parts = [
+    { name: "Caroline Ray", text: many("c", 200) },
+    { name: "Mel", text: `${many("m", 200)}\n\n  end` },
+  ];
+  const out = chunkSaid(parts, 300, 50);
+  assert.deepEqual(
+    out.map((c) => c.content),
+    chunkWords(saidText(parts), 300, 50),
+  );
+  // Every word of a span is that speaker's, and every word of theirs in the chunk is in a span (labels are not).
+  for (const { content, speakers } of out) {
+    for (const s of speakers) {
+      const words = content.slice(s.start, s.end).split(" ");
+      assert.ok(words.every((w) => w.startsWith(s.name === "Mel" ? "m" : "c") || w === "end"), s.name);
+    }
+    const covered = speakers.reduce((n, s) => n + content.slice(s.start, s.end).split(" ").length, 0);
+    const labels = content.split(" ").filter((w) => ["Caroline", "Ray:", "Mel:"].includes(w)).length;
+    assert.equal(covered + labels, content.split(" ").length);
+  }
+  assert.deepEqual(
+    out[0]!.speakers.map((s) => s.name),
+    ["Caroline Ray", "Mel"],
+  );
+  // A chat exchange: roles, and the same text as exchangeText.
+  const [chat] = chunkSaid([
+    { role: "user", text: "where is my  passport?" },
+    { role: "assistant", text: "In the drawer." },
+  ]);
+  assert.equal(chat!.content, exchangeText("where is my  passport?", "In the drawer.").replace(/\s+/g, " "));
+  assert.deepEqual(
+    chat!.speakers.map((s) => [s.role, chat!.content.slice(s.start, s.end)]),
+    [
+      ["user", "where is my passport?"],
+      ["assistant", "In the drawer."],
+    ],
+  );
+});

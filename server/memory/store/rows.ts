@@ -3,6 +3,7 @@ import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { getMeta, setMeta } from "../../core/meta";
 import { stmt } from "../../core/statements";
+import type { SpeakerSpan } from "./chunker";
 
 export type MemoryKind = "chat" | "document" | "remember" | "import" | "consolidated";
 
@@ -27,6 +28,8 @@ export interface MemoryRow {
   createdAt: string;
   /** When the content was last edited; null when never. */
   updatedAt: string | null;
+  /** Who said which part of the content (chunker.ts SpeakerSpan); null when not known (documents, old rows). */
+  speakers: SpeakerSpan[] | null;
 }
 
 export interface NewMemory {
@@ -39,15 +42,21 @@ export interface NewMemory {
   conversationId?: string | null;
   documentId?: string | null;
   chunkIndex?: number | null;
+  speakers?: SpeakerSpan[] | null;
 }
 
 export const COLUMNS = `id, rid, space_id AS spaceId, content, timestamp, importance, retrieval_count AS retrievalCount,
   last_retrieved_at AS lastRetrievedAt, pinned, soft_deleted AS softDeleted, deleted_at AS deletedAt, kind,
   conversation_id AS conversationId, document_id AS documentId, chunk_index AS chunkIndex,
-  content_hash AS contentHash, embedding_model AS embeddingModel, created_at AS createdAt, updated_at AS updatedAt`;
+  content_hash AS contentHash, embedding_model AS embeddingModel, created_at AS createdAt, updated_at AS updatedAt, speakers`;
 
 export function rowToMemory(r: Record<string, unknown>): MemoryRow {
-  return { ...(r as unknown as MemoryRow), pinned: Boolean(r.pinned), softDeleted: Boolean(r.softDeleted) };
+  return {
+    ...(r as unknown as MemoryRow),
+    pinned: Boolean(r.pinned),
+    softDeleted: Boolean(r.softDeleted),
+    speakers: typeof r.speakers === "string" ? (JSON.parse(r.speakers) as SpeakerSpan[]) : null,
+  };
 }
 
 export function contentHash(content: string): string {

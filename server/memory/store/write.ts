@@ -40,9 +40,9 @@ export function insertMemories(
   const insertMemory = stmt(
     db,
     `INSERT INTO memories (id, rid, space_id, content, timestamp, importance, pinned, kind, conversation_id,
-       document_id, chunk_index, content_hash, embedding_model, created_at)
+       document_id, chunk_index, content_hash, embedding_model, created_at, speakers)
      VALUES (@id, @rid, @spaceId, @content, @timestamp, @importance, @pinned, @kind, @conversationId,
-       @documentId, @chunkIndex, @contentHash, @embeddingModel, @createdAt)`,
+       @documentId, @chunkIndex, @contentHash, @embeddingModel, @createdAt, @speakers)`,
   );
   // During a re-index, vectors of the new model go to memory_vec_next (the swap moves them); a rid freed
   // by a purge may be reused, so any vector left there under it is dropped first.
@@ -81,6 +81,7 @@ export function insertMemories(
         contentHash: contentHash(m.content),
         embeddingModel,
         createdAt: created,
+        speakers: m.speakers?.length ? JSON.stringify(m.speakers) : null,
       });
       clearNext?.run(BigInt(rid));
       insertVec.run(BigInt(rid), m.spaceId, vecBlob(vectors[i]!));
@@ -110,8 +111,10 @@ export function updateMemoryContent(
     if (!r) throw new StoreError(`memory ${id} not found`, "NOT_FOUND");
     stmt(
       db,
-      "UPDATE memories SET content = ?, content_hash = ?, embedding_model = ?, updated_at = ? WHERE rid = ?",
-    ).run(content, contentHash(content), model, nowIso(), r.rid);
+      // A changed text moves the words, so the stored spans of who said them no longer hold (SET reads the old content).
+      `UPDATE memories SET content = @content, content_hash = @hash, embedding_model = @model, updated_at = @at,
+         speakers = CASE WHEN content = @content THEN speakers END WHERE rid = @rid`,
+    ).run({ content, hash: contentHash(content), model, at: nowIso(), rid: r.rid });
     const target = reindexTarget(db);
     if (target) {
       // Re-index in progress: memory_vec_next must only hold vectors of current content. A vector of the

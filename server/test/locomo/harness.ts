@@ -49,7 +49,13 @@ export async function openLocomoStore(
         const part = c.exchanges.slice(i, i + 128);
         const ids = await addMemories(
           ctx,
-          part.map((e) => ({ text: e.text, space: spaceOf(c), timestamp: e.timestamp, kind: "chat" as const })),
+          part.map((e) => ({
+            text: e.text,
+            said: e.said,
+            space: spaceOf(c),
+            timestamp: e.timestamp,
+            kind: "chat" as const,
+          })),
         );
         part.forEach((e, j) => {
           for (const id of ids[j]!) turnsOf.set(id, [...(turnsOf.get(id) ?? []), ...e.turns]);

@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { saidText, type Said } from "../../memory/store/chunker";
 
 /** Where the data lives next to a checkout (the eval's and the test slice's default). */
 export const DEFAULT_LOCOMO_PATH = path.resolve(process.cwd(), "..", "shared", "eval-data", "locomo10.json");
@@ -38,6 +39,8 @@ export interface Exchange {
   /** "D<s>:<t>" of each turn it holds (one or two). */
   turns: string[];
   text: string;
+  /** Each turn's speaker (the file's `speaker` field) and words: stored as the memory's speakers. */
+  said: Said[];
   /** The session's date, ISO (the file has no time zone: read as UTC). */
   timestamp: string;
 }
@@ -94,8 +97,10 @@ export function evidenceIds(raw: unknown): string[] {
   return [...new Set(out)];
 }
 
-const turnLine = (t: RawTurn) =>
-  `${t.speaker}: ${t.text.trim()}${t.blip_caption ? ` [shares a photo of ${t.blip_caption.trim()}]` : ""}`;
+const turnSaid = (t: RawTurn): Said => ({
+  name: t.speaker,
+  text: `${t.text.trim()}${t.blip_caption ? ` [shares a photo of ${t.blip_caption.trim()}]` : ""}`,
+});
 
 /** One sample as exchanges (turns 1+2, 3+4, … of each session) and its questions with existing evidence. */
 export function readConversation(raw: RawSample): Conversation {
@@ -117,7 +122,8 @@ export function readConversation(raw: RawSample): Conversation {
       const pair = turns.slice(i, i + 2);
       const ids = pair.flatMap((t) => evidenceIds(t.dia_id));
       for (const id of ids) known.add(id);
-      exchanges.push({ turns: ids, text: pair.map(turnLine).join("\n"), timestamp });
+      const said = pair.map(turnSaid);
+      exchanges.push({ turns: ids, text: saidText(said), said, timestamp });
     }
   }
   const questions: Question[] = [];
