@@ -77,6 +77,15 @@ test("the memories and the message's record are written in one transaction; a se
   assert.deepEqual(JSON.parse(r.ids!), ids);
   assert.deepEqual(await persistExchange(memo, e.job), ids, "already recorded: the recorded ids, nothing new");
   assert.equal(memoryCount(memo), 1);
+  // Who said what is stored with the memory: the user's words and the reply, as spans of its content.
+  const m = getMemory(memo.db, ids[0]!)!;
+  assert.deepEqual(
+    m.speakers!.map((s) => [s.role, m.content.slice(s.start, s.end)]),
+    [
+      ["user", "Where did I park?"],
+      ["assistant", "On level 3, spot 41."],
+    ],
+  );
 
   // If recording fails, the memories roll back with it.
   const f = exchange(memo, "What is the wifi password?", "It is on the router sticker.");

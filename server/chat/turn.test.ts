@@ -247,6 +247,7 @@ test("packing: memories that do not fit the budget are left out and not listed a
     kind: "chat",
     importance: 1,
     pinned: false,
+    speakers: null,
     retrievalCount: 0,
     documentId: null,
     chunkIndex: null,

@@ -122,6 +122,14 @@ test("imports each exchange as chat memories in the chosen space, with original 
     first.content,
     "User: How often should I feed my sourdough starter? Assistant: Feed it once a day at room temperature, or once a week if you keep it in the fridge.",
   );
+  // The export's author roles are stored as who said which part (and travel with a Memo export).
+  assert.deepEqual(
+    first.speakers!.map((s) => [s.role, first.content.slice(s.start, s.end)]),
+    [
+      ["user", "How often should I feed my sourdough starter?"],
+      ["assistant", "Feed it once a day at room temperature, or once a week if you keep it in the fridge."],
+    ],
+  );
   assert.deepEqual(
     [first.kind, first.timestamp, first.source.conversationId],
     ["import", "2024-06-15T10:00:00.200Z", "chatgpt:6650a1b2-0001-4c1e-9a00-000000000001"],

@@ -213,3 +213,31 @@ test("an import that fails half-way keeps whole batches only, and running it aga
   assert.deepEqual(checkInvariant(a.db), []);
   assert.equal(rawCounts(a.db).memories, 10);
 });
+
+test("an imported exchange keeps its speakers' names; spans that do not fit the content are dropped", async () => {
+  const c = ctx();
+  const content = "Caroline: I went to a support group. Melanie: How was it?";
+  const spans = [
+    { name: "Caroline", start: 10, end: 36 },
+    { name: "Melanie", start: 46, end: content.length },
+  ];
+  const file = {
+    format: "memo-export",
+    version: EXPORT_VERSION,
+    memories: [
+      { content: `  ${content}`, timestamp: "2023-05-08T13:56:00.000Z", speakers: spans.map((s) => ({ ...s, start: s.start + 2, end: s.end + 2 })) },
+      { content: "Melanie: short", timestamp: "2023-05-08T13:57:00.000Z", speakers: [{ name: "Melanie", start: 9, end: 99 }] },
+    ],
+  };
+  await importGroups(c, planExportImport(file, "friends").groups);
+  const out = exportMemories(c.db, "friends").memories;
+  const named = out.find((m) => m.content === content)!;
+  assert.deepEqual(
+    named.speakers!.map((s) => [s.name, named.content.slice(s.start, s.end)]),
+    [
+      ["Caroline", "I went to a support group."],
+      ["Melanie", "How was it?"],
+    ],
+  );
+  assert.equal(out.find((m) => m.content === "Melanie: short")!.speakers, null);
+});

@@ -74,9 +74,17 @@ test("line breaks and code indentation are kept (only the indentation all lines 
     block,
     "[Relevant Memories]\n- 2024-06-15: function total(xs) {\n    let sum = 0;\n    for (const x of xs) sum += x;\n    return sum;\n  }\n  (match: hybrid, importance: 5)",
   );
-  // A chat exchange keeps the person's line breaks too.
+  // A spoken part keeps the person's line breaks too (the spans are offsets into the content as given).
+  const said = "User: my script:\nif x:\n    run()\nAssistant: Looks fine.";
   assert.equal(
-    speakerBody("User: my script:\nif x:\n    run()\nAssistant: Looks fine.", 400),
+    speakerBody(
+      said,
+      [
+        { role: "user", start: 6, end: said.indexOf("\nAssistant:") },
+        { role: "assistant", start: said.indexOf("Looks"), end: said.length },
+      ],
+      400,
+    ),
     "the user said: “my script:\n  if x:\n      run()”\n  you replied: “Looks fine.”",
   );
 });

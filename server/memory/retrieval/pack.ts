@@ -1,5 +1,6 @@
 import { dayIn, defaultOffsetMinutes } from "../../core/calendar";
 import type { MatchType } from "./fuse";
+import type { SpeakerSpan } from "../store/chunker";
 
 export interface PackItem {
   content: string;
@@ -11,6 +12,8 @@ export interface PackItem {
   /** A document chunk's file name (and the section heading it sits under): named in the block. */
   documentName?: string | null;
   section?: string | null;
+  /** Who said which part (stored with the memory); null or absent: not known, packed as it is. */
+  speakers?: SpeakerSpan[] | null;
 }
 
 /** A cheap token estimate (≈4 characters per token for English); the budget is a guard, not a tokenizer. */
@@ -56,13 +59,20 @@ export function trimAssistant(text: string, maxChars: number): string {
   return out.length > maxChars ? `${out.slice(0, maxChars).trimEnd()}…` : out;
 }
 
-/** "User: … Assistant: …" (stored on one line) as two labelled lines; other content (documents, /remember) as it is. */
-export function speakerBody(content: string, assistantMaxChars: number): string {
-  const m = /^\s*User:\s*([\s\S]*?)\s+Assistant:\s*([\s\S]*)$/.exec(content);
-  if (!m) return formatBody(content);
-  const user = formatBody(m[1]!);
-  const reply = trimAssistant(m[2]!.trim().replace(/\s*\n\s*/g, " "), assistantMaxChars);
-  return reply ? `the user said: “${user}”\n  you replied: “${reply}”` : `the user said: “${user}”`;
+/**
+ * Each stored speaker's words on a labelled line (the reply cut at a sentence end), read from the spans
+ * stored with the memory; content without them (a document) as it is.
+ */
+export function speakerBody(content: string, speakers: SpeakerSpan[] | null | undefined, assistantMaxChars: number): string {
+  const lines = (speakers ?? []).flatMap((s) => {
+    const words = content.slice(s.start, s.end).trim();
+    if (s.role === "assistant") {
+      const reply = trimAssistant(words.replace(/\s*\n\s*/g, " "), assistantMaxChars);
+      return reply ? [`you replied: “${reply}”`] : [];
+    }
+    return words ? [`${s.name ?? "the user"} said: “${formatBody(words)}”`] : [];
+  });
+  return lines.length ? lines.join("\n  ") : formatBody(content);
 }
 
 /** One memory's entry; `body` is already formatted (formatBody). */
@@ -90,7 +100,9 @@ export function packMemories(
   let tokens = estimateTokens(header);
   const lines: string[] = [];
   for (const m of items.slice(0, topN)) {
-    const body = opts.speakers ? speakerBody(m.content, opts.assistantMaxChars ?? 400) : formatBody(m.content);
+    const body = opts.speakers
+      ? speakerBody(m.content, m.speakers, opts.assistantMaxChars ?? 400)
+      : formatBody(m.content);
     let e = entry(m, body, opts.tzOffsetMinutes);
     let t = estimateTokens(e) + 1;
     if (tokens + t > tokenBudget) {

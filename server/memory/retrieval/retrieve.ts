@@ -15,6 +15,7 @@ import { readReindexProgress } from "../index/reindex";
 import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } from "../store";
 import { vectorSearchManyWithSource, type VectorSource } from "./vector-search";
 import type { StageTimer } from "./stages";
+import type { SpeakerSpan } from "../store/chunker";
 
 export interface RetrieveRequest {
   query: string;
@@ -63,6 +64,8 @@ export interface RetrievedMemory {
   documentId: string | null;
   chunkIndex: number | null;
   conversationId: string | null;
+  /** Who said which part of the content (stored with it); null when not known. */
+  speakers: SpeakerSpan[] | null;
   matchType: MatchType;
   scores: ScoreBreakdown;
   /** What moved it: the neighbour bonus, the date window it is in, and the largest parts of its confidence. */
@@ -309,6 +312,7 @@ export function searchWithVectors(
       documentId: m.documentId,
       chunkIndex: m.chunkIndex,
       conversationId: m.conversationId,
+      speakers: m.speakers,
       matchType: c.matchType,
       scores: {
         similarity: c.similarity,

@@ -48,6 +48,11 @@ test("exchanges pair turns, append photos, drop evidence that does not exist and
       [["D1:3"], "A: Nice"],
     ],
   );
+  // Each turn's speaker comes from the file's `speaker` field, to be stored as the memory's speakers.
+  assert.deepEqual(
+    c.exchanges.map((e) => e.said.map((s) => s.name)),
+    [["A", "B"], ["A"]],
+  );
   assert.deepEqual(c.questions, [{ question: "q1", category: 4, evidence: ["D1:3"] }]);
   assert.equal(c.lastDate, "2023-05-01T13:00:00.000Z");
 });

@@ -1,6 +1,7 @@
 import { stemmer } from "stemmer";
 import { queryWords } from "../../memory/retrieval/keyword-search";
 import { STOPWORDS } from "../../memory/retrieval/stopwords";
+import type { Said } from "../../memory/store/chunker";
 import { GENERIC_FILLERS, personalFillers } from "./fillers";
 import { makePersona, type Persona } from "./persona";
 import { elaborate, elaborateFiller } from "./replies";
@@ -28,6 +29,8 @@ export interface EvalMemory {
   conv: string;
   timestamp: string;
   text: string;
+  /** Who said which part, stored as the memory's speakers (as chat stores an exchange). */
+  said?: Said[];
   topic: string | null;
   role: "fact" | "distractor" | "filler";
 }

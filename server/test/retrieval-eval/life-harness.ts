@@ -191,7 +191,7 @@ export async function openLifeStore(
     const part = ds.memories.slice(i, i + 200);
     const out = await addMemories(
       ctx,
-      part.map((m) => ({ text: m.text, space: ds.space, timestamp: m.timestamp, kind: "chat" as const })),
+      part.map((m) => ({ text: m.text, said: m.said, space: ds.space, timestamp: m.timestamp, kind: "chat" as const })),
     );
     part.forEach((m, j) => {
       if (out[j]!.length !== 1) throw new Error(`memory ${m.key} became ${out[j]!.length} chunks`);

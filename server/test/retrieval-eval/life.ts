@@ -7,6 +7,7 @@ import { elaborate, elaborateFiller } from "./replies";
 import { createRng } from "./rng";
 import { TOPICS, type Exchange } from "./topics";
 import { memoryText, type EvalMemory } from "./dataset";
+import { chatParts } from "../../memory/store/chunker";
 
 /**
  * The long-history test set of `npm run eval:retrieval`: ONE person's year of chat with an assistant,
@@ -329,6 +330,7 @@ export function generateLife(opts: LifeOptions = {}): LifeDataset {
         conv: "life",
         timestamp: new Date(at).toISOString(),
         text: memoryText(s.e),
+        said: chatParts(s.e.user, s.e.assistant),
         topic: s.key.split(":")[0] ?? null,
         role: s.key.startsWith("x") ? "filler" : "fact",
       });
