@@ -3,24 +3,6 @@ import { recencyOf } from "./recency";
 /** "neighbour": found by neither leg, recalled as the adjacent exchange of a match (neighbours.ts). */
 export type MatchType = "vector" | "fts" | "hybrid" | "neighbour";
 
-export interface RankedList {
-  kind: "vector" | "fts";
-  weight: number;
-  /** Best first. `score`: similarity for vector lists, −bm25 for fts lists (higher is better). */
-  items: { rid: number; score: number }[];
-  /**
-   * Linear fusion: normalise by score / ceiling (clipped to [0, 1]) instead of min-max within the list.
-   * Keyword lists pass the query's bm25 ceiling, so a hit matching one weak word stays weak even when
-   * it is the best of its list (min-max would give it a full 1 and let it outvote the vector leg).
-   */
-  ceiling?: number;
-  /**
-   * The memories inside a date window the query names, ranked by similarity to the query (windows.ts):
-   * their similarity is real, but a rank within a window is no vector rank.
-   */
-  window?: boolean;
-}
-
 export interface FusedCandidate {
   rid: number;
   matchType: MatchType;
@@ -32,73 +14,15 @@ export interface FusedCandidate {
   bm25: number | null;
   /** Best 1-based position in a vector list, or null. */
   vectorRank: number | null;
-  /** Σ w_i / (k + rank_i): always computed, shown in the breakdown whichever method orders. */
+  /** Σ w_i / (k + rank_i) over the union's signals (score-union.ts): shown in the breakdown whichever method orders. */
   rrf: number;
-  /** The fusion method's score (rrf, or the weighted sum of normalised scores: min-max, or over the ceiling). */
+  /** The fusion method's score (rrf, or the weighted sum of min–max normalised signals). */
   fused: number;
 }
 
 /** A candidate not yet scored by any list (fusion fills it in; reranking stages neighbours with it). */
 export function unscored(rid: number, matchType: MatchType): FusedCandidate {
   return { rid, matchType, similarity: null, ftsRank: null, bm25: null, vectorRank: null, rrf: 0, fused: 0 };
-}
-
-/** Reciprocal Rank Fusion: score(d) = Σ_i w_i / (k + rank_i(d)), ranks 1-based. */
-export function rrfScore(ranks: { rank: number; weight: number }[], k = 60): number {
-  let s = 0;
-  for (const r of ranks) s += r.weight / (k + r.rank);
-  return s;
-}
-
-/** Fuse ranked lists into one candidate per memory, with match type and score breakdown, best first. */
-export function fuse(lists: RankedList[], method: "rrf" | "linear", k = 60): FusedCandidate[] {
-  const byRid = new Map<number, FusedCandidate & { linear: number; inVector: boolean; inFts: boolean }>();
-  for (const list of lists) {
-    const scores = list.items.map((i) => i.score);
-    const max = Math.max(...scores);
-    const min = Math.min(...scores);
-    list.items.forEach((item, idx) => {
-      const rank = idx + 1;
-      let c = byRid.get(item.rid);
-      if (!c) {
-        c = {
-          ...unscored(item.rid, "vector"),
-          linear: 0,
-          inVector: false,
-          inFts: false,
-        };
-        byRid.set(item.rid, c);
-      }
-      c.rrf += list.weight / (k + rank);
-      const norm =
-        list.ceiling !== undefined && list.ceiling > 0
-          ? Math.min(1, Math.max(0, item.score / list.ceiling))
-          : max > min
-            ? (item.score - min) / (max - min)
-            : 1;
-      c.linear += list.weight * norm;
-      if (list.kind === "vector") {
-        c.inVector = true;
-        c.similarity = c.similarity === null ? item.score : Math.max(c.similarity, item.score);
-        if (!list.window) c.vectorRank = c.vectorRank === null ? rank : Math.min(c.vectorRank, rank);
-      } else {
-        c.inFts = true;
-        c.ftsRank = c.ftsRank === null ? rank : Math.min(c.ftsRank, rank);
-        c.bm25 = c.bm25 === null ? -item.score : Math.min(c.bm25, -item.score);
-      }
-    });
-  }
-  const out: FusedCandidate[] = [];
-  for (const c of byRid.values()) {
-    const { linear, inVector, inFts, ...rest } = c;
-    out.push({
-      ...rest,
-      matchType: inVector && inFts ? "hybrid" : inVector ? "vector" : "fts",
-      fused: method === "rrf" ? c.rrf : linear,
-    });
-  }
-  out.sort((a, b) => b.fused - a.fused || a.rid - b.rid);
-  return out;
 }
 
 export interface QualityFilterOptions {

@@ -279,6 +279,7 @@ test("keywordSearchScored: the ceiling is Σ FTS5 idf of the kept terms, what a 
     terms: [],
     match: "",
     known: 0,
+    scores: new Map(),
   });
 });
 
@@ -342,7 +343,7 @@ test("a memory written just after a search: the cached count is behind the fresh
   );
 });
 
-test("allScores: the same hits from one statement, and every match's −bm25 as a second query would score it (one space and several)", () => {
+test("one statement gives the hits and every match's −bm25, in the joined statement's order (one space and several)", () => {
   const s = store();
   const db = s.sqlite;
   // Equal scores on purpose (same length, one matching word each): the tie order must be the SQL one's.
@@ -350,16 +351,21 @@ test("allScores: the same hits from one statement, and every match's −bm25 as 
     db,
     Array.from({ length: 120 }, (_, i) => `${i % 3 ? "meadow" : "river"} stone ${i % 7} walk ${i}`),
   );
-  const one = keywordSearchScored(db, "personal", "river walk", 10);
-  const all = keywordSearchScored(db, "personal", "river walk", 10, DEFAULT_KEYWORD_OPTIONS, true);
-  assert.equal(one.match, '"river"');
-  assert.deepEqual(all.hits, one.hits);
-  assert.equal(all.ceiling, one.ceiling);
+  const joined = (d: typeof db, space: string, match: string) =>
+    d
+      .prepare(
+        `SELECT memory_fts.rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts JOIN memories m ON m.rid = memory_fts.rowid
+         WHERE memory_fts MATCH ? AND m.space_id = ? ORDER BY bm25 LIMIT 10`,
+      )
+      .all(match, space);
+  const all = keywordSearchScored(db, "personal", "river walk", 10);
+  assert.equal(all.match, '"river"');
+  assert.deepEqual(all.hits, joined(db, "personal", all.match));
   const every = db
     .prepare("SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ?")
     .all(all.match) as { rid: number; bm25: number }[];
-  assert.equal(all.scores!.size, every.length);
-  for (const r of every) assert.equal(all.scores!.get(r.rid), -r.bm25);
+  assert.equal(all.scores.size, every.length);
+  for (const r of every) assert.equal(all.scores.get(r.rid), -r.bm25);
   // Two spaces (a new store: the space count is cached): another space holds the 300 best matches, so
   // this space's hits are found several slices down, in the order the joined statement gives.
   const m = store().sqlite;
@@ -372,11 +378,10 @@ test("allScores: the same hits from one statement, and every match's −bm25 as 
     m,
     Array.from({ length: 120 }, (_, i) => `${i % 3 ? "meadow" : "river"} stone ${i % 7} walk ${i}`),
   );
-  const oneM = keywordSearchScored(m, "personal", "river walk", 10);
-  const allM = keywordSearchScored(m, "personal", "river walk", 10, DEFAULT_KEYWORD_OPTIONS, true);
-  assert.equal(oneM.hits.length, 10);
-  assert.deepEqual(allM.hits, oneM.hits);
-  assert.equal(allM.scores!.size, 340, "every match of any space is scored (the union is this space's)");
+  const allM = keywordSearchScored(m, "personal", "river walk", 10);
+  assert.equal(allM.hits.length, 10);
+  assert.deepEqual(allM.hits, joined(m, "personal", allM.match));
+  assert.equal(allM.scores.size, 340, "every match of any space is scored (the union is this space's)");
 });
 
 test("known: the share of the query's words the space holds at all, whatever their pruning", () => {

@@ -88,7 +88,7 @@ function selectTerms(
   if (terms.length === 0) return null;
   let kept = terms;
   if (db) {
-    const total = spaceId !== null ? spaceLiveCount(db, spaceId) : liveDocCount(db);
+    const total = spaceId !== null ? liveSpaceCount(db, spaceId) : liveMemoryCount(db);
     if (total >= 50) {
       const discriminating = terms.filter((t) => t.spaceDf / total <= opts.maxDocFraction);
       // Never drop everything: a query of only common words keeps its rarest term.
@@ -115,7 +115,7 @@ const DF_CACHE_TTL_MS = 60_000;
  * steers pruning and score scaling, where a slightly old count is harmless.
  */
 function cachedDf(db: Database.Database, key: string, read: () => number): number {
-  if (liveDocCount(db) < DF_CACHE_MIN_DOCS) return read();
+  if (liveMemoryCount(db) < DF_CACHE_MIN_DOCS) return read();
   let cache = dfCache.get(db);
   if (!cache) dfCache.set(db, (cache = new Map()));
   const hit = cache.get(key);
@@ -180,14 +180,15 @@ function counts(db: Database.Database): { n: number; spaces: number } {
   countCache.set(db, fresh);
   return fresh;
 }
-function liveDocCount(db: Database.Database): number {
+/** Live memories in the store (cached for 5 s, as the keyword leg uses it). */
+export function liveMemoryCount(db: Database.Database): number {
   return counts(db).n;
 }
 
 const spaceCountCache = new WeakMap<Database.Database, Map<string, { at: number; n: number }>>();
 /** Live memories in one space (cached for 5 s); the store's count when one space holds them all. */
-function spaceLiveCount(db: Database.Database, spaceId: string): number {
-  if (counts(db).spaces <= 1) return liveDocCount(db);
+export function liveSpaceCount(db: Database.Database, spaceId: string): number {
+  if (counts(db).spaces <= 1) return liveMemoryCount(db);
   let cache = spaceCountCache.get(db);
   if (!cache) spaceCountCache.set(db, (cache = new Map()));
   const c = cache.get(spaceId);
@@ -200,20 +201,10 @@ function spaceLiveCount(db: Database.Database, spaceId: string): number {
   cache.set(spaceId, { at: Date.now(), n });
   return n;
 }
-/** Live memories in the store (cached for 5 s, as the keyword leg uses it). */
-export const liveMemoryCount = liveDocCount;
-/** Live memories in one space (cached for 5 s, as the keyword leg uses it). */
-export const liveSpaceCount = spaceLiveCount;
 
-const KEYWORD_JOINED = `SELECT memory_fts.rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts
-  JOIN memories m ON m.rid = memory_fts.rowid
-  WHERE memory_fts MATCH ? AND m.space_id = ? ORDER BY bm25 LIMIT ?`;
 /** Every match with its bm25, any space, in FTS5's rowid order (keywordSearchScored's `scores`). */
 const KEYWORD_ALL = "SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ?";
 const SPACES_OF = "SELECT rid, space_id AS spaceId FROM memories WHERE rid IN (SELECT value FROM json_each(?))";
-const KEYWORD_ONE_SPACE = `SELECT f.rid, f.bm25, m.space_id AS spaceId FROM
-  (SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm25 LIMIT ?) f
-  JOIN memories m ON m.rid = f.rid ORDER BY f.bm25`;
 
 /** BM25-ranked keyword matches within one space, best first. */
 export function keywordSearch(
@@ -240,45 +231,32 @@ export interface ScoredKeywordHits {
    */
   known: number;
   /**
-   * With `allScores`: −bm25 of every memory the expression matches (any space; higher is better), read by
-   * the same statement as the hits, so the union is scored without a second FTS5 query (score-union.ts).
+   * −bm25 of every memory the expression matches (any space; higher is better), read by the same
+   * statement as the hits, so the union is scored without a second FTS5 query (score-union.ts).
    */
-  scores?: Map<number, number>;
+  scores: Map<number, number>;
 }
 
-/** keywordSearch plus the query's bm25 ceiling, for score normalisation in linear fusion. */
+/** keywordSearch plus the query's bm25 ceiling, kept terms and every match's score (allMatches). */
 export function keywordSearchScored(
   db: Database.Database,
   spaceId: string,
   text: string,
   limit: number,
   opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
-  allScores = false,
 ): ScoredKeywordHits {
   const all: Term[] = [];
   const terms = selectTerms(db, text, opts, spaceId, all);
-  if (!terms)
-    return { hits: [], ceiling: 0, terms: [], match: "", known: 0, ...(allScores ? { scores: new Map() } : {}) };
+  if (!terms) return { hits: [], ceiling: 0, terms: [], match: "", known: 0, scores: new Map() };
   const known = all.filter((t) => t.spaceDf > 0).length / all.length;
   const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
-  const n = liveDocCount(db);
+  const n = liveMemoryCount(db);
   const idfs = terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) }));
   // The bm25 magnitude of a memory holding each kept term once at average length: Σ idf. A hit's −bm25
   // over it says how much of the query it matches (≈ 1: all of it; small: one common word), whatever the
   // other hits are, which a min-max over the hit list cannot say.
   const scoring = { match, known, ceiling: idfs.reduce((sum, t) => sum + t.idf, 0), terms: idfs };
-  if (allScores) return { ...allMatches(db, spaceId, match, limit), ...scoring };
-  // The space filter is a join per matching row (half the leg's cost at 10K). When every live memory is
-  // in one space (most stores), rank first and filter the top rows afterwards; the filter still holds if
-  // the 5-second count is stale, at worst returning fewer rows. memory_fts holds live rows only.
-  const single = counts(db).spaces <= 1;
-  const hits = single
-    ? (stmt(db, KEYWORD_ONE_SPACE).all(match, limit * 2) as (KeywordHit & { spaceId: string })[])
-        .filter((h) => h.spaceId === spaceId)
-        .slice(0, limit)
-        .map(({ rid, bm25 }) => ({ rid, bm25 }))
-    : (stmt(db, KEYWORD_JOINED).all(match, spaceId, limit) as KeywordHit[]);
-  return { hits, ...scoring };
+  return { ...allMatches(db, spaceId, match, limit), ...scoring };
 }
 
 /**
@@ -329,7 +307,7 @@ export function cleanDenseQuery(
   maxDocFraction: number,
 ): { text: string; dropped: string[] } {
   if (maxDocFraction >= 1) return { text, dropped: [] };
-  const total = spaceLiveCount(db, spaceId);
+  const total = liveSpaceCount(db, spaceId);
   if (total < 50) return { text, dropped: [] };
   const dropped: string[] = [];
   const out = text.replace(/[\p{L}\p{N}\p{M}]+/gu, (w) => {

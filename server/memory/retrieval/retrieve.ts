@@ -16,6 +16,7 @@ import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } fr
 import { vectorSearchManyWithSource, type VectorSource } from "./vector-search";
 import type { StageTimer } from "./stages";
 import type { SpeakerSpan } from "../store/chunker";
+import { namedSpeakers, spaceSpeakers, withSpeakers } from "./speakers";
 
 export interface RetrieveRequest {
   query: string;
@@ -213,14 +214,14 @@ export function searchWithVectors(
     vectorMs += ms(t);
     t = process.hrtime.bigint();
     if (settings.weights.fts > 0) {
-      const scored = keywordSearchScored(db, req.spaceId, q.text, pool, settings, true);
+      const scored = keywordSearchScored(db, req.spaceId, q.text, pool, settings);
       if (q.role === "main") {
         ftsTerms = scored.terms;
         ceiling = scored.ceiling;
         known = scored.known;
       }
       scored.hits.forEach((h, r) => find(h.rid, "ftsRank", r + 1));
-      if (scored.match) matches.push({ scores: scored.scores!, weight: settings.weights.fts * roleWeight });
+      if (scored.match) matches.push({ scores: scored.scores, weight: settings.weights.fts * roleWeight });
     }
     timer?.mark("keyword");
     keywordMs += ms(t);
@@ -246,7 +247,7 @@ export function searchWithVectors(
   });
   let keyword = new Map<number, number>();
   matches.forEach((m, i) => {
-    // The leg read every match's bm25 (keywordSearchScored's allScores): the union's are looked up.
+    // The leg read every match's bm25 (keywordSearchScored's scores): the union's are looked up.
     const scores = new Map<number, number>();
     for (const rid of rids) {
       const b = m.scores.get(rid);
@@ -271,7 +272,9 @@ export function searchWithVectors(
     db,
     staged0.map((c) => c.rid),
   );
-  const timed = withTime(staged0, rows, time, settings);
+  const dated = withTime(staged0, rows, time, settings);
+  const named = settings.speakerBoost > 0 ? namedSpeakers(req.query, spaceSpeakers(db, req.spaceId)) : [];
+  const timed = withSpeakers(dated, rows, named, ftsTerms, settings.speakerBoost);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(timed, settings) : { kept: timed, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);

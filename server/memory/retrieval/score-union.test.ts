@@ -112,7 +112,7 @@ test("a keyword-only candidate gets its true cosine from its stored vector, and 
   assert.equal(vecs.size, rids.length);
   assert.ok(Math.abs(dot(vecs.get(rids.at(-1)!)!, rare) - 1) < 1e-6);
   // The keyword leg's one statement scores every match: only the memory that holds the word, above 0.
-  const bm = keywordSearchScored(s.sqlite, "u", "zeppelin", 20, undefined, true).scores!;
+  const bm = keywordSearchScored(s.sqlite, "u", "zeppelin", 20).scores;
   assert.ok(
     rids.slice(0, 5).every((rid) => !bm.has(rid)),
     "a memory without the word is not scored",

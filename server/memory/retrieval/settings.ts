@@ -35,6 +35,8 @@ export const retrievalSettingsSchema = z.object({
   denseMaxDocFraction: z.number().min(0.01).max(1),
   /** Date windows: score × (1 + dateBoost) inside a date the query names (0 = off). */
   dateBoost: z.number().min(0).max(5),
+  /** Speaker awareness: score × (1 + speakerBoost × share said by the person the query names) (0 = off). */
+  speakerBoost: z.number().min(0).max(5),
   /** Neighbour context: share of an exchange's score given to the adjacent exchanges of its session (0 = off). */
   neighbourWeight: z.number().min(0).max(1),
   /** Two exchanges are in one session when at most this many minutes apart. */
@@ -69,6 +71,7 @@ const BASE: RetrievalSettings = {
   denseMaxDocFraction: 1,
   neighbourWeight: 0.3,
   dateBoost: 2,
+  speakerBoost: 0,
   neighbourGapMinutes: 60,
   // On LoCoMo's tuning half (npm run eval:locomo -- --fit) 0.5 packs 0.670 of the evidence with 0.22
   // memories of 6 for another conversation's questions and 0.19 for everyday prompts. The lowest value
