@@ -1,12 +1,8 @@
 /**
- * Calibrated relevance: one confidence in [0, 1] per result, a logistic function of that result's own
- * evidence (its signals, their agreement, the query terms it matches, its lead over the next result) —
- * nothing that reads what kind of question was asked. Similarity is measured against the space's
- * background (background.ts), so the same coefficients serve every embedding model. Coefficients are
- * fitted on LoCoMo's tuning half (`npm run eval:locomo -- --fit`) and kept in confidence-models.ts.
- *
- * Every weight is ≥ 0, so confidence never falls when a feature rises (more similar, more query words
- * matched, both legs agreeing): the threshold cannot drop a result for getting better.
+ * Calibrated relevance: a logistic function of a result's own evidence, never of what kind of question
+ * was asked; similarity read against the space's background (background.ts), so one model serves every
+ * embedder. Fitted on LoCoMo's tuning half (`--fit`, confidence-models.ts) with every weight ≥ 0, so
+ * confidence never falls when a feature rises: the threshold cannot drop a result for getting better.
  */
 import { FEATURES, type FeatureName, type Features } from "./confidence-features";
 import { CONFIDENCE_MODELS, type ConfidenceModel } from "./confidence-models";
@@ -17,7 +13,7 @@ export interface RawSignals {
   similarity: number | null;
   /** −bm25 over the query's bm25 ceiling (0 when it matches no query term). */
   keywordShare: number;
-  /** How much both signals rank it among the candidates: the smaller of its two min–max scores (score-union.ts). */
+  /** The smaller of its two min–max scores (score-union.ts): both legs rank it. */
   agreement: number;
   /** Share of the query's keyword idf the memory's words cover. */
   termShare: number;
@@ -27,10 +23,7 @@ export interface RawSignals {
   dateMatch: boolean;
   /** Its fused score's lead over the next result, as a share of the first result's. */
   gap: number;
-  /**
-   * How far its cosine stands above the query's own background — the query's cosines to random memories
-   * of the space — in sd (null without a background): a memory that stands out for this query.
-   */
+  /** Its cosine above the query's own background (its cosines to random memories), in sd; null without one. */
   standout: number | null;
   /** Share of the query's words the space holds at all (keyword-search.ts `known`); the same for every result of a turn. */
   known: number;
@@ -38,16 +31,12 @@ export interface RawSignals {
 
 const clip = (x: number) => Math.min(1, Math.max(0, x));
 
-/**
- * Standard deviations above the background (background.ts) that make the similarity feature 1: a
- * memory as far above chance as the best matches of a real history usually are.
- */
+/** Sd above the background (background.ts) that make the similarity feature 1 (the best matches of a real history). */
 export const SIMILARITY_SPAN_SD = 8;
 
 /**
- * Features in [0, 1]. Similarity is read against the space's background — (cos − mean) / sd over
- * SIMILARITY_SPAN_SD — so 0.5 means "4 sd above two random memories" for every model; without a
- * background (a space of < 10 memories) over the model's fallback range.
+ * Features in [0, 1]. Similarity is (cos − mean) / sd of the space's background over SIMILARITY_SPAN_SD
+ * (0.5: "4 sd above two random memories" for every model); without one, over the model's fallback range.
  */
 export function features(s: RawSignals, model: ConfidenceModel, background: Background | null = null): Features {
   const sim =

@@ -8,11 +8,7 @@ export interface KeywordOptions {
   maxDocFraction: number;
   /** At most this many terms, the rarest kept. */
   maxTerms: number;
-  /**
-   * Work cap: keep terms (rarest first) while their summed document frequency stays within this many
-   * postings; the rarest term is always kept. BM25 scores every matching row, so this bounds the cost
-   * of the keyword leg at any store size (measured: ~2,000 matches cost ~1.5 ms at 10K memories).
-   */
+  /** Work cap: terms (rarest first, the rarest always) while their summed df stays within this many postings. */
   maxPostings?: number;
 }
 
@@ -39,9 +35,8 @@ export function quoteFtsTerm(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
 }
 
-function stripDiacritics(s: string): string {
-  return s.normalize("NFD").replace(/\p{M}/gu, "");
-}
+/** A word's Porter stem as FTS5 stores it (diacritics removed). */
+const stemOf = (w: string) => stemmer(w.normalize("NFD").replace(/\p{M}/gu, ""));
 
 interface Term {
   word: string;
@@ -53,9 +48,8 @@ interface Term {
 }
 
 /**
- * The FTS5 MATCH expression for a user string: each distinct non-stopword term quoted and OR-ed (never
- * a phrase), terms too common to discriminate dropped, the rarest `maxTerms` kept. Returns null when no
- * term is left. Document frequency comes from the fts5vocab table (terms are stored Porter-stemmed).
+ * The FTS5 MATCH expression for a user string: each distinct non-stopword term quoted and OR-ed (never a
+ * phrase), terms too common dropped, the rarest `maxTerms` kept; null when no term is left.
  */
 export function buildFtsQuery(
   db: Database.Database | null,
@@ -78,7 +72,7 @@ function selectTerms(
   const seen = new Set<string>();
   for (const w of queryWords(text)) {
     if (STOPWORDS.has(w) || (w.length < 2 && !/\p{N}/u.test(w))) continue;
-    const stem = stemmer(stripDiacritics(w));
+    const stem = stemOf(w);
     if (seen.has(stem)) continue;
     seen.add(stem);
     const df = db ? docFrequency(db, stem) : 0;
@@ -105,26 +99,31 @@ function selectTerms(
   return kept;
 }
 
-const dfCache = new WeakMap<Database.Database, Map<string, { df: number; at: number }>>();
-const DF_CACHE_MIN_DOCS = 10_000;
-const DF_CACHE_TTL_MS = 60_000;
+/** The `n` of a `SELECT count(*) AS n` statement. */
+const countOf = (db: Database.Database, sql: string, ...args: unknown[]) =>
+  (stmt(db, sql).get(...args) as { n: number }).n;
 
-/**
- * A document frequency, read fresh in small stores and cached for a minute in large ones: counting walks
- * the term's whole posting list, so a common term costs milliseconds at 1M memories, and the figure only
- * steers pruning and score scaling, where a slightly old count is harmless.
- */
-function cachedDf(db: Database.Database, key: string, read: () => number): number {
-  if (liveMemoryCount(db) < DF_CACHE_MIN_DOCS) return read();
-  let cache = dfCache.get(db);
-  if (!cache) dfCache.set(db, (cache = new Map()));
+const caches = new WeakMap<Database.Database, Map<string, { at: number; value: unknown }>>();
+
+/** A figure of the store read at most once per `ttlMs` (`key` names it): counts and document frequencies. */
+function cached<T>(db: Database.Database, key: string, ttlMs: number, read: () => T): T {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new Map()));
   const hit = cache.get(key);
   const now = Date.now();
-  if (hit && now - hit.at < DF_CACHE_TTL_MS) return hit.df;
-  const df = read();
+  if (hit && now - hit.at < ttlMs) return hit.value as T;
+  const value = read();
   if (cache.size > 50_000) cache.clear();
-  cache.set(key, { df, at: now });
-  return df;
+  cache.set(key, { at: now, value });
+  return value;
+}
+
+/**
+ * A document frequency, read fresh below 10K memories and cached for a minute above: counting walks the
+ * term's posting list (milliseconds at 1M memories), and a slightly old figure only steers pruning.
+ */
+function cachedDf(db: Database.Database, key: string, read: () => number): number {
+  return liveMemoryCount(db) < 10_000 ? read() : cached(db, `df\u0000${key}`, 60_000, read);
 }
 
 /** Store-wide document frequency of a (stemmed) term, from the fts5vocab table. */
@@ -141,65 +140,44 @@ const SPACE_DF = `SELECT count(*) AS n FROM memory_fts JOIN memories m ON m.rid 
   WHERE memory_fts MATCH ? AND m.space_id = ?`;
 
 /**
- * Document frequency of a term within one space (docs/retrieval.md#keyword-leg): a word common in
- * another space (its speakers' names) must not be pruned from this space's queries. With one space
- * holding every live memory it is the store-wide figure; otherwise the term's matches are counted in
- * the space.
+ * Document frequency of a term within one space (docs/retrieval.md#keyword-leg): a word common in another
+ * space (its speakers' names) must not be pruned from this one's queries. One space: the store's figure.
  */
 function spaceDocFrequency(db: Database.Database, spaceId: string, word: string, stem: string): number {
   if (counts(db).spaces <= 1) return docFrequency(db, stem);
-  return cachedDf(
-    db,
-    `${spaceId}\u0000${stem}`,
-    () => (stmt(db, SPACE_DF).get(quoteFtsTerm(word), spaceId) as { n: number }).n,
-  );
+  return cachedDf(db, `${spaceId}\u0000${stem}`, () => countOf(db, SPACE_DF, quoteFtsTerm(word), spaceId));
 }
 
 /**
- * FTS5's idf of a term in df of n documents. The count is cached for 5 s and the df is read fresh, so a
- * memory written just now can make df exceed n: read n as at least df, or the log of a negative number
- * turns every keyword feature of the turn after a write into NaN (and so into nothing).
+ * FTS5's idf of a term in df of n documents. n is cached for 5 s and df read fresh, so a memory written
+ * just now can make df exceed n: n is read as at least df, or the log turns the turn's features into NaN.
  */
 export function fts5Idf(n: number, df: number): number {
   const docs = Math.max(n, df);
   return Math.max(1e-6, Math.log((docs - df + 0.5) / (df + 0.5)));
 }
 
-const countCache = new WeakMap<Database.Database, { at: number; n: number; spaces: number }>();
+/** Live memories in the store, and whether more than one space holds them (stops counting spaces at 2); 5 s. */
 function counts(db: Database.Database): { n: number; spaces: number } {
-  const c = countCache.get(db);
-  if (c && Date.now() - c.at < 5000) return c;
-  const n = (db.prepare("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0").get() as { n: number }).n;
-  // Spaces holding live memories (stops at 2: only "one or more than one" matters).
-  const spaces = (
-    db
-      .prepare("SELECT count(*) AS n FROM (SELECT DISTINCT space_id FROM memories WHERE soft_deleted = 0 LIMIT 2)")
-      .get() as { n: number }
-  ).n;
-  const fresh = { at: Date.now(), n, spaces };
-  countCache.set(db, fresh);
-  return fresh;
+  return cached(db, "counts", 5000, () => ({
+    n: countOf(db, "SELECT count(*) AS n FROM memories WHERE soft_deleted = 0"),
+    spaces: countOf(
+      db,
+      "SELECT count(*) AS n FROM (SELECT DISTINCT space_id FROM memories WHERE soft_deleted = 0 LIMIT 2)",
+    ),
+  }));
 }
+
 /** Live memories in the store (cached for 5 s, as the keyword leg uses it). */
 export function liveMemoryCount(db: Database.Database): number {
   return counts(db).n;
 }
 
-const spaceCountCache = new WeakMap<Database.Database, Map<string, { at: number; n: number }>>();
 /** Live memories in one space (cached for 5 s); the store's count when one space holds them all. */
 export function liveSpaceCount(db: Database.Database, spaceId: string): number {
   if (counts(db).spaces <= 1) return liveMemoryCount(db);
-  let cache = spaceCountCache.get(db);
-  if (!cache) spaceCountCache.set(db, (cache = new Map()));
-  const c = cache.get(spaceId);
-  if (c && Date.now() - c.at < 5000) return c.n;
-  const n = (
-    stmt(db, "SELECT count(*) AS n FROM memories WHERE space_id = ? AND soft_deleted = 0").get(spaceId) as {
-      n: number;
-    }
-  ).n;
-  cache.set(spaceId, { at: Date.now(), n });
-  return n;
+  const sql = "SELECT count(*) AS n FROM memories WHERE space_id = ? AND soft_deleted = 0";
+  return cached(db, `space\u0000${spaceId}`, 5000, () => countOf(db, sql, spaceId));
 }
 
 /** Every match with its bm25, any space, in FTS5's rowid order (keywordSearchScored's `scores`). */
@@ -225,15 +203,9 @@ export interface ScoredKeywordHits {
   terms: { stem: string; idf: number }[];
   /** The FTS5 MATCH expression of the kept terms ("" without terms): what the union is scored with (score-union.ts). */
   match: string;
-  /**
-   * Share of the query's words (stopwords aside, before pruning) that the space holds at all: a question
-   * about people or things this space has never mentioned is likely not about it (0 without words).
-   */
+  /** Share of the query's words (stopwords aside, before pruning) the space holds at all (0 without words). */
   known: number;
-  /**
-   * −bm25 of every memory the expression matches (any space; higher is better), read by the same
-   * statement as the hits, so the union is scored without a second FTS5 query (score-union.ts).
-   */
+  /** −bm25 of every memory the expression matches (any space), read by the hits' statement (allMatches). */
   scores: Map<number, number>;
 }
 
@@ -252,19 +224,16 @@ export function keywordSearchScored(
   const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
   const n = liveMemoryCount(db);
   const idfs = terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) }));
-  // The bm25 magnitude of a memory holding each kept term once at average length: Σ idf. A hit's −bm25
-  // over it says how much of the query it matches (≈ 1: all of it; small: one common word), whatever the
-  // other hits are, which a min-max over the hit list cannot say.
+  // Σ idf: the bm25 of a memory holding each kept term once at average length. −bm25 over it says how
+  // much of the query a hit matches, whatever the other hits are.
   const scoring = { match, known, ceiling: idfs.reduce((sum, t) => sum + t.idf, 0), terms: idfs };
   return { ...allMatches(db, spaceId, match, limit), ...scoring };
 }
 
 /**
- * The hits and every match's −bm25 from one FTS5 statement. ORDER BY bm25 LIMIT computes bm25 for every
- * match anyway; reading them all costs the rows' transfer (~1 ms for a few thousand), where scoring the
- * union apart cost an FTS5 query per union member (`rowid IN` runs the MATCH once per rowid: ~100 ms at
- * 10K memories). Ranked here (a stable sort keeps FTS5's rowid order among equal scores) and filtered
- * to the space from the leading rows on, a slice at a time, until `limit` are found.
+ * The hits and every match's −bm25 from one FTS5 statement (ORDER BY bm25 computes them all anyway; a
+ * `rowid IN` query for the union cost ~100 ms at 10K). Ranked here (stable: FTS5's rowid order among
+ * equals) and filtered to the space a slice at a time until `limit` are found.
  */
 function allMatches(
   db: Database.Database,
@@ -292,13 +261,12 @@ function allMatches(
 
 /** Porter stems of a text's words, as the keyword leg sees them (for matched-term shares). */
 export function textStems(text: string): Set<string> {
-  return new Set(queryWords(text).map((w) => stemmer(stripDiacritics(w))));
+  return new Set(queryWords(text).map(stemOf));
 }
 
 /**
- * The query for the dense leg: words found in more than `maxDocFraction` of the memories (speakers'
- * names, role labels) dropped, since they dominate a small encoder's vector and match everything. Word
- * order and stopwords stay (the encoder reads sentences). Unchanged below 50 memories or at 1.
+ * The dense leg's query: words in more than `maxDocFraction` of the space's memories (speakers' names,
+ * role labels) dropped, as they dominate a small encoder's vector. Unchanged below 50 memories or at 1.
  */
 export function cleanDenseQuery(
   db: Database.Database,
@@ -313,7 +281,7 @@ export function cleanDenseQuery(
   const out = text.replace(/[\p{L}\p{N}\p{M}]+/gu, (w) => {
     const lw = w.normalize("NFKC").toLowerCase();
     if (STOPWORDS.has(lw) || lw.length < 2) return w;
-    const df = spaceDocFrequency(db, spaceId, lw, stemmer(stripDiacritics(lw)));
+    const df = spaceDocFrequency(db, spaceId, lw, stemOf(lw));
     if (df / total > maxDocFraction) {
       dropped.push(w);
       return "";

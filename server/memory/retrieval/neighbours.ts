@@ -1,22 +1,14 @@
 import type Database from "better-sqlite3";
 
 /**
- * Neighbour context: an answer is often a short reply ("yes, the 14th") whose keywords sit in the exchange
- * before it. Part of an exchange's score goes to the adjacent exchanges of its session (the memory just
- * before and just after it in the same space, within `gapMinutes`, in the same conversation when both
- * have one). Memories are ordered by timestamp, then by when they were written (rid): an imported
- * session often gives all its exchanges the session's one date.
+ * Neighbour context: an answer is often a short reply whose keywords sit in the exchange before it. Part
+ * of an exchange's score goes to the memory just before and after it in the space, within `gapMinutes`
+ * (same conversation when both have one), ordered by timestamp, then rid (an imported session has one date).
  */
 
-export interface Neighbourhood {
-  /** rid → the rids adjacent to it (at most two). */
-  adjacent: Map<number, number[]>;
-}
-
 /**
- * Propagation arithmetic: bonus(n) = weight × max over adjacent sources s of score(s), computed from the
- * scores before propagation (no chains), added to n's own score (0 when n was not a candidate). Returns
- * the new scores and, for each rid that gained, the source it gained from.
+ * bonus(n) = weight × max over adjacent sources s of score(s), from the scores before propagation (no
+ * chains), added to n's own (0 when no candidate). Returns the scores and each gainer's source.
  */
 export function propagate(
   scores: Map<number, number>,

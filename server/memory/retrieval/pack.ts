@@ -63,7 +63,11 @@ export function trimAssistant(text: string, maxChars: number): string {
  * Each stored speaker's words on a labelled line (the reply cut at a sentence end), read from the spans
  * stored with the memory; content without them (a document) as it is.
  */
-export function speakerBody(content: string, speakers: SpeakerSpan[] | null | undefined, assistantMaxChars: number): string {
+export function speakerBody(
+  content: string,
+  speakers: SpeakerSpan[] | null | undefined,
+  assistantMaxChars: number,
+): string {
   const lines = (speakers ?? []).flatMap((s) => {
     const words = content.slice(s.start, s.end).trim();
     if (s.role === "assistant") {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { packMemories, speakerBody, trimAssistant } from "./pack";
 import { chunkSaid } from "../store/chunker";
 import { packable } from "./retrieve";
-import { memoryDate } from "./rerank";
+import { recencyOf as memoryDate } from "./recency";
 
 test("the date a memory is true as of: its edit date when later than its timestamp", () => {
   assert.equal(memoryDate({ timestamp: "2024-01-01T00:00:00.000Z" }), "2024-01-01T00:00:00.000Z");

@@ -11,10 +11,7 @@ import { inWindows, type TimeIntent, type TimeWindow } from "./time-window";
 import { queryBackground, type Background } from "./background";
 import { dot } from "./score-union";
 
-/**
- * Retrieval stages after fusion: neighbour context, the date boost, and calibrated confidence. Each is a setting (settings.ts) and leaves a line in `moves`, which Debug
- * Search shows.
- */
+/** Stages after fusion (neighbours, dates, confidence): each is a setting and leaves a line in `moves`. */
 
 export interface Staged extends FusedCandidate {
   moves: string[];
@@ -22,9 +19,6 @@ export interface Staged extends FusedCandidate {
   /** The first date window of the query that holds this memory (withTime), when one does. */
   dateWindow?: TimeWindow;
 }
-
-/** The date a memory's content is true as of: max(timestamp, updated_at), the one rule in recency.ts. */
-export const memoryDate = recencyOf;
 
 /** Neighbour propagation over fused candidates; neighbours that were not candidates join as "neighbour". */
 export function withNeighbours(
@@ -73,7 +67,7 @@ export function withTime(
   for (const c of cands) {
     const m = rows.get(c.rid);
     if (!m) continue;
-    const at = memoryDate(m);
+    const at = recencyOf(m);
     const w = intent.windows.length ? inWindows(at, intent.windows) : null;
     if (w) {
       c.dateMatch = true;

@@ -31,10 +31,7 @@ export interface RetrieveRequest {
   pool?: number;
   /** The turn's date (ISO), what "last week" is resolved against: now, or an imported conversation's date. */
   now?: string;
-  /**
-   * The person's time zone, minutes east of UTC, for calendar days ("yesterday", "in May", "the day after the concert");
-   * default: this server's, which for a local-first app is the person's.
-   */
+  /** The person's time zone, minutes east of UTC, for calendar days; default this server's (local-first: theirs). */
   tzOffsetMinutes?: number;
   /** Embedding model id (picks the confidence coefficients); default USE-lite's. */
   model?: string;
@@ -234,28 +231,25 @@ export function searchWithVectors(
   // 2. Every candidate of the union is scored on every signal (score-union.ts).
   const rids = [...found.keys()];
   const vecs = storedVectors(db, rids);
-  const signals: Signal[] = [];
-  const similarity = new Map<number, number>();
-  dense.forEach((d, i) => {
-    const scores = new Map<number, number>();
+  const over = (score: (rid: number) => number | undefined) => {
+    const out = new Map<number, number>();
     for (const rid of rids) {
-      const v = vecs.get(rid);
-      if (v) scores.set(rid, dot(d.vector, v));
+      const v = score(rid);
+      if (v !== undefined) out.set(rid, v);
     }
-    if (i === 0) for (const [rid, s] of scores) similarity.set(rid, s);
-    signals.push({ kind: "vector", weight: d.weight, scores });
-  });
-  let keyword = new Map<number, number>();
-  matches.forEach((m, i) => {
-    // The leg read every match's bm25 (keywordSearchScored's scores): the union's are looked up.
-    const scores = new Map<number, number>();
-    for (const rid of rids) {
-      const b = m.scores.get(rid);
-      if (b !== undefined) scores.set(rid, b);
-    }
-    if (i === 0) keyword = scores;
-    signals.push({ kind: "fts", weight: m.weight, scores });
-  });
+    return out;
+  };
+  const signals: Signal[] = [
+    ...dense.map((d) => {
+      const scores = over((rid) => (vecs.has(rid) ? dot(d.vector, vecs.get(rid)!) : undefined));
+      return { kind: "vector" as const, weight: d.weight, scores };
+    }),
+    // The keyword leg read every match's bm25 (keywordSearchScored's scores): the union's are looked up.
+    ...matches.map((m) => ({ kind: "fts" as const, weight: m.weight, scores: over((rid) => m.scores.get(rid)) })),
+  ];
+  // The main query's own signals: what the breakdown shows.
+  const similarity = signals.find((s) => s.kind === "vector")?.scores ?? new Map<number, number>();
+  const keyword = signals.find((s) => s.kind === "fts")?.scores ?? new Map<number, number>();
   const fusedRaw = fuseUnion({
     found,
     signals,

@@ -1,13 +1,12 @@
 /**
- * The core of hybrid retrieval (docs/retrieval.md#the-core): the legs only FIND candidates; every
- * candidate of the union of their pools is then SCORED on every signal — its exact cosine to each query
- * vector (from its stored vector) and its bm25 for each query (FTS5 restricted to the union's rowids) —
- * each signal min–max normalised over the union, and fused. A candidate one leg did not return still has
- * its true score on that leg, instead of 0 (which cost ~0.05 recall@10 on LoCoMo).
+ * The core of hybrid retrieval (docs/retrieval.md#the-core): the legs only FIND candidates; every one of
+ * the union is SCORED on every signal (its stored vector's cosine, its bm25), each min–max normalised over
+ * the union, and fused. A candidate one leg missed keeps its true score there (0 cost ~0.05 recall@10).
  */
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { unscored, type FusedCandidate } from "./fuse";
+import { blobToVector } from "../store/rows";
 
 /** One signal over the union: a raw score per candidate (higher is better) and its fusion weight. */
 export interface Signal {
@@ -29,19 +28,16 @@ export function minMax(values: number[]): number[] {
   return hi > lo ? values.map((v) => (v - lo) / (hi - lo)) : values.map(() => 1);
 }
 
-const toFloat = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-
 /**
- * Stored vectors of some memories (live ones are in memory_vec; unit length), one point read per rowid.
- * vec0 answers `rowid IN (…)` by scanning its chunks (measured: 34 ms for a union of ~100 at 10K
- * memories) and `rowid = ?` by a seek (8 ms for the same ~100, under load), so the point reads win.
+ * Stored (unit) vectors of some live memories, one point read per rowid: vec0 answers `rowid IN (…)` by a
+ * scan (34 ms for ~100 at 10K memories) and `rowid = ?` by a seek (8 ms for the same ~100).
  */
 export function storedVectors(db: Database.Database, rids: number[]): Map<number, Float32Array> {
   const out = new Map<number, Float32Array>();
   const read = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
   for (const rid of rids) {
     const r = read.get(BigInt(rid)) as { embedding: Buffer } | undefined;
-    if (r) out.set(rid, toFloat(r.embedding));
+    if (r) out.set(rid, blobToVector(r.embedding));
   }
   return out;
 }

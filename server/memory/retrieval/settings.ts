@@ -65,35 +65,22 @@ const BASE: RetrievalSettings = {
   maxTerms: 12,
   maxPostings: 5000,
   tokenBudget: 1500,
-  // Techniques that act on fused scores whatever the embedding model: date windows, neighbour context
-  // (a share of a score), and the minimum confidence, whose similarity is read against the space's own
-  // background (background.ts), so one threshold means the same for every model.
+  // Techniques on fused scores, and a confidence read against the space's background: model-independent.
   denseMaxDocFraction: 1,
   neighbourWeight: 0.3,
   dateBoost: 2,
-  speakerBoost: 0,
+  speakerBoost: 0.5,
   neighbourGapMinutes: 60,
-  // On LoCoMo's tuning half (npm run eval:locomo -- --fit) 0.5 packs 0.670 of the evidence with 0.22
-  // memories of 6 for another conversation's questions and 0.19 for everyday prompts. The lowest value
-  // under 0.5 of each (0.385) packed 0.540 for the former on the reporting half and 2.8 for the
-  // behaviour suite's unanswerable turns (bound 2): held-out data needs the margin (docs/retrieval.md).
+  // 0.5, not the fit's 0.385: held-out data needs the margin (docs/retrieval.md#filtering-and-confidence).
   minConfidence: 0.5,
   packSpeakers: true,
   assistantMaxChars: 400,
 };
 
 /**
- * Defaults per embedding model family (docs/retrieval.md#settings-and-defaults-per-model).
- * nomic-embed-text-v1.5 cannot be measured offline (not bundled): 3 context messages, the anchor query
- * and min_similarity 0.7 as designed, linear fusion over the scored union like every model.
- *
- * USE-lite values are chosen on LoCoMo's TUNING half (`npm run eval:locomo -- --tune`) and reported on
- * the other half (docs/retrieval.md has the figures):
- * - linear fusion, dense and keyword signals weighted alike (0.5 and 1 tie at 0.803 recall@10; 1.5 falls);
- *   1 context message; no anchor query, no quality filter (the minimum confidence replaces it).
- * - the dense query drops words found in more than 30% of the space's memories (speakers' names, role
- *   labels): they dominate a small encoder's vector.
- * - neighbour context 0.3: a short reply gets 0.3 of the score of the exchange before it.
+ * Defaults per embedding model family (docs/retrieval.md#settings-and-defaults-per-model, with the
+ * figures). nomic cannot be measured offline (not bundled): its values are as designed. USE-lite's are
+ * chosen on LoCoMo's tuning half (`npm run eval:locomo -- --tune`) and reported on the other half.
  */
 const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
   { match: /nomic-embed-text/i, settings: {} },

@@ -1,36 +1,22 @@
 /**
- * Per-stage cost of a chat turn's retrieval (`npm run bench`'s `stages`; issue 35): an optional timer
- * handed down the search path. Each `mark(stage)` charges the time since the previous mark to that
- * stage, so the stages tile the timed span with no gaps and their sum is the turn. Without a timer the
- * call sites are `timer?.mark(…)`: one optional-chain check, nothing measured, nothing allocated.
+ * Per-stage cost of a turn's retrieval (`npm run bench`'s `stages`): each `mark(stage)` charges the time
+ * since the previous mark, so the stages tile the turn. Without a timer `timer?.mark(…)` costs nothing.
  */
 
 /** The stages of a turn, in pipeline order (server/chat/turn-recall.ts → search.ts → retrieve.ts). */
 export const STAGES = [
-  /** Space check, active model, the store's retrieval settings (search.ts). */
-  "settings",
-  /** Query building, the time intent, the dense leg's cleaned texts (document frequencies). */
-  "queries",
-  /** Query embedding (the model's cost; the bench serves precomputed vectors and measures it apart). */
-  "embed",
-  /** The vector leg: every query's ANN (or vec0) search. */
-  "vector",
-  /** The keyword leg: every query's term selection and FTS5 search. */
-  "keyword",
-  /** The dates the question names, parsed (chrono-node) into windows. */
-  "dates",
-  /** The union scored on every signal: stored vectors read, cosines, bm25 within the union, fusion. */
-  "union",
-  /** Neighbour context of the leading results. */
-  "neighbours",
-  /** Memory rows read, date windows, quality filter, importance. */
-  "filter",
-  /** Calibrated confidence of the head (background, term shares). */
-  "confidence",
-  /** Results and dropped candidates built; document names joined. */
-  "results",
-  /** Packing under the token budget and promotion (turn-recall.ts). */
-  "pack",
+  "settings", // space check, active model, the store's retrieval settings (search.ts)
+  "queries", // query building, the time intent, the dense leg's cleaned texts (document frequencies)
+  "embed", // query embedding (the bench serves precomputed vectors and measures it apart)
+  "vector", // every query's ANN (or vec0) search
+  "keyword", // every query's term selection and FTS5 search
+  "dates", // the dates the question names, parsed (chrono-node) into windows
+  "union", // the union scored on every signal: stored vectors, cosines, bm25, fusion
+  "neighbours", // neighbour context of the leading results
+  "filter", // memory rows read, date windows, speakers, quality filter, importance
+  "confidence", // calibrated confidence of the head (background, term shares)
+  "results", // results and dropped candidates built; document names joined
+  "pack", // packing under the token budget and promotion (turn-recall.ts)
 ] as const;
 
 export type Stage = (typeof STAGES)[number];

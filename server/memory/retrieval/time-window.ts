@@ -17,12 +17,9 @@ export interface TimeIntent {
 const DAY = 86_400_000;
 
 /**
- * Dates named in a query ("last week", "in May", "on June 3rd", "two days ago"), parsed with chrono-node
- * against `ref` (the turn's date, or the conversation's for imports) in the person's time zone
- * (`offsetMinutes` east of UTC). Dates never lie in the future of the turn: a month or day without a
- * year that would, is taken from the year before. Each becomes a window of its granularity, in the
- * person's calendar: a day ("yesterday" at 6 pm in California is the Californian yesterday, not a UTC
- * day that holds part of today), a week around the date, or a month.
+ * Dates a query names, parsed by chrono-node against `ref` (the turn's date) in the person's time zone
+ * (`offsetMinutes` east of UTC). A day or month without a year that would lie after the turn is the year
+ * before's. Each is a window of its granularity in the person's calendar: a day, a week around it, a month.
  */
 export function parseTimeIntent(query: string, ref: Date, offsetMinutes = 0): TimeIntent {
   const windows: TimeWindow[] = [];

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { axisVector, openTempStore } from "../../test/temp-store";
 import { insertMemories, softDeleteMemories } from "../store";
-import { vectorSearch } from "./vector-search";
+import { vectorSearchWithSource } from "./vector-search";
+
+const vectorSearch = (...a: Parameters<typeof vectorSearchWithSource>) => vectorSearchWithSource(...a).hits;
 
 const DIM = 4;
 const s = openTempStore({ model: "test-model", dim: DIM });

@@ -37,10 +37,6 @@ export function vectorSearchManyWithSource(
   return { hits: queries.map((q) => vec0Search(db, spaceId, q, k)), source: "vec0" };
 }
 
-export function vectorSearch(db: Database.Database, spaceId: string, query: Float32Array, k: number): VectorHit[] {
-  return vectorSearchWithSource(db, spaceId, query, k).hits;
-}
-
 /** Exact KNN by vec0 (brute force over the space's partition). */
 export function vec0Search(db: Database.Database, spaceId: string, query: Float32Array, k: number): VectorHit[] {
   const rows = db

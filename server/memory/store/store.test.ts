@@ -28,7 +28,9 @@ import {
 } from "./.";
 import { StoreError } from "../../core/errors";
 import { keywordSearch } from "../retrieval/keyword-search";
-import { vectorSearch } from "../retrieval/vector-search";
+import { vectorSearchWithSource } from "../retrieval/vector-search";
+
+const vectorSearch = (...a: Parameters<typeof vectorSearchWithSource>) => vectorSearchWithSource(...a).hits;
 
 const DIM = 8;
 const MODEL = "test-model";
