@@ -95,7 +95,6 @@ export const searchInput = z.strictObject({
       denseMaxDocFraction: z.number().min(0.01).max(1).optional(),
       dateBoost: z.number().min(0).max(5).optional(),
       neighbourWeight: z.number().min(0).max(1).optional(),
-      speakerBoost: z.number().min(0).max(5).optional(),
     })
     .optional(),
 });

@@ -1,4 +1,5 @@
 import { recencyOf } from "./recency";
+import type { RetrievalSettings } from "./settings";
 
 /** "neighbour": found by neither leg, recalled as the adjacent exchange of a match (neighbours.ts). */
 export type MatchType = "vector" | "fts" | "hybrid" | "neighbour";
@@ -25,10 +26,7 @@ export function unscored(rid: number, matchType: MatchType): FusedCandidate {
   return { rid, matchType, similarity: null, ftsRank: null, bm25: null, vectorRank: null, rrf: 0, fused: 0 };
 }
 
-export interface QualityFilterOptions {
-  minSimilarity: number;
-  ftsFloor: number;
-}
+export type QualityFilterOptions = Pick<RetrievalSettings, "minSimilarity" | "ftsFloor">;
 
 /** Drop weak single-leg results: vector-only below minSimilarity, fts-only with −bm25 below ftsFloor. */
 export function qualityFilter<T extends FusedCandidate>(

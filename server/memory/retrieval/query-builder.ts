@@ -1,9 +1,6 @@
-export interface QueryBuildOptions {
-  /** How many earlier user messages join the main query (3; docs/retrieval.md). */
-  contextMessages: number;
-  /** Add the topic-anchor query (first 5 words) when the message has more than 7 words. */
-  anchorQuery: boolean;
-}
+import type { RetrievalSettings } from "./settings";
+
+export type QueryBuildOptions = Pick<RetrievalSettings, "contextMessages" | "anchorQuery">;
 
 export interface RetrievalQuery {
   /** "main" is message + context; "anchor" is the message's first 5 words. */
@@ -38,20 +35,13 @@ export function buildQueries(
 }
 
 /**
- * The depth a search ranks at: it returns the first k of a ranking RANK_DEPTH deep (or k deep, when k is
- * larger). The pool sets each leg's list and with it the fused order (min-max normalisation, which
- * candidates both legs find), so a search ranking only as deep as the k it was asked for gave the chat
- * (k = 6, pool 30) another top 6 than Debug Search and the eval (k = 10, pool 50) on 143 of the eval's
- * 237 tuning turns, and a worse one (recall@6 0.778 against 0.801): docs/retrieval.md#hybrid-search.
+ * A search returns the first k of a ranking RANK_DEPTH deep (or k, when larger): the pool sets the fused
+ * order, and ranking only k deep gave the chat (k = 6) a worse top 6 than Debug Search's (k = 10).
  */
 export const RANK_DEPTH = 10;
 export const rankDepth = (k: number) => Math.max(k, RANK_DEPTH);
 
-/**
- * Candidate pool per leg (docs/retrieval.md#the-core): min(max(topK*10, 20), 100), topK the ranking
- * depth. The legs only find candidates; the union is scored on every signal, so a deeper pool finds
- * more: on LoCoMo's tuning half 25 → 0.791, 50 → 0.795, 100 → 0.803, 200 → 0.804 recall@10.
- */
+/** Candidate pool per leg, topK the ranking depth: a deeper pool finds more (docs/retrieval.md#the-core). */
 export function candidatePool(topK: number): number {
   return Math.min(Math.max(topK * 10, 20), 100);
 }

@@ -16,7 +16,6 @@ import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } fr
 import { vectorSearchManyWithSource, type VectorSource } from "./vector-search";
 import type { StageTimer } from "./stages";
 import type { SpeakerSpan } from "../store/chunker";
-import { namedSpeakers, spaceSpeakers, withSpeakers } from "./speakers";
 
 export interface RetrieveRequest {
   query: string;
@@ -266,9 +265,7 @@ export function searchWithVectors(
     db,
     staged0.map((c) => c.rid),
   );
-  const dated = withTime(staged0, rows, time, settings);
-  const named = settings.speakerBoost > 0 ? namedSpeakers(req.query, spaceSpeakers(db, req.spaceId)) : [];
-  const timed = withSpeakers(dated, rows, named, ftsTerms, settings.speakerBoost);
+  const timed = withTime(staged0, rows, time, settings);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(timed, settings) : { kept: timed, dropped: [] };
   const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
@@ -297,6 +294,7 @@ export function searchWithVectors(
   ): RetrievedMemory | null => {
     const m = rows.get(c.rid);
     if (!m || m.softDeleted) return null;
+    const { similarity, ftsRank, rrf, bm25, vectorRank, fused } = c;
     return {
       id: m.id,
       content: m.content,
@@ -311,16 +309,7 @@ export function searchWithVectors(
       conversationId: m.conversationId,
       speakers: m.speakers,
       matchType: c.matchType,
-      scores: {
-        similarity: c.similarity,
-        ftsRank: c.ftsRank,
-        rrf: c.rrf,
-        bm25: c.bm25,
-        vectorRank: c.vectorRank,
-        fused: c.fused,
-        final,
-        confidence,
-      },
+      scores: { similarity, ftsRank, rrf, bm25, vectorRank, fused, final, confidence },
       moves: [...c.moves, ...because],
       ...(f ? { features: f } : {}),
     };

@@ -35,8 +35,6 @@ export const retrievalSettingsSchema = z.object({
   denseMaxDocFraction: z.number().min(0.01).max(1),
   /** Date windows: score × (1 + dateBoost) inside a date the query names (0 = off). */
   dateBoost: z.number().min(0).max(5),
-  /** Speaker awareness: score × (1 + speakerBoost × share said by the person the query names) (0 = off). */
-  speakerBoost: z.number().min(0).max(5),
   /** Neighbour context: share of an exchange's score given to the adjacent exchanges of its session (0 = off). */
   neighbourWeight: z.number().min(0).max(1),
   /** Two exchanges are in one session when at most this many minutes apart. */
@@ -69,7 +67,6 @@ const BASE: RetrievalSettings = {
   denseMaxDocFraction: 1,
   neighbourWeight: 0.3,
   dateBoost: 2,
-  speakerBoost: 0.5,
   neighbourGapMinutes: 60,
   // 0.5, not the fit's 0.385: held-out data needs the margin (docs/retrieval.md#filtering-and-confidence).
   minConfidence: 0.5,

@@ -13,7 +13,7 @@ export const STAGES = [
   "dates", // the dates the question names, parsed (chrono-node) into windows
   "union", // the union scored on every signal: stored vectors, cosines, bm25, fusion
   "neighbours", // neighbour context of the leading results
-  "filter", // memory rows read, date windows, speakers, quality filter, importance
+  "filter", // memory rows read, date windows, quality filter, importance
   "confidence", // calibrated confidence of the head (background, term shares)
   "results", // results and dropped candidates built; document names joined
   "pack", // packing under the token budget and promotion (turn-recall.ts)

@@ -4,7 +4,7 @@ import type { RetrievalSettings } from "./settings";
  * The techniques a person can switch off or tune, one setting each (docs/retrieval.md#memory-techniques):
  * Settings → Retrieval edits them; Debug Search switches each for one query (its moves show the effect).
  */
-export type TechniqueKey = "denseMaxDocFraction" | "dateBoost" | "neighbourWeight" | "speakerBoost";
+export type TechniqueKey = "denseMaxDocFraction" | "dateBoost" | "neighbourWeight";
 
 export interface Technique {
   key: TechniqueKey;
@@ -56,17 +56,6 @@ export const TECHNIQUES: readonly Technique[] = [
     max: 1,
     step: 0.05,
     anchor: "neighbour-context",
-  },
-  {
-    key: "speakerBoost",
-    label: "Speaker awareness",
-    does: "Score × (1 + boost × share) for memories where a person the query names said the matched words (stored speakers); 0 = off",
-    off: 0,
-    on: 0.5,
-    min: 0,
-    max: 5,
-    step: 0.1,
-    anchor: "speaker-awareness",
   },
 ];
 
