@@ -37,7 +37,7 @@ import { parseArgs } from "node:util";
 import { dataDir } from "../server/core/config";
 import { openDb } from "../server/db";
 import { annFor, startAnnIndex, stopAnnIndex } from "../server/memory/index/ann-registry";
-import { keywordSearch } from "../server/memory/retrieval/keyword-search";
+import { keywordSearchScored } from "../server/memory/retrieval/keyword-search";
 import { buildQueries } from "../server/memory/retrieval/query-builder";
 import { searchWithVectors } from "../server/memory/retrieval/retrieve";
 import { defaultSettingsFor } from "../server/memory/retrieval/settings";
@@ -45,6 +45,9 @@ import { bindEmbeddingModel, insertMemories, purgeMemories, type NewMemory } fro
 import { vec0Search, vectorSearchWithSource } from "../server/memory/retrieval/vector-search";
 import { CLUSTERS, rng, streamOffset, text, vectorSpace, zipfSampler, type VectorSet } from "./bench/synthetic";
 import { timeTurns, type BenchTurn } from "./bench/turn";
+
+/** The ranked hits alone. */
+const keywordSearch = (...a: Parameters<typeof keywordSearchScored>) => keywordSearchScored(...a).hits;
 
 const { values } = parseArgs({
   options: {

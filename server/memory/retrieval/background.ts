@@ -1,9 +1,7 @@
 /**
- * The space's background similarity (docs/retrieval.md#confidence): the mean and spread of the cosine
- * between random memories of one space under one model. A query's cosine to a memory is then read as
- * "how far above chance" — (cos − mean) / sd — which means the same for a model whose unrelated texts
- * sit at 0.1 (USE-lite) and one whose sit at 0.45 (nomic). Sampled once and refreshed when the space has
- * grown or shrunk by a tenth, or after ten minutes.
+ * The space's background similarity (docs/retrieval.md#confidence): mean and spread of the cosines between
+ * random memories of a space under a model, so (cos − mean) / sd reads "above chance" alike for USE-lite
+ * (unrelated ≈ 0.1) and nomic (≈ 0.45). Resampled when the space changes by a tenth, or after ten minutes.
  */
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
@@ -19,22 +17,20 @@ export interface Background {
   sample?: Float32Array[];
 }
 
+/** Mean and standard deviation of some cosines; null when there are none. */
+function spread(cosines: number[]): { mean: number; sd: number } | null {
+  if (cosines.length === 0) return null;
+  const mean = cosines.reduce((s, c) => s + c, 0) / cosines.length;
+  const sq = cosines.reduce((s, c) => s + c * c, 0);
+  return { mean, sd: Math.sqrt(Math.max(1e-8, sq / cosines.length - mean * mean)) };
+}
+
 /** Mean and spread of a query's cosine to the sampled memories: how similar anything here is to it by chance. */
 export function queryBackground(
   bg: Background | null,
   query: Float32Array | null,
 ): { mean: number; sd: number } | null {
-  if (!bg?.sample?.length || !query) return null;
-  let sum = 0;
-  let sq = 0;
-  for (const v of bg.sample) {
-    const c = dot(query, v);
-    sum += c;
-    sq += c * c;
-  }
-  const n = bg.sample.length;
-  const mean = sum / n;
-  return { mean, sd: Math.sqrt(Math.max(1e-8, sq / n - mean * mean)) };
+  return bg?.sample?.length && query ? spread(bg.sample.map((v) => dot(query, v))) : null;
 }
 
 /** Memories sampled (all pairs among them: 200 → 19,900 cosines, ~10 ms). */
@@ -49,19 +45,11 @@ const SAMPLE_SQL =
 
 /** Mean and standard deviation of the cosines between every pair of the vectors; null below 2 vectors. */
 export function backgroundFrom(vectors: Float32Array[]): Background | null {
-  let n = 0;
-  let sum = 0;
-  let sq = 0;
+  const cosines: number[] = [];
   for (let i = 0; i < vectors.length; i++)
-    for (let j = i + 1; j < vectors.length; j++) {
-      const c = dot(vectors[i]!, vectors[j]!);
-      n++;
-      sum += c;
-      sq += c * c;
-    }
-  if (n === 0) return null;
-  const mean = sum / n;
-  return { mean, sd: Math.sqrt(Math.max(1e-8, sq / n - mean * mean)), pairs: n };
+    for (let j = i + 1; j < vectors.length; j++) cosines.push(dot(vectors[i]!, vectors[j]!));
+  const s = spread(cosines);
+  return s && { ...s, pairs: cosines.length };
 }
 
 const cache = new WeakMap<Database.Database, Map<string, { at: number; count: number; bg: Background | null }>>();

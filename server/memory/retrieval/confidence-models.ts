@@ -1,8 +1,6 @@
 /**
- * Confidence coefficients (see confidence.ts), fitted on LoCoMo's tuning half by
- * `npm run eval:locomo -- --fit` with the bundled model. Similarity enters as "sd above the space's
- * background" (background.ts), so nomic-embed-text uses the same coefficients; `similarityRange` is only
- * the fallback for spaces too small to have a background.
+ * Confidence coefficients (confidence.ts), fitted on LoCoMo's tuning half (`npm run eval:locomo -- --fit`).
+ * Similarity is read against the space's background, so nomic uses them too (its range is only a fallback).
  */
 import type { FeatureName } from "./confidence-features";
 
@@ -11,10 +9,7 @@ export interface ConfidenceModel {
   weights: Record<FeatureName, number>;
   /** Cosine mapped to the similarity feature's 0 and 1 when the space has no background yet. */
   similarityRange: [number, number];
-  /**
-   * Share (0–1) of the way a result's logit moves toward the strongest one among the turn's leading
-   * results (confidence.ts `withTurnEvidence`); 0 = each result on its own evidence only.
-   */
+  /** Share of the way a logit moves toward the turn's strongest leader's (`withTurnEvidence`); 0 = off. */
   turnShare: number;
 }
 

@@ -81,12 +81,9 @@ export const TURN_LEADERS = 6;
 const logit = (p: number) => Math.log(Math.max(p, 1e-12) / Math.max(1 - p, 1e-12));
 
 /**
- * Confidence given the turn: each result's own logit moved `turnShare` of the way toward the strongest
- * own logit among the first TURN_LEADERS results. Why: whether a turn is about the person's past at all
- * is evidence for every result of it — when one memory plainly answers, the next ones on the same
- * subject are likelier relevant than the same features would say in a turn nothing answers
- * (docs/retrieval.md#filtering-and-confidence). Never lowers a confidence, and still never falls when
- * any feature rises. `lift` is the logit added (what Debug Search shows).
+ * Confidence given the turn: each own logit moved `turnShare` of the way toward the strongest among the
+ * first TURN_LEADERS (when one memory plainly answers, the next on its subject are likelier relevant).
+ * Never lowers a confidence; `lift` is the logit added (what Debug Search shows).
  */
 export function withTurnEvidence(own: number[], turnShare: number): { confidence: number; lift: number }[] {
   if (turnShare <= 0) return own.map((confidence) => ({ confidence, lift: 0 }));
@@ -102,10 +99,7 @@ export function confidenceModelFor(model: string): ConfidenceModel {
   return (CONFIDENCE_MODELS.find((m) => new RegExp(m.match, "i").test(model)) ?? CONFIDENCE_MODELS[0]!).model;
 }
 
-/**
- * Logistic regression with weights kept ≥ 0 (projected gradient descent, L2), for fitting the models
- * above. Plain and deterministic: a few thousand rows of six features.
- */
+/** Logistic regression with weights kept ≥ 0 (projected gradient descent, L2): fits the models above. */
 export function fitLogistic(
   rows: { f: Features; y: 0 | 1; w?: number }[],
   opts: { iterations?: number; rate?: number; l2?: number } = {},

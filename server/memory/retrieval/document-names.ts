@@ -57,9 +57,8 @@ export function withDocumentNames<T extends { id: string; documentId: string | n
 }
 
 /**
- * The section a document chunk sits under: chunks of a Markdown section start with its heading line
- * (server/ingest/chunk.ts repeats it in continuation windows), ATX (`## Install`) or setext (`Install` over
- * `---`). Headings that open the chunk one after another give the path, outermost first ("Guide › Install").
+ * The section a document chunk sits under: its opening Markdown heading lines (ingest/chunk.ts repeats
+ * them in continuation windows), ATX or setext, as a path outermost first ("Guide › Install").
  */
 export function chunkSection(content: string): string | null {
   const lines = content.split("\n");

@@ -59,22 +59,20 @@ export function applyImportance<T extends FusedCandidate>(
   ) => { importance: number; pinned: boolean; timestamp: string; updatedAt?: string | null } | undefined,
   weight: number,
 ): (T & { final: number })[] {
-  return cands
-    .map((c) => {
-      const m = info(c.rid);
-      return { ...c, final: c.fused * (1 + weight * ((m?.importance ?? 0) / 5)), _m: m };
-    })
-    .sort((a, b) => {
-      const d = b.final - a.final;
-      if (Math.abs(d) > 1e-12) return d;
-      const pa = a._m?.pinned ? 1 : 0;
-      const pb = b._m?.pinned ? 1 : 0;
-      if (pa !== pb) return pb - pa;
-      const ia = a._m?.importance ?? 0;
-      const ib = b._m?.importance ?? 0;
-      if (ia !== ib) return ib - ia;
-      // Newer first, an edit counting as new (store.recencyOf).
-      return (b._m ? recencyOf(b._m) : "").localeCompare(a._m ? recencyOf(a._m) : "");
-    })
-    .map(({ _m, ...rest }) => rest as unknown as T & { final: number });
+  return (
+    cands
+      .map((c) => {
+        const m = info(c.rid);
+        return { ...c, final: c.fused * (1 + weight * ((m?.importance ?? 0) / 5)), _m: m };
+      })
+      // Ties (within float noise): pinned, then importance, then newer first, an edit counting as new.
+      .sort(
+        (a, b) =>
+          (Math.abs(b.final - a.final) > 1e-12 ? b.final - a.final : 0) ||
+          Number(b._m?.pinned ?? false) - Number(a._m?.pinned ?? false) ||
+          (b._m?.importance ?? 0) - (a._m?.importance ?? 0) ||
+          (b._m ? recencyOf(b._m) : "").localeCompare(a._m ? recencyOf(a._m) : ""),
+      )
+      .map(({ _m, ...rest }) => rest as unknown as T & { final: number })
+  );
 }

@@ -6,7 +6,6 @@ import {
   buildFtsQuery,
   cleanDenseQuery,
   DEFAULT_KEYWORD_OPTIONS,
-  keywordSearch,
   fts5Idf,
   keywordSearchScored,
   queryWords,
@@ -14,6 +13,9 @@ import {
 } from "./keyword-search";
 import { defaultSettingsFor } from "./settings";
 import { insertMemories, softDeleteMemories } from "../store";
+
+/** The ranked hits alone. */
+const keywordSearch = (...a: Parameters<typeof keywordSearchScored>) => keywordSearchScored(...a).hits;
 
 const DIM = 8;
 const stores: TempStore[] = [];

@@ -184,17 +184,6 @@ export function liveSpaceCount(db: Database.Database, spaceId: string): number {
 const KEYWORD_ALL = "SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ?";
 const SPACES_OF = "SELECT rid, space_id AS spaceId FROM memories WHERE rid IN (SELECT value FROM json_each(?))";
 
-/** BM25-ranked keyword matches within one space, best first. */
-export function keywordSearch(
-  db: Database.Database,
-  spaceId: string,
-  text: string,
-  limit: number,
-  opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
-): KeywordHit[] {
-  return keywordSearchScored(db, spaceId, text, limit, opts).hits;
-}
-
 export interface ScoredKeywordHits {
   hits: KeywordHit[];
   /** The query's bm25 ceiling (Σ idf of the kept terms): what linear fusion divides −bm25 by; 0 without terms. */
@@ -209,7 +198,7 @@ export interface ScoredKeywordHits {
   scores: Map<number, number>;
 }
 
-/** keywordSearch plus the query's bm25 ceiling, kept terms and every match's score (allMatches). */
+/** BM25-ranked keyword matches within one space, best first, with the query's bm25 ceiling, kept terms and every match's score. */
 export function keywordSearchScored(
   db: Database.Database,
   spaceId: string,

@@ -89,10 +89,8 @@ function entry(m: PackItem, body: string, offset?: number): string {
 }
 
 /**
- * The [Relevant Memories] block for the system prompt (docs/retrieval.md#packing): at most topN memories, best first,
- * within a token budget. A memory that does not fit is skipped; if even the first does not, it is cut
- * (or skipped, when the room left is too small for a useful cut).
- * Returns the block ("" when nothing was recalled) and how many memories it holds.
+ * The [Relevant Memories] block (docs/retrieval.md#packing): at most topN memories, best first, within a
+ * token budget; one that does not fit is skipped, the first cut (or skipped when too little room is left).
  */
 export function packMemories(
   items: PackItem[],

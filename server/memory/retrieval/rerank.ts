@@ -54,10 +54,7 @@ export function withNeighbours(
   return staged.sort((a, b) => b.fused - a.fused || a.rid - b.rid);
 }
 
-/**
- * Date windows: a candidate inside a date the query names is marked (the confidence's `dateMatch`) and
- * its score × (1 + dateBoost).
- */
+/** Date windows: a candidate inside a date the query names is marked (`dateMatch`), its score × (1 + dateBoost). */
 export function withTime(
   cands: Staged[],
   rows: Map<number, MemoryRow>,
@@ -91,9 +88,8 @@ export interface Confidence {
 }
 
 /**
- * Calibrated confidence of each ranked result (confidence.ts), its own and then given the turn's
- * leading results: pass at least the first TURN_LEADERS (and one more, for the last one's gap), whatever
- * k is, so that k does not change a confidence.
+ * Calibrated confidence of each ranked result (confidence.ts), its own and then given the turn's leaders:
+ * pass at least the first TURN_LEADERS and one more (the last one's gap), so k does not change it.
  */
 export function confidences(
   ranked: (Staged & { final: number; norms?: Record<string, number> })[],
@@ -102,9 +98,9 @@ export function confidences(
     rows: Map<number, MemoryRow>;
     queryVector: Float32Array | null;
     vectors: Map<number, Float32Array>;
+    /** The main query's kept terms, bm25 ceiling and known share (keyword-search.ts). */
     ceiling: number;
     terms: { stem: string; idf: number }[];
-    /** Share of the query's words the space holds at all (keyword-search.ts). */
     known: number;
     /** Live memories in the store (bounds idf). */
     docs: number;

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { defaultOffsetMinutes } from "../../core/calendar";
 import type { Embedder } from "../../core/context";
 import { applyImportance, qualityFilter, type MatchType } from "./fuse";
-import { cleanDenseQuery, keywordSearchScored, liveMemoryCount } from "./keyword-search";
+import { cleanDenseQuery, keywordSearchScored, liveMemoryCount, type ScoredKeywordHits } from "./keyword-search";
 import { confidences, withNeighbours, withTime } from "./rerank";
 import { parseTimeIntent, type TimeIntent } from "./time-window";
 import type { Features } from "./confidence-features";
@@ -79,14 +79,7 @@ export interface RetrieveResult {
   /** What the dense leg embedded for each query (denseTexts); empty when the vector leg did not run. */
   dense?: string[];
   pool: number;
-  timings: {
-    embedMs: number;
-    vectorMs: number;
-    keywordMs: number;
-    fuseMs: number;
-    retrievalMs: number;
-    totalMs: number;
-  };
+  timings: Record<"embedMs" | "vectorMs" | "keywordMs" | "fuseMs" | "retrievalMs" | "totalMs", number>;
   /** Where the vector leg was served from: the in-memory ANN index, or vec0 while it is not ready. */
   vectorSource: VectorSource | null;
   /** Set while results are keyword-only because the store is re-indexing for a new embedding model. */
@@ -102,9 +95,7 @@ export function packable<T extends { scores: { confidence: number } }>(results: 
   return results.filter((r) => r.scores.confidence >= minConfidence);
 }
 
-/**
- * What the dense leg embeds for each query: the text cleaned of very common words and of date words.
- */
+/** What the dense leg embeds for each query: the text cleaned of very common words and of date words. */
 export function denseTexts(
   db: Database.Database,
   spaceId: string,
@@ -139,15 +130,11 @@ export async function retrieve(
   timer?: StageTimer,
 ): Promise<RetrieveResult> {
   const t0 = process.hrtime.bigint();
-  // docs/architecture.md#models-and-providers: while the store re-embeds for a new model, memory_vec holds the old model's vectors and the
-  // embedder serves the new one, so no query vector can be compared with them: keyword leg only until
-  // the swap (server/memory/index/reindex.ts), and the result says so.
+  // While the store re-embeds for a new model (index/reindex.ts) no query vector compares with memory_vec's:
+  // keyword leg only until the swap, and the result says so (docs/architecture.md#models-and-providers).
   const reindex = reindexTarget(db);
   if (reindex) settings = { ...settings, weights: { ...settings.weights, vector: 0 } };
-  const queries = buildQueries(req.query, req.context ?? [], {
-    contextMessages: settings.contextMessages,
-    anchorQuery: settings.anchorQuery,
-  });
+  const queries = buildQueries(req.query, req.context ?? [], settings);
   const time = parseTimeIntent(req.query, new Date(req.now ?? Date.now()));
   const dense = settings.weights.vector > 0 ? denseTexts(db, req.spaceId, queries, settings, time) : [];
   timer?.mark("queries");
@@ -183,9 +170,8 @@ export function searchWithVectors(
   };
   const matches: { scores: Map<number, number>; weight: number }[] = [];
   const dense: { vector: Float32Array; weight: number }[] = [];
-  let ftsTerms: { stem: string; idf: number }[] = [];
-  let ceiling = 0;
-  let known = 0;
+  // The main query's keyword terms (with idf), bm25 ceiling and known share: what the confidence reads.
+  let main: Pick<ScoredKeywordHits, "terms" | "ceiling" | "known"> = { terms: [], ceiling: 0, known: 0 };
   let vectorMs = 0;
   let keywordMs = 0;
   let vectorSource: VectorSource | null = null;
@@ -211,11 +197,7 @@ export function searchWithVectors(
     t = process.hrtime.bigint();
     if (settings.weights.fts > 0) {
       const scored = keywordSearchScored(db, req.spaceId, q.text, pool, settings);
-      if (q.role === "main") {
-        ftsTerms = scored.terms;
-        ceiling = scored.ceiling;
-        known = scored.known;
-      }
+      if (q.role === "main") main = scored;
       scored.hits.forEach((h, r) => find(h.rid, "ftsRank", r + 1));
       if (scored.match) matches.push({ scores: scored.scores, weight: settings.weights.fts * roleWeight });
     }
@@ -278,9 +260,7 @@ export function searchWithVectors(
     rows,
     queryVector: vectors[0] ?? null,
     vectors: vecs,
-    ceiling,
-    terms: ftsTerms,
-    known,
+    ...main,
     docs: liveMemoryCount(db),
     background: backgroundOf(db, req.spaceId, req.model ?? "universal-sentence-encoder-lite"),
   });

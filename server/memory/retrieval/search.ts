@@ -20,9 +20,8 @@ export type SearchResult = Omit<RetrieveResult, "results" | "dropped"> & {
 };
 
 /**
- * `forPrompt`: a chat turn's recall asks for the whole ranking depth (query-builder.ts `rankDepth` of the
- * packing size), so the top N that reach the minimum confidence come from the ranking Debug Search and the
- * eval see, not from the first N only.
+ * `forPrompt`: a chat turn asks for the whole ranking depth (`rankDepth`), so the top N that reach the
+ * minimum confidence come from the ranking Debug Search and the eval see, not from the first N only.
  */
 export async function search(
   ctx: MemoContext,

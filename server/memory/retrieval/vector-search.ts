@@ -10,9 +10,8 @@ export interface VectorHit {
 export type VectorSource = "ann" | "vec0";
 
 /**
- * Cosine KNN over the live vectors of one space, best first. Served from the in-memory ANN index when
- * it is ready and current; otherwise (building, stale, none started) from vec0's exact scan. vec0 holds
- * only live memories, and the index mirrors it, so no soft-delete filter is needed here.
+ * Cosine KNN over one space's live vectors, best first: the in-memory ANN index when ready and current,
+ * else vec0's exact scan (both hold live memories only).
  */
 export function vectorSearchWithSource(
   db: Database.Database,

@@ -27,8 +27,11 @@ import {
   type NewMemory,
 } from "./.";
 import { StoreError } from "../../core/errors";
-import { keywordSearch } from "../retrieval/keyword-search";
+import { keywordSearchScored } from "../retrieval/keyword-search";
 import { vectorSearchWithSource } from "../retrieval/vector-search";
+
+/** The ranked hits alone. */
+const keywordSearch = (...a: Parameters<typeof keywordSearchScored>) => keywordSearchScored(...a).hits;
 
 const vectorSearch = (...a: Parameters<typeof vectorSearchWithSource>) => vectorSearchWithSource(...a).hits;
 
