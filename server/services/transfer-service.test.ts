@@ -225,8 +225,16 @@ test("an imported exchange keeps its speakers' names; spans that do not fit the 
     format: "memo-export",
     version: EXPORT_VERSION,
     memories: [
-      { content: `  ${content}`, timestamp: "2023-05-08T13:56:00.000Z", speakers: spans.map((s) => ({ ...s, start: s.start + 2, end: s.end + 2 })) },
-      { content: "Melanie: short", timestamp: "2023-05-08T13:57:00.000Z", speakers: [{ name: "Melanie", start: 9, end: 99 }] },
+      {
+        content: `  ${content}`,
+        timestamp: "2023-05-08T13:56:00.000Z",
+        speakers: spans.map((s) => ({ ...s, start: s.start + 2, end: s.end + 2 })),
+      },
+      {
+        content: "Melanie: short",
+        timestamp: "2023-05-08T13:57:00.000Z",
+        speakers: [{ name: "Melanie", start: 9, end: 99 }],
+      },
     ],
   };
   await importGroups(c, planExportImport(file, "friends").groups);

@@ -108,6 +108,8 @@ export async function remember(
   space = mySpace(DEFAULT_SPACE),
 ): Promise<{ ids: string[]; message: string }> {
   if (text.trim().length === 0) throw new ServiceError(400, "text must not be empty");
-  const [ids] = await addMemories(ctx, [{ text, space, kind: "remember", pinned: true, importance: 5, by: { role: "user" } }]);
+  const [ids] = await addMemories(ctx, [
+    { text, space, kind: "remember", pinned: true, importance: 5, by: { role: "user" } },
+  ]);
   return { ids: ids!, message: `Remembered (pinned): “${text.trim().slice(0, 200)}”` };
 }

@@ -86,7 +86,10 @@ test("chunkSaid chunks as chunkWords(saidText) does and stores each speaker's wo
   for (const { content, speakers } of out) {
     for (const s of speakers) {
       const words = content.slice(s.start, s.end).split(" ");
-      assert.ok(words.every((w) => w.startsWith(s.name === "Mel" ? "m" : "c") || w === "end"), s.name);
+      assert.ok(
+        words.every((w) => w.startsWith(s.name === "Mel" ? "m" : "c") || w === "end"),
+        s.name,
+      );
     }
     const covered = speakers.reduce((n, s) => n + content.slice(s.start, s.end).split(" ").length, 0);
     const labels = content.split(" ").filter((w) => ["Caroline", "Ray:", "Mel:"].includes(w)).length;

@@ -70,11 +70,7 @@ export function chatParts(user: string, assistant: string): Said[] {
  * An exchange chunked as chunkWords(saidText(parts)) chunks it, with each chunk's speaker spans. The
  * spans come from the parts given here, word by word, never from the text.
  */
-export function chunkSaid(
-  parts: Said[],
-  size = 300,
-  overlap = 50,
-): { content: string; speakers: SpeakerSpan[] }[] {
+export function chunkSaid(parts: Said[], size = 300, overlap = 50): { content: string; speakers: SpeakerSpan[] }[] {
   const words: { w: string; part: number }[] = [];
   parts.forEach((p, i) => {
     if (!p.text.trim()) return;

@@ -64,7 +64,10 @@ test("0013 keeps every row and backfills a chat memory's speakers from its messa
   );
   for (const r of rows) {
     ins.run(id(r.n), r.n, r.text, r.kind, r.conv, `h${r.n}`);
-    db.prepare("INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, 'personal', ?)").run(BigInt(r.n), vec(r.n));
+    db.prepare("INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, 'personal', ?)").run(
+      BigInt(r.n),
+      vec(r.n),
+    );
     db.prepare("INSERT INTO memory_fts (rowid, content) VALUES (?, ?)").run(BigInt(r.n), r.text);
   }
   db.prepare("INSERT INTO conversations (id, space_id, title) VALUES ('c1', 'personal', 'Family')").run();
