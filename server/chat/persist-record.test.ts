@@ -116,6 +116,8 @@ test("recovery re-queues only exchanges never persisted: edited, forgotten and p
   await queue.drain();
   assert.ok(exchangePersisted(memo.db, pending.a.id));
   assert.equal(getMemory(memo.db, eId!)!.content, "My dentist is Dr Okafor now.");
+  assert.equal(getMemory(memo.db, eId!)!.speakers, null, "an edit moves the words: the stored spans no longer hold");
+  assert.equal(getMemory(memo.db, fId!)!.speakers?.length, 2, "an unedited exchange keeps its speakers");
   assert.equal(getMemory(memo.db, fId!)!.softDeleted, true);
   assert.equal(getMemory(memo.db, pId!), undefined);
   const texts = (memo.db.prepare("SELECT content FROM memories").all() as { content: string }[]).map((r) => r.content);

@@ -50,3 +50,16 @@ test("the named history: the same memories, gold and halves, with the roles name
   assert.ok(named.questions.some((q) => q.text === "How do I center a div horizontally and vertically with CSS?"));
   assert.ok(named.questions.some((q) => q.type === "unanswerable" && q.text.includes(`${ds.persona}'s`)));
 });
+
+test("the named history stores the same text it shows, with the persona and the other speaker as its speakers", async () => {
+  const { chunkSaid } = await import("../../memory/store/chunker");
+  const ds = asNamedSpeakers(generateLife());
+  for (const m of ds.memories.slice(0, 50)) {
+    const [c] = chunkSaid(m.said!);
+    assert.equal(c!.content, m.text.split(/\s+/).join(" "));
+    assert.deepEqual(
+      c!.speakers.map((s) => s.name),
+      [ds.persona, "Robin"],
+    );
+  }
+});

@@ -48,7 +48,12 @@ export function asNamedSpeakers(ds: LifeDataset, other = OTHER_SPEAKER): LifeDat
   return {
     ...ds,
     space: `${ds.space}-named`,
-    memories: ds.memories.map((m) => ({ ...m, text: namedExchange(m.text, ds.persona, other) })),
+    // The stored speakers are named too: the persona said the user's part, `other` the assistant's.
+    memories: ds.memories.map((m) => ({
+      ...m,
+      text: namedExchange(m.text, ds.persona, other),
+      said: m.said?.map((p) => ({ name: p.role === "assistant" ? other : ds.persona, text: p.text })),
+    })),
     // Unanswerable turns about the person's own people and things ("my cousin Bartholomew", "the kayak
     // I was going to buy") are asked about the persona; a how-to ("How do I center a div?") and a
     // general-knowledge turn ("Why do onions make you cry?": a generic "you") stay as asked.
