@@ -82,6 +82,12 @@ export const memoryVecTrash = sqliteTable("memory_vec_trash", {
   embedding: blob("embedding", { mode: "buffer" }).notNull(),
 });
 
+/** A plain-table copy of memory_vec's live vectors, for fast reads by rid (drizzle/0015_vector_rows.sql). */
+export const memoryVecRows = sqliteTable("memory_vec_rows", {
+  rid: integer("rid").primaryKey(),
+  embedding: blob("embedding", { mode: "buffer" }).notNull(),
+});
+
 /** Key/value facts about the store, e.g. embedding_model and embedding_dim. */
 export const meta = sqliteTable("meta", {
   key: text("key").primaryKey(),

@@ -9,10 +9,10 @@ import type { Features } from "./confidence-features";
 import { TURN_LEADERS } from "./confidence";
 import { backgroundOf } from "./background";
 import { buildQueries, candidatePool, rankDepth, type RetrievalQuery } from "./query-builder";
-import { dot, fuseUnion, storedVectors, type Signal } from "./score-union";
+import { dot, fuseUnion, type Signal } from "./score-union";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "../index/reindex";
-import { getMemoriesByRid, recordRetrievals, reindexTarget, type MemoryKind } from "../store";
+import { getMemoriesByRid, recordRetrievals, reindexTarget, storedVectors, type MemoryKind } from "../store";
 import { vectorSearchManyWithSource, type VectorSource } from "./vector-search";
 import type { StageTimer } from "./stages";
 

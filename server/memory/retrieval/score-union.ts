@@ -5,8 +5,6 @@
  * each signal min–max normalised over the union, and fused. A candidate one leg did not return still has
  * its true score on that leg, instead of 0 (which cost ~0.05 recall@10 on LoCoMo).
  */
-import type Database from "better-sqlite3";
-import { stmt } from "../../core/statements";
 import { unscored, type FusedCandidate } from "./fuse";
 
 /** One signal over the union: a raw score per candidate (higher is better) and its fusion weight. */
@@ -27,23 +25,6 @@ export function minMax(values: number[]): number[] {
     if (v > hi) hi = v;
   }
   return hi > lo ? values.map((v) => (v - lo) / (hi - lo)) : values.map(() => 1);
-}
-
-const toFloat = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-
-/**
- * Stored vectors of some memories (live ones are in memory_vec; unit length), one point read per rowid.
- * vec0 answers `rowid IN (…)` by scanning its chunks (measured: 34 ms for a union of ~100 at 10K
- * memories) and `rowid = ?` by a seek (8 ms for the same ~100, under load), so the point reads win.
- */
-export function storedVectors(db: Database.Database, rids: number[]): Map<number, Float32Array> {
-  const out = new Map<number, Float32Array>();
-  const read = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
-  for (const rid of rids) {
-    const r = read.get(BigInt(rid)) as { embedding: Buffer } | undefined;
-    if (r) out.set(rid, toFloat(r.embedding));
-  }
-  return out;
 }
 
 /** Cosine of unit vectors: their dot product. */

@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import { StoreError } from "../../core/errors";
 import { stmt } from "../../core/statements";
 import { hasNextVector } from "./read";
+import { dropVector, putVector } from "./vector-rows";
 import { type VectorWrite, blobToVector, bumpGeneration, notify, nowIso, reindexTarget } from "./rows";
 
 /**
@@ -16,7 +17,6 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
   );
   const readVec = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
   const park = stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)");
-  const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const flag = stmt(db, "UPDATE memories SET soft_deleted = 1, deleted_at = ? WHERE rid = ?");
   const removed: VectorWrite["removed"] = [];
@@ -27,7 +27,7 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
       if (!r) continue;
       const v = readVec.get(BigInt(r.rid)) as { embedding: Buffer } | undefined;
       if (v) park.run(r.rid, v.embedding);
-      delVec.run(BigInt(r.rid));
+      dropVector(db, r.rid);
       delFts.run(BigInt(r.rid));
       flag.run(at, r.rid);
       removed.push({ rid: r.rid, spaceId: r.spaceId });
@@ -48,7 +48,6 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
   );
   const readTrash = stmt(db, "SELECT embedding FROM memory_vec_trash WHERE rid = ?");
   const unpark = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
-  const insVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
   const insFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
   const unflag = stmt(db, "UPDATE memories SET soft_deleted = 0, deleted_at = NULL WHERE rid = ?");
   const added: VectorWrite["added"] = [];
@@ -66,7 +65,7 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
         continue;
       }
       if (!v) throw new StoreError(`memory ${id} has no stored vector to restore`, "INVALID");
-      insVec.run(BigInt(r.rid), r.spaceId, v.embedding);
+      putVector(db, r.rid, r.spaceId, v.embedding);
       insFts.run(BigInt(r.rid), r.content);
       unpark.run(r.rid);
       unflag.run(r.rid);
@@ -86,7 +85,6 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
     db,
     "SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ? AND mine(space_id)",
   );
-  const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
   const delEvents = stmt(db, "DELETE FROM retrieval_events WHERE memory_id = ?");
@@ -99,7 +97,7 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
     for (const id of ids) {
       const r = get.get(id) as { rid: number; spaceId: string; sd: number } | undefined;
       if (!r) continue;
-      delVec.run(BigInt(r.rid));
+      dropVector(db, r.rid);
       delFts.run(BigInt(r.rid));
       delTrash.run(r.rid);
       delEvents.run(id);

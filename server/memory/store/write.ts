@@ -16,6 +16,7 @@ import {
   rowToMemory,
   vecBlob,
 } from "./rows";
+import { dropVector, putVector } from "./vector-rows";
 import { ensureSpace } from "./spaces";
 
 export function findLiveByHash(db: Database.Database, spaceId: string, hash: string): MemoryRow | undefined {
@@ -48,10 +49,7 @@ export function insertMemories(
   // by a purge may be reused, so any vector left there under it is dropped first.
   const target = reindexTarget(db);
   const toNext = target !== undefined && target.model === embeddingModel;
-  const insertVec = stmt(
-    db,
-    `INSERT INTO ${toNext ? "memory_vec_next" : "memory_vec"} (rowid, space_id, embedding) VALUES (?, ?, ?)`,
-  );
+  const insertNext = toNext ? stmt(db, "INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)") : null;
   const clearNext = target ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
   const insertFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
   const maxRid = stmt(db, "SELECT coalesce(max(rid), 0) AS r FROM memories");
@@ -83,7 +81,8 @@ export function insertMemories(
         createdAt: created,
       });
       clearNext?.run(BigInt(rid));
-      insertVec.run(BigInt(rid), m.spaceId, vecBlob(vectors[i]!));
+      if (insertNext) insertNext.run(BigInt(rid), m.spaceId, vecBlob(vectors[i]!));
+      else putVector(db, rid, m.spaceId, vecBlob(vectors[i]!));
       insertFts.run(BigInt(rid), m.content);
       if (!toNext) added.push({ rid, spaceId: m.spaceId, vector: vectors[i]! });
       ids.push(id);
@@ -135,12 +134,8 @@ export function updateMemoryContent(
       stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)").run(r.rid, vecBlob(vector));
       return null;
     }
-    stmt(db, "DELETE FROM memory_vec WHERE rowid = ?").run(BigInt(r.rid));
-    stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)").run(
-      BigInt(r.rid),
-      r.spaceId,
-      vecBlob(vector),
-    );
+    dropVector(db, r.rid);
+    putVector(db, r.rid, r.spaceId, vecBlob(vector));
     stmt(db, "DELETE FROM memory_fts WHERE rowid = ?").run(BigInt(r.rid));
     stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)").run(BigInt(r.rid), content);
     return { rid: r.rid, spaceId: r.spaceId, generation: bumpGeneration(db) };
