@@ -94,6 +94,10 @@ export function checkInvariant(db: Database.Database): string[] {
     )
     .get() as { n: number };
   if (missingVec.n) problems.push(`${missingVec.n} live memories lack a vector`);
+  // memory_vec_rows (vector-rows.ts) is a copy of memory_vec: the same rows.
+  const copied = (db.prepare("SELECT count(*) AS n FROM memory_vec_rows").get() as { n: number }).n;
+  const vecRows = (db.prepare("SELECT count(*) AS n FROM memory_vec").get() as { n: number }).n;
+  if (copied !== vecRows) problems.push(`the vector copy holds ${copied} rows, memory_vec ${vecRows}`);
   const missingFts = db
     .prepare(
       "SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_fts f WHERE f.rowid = m.rid)",
