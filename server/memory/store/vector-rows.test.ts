@@ -65,7 +65,11 @@ test("the copy follows every write of a live vector", () => {
   updateMemoryContent(db, ids[0]!, "memory zero, edited", axisVector(DIM, 5), "m");
   assertInStep(db, "edit");
   const rid0 = getMemory(db, ids[0]!)!.rid;
-  assert.deepEqual([...storedVectors(db, [rid0]).get(rid0)!], [...axisVector(DIM, 5)], "the edited vector is read back");
+  assert.deepEqual(
+    [...storedVectors(db, [rid0]).get(rid0)!],
+    [...axisVector(DIM, 5)],
+    "the edited vector is read back",
+  );
 
   softDeleteMemories(db, [ids[1]!]);
   assertInStep(db, "soft delete");
@@ -135,10 +139,9 @@ test("0015 fills the copy on a store made before it", () => {
   const file = path.join(dir, "memory.db");
   const before = openDb(file, old);
   assert.equal(before.sqlite.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_vec_rows'").get(), undefined);
-  before.sqlite.prepare("INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, 'personal', ?)").run(
-    7n,
-    Buffer.from(axisVector(768, 3).buffer),
-  );
+  before.sqlite
+    .prepare("INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, 'personal', ?)")
+    .run(7n, Buffer.from(axisVector(768, 3).buffer));
   before.sqlite.close();
   const now = openDb(file);
   try {

@@ -49,7 +49,9 @@ export function insertMemories(
   // by a purge may be reused, so any vector left there under it is dropped first.
   const target = reindexTarget(db);
   const toNext = target !== undefined && target.model === embeddingModel;
-  const insertNext = toNext ? stmt(db, "INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)") : null;
+  const insertNext = toNext
+    ? stmt(db, "INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)")
+    : null;
   const clearNext = target ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
   const insertFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
   const maxRid = stmt(db, "SELECT coalesce(max(rid), 0) AS r FROM memories");
