@@ -11,3 +11,4 @@ export * from "./read";
 export * from "./trash";
 export { recencyOf } from "../retrieval/recency";
 export type { OpenedDb } from "../../db";
+export * from "./shares";
