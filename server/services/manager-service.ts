@@ -162,7 +162,9 @@ export function listMemories(
   filter: ListFilter,
   retentionDays = SOFT_DELETE_RETENTION_DAYS,
 ): MemoryPage {
-  const f = listFilterInput.parse(filter);
+  // The space is already a key (the router's input parsed it): parsing it again would read another person's
+  // key that is a bare name (the owner's spaces) as the acting person's own name.
+  const f = { ...listFilterInput.parse({ ...filter, space: undefined }), space: filter.space };
   if (f.importanceMin !== undefined && f.importanceMax !== undefined && f.importanceMin > f.importanceMax) {
     throw new ServiceError(400, "importanceMin must not be greater than importanceMax");
   }
