@@ -23,8 +23,11 @@ export function canWriteSpace(db: Database.Database, spaceId: string): boolean {
   return stmt(db, `SELECT 1 FROM spaces WHERE id = ? AND ${writableScan("id")}`).get(spaceId) !== undefined;
 }
 
+/** A space as the acting person names it: their own by its key (answers show it as the name), another's as '<id>~<name>'. */
+const shown = (spaceId: string) => (isMine(spaceId) ? spaceId : spaceRef(spaceId));
+
 /** The 404 every space the acting person may not read answers with: the same as a space that does not exist. */
-export const missingSpace = (spaceId: string) => new ServiceError(404, `space '${spaceId}' does not exist`);
+export const missingSpace = (spaceId: string) => new ServiceError(404, `space '${shown(spaceId)}' does not exist`);
 
 /** A named read of a space (search, recall, the Manager's filter): 404 unless it exists and is readable. */
 export function requireReadableSpace(db: Database.Database, spaceId: string): void {
@@ -37,7 +40,7 @@ export function requireReadableSpace(db: Database.Database, spaceId: string): vo
  */
 export function requireWritableSpace(db: Database.Database, spaceId: string): void {
   if (isMine(spaceId) || canWriteSpace(db, spaceId)) return;
-  if (canReadSpace(db, spaceId)) throw new ServiceError(403, `space '${spaceId}' is shared with you read-only`);
+  if (canReadSpace(db, spaceId)) throw new ServiceError(403, `space '${shown(spaceId)}' is shared with you read-only`);
   throw missingSpace(spaceId);
 }
 
