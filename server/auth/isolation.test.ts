@@ -705,7 +705,9 @@ test("a space A shares with B reaches B only where B names it, read-only means r
     leak(`B's search "${q}" after unsharing`, await b.memory.search({ query: q }));
     leak(
       `B's recall "${q}" after unsharing`,
-      await asB(() => recallForPrompt(memo, { space: `${bId}~personal`, added: [SECRET.space], query: q, context: [] })),
+      await asB(() =>
+        recallForPrompt(memo, { space: `${bId}~personal`, added: [SECRET.space], query: q, context: [] }),
+      ),
     );
     leak(`B's Manager after unsharing`, await b.manager.list({ space: ref, status: "all" }));
   }

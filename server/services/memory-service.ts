@@ -3,7 +3,15 @@ import { ServiceError } from "../core/errors";
 import { storageProblem } from "../core/storage-fault";
 import { activeModel } from "../memory/index/model-check";
 import { loadRetrievalSettings, type RetrievalSettings } from "../memory/retrieval/settings";
-import { boundModel, getMemory, getWritableMemory, purgeMemories, softDeleteMemories, storeCounts, type MemoryRow } from "../memory/store";
+import {
+  boundModel,
+  getMemory,
+  getWritableMemory,
+  purgeMemories,
+  softDeleteMemories,
+  storeCounts,
+  type MemoryRow,
+} from "../memory/store";
 
 export async function retrievalSettings(ctx: MemoContext): Promise<RetrievalSettings> {
   const { model } = await activeModel(ctx);

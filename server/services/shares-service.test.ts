@@ -72,7 +72,12 @@ before(async () => {
   // A household with a signed-in owner, as the isolation suite makes it (sessions are checked as in use).
   setOwnerPasswordHash(store.sqlite, await hashPassword("owner password", { log2N: 10, r: 8, p: 1 }));
   for (const who of ["b", "c"] as const)
-    ids[who] = createPerson(store.sqlite, { name: who.toUpperCase(), login: who, role: "member", passwordHash: "x" }).id;
+    ids[who] = createPerson(store.sqlite, {
+      name: who.toUpperCase(),
+      login: who,
+      role: "member",
+      passwordHash: "x",
+    }).id;
   a = callerOf("owner");
   b = callerOf(ids.b);
   c = callerOf(ids.c);
@@ -132,10 +137,7 @@ test("a read-write share: B writes into A's space and the memory shows B as its 
   const [id] = (await b.memory.remember({ text: "The oven runs ten degrees hot", space: "owner~recipes" })).ids;
   const seenByA = await a.manager.get({ id: id! });
   assert.equal(seenByA.spaceId, "recipes", "it is in A's space");
-  assert.deepEqual(
-    { owner: seenByA.whose?.owner, writer: seenByA.whose?.writer },
-    { owner: "Owner", writer: "B" },
-  );
+  assert.deepEqual({ owner: seenByA.whose?.owner, writer: seenByA.whose?.writer }, { owner: "Owner", writer: "B" });
   const seenByB = (await b.manager.list({ space: "owner~recipes" })).items.find((m) => m.id === id);
   assert.equal(seenByB?.whose?.writer, "B");
   assert.equal(seenByB?.whose?.space, "owner~recipes", "named as B names it");
