@@ -19,6 +19,7 @@ import { TestDimEmbedder } from "../test/test-dim-embedder";
 import { createPerson } from "../auth/people";
 import { hashPassword } from "../auth/password";
 import { createSession, setOwnerPasswordHash } from "../auth/store";
+import { removePersonData } from "./people-service";
 
 const SOUP = "Grandma's lentil soup needs cumin, a bay leaf and a squeeze of lemon";
 const QUERY = "lentil soup cumin bay leaf lemon";
@@ -197,4 +198,22 @@ test("deleting a shared space ends its shares", async () => {
   assert.equal((await c.spaces.shares()).withMe.length, 1);
   await a.spaces.delete({ name: "bills", confirm: "bills" });
   assert.deepEqual((await c.spaces.shares()).withMe, []);
+});
+
+test("removing a person removes the shares made to them and the shares of their spaces", async () => {
+  const d = createPerson(store.sqlite, { name: "D", login: "d", role: "member", passwordHash: "x" }).id;
+  const dCaller = callerOf(d);
+  await a.spaces.share({ space: "recipes", person: "d", mode: "write" });
+  await dCaller.memory.add({ text: "D's note for sharing", space: "notes" });
+  await dCaller.spaces.share({ space: "notes", person: "c" });
+  assert.equal((await c.spaces.shares()).withMe.length, 1);
+  removePersonData(store.sqlite, d);
+  const n = (sql: string, ...p: unknown[]) => (store.sqlite.prepare(sql).get(...p) as { n: number }).n;
+  assert.equal(n("SELECT count(*) AS n FROM space_shares WHERE person_id = ?", d), 0);
+  assert.deepEqual((await c.spaces.shares()).withMe, [], "D's space went with D, and its share");
+  assert.deepEqual(
+    (await a.spaces.shares()).mine.flatMap((s) => s.people.map((p) => p.login)),
+    [],
+    "A's share with D is gone",
+  );
 });
