@@ -20,6 +20,8 @@ import { createPerson } from "../auth/people";
 import { hashPassword } from "../auth/password";
 import { createSession, setOwnerPasswordHash } from "../auth/store";
 import { removePersonData } from "./people-service";
+import { forgetPreview } from "../memory/lifecycle/forget";
+import type { ServiceError } from "../core/errors";
 
 const SOUP = "Grandma's lentil soup needs cumin, a bay leaf and a squeeze of lemon";
 const QUERY = "lentil soup cumin bay leaf lemon";
@@ -160,6 +162,17 @@ test("C, shared nothing, sees none of it by any path", async () => {
   assert.equal(named.status, 404);
   assert.equal(named.text, "space 'owner~recipes' does not exist");
   assert.equal(named.text.replace("recipes", "<s>"), missing.text.replace("no-such", "<s>"));
+  // /forget's preview (the REST route's) answers the same for A's space as for one that does not exist.
+  const preview = (space: string) =>
+    runAs({ personId: ids.c, admin: false }, () => {
+      try {
+        return JSON.stringify(forgetPreview(memo, "lentil", space));
+      } catch (e) {
+        return `${(e as ServiceError).status} ${(e as Error).message}`;
+      }
+    });
+  assert.equal(preview("recipes"), "404 space 'owner~recipes' does not exist");
+  assert.equal(preview("recipes").replace("recipes", "<s>"), preview("no-such").replace("no-such", "<s>"));
   const conv = await c.conversations.create({});
   assert.equal((await status(c.conversations.setSpaces({ id: conv.id, spaces: ["owner~recipes"] }))).status, 404);
   for (const [real, fake] of [[soupId, crypto.randomUUID()]]) {
@@ -172,7 +185,10 @@ test("C, shared nothing, sees none of it by any path", async () => {
     recallForPrompt(memo, { space: `${ids.c}~personal`, added: ["recipes"], query: QUERY, context: [] }),
   );
   assert.ok(!JSON.stringify(forced).includes(UNASKED));
-  assert.equal((await status(c.memory.remember({ text: "C was here", space: "owner~recipes" }))).status, 404);
+  // Not even the text of A's memory, sent to A's space, answers with its id (the store keeps one copy per space).
+  const dup = await status(c.memory.remember({ text: SOUP, space: "owner~recipes" }));
+  assert.equal(dup.status, 404, dup.text);
+  assert.ok(!dup.text.includes(soupId));
 });
 
 test("after A stops sharing, B's search, recall, Manager and analytics show and count none of A's memories", async () => {

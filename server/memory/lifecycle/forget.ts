@@ -6,6 +6,7 @@ import {
   getMemory,
   restoreMemories,
   softDeleteMemories,
+  missingSpace,
   requireReadableSpace,
   requireWritableSpace,
   spaceExists,
@@ -38,7 +39,8 @@ export const FORGET_CONFIRM_OVER = 3;
 function matchForget(ctx: MemoContext, pattern: string, space: string, write: boolean): MemoryRow[] {
   // A blank pattern is a substring of everything: never let it reach the store (the schemas check this too).
   if (pattern.trim().length < 2) throw new ServiceError(400, "pattern must have at least 2 characters");
-  if (!spaceExists(ctx.db, space)) throw new ServiceError(404, `space '${space}' does not exist`);
+  // The same 404 for a space that does not exist and one not shared with the person (missingSpace).
+  if (!spaceExists(ctx.db, space)) throw missingSpace(space);
   // A shared space: previewing needs a share, forgetting a read-write one (a space not shared reads as missing).
   if (write) requireWritableSpace(ctx.db, space);
   else requireReadableSpace(ctx.db, space);
