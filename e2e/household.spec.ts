@@ -88,3 +88,47 @@ test("two people chat at once, each recalls only their own memory; a disabled pe
   // The owner goes on.
   expect((await owner.request.post("/api/v1/search", { data: { query: QUESTION } })).status()).toBe(200);
 });
+
+const KIM_PASSWORD = "kim's own long password";
+const RECIPE = "Grandma's lentil soup needs cumin, a bay leaf and a squeeze of lemon.";
+// Answers may echo the query: it lacks "cumin", the word checked for.
+const RECIPE_Q = "lentil soup bay leaf lemon";
+
+test("a space the owner shares (Settings → Spaces → Share) is read by that person only where they name it, and nowhere once removed", async ({
+  browser,
+}) => {
+  const owner = await signedIn(browser, "", LAN_PASSWORD);
+  const added = await owner.request.post("/api/v1/people", {
+    data: { name: "Kim", login: "kim", password: KIM_PASSWORD, role: "member" },
+  });
+  expect(added.status(), await added.text()).toBe(201);
+  const kept = await owner.request.post("/api/v1/remember", { data: { text: RECIPE, space: "recipes" } });
+  expect(kept.status(), await kept.text()).toBe(201);
+
+  await owner.goto("/settings");
+  const spaces = owner.getByTestId("spaces-section");
+  await spaces.getByRole("button", { name: "Share recipes" }).click();
+  const panel = spaces.getByRole("group", { name: "Sharing of recipes" });
+  await panel.getByRole("textbox", { name: "Sign-in name of the person to share recipes with" }).fill("kim");
+  await panel.getByRole("button", { name: "Share", exact: true }).click();
+  await expect(panel.getByTestId("space-share-person")).toContainText("Kim");
+
+  const kim = await signedIn(browser, "kim", KIM_PASSWORD);
+  await kim.goto("/settings");
+  const row = kim.getByTestId("shared-space-row");
+  await expect(row).toContainText("recipes");
+  await expect(row).toContainText("Owner");
+
+  const named = await kim.request.post("/api/v1/search", { data: { query: RECIPE_Q, space: "owner~recipes" } });
+  expect(named.status(), await named.text()).toBe(200);
+  expect(await named.text()).toContain("cumin");
+  expect(await (await kim.request.post("/api/v1/search", { data: { query: RECIPE_Q } })).text()).not.toContain("cumin");
+  const write = await kim.request.post("/api/v1/remember", { data: { text: "Kim was here", space: "owner~recipes" } });
+  expect(write.status(), await write.text()).toBe(403);
+
+  await panel.getByRole("button", { name: "Stop sharing recipes with Kim" }).click();
+  await expect(panel.getByTestId("space-share-person")).toHaveCount(0);
+  const after = await kim.request.post("/api/v1/search", { data: { query: RECIPE_Q, space: "owner~recipes" } });
+  expect(after.status()).toBe(404);
+  expect(await after.text()).not.toContain("cumin");
+});

@@ -329,6 +329,17 @@ const TRPC: Record<string, Case> = {
     input: () => ({ name: SECRET.space, confirm: SECRET.space }),
     why: "deletes B's own space of that name",
   },
+  "spaces.shares": { kind: "own", why: "what B shares and what is shared with B (nothing of A's until A shares)" },
+  "spaces.share": {
+    kind: "own",
+    input: () => ({ space: SECRET.space, person: "b", mode: "write" }),
+    why: "names B's own space of that name (B cannot share A's), and sharing with oneself is refused",
+  },
+  "spaces.unshare": {
+    kind: "own",
+    input: () => ({ space: SECRET.space, person: "owner" }),
+    why: "B's own space of that name",
+  },
   "retrievalSettings.get": { kind: "own", why: "B's settings" },
   "retrievalSettings.save": { kind: "own", input: () => ({}), why: "B's settings" },
   "retrievalSettings.reset": { kind: "own", why: "B's settings" },
@@ -345,6 +356,8 @@ const TRPC: Record<string, Case> = {
   "conversations.search": { kind: "own", input: () => ({ query: "Tangerine" }), why: "B's conversations" },
   "conversations.pin": { kind: "missing", id: "conversation", input: (id) => ({ id, pinned: true }) },
   "conversations.exportMarkdown": { kind: "missing", id: "conversation", input: (id) => ({ id }) },
+  "conversations.spaces": { kind: "missing", id: "conversation", input: (id) => ({ id }) },
+  "conversations.setSpaces": { kind: "missing", id: "conversation", input: (id) => ({ id, spaces: [] }) },
   "conversations.remembered": { kind: "missing", id: "message", input: (id) => ({ messageId: id }) },
   "providers.status": { kind: "forbidden" },
   "providers.save": { kind: "forbidden", input: {} },
@@ -618,6 +631,89 @@ test("B's search and chat recall never return A's memories; A's data is intact a
   assert.ok((await a.memory.spaces()).includes(SECRET.space));
   const found = await a.memory.search({ query: SECRET.personal });
   assert.ok(JSON.stringify(found).includes(SECRET.personal), "A still finds A's memory");
+});
+
+test("a space A shares with B reaches B only where B names it, read-only means read-only, and after A stops sharing B sees and counts none of it", async () => {
+  const b = trpcAs({ cookie: `memo_session=${createSession(store.sqlite, { personId: bId }).token}` });
+  const a = trpcAs(aHeaders);
+  const asB = <T>(fn: () => T) => runAs({ personId: bId, admin: false }, fn);
+  const ref = `owner~${SECRET.space}`; // how B names A's space (server/core/acting.ts sharedSpaceOf)
+  const query = "Quillfeather merger ides";
+  // B's counts of memories (B's own recalls, made below, move B's retrieval count: that one is left out).
+  const overview = async () => {
+    const { retrievals: _, ...totals } = (await b.analytics.overview({})).totals;
+    return totals;
+  };
+  const countsBefore = await overview();
+  const conv = await b.conversations.create({ title: "B's chat about the merger" });
+  const leak = (where: string, v: unknown) => assertNoLeak(where, { status: 200, text: JSON.stringify(v) });
+
+  // Not shared yet: A's space answers B exactly like a space that does not exist.
+  const missing = async (space: string) => trpc("memory.search", bHeaders, { query, space });
+  const notShared = await missing(ref);
+  const nowhere = await missing("owner~no-such-space");
+  assert.equal(notShared.status, 404, notShared.text);
+  assert.equal(notShared.text.replace(SECRET.space, "<s>"), nowhere.text.replace("no-such-space", "<s>"));
+  assert.equal((await trpc("conversations.setSpaces", bHeaders, { id: conv.id, spaces: [ref] })).status, 404);
+
+  await a.spaces.share({ space: SECRET.space, person: "b", mode: "read" });
+  const withMe = (await b.spaces.shares()).withMe;
+  assert.deepEqual(
+    withMe.map((s) => [s.space, s.ownerName, s.mode]),
+    [[ref, "Owner", "read"]],
+  );
+  // Named, B reads it, and every memory says whose it is.
+  const hits = await b.memory.search({ query, space: ref });
+  const found = hits.results.find((r) => r.content === SECRET.work);
+  assert.ok(found, JSON.stringify(hits.results.map((r) => r.content)));
+  assert.equal(found.whose?.owner, "Owner");
+  const listed = await b.manager.list({ space: ref });
+  assert.ok(listed.items.some((m) => m.content === SECRET.work && m.whose?.owner === "Owner"));
+  // Not named, it is nowhere: B's own search, B's Manager, B's counts, a conversation that did not add it.
+  leak("B's own search while shared", await b.memory.search({ query }));
+  leak("B's Manager (all spaces) while shared", await b.manager.list({ status: "all" }));
+  leak(
+    "recall of a conversation that did not add it",
+    await asB(() => recallForPrompt(memo, { space: `${bId}~personal`, query, context: [] })),
+  );
+  assert.deepEqual(await overview(), countsBefore, "B's analytics count none of A's memories while shared");
+  // Added to B's conversation, its recall reads it.
+  assert.deepEqual((await b.conversations.setSpaces({ id: conv.id, spaces: [ref] })).spaces, [ref]);
+  const considered = await asB(() =>
+    recallForPrompt(memo, { space: `${bId}~personal`, added: [SECRET.space], query, context: [] }),
+  );
+  assert.ok(considered.considered > 0, JSON.stringify(considered));
+  // Read-only: B writes nothing there, and A's memory by id cannot be changed (it answers as missing).
+  assert.equal((await trpc("memory.remember", bHeaders, { text: "b writes into A's space", space: ref })).status, 403);
+  assert.equal((await trpc("memory.forget", bHeaders, { pattern: "Quillfeather", space: ref })).status, 403);
+  for (const [name, input] of [
+    ["memory.delete", (id: string) => ({ id })],
+    ["manager.delete", (id: string) => ({ ids: [id] })],
+    ["manager.setPinned", (id: string) => ({ ids: [id], pinned: true })],
+    ["manager.edit", (id: string) => ({ id, content: "overwritten by b" })],
+  ] as const)
+    await assertLikeMissing(`${name} on a read-only share`, (id) => trpc(name, bHeaders, input(id)), A.workMemory!);
+  assert.equal((await a.manager.get({ id: A.workMemory! })).content, SECRET.work);
+
+  // A stops sharing: B's search, chat recall, Debug Search, Manager and analytics show and count none of it.
+  assert.equal((await a.spaces.unshare({ space: SECRET.space, person: "b" })).removed, true);
+  assert.deepEqual((await b.spaces.shares()).withMe, []);
+  const after = await missing(ref);
+  assert.equal(after.text.replace(SECRET.space, "<s>"), nowhere.text.replace("no-such-space", "<s>"));
+  assert.deepEqual((await b.conversations.spaces({ id: conv.id })).spaces, [], "the conversation lost the space");
+  for (const q of [query, SECRET.work.slice(0, 30)]) {
+    leak(`B's search "${q}" after unsharing`, await b.memory.search({ query: q }));
+    leak(
+      `B's recall "${q}" after unsharing`,
+      await asB(() =>
+        recallForPrompt(memo, { space: `${bId}~personal`, added: [SECRET.space], query: q, context: [] }),
+      ),
+    );
+    leak(`B's Manager after unsharing`, await b.manager.list({ space: ref, status: "all" }));
+  }
+  await assertLikeMissing("manager.get after unsharing", (id) => trpc("manager.get", bHeaders, { id }), A.workMemory!);
+  leak("B's analytics after unsharing", await b.analytics.overview({}));
+  assert.deepEqual(await overview(), countsBefore, "B's analytics count none of A's memories after unsharing");
 });
 
 test("removing B takes all of B's data in one transaction (memories, vectors, FTS, documents and their files, chats, tokens) and nothing of A's", async () => {

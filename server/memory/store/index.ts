@@ -12,3 +12,4 @@ export * from "./trash";
 export * from "./vector-rows";
 export { recencyOf } from "../retrieval/recency";
 export type { OpenedDb } from "../../db";
+export * from "./shares";

@@ -27,6 +27,8 @@ export interface MemoryRow {
   createdAt: string;
   /** When the content was last edited; null when never. */
   updatedAt: string | null;
+  /** Who wrote it into another person's space through a read-write share (drizzle/0014); null: the space's person. */
+  writtenBy: string | null;
 }
 
 export interface NewMemory {
@@ -44,7 +46,8 @@ export interface NewMemory {
 export const COLUMNS = `id, rid, space_id AS spaceId, content, timestamp, importance, retrieval_count AS retrievalCount,
   last_retrieved_at AS lastRetrievedAt, pinned, soft_deleted AS softDeleted, deleted_at AS deletedAt, kind,
   conversation_id AS conversationId, document_id AS documentId, chunk_index AS chunkIndex,
-  content_hash AS contentHash, embedding_model AS embeddingModel, created_at AS createdAt, updated_at AS updatedAt`;
+  content_hash AS contentHash, embedding_model AS embeddingModel, created_at AS createdAt, updated_at AS updatedAt,
+  written_by AS writtenBy`;
 
 export function rowToMemory(r: Record<string, unknown>): MemoryRow {
   return { ...(r as unknown as MemoryRow), pinned: Boolean(r.pinned), softDeleted: Boolean(r.softDeleted) };

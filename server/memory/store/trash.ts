@@ -4,6 +4,7 @@ import { StoreError } from "../../core/errors";
 import { stmt } from "../../core/statements";
 import { hasNextVector } from "./read";
 import { dropVector, putVector } from "./vector-rows";
+import { writableScan } from "../../core/acting";
 import { type VectorWrite, blobToVector, bumpGeneration, notify, nowIso, reindexTarget } from "./rows";
 
 /**
@@ -13,7 +14,7 @@ import { type VectorWrite, blobToVector, bumpGeneration, notify, nowIso, reindex
 export function softDeleteMemories(db: Database.Database, ids: string[], at: string = nowIso()): string[] {
   const get = stmt(
     db,
-    "SELECT rid, space_id AS spaceId FROM memories WHERE id = ? AND soft_deleted = 0 AND mine(space_id)",
+    `SELECT rid, space_id AS spaceId FROM memories WHERE id = ? AND soft_deleted = 0 AND ${writableScan("space_id")}`,
   );
   const readVec = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
   const park = stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)");
@@ -44,7 +45,7 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
 export function restoreMemories(db: Database.Database, ids: string[]): string[] {
   const get = stmt(
     db,
-    "SELECT rid, space_id AS spaceId, content FROM memories WHERE id = ? AND soft_deleted = 1 AND mine(space_id)",
+    `SELECT rid, space_id AS spaceId, content FROM memories WHERE id = ? AND soft_deleted = 1 AND ${writableScan("space_id")}`,
   );
   const readTrash = stmt(db, "SELECT embedding FROM memory_vec_trash WHERE rid = ?");
   const unpark = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
@@ -83,7 +84,7 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
 export function purgeMemories(db: Database.Database, ids: string[]): number {
   const get = stmt(
     db,
-    "SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ? AND mine(space_id)",
+    `SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ? AND ${writableScan("space_id")}`,
   );
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");

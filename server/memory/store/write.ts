@@ -18,6 +18,8 @@ import {
 } from "./rows";
 import { dropVector, putVector } from "./vector-rows";
 import { ensureSpace } from "./spaces";
+import { requireWritableSpace, writerFor } from "./shares";
+import { writableScan } from "../../core/acting";
 
 export function findLiveByHash(db: Database.Database, spaceId: string, hash: string): MemoryRow | undefined {
   const r = stmt(
@@ -41,9 +43,9 @@ export function insertMemories(
   const insertMemory = stmt(
     db,
     `INSERT INTO memories (id, rid, space_id, content, timestamp, importance, pinned, kind, conversation_id,
-       document_id, chunk_index, content_hash, embedding_model, created_at)
+       document_id, chunk_index, content_hash, embedding_model, created_at, written_by)
      VALUES (@id, @rid, @spaceId, @content, @timestamp, @importance, @pinned, @kind, @conversationId,
-       @documentId, @chunkIndex, @contentHash, @embeddingModel, @createdAt)`,
+       @documentId, @chunkIndex, @contentHash, @embeddingModel, @createdAt, @writtenBy)`,
   );
   // During a re-index, vectors of the new model go to memory_vec_next (the swap moves them); a rid freed
   // by a purge may be reused, so any vector left there under it is dropped first.
@@ -62,6 +64,9 @@ export function insertMemories(
     const created = nowIso();
     for (let i = 0; i < items.length; i++) {
       const m = items[i]!;
+      // Every memory write passes here: into the acting person's own space, or into another's only through
+      // a read-write share (server/memory/store/shares.ts), the writer recorded.
+      requireWritableSpace(db, m.spaceId);
       ensureSpace(db, m.spaceId);
       const id = crypto.randomUUID();
       rid++;
@@ -81,6 +86,7 @@ export function insertMemories(
         contentHash: contentHash(m.content),
         embeddingModel,
         createdAt: created,
+        writtenBy: writerFor(m.spaceId),
       });
       clearNext?.run(BigInt(rid));
       if (insertNext) insertNext.run(BigInt(rid), m.spaceId, vecBlob(vectors[i]!));
@@ -169,7 +175,7 @@ export function recordRetrievals(db: Database.Database, ids: string[], at: strin
 export function setPinned(db: Database.Database, id: string, pinned: boolean): boolean {
   const r = stmt(
     db,
-    "UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ? AND mine(space_id)",
+    `UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ? AND ${writableScan("space_id")}`,
   ).run(pinned ? 1 : 0, pinned ? 1 : 0, id);
   return r.changes > 0;
 }
