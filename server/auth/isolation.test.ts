@@ -305,6 +305,8 @@ const TRPC: Record<string, Case> = {
   "jobs.status": { kind: "own", why: "schedule and lease holders, no content" },
   "jobs.settings": { kind: "forbidden" },
   "jobs.saveSettings": { kind: "forbidden", input: {} },
+  "jobs.lifetime": { kind: "own", why: "B's own lifetime rules (a personal setting)" },
+  "jobs.saveLifetime": { kind: "own", input: () => ({ idleDays: 3 }), why: "B's own lifetime rules" },
   "manager.list": { kind: "own", input: () => ({ status: "all" }), why: "B's memories" },
   "manager.get": { kind: "missing", id: "memory", input: (id) => ({ id }) },
   "manager.edit": { kind: "missing", id: "memory", input: (id) => ({ id, content: "overwritten by b" }) },
