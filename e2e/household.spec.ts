@@ -8,7 +8,8 @@ import { LAN_PASSWORD, startLanServer, type LanServer } from "./support/lan-serv
  * A household server (issue 32, docs/security.md#a-household-server-several-people): on the 0.0.0.0
  * server, the owner adds a person; both chat at the same time in their own `personal` spaces and each
  * turn's recalled memories (what would be sent) hold only their own memory; the owner disables the person
- * and that person's next request is refused. (This server's provider key is a secret the fixture refuses,
+ * and that person's next request is refused. Screenshots of Settings → People at 1280×800 and 390×844 go to
+ * test-results/screenshots/settings-people-*.png. (This server's provider key is a secret the fixture refuses,
  * so replies end in a key error: recall happens before the provider is asked, and is what is checked.)
  */
 const SAM_PASSWORD = "sam's own long password";
@@ -48,6 +49,21 @@ test("two people chat at once, each recalls only their own memory; a disabled pe
   expect(added.status(), await added.text()).toBe(201);
   const sam = (await added.json()) as { id: string; login: string };
   expect(sam.login).toBe("sam");
+
+  // Settings → People as the owner sees it, with Sam listed: at 1280×800 and 390×844 (then back).
+  const viewport = owner.viewportSize();
+  await owner.goto("/settings#people");
+  const people = owner.getByTestId("people-section");
+  await expect(people).toContainText("sam");
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await owner.setViewportSize({ width, height });
+    await people.scrollIntoViewIfNeeded();
+    await people.screenshot({ path: `test-results/screenshots/settings-people-${width}.png` });
+  }
+  if (viewport) await owner.setViewportSize(viewport);
 
   const member = await signedIn(browser, "sam", SAM_PASSWORD);
   for (const [page, text] of [

@@ -305,6 +305,8 @@ const TRPC: Record<string, Case> = {
   "jobs.status": { kind: "own", why: "schedule and lease holders, no content" },
   "jobs.settings": { kind: "forbidden" },
   "jobs.saveSettings": { kind: "forbidden", input: {} },
+  "jobs.lifetime": { kind: "own", why: "B's own lifetime rules (a personal setting)" },
+  "jobs.saveLifetime": { kind: "own", input: () => ({ idleDays: 3 }), why: "B's own lifetime rules" },
   "manager.list": { kind: "own", input: () => ({ status: "all" }), why: "B's memories" },
   "manager.get": { kind: "missing", id: "memory", input: (id) => ({ id }) },
   "manager.edit": { kind: "missing", id: "memory", input: (id) => ({ id, content: "overwritten by b" }) },
@@ -771,4 +773,92 @@ test("removing B takes all of B's data in one transaction (memories, vectors, FT
   assert.equal(n("SELECT count(*) AS n FROM settings WHERE key LIKE ?", `%@person:${bId}`), 0);
   assert.deepEqual(countsOf("owner"), aBefore, "A keeps everything");
   assert.deepEqual(checkInvariant(db), []);
+});
+
+// ---- pages (issue 32: "every route the app serves"), found from the app/ tree like the route handlers ----
+
+interface PageFile {
+  file: string;
+  /** The URL pattern, e.g. /c/[id]. */
+  pattern: string;
+  /** A dynamic segment, or server-side code (the page or a local server module it imports) that imports server/. */
+  needsCase: boolean;
+}
+function pageFiles(dir = appDir): PageFile[] {
+  const out: PageFile[] = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...pageFiles(p));
+    else if (e.name === "page.tsx" || e.name === "page.ts") {
+      const segs = path
+        .relative(appDir, dir)
+        .split(path.sep)
+        .filter((s) => s && !/^\(.*\)$/.test(s));
+      const pattern = `/${segs.join("/")}`;
+      const src = fs.readFileSync(p, "utf8");
+      // The page's own local imports that run on the server (a "use client" module reads through tRPC, whose
+      // procedures are covered above).
+      const local = [...src.matchAll(/from "\.\/([\w.-]+)"/g)]
+        .map((m) => ["ts", "tsx"].map((x) => path.join(dir, `${m[1]}.${x}`)).find((f) => fs.existsSync(f)))
+        .filter((f): f is string => f !== undefined)
+        .map((f) => fs.readFileSync(f, "utf8"))
+        .filter((s) => !/^\s*["']use client["']/.test(s));
+      const readsServer = [src, ...local].some((s) => /from "@\/server\//.test(s));
+      out.push({ file: p, pattern, needsCase: /\[[^\]]+\]/.test(pattern) || readsServer });
+    }
+  }
+  return out;
+}
+
+type PageCase =
+  /** The page's server data loader, called as B with A's id: must answer exactly as for a missing id. */
+  | { kind: "loader"; id: IdKey; load: (headers: Headers, id: string) => unknown }
+  /** Server code that reads nothing of any person's. */
+  | { kind: "none"; why: string };
+
+const PAGE_CASES: Record<string, PageCase> = {
+  "/c/[id]": {
+    kind: "loader",
+    id: "conversation",
+    load: async (h, id) => (await import("../../app/c/[id]/load")).conversationTitleFor(h, id),
+  },
+  "/": { kind: "none", why: "checks the ?space= name's syntax (SPACE_RE); the chat reads through tRPC" },
+  "/login": { kind: "none", why: "reads whether sign-in is on and an owner password is set: the household's" },
+  "/password": { kind: "none", why: "reads only its ?next= parameter" },
+};
+
+test("every page with a dynamic segment or a server-side read has a case; another person gets A's ids as missing", async () => {
+  const pages = pageFiles();
+  assert.ok(pages.some((p) => p.pattern === "/c/[id]") && pages.length >= 8, JSON.stringify(pages));
+  const needing = pages.filter((p) => p.needsCase).map((p) => p.pattern);
+  const missing = needing.filter((p) => !(p in PAGE_CASES));
+  assert.deepEqual(missing, [], `pages without an isolation case: ${missing.join(", ")}`);
+  const stale = Object.keys(PAGE_CASES).filter((p) => !needing.includes(p));
+  assert.deepEqual(stale, [], `cases for pages that are gone or need none: ${stale.join(", ")}`);
+  console.log(`isolation: ${pages.length} pages, ${needing.length} with a server-side read or a dynamic segment`);
+
+  for (const [pattern, c] of Object.entries(PAGE_CASES)) {
+    if (c.kind !== "loader") continue;
+    const call = async (headers: Record<string, string>, id: string): Promise<Answer> => {
+      const v = await c.load(new Headers(headers), id);
+      return { status: v === null || v === undefined ? 404 : 200, text: JSON.stringify(v ?? null) };
+    };
+    // The control: A's own loader finds it (so a loader that finds nothing for anyone fails here).
+    const own = await call(aHeaders, A[c.id]!);
+    assert.equal(own.status, 200, `${pattern}: A's own ${c.id} is found`);
+    // Another person (made here: the suite removes B in an earlier test) with a session and with a token.
+    const other = createPerson(store.sqlite, {
+      name: "C",
+      login: `c${crypto.randomUUID().slice(0, 8)}`,
+      role: "member",
+      passwordHash: "unused",
+    });
+    for (const [who, h] of [
+      ["session", { cookie: `memo_session=${createSession(store.sqlite, { personId: other.id }).token}` }],
+      ["token", { authorization: `Bearer ${createApiToken(store.sqlite, "c script", other.id).token}` }],
+    ] as const) {
+      assert.equal((await c.load(new Headers(h), "no-such-id")) ?? null, null);
+      await assertLikeMissing(`page ${pattern} (another person's ${who})`, (id) => call(h, id), A[c.id]!);
+    }
+  }
 });
