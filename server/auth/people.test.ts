@@ -14,6 +14,10 @@ import { createCaller } from "../api/root";
 import { POST as login } from "../../app/api/auth/login/route";
 import { GET as listPeople, POST as addPerson } from "../../app/api/v1/people/route";
 import { DELETE as removePerson, PATCH as patchPerson } from "../../app/api/v1/people/[id]/route";
+import { GET as exportPerson } from "../../app/api/v1/people/[id]/export/route";
+import { insertMemories } from "../memory/store";
+import { spaceKey } from "../core/space-name";
+import { axisVector } from "../test/temp-store";
 import { POST as makeToken } from "../../app/api/v1/tokens/route";
 
 let store: TempStore;
@@ -125,6 +129,29 @@ test("people: add, sign in by name, tokens act as their person, disable stops th
     401,
   );
   assert.equal(allowed("/api/v1/search", owner).ok, true, "the owner's session is untouched");
+
+  // Before removal an admin can download the person's export: their memories, nobody else's.
+  insertMemories(
+    store.sqlite,
+    [
+      { spaceId: spaceKey(bob.id, "personal"), content: "bob keeps bees on the roof" },
+      { spaceId: spaceKey("owner", "personal"), content: "the owner's own note" },
+    ],
+    [axisVector(768, 1), axisVector(768, 2)],
+    "test-model",
+  );
+  const exp = await exportPerson(req(`/api/v1/people/${bob.id}/export`, "GET", undefined, owner), params(bob.id));
+  assert.equal(exp.status, 200);
+  assert.match(exp.headers.get("content-disposition") ?? "", /attachment; filename="memo-export-bob-/);
+  const file = (await exp.json()) as { memories: { content: string }[] };
+  assert.deepEqual(
+    file.memories.map((m) => m.content),
+    ["bob keeps bees on the roof"],
+  );
+  assert.equal(
+    (await exportPerson(req("/api/v1/people/nobody/export", "GET", undefined, owner), params("nobody"))).status,
+    404,
+  );
 
   // Removal: the person and their sessions and tokens are gone.
   const rm = await removePerson(req(`/api/v1/people/${bob.id}`, "DELETE", undefined, owner), params(bob.id));
