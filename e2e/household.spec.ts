@@ -8,7 +8,8 @@ import { LAN_PASSWORD, startLanServer, type LanServer } from "./support/lan-serv
  * A household server (issue 32, docs/security.md#a-household-server-several-people): on the 0.0.0.0
  * server, the owner adds a person; both chat at the same time in their own `personal` spaces and each
  * turn's recalled memories (what would be sent) hold only their own memory; the owner disables the person
- * and that person's next request is refused. (This server's provider key is a secret the fixture refuses,
+ * and that person's next request is refused. Screenshots of Settings → People at 1280×800 and 390×844 go to
+ * test-results/screenshots/settings-people-*.png. (This server's provider key is a secret the fixture refuses,
  * so replies end in a key error: recall happens before the provider is asked, and is what is checked.)
  */
 const SAM_PASSWORD = "sam's own long password";
@@ -49,6 +50,21 @@ test("two people chat at once, each recalls only their own memory; a disabled pe
   const sam = (await added.json()) as { id: string; login: string };
   expect(sam.login).toBe("sam");
 
+  // Settings → People as the owner sees it, with Sam listed: at 1280×800 and 390×844 (then back).
+  const viewport = owner.viewportSize();
+  await owner.goto("/settings#people");
+  const people = owner.getByTestId("people-section");
+  await expect(people).toContainText("sam");
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await owner.setViewportSize({ width, height });
+    await people.scrollIntoViewIfNeeded();
+    await people.screenshot({ path: `test-results/screenshots/settings-people-${width}.png` });
+  }
+  if (viewport) await owner.setViewportSize(viewport);
+
   const member = await signedIn(browser, "sam", SAM_PASSWORD);
   for (const [page, text] of [
     [owner, OWNER_FACT],
@@ -87,4 +103,48 @@ test("two people chat at once, each recalls only their own memory; a disabled pe
   await expect(member).toHaveURL(/\/login/);
   // The owner goes on.
   expect((await owner.request.post("/api/v1/search", { data: { query: QUESTION } })).status()).toBe(200);
+});
+
+const KIM_PASSWORD = "kim's own long password";
+const RECIPE = "Grandma's lentil soup needs cumin, a bay leaf and a squeeze of lemon.";
+// Answers may echo the query: it lacks "cumin", the word checked for.
+const RECIPE_Q = "lentil soup bay leaf lemon";
+
+test("a space the owner shares (Settings → Spaces → Share) is read by that person only where they name it, and nowhere once removed", async ({
+  browser,
+}) => {
+  const owner = await signedIn(browser, "", LAN_PASSWORD);
+  const added = await owner.request.post("/api/v1/people", {
+    data: { name: "Kim", login: "kim", password: KIM_PASSWORD, role: "member" },
+  });
+  expect(added.status(), await added.text()).toBe(201);
+  const kept = await owner.request.post("/api/v1/remember", { data: { text: RECIPE, space: "recipes" } });
+  expect(kept.status(), await kept.text()).toBe(201);
+
+  await owner.goto("/settings");
+  const spaces = owner.getByTestId("spaces-section");
+  await spaces.getByRole("button", { name: "Share recipes" }).click();
+  const panel = spaces.getByRole("group", { name: "Sharing of recipes" });
+  await panel.getByRole("textbox", { name: "Sign-in name of the person to share recipes with" }).fill("kim");
+  await panel.getByRole("button", { name: "Share", exact: true }).click();
+  await expect(panel.getByTestId("space-share-person")).toContainText("Kim");
+
+  const kim = await signedIn(browser, "kim", KIM_PASSWORD);
+  await kim.goto("/settings");
+  const row = kim.getByTestId("shared-space-row");
+  await expect(row).toContainText("recipes");
+  await expect(row).toContainText("Owner");
+
+  const named = await kim.request.post("/api/v1/search", { data: { query: RECIPE_Q, space: "owner~recipes" } });
+  expect(named.status(), await named.text()).toBe(200);
+  expect(await named.text()).toContain("cumin");
+  expect(await (await kim.request.post("/api/v1/search", { data: { query: RECIPE_Q } })).text()).not.toContain("cumin");
+  const write = await kim.request.post("/api/v1/remember", { data: { text: "Kim was here", space: "owner~recipes" } });
+  expect(write.status(), await write.text()).toBe(403);
+
+  await panel.getByRole("button", { name: "Stop sharing recipes with Kim" }).click();
+  await expect(panel.getByTestId("space-share-person")).toHaveCount(0);
+  const after = await kim.request.post("/api/v1/search", { data: { query: RECIPE_Q, space: "owner~recipes" } });
+  expect(after.status()).toBe(404);
+  expect(await after.text()).not.toContain("cumin");
 });

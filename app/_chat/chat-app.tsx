@@ -186,6 +186,7 @@ export function ChatApp({
           title={conversationId ? (conversation.data?.conversation.title ?? "Conversation") : "New conversation"}
           space={space}
           spaceLocked={Boolean(conversationId)}
+          conversationId={conversationId}
           onSpace={setSpace}
           onOpenDrawer={() => setDrawer(true)}
           health={st?.health}

@@ -5,12 +5,14 @@ import { useEffect } from "react";
 import { useTRPC } from "../_trpc/client";
 import { ProviderChip, type Health } from "./provider-chip";
 import { ProviderPicker } from "./provider-picker";
+import { SharedSpacesPicker } from "./shared-spaces";
 
 /** One compact row above the conversation: drawer button (phone), title, space, provider and its live state. */
 export function ChatToolbar({
   title,
   space,
   spaceLocked,
+  conversationId,
   onSpace,
   onOpenDrawer,
   health,
@@ -18,6 +20,8 @@ export function ChatToolbar({
   title: string;
   space: string;
   spaceLocked: boolean;
+  /** The open conversation (none yet for a new chat): spaces shared with the person can be added to it. */
+  conversationId?: string;
   onSpace: (s: string) => void;
   onOpenDrawer: () => void;
   health: Health | undefined;
@@ -61,6 +65,7 @@ export function ChatToolbar({
             ))}
           </select>
         </label>
+        {conversationId && <SharedSpacesPicker conversationId={conversationId} />}
         <ProviderPicker />
       </div>
     </div>

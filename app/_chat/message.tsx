@@ -10,6 +10,7 @@ import type { CommandInfo, RecalledMemory } from "@/server/chat/conversations";
 import { splitCutNote } from "@/server/chat/cut-short";
 import { CopyButton } from "./copy-button";
 import { localDate } from "../_ui/local-time";
+import { WhoseBadge } from "../_ui/whose-badge";
 
 export interface UiMessage {
   id: string;
@@ -123,6 +124,7 @@ export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
               </span>
               <span>importance {m.importance}</span>
               {m.pinned && <span>pinned</span>}
+              <WhoseBadge whose={m.whose} />
               {m.documentName ? (
                 <span className="min-w-0 break-all text-zinc-600 dark:text-zinc-300" data-testid="recalled-source">
                   from {m.documentName}

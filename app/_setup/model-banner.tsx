@@ -68,7 +68,8 @@ const GOOD = "border-emerald-300 bg-emerald-50 dark:border-emerald-800 dark:bg-e
  */
 export function ModelBanner() {
   const pathname = usePathname() ?? "/";
-  const onLogin = pathname.startsWith("/login");
+  // Not on the sign-in page, nor on the password change page (a person who must change theirs may read nothing else).
+  const onLogin = pathname.startsWith("/login") || pathname === "/password";
   const trpc = useTRPC();
   const qc = useQueryClient();
   const q = useSetupStatus(!onLogin);

@@ -21,9 +21,9 @@ export function LoginForm({ next }: { next: string }) {
         body: JSON.stringify(login.trim() ? { login: login.trim(), password } : { password }),
       });
       if (res.ok) {
-        // A password an admin set is to be changed first: Settings → People has the form.
+        // A password an admin set is to be changed first (the server refuses everything else until then).
         const ok = (await res.json().catch(() => null)) as { mustChangePassword?: boolean } | null;
-        window.location.assign(ok?.mustChangePassword ? "/settings#people" : next);
+        window.location.assign(ok?.mustChangePassword ? `/password?next=${encodeURIComponent(next)}` : next);
         return;
       }
       const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;

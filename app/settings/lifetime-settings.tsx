@@ -10,20 +10,24 @@ const KINDS = [
   ["import", "Imported (ChatGPT export, Memo import)"],
 ] as const;
 
-/** Settings → Background jobs → lifetime per kind: which kinds decay. Document chunks always live with their document. */
+/**
+ * Settings → Background jobs → lifetime per kind: which of your kinds decay (each person's own: the decay job
+ * applies everyone's). Document chunks always live with their document.
+ */
 export function LifetimeSettings() {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const q = useQuery(trpc.jobs.settings.queryOptions());
+  const q = useQuery(trpc.jobs.lifetime.queryOptions());
   const save = useMutation(
-    trpc.jobs.saveSettings.mutationOptions({
+    trpc.jobs.saveLifetime.mutationOptions({
       onSuccess: () => {
+        void qc.invalidateQueries({ queryKey: trpc.jobs.lifetime.queryKey() });
         void qc.invalidateQueries({ queryKey: trpc.jobs.settings.queryKey() });
         void qc.invalidateQueries({ queryKey: trpc.analytics.lifetime.queryKey() });
       },
     }),
   );
-  const lifetime = q.data?.settings.lifetime;
+  const lifetime = q.data?.lifetime;
   if (!lifetime) return null;
   return (
     <fieldset

@@ -269,13 +269,21 @@ export function PeopleSection() {
                         >
                           Reset password
                         </button>
+                        <a
+                          href={`/api/v1/people/${encodeURIComponent(p.id)}/export`}
+                          download
+                          className={BTN}
+                          title={`Download ${p.login}'s memories as an export file (before removing them)`}
+                        >
+                          Export
+                        </a>
                         <button
                           type="button"
                           className={BTN_DANGER}
                           onClick={() => {
                             if (
                               window.confirm(
-                                `Remove ${p.login}? Every memory, conversation, document and token of theirs is deleted for good. Export their data first (signed in as them: Memory → Manager → Export) if it should be kept.`,
+                                `Remove ${p.login}? Every memory, conversation, document and token of theirs is deleted for good. Use "Export" beside it first if their memories should be kept.`,
                               )
                             )
                               remove.mutate(p);

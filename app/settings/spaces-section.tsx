@@ -6,6 +6,7 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { BTN, BTN_DANGER, BTN_PRIMARY_SM as BTN_PRIMARY, INPUT } from "../_ui/styles";
+import { SharedWithMe, SpaceSharePanel } from "./space-shares";
 
 /** Settings → Spaces: create, rename (everything in it moves), delete (everything in it goes) after typing its name. */
 export function SpacesSection() {
@@ -15,6 +16,7 @@ export function SpacesSection() {
   const [name, setName] = useState("");
   const [renaming, setRenaming] = useState<{ from: string; to: string } | null>(null);
   const [deleting, setDeleting] = useState<{ name: string; confirm: string } | null>(null);
+  const [sharing, setSharing] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -71,7 +73,12 @@ export function SpacesSection() {
       title="Spaces"
       testId="spaces-section"
       gap="space-y-3"
-      intro={<Muted>Each memory and conversation belongs to one space; recall never crosses spaces.</Muted>}
+      intro={
+        <Muted>
+          Each memory and conversation belongs to one space; recall never crosses spaces, except into a space someone
+          shared with you that you add to a conversation.
+        </Muted>
+      }
     >
       <InlineForm label="Create a space" onSubmit={submitCreate}>
         <Label htmlFor="space-new">New space</Label>
@@ -193,12 +200,25 @@ export function SpacesSection() {
                       </div>
                     </form>
                   )}
+                  {sharing === s.id && <SpaceSharePanel space={s.id} onClose={() => setSharing(null)} />}
                 </td>
                 <td className="py-2 pr-3 text-right tabular-nums">{s.memories}</td>
                 <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.deleted}</td>
                 <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.conversations}</td>
                 <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.documents}</td>
                 <td className="py-2">
+                  {sharing !== s.id && (
+                    <span className="flex justify-end pb-1">
+                      <button
+                        type="button"
+                        className={BTN}
+                        aria-label={`Share ${s.id}`}
+                        onClick={() => setSharing(s.id)}
+                      >
+                        Share
+                      </button>
+                    </span>
+                  )}
                   {!s.isDefault && renaming?.from !== s.id && deleting?.name !== s.id && (
                     <span className="flex flex-wrap justify-end gap-1">
                       <button
@@ -225,6 +245,7 @@ export function SpacesSection() {
           </tbody>
         </SettingsTable>
       </div>
+      <SharedWithMe />
     </SettingsSection>
   );
 }

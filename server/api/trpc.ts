@@ -3,7 +3,12 @@ import { ZodError } from "zod";
 import { appContext } from "../context";
 import { dekeyValue, myKeyPrefix, runAs, type Acting } from "../core/acting";
 import type { MemoContext } from "../core/context";
-import type { Principal } from "../auth/access";
+import {
+  mustChangePassword,
+  PASSWORD_CHANGE_MESSAGE,
+  PASSWORD_CHANGE_PROCEDURES,
+  type Principal,
+} from "../auth/access";
 import { asServiceError, TRPC_CODE_BY_STATUS } from "../core/errors";
 import { actingOf, NOBODY, principalOf } from "../auth/gate";
 
@@ -41,13 +46,16 @@ const serviceErrors = t.middleware(async ({ next }) => {
 });
 
 /** Every procedure (its input parsing included) runs as the context's person: the store's chokepoints read it. */
-const actAsPerson = t.middleware(({ ctx, next }) => {
+const actAsPerson = t.middleware(({ ctx, next, path }) => {
   const principal = ctx.principal !== undefined ? ctx.principal : principalOf(ctx.headers);
   const person = ctx.person ?? actingOf(principal);
   // No session, token or loopback owner: nobody acts, and nobody may read or write (proxy.ts refuses such
   // requests before they get here; this is the second lock).
   if (person.personId === NOBODY.personId)
     throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first (open /login, or send an API token)" });
+  // A password an admin set is changed before anything else (the gate refuses first; this is the second lock).
+  if (principal && mustChangePassword(principal) && !PASSWORD_CHANGE_PROCEDURES.has(path))
+    throw new TRPCError({ code: "FORBIDDEN", message: PASSWORD_CHANGE_MESSAGE });
   return runAs(person, async () => {
     const res = await next({ ctx: { principal, person } });
     // The person sees their spaces by name, never by key (server/core/acting.ts dekeyValue).

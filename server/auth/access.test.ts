@@ -5,6 +5,7 @@ import {
   clientAddress,
   decide,
   denialResponse,
+  enforcePasswordChange,
   isLoopbackAddress,
   isLoopbackHostHeader,
   originProblem,
@@ -208,4 +209,42 @@ test("client address: the socket's, or the proxy's last hop when MEMO_TRUST_PROX
     ),
     null,
   );
+});
+
+test("must change the password: only the change page, its two procedures and sign-out/in pass", () => {
+  const held = { ...SESSION, personId: "p1", admin: false, mustChangePassword: true };
+  const ok = { ok: true as const, principal: { kind: "session" as const, session: held } };
+  const passes = (method: string, path: string) => enforcePasswordChange(req(method, path), ok).ok;
+  for (const [m, p] of [
+    ["GET", "/password?next=%2F"],
+    ["GET", "/login"],
+    ["POST", "/api/auth/logout"],
+    ["GET", "/api/trpc/access.me"],
+    ["POST", "/api/trpc/access.changeMyPassword"],
+    ["GET", "/api/trpc/access.me%2Caccess.changeMyPassword"],
+  ])
+    assert.equal(passes(m!, p!), true, p);
+  for (const [m, p] of [
+    ["GET", "/"],
+    ["GET", "/password/x"],
+    ["GET", "/api/trpc/access.me,setup.status"],
+    ["GET", "/api/trpc/"],
+    ["GET", "/api/trpc/access.me%E0"],
+    ["POST", "/api/trpc/access.createToken"],
+    ["POST", "/api/v1/tokens"],
+  ])
+    assert.equal(passes(m!, p!), false, p);
+  // Someone who has changed it, a token of theirs, or the owner at the machine: untouched.
+  const free = {
+    ok: true as const,
+    principal: { kind: "session" as const, session: { ...held, mustChangePassword: false } },
+  };
+  assert.equal(enforcePasswordChange(req("GET", "/"), free), free);
+  const tokenHeld = {
+    ok: true as const,
+    principal: { kind: "token" as const, token: { ...TOKEN, mustChangePassword: true } },
+  };
+  assert.equal(enforcePasswordChange(req("GET", "/v1/models"), tokenHeld).ok, false);
+  const loop = { ok: true as const, principal: { kind: "anonymous-loopback" as const } };
+  assert.equal(enforcePasswordChange(req("GET", "/"), loop), loop);
 });

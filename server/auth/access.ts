@@ -188,7 +188,14 @@ export type Principal =
 
 export type GateResult =
   | { ok: true; principal: Principal }
-  | { ok: false; status: 401 | 403 | 503; message: string; redirectToLogin: boolean };
+  | {
+      ok: false;
+      status: 401 | 403 | 503;
+      message: string;
+      redirectToLogin: boolean;
+      /** The person must choose their own password first: a page request goes to the change page. */
+      redirectToPasswordChange?: boolean;
+    };
 
 /** The decision for one request. */
 export function decide(req: GateRequest, deps: GateDeps, cfg: AccessConfig): GateResult {
@@ -246,6 +253,57 @@ export function decide(req: GateRequest, deps: GateDeps, cfg: AccessConfig): Gat
   );
 }
 
+/** The page where a person whose password was set by an admin chooses their own (app/password/page.tsx). */
+export const PASSWORD_CHANGE_PAGE = "/password";
+
+/**
+ * The tRPC procedures the change page calls: who is signed in, and the change itself. Nothing else is
+ * served to a person who must change their password (sign-out and sign-in are public paths already).
+ */
+export const PASSWORD_CHANGE_PROCEDURES: ReadonlySet<string> = new Set(["access.me", "access.changeMyPassword"]);
+
+export const PASSWORD_CHANGE_MESSAGE =
+  "change your password first: it was set by an admin; open /password in a browser to choose your own (or sign out)";
+
+/** Whether a principal's person still has the password an admin set (initial or reset) and must change it. */
+export function mustChangePassword(p: Principal): boolean {
+  if (p.kind === "session") return Boolean(p.session.mustChangePassword);
+  if (p.kind === "token") return Boolean(p.token.mustChangePassword);
+  return false;
+}
+
+/** What a person who must change their password may still reach: the change page and what it calls. */
+export function allowedBeforePasswordChange(req: Pick<GateRequest, "pathname">): boolean {
+  if (isPublicPath(req.pathname) || req.pathname === PASSWORD_CHANGE_PAGE) return true;
+  const trpc = "/api/trpc/";
+  if (!req.pathname.startsWith(trpc)) return false;
+  // A batched call names its procedures comma-separated in the path: every one must be allowed.
+  let names: string[];
+  try {
+    names = decodeURIComponent(req.pathname.slice(trpc.length)).split(",");
+  } catch {
+    return false;
+  }
+  return names.length > 0 && names.every((n) => PASSWORD_CHANGE_PROCEDURES.has(n));
+}
+
+/**
+ * The must-change rule over a decision (issue 32: an initial password optionally to be changed at first
+ * sign-in): a session (or token) of a person who must change their password is refused everywhere but the
+ * change page, what it calls, and sign-out, with a 403 (pages: a redirect to the change page). Kept apart
+ * from `decide`, which also answers "who is calling" for the procedures and handlers behind the gate.
+ */
+export function enforcePasswordChange(req: GateRequest, r: GateResult): GateResult {
+  if (!r.ok || !mustChangePassword(r.principal) || allowedBeforePasswordChange(req)) return r;
+  return {
+    ok: false,
+    status: 403,
+    message: PASSWORD_CHANGE_MESSAGE,
+    redirectToLogin: false,
+    redirectToPasswordChange: true,
+  };
+}
+
 /** The refusal as the route's clients expect it: pages redirect to /login, APIs answer in their own error shape. */
 export function denialResponse(req: GateRequest, r: Extract<GateResult, { ok: false }>): Response {
   const cls = routeClass(req.pathname);
@@ -253,9 +311,10 @@ export function denialResponse(req: GateRequest, r: Extract<GateResult, { ok: fa
   if (r.status === 401) headers["www-authenticate"] = 'Bearer realm="memo"';
   if (cls === "page") {
     const method = req.method.toUpperCase();
-    if (r.redirectToLogin && (method === "GET" || method === "HEAD")) {
+    const to = r.redirectToLogin ? "/login" : r.redirectToPasswordChange ? PASSWORD_CHANGE_PAGE : null;
+    if (to && (method === "GET" || method === "HEAD")) {
       const next = req.pathAndQuery.startsWith("/") && !req.pathAndQuery.startsWith("//") ? req.pathAndQuery : "/";
-      const location = new URL(`/login?next=${encodeURIComponent(next)}`, req.url).toString();
+      const location = new URL(`${to}?next=${encodeURIComponent(next)}`, req.url).toString();
       return new Response(null, { status: 303, headers: { ...headers, location } });
     }
     return new Response(

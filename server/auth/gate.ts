@@ -5,6 +5,7 @@ import {
   accessConfig,
   decide,
   denialResponse,
+  enforcePasswordChange,
   loginRequired,
   type GateRequest,
   type GateResult,
@@ -13,8 +14,20 @@ import {
 import { otherPeopleCount } from "./people";
 import { hasOwnerPassword, sessionFromToken, tokenFromBearer } from "./store";
 
-/** The access decision for a request, against the store (sessions, tokens, owner password). */
+/**
+ * The access decision for a request, against the store (sessions, tokens, owner password), with the
+ * must-change-password rule: what the gate answers.
+ */
 export function checkAccess(req: { method: string; url: string; headers: Headers }): {
+  request: GateRequest;
+  result: GateResult;
+} {
+  const { request, result } = identify(req);
+  return { request, result: enforcePasswordChange(request, result) };
+}
+
+/** Who is calling, and whether sign-in lets them in at all (not yet whether they must change their password first). */
+function identify(req: { method: string; url: string; headers: Headers }): {
   request: GateRequest;
   result: GateResult;
 } {
@@ -56,9 +69,13 @@ export async function requireAccess(req: Request, handler: () => Promise<Respons
   return handler();
 }
 
-/** Who is calling (tRPC procedures that manage access use this: an API token may not mint tokens or change the password). */
+/**
+ * Who is calling (tRPC procedures that manage access use this: an API token may not mint tokens or change the
+ * password). A person who must change their password is still who they are here: the gate refuses their
+ * other requests, and `mustChangePassword(principal)` lets the handlers behind it refuse them again.
+ */
 export function principalOf(headers: Headers, url = "http://localhost/api/trpc"): Principal | null {
-  const { result } = checkAccess({ method: "GET", url, headers });
+  const { result } = identify({ method: "GET", url, headers });
   return result.ok ? result.principal : null;
 }
 
@@ -76,9 +93,4 @@ export function actingOf(p: Principal | null): Acting {
   if (p.kind === "anonymous-loopback") return { personId: OWNER_ID, admin: true };
   const x = p.kind === "session" ? p.session : p.token;
   return { personId: x.personId, admin: x.admin };
-}
-
-/** The acting person of a request (REST, /v1 and MCP handlers; tRPC has it in its context). */
-export function actingOfRequest(req: { url: string; headers: Headers }): Acting {
-  return actingOf(principalOf(req.headers, req.url));
 }

@@ -305,6 +305,8 @@ const TRPC: Record<string, Case> = {
   "jobs.status": { kind: "own", why: "schedule and lease holders, no content" },
   "jobs.settings": { kind: "forbidden" },
   "jobs.saveSettings": { kind: "forbidden", input: {} },
+  "jobs.lifetime": { kind: "own", why: "B's own lifetime rules (a personal setting)" },
+  "jobs.saveLifetime": { kind: "own", input: () => ({ idleDays: 3 }), why: "B's own lifetime rules" },
   "manager.list": { kind: "own", input: () => ({ status: "all" }), why: "B's memories" },
   "manager.get": { kind: "missing", id: "memory", input: (id) => ({ id }) },
   "manager.edit": { kind: "missing", id: "memory", input: (id) => ({ id, content: "overwritten by b" }) },
@@ -329,6 +331,17 @@ const TRPC: Record<string, Case> = {
     input: () => ({ name: SECRET.space, confirm: SECRET.space }),
     why: "deletes B's own space of that name",
   },
+  "spaces.shares": { kind: "own", why: "what B shares and what is shared with B (nothing of A's until A shares)" },
+  "spaces.share": {
+    kind: "own",
+    input: () => ({ space: SECRET.space, person: "b", mode: "write" }),
+    why: "names B's own space of that name (B cannot share A's), and sharing with oneself is refused",
+  },
+  "spaces.unshare": {
+    kind: "own",
+    input: () => ({ space: SECRET.space, person: "owner" }),
+    why: "B's own space of that name",
+  },
   "retrievalSettings.get": { kind: "own", why: "B's settings" },
   "retrievalSettings.save": { kind: "own", input: () => ({}), why: "B's settings" },
   "retrievalSettings.reset": { kind: "own", why: "B's settings" },
@@ -345,6 +358,8 @@ const TRPC: Record<string, Case> = {
   "conversations.search": { kind: "own", input: () => ({ query: "Tangerine" }), why: "B's conversations" },
   "conversations.pin": { kind: "missing", id: "conversation", input: (id) => ({ id, pinned: true }) },
   "conversations.exportMarkdown": { kind: "missing", id: "conversation", input: (id) => ({ id }) },
+  "conversations.spaces": { kind: "missing", id: "conversation", input: (id) => ({ id }) },
+  "conversations.setSpaces": { kind: "missing", id: "conversation", input: (id) => ({ id, spaces: [] }) },
   "conversations.remembered": { kind: "missing", id: "message", input: (id) => ({ messageId: id }) },
   "providers.status": { kind: "forbidden" },
   "providers.save": { kind: "forbidden", input: {} },
@@ -479,6 +494,7 @@ const REST: Record<string, RestCase> = {
     req: () => ({ params: { id: "owner" }, body: { disabled: true } }),
   },
   "DELETE /api/v1/people/[id]": { kind: "forbidden", req: () => ({ params: { id: "owner" } }) },
+  "GET /api/v1/people/[id]/export": { kind: "forbidden", req: () => ({ params: { id: "owner" } }) },
   "POST /api/v1/tokens": { kind: "own", req: () => ({ body: { name: "b rest token" } }), why: "B's token" },
   "POST /mcp": {
     kind: "own",
@@ -620,6 +636,89 @@ test("B's search and chat recall never return A's memories; A's data is intact a
   assert.ok(JSON.stringify(found).includes(SECRET.personal), "A still finds A's memory");
 });
 
+test("a space A shares with B reaches B only where B names it, read-only means read-only, and after A stops sharing B sees and counts none of it", async () => {
+  const b = trpcAs({ cookie: `memo_session=${createSession(store.sqlite, { personId: bId }).token}` });
+  const a = trpcAs(aHeaders);
+  const asB = <T>(fn: () => T) => runAs({ personId: bId, admin: false }, fn);
+  const ref = `owner~${SECRET.space}`; // how B names A's space (server/core/acting.ts sharedSpaceOf)
+  const query = "Quillfeather merger ides";
+  // B's counts of memories (B's own recalls, made below, move B's retrieval count: that one is left out).
+  const overview = async () => {
+    const { retrievals: _, ...totals } = (await b.analytics.overview({})).totals;
+    return totals;
+  };
+  const countsBefore = await overview();
+  const conv = await b.conversations.create({ title: "B's chat about the merger" });
+  const leak = (where: string, v: unknown) => assertNoLeak(where, { status: 200, text: JSON.stringify(v) });
+
+  // Not shared yet: A's space answers B exactly like a space that does not exist.
+  const missing = async (space: string) => trpc("memory.search", bHeaders, { query, space });
+  const notShared = await missing(ref);
+  const nowhere = await missing("owner~no-such-space");
+  assert.equal(notShared.status, 404, notShared.text);
+  assert.equal(notShared.text.replace(SECRET.space, "<s>"), nowhere.text.replace("no-such-space", "<s>"));
+  assert.equal((await trpc("conversations.setSpaces", bHeaders, { id: conv.id, spaces: [ref] })).status, 404);
+
+  await a.spaces.share({ space: SECRET.space, person: "b", mode: "read" });
+  const withMe = (await b.spaces.shares()).withMe;
+  assert.deepEqual(
+    withMe.map((s) => [s.space, s.ownerName, s.mode]),
+    [[ref, "Owner", "read"]],
+  );
+  // Named, B reads it, and every memory says whose it is.
+  const hits = await b.memory.search({ query, space: ref });
+  const found = hits.results.find((r) => r.content === SECRET.work);
+  assert.ok(found, JSON.stringify(hits.results.map((r) => r.content)));
+  assert.equal(found.whose?.owner, "Owner");
+  const listed = await b.manager.list({ space: ref });
+  assert.ok(listed.items.some((m) => m.content === SECRET.work && m.whose?.owner === "Owner"));
+  // Not named, it is nowhere: B's own search, B's Manager, B's counts, a conversation that did not add it.
+  leak("B's own search while shared", await b.memory.search({ query }));
+  leak("B's Manager (all spaces) while shared", await b.manager.list({ status: "all" }));
+  leak(
+    "recall of a conversation that did not add it",
+    await asB(() => recallForPrompt(memo, { space: `${bId}~personal`, query, context: [] })),
+  );
+  assert.deepEqual(await overview(), countsBefore, "B's analytics count none of A's memories while shared");
+  // Added to B's conversation, its recall reads it.
+  assert.deepEqual((await b.conversations.setSpaces({ id: conv.id, spaces: [ref] })).spaces, [ref]);
+  const considered = await asB(() =>
+    recallForPrompt(memo, { space: `${bId}~personal`, added: [SECRET.space], query, context: [] }),
+  );
+  assert.ok(considered.considered > 0, JSON.stringify(considered));
+  // Read-only: B writes nothing there, and A's memory by id cannot be changed (it answers as missing).
+  assert.equal((await trpc("memory.remember", bHeaders, { text: "b writes into A's space", space: ref })).status, 403);
+  assert.equal((await trpc("memory.forget", bHeaders, { pattern: "Quillfeather", space: ref })).status, 403);
+  for (const [name, input] of [
+    ["memory.delete", (id: string) => ({ id })],
+    ["manager.delete", (id: string) => ({ ids: [id] })],
+    ["manager.setPinned", (id: string) => ({ ids: [id], pinned: true })],
+    ["manager.edit", (id: string) => ({ id, content: "overwritten by b" })],
+  ] as const)
+    await assertLikeMissing(`${name} on a read-only share`, (id) => trpc(name, bHeaders, input(id)), A.workMemory!);
+  assert.equal((await a.manager.get({ id: A.workMemory! })).content, SECRET.work);
+
+  // A stops sharing: B's search, chat recall, Debug Search, Manager and analytics show and count none of it.
+  assert.equal((await a.spaces.unshare({ space: SECRET.space, person: "b" })).removed, true);
+  assert.deepEqual((await b.spaces.shares()).withMe, []);
+  const after = await missing(ref);
+  assert.equal(after.text.replace(SECRET.space, "<s>"), nowhere.text.replace("no-such-space", "<s>"));
+  assert.deepEqual((await b.conversations.spaces({ id: conv.id })).spaces, [], "the conversation lost the space");
+  for (const q of [query, SECRET.work.slice(0, 30)]) {
+    leak(`B's search "${q}" after unsharing`, await b.memory.search({ query: q }));
+    leak(
+      `B's recall "${q}" after unsharing`,
+      await asB(() =>
+        recallForPrompt(memo, { space: `${bId}~personal`, added: [SECRET.space], query: q, context: [] }),
+      ),
+    );
+    leak(`B's Manager after unsharing`, await b.manager.list({ space: ref, status: "all" }));
+  }
+  await assertLikeMissing("manager.get after unsharing", (id) => trpc("manager.get", bHeaders, { id }), A.workMemory!);
+  leak("B's analytics after unsharing", await b.analytics.overview({}));
+  assert.deepEqual(await overview(), countsBefore, "B's analytics count none of A's memories after unsharing");
+});
+
 test("removing B takes all of B's data in one transaction (memories, vectors, FTS, documents and their files, chats, tokens) and nothing of A's", async () => {
   const db = store.sqlite;
   const bSession = { cookie: `memo_session=${createSession(db, { personId: bId }).token}` };
@@ -675,4 +774,92 @@ test("removing B takes all of B's data in one transaction (memories, vectors, FT
   assert.equal(n("SELECT count(*) AS n FROM settings WHERE key LIKE ?", `%@person:${bId}`), 0);
   assert.deepEqual(countsOf("owner"), aBefore, "A keeps everything");
   assert.deepEqual(checkInvariant(db), []);
+});
+
+// ---- pages (issue 32: "every route the app serves"), found from the app/ tree like the route handlers ----
+
+interface PageFile {
+  file: string;
+  /** The URL pattern, e.g. /c/[id]. */
+  pattern: string;
+  /** A dynamic segment, or server-side code (the page or a local server module it imports) that imports server/. */
+  needsCase: boolean;
+}
+function pageFiles(dir = appDir): PageFile[] {
+  const out: PageFile[] = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...pageFiles(p));
+    else if (e.name === "page.tsx" || e.name === "page.ts") {
+      const segs = path
+        .relative(appDir, dir)
+        .split(path.sep)
+        .filter((s) => s && !/^\(.*\)$/.test(s));
+      const pattern = `/${segs.join("/")}`;
+      const src = fs.readFileSync(p, "utf8");
+      // The page's own local imports that run on the server (a "use client" module reads through tRPC, whose
+      // procedures are covered above).
+      const local = [...src.matchAll(/from "\.\/([\w.-]+)"/g)]
+        .map((m) => ["ts", "tsx"].map((x) => path.join(dir, `${m[1]}.${x}`)).find((f) => fs.existsSync(f)))
+        .filter((f): f is string => f !== undefined)
+        .map((f) => fs.readFileSync(f, "utf8"))
+        .filter((s) => !/^\s*["']use client["']/.test(s));
+      const readsServer = [src, ...local].some((s) => /from "@\/server\//.test(s));
+      out.push({ file: p, pattern, needsCase: /\[[^\]]+\]/.test(pattern) || readsServer });
+    }
+  }
+  return out;
+}
+
+type PageCase =
+  /** The page's server data loader, called as B with A's id: must answer exactly as for a missing id. */
+  | { kind: "loader"; id: IdKey; load: (headers: Headers, id: string) => unknown }
+  /** Server code that reads nothing of any person's. */
+  | { kind: "none"; why: string };
+
+const PAGE_CASES: Record<string, PageCase> = {
+  "/c/[id]": {
+    kind: "loader",
+    id: "conversation",
+    load: async (h, id) => (await import("../../app/c/[id]/load")).conversationTitleFor(h, id),
+  },
+  "/": { kind: "none", why: "checks the ?space= name's syntax (SPACE_RE); the chat reads through tRPC" },
+  "/login": { kind: "none", why: "reads whether sign-in is on and an owner password is set: the household's" },
+  "/password": { kind: "none", why: "reads only its ?next= parameter" },
+};
+
+test("every page with a dynamic segment or a server-side read has a case; another person gets A's ids as missing", async () => {
+  const pages = pageFiles();
+  assert.ok(pages.some((p) => p.pattern === "/c/[id]") && pages.length >= 8, JSON.stringify(pages));
+  const needing = pages.filter((p) => p.needsCase).map((p) => p.pattern);
+  const missing = needing.filter((p) => !(p in PAGE_CASES));
+  assert.deepEqual(missing, [], `pages without an isolation case: ${missing.join(", ")}`);
+  const stale = Object.keys(PAGE_CASES).filter((p) => !needing.includes(p));
+  assert.deepEqual(stale, [], `cases for pages that are gone or need none: ${stale.join(", ")}`);
+  console.log(`isolation: ${pages.length} pages, ${needing.length} with a server-side read or a dynamic segment`);
+
+  for (const [pattern, c] of Object.entries(PAGE_CASES)) {
+    if (c.kind !== "loader") continue;
+    const call = async (headers: Record<string, string>, id: string): Promise<Answer> => {
+      const v = await c.load(new Headers(headers), id);
+      return { status: v === null || v === undefined ? 404 : 200, text: JSON.stringify(v ?? null) };
+    };
+    // The control: A's own loader finds it (so a loader that finds nothing for anyone fails here).
+    const own = await call(aHeaders, A[c.id]!);
+    assert.equal(own.status, 200, `${pattern}: A's own ${c.id} is found`);
+    // Another person (made here: the suite removes B in an earlier test) with a session and with a token.
+    const other = createPerson(store.sqlite, {
+      name: "C",
+      login: `c${crypto.randomUUID().slice(0, 8)}`,
+      role: "member",
+      passwordHash: "unused",
+    });
+    for (const [who, h] of [
+      ["session", { cookie: `memo_session=${createSession(store.sqlite, { personId: other.id }).token}` }],
+      ["token", { authorization: `Bearer ${createApiToken(store.sqlite, "c script", other.id).token}` }],
+    ] as const) {
+      assert.equal((await c.load(new Headers(h), "no-such-id")) ?? null, null);
+      await assertLikeMissing(`page ${pattern} (another person's ${who})`, (id) => call(h, id), A[c.id]!);
+    }
+  }
 });

@@ -7,13 +7,17 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { setDb } from "../db";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { checkAccess } from "./gate";
+import { checkAccess, gateResponse } from "./gate";
 import { hashPassword } from "./password";
 import { setOwnerPasswordHash } from "./store";
 import { createCaller } from "../api/root";
 import { POST as login } from "../../app/api/auth/login/route";
 import { GET as listPeople, POST as addPerson } from "../../app/api/v1/people/route";
 import { DELETE as removePerson, PATCH as patchPerson } from "../../app/api/v1/people/[id]/route";
+import { GET as exportPerson } from "../../app/api/v1/people/[id]/export/route";
+import { insertMemories } from "../memory/store";
+import { spaceKey } from "../core/space-name";
+import { axisVector } from "../test/temp-store";
 import { POST as makeToken } from "../../app/api/v1/tokens/route";
 
 let store: TempStore;
@@ -126,6 +130,29 @@ test("people: add, sign in by name, tokens act as their person, disable stops th
   );
   assert.equal(allowed("/api/v1/search", owner).ok, true, "the owner's session is untouched");
 
+  // Before removal an admin can download the person's export: their memories, nobody else's.
+  insertMemories(
+    store.sqlite,
+    [
+      { spaceId: spaceKey(bob.id, "personal"), content: "bob keeps bees on the roof" },
+      { spaceId: spaceKey("owner", "personal"), content: "the owner's own note" },
+    ],
+    [axisVector(768, 1), axisVector(768, 2)],
+    "test-model",
+  );
+  const exp = await exportPerson(req(`/api/v1/people/${bob.id}/export`, "GET", undefined, owner), params(bob.id));
+  assert.equal(exp.status, 200);
+  assert.match(exp.headers.get("content-disposition") ?? "", /attachment; filename="memo-export-bob-/);
+  const file = (await exp.json()) as { memories: { content: string }[] };
+  assert.deepEqual(
+    file.memories.map((m) => m.content),
+    ["bob keeps bees on the roof"],
+  );
+  assert.equal(
+    (await exportPerson(req("/api/v1/people/nobody/export", "GET", undefined, owner), params("nobody"))).status,
+    404,
+  );
+
   // Removal: the person and their sessions and tokens are gone.
   const rm = await removePerson(req(`/api/v1/people/${bob.id}`, "DELETE", undefined, owner), params(bob.id));
   assert.equal(rm.status, 200);
@@ -137,4 +164,76 @@ test("people: add, sign in by name, tokens act as their person, disable stops th
     (await removePerson(req("/api/v1/people/owner", "DELETE", undefined, owner), params("owner"))).status,
     400,
   );
+});
+
+test("a password an admin set must be changed first: everything else is refused (403, pages go to /password)", async () => {
+  const owner = await signIn({ password: OWNER_PW });
+  const added = await addPerson(
+    req(
+      "/api/v1/people",
+      "POST",
+      { name: "Cleo", login: "cleo", password: "cleo's first password", role: "member", mustChangePassword: true },
+      owner,
+    ),
+  );
+  assert.equal(added.status, 201);
+  const cleo = await signIn({ login: "cleo", password: "cleo's first password" });
+  const gate = (path: string, method = "GET") => gateResponse(req(path, method, undefined, cleo));
+
+  // APIs: a JSON 403 that says what to do, whatever the route class.
+  for (const [path, method] of [
+    ["/api/v1/search", "POST"],
+    ["/api/v1/tokens", "POST"],
+    ["/api/trpc/memory.list", "GET"],
+    ["/api/trpc/access.me,memory.list", "GET"],
+    ["/api/trpc/access.createToken", "POST"],
+    ["/v1/models", "GET"],
+    ["/mcp", "POST"],
+  ] as const) {
+    const res = gate(path, method);
+    assert.equal(res?.status, 403, path);
+    assert.match(await res!.text(), /change your password first/, path);
+    assert.match(res!.headers.get("content-type") ?? "", /json/, path);
+  }
+  // Pages: to the change page, and back afterwards.
+  const page = gate("/settings?x=1");
+  assert.equal(page?.status, 303);
+  assert.equal(page?.headers.get("location"), `${URL0}/password?next=${encodeURIComponent("/settings?x=1")}`);
+  // What the change page needs, and signing out, go through.
+  for (const [path, method] of [
+    ["/password", "GET"],
+    ["/api/trpc/access.me", "GET"],
+    ["/api/trpc/access.me,access.changeMyPassword", "POST"],
+    ["/api/auth/logout", "POST"],
+  ] as const)
+    assert.equal(gate(path, method), null, path);
+
+  // The handlers behind the gate refuse again (second lock): no token can be made yet, nothing is read.
+  assert.equal((await makeToken(req("/api/v1/tokens", "POST", { name: "early" }, cleo))).status, 403);
+  const cleoCaller = createCaller({ memo: { db: store.sqlite, embedder: {} as never }, headers: new Headers(cleo) });
+  await assert.rejects(cleoCaller.access.createToken({ name: "early" }), /change your password first/);
+  await assert.rejects(cleoCaller.access.tokens(), /change your password first/);
+  const cleoId = ((await added.json()) as { id: string }).id;
+  const n = () =>
+    (store.sqlite.prepare("SELECT count(*) AS n FROM api_tokens WHERE person_id = ?").get(cleoId) as { n: number }).n;
+  assert.equal(n(), 0);
+  assert.equal((await cleoCaller.access.me())?.mustChangePassword, true);
+
+  // Changed: the same session goes everywhere, and tokens can be made.
+  await cleoCaller.access.changeMyPassword({ current: "cleo's first password", password: "cleo's own password" });
+  assert.equal(gate("/api/v1/search", "POST"), null);
+  assert.equal(gate("/settings"), null);
+  assert.equal((await makeToken(req("/api/v1/tokens", "POST", { name: "now" }, cleo))).status, 201);
+  assert.equal(n(), 1);
+
+  // An admin's reset with must-change puts the rule back (and revokes the token made meanwhile).
+  const reset = await patchPerson(
+    req(`/api/v1/people/${cleoId}`, "PATCH", { password: "a reset password 2" }, owner),
+    params(cleoId),
+  );
+  assert.equal(reset.status, 200);
+  const again = await signIn({ login: "cleo", password: "a reset password 2" });
+  assert.equal(gateResponse(req("/api/v1/search", "POST", undefined, again))?.status, 403);
+  // The owner is never held by the rule.
+  assert.equal(gateResponse(req("/api/v1/search", "POST", undefined, owner)), null);
 });

@@ -91,6 +91,8 @@ export interface SessionInfo {
   personId: string;
   /** Whether that person is an admin (household settings). */
   admin: boolean;
+  /** The person still has a password an admin set and must choose their own before anything else. */
+  mustChangePassword?: boolean;
   createdAt: string;
   lastSeenAt: string;
   expiresAt: string;
@@ -135,12 +137,14 @@ export function sessionFromToken(
   if (!token || token.length > 200) return null;
   const row = stmt(
     db,
-    `SELECT s.id_hash AS idHash, s.person_id AS personId, p.role = 'admin' AS admin, s.created_at AS createdAt,
+    `SELECT s.id_hash AS idHash, s.person_id AS personId, p.role = 'admin' AS admin,
+       p.must_change_password AS mustChangePassword, s.created_at AS createdAt,
        s.last_seen_at AS lastSeenAt, s.expires_at AS expiresAt, s.ip, s.user_agent AS userAgent
      FROM auth_sessions s JOIN people p ON p.id = s.person_id WHERE s.id_hash = ? AND p.disabled = 0`,
   ).get(sha256(token)) as SessionInfo | undefined;
   if (!row) return null;
   row.admin = Boolean(row.admin);
+  row.mustChangePassword = Boolean(row.mustChangePassword);
   const nowIso = new Date(now).toISOString();
   if (row.expiresAt <= nowIso) {
     stmt(db, "DELETE FROM auth_sessions WHERE id_hash = ?").run(row.idHash);
@@ -186,6 +190,8 @@ export interface ApiTokenInfo {
   /** The person the token acts as. */
   personId: string;
   admin: boolean;
+  /** Its person must change their password first: the token is refused until they do. */
+  mustChangePassword?: boolean;
   name: string;
   prefix: string;
   createdAt: string;
@@ -194,8 +200,12 @@ export interface ApiTokenInfo {
 }
 
 const TOKEN_COLUMNS =
-  "t.id, t.person_id AS personId, (SELECT role = 'admin' FROM people WHERE id = t.person_id) AS admin, t.name, t.prefix, t.created_at AS createdAt, t.last_used_at AS lastUsedAt, t.revoked_at AS revokedAt";
-const toToken = (r: ApiTokenInfo): ApiTokenInfo => ({ ...r, admin: Boolean(r.admin) });
+  "t.id, t.person_id AS personId, (SELECT role = 'admin' FROM people WHERE id = t.person_id) AS admin, (SELECT must_change_password FROM people WHERE id = t.person_id) AS mustChangePassword, t.name, t.prefix, t.created_at AS createdAt, t.last_used_at AS lastUsedAt, t.revoked_at AS revokedAt";
+const toToken = (r: ApiTokenInfo): ApiTokenInfo => ({
+  ...r,
+  admin: Boolean(r.admin),
+  mustChangePassword: Boolean(r.mustChangePassword),
+});
 
 /** A new token acting as `personId`; its secret is returned here once and never again (only its hash is kept). */
 export function createApiToken(

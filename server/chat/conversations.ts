@@ -13,7 +13,7 @@ import type { ChatMessage } from "./providers";
 import type { MatchType } from "../memory/retrieval/fuse";
 import { estimateTokens } from "../memory/retrieval/pack";
 import type { ScoreBreakdown } from "../memory/retrieval/retrieve";
-import { ensureSpace, spaceExists, type MemoryKind } from "../memory/store";
+import { ensureSpace, spaceExists, type MemoryKind, type Whose } from "../memory/store";
 import { DEFAULT_SPACE } from "../core/space-name";
 import { ServiceError } from "../core/errors";
 import { privacyNow, sweepTemporaryChats, temporaryColumns } from "./temporary-chats";
@@ -40,6 +40,8 @@ export interface RecalledMemory {
   /** A document chunk's file name and the section heading it sits under (absent for other memories). */
   documentName?: string | null;
   section?: string | null;
+  /** Whose it is, when it came from a space shared with the person (or was written by a sharee). */
+  whose?: Whose | null;
 }
 
 export type CommandInfo =

@@ -8,11 +8,12 @@ import { chunkSection } from "../memory/retrieval/document-names";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import type { StageTimer } from "../memory/retrieval/stages";
+import type { Whose } from "../memory/store";
 
 export const ms = (t0: number) => Math.round((performance.now() - t0) * 10) / 10;
 
 /** A recalled memory as the prompt and the reply's card name it: a document chunk by its file and section. */
-type Sourced = RetrievedMemory & { documentName?: string | null; section?: string | null };
+type Sourced = RetrievedMemory & { documentName?: string | null; section?: string | null; whose?: Whose | null };
 
 function withSource<T extends RetrievedMemory & { documentName?: string | null }>(r: T): T & Sourced {
   return r.documentName ? { ...r, section: chunkSection(r.content) } : r;
@@ -30,6 +31,7 @@ function toRecalled(r: Sourced): RecalledMemory {
     scores: r.scores,
     moves: rankingMoves(r.moves),
     ...(r.documentName ? { documentName: r.documentName, section: r.section ?? null } : {}),
+    ...(r.whose ? { whose: r.whose } : {}),
   };
 }
 
@@ -90,6 +92,12 @@ export async function recallForPrompt(
   memo: MemoContext,
   input: {
     space: string;
+    /**
+     * Spaces shared with the person that were added to this conversation (server/memory/store/shares.ts
+     * conversationSpaces): searched too, their results merged with the space's by confidence. A shared space
+     * reaches a turn by no other path.
+     */
+    added?: string[];
     query: string;
     context: string[];
     exclude?: (m: RetrievedMemory) => boolean;
@@ -100,19 +108,32 @@ export async function recallForPrompt(
   const t0 = performance.now();
   opts.timer?.start();
   try {
-    const r = await search(
-      memo,
-      {
-        query: input.query,
-        space: input.space,
-        context: input.context,
-        promote: false,
-        tzOffsetMinutes: input.tzOffsetMinutes,
-        forPrompt: true,
-      },
-      opts.timer,
-    );
-    const kept = input.exclude ? r.results.filter((m) => !input.exclude!(m)) : r.results;
+    const one = (space: string) =>
+      search(
+        memo,
+        {
+          query: input.query,
+          space,
+          context: input.context,
+          promote: false,
+          tzOffsetMinutes: input.tzOffsetMinutes,
+          forPrompt: true,
+        },
+        opts.timer,
+      );
+    const r = await one(input.space);
+    let results = r.results;
+    for (const space of input.added ?? []) {
+      if (space === input.space) continue;
+      // An added space that is empty (or no longer shared: missing) adds nothing; the turn goes on.
+      const more = await one(space).catch((e: unknown) => {
+        if (e instanceof ServiceError && e.status === 404) return null;
+        throw e;
+      });
+      // Confidence is calibrated per result (confidence.ts), so results of different spaces compare by it.
+      if (more) results = [...results, ...more.results].sort((a, b) => b.scores.confidence - a.scores.confidence);
+    }
+    const kept = input.exclude ? results.filter((m) => !input.exclude!(m)) : results;
     const allowed = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
     // Only results at or above the minimum confidence reach the prompt (none: "no memory used"), and only those count as recalled.
     const usable = packable(allowed, r.settings.minConfidence).map(withSource);

@@ -12,7 +12,9 @@ import { packable, type RetrievedMemory } from "../memory/retrieval/retrieve";
 import { search } from "../memory/retrieval/search";
 import { addMemories } from "../memory/store/add";
 import { saveRetrievalSettings } from "../memory/retrieval/settings";
-import { checkInvariant, getMemory } from "../memory/store";
+import { checkInvariant, getMemory, removeShare, setConversationSpaces, setShare } from "../memory/store";
+import { runAs } from "../core/acting";
+import { createPerson } from "../auth/people";
 import { getConversationWithMessages } from "./conversations";
 import { restore } from "../memory/lifecycle/forget";
 import { dayIn, weekdayAndDay } from "../core/calendar";
@@ -449,4 +451,43 @@ test("stopping a reply keeps what was generated (stored and persisted) and says 
   assert.ok(err.partial?.content.startsWith("Fixture reply"));
   await s.queue.drain();
   assert.equal((s.memo.db.prepare("SELECT count(*) AS n FROM memories").get() as { n: number }).n, 1);
+});
+
+test("a space shared with B reaches B's turn only once the conversation added it, says whose it is, and never after A stops sharing", async () => {
+  const s = setup();
+  const db = s.memo.db;
+  const b = createPerson(db, { name: "B", login: "b", role: "member", passwordHash: "x" }).id;
+  const asB = <T>(fn: () => T) => runAs({ personId: b, admin: false }, fn);
+  const SOUP = "Grandma's lentil soup needs cumin, a bay leaf and a squeeze of lemon.";
+  await addMemories(s.memo, [{ text: SOUP, space: "recipes" }]); // A's (the owner's) space
+  setShare(db, "recipes", b, "read");
+  // Every result that qualifies is packed: the test is about which spaces are read, not about the threshold.
+  const model = (await emb.info()).model;
+  asB(() => saveRetrievalSettings(db, model, { minConfidence: 0 }));
+
+  const ask = "What goes into the lentil soup?";
+  const first = await asB(() => turn(s, { message: ask }));
+  const conv = first.of("start")!.conversation;
+  assert.equal(conv.spaceId, `${b}~personal`, "B's conversation is in B's own space");
+  assert.ok(!first.reply.includes("Grandma"), "not added: nothing of A's space reaches the prompt");
+
+  asB(() => setConversationSpaces(db, conv.id, ["recipes"]));
+  const second = await asB(() => turn(s, { message: ask, conversationId: conv.id }));
+  const soup = second.of("recall")!.memories.find((m) => m.content === SOUP);
+  assert.ok(soup, JSON.stringify(second.of("recall")));
+  assert.equal(soup.whose?.owner, "Owner");
+  assert.ok(second.reply.includes("Grandma"), "the provider received it");
+  await s.queue.drain();
+  // The exchange is stored in B's own space, never in the shared one.
+  assert.equal(
+    (db.prepare("SELECT count(*) AS n FROM memories WHERE space_id = 'recipes'").get() as { n: number }).n,
+    1,
+  );
+
+  removeShare(db, "recipes", b);
+  const third = await asB(() => turn(s, { message: ask, conversationId: conv.id }));
+  // B's stored exchange quotes the fixture's reply, which echoed the memory block: that text is B's own now.
+  // A's memory itself is recalled no more.
+  const recalled = third.of("recall")!.memories;
+  assert.ok(!recalled.some((m) => m.id === soup.id || m.whose), JSON.stringify(recalled));
 });

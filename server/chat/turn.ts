@@ -28,6 +28,7 @@ import { runCommand } from "./turn-command";
 import { cutNote, keptOnlyOnRequest, type CutReason } from "./cut-short";
 import type { TurnControl } from "./turn-control";
 import { mySpace } from "../core/acting";
+import { conversationSpaces } from "../memory/store";
 
 export { MAX_MESSAGE_CHARS };
 /** Earlier dialogue sent with each message, newest first, within this many (estimated) tokens. */
@@ -209,7 +210,14 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   const recallNow = () =>
     recallForPrompt(
       memo,
-      { space: conv.spaceId, query: message, context, exclude, tzOffsetMinutes: input.tzOffsetMinutes },
+      {
+        space: conv.spaceId,
+        added: conversationSpaces(memo.db, conv.id),
+        query: message,
+        context,
+        exclude,
+        tzOffsetMinutes: input.tzOffsetMinutes,
+      },
       { only: plan!.only, promote: false },
     );
   let recall: Recall | null = null;

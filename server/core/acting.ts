@@ -100,3 +100,39 @@ export function actingScope(): string | null {
  */
 export const mineScan = (col: string): string =>
   `${col} IN (SELECT id FROM spaces WHERE (SELECT acting_person()) IS NULL OR person_id = (SELECT acting_person()))`;
+
+/**
+ * Shared spaces (drizzle/0014_space_shares.sql): the spaces whose memories the acting person may read — their
+ * own and those shared with them, read-only or read-write. Lookups of memories by id and retrieval's reads use
+ * this in place of mine(); lists over "all my spaces" keep mine(), so a shared space is only ever read when it
+ * is named (a conversation's added space, a search's space, the Manager's space filter).
+ */
+export const visibleScan = (col: string): string =>
+  `${col} IN (SELECT id FROM spaces WHERE (SELECT acting_person()) IS NULL OR person_id = (SELECT acting_person())
+     UNION ALL SELECT space_id FROM space_shares WHERE person_id = (SELECT acting_person()))`;
+
+/** The spaces whose memories the acting person may write, edit, forget or delete: their own and read-write shares. */
+export const writableScan = (col: string): string =>
+  `${col} IN (SELECT id FROM spaces WHERE (SELECT acting_person()) IS NULL OR person_id = (SELECT acting_person())
+     UNION ALL SELECT space_id FROM space_shares WHERE person_id = (SELECT acting_person()) AND mode = 'write')`;
+
+/**
+ * A space named in a request that may be another person's: the acting person's own name or key
+ * (mySpaceOf), or `<person id>~<name>` for a space of that person (`owner~recipes` for the owner's). Only the
+ * form is checked here; whether the space is shared with the acting person is the store's question
+ * (visibleScan/writableScan, server/memory/store/shares.ts), and a space not shared reads as missing.
+ */
+export function sharedSpaceOf(nameOrRef: string): string | null {
+  const own = mySpaceOf(nameOrRef);
+  if (own !== null) return own;
+  const i = nameOrRef.indexOf(SPACE_KEY_SEP);
+  if (i <= 0) return null;
+  const person = nameOrRef.slice(0, i);
+  const name = nameOrRef.slice(i + 1);
+  return SPACE_RE.test(person) && SPACE_RE.test(name) ? spaceKey(person, name) : null;
+}
+
+/** How a person names a space of someone else's in requests: '<person id>~<name>', the owner's too. */
+export function spaceRef(key: string): string {
+  return `${spacePersonOf(key)}${SPACE_KEY_SEP}${spaceNameOf(key)}`;
+}

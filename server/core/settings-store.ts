@@ -4,15 +4,14 @@ import { OWNER_ID } from "./space-name";
 import { stmt } from "./statements";
 
 /**
- * Settings that are each person's own (issue 32): retrieval settings, memory-sharing choices and the
- * first-run checklist. Everything else (providers and keys, local models, jobs, detection) is the
+ * Settings that are each person's own (issue 32): retrieval settings, memory-sharing choices, the first-run
+ * checklist and the lifetime of their memories (`lifetime`: decay days and which kinds decay). Everything else (providers and keys, local models, jobs, detection) is the
  * household's. The owner's keep their names (stores made before people existed read as before); another
  * person's are stored under '<key>@person:<id>'.
  */
-const PERSONAL_KEYS = [/^retrieval:/, /^privacy$/, /^ui\.firstRunChecklist$/];
+const PERSONAL_KEYS = [/^retrieval:/, /^privacy$/, /^ui\.firstRunChecklist$/, /^lifetime$/];
 
-function storedKey(key: string): string {
-  const id = actingPersonId();
+function storedKey(key: string, id = actingPersonId()): string {
   return id !== OWNER_ID && PERSONAL_KEYS.some((r) => r.test(key)) ? `${key}@person:${id}` : key;
 }
 
@@ -26,9 +25,14 @@ export function personalSettingsLike(personId: string): string {
  * the setup checklist). Readers validate the value themselves and fall back to their defaults.
  */
 
-/** The saved value of `key`, parsed; undefined when nothing is saved or the saved text is not JSON. */
-export function readSetting(db: Database.Database, key: string): unknown {
-  const row = stmt(db, "SELECT value FROM settings WHERE key = ?").get(storedKey(key)) as { value: string } | undefined;
+/**
+ * The saved value of `key`, parsed; undefined when nothing is saved or the saved text is not JSON. A
+ * personal key is the acting person's, or `personId`'s when given (a household job reading each person's).
+ */
+export function readSetting(db: Database.Database, key: string, personId?: string): unknown {
+  const row = stmt(db, "SELECT value FROM settings WHERE key = ?").get(storedKey(key, personId)) as
+    | { value: string }
+    | undefined;
   if (!row) return undefined;
   try {
     return JSON.parse(row.value) as unknown;

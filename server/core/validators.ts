@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { mySpaceOf } from "./acting";
+import { mySpaceOf, sharedSpaceOf } from "./acting";
 
 /** Zod schemas shared by the tRPC routers and the REST routes: one definition of valid input. */
 
@@ -14,6 +14,20 @@ const noNul = (s: string) => !s.includes("\u0000");
  */
 export const spaceName = z.string().transform((s, ctx) => {
   const key = mySpaceOf(s);
+  if (key === null) {
+    ctx.addIssue({ code: "custom", message: "space must be 1–64 letters, digits, '-' or '_'" });
+    return z.NEVER;
+  }
+  return key;
+});
+
+/**
+ * A space whose memories a request reads or writes: the acting person's own (as spaceName), or another
+ * person's named '<person id>~<name>' ('owner~recipes' for the owner's). Only the form is checked at parse
+ * time; the store answers a space not shared with the person as missing (server/memory/store/shares.ts).
+ */
+export const sharedSpaceName = z.string().transform((s, ctx) => {
+  const key = sharedSpaceOf(s);
   if (key === null) {
     ctx.addIssue({ code: "custom", message: "space must be 1–64 letters, digits, '-' or '_'" });
     return z.NEVER;
@@ -40,7 +54,7 @@ export const memoryKind = z.enum(["chat", "document", "remember", "import", "con
 
 export const newMemoryInput = z.strictObject({
   text: memoryText,
-  space: spaceName.optional(),
+  space: sharedSpaceName.optional(),
   timestamp: isoTimestamp.optional(),
   kind: memoryKind.optional(),
   importance: z.number().int().min(0).max(5).optional(),
@@ -65,7 +79,7 @@ export const searchInput = z.strictObject({
     .refine((s) => s.trim().length > 0, "query must not be empty")
     .refine((s) => s.length <= MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`)
     .refine(noNul, "query must not contain NUL characters"),
-  space: spaceName.optional(),
+  space: sharedSpaceName.optional(),
   /** Default: the server's time zone. */
   tzOffsetMinutes: tzOffsetMinutes.optional(),
   /**
@@ -106,7 +120,7 @@ export const forgetInput = z.strictObject({
     .refine((s) => s.trim().length >= 2, "pattern must have at least 2 characters")
     .refine((s) => s.length <= 1000, "pattern must be at most 1000 characters")
     .refine(noNul, "pattern must not contain NUL characters"),
-  space: spaceName.optional(),
+  space: sharedSpaceName.optional(),
   /** true: answer { count, items } and delete nothing. */
   preview: z.boolean().optional(),
 });
@@ -115,7 +129,7 @@ export const idsInput = z.strictObject({
   ids: z.array(z.string().uuid("ids must be memory ids")).min(1).max(10_000),
 });
 
-export const rememberInput = z.strictObject({ text: memoryText, space: spaceName.optional() });
+export const rememberInput = z.strictObject({ text: memoryText, space: sharedSpaceName.optional() });
 
 /** An API token's name (what uses it). */
 export const tokenName = z

@@ -43,7 +43,7 @@ export function openDb(file: string = dbPath(), migrationsFolder: string = migra
   sqlite.function("mine", { deterministic: false }, (key: unknown) => (typeof key === "string" && isMine(key) ? 1 : 0));
   sqlite.function("acting_person", { deterministic: false }, () => actingScope());
   // A text's length as JavaScript counts it (UTF-16 units): memories.speakers offsets are JavaScript's, and
-  // drizzle/0013_speakers.sql computes them in SQL, where length() counts characters.
+  // drizzle/0016_speakers.sql computes them in SQL, where length() counts characters.
   sqlite.function("utf16_length", { deterministic: true }, (s: unknown) => (typeof s === "string" ? s.length : null));
   const orm = drizzle(sqlite, { schema }) as Db;
   migrate(orm, { migrationsFolder });

@@ -65,8 +65,10 @@ export const memories = sqliteTable(
     createdAt: text("created_at").notNull().default(now),
     /** When the content was last edited (null: never); recency is the later of this and timestamp. */
     updatedAt: text("updated_at"),
-    /** JSON [{role?, name?, start, end}]: who said which characters of the content (drizzle/0013_speakers.sql). */
+    /** JSON [{role?, name?, start, end}]: who said which characters of the content (drizzle/0016_speakers.sql). */
     speakers: text("speakers"),
+    /** Who wrote it into someone else's space through a read-write share (drizzle/0014); null: the space's person. */
+    writtenBy: text("written_by"),
   },
   (t) => [
     index("memories_space_live_idx").on(t.spaceId, t.softDeleted),
@@ -80,6 +82,12 @@ export const memories = sqliteTable(
 
 /** Vectors of soft-deleted memories, parked here so memory_vec holds live rows only and restore needs no re-embed. */
 export const memoryVecTrash = sqliteTable("memory_vec_trash", {
+  rid: integer("rid").primaryKey(),
+  embedding: blob("embedding", { mode: "buffer" }).notNull(),
+});
+
+/** A plain-table copy of memory_vec's live vectors, for fast reads by rid (drizzle/0015_vector_rows.sql). */
+export const memoryVecRows = sqliteTable("memory_vec_rows", {
   rid: integer("rid").primaryKey(),
   embedding: blob("embedding", { mode: "buffer" }).notNull(),
 });
@@ -117,6 +125,36 @@ export const conversations = sqliteTable(
     lastSeenAt: text("last_seen_at"),
   },
   (t) => [index("conversations_temporary_idx").on(t.temporary, t.expiresAt)],
+);
+
+/** A space shared by its person with another, read-only or read-write (drizzle/0014_space_shares.sql). */
+export const spaceShares = sqliteTable(
+  "space_shares",
+  {
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id, { onDelete: "cascade" }),
+    personId: text("person_id").notNull(),
+    mode: text("mode", { enum: ["read", "write"] })
+      .notNull()
+      .default("read"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.spaceId, t.personId] }), index("space_shares_person_idx").on(t.personId)],
+);
+
+/** Spaces shared with the conversation's person that its recall also reads (added explicitly, drizzle/0014). */
+export const conversationSpaces = sqliteTable(
+  "conversation_spaces",
+  {
+    conversationId: text("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.spaceId] })],
 );
 
 export const messages = sqliteTable(

@@ -4,11 +4,12 @@
  *   GET    /api/v1/people → { people: [...] }                                                          (admin)
  *   PATCH  /api/v1/people/<id> { disabled?, password?, mustChangePassword?, role? } → the person        (admin)
  *   DELETE /api/v1/people/<id> → { removed, files }: all of that person's data, one transaction         (admin)
+ *   GET    /api/v1/people/<id>/export → that person's export file (what removal deletes), as an attachment (admin)
  *   POST   /api/v1/tokens { name } → 201 { token, id, name, prefix }: a token acting as the signed-in person
  * Admin means a session of a person whose role is admin, or the owner at the machine; never an API token.
  */
 import { z } from "zod";
-import { acting } from "../core/acting";
+import { acting, runAs } from "../core/acting";
 import { ServiceError } from "../core/errors";
 import { OWNER_ID } from "../core/space-name";
 import { getDb } from "../db";
@@ -25,6 +26,7 @@ import {
 } from "../auth/people";
 import { createApiToken, hasOwnerPassword } from "../auth/store";
 import { removePersonData } from "../services/people-service";
+import { exportMemories } from "../services/transfer-service";
 import { tokenName } from "../core/validators";
 import { handle, json, readBody } from "./rest";
 
@@ -98,6 +100,31 @@ export function deletePersonHandler(req: Request, id: string): Promise<Response>
   return handle(() => {
     requireAdminSession(req);
     return json(removePersonData(getDb().sqlite, id));
+  });
+}
+
+/**
+ * The export a person would download themselves (Manager → Export: every live memory of every space of
+ * theirs), made as that person so the store's chokepoints narrow it to their data alone. Offered before
+ * removal, which deletes all of it.
+ */
+export function exportPersonHandler(req: Request, id: string): Promise<Response> {
+  return handle(() => {
+    requireAdminSession(req);
+    const db = getDb().sqlite;
+    const person = getPerson(db, id);
+    if (!person) throw new ServiceError(404, "no person with this id");
+    const now = new Date();
+    const file = runAs({ personId: id, admin: false }, () => exportMemories(db, null, now));
+    const name = `memo-export-${person.login}-${now.toISOString().slice(0, 10)}.json`;
+    return new Response(JSON.stringify(file, null, 1), {
+      status: 200,
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        "content-disposition": `attachment; filename="${name}"`,
+        "cache-control": "no-store",
+      },
+    });
   });
 }
 

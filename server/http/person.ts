@@ -1,6 +1,7 @@
 import { acting, dekeyValue, myKeyPrefix, runAs } from "../core/acting";
 import { ServiceError } from "../core/errors";
-import { actingOfRequest, gateResponse, NOBODY } from "../auth/gate";
+import { mustChangePassword } from "../auth/access";
+import { actingOf, gateResponse, NOBODY, principalOf } from "../auth/gate";
 
 /**
  * A route handler that runs as the request's person (issue 32): the session's or the API token's person,
@@ -12,9 +13,11 @@ export function asPerson<T extends unknown[]>(
   handler: (req: Request, ...rest: T) => Response | Promise<Response>,
 ): (req: Request, ...rest: T) => Promise<Response> {
   return async (req: Request, ...rest: T) => {
-    const person = actingOfRequest(req);
-    // Nobody acts: answered by the access gate's own refusal (proxy.ts gives it first; this is the second lock).
-    if (person.personId === NOBODY.personId) {
+    const principal = principalOf(req.headers, req.url);
+    const person = actingOf(principal);
+    // Nobody acts, or a person who must change their password first: answered by the access gate's own
+    // refusal (proxy.ts gives it first; this is the second lock).
+    if (person.personId === NOBODY.personId || (principal && mustChangePassword(principal))) {
       const denied = gateResponse(req);
       if (denied) return denied;
     }

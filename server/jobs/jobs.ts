@@ -10,7 +10,14 @@ import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
 import { providerMerge } from "./merge";
 import { runExclusive, type RunRecord, type Trigger } from "../core/job-runner";
-import { consolidationThreshold, decayingKinds, loadJobSettings } from "./settings";
+import { OWNER_ID } from "../core/space-name";
+import {
+  consolidationThreshold,
+  LIFETIME_KINDS,
+  loadJobSettings,
+  loadPersonLifetime,
+  type PersonLifetime,
+} from "./settings";
 
 export const RUNNABLE_JOBS = ["decay", "consolidate"] as const;
 export type RunnableJob = (typeof RUNNABLE_JOBS)[number];
@@ -43,13 +50,16 @@ export function runDecayJob(ctx: Pick<MemoContext, "db">, opts: JobRunOptions = 
     db,
     "decay",
     async () => {
-      const all = loadJobSettings(db);
-      const s = all.decay;
+      // Everyone's memories, each person's by their own lifetime settings (issue 32).
+      const rulesOf = (l: PersonLifetime) => ({
+        idleDays: l.idleDays,
+        zeroDays: l.zeroDays,
+        retentionDays: l.retentionDays,
+        kinds: LIFETIME_KINDS.filter((k) => l.lifetime[k] === "decay"),
+      });
       const r = runDecay(db, {
-        idleDays: s.idleDays,
-        zeroDays: s.zeroDays,
-        retentionDays: s.retentionDays,
-        kinds: decayingKinds(all),
+        ...rulesOf(loadPersonLifetime(db, OWNER_ID)),
+        rulesFor: (personId) => rulesOf(loadPersonLifetime(db, personId)),
         now: opts.now,
       });
       // The five counts first (flat, for compact summaries), then everything, `counts` included.

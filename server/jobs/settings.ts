@@ -3,11 +3,14 @@
  * Defaults: decay daily at 03:00 (server local time), consolidation right after it; a memory decays after
  * 14 days without retrieval, is soft-deleted after 7 days at importance 0, and soft-deleted rows are
  * purged after 30 days; consolidation merges pairs with cosine ≥ 0.92 (a per-embedding-model setting)
- * among the 200 most recent live memories of each space.
+ * among the 200 most recent live memories of each space. The decay days and which kinds decay are each
+ * person's own (loadPersonLifetime); the schedule and consolidation are the household's.
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
+import { actingPersonId } from "../core/acting";
 import { readSetting, writeSetting } from "../core/settings-store";
+import { OWNER_ID } from "../core/space-name";
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "a time of day as HH:MM (24-hour)");
 
@@ -79,8 +82,23 @@ export const jobSettingsPatchSchema = z.strictObject({
 export type JobSettingsPatch = z.infer<typeof jobSettingsPatchSchema>;
 
 const KEY = "jobs";
+/** Each person's own lifetime rules (a personal setting, server/core/settings-store.ts). */
+const LIFETIME_KEY = "lifetime";
 
-export function loadJobSettings(db: Database.Database): JobSettings {
+/**
+ * A person's lifetime rules (issue 32: decay runs over everyone's memories, by each person's settings): the
+ * decay days and which kinds decay. The schedule and consolidation stay the household's.
+ */
+export const personLifetimeSchema = z.strictObject({
+  idleDays: jobSettingsSchema.shape.decay.shape.idleDays,
+  zeroDays: jobSettingsSchema.shape.decay.shape.zeroDays,
+  retentionDays: jobSettingsSchema.shape.decay.shape.retentionDays,
+  lifetime: lifetimeSchema,
+});
+export type PersonLifetime = z.infer<typeof personLifetimeSchema>;
+
+/** The household record as stored under `jobs`; its decay days and lifetime are the owner's from before people existed. */
+function loadHousehold(db: Database.Database): JobSettings {
   const saved = readSetting(db, KEY) as Partial<JobSettings> | undefined;
   const base = structuredClone(DEFAULT_JOB_SETTINGS);
   if (saved === undefined) return base;
@@ -101,24 +119,95 @@ export function loadJobSettings(db: Database.Database): JobSettings {
   }
 }
 
-/** Validate and store a change (one statement); returns the settings now in force. */
+/**
+ * One person's lifetime rules (the acting person's by default): their saved `lifetime` setting, else the
+ * defaults. The owner's fall back to the values in the household record, where they were kept before
+ * people existed (so a store from then decays as it did).
+ */
+export function loadPersonLifetime(db: Database.Database, personId: string = actingPersonId()): PersonLifetime {
+  const base =
+    personId === OWNER_ID
+      ? (() => {
+          const h = loadHousehold(db);
+          return { ...pickDays(h.decay), lifetime: h.lifetime };
+        })()
+      : { ...pickDays(DEFAULT_JOB_SETTINGS.decay), lifetime: { ...DEFAULT_JOB_SETTINGS.lifetime } };
+  const saved = readSetting(db, LIFETIME_KEY, personId) as Partial<PersonLifetime> | undefined;
+  if (saved === undefined || saved === null || typeof saved !== "object") return base;
+  const parsed = personLifetimeSchema.safeParse({
+    ...base,
+    ...saved,
+    lifetime: { ...base.lifetime, ...(saved.lifetime ?? {}) },
+  });
+  return parsed.success ? parsed.data : base;
+}
+
+const pickDays = (d: JobSettings["decay"]) => ({
+  idleDays: d.idleDays,
+  zeroDays: d.zeroDays,
+  retentionDays: d.retentionDays,
+});
+
+/** Save a change to the acting person's lifetime rules (any subset); returns their rules now in force. */
+export function savePersonLifetime(
+  db: Database.Database,
+  patch: {
+    idleDays?: number;
+    zeroDays?: number;
+    retentionDays?: number;
+    lifetime?: Partial<PersonLifetime["lifetime"]>;
+  },
+): PersonLifetime {
+  return db.transaction(() => {
+    const cur = loadPersonLifetime(db);
+    const next = personLifetimeSchema.parse({
+      ...cur,
+      ...Object.fromEntries(Object.entries(patch).filter(([k, v]) => k !== "lifetime" && v !== undefined)),
+      lifetime: { ...cur.lifetime, ...(patch.lifetime ?? {}) },
+    });
+    writeSetting(db, LIFETIME_KEY, next);
+    return next;
+  })();
+}
+
+/**
+ * The job settings as the acting person sees them: the household's schedule and consolidation, with their
+ * own decay days and lifetime policy (loadPersonLifetime).
+ */
+export function loadJobSettings(db: Database.Database): JobSettings {
+  const h = loadHousehold(db);
+  const mine = loadPersonLifetime(db);
+  return {
+    ...h,
+    decay: { ...h.decay, idleDays: mine.idleDays, zeroDays: mine.zeroDays, retentionDays: mine.retentionDays },
+    lifetime: mine.lifetime,
+  };
+}
+
+/**
+ * Validate and store a change; returns the settings now in force. The schedule and consolidation go to the
+ * household record; the decay days and lifetime policy are the acting person's own (savePersonLifetime).
+ */
 export function saveJobSettings(db: Database.Database, patch: JobSettingsPatch): JobSettings {
   const p = jobSettingsPatchSchema.parse(patch);
   return db.transaction(() => {
-    const cur = loadJobSettings(db);
+    const cur = loadHousehold(db);
     const thresholds = { ...cur.consolidate.thresholds };
     for (const [model, v] of Object.entries(p.consolidate?.thresholds ?? {})) {
       if (v === null) delete thresholds[model];
       else thresholds[model] = v;
     }
     const { thresholds: _t, ...consolidateRest } = p.consolidate ?? {};
+    const { idleDays, zeroDays, retentionDays, ...schedule } = p.decay ?? {};
     const next = jobSettingsSchema.parse({
-      decay: { ...cur.decay, ...(p.decay ?? {}) },
+      decay: { ...cur.decay, ...schedule },
       consolidate: { ...cur.consolidate, ...consolidateRest, thresholds },
-      lifetime: { ...cur.lifetime, ...(p.lifetime ?? {}) },
+      lifetime: cur.lifetime,
     });
     writeSetting(db, KEY, next);
-    return next;
+    if (idleDays !== undefined || zeroDays !== undefined || retentionDays !== undefined || p.lifetime)
+      savePersonLifetime(db, { idleDays, zeroDays, retentionDays, lifetime: p.lifetime });
+    return loadJobSettings(db);
   })();
 }
 

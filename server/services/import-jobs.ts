@@ -128,3 +128,23 @@ export function enqueueImport(
   reg.waits.set(job.id, p);
   return { ...job };
 }
+
+/** A person's imports that are still queued or running (their removal waits for these). */
+export function unfinishedImportsOf(personId: string): number {
+  return [...registry().jobs.values()].filter(
+    (j) => j.personId === personId && (j.status === "queued" || j.status === "running"),
+  ).length;
+}
+
+/** Forget a removed person's import history (their file names, counts and errors). */
+export function forgetImportJobsOf(personId: string): number {
+  const reg = registry();
+  let n = 0;
+  for (const j of [...reg.jobs.values()]) {
+    if (j.personId !== personId) continue;
+    reg.jobs.delete(j.id);
+    reg.waits.delete(j.id);
+    n++;
+  }
+  return n;
+}

@@ -9,18 +9,20 @@ import { z } from "zod";
 import {
   contentHash,
   findLiveByHash,
-  getMemory,
+  getWritableMemory,
   purgeMemories,
   restoreMemories,
   softDeleteMemories,
   updateMemoryContent,
+  whoseOf,
   type MemoryRow,
+  type Whose,
 } from "../memory/store";
 import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { memoryKind, memoryText, spaceName } from "../core/validators";
-import { mineScan } from "../core/acting";
+import { memoryKind, memoryText, sharedSpaceName } from "../core/validators";
+import { mineScan, visibleScan, writableScan } from "../core/acting";
 
 /** Soft-deleted memories are purged this many days after deleted_at (docs/storage.md#what-each-job-may-change default). */
 export const SOFT_DELETE_RETENTION_DAYS = 30;
@@ -36,7 +38,8 @@ export const memoryIdsInput = z
   .max(10_000, "at most 10000 memories at once");
 
 export const listFilterInput = z.strictObject({
-  space: spaceName.optional(),
+  /** One space: the person's own, or one shared with them ('<owner id>~<name>'). Absent: all of their own. */
+  space: sharedSpaceName.optional(),
   kind: memoryKind.optional(),
   pinned: z.boolean().optional(),
   importanceMin: z.number().int().min(0).max(5).optional(),
@@ -62,6 +65,8 @@ export type ManagedMemory = Omit<MemoryRow, "rid" | "contentHash"> & {
   documentName: string | null;
   /** Every document this memory belongs to (a shared chunk has several). */
   documentNames: string[];
+  /** Whose it is when not simply the acting person's own (a shared space, or written by a sharee). */
+  whose?: Whose | null;
 };
 
 export interface MemoryPage {
@@ -88,8 +93,9 @@ function isoBound(s: string, end: boolean): string {
 
 /** The WHERE clause and parameters of a listing filter (named parameters, never string-built values). */
 export function memoryFilterSql(f: ListFilter): { where: string; params: Record<string, unknown> } {
-  // Only the acting person's memories, whatever the filter (server/core/acting.ts).
-  const clauses: string[] = [mineScan("m.space_id")];
+  // Only the acting person's memories (server/core/acting.ts); a space shared with them only when the filter
+  // names it: "all spaces" never lists another person's memories.
+  const clauses: string[] = [f.space ? visibleScan("m.space_id") : mineScan("m.space_id")];
   const params: Record<string, unknown> = {};
   const status = f.status ?? "live";
   if (status === "live") clauses.push("m.soft_deleted = 0");
@@ -134,7 +140,7 @@ export function memoryFilterSql(f: ListFilter): { where: string; params: Record<
 const MANAGED_COLUMNS = `m.id, m.space_id AS spaceId, m.content, m.timestamp, m.importance, m.retrieval_count AS retrievalCount,
   m.last_retrieved_at AS lastRetrievedAt, m.pinned, m.soft_deleted AS softDeleted, m.deleted_at AS deletedAt, m.kind,
   m.conversation_id AS conversationId, m.document_id AS documentId, d.name AS documentName, m.chunk_index AS chunkIndex,
-  m.embedding_model AS embeddingModel, m.created_at AS createdAt, m.updated_at AS updatedAt,
+  m.embedding_model AS embeddingModel, m.created_at AS createdAt, m.updated_at AS updatedAt, m.written_by AS writtenBy,
   (SELECT json_group_array(name) FROM (SELECT dd.name FROM document_chunks l JOIN documents dd ON dd.id = l.document_id WHERE l.memory_id = m.id ORDER BY l.rowid)) AS documentNamesJson`;
 
 function toManaged(r: Record<string, unknown>, retentionDays: number): ManagedMemory {
@@ -156,7 +162,9 @@ export function listMemories(
   filter: ListFilter,
   retentionDays = SOFT_DELETE_RETENTION_DAYS,
 ): MemoryPage {
-  const f = listFilterInput.parse(filter);
+  // The space is already a key (the router's input parsed it): parsing it again would read another person's
+  // key that is a bare name (the owner's spaces) as the acting person's own name.
+  const f = { ...listFilterInput.parse({ ...filter, space: undefined }), space: filter.space };
   if (f.importanceMin !== undefined && f.importanceMax !== undefined && f.importanceMin > f.importanceMax) {
     throw new ServiceError(400, "importanceMin must not be greater than importanceMax");
   }
@@ -174,7 +182,9 @@ export function listMemories(
        ORDER BY ${SORT_COLUMNS[f.sort ?? "timestamp"]} ${dir}, m.rid ${dir} LIMIT @limit OFFSET @offset`,
     )
     .all({ ...params, limit: pageSize, offset: (page - 1) * pageSize }) as Record<string, unknown>[];
-  return { items: rows.map((r) => toManaged(r, retentionDays)), total, page, pageSize, pages };
+  const items = rows.map((r) => toManaged(r, retentionDays));
+  const whose = whoseOf(db, items);
+  return { items: items.map((m, i) => ({ ...m, whose: whose[i]! })), total, page, pageSize, pages };
 }
 
 export function getManagedMemory(
@@ -184,11 +194,12 @@ export function getManagedMemory(
 ): ManagedMemory {
   const r = db
     .prepare(
-      `SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id WHERE m.id = ? AND mine(m.space_id)`,
+      `SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id WHERE m.id = ? AND ${visibleScan("m.space_id")}`,
     )
     .get(id) as Record<string, unknown> | undefined;
   if (!r) throw new ServiceError(404, `memory ${id} not found`);
-  return toManaged(r, retentionDays);
+  const m = toManaged(r, retentionDays);
+  return { ...m, whose: whoseOf(db, [m])[0]! };
 }
 
 /** The ids of `ids` that are not memories (empty when all exist). */
@@ -196,7 +207,7 @@ export function missingMemoryIds(db: Database.Database, ids: string[]): string[]
   const found = new Set(
     (
       db
-        .prepare("SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND mine(space_id)")
+        .prepare(`SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND ${writableScan("space_id")}`)
         .all(JSON.stringify(ids)) as {
         id: string;
       }[]
@@ -229,7 +240,7 @@ export async function editMemory(
   id: string,
   content: string,
 ): Promise<ManagedMemory & { changed: boolean }> {
-  const m = getMemory(ctx.db, id);
+  const m = getWritableMemory(ctx.db, id);
   if (!m) throw new ServiceError(404, `memory ${id} not found`);
   const text = content.trim();
   if (!text) throw new ServiceError(400, "content must not be empty");

@@ -3,7 +3,15 @@ import { ServiceError } from "../core/errors";
 import { storageProblem } from "../core/storage-fault";
 import { activeModel } from "../memory/index/model-check";
 import { loadRetrievalSettings, type RetrievalSettings } from "../memory/retrieval/settings";
-import { boundModel, getMemory, purgeMemories, softDeleteMemories, storeCounts, type MemoryRow } from "../memory/store";
+import {
+  boundModel,
+  getMemory,
+  getWritableMemory,
+  purgeMemories,
+  softDeleteMemories,
+  storeCounts,
+  type MemoryRow,
+} from "../memory/store";
 
 export async function retrievalSettings(ctx: MemoContext): Promise<RetrievalSettings> {
   const { model } = await activeModel(ctx);
@@ -18,7 +26,9 @@ export function getMemoryOr404(ctx: MemoContext, id: string): MemoryRow {
 
 /** Delete one memory: soft by default (restorable), or purged from every table. */
 export function deleteMemory(ctx: MemoContext, id: string, purge = false): { id: string; deleted: "soft" | "purged" } {
-  const m = getMemoryOr404(ctx, id);
+  // Only what the acting person may change: a memory of a space shared with them read-only reads as missing here.
+  const m = getWritableMemory(ctx.db, id);
+  if (!m) throw new ServiceError(404, `memory ${id} not found`);
   if (purge) {
     purgeMemories(ctx.db, [m.id]);
     return { id, deleted: "purged" };

@@ -2,8 +2,10 @@
  * Removing a person (issue 32): everything of theirs goes in one transaction — their spaces with every
  * memory (rows, memory_fts, memory_vec, parked vectors; the ANN indexes hear of the removed vectors after
  * commit), conversations with their messages, documents, pending exchanges, retrieval events, their
- * per-person settings, sessions, tokens and the person. Uploaded files are deleted after the commit (and
- * any left over by the sweep at start).
+ * per-person settings, sessions, tokens and the person, and their job history: the entries of the household's
+ * job runs that name one of their memories (consolidation quotes them) or them, and their import jobs.
+ * Uploaded files are deleted after the commit (and any left over by the sweep at start: the ingest queue's
+ * recover(); saved ANN graphs of spaces gone from the store are dropped when the index loads).
  */
 import fs from "node:fs";
 import type Database from "better-sqlite3";
@@ -12,12 +14,25 @@ import { OWNER_ID } from "../core/space-name";
 import { personalSettingsLike } from "../core/settings-store";
 import { uploadPath, uploadsDirFor } from "../ingest/queue";
 import { ServiceError } from "../core/errors";
+import { forgetImportJobsOf, unfinishedImportsOf } from "./import-jobs";
+
+/**
+ * Test seam (crash-safety test only, server/services/people-removal.test.ts): called after the commit and
+ * before the files are deleted, where a crash must leave the store consistent and the files to the sweep.
+ */
+export interface RemovalTestSeam {
+  afterCommitBeforeFiles?: () => void;
+}
 
 export function removePersonData(
   db: Database.Database,
   personId: string,
+  testSeam: RemovalTestSeam = {},
 ): { removed: Record<string, number>; files: number } {
   if (personId === OWNER_ID) throw new ServiceError(400, "the owner cannot be removed");
+  // An import still writing into their spaces would make them again after the removal.
+  if (unfinishedImportsOf(personId) > 0)
+    throw new ServiceError(409, "an import of this person's is still running: remove them once it has finished");
   const spaces = (db.prepare("SELECT id FROM spaces WHERE person_id = ?").all(personId) as { id: string }[]).map(
     (r) => r.id,
   );
@@ -30,6 +45,15 @@ export function removePersonData(
   db.transaction(() => {
     if (!db.prepare("SELECT 1 FROM people WHERE id = ?").get(personId))
       throw new ServiceError(404, "no person with this id");
+    // Their job history first, while their memories can still be named (see scrubJobRuns).
+    const ids = new Set(
+      (
+        db
+          .prepare("SELECT id FROM memories WHERE space_id IN (SELECT id FROM spaces WHERE person_id = ?)")
+          .all(personId) as { id: string }[]
+      ).map((r) => r.id),
+    );
+    removed.job_runs = scrubJobRuns(db, personId, ids);
     // deleteSpace's own transaction nests as a savepoint: all of it commits or none does.
     for (const key of spaces) {
       for (const [t, n] of Object.entries(deleteSpace(db, key).removed)) removed[t] = (removed[t] ?? 0) + n;
@@ -39,6 +63,8 @@ export function removePersonData(
     removed.api_tokens = db.prepare("DELETE FROM api_tokens WHERE person_id = ?").run(personId).changes;
     removed.people = db.prepare("DELETE FROM people WHERE id = ?").run(personId).changes;
   })();
+  removed.import_jobs = forgetImportJobsOf(personId);
+  testSeam.afterCommitBeforeFiles?.();
   // After the commit: a file the rows no longer name is unreachable; one that cannot be deleted now is
   // removed by the ingest queue's sweep of unnamed upload files at the next start (server/ingest/queue.ts).
   let filesLeft = 0;
@@ -51,4 +77,49 @@ export function removePersonData(
     }
   }
   return { removed, files: docs.length - filesLeft };
+}
+
+/**
+ * Take a removed person out of the household's job history (job_runs): every list entry of a run's result
+ * that names one of their memories (a consolidation merge, proposal or skip quotes both texts; decay lists
+ * ids) or their spaces is dropped, and so is their entry in a decay run's per-person rules. Counts stay (they
+ * quote nothing). Returns how many runs were changed.
+ */
+function scrubJobRuns(db: Database.Database, personId: string, ids: Set<string>): number {
+  const prefix = `${personId}~`;
+  const names = (v: unknown): boolean => {
+    if (typeof v === "string") return ids.has(v) || v.startsWith(prefix);
+    if (Array.isArray(v)) return v.some(names);
+    if (v !== null && typeof v === "object") return Object.values(v).some(names);
+    return false;
+  };
+  const scrub = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.filter((x) => !names(x)).map(scrub);
+    if (v !== null && typeof v === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) if (k !== personId && !k.startsWith(prefix)) out[k] = scrub(x);
+      return out;
+    }
+    return v;
+  };
+  const update = db.prepare("UPDATE job_runs SET result = ? WHERE id = ?");
+  let changed = 0;
+  const rows = db.prepare("SELECT id, result FROM job_runs WHERE result IS NOT NULL").all() as {
+    id: number;
+    result: string;
+  }[];
+  for (const row of rows) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(row.result);
+    } catch {
+      continue;
+    }
+    const next = JSON.stringify(scrub(parsed));
+    if (next !== row.result) {
+      update.run(next, row.id);
+      changed++;
+    }
+  }
+  return changed;
 }

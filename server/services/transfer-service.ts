@@ -52,7 +52,7 @@ export interface ExportedMemory {
   createdAt: string;
   retrievalCount: number;
   lastRetrievedAt: string | null;
-  /** Who said which part of the content (chunker.ts SpeakerSpan); null when not known; absent before drizzle/0013. */
+  /** Who said which part of the content (chunker.ts SpeakerSpan); null when not known; absent before drizzle/0016. */
   speakers?: SpeakerSpan[] | null;
 }
 

@@ -1,10 +1,7 @@
 import type { Metadata } from "next";
-import { getConversation } from "@/server/chat/conversations";
 import { headers } from "next/headers";
-import { getDb } from "@/server/db";
-import { runAs } from "@/server/core/acting";
-import { actingOf, principalOf } from "@/server/auth/gate";
 import { ChatApp } from "../../_chat/chat-app";
+import { conversationTitleFor } from "./load";
 
 export const dynamic = "force-dynamic";
 
@@ -12,8 +9,7 @@ export const dynamic = "force-dynamic";
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   const { id } = await params;
   // As the signed-in person: another person's conversation has no title to show.
-  const person = actingOf(principalOf(await headers(), "http://localhost/c"));
-  return { title: runAs(person, () => getConversation(getDb().sqlite, id)?.title) ?? "Conversation" };
+  return { title: conversationTitleFor(await headers(), id) ?? "Conversation" };
 }
 
 /** Chat: one conversation. */

@@ -40,12 +40,15 @@ export function FilterForm({
   f,
   set,
   spaces,
+  shared = [],
   onReset,
   onSort,
 }: {
   f: Filters;
   set: <K extends keyof Filters>(key: K, value: Filters[K]) => void;
   spaces: string[];
+  /** Spaces others share with the person: listed only when picked here, never under "all". */
+  shared?: { space: string; name: string; ownerName: string }[];
   onReset: () => void;
   onSort: (sort: Filters["sort"], order: Filters["order"]) => void;
 }) {
@@ -80,6 +83,15 @@ export function FilterForm({
             {spaces.map((s) => (
               <option key={s}>{s}</option>
             ))}
+            {shared.length > 0 && (
+              <optgroup label="Shared with you">
+                {shared.map((s) => (
+                  <option key={s.space} value={s.space}>
+                    {s.name} ({s.ownerName}’s)
+                  </option>
+                ))}
+              </optgroup>
+            )}
           </select>
         </label>
         <label className="flex items-center gap-1">

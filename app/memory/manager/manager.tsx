@@ -102,6 +102,7 @@ export function Manager() {
     [f, text, page],
   );
   const spaces = useQuery(trpc.memory.spaces.queryOptions());
+  const shares = useQuery(trpc.spaces.shares.queryOptions());
   const list = useQuery({ ...trpc.manager.list.queryOptions(input), placeholderData: keepPreviousData });
   const data = list.data;
 
@@ -210,6 +211,7 @@ export function Manager() {
         f={f}
         set={set}
         spaces={spaces.data ?? []}
+        shared={shares.data?.withMe ?? []}
         onReset={() => (setF(EMPTY), setPage(1), setSelected(new Set()))}
         onSort={(sort, order) => setF((prev) => ({ ...prev, sort, order }))}
       />

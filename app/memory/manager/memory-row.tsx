@@ -2,6 +2,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/root";
 import { BTN, BTN_DANGER, BTN_PRIMARY, INPUT } from "../../_ui/styles";
 import { localDate, localDateTime } from "../../_ui/local-time";
+import { WhoseBadge } from "../../_ui/whose-badge";
 
 export type ManagedItem = inferRouterOutputs<AppRouter>["manager"]["list"]["items"][number];
 
@@ -103,7 +104,8 @@ export function MemoryRow({
             </span>
           )}
           <span className="md:hidden">
-            {m.spaceId} · {m.kind} · {localDateTime(m.timestamp)}
+            {m.whose?.space ?? m.spaceId} · {m.kind} · {localDateTime(m.timestamp)}
+            <WhoseBadge whose={m.whose} />
           </span>
           {m.documentName && (
             <span title={m.documentId ?? ""} data-testid="memory-sources">
@@ -156,8 +158,9 @@ export function MemoryRow({
           </div>
         )}
       </td>
-      <td className="hidden truncate p-2 md:table-cell" title={m.spaceId}>
-        {m.spaceId}
+      <td className="hidden truncate p-2 md:table-cell" title={m.whose?.space ?? m.spaceId}>
+        {m.whose?.space ?? m.spaceId}
+        <WhoseBadge whose={m.whose} />
       </td>
       <td className="hidden whitespace-nowrap p-2 md:table-cell">{m.kind}</td>
       <td className="hidden whitespace-nowrap p-2 tabular-nums md:table-cell">

@@ -7,6 +7,7 @@ import { ConfidenceLine, WouldBePacked } from "./confidence";
 import { localDate, localDateTime } from "../../_ui/local-time";
 import { candidatePool, rankDepth } from "@/server/memory/retrieval/query-builder";
 import { TECHNIQUES, techniqueOn, type Technique, type TechniqueOverrides } from "@/server/memory/retrieval/techniques";
+import { WhoseBadge } from "../../_ui/whose-badge";
 
 const BADGE: Record<string, string> = {
   hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
@@ -81,6 +82,7 @@ export function DebugSearch() {
   const [minConfidence, setMinConfidence] = useState("");
   const [submitted, setSubmitted] = useState<string | null>(null);
   const spaces = useQuery(trpc.memory.spaces.queryOptions());
+  const shares = useQuery(trpc.spaces.shares.queryOptions());
   const poolN = pool.trim() === "" ? undefined : Math.max(1, Math.min(500, Math.round(Number(pool)) || 1));
   const minConfidenceN =
     minConfidence.trim() === "" || Number.isNaN(Number(minConfidence))
@@ -174,6 +176,15 @@ export function DebugSearch() {
               {(spaces.data ?? ["personal"]).map((s) => (
                 <option key={s}>{s}</option>
               ))}
+              {(shares.data?.withMe.length ?? 0) > 0 && (
+                <optgroup label="Shared with you">
+                  {shares.data!.withMe.map((s) => (
+                    <option key={s.space} value={s.space}>
+                      {s.name} ({s.ownerName}’s)
+                    </option>
+                  ))}
+                </optgroup>
+              )}
             </select>
           </label>
           <label className="flex items-center gap-2">
@@ -435,6 +446,7 @@ export function DebugSearch() {
                   <span>retrieved {r.retrievalCount}×</span>
                   {r.pinned && <span className="rounded bg-zinc-200 px-1 dark:bg-zinc-800">pinned</span>}
                   <span className="text-zinc-500">{r.kind}</span>
+                  <WhoseBadge whose={r.whose} />
                   {r.documentName && (
                     <span
                       data-testid="result-source"

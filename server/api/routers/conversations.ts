@@ -4,6 +4,7 @@ import * as conversations from "../../chat/conversations";
 import * as extras from "../../services/conversation-extras";
 import { deleteChat, deleteChatPreview } from "../../chat/delete-chat";
 import { spaceName } from "../../core/validators";
+import * as shares from "../../services/shares-service";
 
 const id = z.string().uuid("id must be a conversation id");
 const title = z
@@ -55,6 +56,14 @@ export const conversationsRouter = createTRPCRouter({
     .input(z.strictObject({ id }))
     .mutation(({ ctx, input }) => extras.conversationMarkdown(ctx.memo.db, input.id)),
   /** The memories a reply's exchange stored (empty until it is persisted, off the reply path). */
+  /** The spaces shared with me that this conversation's recall also reads (added explicitly). */
+  spaces: publicProcedure
+    .input(z.strictObject({ id }))
+    .query(({ ctx, input }) => shares.addedSpaces(ctx.memo.db, input.id)),
+  /** Choose the spaces shared with me that this conversation's recall also reads (the only way a shared space reaches a turn). */
+  setSpaces: publicProcedure
+    .input(shares.conversationSpacesInput)
+    .mutation(({ ctx, input }) => shares.setSpacesOfConversation(ctx.memo.db, input)),
   remembered: publicProcedure
     .input(z.strictObject({ messageId: z.string().uuid("messageId must be a message id") }))
     .query(({ ctx, input }) => extras.rememberedBy(ctx.memo.db, input.messageId)),

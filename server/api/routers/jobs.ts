@@ -1,12 +1,20 @@
 import { z } from "zod";
 import { runAsSystem } from "../../core/acting";
-import { adminProcedure, createTRPCRouter, ownerProcedure, publicProcedure } from "../trpc";
+import { adminProcedure, createTRPCRouter, ownerProcedure, personalProcedure, publicProcedure } from "../trpc";
 import { runCounts, runJobNow, RUNNABLE_JOBS } from "../../jobs/jobs";
 import { leaseHolder } from "../../core/lease";
 import { reindexStatus } from "../../memory/index/reindex-job";
 import { JOB_NAMES, listRuns } from "../../core/job-runner";
 import { getScheduler } from "../../jobs/scheduler";
-import { consolidationThreshold, jobSettingsPatchSchema, loadJobSettings, saveJobSettings } from "../../jobs/settings";
+import {
+  consolidationThreshold,
+  jobSettingsPatchSchema,
+  loadJobSettings,
+  loadPersonLifetime,
+  personLifetimeSchema,
+  savePersonLifetime,
+  saveJobSettings,
+} from "../../jobs/settings";
 import { boundModel } from "../../memory/store";
 import { applyConsolidationPreview, previewConsolidation, undoConsolidationRun } from "../../jobs/consolidation-runs";
 
@@ -65,6 +73,16 @@ export const jobsRouter = createTRPCRouter({
     const model = boundModel(ctx.memo.db)?.model ?? null;
     return { settings, model, threshold: consolidationThreshold(settings, model ?? undefined) };
   }),
+  /** The caller's own lifetime rules (decay days, which kinds decay): the decay job applies each person's. */
+  lifetime: publicProcedure.query(({ ctx }) => loadPersonLifetime(ctx.memo.db)),
+  saveLifetime: personalProcedure
+    .input(
+      personLifetimeSchema
+        .omit({ lifetime: true })
+        .partial()
+        .extend({ lifetime: personLifetimeSchema.shape.lifetime.partial().optional() }),
+    )
+    .mutation(({ ctx, input }) => savePersonLifetime(ctx.memo.db, input)),
   saveSettings: ownerProcedure.input(jobSettingsPatchSchema).mutation(({ ctx, input }) => {
     const settings = saveJobSettings(ctx.memo.db, input);
     getScheduler()?.reload();

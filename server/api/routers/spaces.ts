@@ -1,7 +1,8 @@
 import { createTRPCRouter, publicProcedure } from "../trpc";
 import * as spaces from "../../services/spaces-service";
+import * as shares from "../../services/shares-service";
 
-/** Spaces for Settings: list with counts, create, rename, delete (with the name repeated as confirmation). */
+/** Spaces for Settings: list with counts, create, rename, delete (with the name repeated as confirmation), sharing. */
 export const spacesRouter = createTRPCRouter({
   list: publicProcedure.query(({ ctx }) => spaces.listSpaceSummaries(ctx.memo.db)),
   create: publicProcedure
@@ -13,4 +14,12 @@ export const spacesRouter = createTRPCRouter({
   delete: publicProcedure
     .input(spaces.deleteSpaceInput)
     .mutation(({ ctx, input }) => spaces.deleteSpace(ctx.memo.db, input.name, input.confirm)),
+  /** Shared spaces: what I share (with whom, how) and what is shared with me (with its owner's name). */
+  shares: publicProcedure.query(({ ctx }) => shares.listShares(ctx.memo.db)),
+  /** Share one of my spaces with a person (sign-in name or id), read-only or read-write; again to change the mode. */
+  share: publicProcedure.input(shares.shareInput).mutation(({ ctx, input }) => shares.shareSpace(ctx.memo.db, input)),
+  /** Stop sharing one of my spaces with a person. */
+  unshare: publicProcedure
+    .input(shares.unshareInput)
+    .mutation(({ ctx, input }) => shares.unshareSpace(ctx.memo.db, input)),
 });

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type usearch from "usearch";
 import { PARAMS } from "./ann-params";
-import { discardGraphs, graphFileProblem, writeGraphChecksum } from "./ann-validate";
+import { discardGraphs, graphFileProblem, sidecarFile, writeGraphChecksum } from "./ann-validate";
 
 /** The saved form of the ANN index (server/memory/index/ann-index.ts): one usearch graph file per space and a manifest. */
 export type UIndex = InstanceType<typeof usearch.Index>;
@@ -12,7 +12,7 @@ export interface SpaceIndex {
   size: number;
 }
 
-interface Manifest {
+export interface Manifest {
   generation: number;
   seq?: number;
   dim: number;
@@ -77,7 +77,41 @@ export function saveGraphs(
     writeGraphChecksum(graphFile(dir, spaceId));
     spaces[spaceId] = s.size;
   }
+  writeManifest(dir, { ...header, params: PARAMS, spaces });
+  removeUnlisted(dir, spaces);
+}
+
+function writeManifest(dir: string, m: Manifest): void {
   const tmp = path.join(dir, "manifest.json.tmp");
-  fs.writeFileSync(tmp, JSON.stringify({ ...header, params: PARAMS, spaces }), { mode: 0o600 });
+  fs.writeFileSync(tmp, JSON.stringify(m), { mode: 0o600 });
   fs.renameSync(tmp, path.join(dir, "manifest.json"));
+}
+
+/**
+ * Delete graph files (and their checksums) the manifest no longer lists: a space emptied or deleted (a
+ * removed person's) must not leave its vectors on disk. After the manifest is written, so a crash in between
+ * leaves only unlisted files, which the next save deletes.
+ */
+function removeUnlisted(dir: string, spaces: Record<string, number>): void {
+  const keep = new Set(Object.keys(spaces).map((id) => path.basename(graphFile(dir, id))));
+  for (const f of fs.readdirSync(dir)) {
+    const graph = f.endsWith(".sha256.json") ? f.slice(0, -".sha256.json".length) : f;
+    if (graph.endsWith(".f16.usearch") && !keep.has(graph)) fs.rmSync(path.join(dir, f), { force: true });
+  }
+}
+
+/**
+ * Drop saved graphs of spaces that are gone from the store (a person removed, and the process stopped before
+ * the index was saved again): the manifest loses them first, then their files go. Called at start.
+ */
+export function dropGraphs(dir: string, manifest: Manifest, spaceIds: string[]): Manifest {
+  const spaces = { ...manifest.spaces };
+  for (const id of spaceIds) delete spaces[id];
+  const next = { ...manifest, spaces };
+  writeManifest(dir, next);
+  for (const id of spaceIds) {
+    fs.rmSync(graphFile(dir, id), { force: true });
+    fs.rmSync(sidecarFile(graphFile(dir, id)), { force: true });
+  }
+  return next;
 }

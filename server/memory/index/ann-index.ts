@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import usearch from "usearch";
 import { onVectorWrite, vecLogSeq, type VectorWrite } from "../store";
 import { getMeta } from "../../core/meta";
-import { loadGraphs, saveGraphs, type SpaceIndex, type UIndex } from "./ann-files";
+import { dropGraphs, loadGraphs, saveGraphs, type SpaceIndex, type UIndex } from "./ann-files";
 import {
   type AnnSearchHit,
   type AnnState,
@@ -213,6 +213,13 @@ export class AnnIndex {
       this.newIndex(),
     );
     if (!loaded) return false;
+    // Graphs of spaces the store no longer has (a person removed just before a crash): gone from disk now.
+    const exists = this.db.prepare("SELECT 1 FROM spaces WHERE id = ?");
+    const gone = [...loaded.spaces.keys()].filter((id) => exists.get(id) === undefined);
+    if (gone.length) {
+      for (const id of gone) loaded.spaces.delete(id);
+      loaded.manifest = dropGraphs(this.dir, loaded.manifest, gone);
+    }
     this.spaces = loaded.spaces;
     this.generation = loaded.manifest.generation;
     this.appliedSeq = loaded.manifest.seq ?? vecLogSeq(this.db);

@@ -24,7 +24,7 @@
  */
 import type Database from "better-sqlite3";
 import type { Embedder } from "../../core/context";
-import { boundModel, logVectorReset, reindexTarget } from "../store";
+import { boundModel, logVectorReset, putVector, reindexTarget } from "../store";
 import { resetStatementCache } from "../../core/statements";
 import { getMeta, setMeta } from "../../core/meta";
 
@@ -214,13 +214,14 @@ export function swapVectorTables(db: Database.Database): boolean {
         .all() as { rid: number; spaceId: string; sd: number }[];
       db.exec("DROP TABLE memory_vec");
       db.exec(createVec("memory_vec", t.dim));
+      resetStatementCache(db); // putVector's cached statement named the dropped table
+      db.exec("DELETE FROM memory_vec_rows");
       const get = db.prepare("SELECT embedding FROM memory_vec_next WHERE rowid = ?");
-      const ins = db.prepare("INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
       const park = db.prepare("INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)");
       for (const r of rows) {
         const e = (get.get(BigInt(r.rid)) as { embedding: Buffer }).embedding;
         if (r.sd) park.run(r.rid, e);
-        else ins.run(BigInt(r.rid), r.spaceId, e);
+        else putVector(db, r.rid, r.spaceId, e);
       }
       db.exec("DROP TABLE memory_vec_next");
       db.prepare("UPDATE memories SET embedding_model = ? WHERE embedding_model <> ?").run(t.model, t.model);

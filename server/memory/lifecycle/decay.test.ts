@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { runDecayJob } from "../../jobs/jobs";
 import { listRuns } from "../../core/job-runner";
-import { saveJobSettings } from "../../jobs/settings";
+import { loadJobSettings, loadPersonLifetime, saveJobSettings, savePersonLifetime } from "../../jobs/settings";
+import { runAs } from "../../core/acting";
+import { OWNER_ID } from "../../core/space-name";
 import { hashedVector, TEST_MODEL_A } from "../../test/test-dim-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../../test/temp-store";
 import { dayMinus, runDecay, utcDay } from "./decay";
@@ -182,4 +184,67 @@ test("a clock set back does not decay again; a longer idle period from the setti
   assert.equal(back.counts.decayed, 0);
   assert.match(back.decaySkipped!, /2030-01-31/);
   assert.equal(imp(), 2);
+});
+
+test("each person's memories decay by that person's lifetime settings (issue 32)", async () => {
+  const s = openTempStore({ model: TEST_MODEL_A, dim: 4 });
+  stores.push(s);
+  const db = s.sqlite;
+  // The owner keeps the defaults (14 idle days; chat decays, /remember is kept); p1 decays after 2 idle days,
+  // and also their /remember memories; p2 keeps chat (does not decay) and empties the trash after 1 day.
+  runAs({ personId: "p1", admin: false }, () =>
+    saveJobSettings(db, { decay: { idleDays: 2, zeroDays: 1 }, lifetime: { remember: "decay" } }),
+  );
+  runAs({ personId: "p2", admin: false }, () => {
+    savePersonLifetime(db, { retentionDays: 1, lifetime: { chat: "keep" } });
+  });
+  assert.equal(loadPersonLifetime(db, OWNER_ID).idleDays, 14, "p1's change is not the owner's");
+  assert.equal(
+    runAs({ personId: "p1", admin: false }, () => loadJobSettings(db).decay.idleDays),
+    2,
+  );
+  const ids = insertMemories(
+    db,
+    [
+      { spaceId: "personal", content: "owner chat", importance: 1, kind: "chat" },
+      { spaceId: "p1~personal", content: "p1 chat", importance: 1, kind: "chat" },
+      { spaceId: "p1~personal", content: "p1 remember", importance: 1, kind: "remember" },
+      { spaceId: "p2~personal", content: "p2 chat", importance: 1, kind: "chat" },
+      { spaceId: "p2~personal", content: "p2 trashed", importance: 1, kind: "chat" },
+      { spaceId: "personal", content: "owner trashed", importance: 1, kind: "chat" },
+    ],
+    ["a", "b", "c", "d", "e", "f"].map((t) => hashedVector(t, 4)),
+    TEST_MODEL_A,
+  );
+  const [ownerChat, p1Chat, p1Remember, p2Chat, p2Trashed, ownerTrashed] = ids as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  db.prepare("UPDATE memories SET created_at = ?").run(at(0, 1).toISOString());
+  softDeleteMemories(db, [p2Trashed, ownerTrashed], at(0, 2).toISOString());
+
+  // Day 5: only p1's memories are idle past their 2 days; p2's trash is past its 1-day retention.
+  const run = await runDecayJob({ db }, { now: () => at(5, 3) });
+  const imp = (id: string) =>
+    (db.prepare("SELECT importance AS i FROM memories WHERE id = ?").get(id) as { i: number } | undefined)?.i;
+  assert.equal(imp(ownerChat), 1, "the owner's 14 idle days have not passed");
+  assert.equal(imp(p1Chat), 0);
+  assert.equal(imp(p1Remember), 0, "p1 lets /remember decay");
+  assert.equal(imp(p2Chat), 1, "p2 keeps chat");
+  assert.equal(imp(p2Trashed), undefined, "purged after p2's 1-day retention");
+  assert.equal(imp(ownerTrashed), 1, "the owner's 30-day retention has not passed");
+  const people = (run.result as { people: Record<string, { idleDays: number; kinds: string[] }> }).people;
+  assert.equal(people.owner?.idleDays, 14);
+  assert.equal(people.p1?.idleDays, 2);
+  assert.deepEqual(people.p2?.kinds, ["consolidated"]);
+  // Day 6: p1's memories reach their 1 day at 0 and are soft-deleted; nobody else's move.
+  await runDecayJob({ db }, { now: () => at(6, 3) });
+  const soft = (id: string) =>
+    (db.prepare("SELECT soft_deleted AS d FROM memories WHERE id = ?").get(id) as { d: number }).d;
+  assert.deepEqual([soft(p1Chat), soft(p1Remember), soft(ownerChat), soft(p2Chat)], [1, 1, 0, 0]);
+  assert.deepEqual(checkInvariant(db), []);
 });

@@ -11,6 +11,8 @@
  * Only memories of the kinds in `kinds` decay (the lifetime policy per kind, server/jobs/settings.ts):
  * by default chat and consolidated; never document chunks (they live as long as their document) and
  * never pinned memories. A memory of another kind is not marked and not soft-deleted by decay.
+ * Each person's memories follow that person's rules (issue 32; `rulesFor`, their lifetime settings): the
+ * steps run once per person who has a space, over that person's spaces only, all in the one transaction.
  * Days are UTC calendar days and thresholds compare days, so a run at 03:00:00.4 and one at 03:00:00.1
  * the next week see the same ages. Steps 2 and 3 are idempotent by nature; step 1 by the day mark.
  */
@@ -18,12 +20,17 @@ import type Database from "better-sqlite3";
 import { purgeMemories, softDeleteMemories, writeTransaction } from "../store";
 import { getMeta, setMeta } from "../../core/meta";
 
-export interface DecayOptions {
+export interface DecayRules {
   idleDays: number;
   zeroDays: number;
   retentionDays: number;
   /** Kinds that decay (default chat and consolidated). `document` is ignored if given. */
   kinds?: string[];
+}
+
+export interface DecayOptions extends DecayRules {
+  /** A person's own rules (their lifetime settings); the rules above for anyone it gives none for. */
+  rulesFor?: (personId: string) => DecayRules | undefined;
   /** The clock (tests simulate days with it). */
   now?: () => Date;
 }
@@ -51,7 +58,9 @@ export interface DecayResult {
     purged: string[];
     truncated: boolean;
   };
+  /** The rules given (the defaults); `people` has the rules each person's memories were decayed by. */
   settings: { idleDays: number; zeroDays: number; retentionDays: number; kinds: string[] };
+  people: Record<string, { idleDays: number; zeroDays: number; retentionDays: number; kinds: string[] }>;
 }
 
 export const DEFAULT_DECAY_KINDS = ["chat", "consolidated"];
@@ -74,11 +83,10 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
   const now = (opts.now ?? (() => new Date()))();
   const nowIso = now.toISOString();
   const day = utcDay(now);
-  const idleCutoff = dayMinus(day, opts.idleDays);
-  const zeroCutoff = dayMinus(day, opts.zeroDays);
-  const purgeCutoff = dayMinus(day, opts.retentionDays);
-  const kinds = JSON.stringify((opts.kinds ?? DEFAULT_DECAY_KINDS).filter((k) => k !== "document"));
+  const kindsOf = (r: DecayRules) => (r.kinds ?? DEFAULT_DECAY_KINDS).filter((k) => k !== "document");
   const decaying = "kind IN (SELECT value FROM json_each(@kinds))";
+  // One person's memories: those in the spaces they own.
+  const theirs = "space_id IN (SELECT id FROM spaces WHERE person_id = @person)";
 
   return writeTransaction(db, () => {
     let truncated = false;
@@ -98,52 +106,82 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
       }
     ).n;
 
-    // 1. Importance decay, once per day.
+    // Importance decays once per day (for everyone: the day mark is the household's).
     const lastDay = getMeta(db, "decay_last_day");
-    let decaySkipped: string | null = null;
-    let decayed: { id: string; importance: number }[] = [];
-    if (lastDay && lastDay >= day) {
-      decaySkipped = `importance already decayed on ${lastDay}`;
-    } else {
-      decayed = db
+    const decaySkipped = lastDay && lastDay >= day ? `importance already decayed on ${lastDay}` : null;
+    const decayed: { id: string; importance: number }[] = [];
+    const softDeleted: string[] = [];
+    const old: string[] = [];
+    let zeroMarked = 0;
+    let purged = 0;
+    const people: DecayResult["people"] = {};
+    const persons = (
+      db.prepare("SELECT DISTINCT person_id AS p FROM spaces ORDER BY person_id").all() as { p: string }[]
+    ).map((r) => r.p);
+    for (const person of persons) {
+      const rules = opts.rulesFor?.(person) ?? opts;
+      const kinds = JSON.stringify(kindsOf(rules));
+      const idleCutoff = dayMinus(day, rules.idleDays);
+      const zeroCutoff = dayMinus(day, rules.zeroDays);
+      const purgeCutoff = dayMinus(day, rules.retentionDays);
+      people[person] = {
+        idleDays: rules.idleDays,
+        zeroDays: rules.zeroDays,
+        retentionDays: rules.retentionDays,
+        kinds: kindsOf(rules),
+      };
+
+      // 1. Importance decay.
+      if (!decaySkipped) {
+        decayed.push(
+          ...(db
+            .prepare(
+              `UPDATE memories SET importance = importance - 1,
+                 zero_importance_since = CASE WHEN importance = 1 THEN @now ELSE zero_importance_since END
+               WHERE soft_deleted = 0 AND pinned = 0 AND importance > 0 AND ${decaying} AND ${theirs}
+                 AND substr(coalesce(last_retrieved_at, created_at), 1, 10) <= @idleCutoff
+               RETURNING id, importance`,
+            )
+            .all({ now: nowIso, idleCutoff, kinds, person }) as { id: string; importance: number }[]),
+        );
+      }
+
+      // 2. The importance-0 mark: cleared when promoted (or pinned) since, set where missing.
+      //    A kind that stopped decaying (its policy changed to keep) loses its mark too.
+      db.prepare(
+        `UPDATE memories SET zero_importance_since = NULL WHERE zero_importance_since IS NOT NULL AND ${theirs}
+           AND (importance > 0 OR pinned = 1 OR NOT ${decaying})`,
+      ).run({ kinds, person });
+      zeroMarked += db
         .prepare(
-          `UPDATE memories SET importance = importance - 1,
-             zero_importance_since = CASE WHEN importance = 1 THEN @now ELSE zero_importance_since END
-           WHERE soft_deleted = 0 AND pinned = 0 AND importance > 0 AND ${decaying}
-             AND substr(coalesce(last_retrieved_at, created_at), 1, 10) <= @idleCutoff
-           RETURNING id, importance`,
+          `UPDATE memories SET zero_importance_since = @now WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0
+             AND zero_importance_since IS NULL AND ${decaying} AND ${theirs}`,
         )
-        .all({ now: nowIso, idleCutoff, kinds }) as { id: string; importance: number }[];
-      setMeta(db, "decay_last_day", day);
+        .run({ now: nowIso, kinds, person }).changes;
+      const expired = (
+        db
+          .prepare(
+            `SELECT id FROM memories WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0 AND ${decaying} AND ${theirs}
+               AND substr(zero_importance_since, 1, 10) <= @zeroCutoff ORDER BY rid`,
+          )
+          .all({ zeroCutoff, kinds, person }) as { id: string }[]
+      ).map((r) => r.id);
+      if (expired.length) softDeleted.push(...softDeleteMemories(db, expired, nowIso));
+
+      // 3. Purge what has been soft-deleted for the person's retention period.
+      const due = (
+        db
+          .prepare(
+            `SELECT id FROM memories WHERE soft_deleted = 1 AND ${theirs} AND substr(deleted_at, 1, 10) <= @purgeCutoff ORDER BY rid`,
+          )
+          .all({ purgeCutoff, person }) as { id: string }[]
+      ).map((r) => r.id);
+      if (due.length) {
+        purged += purgeMemories(db, due);
+        old.push(...due);
+      }
     }
-
-    // 2. The importance-0 mark: cleared when promoted (or pinned) since, set where missing.
-    //    A kind that stopped decaying (its policy changed to keep) loses its mark too.
-    db.prepare(
-      `UPDATE memories SET zero_importance_since = NULL WHERE zero_importance_since IS NOT NULL AND (importance > 0 OR pinned = 1 OR NOT ${decaying})`,
-    ).run({ kinds });
-    const zeroMarked = db
-      .prepare(
-        `UPDATE memories SET zero_importance_since = @now WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0 AND zero_importance_since IS NULL AND ${decaying}`,
-      )
-      .run({ now: nowIso, kinds }).changes;
-    const expired = (
-      db
-        .prepare(
-          `SELECT id FROM memories WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0 AND ${decaying}
-             AND substr(zero_importance_since, 1, 10) <= @zeroCutoff ORDER BY rid`,
-        )
-        .all({ zeroCutoff, kinds }) as { id: string }[]
-    ).map((r) => r.id);
-    const softDeleted = expired.length ? softDeleteMemories(db, expired, nowIso) : [];
-
-    // 3. Purge what has been soft-deleted for the retention period.
-    const old = (
-      db
-        .prepare("SELECT id FROM memories WHERE soft_deleted = 1 AND substr(deleted_at, 1, 10) <= ? ORDER BY rid")
-        .all(purgeCutoff) as { id: string }[]
-    ).map((r) => r.id);
-    const purged = old.length ? purgeMemories(db, old) : 0;
+    if (!decaySkipped) setMeta(db, "decay_last_day", day);
 
     setMeta(db, "decay_last_run_at", nowIso);
     return {
@@ -156,8 +194,9 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
         idleDays: opts.idleDays,
         zeroDays: opts.zeroDays,
         retentionDays: opts.retentionDays,
-        kinds: JSON.parse(kinds) as string[],
+        kinds: kindsOf(opts),
       },
+      people,
     };
   });
 }

@@ -6,6 +6,9 @@ import {
   getMemory,
   restoreMemories,
   softDeleteMemories,
+  missingSpace,
+  requireReadableSpace,
+  requireWritableSpace,
   spaceExists,
   type MemoryRow,
 } from "../store";
@@ -33,10 +36,14 @@ export interface ForgetPreview {
 /** Above this many matches (or with any pinned one) the chat asks before forgetting. */
 export const FORGET_CONFIRM_OVER = 3;
 
-function matchForget(ctx: MemoContext, pattern: string, space: string): MemoryRow[] {
+function matchForget(ctx: MemoContext, pattern: string, space: string, write: boolean): MemoryRow[] {
   // A blank pattern is a substring of everything: never let it reach the store (the schemas check this too).
   if (pattern.trim().length < 2) throw new ServiceError(400, "pattern must have at least 2 characters");
-  if (!spaceExists(ctx.db, space)) throw new ServiceError(404, `space '${space}' does not exist`);
+  // The same 404 for a space that does not exist and one not shared with the person (missingSpace).
+  if (!spaceExists(ctx.db, space)) throw missingSpace(space);
+  // A shared space: previewing needs a share, forgetting a read-write one (a space not shared reads as missing).
+  if (write) requireWritableSpace(ctx.db, space);
+  else requireReadableSpace(ctx.db, space);
   return findLiveContaining(ctx.db, space, pattern.trim());
 }
 
@@ -44,7 +51,7 @@ const plural = (n: number) => `${n} memor${n === 1 ? "y" : "ies"}`;
 
 /** What `/forget <pattern>` would remove, deleting nothing. */
 export function forgetPreview(ctx: MemoContext, pattern: string, space = mySpace(DEFAULT_SPACE)): ForgetPreview {
-  const matched = matchForget(ctx, pattern, space);
+  const matched = matchForget(ctx, pattern, space, false);
   const items = matched.map((m) => ({
     id: m.id,
     content: m.content,
@@ -86,7 +93,7 @@ export function forgetIds(ctx: MemoContext, ids: string[], label: string): Forge
 export function forget(ctx: MemoContext, pattern: string, space = mySpace(DEFAULT_SPACE)): ForgetResult {
   return forgetIds(
     ctx,
-    matchForget(ctx, pattern, space).map((m) => m.id),
+    matchForget(ctx, pattern, space, true).map((m) => m.id),
     pattern.trim(),
   );
 }

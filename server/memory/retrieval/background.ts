@@ -5,7 +5,8 @@
  */
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
-import { dot, storedVectors } from "./score-union";
+import { dot } from "./score-union";
+import { storedVectors } from "../store";
 import { liveSpaceCount } from "./keyword-search";
 
 export interface Background {

@@ -3,10 +3,10 @@ import { after, test } from "node:test";
 import { openTempStore } from "../../test/temp-store";
 import { buildQueries } from "./query-builder";
 import { searchWithVectors } from "./retrieve";
-import { dot, fuseUnion, minMax, storedVectors } from "./score-union";
+import { dot, fuseUnion, minMax } from "./score-union";
 import { keywordSearchScored } from "./keyword-search";
 import { defaultSettingsFor } from "./settings";
-import { insertMemories } from "../store";
+import { insertMemories, storedVectors } from "../store";
 
 const s = openTempStore({ model: "universal-sentence-encoder-lite", dim: 8 });
 after(() => s.close());

@@ -3,10 +3,7 @@
  * the union is SCORED on every signal (its stored vector's cosine, its bm25), each min–max normalised over
  * the union, and fused. A candidate one leg missed keeps its true score there (0 cost ~0.05 recall@10).
  */
-import type Database from "better-sqlite3";
-import { stmt } from "../../core/statements";
 import { unscored, type FusedCandidate } from "./fuse";
-import { blobToVector } from "../store/rows";
 
 /** One signal over the union: a raw score per candidate (higher is better) and its fusion weight. */
 export interface Signal {
@@ -26,20 +23,6 @@ export function minMax(values: number[]): number[] {
     if (v > hi) hi = v;
   }
   return hi > lo ? values.map((v) => (v - lo) / (hi - lo)) : values.map(() => 1);
-}
-
-/**
- * Stored (unit) vectors of some live memories, one point read per rowid: vec0 answers `rowid IN (…)` by a
- * scan (34 ms for ~100 at 10K memories) and `rowid = ?` by a seek (8 ms for the same ~100).
- */
-export function storedVectors(db: Database.Database, rids: number[]): Map<number, Float32Array> {
-  const out = new Map<number, Float32Array>();
-  const read = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
-  for (const rid of rids) {
-    const r = read.get(BigInt(rid)) as { embedding: Buffer } | undefined;
-    if (r) out.set(rid, blobToVector(r.embedding));
-  }
-  return out;
 }
 
 /** Cosine of unit vectors: their dot product. */

@@ -4,7 +4,15 @@ import type { NewMemoryInput } from "../../core/validators";
 import { DEFAULT_SPACE } from "../../core/space-name";
 import { chunkSaid, chunkWords, type Said, type SpeakerSpan } from "./chunker";
 import { activeModel } from "../index/model-check";
-import { contentHash, findLiveByHash, insertMemories, setPinned, writeTransaction, type NewMemory } from "./.";
+import {
+  contentHash,
+  findLiveByHash,
+  insertMemories,
+  requireWritableSpace,
+  setPinned,
+  writeTransaction,
+  type NewMemory,
+} from "./.";
 import { mySpace } from "../../core/acting";
 
 /**
@@ -33,6 +41,10 @@ export async function addMemories(
   defaults: Partial<NewMemory> = {},
   hooks: AddHooks = {},
 ): Promise<string[][]> {
+  // Before anything is looked up in a space: a text already live in a space the person may not write (another
+  // person's, not shared read-write) must not answer with that memory's id.
+  for (const space of new Set(items.map((it) => it.space ?? defaults.spaceId ?? mySpace(DEFAULT_SPACE))))
+    requireWritableSpace(ctx.db, space);
   const { model } = await activeModel(ctx);
   type Slot = { item: number; existing?: string; chunk?: NewMemory };
   const slots: Slot[] = [];

@@ -26,7 +26,7 @@ export function exchangeText(user: string, assistant: string): string {
 }
 
 /**
- * Who said which part of a memory, stored with it (memories.speakers, drizzle/0013_speakers.sql) so that
+ * Who said which part of a memory, stored with it (memories.speakers, drizzle/0016_speakers.sql) so that
  * nothing has to read it back out of "Name: text". A chat exchange is one memory holding both the user's
  * message and the reply, and an imported exchange holds two named people, so one speaker per memory is
  * not enough: each span is one speaker's own words as character offsets [start, end) into the memory's

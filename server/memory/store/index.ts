@@ -9,5 +9,7 @@ export * from "./spaces";
 export * from "./write";
 export * from "./read";
 export * from "./trash";
+export * from "./vector-rows";
 export { recencyOf } from "../retrieval/recency";
 export type { OpenedDb } from "../../db";
+export * from "./shares";

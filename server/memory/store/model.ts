@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import { StoreError } from "../../core/errors";
 import { getMeta, setMeta } from "../../core/meta";
 import { resetStatementCache } from "../../core/statements";
+import { recopyVectors } from "./vector-rows";
 
 /** Dimension memory_vec was created with, read from its declaration. */
 export function vectorTableDim(db: Database.Database): number | undefined {
@@ -17,6 +18,7 @@ function recreateVectorTable(db: Database.Database, dim: number): void {
     `CREATE VIRTUAL TABLE memory_vec USING vec0(space_id text partition key, embedding float[${dim}] distance_metric=cosine)`,
   );
   resetStatementCache(db);
+  recopyVectors(db);
 }
 
 /**

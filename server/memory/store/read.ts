@@ -1,11 +1,23 @@
 /** The read path: memories by id or rid, substring matches for /forget, counts and the consistency check. */
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
+import { visibleScan, writableScan } from "../../core/acting";
 import { COLUMNS, type MemoryRow, reindexTarget, rowToMemory } from "./rows";
 
-/** A memory by id, if it is the acting person's (mine(): another person's memory reads as missing). */
+/**
+ * A memory by id, if the acting person may read it: theirs, or in a space shared with them (visibleScan,
+ * server/core/acting.ts). Any other person's memory reads as missing.
+ */
 export function getMemory(db: Database.Database, id: string): MemoryRow | undefined {
-  const r = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE id = ? AND mine(space_id)`).get(id) as
+  const r = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE id = ? AND ${visibleScan("space_id")}`).get(id) as
+    | Record<string, unknown>
+    | undefined;
+  return r ? rowToMemory(r) : undefined;
+}
+
+/** A memory by id, if the acting person may change it: theirs, or in a space shared with them read-write. */
+export function getWritableMemory(db: Database.Database, id: string): MemoryRow | undefined {
+  const r = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE id = ? AND ${writableScan("space_id")}`).get(id) as
     | Record<string, unknown>
     | undefined;
   return r ? rowToMemory(r) : undefined;
@@ -16,7 +28,7 @@ export function getMemoriesByRid(db: Database.Database, rids: number[]): Map<num
   if (rids.length === 0) return out;
   const rows = stmt(
     db,
-    `SELECT ${COLUMNS} FROM memories WHERE rid IN (SELECT value FROM json_each(?)) AND mine(space_id)`,
+    `SELECT ${COLUMNS} FROM memories WHERE rid IN (SELECT value FROM json_each(?)) AND ${visibleScan("space_id")}`,
   ).all(JSON.stringify(rids)) as Record<string, unknown>[];
   for (const r of rows) out.set(r.rid as number, rowToMemory(r));
   return out;
@@ -94,6 +106,10 @@ export function checkInvariant(db: Database.Database): string[] {
     )
     .get() as { n: number };
   if (missingVec.n) problems.push(`${missingVec.n} live memories lack a vector`);
+  // memory_vec_rows (vector-rows.ts) is a copy of memory_vec: the same rows.
+  const copied = (db.prepare("SELECT count(*) AS n FROM memory_vec_rows").get() as { n: number }).n;
+  const vecRows = (db.prepare("SELECT count(*) AS n FROM memory_vec").get() as { n: number }).n;
+  if (copied !== vecRows) problems.push(`the vector copy holds ${copied} rows, memory_vec ${vecRows}`);
   const missingFts = db
     .prepare(
       "SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_fts f WHERE f.rowid = m.rid)",

@@ -30,6 +30,8 @@ export interface MemoryRow {
   updatedAt: string | null;
   /** Who said which part of the content (chunker.ts SpeakerSpan); null when not known (documents, old rows). */
   speakers: SpeakerSpan[] | null;
+  /** Who wrote it into another person's space through a read-write share (drizzle/0014); null: the space's person. */
+  writtenBy: string | null;
 }
 
 export interface NewMemory {
@@ -48,7 +50,8 @@ export interface NewMemory {
 export const COLUMNS = `id, rid, space_id AS spaceId, content, timestamp, importance, retrieval_count AS retrievalCount,
   last_retrieved_at AS lastRetrievedAt, pinned, soft_deleted AS softDeleted, deleted_at AS deletedAt, kind,
   conversation_id AS conversationId, document_id AS documentId, chunk_index AS chunkIndex,
-  content_hash AS contentHash, embedding_model AS embeddingModel, created_at AS createdAt, updated_at AS updatedAt, speakers`;
+  content_hash AS contentHash, embedding_model AS embeddingModel, created_at AS createdAt, updated_at AS updatedAt,
+  written_by AS writtenBy, speakers`;
 
 export function rowToMemory(r: Record<string, unknown>): MemoryRow {
   return {

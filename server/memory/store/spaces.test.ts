@@ -69,17 +69,27 @@ test("rename moves memories, vectors, conversations and documents in one transac
   assert.deepEqual(
     spaceReferences(db).map((r) => `${r.table}.${r.column}`),
     [
+      "conversation_spaces.space_id",
       "conversations.space_id",
       "documents.space_id",
       "memories.space_id",
       "pending_exchanges.space_id",
       "retrieval_events.space_id",
+      "space_shares.space_id",
     ],
   );
   const created = (db.prepare("SELECT created_at AS c FROM spaces WHERE id = 'home'").get() as { c: string }).c;
   const r = renameSpace(db, "home", "family");
   assert.deepEqual(r, {
-    moved: { conversations: 1, documents: 1, memories: 3, pending_exchanges: 0, retrieval_events: 0 },
+    moved: {
+      conversation_spaces: 0,
+      conversations: 1,
+      documents: 1,
+      memories: 3,
+      pending_exchanges: 0,
+      retrieval_events: 0,
+      space_shares: 0,
+    },
     vectors: 2,
   });
   assert.equal(spaceExists(db, "home"), false);
@@ -226,7 +236,15 @@ test("delete removes the space's memories from every table, its conversations (w
   const { db, ids } = seeded();
   const r = deleteSpace(db, "home");
   assert.deepEqual(r, {
-    removed: { memories: 3, conversations: 1, documents: 1, pending_exchanges: 0, retrieval_events: 0 },
+    removed: {
+      memories: 3,
+      conversation_spaces: 0,
+      conversations: 1,
+      documents: 1,
+      pending_exchanges: 0,
+      retrieval_events: 0,
+      space_shares: 0,
+    },
   });
   assert.equal(spaceExists(db, "home"), false);
   assert.deepEqual(

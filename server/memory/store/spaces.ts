@@ -4,6 +4,7 @@ import { StoreError } from "../../core/errors";
 import { stmt } from "../../core/statements";
 import { spacePersonOf } from "../../core/space-name";
 import { hasNextVector } from "./read";
+import { dropVector, putVector } from "./vector-rows";
 import { type VectorWrite, blobToVector, bumpGeneration, notify, reindexTarget } from "./rows";
 
 /** A space key's row, made on first use; its person is the key's (server/core/space-name.ts spaceKey). */
@@ -56,8 +57,6 @@ export function renameSpace(
     if (spaceExists(db, to)) throw new StoreError(`space '${to}' already exists`, "INVALID");
     const reindexing = reindexTarget(db) !== undefined;
     const readVec = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
-    const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
-    const insVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
     stmt(
       db,
       "INSERT INTO spaces (id, created_at, person_id) SELECT ?, created_at, person_id FROM spaces WHERE id = ?",
@@ -98,8 +97,8 @@ export function renameSpace(
           "INVALID",
         );
       }
-      delVec.run(BigInt(rid));
-      insVec.run(BigInt(rid), to, v.embedding);
+      dropVector(db, rid);
+      putVector(db, rid, to, v.embedding);
       write.removed.push({ rid, spaceId: from });
       write.added.push({ rid, spaceId: to, vector: blobToVector(v.embedding) });
       vectors++;
@@ -119,7 +118,6 @@ export function renameSpace(
  * (conversations with their messages by cascade, documents, ...), then the space. Returns rows removed per table.
  */
 export function deleteSpace(db: Database.Database, spaceId: string): { removed: Record<string, number> } {
-  const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
   const write: VectorWrite = { added: [], removed: [], generation: 0 };
@@ -131,7 +129,7 @@ export function deleteSpace(db: Database.Database, spaceId: string): { removed: 
     }[];
     const delNext = reindexTarget(db) ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
     for (const r of rows) {
-      delVec.run(BigInt(r.rid));
+      dropVector(db, r.rid);
       delFts.run(BigInt(r.rid));
       delTrash.run(r.rid);
       delNext?.run(BigInt(r.rid));

@@ -1,7 +1,7 @@
 /**
- * drizzle/0013_speakers on a store made before speakers were stored: every row keeps its data, and a chat
+ * drizzle/0016_speakers on a store made before speakers were stored: every row keeps its data, and a chat
  * memory gets its speakers from the messages it was written from (the conversation's structure), never
- * from the "User:" / "Assistant:" labels in its text. The old store is made with the migrations up to 0012.
+ * from the "User:" / "Assistant:" labels in its text. The old store is made with the migrations up to 0015.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -19,16 +19,16 @@ after(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-/** A copy of drizzle/ as it was before 0013. */
+/** A copy of drizzle/ as it was before 0016. */
 function oldMigrations(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-old-migrations-"));
   dirs.push(dir);
   fs.cpSync(migrationsDir(), dir, { recursive: true });
   const journalFile = path.join(dir, "meta", "_journal.json");
   const journal = JSON.parse(fs.readFileSync(journalFile, "utf8")) as { entries: { tag: string; idx: number }[] };
-  const kept = journal.entries.filter((e) => e.idx < 13);
-  assert.ok(kept.length < journal.entries.length, "0013 is in the journal");
-  for (const e of journal.entries.filter((e) => e.idx >= 13)) fs.rmSync(path.join(dir, `${e.tag}.sql`));
+  const kept = journal.entries.filter((e) => e.idx < 16);
+  assert.ok(kept.length < journal.entries.length, "0016 is in the journal");
+  for (const e of journal.entries.filter((e) => e.idx >= 16)) fs.rmSync(path.join(dir, `${e.tag}.sql`));
   fs.writeFileSync(journalFile, JSON.stringify({ ...journal, entries: kept }));
   return dir;
 }
@@ -38,7 +38,7 @@ const vec = (i: number) => Buffer.from(axisVector(DIM, i).buffer);
 const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 const squash = (s: string) => s.split(/\s+/).filter(Boolean).join(" ");
 
-test("0013 keeps every row and backfills a chat memory's speakers from its messages only", () => {
+test("0016 keeps every row and backfills a chat memory's speakers from its messages only", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-migrate-"));
   dirs.push(dir);
   const file = path.join(dir, "memory.db");
@@ -69,6 +69,8 @@ test("0013 keeps every row and backfills a chat memory's speakers from its messa
       vec(r.n),
     );
     db.prepare("INSERT INTO memory_fts (rowid, content) VALUES (?, ?)").run(BigInt(r.n), r.text);
+    // The copy of each live vector the store keeps beside vec0 (drizzle/0015_vector_rows.sql).
+    db.prepare("INSERT INTO memory_vec_rows (rid, embedding) VALUES (?, ?)").run(r.n, vec(r.n));
   }
   db.prepare("INSERT INTO conversations (id, space_id, title) VALUES ('c1', 'personal', 'Family')").run();
   const msg = db.prepare(

@@ -3,6 +3,8 @@ import type Database from "better-sqlite3";
 import { StoreError } from "../../core/errors";
 import { stmt } from "../../core/statements";
 import { hasNextVector } from "./read";
+import { dropVector, putVector } from "./vector-rows";
+import { writableScan } from "../../core/acting";
 import { type VectorWrite, blobToVector, bumpGeneration, notify, nowIso, reindexTarget } from "./rows";
 
 /**
@@ -12,11 +14,10 @@ import { type VectorWrite, blobToVector, bumpGeneration, notify, nowIso, reindex
 export function softDeleteMemories(db: Database.Database, ids: string[], at: string = nowIso()): string[] {
   const get = stmt(
     db,
-    "SELECT rid, space_id AS spaceId FROM memories WHERE id = ? AND soft_deleted = 0 AND mine(space_id)",
+    `SELECT rid, space_id AS spaceId FROM memories WHERE id = ? AND soft_deleted = 0 AND ${writableScan("space_id")}`,
   );
   const readVec = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
   const park = stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)");
-  const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const flag = stmt(db, "UPDATE memories SET soft_deleted = 1, deleted_at = ? WHERE rid = ?");
   const removed: VectorWrite["removed"] = [];
@@ -27,7 +28,7 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
       if (!r) continue;
       const v = readVec.get(BigInt(r.rid)) as { embedding: Buffer } | undefined;
       if (v) park.run(r.rid, v.embedding);
-      delVec.run(BigInt(r.rid));
+      dropVector(db, r.rid);
       delFts.run(BigInt(r.rid));
       flag.run(at, r.rid);
       removed.push({ rid: r.rid, spaceId: r.spaceId });
@@ -44,11 +45,10 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
 export function restoreMemories(db: Database.Database, ids: string[]): string[] {
   const get = stmt(
     db,
-    "SELECT rid, space_id AS spaceId, content FROM memories WHERE id = ? AND soft_deleted = 1 AND mine(space_id)",
+    `SELECT rid, space_id AS spaceId, content FROM memories WHERE id = ? AND soft_deleted = 1 AND ${writableScan("space_id")}`,
   );
   const readTrash = stmt(db, "SELECT embedding FROM memory_vec_trash WHERE rid = ?");
   const unpark = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
-  const insVec = stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)");
   const insFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
   const unflag = stmt(db, "UPDATE memories SET soft_deleted = 0, deleted_at = NULL WHERE rid = ?");
   const added: VectorWrite["added"] = [];
@@ -66,7 +66,7 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
         continue;
       }
       if (!v) throw new StoreError(`memory ${id} has no stored vector to restore`, "INVALID");
-      insVec.run(BigInt(r.rid), r.spaceId, v.embedding);
+      putVector(db, r.rid, r.spaceId, v.embedding);
       insFts.run(BigInt(r.rid), r.content);
       unpark.run(r.rid);
       unflag.run(r.rid);
@@ -84,9 +84,8 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
 export function purgeMemories(db: Database.Database, ids: string[]): number {
   const get = stmt(
     db,
-    "SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ? AND mine(space_id)",
+    `SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ? AND ${writableScan("space_id")}`,
   );
-  const delVec = stmt(db, "DELETE FROM memory_vec WHERE rowid = ?");
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
   const delEvents = stmt(db, "DELETE FROM retrieval_events WHERE memory_id = ?");
@@ -99,7 +98,7 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
     for (const id of ids) {
       const r = get.get(id) as { rid: number; spaceId: string; sd: number } | undefined;
       if (!r) continue;
-      delVec.run(BigInt(r.rid));
+      dropVector(db, r.rid);
       delFts.run(BigInt(r.rid));
       delTrash.run(r.rid);
       delEvents.run(id);

@@ -16,7 +16,10 @@ import {
   rowToMemory,
   vecBlob,
 } from "./rows";
+import { dropVector, putVector } from "./vector-rows";
 import { ensureSpace } from "./spaces";
+import { requireWritableSpace, writerFor } from "./shares";
+import { writableScan } from "../../core/acting";
 
 export function findLiveByHash(db: Database.Database, spaceId: string, hash: string): MemoryRow | undefined {
   const r = stmt(
@@ -40,18 +43,17 @@ export function insertMemories(
   const insertMemory = stmt(
     db,
     `INSERT INTO memories (id, rid, space_id, content, timestamp, importance, pinned, kind, conversation_id,
-       document_id, chunk_index, content_hash, embedding_model, created_at, speakers)
+       document_id, chunk_index, content_hash, embedding_model, created_at, written_by, speakers)
      VALUES (@id, @rid, @spaceId, @content, @timestamp, @importance, @pinned, @kind, @conversationId,
-       @documentId, @chunkIndex, @contentHash, @embeddingModel, @createdAt, @speakers)`,
+       @documentId, @chunkIndex, @contentHash, @embeddingModel, @createdAt, @writtenBy, @speakers)`,
   );
   // During a re-index, vectors of the new model go to memory_vec_next (the swap moves them); a rid freed
   // by a purge may be reused, so any vector left there under it is dropped first.
   const target = reindexTarget(db);
   const toNext = target !== undefined && target.model === embeddingModel;
-  const insertVec = stmt(
-    db,
-    `INSERT INTO ${toNext ? "memory_vec_next" : "memory_vec"} (rowid, space_id, embedding) VALUES (?, ?, ?)`,
-  );
+  const insertNext = toNext
+    ? stmt(db, "INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)")
+    : null;
   const clearNext = target ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
   const insertFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
   const maxRid = stmt(db, "SELECT coalesce(max(rid), 0) AS r FROM memories");
@@ -62,6 +64,9 @@ export function insertMemories(
     const created = nowIso();
     for (let i = 0; i < items.length; i++) {
       const m = items[i]!;
+      // Every memory write passes here: into the acting person's own space, or into another's only through
+      // a read-write share (server/memory/store/shares.ts), the writer recorded.
+      requireWritableSpace(db, m.spaceId);
       ensureSpace(db, m.spaceId);
       const id = crypto.randomUUID();
       rid++;
@@ -82,9 +87,11 @@ export function insertMemories(
         embeddingModel,
         createdAt: created,
         speakers: m.speakers?.length ? JSON.stringify(m.speakers) : null,
+        writtenBy: writerFor(m.spaceId),
       });
       clearNext?.run(BigInt(rid));
-      insertVec.run(BigInt(rid), m.spaceId, vecBlob(vectors[i]!));
+      if (insertNext) insertNext.run(BigInt(rid), m.spaceId, vecBlob(vectors[i]!));
+      else putVector(db, rid, m.spaceId, vecBlob(vectors[i]!));
       insertFts.run(BigInt(rid), m.content);
       if (!toNext) added.push({ rid, spaceId: m.spaceId, vector: vectors[i]! });
       ids.push(id);
@@ -138,12 +145,8 @@ export function updateMemoryContent(
       stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)").run(r.rid, vecBlob(vector));
       return null;
     }
-    stmt(db, "DELETE FROM memory_vec WHERE rowid = ?").run(BigInt(r.rid));
-    stmt(db, "INSERT INTO memory_vec (rowid, space_id, embedding) VALUES (?, ?, ?)").run(
-      BigInt(r.rid),
-      r.spaceId,
-      vecBlob(vector),
-    );
+    dropVector(db, r.rid);
+    putVector(db, r.rid, r.spaceId, vecBlob(vector));
     stmt(db, "DELETE FROM memory_fts WHERE rowid = ?").run(BigInt(r.rid));
     stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)").run(BigInt(r.rid), content);
     return { rid: r.rid, spaceId: r.spaceId, generation: bumpGeneration(db) };
@@ -175,7 +178,7 @@ export function recordRetrievals(db: Database.Database, ids: string[], at: strin
 export function setPinned(db: Database.Database, id: string, pinned: boolean): boolean {
   const r = stmt(
     db,
-    "UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ? AND mine(space_id)",
+    `UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ? AND ${writableScan("space_id")}`,
   ).run(pinned ? 1 : 0, pinned ? 1 : 0, id);
   return r.changes > 0;
 }

@@ -1,0 +1,117 @@
+/**
+ * Shared spaces (issue 32, item 4) as Settings → Spaces and the API manage them: the space's person shares
+ * it with chosen people (by sign-in name or id), read-only or read-write, changes the mode, or stops sharing;
+ * everyone lists what they share and what is shared with them. A conversation adds a space shared with its
+ * person to its recall (the only path by which a shared space reaches a turn). The access checks themselves
+ * are the store's (server/memory/store/shares.ts).
+ */
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import { actingPersonId, isMine, mySpaceOf, spaceRef } from "../core/acting";
+import { ServiceError } from "../core/errors";
+import { sharedSpaceName, spaceName } from "../core/validators";
+import {
+  conversationSpaces,
+  removeShare,
+  setConversationSpaces,
+  setShare,
+  sharedWith,
+  sharesOf,
+  spaceExists,
+  type SharedWithMe,
+  type ShareMode,
+} from "../memory/store";
+import { getConversationOr404 } from "../chat/conversations";
+
+const person = z
+  .string()
+  .trim()
+  .min(1, "name the person: their sign-in name or id")
+  .max(200, "a sign-in name has at most 200 characters");
+export const shareInput = z.strictObject({
+  space: spaceName,
+  person,
+  mode: z.enum(["read", "write"]).default("read"),
+});
+export const unshareInput = z.strictObject({ space: spaceName, person });
+export const conversationSpacesInput = z.strictObject({
+  id: z.string().uuid("id must be a conversation id"),
+  /** Spaces shared with the person ('<owner id>~<name>'); empty: none added. */
+  spaces: z.array(sharedSpaceName).max(20, "at most 20 added spaces"),
+});
+
+export interface MyShares {
+  /** The spaces the acting person shares, each with whom and how. */
+  mine: { space: string; people: { personId: string; name: string; login: string; mode: ShareMode }[] }[];
+  /** The spaces others share with the acting person. */
+  withMe: SharedWithMe[];
+}
+
+export function listShares(db: Database.Database): MyShares {
+  const me = actingPersonId();
+  const bySpace = new Map<string, MyShares["mine"][number]>();
+  for (const s of sharesOf(db, me)) {
+    if (!bySpace.has(s.spaceId)) bySpace.set(s.spaceId, { space: s.spaceId, people: [] });
+    bySpace.get(s.spaceId)!.people.push({ personId: s.personId, name: s.name, login: s.login, mode: s.mode });
+  }
+  return { mine: [...bySpace.values()], withMe: sharedWith(db, me) };
+}
+
+/** The person a share names, by id or sign-in name (case-insensitive). */
+function personOf(db: Database.Database, ref: string): { id: string; name: string } {
+  const p = db
+    .prepare("SELECT id, name FROM people WHERE id = ? OR lower(login) = lower(?) ORDER BY id = ? DESC LIMIT 1")
+    .get(ref, ref, ref) as { id: string; name: string } | undefined;
+  if (!p) throw new ServiceError(404, `no person '${ref}'`);
+  return p;
+}
+
+/** The acting person's own space named in a share: only its person manages who it is shared with. */
+function ownSpace(db: Database.Database, key: string): string {
+  const own = mySpaceOf(key);
+  if (own === null || !spaceExists(db, own)) throw new ServiceError(404, `space '${key}' does not exist`);
+  return own;
+}
+
+/** Share one of the acting person's spaces with a person, or change how (read ↔ write). */
+export function shareSpace(
+  db: Database.Database,
+  input: z.infer<typeof shareInput>,
+): { space: string; personId: string; name: string; mode: ShareMode } {
+  const space = ownSpace(db, input.space);
+  const p = personOf(db, input.person);
+  if (p.id === actingPersonId()) throw new ServiceError(400, "the space is already yours");
+  setShare(db, space, p.id, input.mode);
+  return { space, personId: p.id, name: p.name, mode: input.mode };
+}
+
+/** Stop sharing a space with a person: nothing of it reaches them afterwards, not even through a conversation that added it. */
+export function unshareSpace(
+  db: Database.Database,
+  input: z.infer<typeof unshareInput>,
+): { space: string; personId: string; removed: boolean } {
+  const space = ownSpace(db, input.space);
+  const p = personOf(db, input.person);
+  return { space, personId: p.id, removed: removeShare(db, space, p.id) };
+}
+
+/** Set the spaces shared with the person that a conversation of theirs also recalls from. */
+export function setSpacesOfConversation(
+  db: Database.Database,
+  input: z.infer<typeof conversationSpacesInput>,
+): { id: string; spaces: string[] } {
+  const conv = getConversationOr404(db, input.id);
+  // Only other people's spaces are added: the conversation's own space is always searched, and a person's
+  // other spaces are chosen as the conversation's space, not mixed in.
+  const added = [...new Set(input.spaces)].filter((s) => s !== conv.spaceId);
+  for (const s of added)
+    if (isMine(s)) throw new ServiceError(400, "only spaces shared with you can be added to a conversation");
+  setConversationSpaces(db, conv.id, added);
+  return addedSpaces(db, conv.id);
+}
+
+/** The spaces added to a conversation (still shared with its person), as the person names them. */
+export function addedSpaces(db: Database.Database, id: string): { id: string; spaces: string[] } {
+  const conv = getConversationOr404(db, id);
+  return { id: conv.id, spaces: conversationSpaces(db, conv.id).map(spaceRef) };
+}
