@@ -15,7 +15,7 @@ test("a month without a year is the month of the turn's year, or the year before
   assert.equal(nov[0]!.start, "2023-11-01T00:00:00.000Z", "November 2024 has not happened yet on 15 Sep 2024");
 });
 
-test("relative dates: last week is the week around 7 days ago, yesterday one calendar day", () => {
+test("dates counted back from the turn widen by half their distance: last week is the week around 7 days ago, yesterday one calendar day", () => {
   const week = parseTimeIntent("what did I mention about the dog last week?", REF).windows[0]!;
   assert.equal(week.start, "2024-09-05T00:00:00.000Z");
   assert.equal(week.end, "2024-09-11T23:59:59.999Z");
@@ -24,7 +24,11 @@ test("relative dates: last week is the week around 7 days ago, yesterday one cal
   assert.equal(y.start, "2024-09-14T00:00:00.000Z");
   assert.equal(y.end, "2024-09-14T23:59:59.999Z");
   const few = parseTimeIntent("I told you a few days ago", REF).windows[0]!;
-  assert.equal(few.start, "2024-09-10T00:00:00.000Z");
+  assert.deepEqual([few.start, few.end], ["2024-09-11T00:00:00.000Z", "2024-09-13T23:59:59.999Z"], "3 days back ± 1");
+  const fortnight = parseTimeIntent("what did I say two weeks ago?", REF).windows[0]!;
+  assert.deepEqual([fortnight.start, fortnight.end], ["2024-08-25T00:00:00.000Z", "2024-09-08T23:59:59.999Z"], "14 days back ± 7");
+  const named = parseTimeIntent("What did we do on September 8th?", REF).windows[0]!;
+  assert.deepEqual([named.start, named.end], ["2024-09-08T00:00:00.000Z", "2024-09-08T23:59:59.999Z"], "a named day is that day, however far back");
   assert.ok(inWindows("2024-09-11T18:00:00.000Z", [week]));
   assert.equal(inWindows("2024-09-12T00:00:00.000Z", [week]), null);
 });

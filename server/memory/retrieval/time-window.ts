@@ -19,14 +19,17 @@ const DAY = 86_400_000;
 /**
  * Dates a query names, parsed by chrono-node against `ref` (the turn's date) in the person's time zone
  * (`offsetMinutes` east of UTC). A day or month without a year that would lie after the turn is the year
- * before's. Each is a window of its granularity in the person's calendar: a day, a week around it, a month.
+ * before's. Each is a window in the person's calendar: a named day, a named month, or — for a day counted
+ * back from the turn — that day widened by half its distance (see `relativeDays`).
  */
 export function parseTimeIntent(query: string, ref: Date, offsetMinutes = 0): TimeIntent {
   const windows: TimeWindow[] = [];
   const now = ref.getTime();
   const off = offsetMinutes * 60_000;
   const localDay = (t: number) => localDayStart(t, offsetMinutes);
-  for (const r of chrono.parse(query, { instant: ref, timezone: offsetMinutes }, { forwardDate: false })) {
+  const parse = (at: Date) => chrono.parse(query, { instant: at, timezone: offsetMinutes }, { forwardDate: false });
+  const later = parse(new Date(now + DAY));
+  for (const r of parse(ref)) {
     let t = r.start.date().getTime();
     const yearKnown = r.start.isCertain("year");
     if (t > now + DAY && !yearKnown) {
@@ -37,13 +40,11 @@ export function parseTimeIntent(query: string, ref: Date, offsetMinutes = 0): Ti
     if (t > now + DAY) continue; // a plan, not a memory
     let start: number;
     let end: number;
-    const text = r.text.toLowerCase();
-    if (/\bweek/.test(text)) {
-      start = localDay(t) - 3 * DAY;
-      end = localDay(t) + 4 * DAY - 1;
-    } else if (/\bfew days|couple of days|several days/.test(text)) {
-      start = localDay(t) - 2 * DAY;
-      end = localDay(t) + 3 * DAY - 1;
+    const back = relativeDays(r, later, t, localDay(now), localDay);
+    if (back !== null && r.start.isCertain("day")) {
+      const half = Math.floor(back / 2) * DAY;
+      start = localDay(t) - half;
+      end = localDay(t) + half + DAY - 1;
     } else if (r.start.isCertain("day") || r.start.isCertain("weekday")) {
       start = localDay(t);
       end = localDay(t) + DAY - 1;
@@ -64,6 +65,25 @@ export function parseTimeIntent(query: string, ref: Date, offsetMinutes = 0): Ti
     });
   }
   return { windows };
+}
+
+/**
+ * For a date counted back from the turn ("yesterday", "3 days ago", "last week"), how many calendar days
+ * back it lies; null for a date that names itself ("June 3rd", "in May"). A counted date moves with the
+ * turn: parsed a day later it lies a day later. People count back loosely in proportion to the distance
+ * ("last week" is a span, "yesterday" a day), so the window reaches half the distance either side — read
+ * from the parse alone, never from which words were used. LoCoMo tuning half: see docs/retrieval.md.
+ */
+function relativeDays(
+  r: chrono.ParsedResult,
+  later: chrono.ParsedResult[],
+  t: number,
+  today: number,
+  localDay: (t: number) => number,
+): number | null {
+  const same = later.find((x) => x.index === r.index && x.text === r.text);
+  if (!same || same.start.date().getTime() - r.start.date().getTime() !== DAY) return null;
+  return Math.max(0, Math.round((today - localDay(t)) / DAY));
 }
 
 /** Is this date inside one of the windows? */
