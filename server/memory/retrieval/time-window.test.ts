@@ -26,9 +26,17 @@ test("dates counted back from the turn widen by half their distance: last week i
   const few = parseTimeIntent("I told you a few days ago", REF).windows[0]!;
   assert.deepEqual([few.start, few.end], ["2024-09-11T00:00:00.000Z", "2024-09-13T23:59:59.999Z"], "3 days back ± 1");
   const fortnight = parseTimeIntent("what did I say two weeks ago?", REF).windows[0]!;
-  assert.deepEqual([fortnight.start, fortnight.end], ["2024-08-25T00:00:00.000Z", "2024-09-08T23:59:59.999Z"], "14 days back ± 7");
+  assert.deepEqual(
+    [fortnight.start, fortnight.end],
+    ["2024-08-25T00:00:00.000Z", "2024-09-08T23:59:59.999Z"],
+    "14 days back ± 7",
+  );
   const named = parseTimeIntent("What did we do on September 8th?", REF).windows[0]!;
-  assert.deepEqual([named.start, named.end], ["2024-09-08T00:00:00.000Z", "2024-09-08T23:59:59.999Z"], "a named day is that day, however far back");
+  assert.deepEqual(
+    [named.start, named.end],
+    ["2024-09-08T00:00:00.000Z", "2024-09-08T23:59:59.999Z"],
+    "a named day is that day, however far back",
+  );
   assert.ok(inWindows("2024-09-11T18:00:00.000Z", [week]));
   assert.equal(inWindows("2024-09-12T00:00:00.000Z", [week]), null);
 });
