@@ -19,8 +19,7 @@ const DAY = 86_400_000;
 /**
  * Dates a query names, parsed by chrono-node against `ref` (the turn's date) in the person's time zone
  * (`offsetMinutes` east of UTC). A day or month without a year that would lie after the turn is the year
- * before's. Each is a window in the person's calendar: a named day, a named month, or — for a day counted
- * back from the turn — that day widened by half its distance (see `relativeDays`).
+ * before's. Each is a window in the person's calendar: a named day, a named month, or a counted day widened.
  */
 export function parseTimeIntent(query: string, ref: Date, offsetMinutes = 0): TimeIntent {
   const windows: TimeWindow[] = [];
@@ -40,9 +39,11 @@ export function parseTimeIntent(query: string, ref: Date, offsetMinutes = 0): Ti
     if (t > now + DAY) continue; // a plan, not a memory
     let start: number;
     let end: number;
-    const back = relativeDays(r, later, t, localDay(now), localDay);
-    if (back !== null && r.start.isCertain("day")) {
-      const half = Math.floor(back / 2) * DAY;
+    // A day counted back from the turn ("yesterday", "last week") lies a day later when parsed a day later.
+    // People count back loosely in proportion to the distance: its window reaches half of it either side.
+    const moved = later.find((x) => x.index === r.index && x.text === r.text);
+    if (moved && moved.start.date().getTime() - r.start.date().getTime() === DAY && r.start.isCertain("day")) {
+      const half = Math.floor(Math.max(0, Math.round((localDay(now) - localDay(t)) / DAY)) / 2) * DAY;
       start = localDay(t) - half;
       end = localDay(t) + half + DAY - 1;
     } else if (r.start.isCertain("day") || r.start.isCertain("weekday")) {
@@ -65,25 +66,6 @@ export function parseTimeIntent(query: string, ref: Date, offsetMinutes = 0): Ti
     });
   }
   return { windows };
-}
-
-/**
- * For a date counted back from the turn ("yesterday", "3 days ago", "last week"), how many calendar days
- * back it lies; null for a date that names itself ("June 3rd", "in May"). A counted date moves with the
- * turn: parsed a day later it lies a day later. People count back loosely in proportion to the distance
- * ("last week" is a span, "yesterday" a day), so the window reaches half the distance either side — read
- * from the parse alone, never from which words were used. LoCoMo tuning half: see docs/retrieval.md.
- */
-function relativeDays(
-  r: chrono.ParsedResult,
-  later: chrono.ParsedResult[],
-  t: number,
-  today: number,
-  localDay: (t: number) => number,
-): number | null {
-  const same = later.find((x) => x.index === r.index && x.text === r.text);
-  if (!same || same.start.date().getTime() - r.start.date().getTime() !== DAY) return null;
-  return Math.max(0, Math.round((today - localDay(t)) / DAY));
 }
 
 /** Is this date inside one of the windows? */
