@@ -17,7 +17,13 @@ export interface Acting {
   system?: boolean;
 }
 
-const als = new AsyncLocalStorage<Acting>();
+// One store per process, kept on globalThis: Next bundles instrumentation and route handlers separately, so
+// this module can exist more than once, and the SQL functions registered when the store is opened (mine,
+// acting_person) must read the same store as the handler that set it — else they see nobody acting, which
+// reads as "every space" (a read-only share written through REST was the symptom).
+const g = globalThis as unknown as { __memoActing?: AsyncLocalStorage<Acting> };
+if (!g.__memoActing) g.__memoActing = new AsyncLocalStorage<Acting>();
+const als = g.__memoActing;
 const OWNER: Acting = { personId: OWNER_ID, admin: true };
 
 export function runAs<T>(who: Acting, fn: () => T): T {
