@@ -135,6 +135,9 @@ test("a space the owner shares (Settings → Spaces → Share) is read by that p
   await expect(row).toContainText("recipes");
   await expect(row).toContainText("Owner");
 
+  // A lookup by id runs the store's SQL check of who acts (acting_person()) in the built app's bundles.
+  const recipeId = ((await kept.json()) as { ids: string[] }).ids[0]!;
+  expect((await kim.request.get(`/api/v1/memories/${recipeId}`)).status()).toBe(200);
   const named = await kim.request.post("/api/v1/search", { data: { query: RECIPE_Q, space: "owner~recipes" } });
   expect(named.status(), await named.text()).toBe(200);
   expect(await named.text()).toContain("cumin");
@@ -147,4 +150,7 @@ test("a space the owner shares (Settings → Spaces → Share) is read by that p
   const after = await kim.request.post("/api/v1/search", { data: { query: RECIPE_Q, space: "owner~recipes" } });
   expect(after.status()).toBe(404);
   expect(await after.text()).not.toContain("cumin");
+  const byId = await kim.request.get(`/api/v1/memories/${recipeId}`);
+  expect(byId.status()).toBe(404);
+  expect(await byId.text()).not.toContain("cumin");
 });
