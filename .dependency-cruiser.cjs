@@ -41,6 +41,12 @@ module.exports = {
       "core (config, errors, the context's types, db, child processes, the embedding server) imports nothing above it",
     ),
     rule(
+      "core-folder-imports-nothing",
+      "^server/core/",
+      "^(server/(?!core/)|app/|scripts/|instrumentation\\.ts$|proxy\\.ts$)",
+      "server/core/ (config, errors, the context's types, the acting person) imports nothing of the project: the embedder's errors and status type live here, and the composition root (server/context.ts) wires the rest",
+    ),
+    rule(
       "context-wires-core-only",
       layer.context,
       above("memory", "ingest", "chat", "jobs", "services", "auth", "http", "adapters", "app"),

@@ -1,5 +1,21 @@
 import type Database from "better-sqlite3";
-import type { EmbedderStatus } from "../embedder/supervisor";
+
+/** The embedding server's process state (server/embedder/supervisor.ts runs it; ops/child-server.ts's states). */
+export type EmbedderState = "stopped" | "starting" | "ready" | "restarting" | "failed";
+
+export interface EmbedderStatus {
+  status: EmbedderState;
+  model: string | null;
+  dim: number | null;
+  engine: string | null;
+  baseUrl: string | null;
+  pid: number | null;
+  restarts: number;
+  lastError: string | null;
+  /** Why this model was chosen (e.g. the offline fallback and how to get the real one). */
+  modelReason: string | null;
+  fallback: boolean;
+}
 
 /** What the memory engine needs from an embedding model. */
 export interface Embedder {

@@ -1,5 +1,3 @@
-import { EmbedderResponseError } from "../embedder/client";
-import { EmbedderUnavailableError } from "../embedder/supervisor";
 import { noteStorageFault, storageFaultOf } from "./storage-fault";
 
 /** The HTTP statuses a service error may carry. */
@@ -14,6 +12,20 @@ export class ServiceError extends Error {
     super(message);
     this.name = "ServiceError";
   }
+}
+
+/** The embedding server cannot be reached or started (503 to callers). Thrown by server/embedder. */
+export class EmbedderUnavailableError extends Error {
+  readonly code = "EMBEDDER_UNAVAILABLE";
+  constructor(message: string) {
+    super(message);
+    this.name = "EmbedderUnavailableError";
+  }
+}
+
+/** The embedding server answered with something that is not embeddings (502 to callers). Thrown by server/embedder. */
+export class EmbedderResponseError extends Error {
+  readonly code = "EMBEDDER_BAD_RESPONSE";
 }
 
 /** A store operation refused: the vectors belong to another model, the row is missing, or the input is invalid. */

@@ -1,9 +1,7 @@
 import { prefixesFor } from "./models";
-import { EmbedderUnavailableError } from "./supervisor";
+import { EmbedderResponseError, EmbedderUnavailableError } from "../core/errors";
 
-export class EmbedderResponseError extends Error {
-  readonly code = "EMBEDDER_BAD_RESPONSE";
-}
+export { EmbedderResponseError } from "../core/errors";
 
 const BATCH = 32;
 

@@ -1,32 +1,14 @@
 import path from "node:path";
 import { embedPort } from "../core/config";
+import type { EmbedderStatus } from "../core/context";
+import { EmbedderUnavailableError } from "../core/errors";
 import { freePort, killOnExit } from "../ops/child-process";
-import { ChildServer, type ChildLaunch, type ChildServerState, type ChildServerTuning } from "../ops/child-server";
+import { ChildServer, type ChildLaunch, type ChildServerTuning } from "../ops/child-server";
 import { chooseEmbeddingModel, embedThreads, findLlamaServer, type EmbeddingModelChoice } from "./models";
 
-export type EmbedderState = ChildServerState;
+export type { EmbedderState, EmbedderStatus } from "../core/context";
 
-export interface EmbedderStatus {
-  status: EmbedderState;
-  model: string | null;
-  dim: number | null;
-  engine: string | null;
-  baseUrl: string | null;
-  pid: number | null;
-  restarts: number;
-  lastError: string | null;
-  /** Why this model was chosen (e.g. the offline fallback and how to get the real one). */
-  modelReason: string | null;
-  fallback: boolean;
-}
-
-export class EmbedderUnavailableError extends Error {
-  readonly code = "EMBEDDER_UNAVAILABLE";
-  constructor(message: string) {
-    super(message);
-    this.name = "EmbedderUnavailableError";
-  }
-}
+export { EmbedderUnavailableError } from "../core/errors";
 
 /**
  * Also the supervision settings (ChildServerTuning). After maxStartFailures failed starts in a row
