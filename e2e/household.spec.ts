@@ -1,4 +1,4 @@
-import type { Browser, Page } from "@playwright/test";
+import type { Browser, Locator, Page } from "@playwright/test";
 import { test, expect } from "./fixtures";
 import { ChatPage } from "./pages/chat.page";
 import { LoginPage } from "./pages/login.page";
@@ -128,12 +128,14 @@ test("a space the owner shares (Settings → Spaces → Share) is read by that p
   await panel.getByRole("textbox", { name: "Sign-in name of the person to share recipes with" }).fill("kim");
   await panel.getByRole("button", { name: "Share", exact: true }).click();
   await expect(panel.getByTestId("space-share-person")).toContainText("Kim");
+  await shoot(owner, spaces, "settings-space-shared");
 
   const kim = await signedIn(browser, "kim", KIM_PASSWORD);
   await kim.goto("/settings");
   const row = kim.getByTestId("shared-space-row");
   await expect(row).toContainText("recipes");
   await expect(row).toContainText("Owner");
+  await shoot(kim, kim.getByTestId("spaces-section"), "settings-shared-with-me");
 
   // A lookup by id runs the store's SQL check of who acts (acting_person()) in the built app's bundles.
   const recipeId = ((await kept.json()) as { ids: string[] }).ids[0]!;
@@ -154,3 +156,17 @@ test("a space the owner shares (Settings → Spaces → Share) is read by that p
   expect(byId.status()).toBe(404);
   expect(await byId.text()).not.toContain("cumin");
 });
+
+/** The element at 1280×800 and 390×844, into test-results/screenshots/<name>-<width>.png; the viewport restored. */
+async function shoot(page: Page, el: Locator, name: string): Promise<void> {
+  const viewport = page.viewportSize();
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await el.scrollIntoViewIfNeeded();
+    await el.screenshot({ path: `test-results/screenshots/${name}-${width}.png` });
+  }
+  if (viewport) await page.setViewportSize(viewport);
+}

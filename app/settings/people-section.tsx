@@ -33,6 +33,9 @@ async function api<T>(url: string, method = "GET", body?: unknown): Promise<T> {
  * at first sign-in), disable or enable (their sessions and tokens stop at once), reset a password, remove
  * (everything of theirs is deleted). A member sees only their own password form.
  */
+const personStatus = (p: { disabled: boolean; mustChangePassword: boolean }) =>
+  p.disabled ? "disabled" : p.mustChangePassword ? "must change password" : "active";
+
 export function PeopleSection() {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -218,9 +221,9 @@ export function PeopleSection() {
             head={
               <>
                 <Th className="py-1 pr-3">Name</Th>
-                <Th className="py-1 pr-3">Sign-in name</Th>
-                <Th className="py-1 pr-3">Role</Th>
-                <Th className="py-1 pr-3">Status</Th>
+                <Th className="hidden py-1 pr-3 sm:table-cell">Sign-in name</Th>
+                <Th className="hidden py-1 pr-3 sm:table-cell">Role</Th>
+                <Th className="hidden py-1 pr-3 sm:table-cell">Status</Th>
                 <Th className="py-1">
                   <span className="sr-only">Actions</span>
                 </Th>
@@ -230,12 +233,16 @@ export function PeopleSection() {
             <tbody>
               {(people.data?.people ?? []).map((p) => (
                 <tr key={p.id} className="border-t border-zinc-200 dark:border-zinc-800">
-                  <td className="py-1 pr-3">{p.name}</td>
-                  <td className="py-1 pr-3">{p.login}</td>
-                  <td className="py-1 pr-3">{p.role}</td>
                   <td className="py-1 pr-3">
-                    {p.disabled ? "disabled" : p.mustChangePassword ? "must change password" : "active"}
+                    {p.name}
+                    {/* A phone has no room for four columns: the same facts under the name. */}
+                    <span className="block text-xs text-zinc-500 sm:hidden">
+                      {p.login} · {p.role} · {personStatus(p)}
+                    </span>
                   </td>
+                  <td className="hidden py-1 pr-3 sm:table-cell">{p.login}</td>
+                  <td className="hidden py-1 pr-3 sm:table-cell">{p.role}</td>
+                  <td className="hidden py-1 pr-3 sm:table-cell">{personStatus(p)}</td>
                   <td className="flex flex-wrap gap-1 py-1">
                     {p.id !== "owner" && (
                       <>
