@@ -103,7 +103,7 @@ export function Muted({ children }: { children: ReactNode }) {
 /** A compact settings table: `head` holds the header cells, children the body. */
 export function SettingsTable({ label, head, children }: { label: string; head: ReactNode; children: ReactNode }) {
   return (
-    <table className="w-full text-left text-sm" aria-label={label}>
+    <table className="settings-table w-full text-left text-sm" aria-label={label}>
       <thead className="text-xs uppercase tracking-wide text-zinc-500">
         <tr>{head}</tr>
       </thead>

@@ -138,7 +138,7 @@ export function SharedWithMe() {
             <Th className="py-1 pr-3">Shared with you</Th>
             <Th className="py-1 pr-3">Whose</Th>
             <Th className="py-1 pr-3">How</Th>
-            <Th className="py-1">Name it as</Th>
+            <Th className="hidden py-1 sm:table-cell">Name it as</Th>
           </>
         }
       >
@@ -149,10 +149,13 @@ export function SharedWithMe() {
               data-testid="shared-space-row"
               className="border-t border-zinc-200 align-top dark:border-zinc-800"
             >
-              <td className="py-2 pr-3 font-medium">{s.name}</td>
+              <td className="py-2 pr-3 font-medium">
+                {s.name}
+                <span className="block font-mono text-xs font-normal text-zinc-500 sm:hidden">{s.space}</span>
+              </td>
               <td className="py-2 pr-3">{s.ownerName}</td>
               <td className="py-2 pr-3">{MODE_LABEL[s.mode]}</td>
-              <td className="py-2 font-mono text-xs">{s.space}</td>
+              <td className="hidden py-2 font-mono text-xs sm:table-cell">{s.space}</td>
             </tr>
           ))}
         </tbody>
