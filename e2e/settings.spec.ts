@@ -98,7 +98,8 @@ test.describe("Settings page", () => {
     const after = await api.counts();
     expect(after.memories).toBe(before.memories - 2);
     expect(after.consistent).toBe(true);
-    // The default space offers neither rename nor delete.
-    await expect(settings.spaceRow("personal").getByRole("button")).toHaveCount(0);
+    // The default space offers neither rename nor delete (it can be shared).
+    await expect(settings.spaceRow("personal").getByRole("button", { name: /rename|delete/i })).toHaveCount(0);
+    await expect(settings.spaceRow("personal").getByRole("button", { name: "Share personal" })).toHaveCount(1);
   });
 });
