@@ -2,7 +2,7 @@
 
 import { ErrorAlert, InlineForm, Label, Muted, Notice, SettingsSection, SettingsTable, Th } from "../_ui/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { Fragment, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { BTN, BTN_DANGER, BTN_PRIMARY_SM as BTN_PRIMARY, INPUT } from "../_ui/styles";
@@ -117,130 +117,139 @@ export function SpacesSection() {
         >
           <tbody>
             {list.data?.map((s) => (
-              <tr
-                key={s.id}
-                data-testid="space-row"
-                data-space={s.id}
-                className="border-t border-zinc-200 align-top dark:border-zinc-800"
-              >
-                <td className="py-2 pr-3">
-                  {renaming?.from === s.id ? (
-                    <form
-                      onSubmit={(e) => {
-                        e.preventDefault();
-                        if (SPACE_RE.test(renaming.to)) rename.mutate({ from: s.id, to: renaming.to });
-                      }}
-                      className="flex flex-wrap items-center gap-1"
-                    >
-                      <label className="sr-only" htmlFor={`rename-${s.id}`}>
-                        New name for {s.id}
-                      </label>
-                      <input
-                        id={`rename-${s.id}`}
-                        autoFocus
-                        value={renaming.to}
-                        onChange={(e) => setRenaming({ from: s.id, to: e.target.value.trim() })}
-                        className={`w-40 ${INPUT}`}
-                      />
-                      <button
-                        type="submit"
-                        className={BTN}
-                        disabled={rename.isPending || !SPACE_RE.test(renaming.to) || renaming.to === s.id}
+              <Fragment key={s.id}>
+                <tr
+                  data-testid="space-row"
+                  data-space={s.id}
+                  className="border-t border-zinc-200 align-top dark:border-zinc-800"
+                >
+                  <td className="py-2 pr-3">
+                    {renaming?.from === s.id ? (
+                      <form
+                        onSubmit={(e) => {
+                          e.preventDefault();
+                          if (SPACE_RE.test(renaming.to)) rename.mutate({ from: s.id, to: renaming.to });
+                        }}
+                        className="flex flex-wrap items-center gap-1"
                       >
-                        Save name
-                      </button>
-                      <button type="button" className={BTN} onClick={() => setRenaming(null)}>
-                        Cancel
-                      </button>
-                    </form>
-                  ) : (
-                    <span className="break-all font-medium">
-                      {s.id}
-                      {s.isDefault && (
-                        <span className="ml-2 rounded bg-zinc-200 px-1.5 text-xs font-normal dark:bg-zinc-800">
-                          default
-                        </span>
-                      )}
-                    </span>
-                  )}
-                  {deleting?.name === s.id && (
-                    <form
-                      onSubmit={(e) => {
-                        e.preventDefault();
-                        if (deleting.confirm === s.id) del.mutate({ name: s.id, confirm: deleting.confirm });
-                      }}
-                      className="mt-2 space-y-1 rounded border border-red-300 bg-red-50 p-2 text-xs dark:border-red-800 dark:bg-red-950"
-                      aria-label={`Confirm deleting ${s.id}`}
-                    >
-                      <p>
-                        This deletes <strong>{s.memories + s.deleted}</strong> memories, {s.conversations} conversations
-                        and {s.documents} documents of “{s.id}” for good. Type the space name to confirm.
-                      </p>
-                      <label className="sr-only" htmlFor={`confirm-${s.id}`}>
-                        Type {s.id} to confirm
-                      </label>
-                      <input
-                        id={`confirm-${s.id}`}
-                        autoFocus
-                        value={deleting.confirm}
-                        onChange={(e) => setDeleting({ name: s.id, confirm: e.target.value })}
-                        className={`w-40 ${INPUT}`}
-                      />
-                      <div className="flex gap-1">
+                        <label className="sr-only" htmlFor={`rename-${s.id}`}>
+                          New name for {s.id}
+                        </label>
+                        <input
+                          id={`rename-${s.id}`}
+                          autoFocus
+                          value={renaming.to}
+                          onChange={(e) => setRenaming({ from: s.id, to: e.target.value.trim() })}
+                          className={`w-40 ${INPUT}`}
+                        />
                         <button
                           type="submit"
-                          className={BTN_DANGER}
-                          disabled={deleting.confirm !== s.id || del.isPending}
+                          className={BTN}
+                          disabled={rename.isPending || !SPACE_RE.test(renaming.to) || renaming.to === s.id}
                         >
-                          Delete space
+                          Save name
                         </button>
-                        <button type="button" className={BTN} onClick={() => setDeleting(null)}>
+                        <button type="button" className={BTN} onClick={() => setRenaming(null)}>
                           Cancel
                         </button>
-                      </div>
-                    </form>
-                  )}
-                  {sharing === s.id && <SpaceSharePanel space={s.id} onClose={() => setSharing(null)} />}
-                </td>
-                <td className="py-2 pr-3 text-right tabular-nums">{s.memories}</td>
-                <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.deleted}</td>
-                <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.conversations}</td>
-                <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.documents}</td>
-                <td className="py-2">
-                  {sharing !== s.id && (
-                    <span className="flex justify-end pb-1">
-                      <button
-                        type="button"
-                        className={BTN}
-                        aria-label={`Share ${s.id}`}
-                        onClick={() => setSharing(s.id)}
+                      </form>
+                    ) : (
+                      <span className="break-all font-medium">
+                        {s.id}
+                        {s.isDefault && (
+                          <span className="ml-2 rounded bg-zinc-200 px-1.5 text-xs font-normal dark:bg-zinc-800">
+                            default
+                          </span>
+                        )}
+                      </span>
+                    )}
+                    {deleting?.name === s.id && (
+                      <form
+                        onSubmit={(e) => {
+                          e.preventDefault();
+                          if (deleting.confirm === s.id) del.mutate({ name: s.id, confirm: deleting.confirm });
+                        }}
+                        className="mt-2 space-y-1 rounded border border-red-300 bg-red-50 p-2 text-xs dark:border-red-800 dark:bg-red-950"
+                        aria-label={`Confirm deleting ${s.id}`}
                       >
-                        Share
-                      </button>
-                    </span>
-                  )}
-                  {!s.isDefault && renaming?.from !== s.id && deleting?.name !== s.id && (
-                    <span className="flex flex-wrap justify-end gap-1">
-                      <button
-                        type="button"
-                        className={BTN}
-                        aria-label={`Rename ${s.id}`}
-                        onClick={() => (setRenaming({ from: s.id, to: s.id }), setDeleting(null))}
-                      >
-                        Rename
-                      </button>
-                      <button
-                        type="button"
-                        className={BTN_DANGER}
-                        aria-label={`Delete ${s.id}`}
-                        onClick={() => (setDeleting({ name: s.id, confirm: "" }), setRenaming(null))}
-                      >
-                        Delete
-                      </button>
-                    </span>
-                  )}
-                </td>
-              </tr>
+                        <p>
+                          This deletes <strong>{s.memories + s.deleted}</strong> memories, {s.conversations}{" "}
+                          conversations and {s.documents} documents of “{s.id}” for good. Type the space name to
+                          confirm.
+                        </p>
+                        <label className="sr-only" htmlFor={`confirm-${s.id}`}>
+                          Type {s.id} to confirm
+                        </label>
+                        <input
+                          id={`confirm-${s.id}`}
+                          autoFocus
+                          value={deleting.confirm}
+                          onChange={(e) => setDeleting({ name: s.id, confirm: e.target.value })}
+                          className={`w-40 ${INPUT}`}
+                        />
+                        <div className="flex gap-1">
+                          <button
+                            type="submit"
+                            className={BTN_DANGER}
+                            disabled={deleting.confirm !== s.id || del.isPending}
+                          >
+                            Delete space
+                          </button>
+                          <button type="button" className={BTN} onClick={() => setDeleting(null)}>
+                            Cancel
+                          </button>
+                        </div>
+                      </form>
+                    )}
+                  </td>
+                  <td className="py-2 pr-3 text-right tabular-nums">{s.memories}</td>
+                  <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.deleted}</td>
+                  <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.conversations}</td>
+                  <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.documents}</td>
+                  <td className="py-2">
+                    {sharing !== s.id && (
+                      <span className="flex justify-end pb-1">
+                        <button
+                          type="button"
+                          className={BTN}
+                          aria-label={`Share ${s.id}`}
+                          onClick={() => setSharing(s.id)}
+                        >
+                          Share
+                        </button>
+                      </span>
+                    )}
+                    {!s.isDefault && renaming?.from !== s.id && deleting?.name !== s.id && (
+                      <span className="flex flex-wrap justify-end gap-1">
+                        <button
+                          type="button"
+                          className={BTN}
+                          aria-label={`Rename ${s.id}`}
+                          onClick={() => (setRenaming({ from: s.id, to: s.id }), setDeleting(null))}
+                        >
+                          Rename
+                        </button>
+                        <button
+                          type="button"
+                          className={BTN_DANGER}
+                          aria-label={`Delete ${s.id}`}
+                          onClick={() => (setDeleting({ name: s.id, confirm: "" }), setRenaming(null))}
+                        >
+                          Delete
+                        </button>
+                      </span>
+                    )}
+                  </td>
+                </tr>
+                {/* Its own full-width row: inside the name's cell it made the table wider than a phone. */}
+                {sharing === s.id && (
+                  <tr data-testid="space-share-row">
+                    <td colSpan={6} className="pb-2">
+                      <SpaceSharePanel space={s.id} onClose={() => setSharing(null)} />
+                    </td>
+                  </tr>
+                )}
+              </Fragment>
             ))}
           </tbody>
         </SettingsTable>
