@@ -157,7 +157,7 @@ export function SpacesSection() {
                       <span className="break-all font-medium">
                         {s.id}
                         {s.isDefault && (
-                          <span className="ml-2 rounded bg-zinc-200 px-1.5 text-xs font-normal dark:bg-zinc-800">
+                          <span className="ml-2 inline-block whitespace-nowrap rounded bg-zinc-200 px-1.5 text-xs font-normal [word-break:normal] dark:bg-zinc-800">
                             default
                           </span>
                         )}
