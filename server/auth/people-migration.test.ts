@@ -10,8 +10,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import { migrationsBefore } from "../test/migrations-before";
 import { openDb } from "../db";
-import { migrationsDir } from "../core/config";
 import { bindEmbeddingModel, checkInvariant, getMemory } from "../memory/store";
 import { axisVector } from "../test/temp-store";
 import { getPerson, listPeople } from "./people";
@@ -21,17 +21,9 @@ after(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-/** A copy of drizzle/ as it was before 0012: the journal's entries up to 0011 and their files. */
 function oldMigrations(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-old-migrations-"));
+  const dir = migrationsBefore(12);
   dirs.push(dir);
-  fs.cpSync(migrationsDir(), dir, { recursive: true });
-  const journalFile = path.join(dir, "meta", "_journal.json");
-  const journal = JSON.parse(fs.readFileSync(journalFile, "utf8")) as { entries: { tag: string; idx: number }[] };
-  const kept = journal.entries.filter((e) => e.idx < 12);
-  assert.ok(kept.length < journal.entries.length, "0012 is in the journal");
-  for (const e of journal.entries.filter((e) => e.idx >= 12)) fs.rmSync(path.join(dir, `${e.tag}.sql`));
-  fs.writeFileSync(journalFile, JSON.stringify({ ...journal, entries: kept }));
   return dir;
 }
 

@@ -8,8 +8,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import { migrationsBefore } from "../../test/migrations-before";
 import { openDb } from "../../db";
-import { migrationsDir } from "../../core/config";
 import { axisVector } from "../../test/temp-store";
 import { bindEmbeddingModel, checkInvariant, getMemory } from "./index";
 import { exchangeText } from "./chunker";
@@ -19,17 +19,9 @@ after(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-/** A copy of drizzle/ as it was before 0016. */
 function oldMigrations(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-old-migrations-"));
+  const dir = migrationsBefore(16);
   dirs.push(dir);
-  fs.cpSync(migrationsDir(), dir, { recursive: true });
-  const journalFile = path.join(dir, "meta", "_journal.json");
-  const journal = JSON.parse(fs.readFileSync(journalFile, "utf8")) as { entries: { tag: string; idx: number }[] };
-  const kept = journal.entries.filter((e) => e.idx < 16);
-  assert.ok(kept.length < journal.entries.length, "0016 is in the journal");
-  for (const e of journal.entries.filter((e) => e.idx >= 16)) fs.rmSync(path.join(dir, `${e.tag}.sql`));
-  fs.writeFileSync(journalFile, JSON.stringify({ ...journal, entries: kept }));
   return dir;
 }
 

@@ -8,9 +8,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import { migrationsBefore } from "../../test/migrations-before";
 import type Database from "better-sqlite3";
 import { openDb } from "../../db";
-import { migrationsDir } from "../../core/config";
 import { axisVector, openTempStore, type TempStore } from "../../test/temp-store";
 import { beginReindex, pendingBatch, storeBatch, swapVectorTables } from "../index/reindex";
 import {
@@ -128,14 +128,8 @@ test("reads fall back to vec0 for a rid the copy lacks", () => {
 test("0015 fills the copy on a store made before it", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-vec-rows-"));
   dirs.push(dir);
-  // drizzle/ as it was before 0015: the journal without it.
-  const old = path.join(dir, "migrations");
-  fs.cpSync(migrationsDir(), old, { recursive: true });
-  const journalFile = path.join(old, "meta", "_journal.json");
-  const journal = JSON.parse(fs.readFileSync(journalFile, "utf8")) as { entries: { tag: string; idx: number }[] };
-  const kept = journal.entries.filter((e) => e.idx < 15);
-  assert.ok(kept.length < journal.entries.length, "0015 is in the journal");
-  fs.writeFileSync(journalFile, JSON.stringify({ ...journal, entries: kept }));
+  const old = migrationsBefore(15);
+  dirs.push(old);
   const file = path.join(dir, "memory.db");
   const before = openDb(file, old);
   assert.equal(before.sqlite.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_vec_rows'").get(), undefined);
