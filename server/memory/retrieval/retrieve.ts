@@ -253,7 +253,9 @@ export function searchWithVectors(
   const weighted = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
   const head = weighted.slice(0, Math.max(k, TURN_LEADERS) + 1);
   timer?.mark("filter");
-  for (const c of head) if (!vecs.has(c.rid)) for (const [rid, v] of storedVectors(db, [c.rid])) vecs.set(rid, v);
+  // Neighbours lifted into the head were not in the union: their vectors in one read.
+  const missing = head.filter((c) => !vecs.has(c.rid)).map((c) => c.rid);
+  for (const [rid, v] of storedVectors(db, missing)) vecs.set(rid, v);
   const ordered = head.slice(0, k);
   const conf = confidences(head, {
     model: req.model ?? "universal-sentence-encoder-lite",
