@@ -92,6 +92,12 @@ export const memoryVecRows = sqliteTable("memory_vec_rows", {
   embedding: blob("embedding", { mode: "buffer" }).notNull(),
 });
 
+/** Live memories per space, kept by triggers on memories (drizzle/0017_live_counts.sql); read by retrieval every turn. */
+export const liveCounts = sqliteTable("live_counts", {
+  spaceId: text("space_id").primaryKey(),
+  live: integer("live").notNull(),
+});
+
 /** Key/value facts about the store, e.g. embedding_model and embedding_dim. */
 export const meta = sqliteTable("meta", {
   key: text("key").primaryKey(),

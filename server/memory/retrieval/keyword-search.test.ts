@@ -3,6 +3,7 @@ import { after, test } from "node:test";
 import type Database from "better-sqlite3";
 import { axisVector, openTempStore, type TempStore } from "../../test/temp-store";
 import {
+  bestFirst,
   buildFtsQuery,
   cleanDenseQuery,
   DEFAULT_KEYWORD_OPTIONS,
@@ -329,12 +330,12 @@ test("the dense query keeps a person's recurring subject and drops the speakers'
   assert.equal(cleaned.text.includes("daughter"), true);
 });
 
-test("a memory written just after a search: the cached count is behind the fresh df, and the idf stays a number", () => {
+test("a memory written just after a search: a document frequency can be ahead of the count, and the idf stays a number", () => {
   assert.equal(fts5Idf(2, 3), 1e-6, "df above the cached count reads as a term in every document");
   assert.ok(Math.abs(fts5Idf(10, 1) - Math.log(9.5 / 1.5)) < 1e-12);
   const s = store();
   add(s.sqlite, ["the shed roof leaks", "the shed key hangs by the door"]);
-  keywordSearchScored(s.sqlite, "personal", "shed roof", 10); // caches the store's count (2)
+  keywordSearchScored(s.sqlite, "personal", "shed roof", 10); // caches the document frequencies
   add(s.sqlite, ["the shed roof was mended"]);
   const after = keywordSearchScored(s.sqlite, "personal", "shed roof", 10);
   assert.equal(after.hits.length, 3);
@@ -394,4 +395,47 @@ test("known: the share of the query's words the space holds at all, whatever the
   // "mango" is only in another space: unknown here, as a word never said.
   assert.equal(keywordSearchScored(s.sqlite, "personal", "kiwi mango quince plum", 10).known, 0.5);
   assert.equal(keywordSearchScored(s.sqlite, "personal", "quince", 10).known, 0);
+});
+
+test("a cached document frequency is read again once the writes since could have moved it by a tenth", () => {
+  const s = store();
+  const fillers = Array.from({ length: 50 }, (_, i) => `filler note ${i}`);
+  add(s.sqlite, [...fillers, ...Array.from({ length: 10 }, (_, i) => `the shed holds tool ${i}`)]);
+  const idfOf = () => keywordSearchScored(s.sqlite, "personal", "shed", 10).terms[0]!.idf;
+  assert.equal(idfOf(), fts5Idf(60, 10));
+  add(s.sqlite, ["the shed again"]); // one write: df can have moved by 1 of 10, the cached 10 stands
+  assert.equal(idfOf(), fts5Idf(61, 10));
+  add(s.sqlite, ["and the shed once more"]); // two writes since it was read: read again
+  assert.equal(idfOf(), fts5Idf(62, 12));
+  // A word no memory held is read again after any write: a document just ingested is known at once.
+  assert.equal(keywordSearchScored(s.sqlite, "personal", "quince", 10).known, 0);
+  add(s.sqlite, ["a quince tree by the shed"]);
+  assert.equal(keywordSearchScored(s.sqlite, "personal", "quince", 10).known, 1);
+});
+
+test("bestFirst: the first m of a stable sort by bm25, ties in the rows' order, without sorting all", () => {
+  let seed = 7;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const random = Array.from({ length: 40 }, () => [
+    1 + Math.floor(rand() * 400),
+    1 + Math.floor(rand() * 120),
+    1 + Math.floor(rand() * 30),
+  ]);
+  for (const [n, m, levels] of [
+    [500, 100, 20],
+    [500, 100, 3],
+    [50, 100, 5],
+    [300, 1, 4],
+    [300, 300, 10],
+    [1, 1, 1],
+    ...random,
+  ]) {
+    const rows = Array.from({ length: n! }, (_, i) => ({ rid: i + 1, bm25: -Math.floor(rand() * levels!) }));
+    const stable = [...rows].sort((a, b) => a.bm25 - b.bm25).slice(0, m);
+    assert.deepEqual(
+      bestFirst(rows, m).map((r) => r.rid),
+      stable.map((r) => r.rid),
+      `n=${n} m=${m} levels=${levels}`,
+    );
+  }
 });

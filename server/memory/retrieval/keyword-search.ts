@@ -2,6 +2,8 @@ import type Database from "better-sqlite3";
 import { stemmer } from "stemmer";
 import { STOPWORDS } from "./stopwords";
 import { stmt } from "../../core/statements";
+import { liveCounts, liveInSpace } from "../store/live-counts";
+import { vecLogSeq } from "../store/rows";
 
 export interface KeywordOptions {
   /** Drop a term found in more than this fraction of memories (once the store has ≥ 50). */
@@ -70,13 +72,14 @@ function selectTerms(
   terms: Term[] = [],
 ): Term[] | null {
   const seen = new Set<string>();
+  const dfs = db ? docFrequencies(db) : null;
   for (const w of queryWords(text)) {
     if (STOPWORDS.has(w) || (w.length < 2 && !/\p{N}/u.test(w))) continue;
     const stem = stemOf(w);
     if (seen.has(stem)) continue;
     seen.add(stem);
-    const df = db ? docFrequency(db, stem) : 0;
-    const spaceDf = db && spaceId !== null ? spaceDocFrequency(db, spaceId, w, stem) : df;
+    const df = dfs ? dfs.store(stem) : 0;
+    const spaceDf = dfs && spaceId !== null ? dfs.space(spaceId, w, stem) : df;
     terms.push({ word: w, stem, df, spaceDf });
   }
   if (terms.length === 0) return null;
@@ -103,81 +106,67 @@ function selectTerms(
 const countOf = (db: Database.Database, sql: string, ...args: unknown[]) =>
   (stmt(db, sql).get(...args) as { n: number }).n;
 
-const caches = new WeakMap<Database.Database, Map<string, { at: number; value: unknown }>>();
-
-/** A figure of the store read at most once per `ttlMs` (`key` names it): counts and document frequencies. */
-function cached<T>(db: Database.Database, key: string, ttlMs: number, read: () => T): T {
-  let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new Map()));
-  const hit = cache.get(key);
-  const now = Date.now();
-  if (hit && now - hit.at < ttlMs) return hit.value as T;
-  const value = read();
-  if (cache.size > 50_000) cache.clear();
-  cache.set(key, { at: now, value });
-  return value;
-}
+const dfCaches = new WeakMap<Database.Database, Map<string, { df: number; seq: number }>>();
 
 /**
- * A document frequency, read fresh below 10K memories and cached for a minute above: counting walks the
- * term's posting list (milliseconds at 1M memories), and a slightly old figure only steers pruning.
+ * A document frequency, reused while the store cannot have moved it by more than a tenth: every change to
+ * a memory's text, space or liveness adds a vec_log entry (drizzle/0008_vector_write_log.sql, any process),
+ * so df has moved by at most the entries since it was read. Counting walks the term's posting list (4 ms for
+ * a word in every memory at 100K); a rare word is read again after any write, a common one rarely.
  */
-function cachedDf(db: Database.Database, key: string, read: () => number): number {
-  return liveMemoryCount(db) < 10_000 ? read() : cached(db, `df\u0000${key}`, 60_000, read);
+function cachedDf(db: Database.Database, seq: number, key: string, read: () => number): number {
+  let cache = dfCaches.get(db);
+  if (!cache) dfCaches.set(db, (cache = new Map()));
+  const hit = cache.get(key);
+  if (hit && seq >= hit.seq && seq - hit.seq <= hit.df / 10) return hit.df;
+  const df = read();
+  if (cache.size > 50_000) cache.clear();
+  cache.set(key, { df, seq });
+  return df;
 }
 
-/** Store-wide document frequency of a (stemmed) term, from the fts5vocab table. */
-function docFrequency(db: Database.Database, stem: string): number {
-  return cachedDf(
-    db,
-    stem,
-    () =>
-      (stmt(db, "SELECT doc FROM memory_fts_vocab WHERE term = ?").get(stem) as { doc: number } | undefined)?.doc ?? 0,
-  );
-}
-
+const VOCAB_DF = "SELECT doc FROM memory_fts_vocab WHERE term = ?";
 const SPACE_DF = `SELECT count(*) AS n FROM memory_fts JOIN memories m ON m.rid = memory_fts.rowid
   WHERE memory_fts MATCH ? AND m.space_id = ?`;
 
 /**
- * Document frequency of a term within one space (docs/retrieval.md#keyword-leg): a word common in another
- * space (its speakers' names) must not be pruned from this one's queries. One space: the store's figure.
+ * Document frequencies as the store stands now (the write log and the counts read once for a whole query):
+ * `store(stem)` across every space, from the fts5vocab table; `space(…)` within one space
+ * (docs/retrieval.md#keyword-leg): a word common in another space (its speakers' names) must not be pruned
+ * from this one's queries. One space: the store's figure.
  */
-function spaceDocFrequency(db: Database.Database, spaceId: string, word: string, stem: string): number {
-  if (counts(db).spaces <= 1) return docFrequency(db, stem);
-  return cachedDf(db, `${spaceId}\u0000${stem}`, () => countOf(db, SPACE_DF, quoteFtsTerm(word), spaceId));
+function docFrequencies(db: Database.Database) {
+  const seq = vecLogSeq(db);
+  const oneSpace = counts(db).spaces <= 1;
+  const store = (stem: string) =>
+    cachedDf(db, seq, stem, () => (stmt(db, VOCAB_DF).get(stem) as { doc: number } | undefined)?.doc ?? 0);
+  const space = (spaceId: string, word: string, stem: string) =>
+    oneSpace
+      ? store(stem)
+      : cachedDf(db, seq, `${spaceId}\u0000${stem}`, () => countOf(db, SPACE_DF, quoteFtsTerm(word), spaceId));
+  return { store, space };
 }
 
 /**
- * FTS5's idf of a term in df of n documents. n is cached for 5 s and df read fresh, so a memory written
- * just now can make df exceed n: n is read as at least df, or the log turns the turn's features into NaN.
+ * FTS5's idf of a term in df of n documents. n is read fresh and df may be a tenth stale (cachedDf), so df
+ * can exceed n: n is read as at least df, or the log turns the turn's features into NaN.
  */
 export function fts5Idf(n: number, df: number): number {
   const docs = Math.max(n, df);
   return Math.max(1e-6, Math.log((docs - df + 0.5) / (df + 0.5)));
 }
 
-/** Live memories in the store, and whether more than one space holds them (stops counting spaces at 2); 5 s. */
-function counts(db: Database.Database): { n: number; spaces: number } {
-  return cached(db, "counts", 5000, () => ({
-    n: countOf(db, "SELECT count(*) AS n FROM memories WHERE soft_deleted = 0"),
-    spaces: countOf(
-      db,
-      "SELECT count(*) AS n FROM (SELECT DISTINCT space_id FROM memories WHERE soft_deleted = 0 LIMIT 2)",
-    ),
-  }));
-}
+/** Live memories in the store, and in how many spaces (the store's live_counts). */
+const counts = liveCounts;
 
-/** Live memories in the store (cached for 5 s, as the keyword leg uses it). */
+/** Live memories in the store. */
 export function liveMemoryCount(db: Database.Database): number {
   return counts(db).n;
 }
 
-/** Live memories in one space (cached for 5 s); the store's count when one space holds them all. */
+/** Live memories in one space. */
 export function liveSpaceCount(db: Database.Database, spaceId: string): number {
-  if (counts(db).spaces <= 1) return liveMemoryCount(db);
-  const sql = "SELECT count(*) AS n FROM memories WHERE space_id = ? AND soft_deleted = 0";
-  return cached(db, `space\u0000${spaceId}`, 5000, () => countOf(db, sql, spaceId));
+  return liveInSpace(db, spaceId);
 }
 
 /** Every match with its bm25, any space, in FTS5's rowid order (keywordSearchScored's `scores`). */
@@ -233,19 +222,76 @@ function allMatches(
   const rows = stmt(db, KEYWORD_ALL).all(match) as KeywordHit[];
   const scores = new Map<number, number>();
   for (const r of rows) scores.set(r.rid, -r.bm25);
-  rows.sort((a, b) => a.bm25 - b.bm25);
   const hits: KeywordHit[] = [];
   const slice = Math.max(limit * 2, 100);
-  for (let i = 0; i < rows.length && hits.length < limit; i += slice) {
-    const part = rows.slice(i, i + slice);
-    const spaces = new Map(
+  const spaceOf = (part: KeywordHit[]) =>
+    new Map(
       (stmt(db, SPACES_OF).all(JSON.stringify(part.map((r) => r.rid))) as { rid: number; spaceId: string }[]).map(
         (r) => [r.rid, r.spaceId],
       ),
     );
+  const take = (part: KeywordHit[]) => {
+    const spaces = spaceOf(part);
     for (const r of part) if (hits.length < limit && spaces.get(r.rid) === spaceId) hits.push(r);
+  };
+  // The first slice holds the space's hits unless the space is a small part of the matches: select it
+  // without sorting every match (a turn's message matches ~2,500 memories; sorting them cost ~1 ms).
+  take(bestFirst(rows, slice));
+  if (hits.length < limit && rows.length > slice) {
+    hits.length = 0;
+    const ranked = [...rows].sort((a, b) => a.bm25 - b.bm25);
+    for (let i = 0; i < ranked.length && hits.length < limit; i += slice) take(ranked.slice(i, i + slice));
   }
   return { hits, scores };
+}
+
+/**
+ * The first `m` of `rows` sorted by bm25 (stable), without sorting all: the m-th smallest value (selected
+ * in linear time), then the rows below it and, in their order, enough of the rows equal to it.
+ */
+export function bestFirst(rows: KeywordHit[], m: number): KeywordHit[] {
+  if (rows.length <= m) return [...rows].sort((a, b) => a.bm25 - b.bm25);
+  const values = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) values[i] = rows[i]!.bm25;
+  const edge = kthSmallest(values, m - 1);
+  let below = 0;
+  for (const r of rows) if (r.bm25 < edge) below++;
+  let atEdge = m - below;
+  const out: KeywordHit[] = [];
+  for (const r of rows) {
+    if (r.bm25 < edge) out.push(r);
+    else if (r.bm25 === edge && atEdge > 0) {
+      out.push(r);
+      atEdge--;
+    }
+  }
+  return out.sort((a, b) => a.bm25 - b.bm25);
+}
+
+/** The k-th smallest (0-based) of `a` by quickselect (Hoare partition); reorders `a`. */
+function kthSmallest(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const x = a[i]!;
+        a[i] = a[j]!;
+        a[j] = x;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k]!;
+  }
+  return a[k]!;
 }
 
 /** Porter stems of a text's words, as the keyword leg sees them (for matched-term shares). */
@@ -267,10 +313,11 @@ export function cleanDenseQuery(
   const total = liveSpaceCount(db, spaceId);
   if (total < 50) return { text, dropped: [] };
   const dropped: string[] = [];
+  const dfs = docFrequencies(db);
   const out = text.replace(/[\p{L}\p{N}\p{M}]+/gu, (w) => {
     const lw = w.normalize("NFKC").toLowerCase();
     if (STOPWORDS.has(lw) || lw.length < 2) return w;
-    const df = spaceDocFrequency(db, spaceId, lw, stemOf(lw));
+    const df = dfs.space(spaceId, lw, stemOf(lw));
     if (df / total > maxDocFraction) {
       dropped.push(w);
       return "";

@@ -10,6 +10,7 @@ export * from "./write";
 export * from "./read";
 export * from "./trash";
 export * from "./vector-rows";
+export * from "./live-counts";
 export { recencyOf } from "../retrieval/recency";
 export type { OpenedDb } from "../../db";
 export * from "./shares";

@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { visibleScan, writableScan } from "../../core/acting";
 import { COLUMNS, type MemoryRow, reindexTarget, rowToMemory } from "./rows";
+import { liveCountProblems } from "./live-counts";
 
 /**
  * A memory by id, if the acting person may read it: theirs, or in a space shared with them (visibleScan,
@@ -128,5 +129,6 @@ export function checkInvariant(db: Database.Database): string[] {
     )
     .get() as { n: number };
   if (strayFts.n) problems.push(`${strayFts.n} FTS rows belong to no live memory`);
+  problems.push(...liveCountProblems(db));
   return problems;
 }
