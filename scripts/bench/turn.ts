@@ -10,6 +10,7 @@ import type { Embedder } from "../../server/core/context";
 import { defaultSettingsFor, saveRetrievalSettings } from "../../server/memory/retrieval/settings";
 import type { MemoContext } from "../../server/core/context";
 import { STAGES, StageTimer, type Stage } from "../../server/memory/retrieval/stages";
+import { insertMemories, purgeMemories } from "../../server/memory/store";
 
 /** Serves precomputed query vectors in order; counts the time spent inside it. */
 export class PrecomputedQueryEmbedder implements Embedder {
@@ -57,6 +58,8 @@ function stats(xs: number[]) {
  * Time `turns` through recallForPrompt with the retrieval settings of `profile` (saved as the store's
  * settings for its model, as a person would in Settings). Returns p50/p95 in ms, query embedding excluded,
  * and `stages`: the p50 of each stage of the pipeline (server/memory/retrieval/stages.ts) over the same turns.
+ * As in a conversation, each turn's exchange is written before the next turn (untimed; purged at the end),
+ * so that every turn finds the store changed since the last, as the caches of a real one do.
  */
 export async function timeTurns(
   db: Database.Database,
@@ -73,6 +76,7 @@ export async function timeTurns(
   const perStage = new Map<Stage, number[]>(STAGES.map((s) => [s, []]));
   let queries = 0;
   let recalled = 0;
+  const written: string[] = [];
   for (const [i, t] of turns.entries()) {
     embedder.next = t.vectors;
     embedder.ms = 0;
@@ -88,7 +92,9 @@ export async function timeTurns(
     }
     queries += r.queries.length;
     recalled += r.memories.length;
+    written.push(...insertMemories(db, [{ spaceId: space, content: t.message }], [t.vectors[0]!], model));
   }
+  purgeMemories(db, written);
   db.prepare("DELETE FROM settings WHERE key = ?").run(`retrieval:${model}`);
   return {
     ...stats(times),

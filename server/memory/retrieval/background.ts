@@ -1,12 +1,12 @@
 /**
  * The space's background similarity (docs/retrieval.md#confidence): mean and spread of the cosines between
  * random memories of a space under a model, so (cos − mean) / sd reads "above chance" alike for USE-lite
- * (unrelated ≈ 0.1) and nomic (≈ 0.45). Resampled when the space changes by a tenth, or after ten minutes.
+ * (unrelated ≈ 0.1) and nomic (≈ 0.45). Resampled once the writes since could have changed a tenth of it.
  */
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { dot } from "./score-union";
-import { storedVectors } from "../store";
+import { storedVectors, vecLogSeq } from "../store";
 import { liveSpaceCount } from "./keyword-search";
 
 export interface Background {
@@ -36,7 +36,6 @@ export function queryBackground(
 
 /** Memories sampled (all pairs among them: 200 → 19,900 cosines, ~10 ms). */
 const SAMPLE = 200;
-const MAX_AGE_MS = 10 * 60_000;
 /**
  * The sample: memories in a scrambled but fixed order (a multiplicative hash of the rowid), so the same
  * space gives the same background and the same confidences on every run, spread over its whole history.
@@ -53,18 +52,21 @@ export function backgroundFrom(vectors: Float32Array[]): Background | null {
   return s && { ...s, pairs: cosines.length };
 }
 
-const cache = new WeakMap<Database.Database, Map<string, { at: number; count: number; bg: Background | null }>>();
+const cache = new WeakMap<Database.Database, Map<string, { seq: number; count: number; bg: Background | null }>>();
 
 /** The background of a space (cached); null while it holds fewer than 10 memories. */
 export function backgroundOf(db: Database.Database, spaceId: string, model: string): Background | null {
   let byKey = cache.get(db);
   if (!byKey) cache.set(db, (byKey = new Map()));
   const key = `${model}\u0000${spaceId}`;
-  // The keyword leg's 5-second count: counting the space each turn cost ~5 ms at 100K memories (the
-  // bench's `confidence` stage), and a refresh that waits up to 5 s more changes nothing measurable.
+  // The sample is a fixed order of the space's memories, so only writes change it: every change to a
+  // memory's text, space or liveness adds a vec_log entry (any process). Resampling costs ~50 ms at 10K
+  // memories and ~150 ms at 100K; a clock-based refresh made the first turn after a pause pay it for an
+  // unchanged space.
   const count = liveSpaceCount(db, spaceId);
+  const seq = vecLogSeq(db);
   const hit = byKey.get(key);
-  if (hit && Date.now() - hit.at < MAX_AGE_MS && Math.abs(count - hit.count) <= hit.count / 10) return hit.bg;
+  if (hit && seq >= hit.seq && seq - hit.seq <= hit.count / 10) return hit.bg;
   let bg: Background | null = null;
   if (count >= 10) {
     const rids = (stmt(db, SAMPLE_SQL).all(spaceId, SAMPLE) as { rid: number }[]).map((r) => r.rid);
@@ -72,6 +74,6 @@ export function backgroundOf(db: Database.Database, spaceId: string, model: stri
     const measured = backgroundFrom(sample);
     bg = measured ? { ...measured, sample } : null;
   }
-  byKey.set(key, { at: Date.now(), count, bg });
+  byKey.set(key, { seq, count, bg });
   return bg;
 }
