@@ -58,8 +58,11 @@ function stats(xs: number[]) {
  * Time `turns` through recallForPrompt with the retrieval settings of `profile` (saved as the store's
  * settings for its model, as a person would in Settings). Returns p50/p95 in ms, query embedding excluded,
  * and `stages`: the p50 of each stage of the pipeline (server/memory/retrieval/stages.ts) over the same turns.
- * As in a conversation, each turn's exchange is written before the next turn (untimed; purged at the end),
- * so that every turn finds the store changed since the last, as the caches of a real one do.
+ * As in a conversation, each turn's exchange is written before the next turn (untimed; purged at the end)
+ * and the next turn comes `gapMs` later on the process's clock (Date.now is advanced, nothing waits): every
+ * turn finds the store changed and the clock moved since the last, as a real one's caches do. (A turn
+ * loop with neither hid the caches that expire between a person's turns: 30 s apart, a turn at 100K
+ * memories cost twice the loop's figure, and ten minutes apart four times; docs/benchmarks.md.)
  */
 export async function timeTurns(
   db: Database.Database,
@@ -68,6 +71,7 @@ export async function timeTurns(
   space: string,
   profile: string,
   turns: BenchTurn[],
+  gapMs = 30_000,
 ) {
   saveRetrievalSettings(db, model, defaultSettingsFor(profile));
   const embedder = new PrecomputedQueryEmbedder(model, dim);
@@ -77,22 +81,30 @@ export async function timeTurns(
   let queries = 0;
   let recalled = 0;
   const written: string[] = [];
-  for (const [i, t] of turns.entries()) {
-    embedder.next = t.vectors;
-    embedder.ms = 0;
-    const timer = new StageTimer();
-    const t0 = performance.now();
-    const r = await recallForPrompt(memo, { space, query: t.message, context: t.context }, { timer });
-    const ms = performance.now() - t0 - embedder.ms;
-    if (r.error) throw new Error(`turn recall failed: ${r.error}`);
-    if (i >= 5) {
-      // the first turns warm statement caches and the JIT
-      times.push(ms);
-      for (const s of STAGES) perStage.get(s)!.push(s === "embed" ? timer.ms[s] - embedder.ms : timer.ms[s]);
+  const clock = Date.now;
+  let later = 0;
+  Date.now = () => clock() + later;
+  try {
+    for (const [i, t] of turns.entries()) {
+      later += gapMs;
+      embedder.next = t.vectors;
+      embedder.ms = 0;
+      const timer = new StageTimer();
+      const t0 = performance.now();
+      const r = await recallForPrompt(memo, { space, query: t.message, context: t.context }, { timer });
+      const ms = performance.now() - t0 - embedder.ms;
+      if (r.error) throw new Error(`turn recall failed: ${r.error}`);
+      if (i >= 5) {
+        // the first turns warm statement caches and the JIT
+        times.push(ms);
+        for (const s of STAGES) perStage.get(s)!.push(s === "embed" ? timer.ms[s] - embedder.ms : timer.ms[s]);
+      }
+      queries += r.queries.length;
+      recalled += r.memories.length;
+      written.push(...insertMemories(db, [{ spaceId: space, content: t.message }], [t.vectors[0]!], model));
     }
-    queries += r.queries.length;
-    recalled += r.memories.length;
-    written.push(...insertMemories(db, [{ spaceId: space, content: t.message }], [t.vectors[0]!], model));
+  } finally {
+    Date.now = clock;
   }
   purgeMemories(db, written);
   db.prepare("DELETE FROM settings WHERE key = ?").run(`retrieval:${model}`);
