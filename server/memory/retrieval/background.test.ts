@@ -33,7 +33,7 @@ test("the background is kept until a tenth of the space could have changed, and 
   assert.equal(backgroundOf(db, "personal", "m"), null, "under 10 memories there is none");
   add(9, 31);
   const first = backgroundOf(db, "personal", "m");
-  assert.ok(first && first.pairs === (40 * 39) / 2, JSON.stringify(first && first.pairs));
+  assert.ok(first && first.pairs === (40 * 39) / 2, JSON.stringify(first?.pairs));
   assert.equal(backgroundOf(db, "personal", "m"), first, "nothing written: the same measurement");
   add(40, 4); // 4 writes of 40: within a tenth
   assert.equal(backgroundOf(db, "personal", "m"), first);
