@@ -5,12 +5,31 @@ import { recordRetrievals } from "../memory/store";
 import type { RecalledMemory } from "./conversations";
 import { search } from "../memory/retrieval/search";
 import { chunkSection } from "../memory/retrieval/document-names";
-import type { MemoContext } from "../core/context";
+import type { Embedder, MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import type { StageTimer } from "../memory/retrieval/stages";
 import type { Whose } from "../memory/store";
 
 export const ms = (t0: number) => Math.round((performance.now() - t0) * 10) / 10;
+
+/**
+ * The turn's embedder: each query text embedded once, however many spaces the turn searches. A space
+ * cleans its dense query by its own document frequencies, so the texts can differ; the same text is not
+ * embedded again (an added shared space cost a second embedding of the same query: 5–60 ms).
+ */
+export function embedOnce(embedder: Embedder): Embedder {
+  const done = new Map<string, Float32Array>();
+  return {
+    info: () => embedder.info(),
+    embedDocuments: (texts) => embedder.embedDocuments(texts),
+    tokenize: (text) => embedder.tokenize(text),
+    async embedQueries(texts) {
+      const missing = [...new Set(texts.filter((t) => !done.has(t)))];
+      if (missing.length) (await embedder.embedQueries(missing)).forEach((v, i) => done.set(missing[i]!, v));
+      return texts.map((t) => done.get(t)!);
+    },
+  };
+}
 
 /** A recalled memory as the prompt and the reply's card name it: a document chunk by its file and section. */
 type Sourced = RetrievedMemory & { documentName?: string | null; section?: string | null; whose?: Whose | null };
@@ -108,9 +127,10 @@ export async function recallForPrompt(
   const t0 = performance.now();
   opts.timer?.start();
   try {
+    const turnMemo: MemoContext = input.added?.length ? { ...memo, embedder: embedOnce(memo.embedder) } : memo;
     const one = (space: string) =>
       search(
-        memo,
+        turnMemo,
         {
           query: input.query,
           space,
