@@ -6,8 +6,7 @@
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { dot } from "./score-union";
-import { storedVectors, vecLogSeq } from "../store";
-import { liveSpaceCount } from "./keyword-search";
+import { liveInSpace, storedVectors, vecLogSeq } from "../store";
 
 export interface Background {
   mean: number;
@@ -63,7 +62,7 @@ export function backgroundOf(db: Database.Database, spaceId: string, model: stri
   // memory's text, space or liveness adds a vec_log entry (any process). Resampling costs ~50 ms at 10K
   // memories and ~150 ms at 100K; a clock-based refresh made the first turn after a pause pay it for an
   // unchanged space.
-  const count = liveSpaceCount(db, spaceId);
+  const count = liveInSpace(db, spaceId);
   const seq = vecLogSeq(db);
   const hit = byKey.get(key);
   if (hit && seq >= hit.seq && seq - hit.seq <= hit.count / 10) return hit.bg;

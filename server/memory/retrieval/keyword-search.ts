@@ -85,7 +85,7 @@ function selectTerms(
   if (terms.length === 0) return null;
   let kept = terms;
   if (db) {
-    const total = spaceId !== null ? liveSpaceCount(db, spaceId) : liveMemoryCount(db);
+    const total = spaceId !== null ? liveInSpace(db, spaceId) : liveCounts(db).n;
     if (total >= 50) {
       const discriminating = terms.filter((t) => t.spaceDf / total <= opts.maxDocFraction);
       // Never drop everything: a query of only common words keeps its rarest term.
@@ -137,7 +137,7 @@ const SPACE_DF = `SELECT count(*) AS n FROM memory_fts JOIN memories m ON m.rid 
  */
 function docFrequencies(db: Database.Database) {
   const seq = vecLogSeq(db);
-  const oneSpace = counts(db).spaces <= 1;
+  const oneSpace = liveCounts(db).spaces <= 1;
   const store = (stem: string) =>
     cachedDf(db, seq, stem, () => (stmt(db, VOCAB_DF).get(stem) as { doc: number } | undefined)?.doc ?? 0);
   const space = (spaceId: string, word: string, stem: string) =>
@@ -154,19 +154,6 @@ function docFrequencies(db: Database.Database) {
 export function fts5Idf(n: number, df: number): number {
   const docs = Math.max(n, df);
   return Math.max(1e-6, Math.log((docs - df + 0.5) / (df + 0.5)));
-}
-
-/** Live memories in the store, and in how many spaces (the store's live_counts). */
-const counts = liveCounts;
-
-/** Live memories in the store. */
-export function liveMemoryCount(db: Database.Database): number {
-  return counts(db).n;
-}
-
-/** Live memories in one space. */
-export function liveSpaceCount(db: Database.Database, spaceId: string): number {
-  return liveInSpace(db, spaceId);
 }
 
 /** Every match with its bm25, any space, in FTS5's rowid order (keywordSearchScored's `scores`). */
@@ -200,7 +187,7 @@ export function keywordSearchScored(
   if (!terms) return { hits: [], ceiling: 0, terms: [], match: "", known: 0, scores: new Map() };
   const known = all.filter((t) => t.spaceDf > 0).length / all.length;
   const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
-  const n = liveMemoryCount(db);
+  const n = liveCounts(db).n;
   const idfs = terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) }));
   // Σ idf: the bm25 of a memory holding each kept term once at average length. −bm25 over it says how
   // much of the query a hit matches, whatever the other hits are.
@@ -238,9 +225,9 @@ function allMatches(
   // without sorting every match (a turn's message matches ~2,500 memories; sorting them cost ~1 ms).
   take(bestFirst(rows, slice));
   if (hits.length < limit && rows.length > slice) {
-    hits.length = 0;
+    // bestFirst gave exactly the sorted order's first slice: go on from the second.
     const ranked = [...rows].sort((a, b) => a.bm25 - b.bm25);
-    for (let i = 0; i < ranked.length && hits.length < limit; i += slice) take(ranked.slice(i, i + slice));
+    for (let i = slice; i < ranked.length && hits.length < limit; i += slice) take(ranked.slice(i, i + slice));
   }
   return { hits, scores };
 }
@@ -310,7 +297,7 @@ export function cleanDenseQuery(
   maxDocFraction: number,
 ): { text: string; dropped: string[] } {
   if (maxDocFraction >= 1) return { text, dropped: [] };
-  const total = liveSpaceCount(db, spaceId);
+  const total = liveInSpace(db, spaceId);
   if (total < 50) return { text, dropped: [] };
   const dropped: string[] = [];
   const dfs = docFrequencies(db);

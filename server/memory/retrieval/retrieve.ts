@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { defaultOffsetMinutes } from "../../core/calendar";
 import type { Embedder } from "../../core/context";
 import { applyImportance, qualityFilter, type MatchType } from "./fuse";
-import { cleanDenseQuery, keywordSearchScored, liveMemoryCount, type ScoredKeywordHits } from "./keyword-search";
+import { cleanDenseQuery, keywordSearchScored, type ScoredKeywordHits } from "./keyword-search";
 import { confidences, withNeighbours, withTime } from "./rerank";
 import { parseTimeIntent, type TimeIntent } from "./time-window";
 import type { Features } from "./confidence-features";
@@ -12,7 +12,14 @@ import { buildQueries, candidatePool, rankDepth, type RetrievalQuery } from "./q
 import { dot, fuseUnion, type Signal } from "./score-union";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "../index/reindex";
-import { getMemoriesByRid, recordRetrievals, reindexTarget, storedVectors, type MemoryKind } from "../store";
+import {
+  getMemoriesByRid,
+  liveCounts,
+  recordRetrievals,
+  reindexTarget,
+  storedVectors,
+  type MemoryKind,
+} from "../store";
 import { vectorSearchManyWithSource, type VectorSource } from "./vector-search";
 import type { StageTimer } from "./stages";
 import type { SpeakerSpan } from "../store/chunker";
@@ -263,7 +270,7 @@ export function searchWithVectors(
     queryVector: vectors[0] ?? null,
     vectors: vecs,
     ...main,
-    docs: liveMemoryCount(db),
+    docs: liveCounts(db).n,
     background: backgroundOf(db, req.spaceId, req.model ?? "universal-sentence-encoder-lite"),
   });
   timer?.mark("confidence");
