@@ -23,7 +23,7 @@ import { appRouter, createCaller } from "../api/root";
 import { appendMessages } from "../chat/conversations";
 import { recallForPrompt } from "../chat/turn-recall";
 import { getDocument } from "../ingest/documents";
-import { checkInvariant } from "../memory/store";
+import { checkInvariant, indexedRids, indexedTotal } from "../memory/store";
 import { queueFor } from "../ingest/queue";
 import { addDocument } from "../services/document-service";
 import { openTempStore, type TempStore } from "../test/temp-store";
@@ -739,12 +739,14 @@ test("removing B takes all of B's data in one transaction (memories, vectors, FT
 
   const mineSql = "(SELECT id FROM spaces WHERE person_id = ?)";
   const n = (sql: string, ...args: unknown[]) => (db.prepare(sql).get(...args) as { n: number }).n;
+  const spacesOf = (who: string) =>
+    (db.prepare("SELECT id FROM spaces WHERE person_id = ?").all(who) as { id: string }[]).map((r) => r.id);
   const countsOf = (who: string) => ({
     memories: n(`SELECT count(*) AS n FROM memories WHERE space_id IN ${mineSql}`, who),
     vectors: n(`SELECT count(*) AS n FROM memory_vec WHERE space_id IN ${mineSql}`, who),
-    fts: n(
-      `SELECT count(*) AS n FROM memory_fts WHERE rowid IN (SELECT rid FROM memories WHERE space_id IN ${mineSql})`,
-      who,
+    fts: (n(`SELECT count(*) AS n FROM spaces WHERE person_id = ?`, who) ? spacesOf(who) : []).reduce(
+      (sum, space) => sum + indexedRids(db, "memory", space).length,
+      0,
     ),
     trash: n(
       `SELECT count(*) AS n FROM memory_vec_trash WHERE rid IN (SELECT rid FROM memories WHERE space_id IN ${mineSql})`,
@@ -756,7 +758,7 @@ test("removing B takes all of B's data in one transaction (memories, vectors, FT
   const aBefore = countsOf("owner");
   const bBefore = countsOf(bId);
   assert.ok(bBefore.memories >= 4 && bBefore.trash === 1 && bBefore.documents === 1, JSON.stringify(bBefore));
-  const ftsTotal = n("SELECT count(*) AS n FROM memory_fts");
+  const ftsTotal = indexedTotal(db, "memory");
   const vecTotal = n("SELECT count(*) AS n FROM memory_vec");
 
   const removed = await rest(`DELETE /api/v1/people/[id]`, aHeaders, { params: { id: bId } });
@@ -766,7 +768,7 @@ test("removing B takes all of B's data in one transaction (memories, vectors, FT
   assert.equal(n("SELECT count(*) AS n FROM spaces WHERE person_id = ?", bId), 0);
   assert.equal(n("SELECT count(*) AS n FROM memories WHERE space_id LIKE ?", `${bId}~%`), 0);
   // The free-text index and vectors lost exactly B's live rows.
-  assert.equal(n("SELECT count(*) AS n FROM memory_fts"), ftsTotal - bBefore.fts);
+  assert.equal(indexedTotal(db, "memory"), ftsTotal - bBefore.fts);
   assert.equal(n("SELECT count(*) AS n FROM memory_vec"), vecTotal - bBefore.vectors);
   assert.equal(fs.existsSync(uploaded), false, "B's uploaded file is gone");
   for (const t of ["auth_sessions", "api_tokens", "people"])

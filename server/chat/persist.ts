@@ -1,7 +1,7 @@
 /**
  * Persisting chat exchanges as memories (docs/architecture.md#a-chat-turn), off the reply path: the exchange (user message
  * + assistant reply, concatenated) is chunked 300/50, embedded with the document prefix and written to
- * memories, memory_vec and memory_fts in one transaction (memory-service addMemories).
+ * memories, memory_vec and the keyword index in one transaction (memory-service addMemories).
  *
  * Persistence is recorded, not guessed: the same transaction that writes an exchange's memories stamps
  * its assistant message (`messages.persisted_at`, `memory_ids`), or — for an OpenAI-compatible API

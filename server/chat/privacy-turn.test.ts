@@ -21,6 +21,7 @@ import {
 } from "./temporary-chats";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
+import { indexedTotal } from "../memory/store";
 import { providerMerge } from "../jobs/merge";
 import { setSharing, setTemporaryReadsMemory } from "./memory-policy";
 import { completeNonStreaming, prepareCompletion, readCompletionRequest } from "../http/openai-compat";
@@ -206,7 +207,7 @@ test("temporary chat: reads memory, writes none, is not listed, and is gone afte
   const before = {
     memories: count(s, "memories"),
     vec: count(s, "memory_vec"),
-    fts: count(s, "memory_fts"),
+    fts: indexedTotal(s.memo.db, "memory"),
     retrievals: retrievals(s),
   };
   const t = await turn(s, { message: QUESTION, temporary: true });
@@ -221,7 +222,7 @@ test("temporary chat: reads memory, writes none, is not listed, and is gone afte
     {
       memories: count(s, "memories"),
       vec: count(s, "memory_vec"),
-      fts: count(s, "memory_fts"),
+      fts: indexedTotal(s.memo.db, "memory"),
       retrievals: retrievals(s),
     },
     before,

@@ -33,7 +33,7 @@ export const spaces = sqliteTable(
 );
 
 /**
- * One memory. `rid` is the integer key shared with memory_vec and memory_fts: SQLite may renumber the
+ * One memory. `rid` is the integer key shared with memory_vec and the keyword tables: SQLite may renumber the
  * implicit rowid of a table whose primary key is not an INTEGER PRIMARY KEY (VACUUM), so it is explicit.
  */
 export const memories = sqliteTable(
@@ -92,10 +92,23 @@ export const memoryVecRows = sqliteTable("memory_vec_rows", {
   embedding: blob("embedding", { mode: "buffer" }).notNull(),
 });
 
-/** Live memories per space, kept by triggers on memories (drizzle/0017_live_counts.sql); read by retrieval every turn. */
+/**
+ * Live memories per space and the changes made to them, kept by triggers on memories (drizzle/0017, 0018);
+ * read by retrieval every turn (counts, and what its per-space caches compare).
+ */
 export const liveCounts = sqliteTable("live_counts", {
   spaceId: text("space_id").primaryKey(),
   live: integer("live").notNull(),
+  writes: integer("writes").notNull().default(0),
+});
+
+/** A space's key for its keyword tables kw_m_<n> / kw_f_<n> (drizzle/0018, server/memory/store/keyword-index.ts). */
+export const keywordTables = sqliteTable("keyword_tables", {
+  n: integer("n").primaryKey({ autoIncrement: true }),
+  spaceId: text("space_id")
+    .notNull()
+    .unique("keyword_tables_space_unique")
+    .references(() => spaces.id),
 });
 
 /** Key/value facts about the store, e.g. embedding_model and embedding_dim. */

@@ -59,7 +59,15 @@ function verify(file: string): void {
     const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
     const live = n("SELECT count(*) AS n FROM memories WHERE soft_deleted = 0");
     const vec = n("SELECT count(*) AS n FROM memory_vec");
-    const fts = n("SELECT count(*) AS n FROM memory_fts");
+    // The keyword index is a table per space (kw_m_<n>, server/memory/store/keyword-index.ts); a store not
+    // yet converted from before drizzle/0018 still has the one memory_fts.
+    const hasTable = (t: string) =>
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t) !== undefined;
+    const fts = hasTable("memory_fts")
+      ? n("SELECT count(*) AS n FROM memory_fts")
+      : (db.prepare("SELECT n FROM keyword_tables").all() as { n: number }[])
+          .filter((k) => hasTable(`kw_m_${k.n}`))
+          .reduce((sum, k) => sum + n(`SELECT count(*) AS n FROM "kw_m_${k.n}"`), 0);
     if (live !== vec || live !== fts)
       throw new Error(`backup is inconsistent: memories=${live} vectors=${vec} fts=${fts}`);
   } finally {

@@ -6,7 +6,7 @@
  * kills itself on the N-th run of a chosen INSERT/UPDATE/DELETE) — and restarted on the same data folder.
  *
  * After every kill, on the store as the dead process left it:
- *  - checkInvariant() is empty (live rows of memories, memory_vec and memory_fts correspond one to one);
+ *  - checkInvariant() is empty (live rows of memories, memory_vec and the keyword tables correspond one to one);
  *  - every write acknowledged before the kill is there (memories, chat messages, document rows, merges:
  *    the merged memory exists and both originals are soft-deleted);
  *  - a transaction the process died inside left nothing (the row it was inserting is absent, the memory
@@ -41,10 +41,10 @@ const SECRET = "sk-crash-test-SECRET-51c2e9d7";
 
 /** Statements the harness may die inside (SQL substrings), all run inside a write transaction or as one. */
 const DIE_POINTS = [
-  "INSERT INTO memory_fts", // insertMemories: the memory and its vector are in, the FTS row goes in, no commit
+  'INSERT INTO "kw_m_', // insertMemories: the memory and its vector are in, the FTS row goes in, no commit
   "INSERT INTO memory_vec (", // insertMemories / restore
   "UPDATE memories SET soft_deleted = 1", // consolidation's transaction: merged memory written, originals half soft-deleted
-  "DELETE FROM memory_fts WHERE rowid", // the same transaction, one step earlier
+  'DELETE FROM "kw_m_', // the same transaction, one step earlier
   "INSERT INTO messages", // a chat message pair
   "UPDATE documents SET", // ingestion progress / status
   "INSERT INTO documents", // an upload's rows
@@ -336,7 +336,7 @@ const expected = new Expected();
 function checkDying(db: Database.Database, dying: NonNullable<Run["dying"]>): string[] {
   if (!dying.inTx) return [];
   const problems: string[] = [];
-  if (dying.sql.startsWith("INSERT INTO memory_fts")) {
+  if (dying.sql.startsWith('INSERT INTO "kw_m_')) {
     const rid = dying.args[0] as number;
     if (db.prepare("SELECT 1 FROM memories WHERE rid = ?").get(rid))
       problems.push(`died inserting memory rid ${rid}, yet it is there`);
@@ -358,7 +358,7 @@ function checkDying(db: Database.Database, dying: NonNullable<Run["dying"]>): st
   // a soft delete (or purge) rolled back: the memory is as it was
   const softDeleting = dying.sql.startsWith("UPDATE memories SET soft_deleted = 1")
     ? (dying.args[1] as number)
-    : dying.sql.startsWith("DELETE FROM memory_fts")
+    : dying.sql.startsWith('DELETE FROM "kw_m_')
       ? (dying.args[0] as number)
       : null;
   if (softDeleting !== null) {

@@ -11,7 +11,7 @@ import { checkInvariant, getMemory, spaceExists, vectorTableDim } from "../memor
 import { StoreError } from "../core/errors";
 import { FakeEmbeddingServer, type FakeEmbedMode } from "../test/fake-embedding-server";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
-import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
+import { ftsTable, openTempStore, rawCounts, type TempStore } from "../test/temp-store";
 import { reindexDone } from "../memory/index/reindex-job";
 import { listRuns } from "../core/job-runner";
 import { deleteMemory, health } from "./memory-service";
@@ -236,7 +236,7 @@ test("deleteMemory: soft (restorable) or purged; unknown id is 404", async () =>
 test("health reports an inconsistent store", async () => {
   const c = ctx();
   await addMemories(c, [{ text: "one" }, { text: "two" }]);
-  c.db.prepare("DELETE FROM memory_fts WHERE rowid = 1").run();
+  c.db.prepare(`DELETE FROM ${ftsTable(c.db)} WHERE rowid = 1`).run();
   const h = health(c);
   assert.equal(h.ok, false);
   assert.equal(h.store.consistent, false);

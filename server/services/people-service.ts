@@ -1,6 +1,6 @@
 /**
  * Removing a person (issue 32): everything of theirs goes in one transaction — their spaces with every
- * memory (rows, memory_fts, memory_vec, parked vectors; the ANN indexes hear of the removed vectors after
+ * memory (rows, keyword tables, memory_vec, parked vectors; the ANN indexes hear of the removed vectors after
  * commit), conversations with their messages, documents, pending exchanges, retrieval events, their
  * per-person settings, sessions, tokens and the person, and their job history: the entries of the household's
  * job runs that name one of their memories (consolidation quotes them) or them, and their import jobs.

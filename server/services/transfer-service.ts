@@ -6,7 +6,7 @@
  *
  * Import: the whole file is validated first (a bad file is a 400 and writes nothing); then every memory
  * not already live in its target space (by content hash) is embedded with the current model and written.
- * Writes go in batches, each batch one transaction over memories, memory_vec and memory_fts; an import
+ * Writes go in batches, each batch one transaction over memories, memory_vec and the keyword tables; an import
  * stopped half-way (embedding server down) keeps the batches already written and running it again skips
  * them as duplicates. The same pipeline serves the ChatGPT importer (chatgpt-import.ts).
  */

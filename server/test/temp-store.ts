@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import type Database from "better-sqlite3";
 import { openDb, type OpenedDb } from "../db";
-import { bindEmbeddingModel } from "../memory/store";
+import { bindEmbeddingModel, indexedTotal, keywordTableOf } from "../memory/store";
 
 export interface TempStore extends OpenedDb {
   dir: string;
@@ -37,9 +37,16 @@ export function rawCounts(db: Database.Database): { memories: number; vec: numbe
   return {
     memories: n("SELECT count(*) AS n FROM memories"),
     vec: n("SELECT count(*) AS n FROM memory_vec"),
-    fts: n("SELECT count(*) AS n FROM memory_fts"),
+    fts: indexedTotal(db, "memory"),
     trash: n("SELECT count(*) AS n FROM memory_vec_trash"),
   };
+}
+
+/** The space's memory keyword table (server/memory/store/keyword-index.ts), for tests that break a store on purpose. */
+export function ftsTable(db: Database.Database, spaceId = "personal"): string {
+  const t = keywordTableOf(db, "memory", spaceId);
+  if (!t) throw new Error(`space ${spaceId} has no keyword table`);
+  return `"${t}"`;
 }
 
 /** A deterministic unit vector of `dim` dimensions pointing mostly along axis `axis` (for store-level tests). */

@@ -5,7 +5,7 @@
  *    was) loses 1 importance. At most once per day: the day of the last decay is kept in meta
  *    `decay_last_day`, and a second run on the same day (or an earlier one: a clock set back) skips this step.
  * 2. A memory found (or brought) at importance 0 gets `zero_importance_since`; one that has been at 0 for
- *    `zeroDays` is soft-deleted (store.softDeleteMemories: memories, memory_vec, memory_fts in step).
+ *    `zeroDays` is soft-deleted (store.softDeleteMemories: memories, memory_vec, the keyword index in step).
  *    Promotion (retrieval) lifts it above 0, which clears the mark at the next run.
  * 3. Soft-deleted memories deleted `retentionDays` ago or earlier are purged from every table.
  * Only memories of the kinds in `kinds` decay (the lifetime policy per kind, server/jobs/settings.ts):

@@ -6,7 +6,7 @@
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { dot } from "./score-union";
-import { liveInSpace, storedVectors, vecLogSeq } from "../store";
+import { keywordKey, liveInSpace, spaceWrites, storedVectors } from "../store";
 
 export interface Background {
   mean: number;
@@ -51,21 +51,22 @@ export function backgroundFrom(vectors: Float32Array[]): Background | null {
   return s && { ...s, pairs: cosines.length };
 }
 
-const cache = new WeakMap<Database.Database, Map<string, { seq: number; count: number; bg: Background | null }>>();
+const cache = new WeakMap<Database.Database, Map<string, { writes: number; count: number; bg: Background | null }>>();
 
 /** The background of a space (cached); null while it holds fewer than 10 memories. */
 export function backgroundOf(db: Database.Database, spaceId: string, model: string): Background | null {
   let byKey = cache.get(db);
   if (!byKey) cache.set(db, (byKey = new Map()));
-  const key = `${model}\u0000${spaceId}`;
-  // The sample is a fixed order of the space's memories, so only writes change it: every change to a
-  // memory's text, space or liveness adds a vec_log entry (any process). Resampling costs ~50 ms at 10K
+  // Keyed by the space's keyword key too: a space deleted and made again is sampled afresh.
+  const key = `${model}\u0000${spaceId}\u0000${keywordKey(db, spaceId) ?? ""}`;
+  // The sample is a fixed order of the space's memories, so only the space's own writes change it (its
+  // `writes`, drizzle/0018, any process; another space's never refresh it). Resampling costs ~50 ms at 10K
   // memories and ~150 ms at 100K; a clock-based refresh made the first turn after a pause pay it for an
   // unchanged space.
   const count = liveInSpace(db, spaceId);
-  const seq = vecLogSeq(db);
+  const writes = spaceWrites(db, spaceId);
   const hit = byKey.get(key);
-  if (hit && seq >= hit.seq && seq - hit.seq <= hit.count / 10) return hit.bg;
+  if (hit && writes >= hit.writes && writes - hit.writes <= hit.count / 10) return hit.bg;
   let bg: Background | null = null;
   if (count >= 10) {
     const rids = (stmt(db, SAMPLE_SQL).all(spaceId, SAMPLE) as { rid: number }[]).map((r) => r.rid);
@@ -73,6 +74,6 @@ export function backgroundOf(db: Database.Database, spaceId: string, model: stri
     const measured = backgroundFrom(sample);
     bg = measured ? { ...measured, sample } : null;
   }
-  byKey.set(key, { seq, count, bg });
+  byKey.set(key, { writes, count, bg });
   return bg;
 }

@@ -13,7 +13,7 @@ import {
   quoteFtsTerm,
 } from "./keyword-search";
 import { defaultSettingsFor } from "./settings";
-import { insertMemories, softDeleteMemories } from "../store";
+import { insertMemories, matchText, softDeleteMemories } from "../store";
 
 /** The ranked hits alone. */
 const keywordSearch = (...a: Parameters<typeof keywordSearchScored>) => keywordSearchScored(...a).hits;
@@ -38,18 +38,16 @@ function add(db: Database.Database, contents: string[], spaceId = "personal"): s
 }
 
 const matchRids = (db: Database.Database, expr: string) =>
-  (
-    db.prepare("SELECT rowid AS rid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid").all(expr) as {
-      rid: number;
-    }[]
-  ).map((r) => r.rid);
+  matchText(db, "memory", "personal", expr)
+    .map((r) => r.rid)
+    .sort((a, b) => a - b);
 
 test("terms are quoted and OR-ed, lower-cased, in query order when no store is given", () => {
-  assert.equal(buildFtsQuery(null, "Coffee beans and TEA"), '"coffee" OR "beans" OR "tea"');
+  assert.equal(buildFtsQuery(null, "personal", "Coffee beans and TEA"), '"coffee" OR "beans" OR "tea"');
   // One term per stem: run / running / runs are the same FTS term (porter).
-  assert.equal(buildFtsQuery(null, "run running runs"), '"run"');
+  assert.equal(buildFtsQuery(null, "personal", "run running runs"), '"run"');
   // Single letters go, single digits and numbers stay.
-  assert.equal(buildFtsQuery(null, "x 5 2024 q"), '"5" OR "2024"');
+  assert.equal(buildFtsQuery(null, "personal", "x 5 2024 q"), '"5" OR "2024"');
 });
 
 test("quoteFtsTerm doubles quotes; FTS5 accepts the result as one term", () => {
@@ -94,7 +92,7 @@ test("FTS5 syntax in user text: every expression is accepted by a real memory_ft
     { input: "(((", expr: "", rids: [] },
   ];
   for (const c of cases) {
-    const expr = buildFtsQuery(db, c.input);
+    const expr = buildFtsQuery(db, "personal", c.input);
     if (c.expr === "") {
       assert.equal(expr, null, c.input);
       continue;
@@ -127,10 +125,10 @@ test("words match independently (OR), never as a phrase", () => {
 });
 
 test("stopwords are dropped; a query of only stopwords has no keyword leg", () => {
-  assert.equal(buildFtsQuery(null, "what is the"), null);
-  assert.equal(buildFtsQuery(null, "The dog and I"), '"dog"');
-  assert.equal(buildFtsQuery(null, "do you remember my dog?"), '"dog"');
-  assert.equal(buildFtsQuery(null, "don't"), null);
+  assert.equal(buildFtsQuery(null, "personal", "what is the"), null);
+  assert.equal(buildFtsQuery(null, "personal", "The dog and I"), '"dog"');
+  assert.equal(buildFtsQuery(null, "personal", "do you remember my dog?"), '"dog"');
+  assert.equal(buildFtsQuery(null, "personal", "don't"), null);
   assert.deepEqual(queryWords("Don't STOP—now!"), ["don", "t", "stop", "now"]);
 });
 
@@ -145,12 +143,15 @@ test("over-common terms (> maxDocFraction of ≥ 50 memories) are dropped, rares
     docs.push(parts.join(" "));
   }
   add(s.sqlite, docs);
-  assert.equal(buildFtsQuery(s.sqlite, "coffee milk tea zebra"), '"zebra" OR "tea"');
+  assert.equal(buildFtsQuery(s.sqlite, "personal", "coffee milk tea zebra"), '"zebra" OR "tea"');
   // Only common words: the rarest one is kept rather than nothing.
-  assert.equal(buildFtsQuery(s.sqlite, "coffee"), '"coffee"');
-  assert.equal(buildFtsQuery(s.sqlite, "coffee milk"), '"milk"');
+  assert.equal(buildFtsQuery(s.sqlite, "personal", "coffee"), '"coffee"');
+  assert.equal(buildFtsQuery(s.sqlite, "personal", "coffee milk"), '"milk"');
   // A looser threshold keeps milk (0.5 ≤ 0.6) but still not coffee (1.0).
-  assert.equal(buildFtsQuery(s.sqlite, "coffee milk tea", { maxDocFraction: 0.6, maxTerms: 12 }), '"tea" OR "milk"');
+  assert.equal(
+    buildFtsQuery(s.sqlite, "personal", "coffee milk tea", { maxDocFraction: 0.6, maxTerms: 12 }),
+    '"tea" OR "milk"',
+  );
   // keywordSearch uses the filtered expression: "coffee zebra" finds only the zebra memory.
   assert.deepEqual(
     keywordSearch(s.sqlite, "personal", "coffee zebra", 100).map((h) => h.rid),
@@ -164,7 +165,7 @@ test("under 50 memories nothing is dropped as too common", () => {
     s.sqlite,
     Array.from({ length: 49 }, (_, i) => `coffee item${i}`),
   );
-  assert.equal(buildFtsQuery(s.sqlite, "coffee item3"), '"item3" OR "coffee"');
+  assert.equal(buildFtsQuery(s.sqlite, "personal", "coffee item3"), '"item3" OR "coffee"');
 });
 
 test("at most maxTerms terms, the rarest kept", () => {
@@ -177,8 +178,11 @@ test("at most maxTerms terms, the rarest kept", () => {
   );
   add(s.sqlite, docs);
   const q = Array.from({ length: 10 }, (_, k) => `term${9 - k}`).join(" ");
-  assert.equal(buildFtsQuery(s.sqlite, q, { maxDocFraction: 1, maxTerms: 3 }), '"term0" OR "term1" OR "term2"');
-  assert.equal(buildFtsQuery(s.sqlite, q, DEFAULT_KEYWORD_OPTIONS)!.split(" OR ").length, 10);
+  assert.equal(
+    buildFtsQuery(s.sqlite, "personal", q, { maxDocFraction: 1, maxTerms: 3 }),
+    '"term0" OR "term1" OR "term2"',
+  );
+  assert.equal(buildFtsQuery(s.sqlite, "personal", q, DEFAULT_KEYWORD_OPTIONS)!.split(" OR ").length, 10);
 });
 
 test("keywordSearch stays in its space, honours the limit, ranks by bm25, skips soft-deleted memories", () => {
@@ -201,6 +205,8 @@ test("keywordSearch stays in its space, honours the limit, ranks by bm25, skips 
   );
   assert.equal(keywordSearch(db, "personal", "giraffe", 1).length, 1);
   assert.deepEqual(keywordSearch(db, "nowhere", "giraffe", 10), []);
+  // bm25 from the space's own table: the work space's hit scores as a one-memory space's only match.
+  assert.equal(keywordSearchScored(db, "work", "giraffe", 10).scores.size, 1);
   softDeleteMemories(db, [dense!]);
   assert.deepEqual(
     keywordSearch(db, "personal", "giraffe", 10).map((h) => h.rid),
@@ -257,7 +263,7 @@ test("fuzz: any mix of FTS5 syntax, quotes, unicode and words yields an expressi
   const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed % n);
   for (let i = 0; i < 500; i++) {
     const q = Array.from({ length: 1 + rnd(8) }, () => parts[rnd(parts.length)]).join(rnd(2) ? " " : "");
-    const expr = buildFtsQuery(s.sqlite, q);
+    const expr = buildFtsQuery(s.sqlite, "personal", q);
     if (expr === null) continue;
     assert.match(expr, /^"(?:[^"]|"")+"(?: OR "(?:[^"]|"")+")*$/, q);
     assert.doesNotThrow(() => matchRids(s.sqlite, expr), `MATCH ${expr} (from ${JSON.stringify(q)})`);
@@ -298,10 +304,9 @@ test("document frequency is per space: a word common in another space is kept in
   const personal = Array.from({ length: 60 }, (_, i) => `garden diary ${i}`);
   personal[7] = "dinner with Priya on Friday";
   add(db, personal, "personal");
-  // Store-wide Priya is in 201 of 260 memories (> 0.4); in the personal space in 1 of 60.
-  assert.equal(buildFtsQuery(db, "Priya diary"), '"diary"');
-  assert.equal(buildFtsQuery(db, "Priya", DEFAULT_KEYWORD_OPTIONS, "personal"), '"priya"');
-  assert.equal(buildFtsQuery(db, "Priya diary", DEFAULT_KEYWORD_OPTIONS, "work"), '"diary"');
+  // Priya is in 200 of the work space's 200 memories (> 0.4); in the personal space in 1 of 60.
+  assert.equal(buildFtsQuery(db, "personal", "Priya"), '"priya"');
+  assert.equal(buildFtsQuery(db, "work", "Priya diary"), '"diary"');
   const hits = keywordSearch(db, "personal", "when did I see Priya", 10);
   assert.equal(hits.length, 1);
   // The dense query is cleaned per space too: Priya is a speaker's name in work, a person in personal.
@@ -346,7 +351,7 @@ test("a memory written just after a search: a document frequency can be ahead of
   );
 });
 
-test("one statement gives the hits and every match's −bm25, in the joined statement's order (one space and several)", () => {
+test("one statement gives the hits and every match's −bm25, ranked as FTS5 ranks them", () => {
   const s = store();
   const db = s.sqlite;
   // Equal scores on purpose (same length, one matching word each): the tie order must be the SQL one's.
@@ -354,37 +359,33 @@ test("one statement gives the hits and every match's −bm25, in the joined stat
     db,
     Array.from({ length: 120 }, (_, i) => `${i % 3 ? "meadow" : "river"} stone ${i % 7} walk ${i}`),
   );
-  const joined = (d: typeof db, space: string, match: string) =>
-    d
-      .prepare(
-        `SELECT memory_fts.rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts JOIN memories m ON m.rid = memory_fts.rowid
-         WHERE memory_fts MATCH ? AND m.space_id = ? ORDER BY bm25 LIMIT 10`,
-      )
-      .all(match, space);
   const all = keywordSearchScored(db, "personal", "river walk", 10);
   assert.equal(all.match, '"river"');
-  assert.deepEqual(all.hits, joined(db, "personal", all.match));
-  const every = db
-    .prepare("SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ?")
-    .all(all.match) as { rid: number; bm25: number }[];
+  const every = matchText(db, "memory", "personal", all.match);
+  const ranked = [...every].sort((a, b) => a.bm25 - b.bm25).slice(0, 10);
+  assert.deepEqual(all.hits, ranked);
   assert.equal(all.scores.size, every.length);
   for (const r of every) assert.equal(all.scores.get(r.rid), -r.bm25);
-  // Two spaces (a new store: the space count is cached): another space holds the 300 best matches, so
-  // this space's hits are found several slices down, in the order the joined statement gives.
-  const m = store().sqlite;
+});
+
+test("another space's memories never move this space's statistics: the same hits, scores, terms and known, bit for bit", () => {
+  const personal = Array.from({ length: 120 }, (_, i) => `${i % 3 ? "meadow" : "river"} stone ${i % 7} walk ${i}`);
+  const alone = store().sqlite;
+  add(alone, personal);
+  const crowded = store().sqlite;
+  add(crowded, personal);
+  // Another space (another person's, in a household) full of this space's words, rare and common.
   add(
-    m,
-    Array.from({ length: 300 }, (_, i) => `river ${i}`),
+    crowded,
+    Array.from({ length: 300 }, (_, i) => `river ${i} walk stone meadow ${i % 2 ? "quince" : ""}`),
     "work",
   );
-  add(
-    m,
-    Array.from({ length: 120 }, (_, i) => `${i % 3 ? "meadow" : "river"} stone ${i % 7} walk ${i}`),
-  );
-  const allM = keywordSearchScored(m, "personal", "river walk", 10);
-  assert.equal(allM.hits.length, 10);
-  assert.deepEqual(allM.hits, joined(m, "personal", allM.match));
-  assert.equal(allM.scores.size, 340, "every match of any space is scored (the union is this space's)");
+  for (const q of ["river walk", "stone meadow", "quince river", "walk"]) {
+    const a = keywordSearchScored(alone, "personal", q, 10);
+    const b = keywordSearchScored(crowded, "personal", q, 10);
+    assert.deepEqual(b, a, q);
+    assert.deepEqual(cleanDenseQuery(crowded, "personal", q, 0.3), cleanDenseQuery(alone, "personal", q, 0.3), q);
+  }
 });
 
 test("known: the share of the query's words the space holds at all, whatever their pruning", () => {

@@ -1,12 +1,10 @@
 import type Database from "better-sqlite3";
 import { stemmer } from "stemmer";
 import { STOPWORDS } from "./stopwords";
-import { stmt } from "../../core/statements";
-import { liveCounts, liveInSpace } from "../store/live-counts";
-import { vecLogSeq } from "../store/rows";
+import { keywordKey, liveInSpace, matchCount, matchText, spaceWrites } from "../store";
 
 export interface KeywordOptions {
-  /** Drop a term found in more than this fraction of memories (once the store has ≥ 50). */
+  /** Drop a term found in more than this fraction of the space's memories (once it has ≥ 50). */
   maxDocFraction: number;
   /** At most this many terms, the rarest kept. */
   maxTerms: number;
@@ -18,7 +16,7 @@ export const DEFAULT_KEYWORD_OPTIONS: KeywordOptions = { maxDocFraction: 0.4, ma
 
 export interface KeywordHit {
   rid: number;
-  /** FTS5 bm25 (lower is better; negative). */
+  /** FTS5 bm25 over the space's own keyword table (lower is better; negative). */
   bm25: number;
 }
 
@@ -43,53 +41,54 @@ const stemOf = (w: string) => stemmer(w.normalize("NFD").replace(/\p{M}/gu, ""))
 interface Term {
   word: string;
   stem: string;
-  /** Store-wide document frequency: what FTS5's bm25 idf and the posting-list cost are measured in. */
+  /**
+   * Document frequency within the searched space (docs/retrieval.md#keyword-leg): what bm25's idf, "too
+   * common to discriminate" and the posting-list cost are measured in. Every statistic is the space's own:
+   * another space's memories (another person's) never move it.
+   */
   df: number;
-  /** Document frequency within the searched space: what "too common to discriminate" is measured in. */
-  spaceDf: number;
 }
 
 /**
  * The FTS5 MATCH expression for a user string: each distinct non-stopword term quoted and OR-ed (never a
- * phrase), terms too common dropped, the rarest `maxTerms` kept; null when no term is left.
+ * phrase), terms too common in the space dropped, the rarest `maxTerms` kept; null when no term is left.
+ * Without a store (`db` null) nothing is dropped for being common.
  */
 export function buildFtsQuery(
   db: Database.Database | null,
+  spaceId: string,
   text: string,
   opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
-  spaceId: string | null = null,
 ): string | null {
-  const kept = selectTerms(db, text, opts, spaceId);
+  const kept = selectTerms(db, spaceId, text, opts);
   return kept ? kept.map((t) => quoteFtsTerm(t.word)).join(" OR ") : null;
 }
 
 /** The query terms buildFtsQuery keeps, with their document frequencies; null when none is left. */
 function selectTerms(
   db: Database.Database | null,
+  spaceId: string,
   text: string,
   opts: KeywordOptions,
-  spaceId: string | null,
   terms: Term[] = [],
 ): Term[] | null {
   const seen = new Set<string>();
-  const dfs = db ? docFrequencies(db) : null;
+  const df = db ? docFrequencies(db, spaceId) : null;
   for (const w of queryWords(text)) {
     if (STOPWORDS.has(w) || (w.length < 2 && !/\p{N}/u.test(w))) continue;
     const stem = stemOf(w);
     if (seen.has(stem)) continue;
     seen.add(stem);
-    const df = dfs ? dfs.store(stem) : 0;
-    const spaceDf = dfs && spaceId !== null ? dfs.space(spaceId, w, stem) : df;
-    terms.push({ word: w, stem, df, spaceDf });
+    terms.push({ word: w, stem, df: df ? df(w, stem) : 0 });
   }
   if (terms.length === 0) return null;
   let kept = terms;
   if (db) {
-    const total = spaceId !== null ? liveInSpace(db, spaceId) : liveCounts(db).n;
+    const total = liveInSpace(db, spaceId);
     if (total >= 50) {
-      const discriminating = terms.filter((t) => t.spaceDf / total <= opts.maxDocFraction);
+      const discriminating = terms.filter((t) => t.df / total <= opts.maxDocFraction);
       // Never drop everything: a query of only common words keeps its rarest term.
-      kept = discriminating.length > 0 ? discriminating : [terms.reduce((a, b) => (b.spaceDf < a.spaceDf ? b : a))];
+      kept = discriminating.length > 0 ? discriminating : [terms.reduce((a, b) => (b.df < a.df ? b : a))];
     }
   }
   kept = [...kept].sort((a, b) => a.df - b.df).slice(0, opts.maxTerms);
@@ -102,63 +101,41 @@ function selectTerms(
   return kept;
 }
 
-/** The `n` of a `SELECT count(*) AS n` statement. */
-const countOf = (db: Database.Database, sql: string, ...args: unknown[]) =>
-  (stmt(db, sql).get(...args) as { n: number }).n;
-
-const dfCaches = new WeakMap<Database.Database, Map<string, { df: number; seq: number }>>();
+const dfCaches = new WeakMap<Database.Database, Map<string, { df: number; writes: number }>>();
 
 /**
- * A document frequency, reused while the store cannot have moved it by more than a tenth: every change to
- * a memory's text, space or liveness adds a vec_log entry (drizzle/0008_vector_write_log.sql, any process),
- * so df has moved by at most the entries since it was read. Counting walks the term's posting list (4 ms for
- * a word in every memory at 100K); a rare word is read again after any write, a common one rarely.
+ * A space's document frequencies (read once per query: its write count). A df is reused while the space
+ * cannot have moved it by more than a tenth: every change to one of its memories' text or liveness counts
+ * in its `writes` (drizzle/0018, any process), and only its own. Counting walks the term's posting list
+ * (4 ms for a word in every memory at 100K); a rare word is read again after any write, a common one rarely.
+ * Keyed by the space's keyword key, so a space deleted and made again starts afresh.
  */
-function cachedDf(db: Database.Database, seq: number, key: string, read: () => number): number {
+function docFrequencies(db: Database.Database, spaceId: string): (word: string, stem: string) => number {
+  const key = keywordKey(db, spaceId);
+  if (key === undefined) return () => 0;
+  const writes = spaceWrites(db, spaceId);
   let cache = dfCaches.get(db);
   if (!cache) dfCaches.set(db, (cache = new Map()));
-  const hit = cache.get(key);
-  if (hit && seq >= hit.seq && seq - hit.seq <= hit.df / 10) return hit.df;
-  const df = read();
-  if (cache.size > 50_000) cache.clear();
-  cache.set(key, { df, seq });
-  return df;
-}
-
-const VOCAB_DF = "SELECT doc FROM memory_fts_vocab WHERE term = ?";
-const SPACE_DF = `SELECT count(*) AS n FROM memory_fts JOIN memories m ON m.rid = memory_fts.rowid
-  WHERE memory_fts MATCH ? AND m.space_id = ?`;
-
-/**
- * Document frequencies as the store stands now (the write log and the counts read once for a whole query):
- * `store(stem)` across every space, from the fts5vocab table; `space(…)` within one space
- * (docs/retrieval.md#keyword-leg): a word common in another space (its speakers' names) must not be pruned
- * from this one's queries. One space: the store's figure.
- */
-function docFrequencies(db: Database.Database) {
-  const seq = vecLogSeq(db);
-  const oneSpace = liveCounts(db).spaces <= 1;
-  const store = (stem: string) =>
-    cachedDf(db, seq, stem, () => (stmt(db, VOCAB_DF).get(stem) as { doc: number } | undefined)?.doc ?? 0);
-  const space = (spaceId: string, word: string, stem: string) =>
-    oneSpace
-      ? store(stem)
-      : cachedDf(db, seq, `${spaceId}\u0000${stem}`, () => countOf(db, SPACE_DF, quoteFtsTerm(word), spaceId));
-  return { store, space };
+  const c = cache;
+  return (word, stem) => {
+    const k = `${key}\u0000${stem}`;
+    const hit = c.get(k);
+    if (hit && writes >= hit.writes && writes - hit.writes <= hit.df / 10) return hit.df;
+    const df = matchCount(db, "memory", spaceId, quoteFtsTerm(word));
+    if (c.size > 50_000) c.clear();
+    c.set(k, { df, writes });
+    return df;
+  };
 }
 
 /**
- * FTS5's idf of a term in df of n documents. n is read fresh and df may be a tenth stale (cachedDf), so df
- * can exceed n: n is read as at least df, or the log turns the turn's features into NaN.
+ * FTS5's idf of a term in df of n documents. n is read fresh and df may be a tenth stale (docFrequencies), so
+ * df can exceed n: n is read as at least df, or the log turns the turn's features into NaN.
  */
 export function fts5Idf(n: number, df: number): number {
   const docs = Math.max(n, df);
   return Math.max(1e-6, Math.log((docs - df + 0.5) / (df + 0.5)));
 }
-
-/** Every match with its bm25, any space, in FTS5's rowid order (keywordSearchScored's `scores`). */
-const KEYWORD_ALL = "SELECT rowid AS rid, bm25(memory_fts) AS bm25 FROM memory_fts WHERE memory_fts MATCH ?";
-const SPACES_OF = "SELECT rid, space_id AS spaceId FROM memories WHERE rid IN (SELECT value FROM json_each(?))";
 
 export interface ScoredKeywordHits {
   hits: KeywordHit[];
@@ -170,7 +147,7 @@ export interface ScoredKeywordHits {
   match: string;
   /** Share of the query's words (stopwords aside, before pruning) the space holds at all (0 without words). */
   known: number;
-  /** −bm25 of every memory the expression matches (any space), read by the hits' statement (allMatches). */
+  /** −bm25 of every memory of the space the expression matches. */
   scores: Map<number, number>;
 }
 
@@ -183,53 +160,21 @@ export function keywordSearchScored(
   opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
 ): ScoredKeywordHits {
   const all: Term[] = [];
-  const terms = selectTerms(db, text, opts, spaceId, all);
+  const terms = selectTerms(db, spaceId, text, opts, all);
   if (!terms) return { hits: [], ceiling: 0, terms: [], match: "", known: 0, scores: new Map() };
-  const known = all.filter((t) => t.spaceDf > 0).length / all.length;
+  const known = all.filter((t) => t.df > 0).length / all.length;
   const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
-  const n = liveCounts(db).n;
+  const n = liveInSpace(db, spaceId);
   const idfs = terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) }));
   // Σ idf: the bm25 of a memory holding each kept term once at average length. −bm25 over it says how
   // much of the query a hit matches, whatever the other hits are.
   const scoring = { match, known, ceiling: idfs.reduce((sum, t) => sum + t.idf, 0), terms: idfs };
-  return { ...allMatches(db, spaceId, match, limit), ...scoring };
-}
-
-/**
- * The hits and every match's −bm25 from one FTS5 statement (ORDER BY bm25 computes them all anyway; a
- * `rowid IN` query for the union cost ~100 ms at 10K). Ranked here (stable: FTS5's rowid order among
- * equals) and filtered to the space a slice at a time until `limit` are found.
- */
-function allMatches(
-  db: Database.Database,
-  spaceId: string,
-  match: string,
-  limit: number,
-): { hits: KeywordHit[]; scores: Map<number, number> } {
-  const rows = stmt(db, KEYWORD_ALL).all(match) as KeywordHit[];
+  // One FTS5 statement scores every match (ORDER BY bm25 computes them all anyway; a `rowid IN` query for
+  // the union cost ~100 ms at 10K); the hits are its best `limit`, stable in FTS5's rowid order among equals.
+  const rows = matchText(db, "memory", spaceId, match);
   const scores = new Map<number, number>();
   for (const r of rows) scores.set(r.rid, -r.bm25);
-  const hits: KeywordHit[] = [];
-  const slice = Math.max(limit * 2, 100);
-  const spaceOf = (part: KeywordHit[]) =>
-    new Map(
-      (stmt(db, SPACES_OF).all(JSON.stringify(part.map((r) => r.rid))) as { rid: number; spaceId: string }[]).map(
-        (r) => [r.rid, r.spaceId],
-      ),
-    );
-  const take = (part: KeywordHit[]) => {
-    const spaces = spaceOf(part);
-    for (const r of part) if (hits.length < limit && spaces.get(r.rid) === spaceId) hits.push(r);
-  };
-  // The first slice holds the space's hits unless the space is a small part of the matches: select it
-  // without sorting every match (a turn's message matches ~2,500 memories; sorting them cost ~1 ms).
-  take(bestFirst(rows, slice));
-  if (hits.length < limit && rows.length > slice) {
-    // bestFirst gave exactly the sorted order's first slice: go on from the second.
-    const ranked = [...rows].sort((a, b) => a.bm25 - b.bm25);
-    for (let i = slice; i < ranked.length && hits.length < limit; i += slice) take(ranked.slice(i, i + slice));
-  }
-  return { hits, scores };
+  return { hits: bestFirst(rows, limit), scores, ...scoring };
 }
 
 /**
@@ -300,12 +245,11 @@ export function cleanDenseQuery(
   const total = liveInSpace(db, spaceId);
   if (total < 50) return { text, dropped: [] };
   const dropped: string[] = [];
-  const dfs = docFrequencies(db);
+  const df = docFrequencies(db, spaceId);
   const out = text.replace(/[\p{L}\p{N}\p{M}]+/gu, (w) => {
     const lw = w.normalize("NFKC").toLowerCase();
     if (STOPWORDS.has(lw) || lw.length < 2) return w;
-    const df = dfs.space(spaceId, lw, stemOf(lw));
-    if (df / total > maxDocFraction) {
+    if (df(lw, stemOf(lw)) / total > maxDocFraction) {
       dropped.push(w);
       return "";
     }

@@ -14,7 +14,7 @@ import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "../index/reindex";
 import {
   getMemoriesByRid,
-  liveCounts,
+  liveInSpace,
   recordRetrievals,
   reindexTarget,
   storedVectors,
@@ -270,7 +270,7 @@ export function searchWithVectors(
     queryVector: vectors[0] ?? null,
     vectors: vecs,
     ...main,
-    docs: liveCounts(db).n,
+    docs: liveInSpace(db, req.spaceId),
     background: backgroundOf(db, req.spaceId, req.model ?? "universal-sentence-encoder-lite"),
   });
   timer?.mark("confidence");

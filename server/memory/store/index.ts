@@ -11,6 +11,7 @@ export * from "./read";
 export * from "./trash";
 export * from "./vector-rows";
 export * from "./live-counts";
+export * from "./keyword-index";
 export { recencyOf } from "../retrieval/recency";
 export type { OpenedDb } from "../../db";
 export * from "./shares";

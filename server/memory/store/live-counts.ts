@@ -25,6 +25,17 @@ export function liveInSpace(db: Database.Database, spaceId: string): number {
   );
 }
 
+/**
+ * Changes made to a space's memories so far (inserts, deletes, edits, soft deletes and restores, moves):
+ * what a per-space cache compares to know it is stale. Another space's writes never move it.
+ */
+export function spaceWrites(db: Database.Database, spaceId: string): number {
+  return (
+    (stmt(db, "SELECT writes FROM live_counts WHERE space_id = ?").get(spaceId) as { writes: number } | undefined)
+      ?.writes ?? 0
+  );
+}
+
 /** Spaces whose kept count differs from a count of their live memories (checkInvariant's part). */
 export function liveCountProblems(db: Database.Database): string[] {
   const rows = db

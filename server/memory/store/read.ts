@@ -1,6 +1,7 @@
 /** The read path: memories by id or rid, substring matches for /forget, counts and the consistency check. */
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
+import { indexedTotal, keywordSpaces } from "./keyword-index";
 import { visibleScan, writableScan } from "../../core/acting";
 import { COLUMNS, type MemoryRow, reindexTarget, rowToMemory } from "./rows";
 import { liveCountProblems } from "./live-counts";
@@ -77,7 +78,7 @@ export function storeCounts(db: Database.Database): StoreCounts {
         ? one(`SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_vec v WHERE v.rowid = m.rid)
              AND EXISTS (SELECT 1 FROM memory_vec_next x WHERE x.rowid = m.rid)`)
         : 0),
-    fts: one("SELECT count(*) AS n FROM memory_fts"),
+    fts: indexedTotal(db, "memory"),
   };
 }
 
@@ -111,24 +112,52 @@ export function checkInvariant(db: Database.Database): string[] {
   const copied = (db.prepare("SELECT count(*) AS n FROM memory_vec_rows").get() as { n: number }).n;
   const vecRows = (db.prepare("SELECT count(*) AS n FROM memory_vec").get() as { n: number }).n;
   if (copied !== vecRows) problems.push(`the vector copy holds ${copied} rows, memory_vec ${vecRows}`);
-  const missingFts = db
-    .prepare(
-      "SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0 AND NOT EXISTS (SELECT 1 FROM memory_fts f WHERE f.rowid = m.rid)",
-    )
-    .get() as { n: number };
-  if (missingFts.n) problems.push(`${missingFts.n} live memories lack an FTS row`);
+  problems.push(...keywordProblems(db));
   const strayVec = db
     .prepare(
       "SELECT count(*) AS n FROM memory_vec v WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = v.rowid AND m.soft_deleted = 0)",
     )
     .get() as { n: number };
   if (strayVec.n) problems.push(`${strayVec.n} vectors belong to no live memory`);
-  const strayFts = db
-    .prepare(
-      "SELECT count(*) AS n FROM memory_fts f WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = f.rowid AND m.soft_deleted = 0)",
-    )
-    .get() as { n: number };
-  if (strayFts.n) problems.push(`${strayFts.n} FTS rows belong to no live memory`);
   problems.push(...liveCountProblems(db));
+  return problems;
+}
+
+/**
+ * The keyword tables hold exactly the live memories of their space: none missing, none stray (deleted,
+ * or in another space), and no live memory in a space without a table.
+ */
+function keywordProblems(db: Database.Database): string[] {
+  const problems: string[] = [];
+  let missing = 0;
+  let stray = 0;
+  const indexed = new Set<string>();
+  for (const { spaceId, tables } of keywordSpaces(db)) {
+    const t = tables.memory;
+    if (!t) continue;
+    indexed.add(spaceId);
+    missing += (
+      db
+        .prepare(
+          `SELECT count(*) AS n FROM memories m WHERE m.space_id = ? AND m.soft_deleted = 0
+             AND NOT EXISTS (SELECT 1 FROM "${t}" f WHERE f.rowid = m.rid)`,
+        )
+        .get(spaceId) as { n: number }
+    ).n;
+    stray += (
+      db
+        .prepare(
+          `SELECT count(*) AS n FROM "${t}" f WHERE NOT EXISTS
+             (SELECT 1 FROM memories m WHERE m.rid = f.rowid AND m.soft_deleted = 0 AND m.space_id = ?)`,
+        )
+        .get(spaceId) as { n: number }
+    ).n;
+  }
+  const unindexed = db
+    .prepare("SELECT space_id AS spaceId, count(*) AS n FROM memories WHERE soft_deleted = 0 GROUP BY space_id")
+    .all() as { spaceId: string; n: number }[];
+  for (const u of unindexed) if (!indexed.has(u.spaceId)) missing += u.n;
+  if (missing) problems.push(`${missing} live memories lack an FTS row`);
+  if (stray) problems.push(`${stray} FTS rows belong to no live memory of their space`);
   return problems;
 }

@@ -20,6 +20,7 @@ import {
   checkInvariant,
   deleteSpace,
   getMemory,
+  matchText,
   insertMemories,
   renameSpace,
   restoreMemories,
@@ -72,6 +73,7 @@ test("rename moves memories, vectors, conversations and documents in one transac
       "conversation_spaces.space_id",
       "conversations.space_id",
       "documents.space_id",
+      "keyword_tables.space_id",
       "memories.space_id",
       "pending_exchanges.space_id",
       "retrieval_events.space_id",
@@ -85,6 +87,7 @@ test("rename moves memories, vectors, conversations and documents in one transac
       conversation_spaces: 0,
       conversations: 1,
       documents: 1,
+      keyword_tables: 1,
       memories: 3,
       pending_exchanges: 0,
       retrieval_events: 0,
@@ -113,6 +116,14 @@ test("rename moves memories, vectors, conversations and documents in one transac
     [getMemory(db, ids[0]!)!.rid, getMemory(db, ids[1]!)!.rid].sort(),
   );
   assert.deepEqual(vec0Search(db, "home", axisVector(DIM, 0), 10), []);
+  // The keyword table went with the name (its statistics are the renamed space's); none is left under the old.
+  assert.deepEqual(
+    matchText(db, "memory", "family", '"home"')
+      .map((h) => h.rid)
+      .sort(),
+    [getMemory(db, ids[0]!)!.rid, getMemory(db, ids[1]!)!.rid].sort(),
+  );
+  assert.deepEqual(matchText(db, "memory", "home", '"home"'), []);
   assert.deepEqual(checkInvariant(db), []);
   // A soft-deleted memory restores into the renamed space.
   assert.deepEqual(restoreMemories(db, [ids[2]!]), [ids[2]!]);
@@ -241,6 +252,7 @@ test("delete removes the space's memories from every table, its conversations (w
       conversation_spaces: 0,
       conversations: 1,
       documents: 1,
+      keyword_tables: 0, // dropped with the space's keyword tables before the rows that refer to it
       pending_exchanges: 0,
       retrieval_events: 0,
       space_shares: 0,

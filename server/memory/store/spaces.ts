@@ -5,6 +5,7 @@ import { stmt } from "../../core/statements";
 import { spacePersonOf } from "../../core/space-name";
 import { hasNextVector } from "./read";
 import { dropVector, putVector } from "./vector-rows";
+import { dropSpaceIndexes } from "./keyword-index";
 import { type VectorWrite, blobToVector, bumpGeneration, notify, reindexTarget } from "./rows";
 
 /** A space key's row, made on first use; its person is the key's (server/core/space-name.ts spaceKey). */
@@ -104,6 +105,7 @@ export function renameSpace(
       vectors++;
     }
     stmt(db, "DELETE FROM spaces WHERE id = ?").run(from);
+    stmt(db, "DELETE FROM live_counts WHERE space_id = ?").run(from); // its memories' counts moved with them
     if (vectors) write.generation = bumpGeneration(db);
     return { moved, vectors };
   });
@@ -118,7 +120,6 @@ export function renameSpace(
  * (conversations with their messages by cascade, documents, ...), then the space. Returns rows removed per table.
  */
 export function deleteSpace(db: Database.Database, spaceId: string): { removed: Record<string, number> } {
-  const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
   const write: VectorWrite = { added: [], removed: [], generation: 0 };
   const tx = db.transaction(() => {
@@ -130,7 +131,6 @@ export function deleteSpace(db: Database.Database, spaceId: string): { removed: 
     const delNext = reindexTarget(db) ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
     for (const r of rows) {
       dropVector(db, r.rid);
-      delFts.run(BigInt(r.rid));
       delTrash.run(r.rid);
       delNext?.run(BigInt(r.rid));
       if (!r.sd) write.removed.push({ rid: r.rid, spaceId });
@@ -138,6 +138,7 @@ export function deleteSpace(db: Database.Database, spaceId: string): { removed: 
     stmt(db, "DELETE FROM document_chunks WHERE memory_id IN (SELECT id FROM memories WHERE space_id = ?)").run(
       spaceId,
     );
+    dropSpaceIndexes(db, spaceId);
     const removed: Record<string, number> = {
       memories: stmt(db, "DELETE FROM memories WHERE space_id = ?").run(spaceId).changes,
     };
@@ -149,6 +150,7 @@ export function deleteSpace(db: Database.Database, spaceId: string): { removed: 
         db.prepare(`DELETE FROM ${quoteIdent(ref.table)} WHERE ${col} = ?`).run(spaceId).changes;
     }
     stmt(db, "DELETE FROM spaces WHERE id = ?").run(spaceId);
+    stmt(db, "DELETE FROM live_counts WHERE space_id = ?").run(spaceId);
     if (write.removed.length) write.generation = bumpGeneration(db);
     return { removed };
   });

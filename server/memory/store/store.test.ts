@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type Database from "better-sqlite3";
-import { axisVector, openTempStore, rawCounts, type TempStore } from "../../test/temp-store";
+import { axisVector, ftsTable, openTempStore, rawCounts, type TempStore } from "../../test/temp-store";
 import {
   bindEmbeddingModel,
   boundModel,
@@ -78,7 +78,7 @@ test("insert writes one row to each of the three tables under the same rid", () 
   assert.equal(m.contentHash, contentHash("beta memory"));
   assert.match(m.id, /^[0-9a-f-]{36}$/);
   const vecRid = (db.prepare("SELECT rowid AS r FROM memory_vec WHERE rowid = 2").get() as { r: number }).r;
-  const ftsContent = (db.prepare("SELECT content FROM memory_fts WHERE rowid = 2").get() as { content: string })
+  const ftsContent = (db.prepare(`SELECT content FROM ${ftsTable(db)} WHERE rowid = 2`).get() as { content: string })
     .content;
   assert.equal(vecRid, 2);
   assert.equal(ftsContent, "beta memory");
@@ -169,17 +169,17 @@ test("updateMemoryContent of an unknown id is NOT_FOUND and changes nothing", ()
 test("checkInvariant finds a broken store", () => {
   const db = store();
   add(db, ["first", "second", "third"]);
-  db.prepare("DELETE FROM memory_fts WHERE rowid = 2").run();
+  db.prepare(`DELETE FROM ${ftsTable(db)} WHERE rowid = 2`).run();
   const problems = checkInvariant(db);
   assert.ok(
     problems.some((p) => /live counts differ: memories=3 vectors=3 fts=2/.test(p)),
     problems.join("; "),
   );
   assert.ok(problems.includes("1 live memories lack an FTS row"), problems.join("; "));
-  db.prepare("INSERT INTO memory_fts (rowid, content) VALUES (2, 'second')").run();
-  db.prepare("INSERT INTO memory_fts (rowid, content) VALUES (99, 'stray')").run();
-  assert.ok(checkInvariant(db).includes("1 FTS rows belong to no live memory"));
-  db.prepare("DELETE FROM memory_fts WHERE rowid = 99").run();
+  db.prepare(`INSERT INTO ${ftsTable(db)} (rowid, content) VALUES (2, 'second')`).run();
+  db.prepare(`INSERT INTO ${ftsTable(db)} (rowid, content) VALUES (99, 'stray')`).run();
+  assert.ok(checkInvariant(db).includes("1 FTS rows belong to no live memory of their space"));
+  db.prepare(`DELETE FROM ${ftsTable(db)} WHERE rowid = 99`).run();
   db.prepare("DELETE FROM memory_vec WHERE rowid = 3").run();
   assert.ok(checkInvariant(db).includes("1 live memories lack a vector"));
 });

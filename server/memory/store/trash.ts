@@ -4,11 +4,12 @@ import { StoreError } from "../../core/errors";
 import { stmt } from "../../core/statements";
 import { hasNextVector } from "./read";
 import { dropVector, putVector } from "./vector-rows";
+import { indexText, unindexText } from "./keyword-index";
 import { writableScan } from "../../core/acting";
 import { type VectorWrite, blobToVector, bumpGeneration, notify, nowIso, reindexTarget } from "./rows";
 
 /**
- * Soft-delete: the memory leaves memory_vec (its vector parked in memory_vec_trash) and memory_fts, and
+ * Soft-delete: the memory leaves memory_vec (its vector parked in memory_vec_trash) and its keyword table, and
  * is flagged in memories, in one transaction. Returns the ids actually changed.
  */
 export function softDeleteMemories(db: Database.Database, ids: string[], at: string = nowIso()): string[] {
@@ -18,7 +19,6 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
   );
   const readVec = stmt(db, "SELECT embedding FROM memory_vec WHERE rowid = ?");
   const park = stmt(db, "INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)");
-  const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const flag = stmt(db, "UPDATE memories SET soft_deleted = 1, deleted_at = ? WHERE rid = ?");
   const removed: VectorWrite["removed"] = [];
   const tx = db.transaction(() => {
@@ -29,7 +29,7 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
       const v = readVec.get(BigInt(r.rid)) as { embedding: Buffer } | undefined;
       if (v) park.run(r.rid, v.embedding);
       dropVector(db, r.rid);
-      delFts.run(BigInt(r.rid));
+      unindexText(db, "memory", r.spaceId, r.rid);
       flag.run(at, r.rid);
       removed.push({ rid: r.rid, spaceId: r.spaceId });
       changed.push(id);
@@ -41,7 +41,7 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
   return changed;
 }
 
-/** Undo a soft delete: vector back from memory_vec_trash, content back into memory_fts, one transaction. */
+/** Undo a soft delete: vector back from memory_vec_trash, content back into its keyword table, one transaction. */
 export function restoreMemories(db: Database.Database, ids: string[]): string[] {
   const get = stmt(
     db,
@@ -49,7 +49,6 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
   );
   const readTrash = stmt(db, "SELECT embedding FROM memory_vec_trash WHERE rid = ?");
   const unpark = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
-  const insFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
   const unflag = stmt(db, "UPDATE memories SET soft_deleted = 0, deleted_at = NULL WHERE rid = ?");
   const added: VectorWrite["added"] = [];
   const tx = db.transaction(() => {
@@ -60,14 +59,14 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
       const v = readTrash.get(r.rid) as { embedding: Buffer } | undefined;
       if (!v && hasNextVector(db, r.rid)) {
         // Written and deleted during a re-index: its only vector is the new model's, in memory_vec_next.
-        insFts.run(BigInt(r.rid), r.content);
+        indexText(db, "memory", r.spaceId, r.rid, r.content);
         unflag.run(r.rid);
         changed.push(id);
         continue;
       }
       if (!v) throw new StoreError(`memory ${id} has no stored vector to restore`, "INVALID");
       putVector(db, r.rid, r.spaceId, v.embedding);
-      insFts.run(BigInt(r.rid), r.content);
+      indexText(db, "memory", r.spaceId, r.rid, r.content);
       unpark.run(r.rid);
       unflag.run(r.rid);
       added.push({ rid: r.rid, spaceId: r.spaceId, vector: blobToVector(v.embedding) });
@@ -86,7 +85,6 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
     db,
     `SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ? AND ${writableScan("space_id")}`,
   );
-  const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
   const delEvents = stmt(db, "DELETE FROM retrieval_events WHERE memory_id = ?");
   const delLinks = stmt(db, "DELETE FROM document_chunks WHERE memory_id = ?");
@@ -99,7 +97,7 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
       const r = get.get(id) as { rid: number; spaceId: string; sd: number } | undefined;
       if (!r) continue;
       dropVector(db, r.rid);
-      delFts.run(BigInt(r.rid));
+      if (!r.sd) unindexText(db, "memory", r.spaceId, r.rid);
       delTrash.run(r.rid);
       delEvents.run(id);
       delLinks.run(id);

@@ -17,6 +17,7 @@ import {
   vecBlob,
 } from "./rows";
 import { dropVector, putVector } from "./vector-rows";
+import { indexText, reindexText } from "./keyword-index";
 import { ensureSpace } from "./spaces";
 import { requireWritableSpace, writerFor } from "./shares";
 import { writableScan } from "../../core/acting";
@@ -30,7 +31,7 @@ export function findLiveByHash(db: Database.Database, spaceId: string, hash: str
 }
 
 /**
- * Write memories with their vectors: rows in memories, memory_vec and memory_fts, all in one
+ * Write memories with their vectors: rows in memories, memory_vec and the space's keyword table, all in one
  * transaction (a throw anywhere leaves none of them). Returns the new ids in input order.
  */
 export function insertMemories(
@@ -55,7 +56,6 @@ export function insertMemories(
     ? stmt(db, "INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)")
     : null;
   const clearNext = target ? stmt(db, "DELETE FROM memory_vec_next WHERE rowid = ?") : null;
-  const insertFts = stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)");
   const maxRid = stmt(db, "SELECT coalesce(max(rid), 0) AS r FROM memories");
   const added: VectorWrite["added"] = [];
   const tx = db.transaction(() => {
@@ -92,7 +92,7 @@ export function insertMemories(
       clearNext?.run(BigInt(rid));
       if (insertNext) insertNext.run(BigInt(rid), m.spaceId, vecBlob(vectors[i]!));
       else putVector(db, rid, m.spaceId, vecBlob(vectors[i]!));
-      insertFts.run(BigInt(rid), m.content);
+      indexText(db, "memory", m.spaceId, rid, m.content);
       if (!toNext) added.push({ rid, spaceId: m.spaceId, vector: vectors[i]! });
       ids.push(id);
     }
@@ -134,10 +134,7 @@ export function updateMemoryContent(
           r.spaceId,
           vecBlob(vector),
         );
-        if (!r.sd) {
-          stmt(db, "DELETE FROM memory_fts WHERE rowid = ?").run(BigInt(r.rid));
-          stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)").run(BigInt(r.rid), content);
-        }
+        if (!r.sd) reindexText(db, "memory", r.spaceId, r.rid, content);
         return null;
       }
     }
@@ -147,8 +144,7 @@ export function updateMemoryContent(
     }
     dropVector(db, r.rid);
     putVector(db, r.rid, r.spaceId, vecBlob(vector));
-    stmt(db, "DELETE FROM memory_fts WHERE rowid = ?").run(BigInt(r.rid));
-    stmt(db, "INSERT INTO memory_fts (rowid, content) VALUES (?, ?)").run(BigInt(r.rid), content);
+    reindexText(db, "memory", r.spaceId, r.rid, content);
     return { rid: r.rid, spaceId: r.spaceId, generation: bumpGeneration(db) };
   });
   const w = tx();
