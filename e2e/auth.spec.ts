@@ -126,7 +126,7 @@ test("sign in and out in the browser: back where you were, httpOnly SameSite coo
   await expect(login.heading).toBeVisible();
 
   await login.signIn("not the password");
-  await expect(login.error).toHaveText("wrong password");
+  await expect(login.error).toHaveText("wrong sign-in name or password");
   await expect(login.password).toHaveValue("");
   await login.signIn(LAN_PASSWORD);
   await expect(page).toHaveURL(/\/memory\/search$/);
@@ -134,6 +134,9 @@ test("sign in and out in the browser: back where you were, httpOnly SameSite coo
   const [cookie] = (await context.cookies()).filter((c) => c.name === "memo_session");
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", secure: false, path: "/" });
   expect(await page.evaluate(() => document.cookie)).not.toContain("memo_session"); // no script can read it
+  // The known-device cookie: for sign-in and the password forms only (/api), no script reads it either.
+  const [device] = (await context.cookies()).filter((c) => c.name === "memo_device");
+  expect(device).toMatchObject({ httpOnly: true, sameSite: "Lax", secure: false, path: "/api" });
 
   // Signed in, the navigation offers Sign out; it ends the session on the server, not just in this browser.
   await page.goto("/settings");
@@ -257,28 +260,31 @@ test("Origin check: a session does not make a cross-site mutation pass", async (
   await Promise.all([anon.dispose(), session.dispose()]);
 });
 
-test("sign-in is rate limited per client address with backoff; the client cannot pick its address", async ({
+test("sign-in is throttled per address and account with backoff; the client cannot pick its address; the owner's own browser still gets in", async ({
   playwright,
 }) => {
-  const anon = await lanRequest(playwright);
-  await signInCookie(anon); // a success first: this address starts with a clean slate
+  const own = await lanRequest(playwright);
+  await signInCookie(own); // the owner's browser signs in: it is a known device from now on
+  const guesser = await lanRequest(playwright); // a browser that never signed in
   const spoof = { "x-forwarded-for": "203.0.113.9", "x-memo-peer": "198.51.100.7" };
   for (let i = 0; i < 5; i++) {
-    const res = await anon.post("/api/auth/login", { data: { password: `guess ${i}` }, headers: spoof });
+    const res = await guesser.post("/api/auth/login", { data: { password: `guess ${i}` }, headers: spoof });
     expect(res.status()).toBe(401);
   }
-  const limited = await anon.post("/api/auth/login", { data: { password: LAN_PASSWORD } });
+  const limited = await guesser.post("/api/auth/login", { data: { password: LAN_PASSWORD } });
   expect(limited.status(), "even the right password waits").toBe(429);
   expect(Number(limited.headers()["retry-after"])).toBeGreaterThanOrEqual(1);
   expect((await limited.json()).error.message).toMatch(/too many failed sign-in attempts; try again in \d+ seconds?/);
+  // The owner's own browser (its memo_device cookie) is not held by someone else's guesses.
+  expect((await own.post("/api/auth/login", { data: { password: LAN_PASSWORD } })).status()).toBe(200);
   // The spoofed headers did not choose the bucket: every attempt is recorded under the socket's address.
   const db = new Database(lan.dbFile, { readonly: true });
   const ips = db.prepare("SELECT DISTINCT ip FROM login_attempts").all() as { ip: string }[];
   db.close();
   expect(ips.map((r) => r.ip)).toEqual(["127.0.0.1"]);
   await new Promise((r) => setTimeout(r, Number(limited.headers()["retry-after"]) * 1000 + 100));
-  expect((await anon.post("/api/auth/login", { data: { password: LAN_PASSWORD } })).status()).toBe(200);
-  await anon.dispose();
+  expect((await guesser.post("/api/auth/login", { data: { password: LAN_PASSWORD } })).status()).toBe(200);
+  await Promise.all([own.dispose(), guesser.dispose()]);
 });
 
 test("only hashes are stored: the password, session cookies and API tokens are not in the database files", async ({
@@ -286,6 +292,8 @@ test("only hashes are stored: the password, session cookies and API tokens are n
 }) => {
   const anon = await lanRequest(playwright);
   const sessionValue = await signInCookie(anon);
+  const deviceValue = (await anon.storageState()).cookies.find((c) => c.name === "memo_device")!.value;
+  expect(deviceValue).toMatch(/^[A-Za-z0-9_-]{43}$/);
   const session = await lanRequest(playwright, { cookie: `memo_session=${sessionValue}`, origin: lan.url });
   const created = await session.post("/api/trpc/access.createToken", { data: { name: "hash check" } });
   expect(created.status()).toBe(200);
@@ -304,7 +312,7 @@ test("only hashes are stored: the password, session cookies and API tokens are n
   const dir = path.dirname(lan.dbFile);
   for (const f of fs.readdirSync(dir).filter((n) => n.startsWith("memory.db"))) {
     const bytes = fs.readFileSync(path.join(dir, f));
-    for (const secret of [LAN_PASSWORD, token, sessionValue])
+    for (const secret of [LAN_PASSWORD, token, sessionValue, deviceValue])
       expect(bytes.includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${f}`).toBe(false);
   }
   await Promise.all([anon.dispose(), session.dispose()]);

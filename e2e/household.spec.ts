@@ -8,7 +8,7 @@ import { LAN_PASSWORD, startLanServer, type LanServer } from "./support/lan-serv
  * A household server (issue 32, docs/security.md#a-household-server-several-people): on the 0.0.0.0
  * server, the owner adds a person; both chat at the same time in their own `personal` spaces and each
  * turn's recalled memories (what would be sent) hold only their own memory; the owner disables the person
- * and that person's next request is refused. Screenshots of Settings → People at 1280×800 and 390×844 go to
+ * and that person's next request is refused; the owner sees failed sign-ins per account. Screenshots of Settings → People at 1280×800 and 390×844 go to
  * test-results/screenshots/settings-people-*.png. (This server's provider key is a secret the fixture refuses,
  * so replies end in a key error: recall happens before the provider is asked, and is what is checked.)
  */
@@ -50,11 +50,25 @@ test("two people chat at once, each recalls only their own memory; a disabled pe
   const sam = (await added.json()) as { id: string; login: string };
   expect(sam.login).toBe("sam");
 
+  // Two wrong guesses of Sam's password from a browser that never signed in (issue 43, finding 3): the
+  // owner sees them per account in Settings → People; Sam, a member, does not.
+  const stranger = await browser.newContext({ baseURL: lan.url });
+  for (const guess of ["wrong guess one", "wrong guess two"]) {
+    const r = await stranger.request.post("/api/auth/login", { data: { login: "sam", password: guess } });
+    expect(r.status()).toBe(401);
+    expect((await r.json()).error.message).toBe("wrong sign-in name or password");
+  }
+  await stranger.close();
+
   // Settings → People as the owner sees it, with Sam listed: at 1280×800 and 390×844 (then back).
   const viewport = owner.viewportSize();
   await owner.goto("/settings#people");
   const people = owner.getByTestId("people-section");
   await expect(people).toContainText("sam");
+  const samRow = people.getByRole("row").filter({ hasText: "sam" });
+  await expect(samRow.getByTestId("sign-in-failures")).toContainText("2 failed");
+  await samRow.getByTestId("sign-in-failures").getByText("1 address").click();
+  await expect(samRow.getByTestId("sign-in-failures")).toContainText("127.0.0.1: 2");
   for (const [width, height] of [
     [1280, 800],
     [390, 844],
@@ -66,6 +80,10 @@ test("two people chat at once, each recalls only their own memory; a disabled pe
   if (viewport) await owner.setViewportSize(viewport);
 
   const member = await signedIn(browser, "sam", SAM_PASSWORD);
+  await member.goto("/settings#people");
+  await expect(member.getByTestId("people-section")).toContainText("Your password");
+  await expect(member.getByTestId("people-section")).not.toContainText("failed");
+  expect((await member.request.get("/api/v1/people")).status(), "a member does not list people").toBe(403);
   for (const [page, text] of [
     [owner, OWNER_FACT],
     [member, SAM_FACT],

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { ErrorAlert, InlineForm, Label, Muted, Notice, SettingsSection, SettingsTable, Th } from "../_ui/ui";
 import { useTRPC } from "../_trpc/client";
 import { BTN, BTN_DANGER, BTN_PRIMARY_SM as BTN_PRIMARY, INPUT } from "../_ui/styles";
+import { SignInFailuresCell, UnknownNamesNote, type SignInFailures } from "./sign-in-failures";
 
 interface PersonRow {
   id: string;
@@ -14,6 +15,7 @@ interface PersonRow {
   disabled: boolean;
   mustChangePassword: boolean;
   createdAt: string;
+  signIn: SignInFailures;
 }
 
 /** The people REST API (server/http/people-handlers.ts): JSON in, JSON out, its error message thrown. */
@@ -31,7 +33,8 @@ async function api<T>(url: string, method = "GET", body?: unknown): Promise<T> {
 /**
  * Settings → People (admins): the household's people — add one (initial password, optionally to be changed
  * at first sign-in), disable or enable (their sessions and tokens stop at once), reset a password, remove
- * (everything of theirs is deleted). A member sees only their own password form.
+ * (everything of theirs is deleted), and see each account's failed sign-ins (issue 43). A member sees only
+ * their own password form.
  */
 const personStatus = (p: { disabled: boolean; mustChangePassword: boolean }) =>
   p.disabled ? "disabled" : p.mustChangePassword ? "must change password" : "active";
@@ -43,7 +46,7 @@ export function PeopleSection() {
   const admin = me.data?.role === "admin";
   const people = useQuery({
     queryKey: ["people"],
-    queryFn: () => api<{ people: PersonRow[] }>("/api/v1/people"),
+    queryFn: () => api<{ people: PersonRow[]; unknownNames: SignInFailures & { names: number } }>("/api/v1/people"),
     enabled: admin,
   });
   const [form, setForm] = useState({ name: "", login: "", password: "", role: "member", mustChange: true });
@@ -224,6 +227,7 @@ export function PeopleSection() {
                 <Th className="hidden py-1 pr-3 sm:table-cell">Sign-in name</Th>
                 <Th className="hidden py-1 pr-3 sm:table-cell">Role</Th>
                 <Th className="hidden py-1 pr-3 sm:table-cell">Status</Th>
+                <Th className="hidden py-1 pr-3 sm:table-cell">Failed sign-ins</Th>
                 <Th className="py-1">
                   <span className="sr-only">Actions</span>
                 </Th>
@@ -239,10 +243,18 @@ export function PeopleSection() {
                     <span className="block text-xs text-zinc-500 sm:hidden">
                       {p.login} · {p.role} · {personStatus(p)}
                     </span>
+                    {p.signIn.failures + p.signIn.knownDeviceFailures > 0 && (
+                      <div className="text-xs sm:hidden">
+                        <SignInFailuresCell s={p.signIn} who={p.login} testId="sign-in-failures-narrow" />
+                      </div>
+                    )}
                   </td>
                   <td className="hidden py-1 pr-3 sm:table-cell">{p.login}</td>
                   <td className="hidden py-1 pr-3 sm:table-cell">{p.role}</td>
                   <td className="hidden py-1 pr-3 sm:table-cell">{personStatus(p)}</td>
+                  <td className="hidden py-1 pr-3 sm:table-cell">
+                    <SignInFailuresCell s={p.signIn} who={p.login} />
+                  </td>
                   <td className="flex flex-wrap gap-1 py-1">
                     {p.id !== "owner" && (
                       <>
@@ -305,6 +317,7 @@ export function PeopleSection() {
               ))}
             </tbody>
           </SettingsTable>
+          {people.data && <UnknownNamesNote s={people.data.unknownNames} />}
         </>
       )}
     </SettingsSection>

@@ -17,17 +17,26 @@ import {
   verifyPassword,
   type ScryptParams,
 } from "./password";
-import { accountHoldMs, LOGIN_POLICY, loginRetryAfterMs, type LoginPolicy } from "./rate-limit";
+import { holdRemaining, LOGIN_POLICY, type LoginPolicy } from "./rate-limit";
 import {
-  attemptStats,
-  createSession,
-  hasOwnerPassword,
+  accountFailures,
+  addressFailures,
+  deviceFailures,
+  knownDevice,
   markAttemptFailedAt,
   markAttemptOk,
-  ownerPasswordHash,
   pruneAttempts,
   recordAttempt,
+  rememberDevice,
+  unknownAccount,
+  type AttemptSource,
+} from "./sign-in-attempts";
+import {
+  createSession,
+  hasOwnerPassword,
+  ownerPasswordHash,
   replaceOwnerPasswordHash,
+  sessionFromToken,
   setOwnerPasswordHash,
   sha256,
 } from "./store";
@@ -35,14 +44,38 @@ import {
 export type AuthFailure = { ok: false; status: 400 | 401 | 403 | 409 | 429; message: string; retryAfterS?: number };
 
 /**
- * Check the owner password for one sign-in attempt, rate-limited (server/auth/rate-limit.ts): refused while
- * this address must wait, held a moment while the account sees many failures. The attempt is recorded as
- * failed before the (slow) check, so parallel guesses all count, and marked ok after.
+ * The one answer to every failed sign-in (issue 43, finding 6): a wrong password, a sign-in name nobody
+ * has, a disabled person, the owner's name — nothing in it tells which.
+ */
+export const SIGN_IN_FAILED = "wrong sign-in name or password";
+
+/** Where a sign-in attempt comes from: its address, and the browser's memo_device and memo_session cookies. */
+export interface SignInSource {
+  ip: string;
+  deviceCookie?: string | null;
+  sessionToken?: string | null;
+}
+
+/**
+ * The known device of `personId` an attempt comes from: a browser that signed in as them before (its
+ * memo_device cookie), else a live session of theirs (someone signed in, changing their password or signing
+ * in again). Null when neither: the attempt is then held by its address's and the account's counters.
+ */
+function knownSourceOf(db: Database.Database, personId: string, src: SignInSource, now: number): string | null {
+  const device = knownDevice(db, src.deviceCookie, personId);
+  if (device) return device;
+  const session = src.sessionToken ? sessionFromToken(db, src.sessionToken, now) : null;
+  return session?.personId === personId ? `s:${session.idHash}` : null;
+}
+
+/**
+ * Check the owner password for one attempt (`{ password }` alone, and the owner password change), throttled
+ * (server/auth/rate-limit.ts) as the owner's account.
  */
 export async function checkOwnerPassword(
   db: Database.Database,
   password: string,
-  ip: string,
+  src: SignInSource,
   now = Date.now(),
   policy: LoginPolicy = LOGIN_POLICY,
   /** Parameters a weaker stored hash is upgraded to after a successful check. */
@@ -51,37 +84,47 @@ export async function checkOwnerPassword(
   const hash = ownerPasswordHash(db);
   if (!hash)
     return { ok: false, status: 409, message: "no owner password is set; run `npm run set-password` on the server" };
-  return checkPasswordAgainst(db, hash, password, ip, now, policy, rehashTo, (h) => replaceOwnerPasswordHash(db, h));
+  const attempt = { ip: src.ip, account: OWNER_ID, device: knownSourceOf(db, OWNER_ID, src, now) };
+  return checkPasswordAgainst(db, hash, password, attempt, now, policy, rehashTo, (h) =>
+    replaceOwnerPasswordHash(db, h),
+  );
 }
 
 /** A hash no password matches, checked for an unknown sign-in name so that it costs what a known one does. */
 let decoyHash: Promise<string> | null = null;
 
 /**
- * Check a person's password (the owner's by `checkOwnerPassword`), with the same rate limit by address. An
- * unknown or disabled sign-in name costs a full check too and answers like a wrong password: whether a name
- * exists is not told.
+ * Check a person's password by sign-in name, the owner's included, throttled as that person's account. An
+ * unknown or disabled name costs a full check too, is throttled like any account (under a hash of the name)
+ * and answers exactly like a wrong password: whether a name exists, and whose it is, is not told.
  */
 export async function checkPersonPassword(
   db: Database.Database,
   login: string,
   password: string,
-  ip: string,
+  src: SignInSource,
   now = Date.now(),
+  policy: LoginPolicy = LOGIN_POLICY,
+  rehashTo: ScryptParams = DEFAULT_SCRYPT,
 ): Promise<{ ok: true; person: Person } | AuthFailure> {
   const person = personByLogin(db, login);
-  if (person?.id === OWNER_ID) {
-    const r = await checkOwnerPassword(db, password, ip, now);
-    return r.ok ? { ok: true, person } : r;
-  }
-  const stored = person && !person.disabled ? personPasswordHash(db, person.id) : null;
+  const stored =
+    !person || person.disabled
+      ? null
+      : person.id === OWNER_ID
+        ? ownerPasswordHash(db)
+        : personPasswordHash(db, person.id);
   decoyHash ??= hashPassword(crypto.randomUUID());
   const hash = stored ?? (await decoyHash);
-  const r = await checkPasswordAgainst(db, hash, password, ip, now, LOGIN_POLICY, DEFAULT_SCRYPT, (h) => {
-    if (person) setPersonPasswordHashQuietly(db, person.id, h);
+  const attempt = person
+    ? { ip: src.ip, account: person.id, device: knownSourceOf(db, person.id, src, now) }
+    : { ip: src.ip, account: unknownAccount(login), device: null };
+  const r = await checkPasswordAgainst(db, hash, password, attempt, now, policy, rehashTo, (h) => {
+    if (person?.id === OWNER_ID) replaceOwnerPasswordHash(db, h);
+    else if (person) setPersonPasswordHashQuietly(db, person.id, h);
   });
-  if (!r.ok) return r.status === 401 ? { ...r, message: "wrong sign-in name or password" } : r;
-  if (!stored || !person) return { ok: false, status: 401, message: "wrong sign-in name or password" };
+  if (!r.ok) return r;
+  if (!stored || !person) return { ok: false, status: 401, message: SIGN_IN_FAILED };
   return { ok: true, person };
 }
 
@@ -89,14 +132,17 @@ async function checkPasswordAgainst(
   db: Database.Database,
   hash: string,
   password: string,
-  ip: string,
+  attempt: AttemptSource,
   now: number,
   policy: LoginPolicy,
   rehashTo: ScryptParams,
   rehash: (h: string) => void,
 ): Promise<{ ok: true } | AuthFailure> {
-  const stats = attemptStats(db, ip, policy.windowMs, now);
-  const wait = loginRetryAfterMs(stats, now, policy);
+  const since = now - policy.windowMs;
+  const counters = attempt.device
+    ? [deviceFailures(db, attempt.account, attempt.device, since)]
+    : [addressFailures(db, attempt.ip, since), accountFailures(db, attempt.account, since)];
+  const wait = Math.max(...counters.map((c) => holdRemaining(c, now, policy)));
   if (wait > 0) {
     const s = Math.ceil(wait / 1000);
     return {
@@ -106,35 +152,47 @@ async function checkPasswordAgainst(
       retryAfterS: s,
     };
   }
-  const id = recordAttempt(db, ip, now);
-  if (id % 100 === 0) pruneAttempts(db, 24 * 3_600_000, now);
+  const id = recordAttempt(db, attempt, now);
+  if (id % 100 === 0) pruneAttempts(db, policy.windowMs, now);
   const t0 = performance.now();
-  const hold = accountHoldMs(stats, now, policy);
-  if (hold > 0) await new Promise((r) => setTimeout(r, hold));
   if (!(await verifyPassword(password, hash))) {
     markAttemptFailedAt(db, id, now + Math.round(performance.now() - t0));
-    return { ok: false, status: 401, message: "wrong password" };
+    return { ok: false, status: 401, message: SIGN_IN_FAILED };
   }
   markAttemptOk(db, id);
   if (needsRehash(hash, rehashTo)) rehash(await hashPassword(password, rehashTo));
   return { ok: true };
 }
 
-/** Sign in: `{ password }` alone is the owner (as before people existed), `{ login, password }` anyone. */
+/**
+ * Sign in: `{ password }` alone is the owner (as before people existed), `{ login, password }` anyone. A
+ * success makes the browser a known device of the person (`deviceCookie`: what its memo_device cookie is to
+ * hold from now on).
+ */
 export async function signIn(
   db: Database.Database,
-  input: { login?: string; password: string; ip: string; userAgent?: string | null },
+  input: SignInSource & { login?: string; password: string; userAgent?: string | null },
   now = Date.now(),
+  policy: LoginPolicy = LOGIN_POLICY,
+  rehashTo: ScryptParams = DEFAULT_SCRYPT,
 ): Promise<
-  { ok: true; token: string; expiresAt: string; personId: string; mustChangePassword: boolean } | AuthFailure
+  | {
+      ok: true;
+      token: string;
+      expiresAt: string;
+      personId: string;
+      mustChangePassword: boolean;
+      deviceCookie: string;
+    }
+  | AuthFailure
 > {
   let personId = OWNER_ID;
   let mustChangePassword = false;
   if (input.login === undefined) {
-    const checked = await checkOwnerPassword(db, input.password, input.ip, now);
+    const checked = await checkOwnerPassword(db, input.password, input, now, policy, rehashTo);
     if (!checked.ok) return checked;
   } else {
-    const checked = await checkPersonPassword(db, input.login, input.password, input.ip, now);
+    const checked = await checkPersonPassword(db, input.login, input.password, input, now, policy, rehashTo);
     if (!checked.ok) return checked;
     personId = checked.person.id;
     mustChangePassword = checked.person.mustChangePassword;
@@ -143,6 +201,7 @@ export async function signIn(
     ok: true,
     personId,
     mustChangePassword,
+    deviceCookie: rememberDevice(db, input.deviceCookie, personId, now),
     ...createSession(db, { ip: input.ip, userAgent: input.userAgent, personId }, now),
   };
 }
@@ -153,14 +212,14 @@ export async function signIn(
  */
 export async function changePersonPassword(
   db: Database.Database,
-  input: { personId: string; current: string; password: string; ip: string; keepSession?: string },
+  input: { personId: string; current: string; password: string; keepSession?: string } & SignInSource,
 ): Promise<{ ok: true } | AuthFailure> {
   const problem = passwordProblem(input.password);
   if (problem) return { ok: false, status: 400, message: problem };
   const person = getPerson(db, input.personId);
   if (!person || person.id === OWNER_ID)
     return { ok: false, status: 400, message: "the owner changes the owner password" };
-  const checked = await checkPersonPassword(db, person.login, input.current, input.ip);
+  const checked = await checkPersonPassword(db, person.login, input.current, input);
   if (!checked.ok) return checked.status === 401 ? { ...checked, message: "the current password is wrong" } : checked;
   setPersonPasswordHash(
     db,
@@ -182,18 +241,17 @@ export async function changeOwnerPassword(
   input: {
     current?: string;
     password: string;
-    ip: string;
     keepSession?: string;
     loginRequired: boolean;
     /** Sign out every other session and revoke every API token (default: yes). */
     revokeOthers?: boolean;
-  },
+  } & SignInSource,
 ): Promise<{ ok: true; sessionsRevoked: number; tokensRevoked: number } | AuthFailure> {
   const problem = passwordProblem(input.password);
   if (problem) return { ok: false, status: 400, message: problem };
   if (hasOwnerPassword(db)) {
     if (!input.current) return { ok: false, status: 400, message: "enter the current password" };
-    const checked = await checkOwnerPassword(db, input.current, input.ip);
+    const checked = await checkOwnerPassword(db, input.current, input);
     if (!checked.ok) return checked.status === 401 ? { ...checked, message: "the current password is wrong" } : checked;
   } else if (input.loginRequired) {
     return { ok: false, status: 403, message: "set the first password on the server with `npm run set-password`" };

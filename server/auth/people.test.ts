@@ -84,6 +84,21 @@ test("people: add, sign in by name, tokens act as their person, disable stops th
     ((await wrong.json()) as { error: { message: string } }).error.message,
     "an unknown name answers like a wrong password",
   );
+  // The owner's sign-in name, and the owner's password alone, answer the same too (issue 43, finding 6):
+  // no failure tells whose name it was.
+  const failures = await Promise.all(
+    [
+      { login: "owner", password: "nope nope nope" },
+      { login: "OWNER", password: "nope nope nope" },
+      { password: "nope nope nope" },
+      { login: "bob", password: "nope nope nope" },
+      { login: "nobody", password: "nope nope nope" },
+    ].map(async (body) => {
+      const r = await login(req("/api/auth/login", "POST", body, { "x-memo-peer": `192.0.2.${body.login ?? "x"}` }));
+      return JSON.stringify({ status: r.status, body: await r.json() });
+    }),
+  );
+  assert.equal(new Set(failures).size, 1, failures.join("\n"));
 
   const bobS = await signIn({ login: "bob", password: "bob's password" });
   const s = allowed("/api/v1/search", bobS);
@@ -153,10 +168,14 @@ test("people: add, sign in by name, tokens act as their person, disable stops th
     404,
   );
 
-  // Removal: the person and their sessions and tokens are gone.
+  // Removal: the person and their sessions and tokens are gone, and their sign-in attempts and known browsers.
+  const n = (sql: string) => (store.sqlite.prepare(sql).get(bob.id) as { n: number }).n;
+  assert.ok(n("SELECT count(*) AS n FROM login_devices WHERE person_id = ?") > 0, "bob's browsers were known");
+  assert.ok(n("SELECT count(*) AS n FROM login_attempts WHERE account = ?") > 0, "bob's sign-ins were counted");
   const rm = await removePerson(req(`/api/v1/people/${bob.id}`, "DELETE", undefined, owner), params(bob.id));
   assert.equal(rm.status, 200);
-  const n = (sql: string) => (store.sqlite.prepare(sql).get(bob.id) as { n: number }).n;
+  assert.equal(n("SELECT count(*) AS n FROM login_devices WHERE person_id = ?"), 0);
+  assert.equal(n("SELECT count(*) AS n FROM login_attempts WHERE account = ?"), 0);
   assert.equal(n("SELECT count(*) AS n FROM people WHERE id = ?"), 0);
   assert.equal(n("SELECT count(*) AS n FROM api_tokens WHERE person_id = ?"), 0);
   assert.equal(n("SELECT count(*) AS n FROM auth_sessions WHERE person_id = ?"), 0);

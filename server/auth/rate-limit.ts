@@ -1,51 +1,45 @@
-import type { AttemptStats } from "./store";
+import type { FailureCount } from "./sign-in-attempts";
 
 /**
- * Sign-in rate limiting: a refusal with exponential backoff per client address, and a short hold for the
- * account as a whole.
+ * Sign-in throttling (issue 43, finding 3): a growing hold per target account and per client address.
  *
- * Per address: the first `ipFree` failures (since its last success, within the window) cost nothing; after
- * that each further attempt must wait 2^(failures − ipFree) seconds after the previous failure, capped at
- * `maxDelayMs`. While that wait applies, the attempt is refused (429) without checking the password, so a
- * guess costs the attacker time and costs the server nothing.
+ * Three counters of standing failures (server/auth/sign-in-attempts.ts: a failure stands until a success
+ * of the same account from the same address or known device explains it):
+ *  - the address: failures from it against any account;
+ *  - the account: failures against it from every address (an attacker rotating addresses);
+ *  - a known device of the account: failures from that browser (or signed-in session) alone.
+ * An attempt from a device known for the account it tries is held by that device's counter only; any other
+ * attempt by both the address's and the account's. Past `free` failures within the window each counter
+ * holds further attempts for base·2^(failures − free) after its latest failure, capped at `maxDelayMs`;
+ * a held attempt is refused (429, Retry-After) without checking the password, so it costs nothing.
  *
- * For the account (all addresses together, which covers an attacker rotating addresses): past
- * `accountFree` failures in the window, every attempt is held back before its check, 2^(failures −
- * accountFree) seconds after the latest failure but never more than `accountMaxHoldMs`. It slows guessing
- * from many addresses and never refuses: nobody else's failures can keep the owner out (issue 33 item 8).
+ * So guesses of alice's password meet a 429 by the sixth, from one address or many, whoever else signs in
+ * between; and alice still signs in from a browser she signed in from before, whose failures are its own.
  */
 export interface LoginPolicy {
+  /** Failures older than this no longer count (they are pruned after it too). */
   windowMs: number;
-  ipFree: number;
+  /** Failures each counter allows before it holds. */
+  free: number;
   baseDelayMs: number;
   maxDelayMs: number;
-  accountFree: number;
-  accountMaxHoldMs: number;
 }
 
 export const LOGIN_POLICY: LoginPolicy = {
-  windowMs: 15 * 60_000,
-  ipFree: 5,
+  windowMs: 24 * 3_600_000,
+  free: 5,
   baseDelayMs: 1000,
   maxDelayMs: 15 * 60_000,
-  accountFree: 50,
-  accountMaxHoldMs: 2000,
 };
 
-function delayFor(failures: number, free: number, p: LoginPolicy, cap: number): number {
-  if (failures < free) return 0;
-  return Math.min(p.baseDelayMs * 2 ** Math.min(failures - free, 30), cap);
+/** How long (ms) a counter with this many failures holds after its latest one: 0, then 1 s, 2 s, 4 s … capped. */
+export function holdAfter(failures: number, p: LoginPolicy = LOGIN_POLICY): number {
+  if (failures < p.free) return 0;
+  return Math.min(p.baseDelayMs * 2 ** Math.min(failures - p.free, 30), p.maxDelayMs);
 }
 
-const remaining = (last: number | null, delay: number, now: number) =>
-  last === null || delay === 0 ? 0 : Math.max(0, last + delay - now);
-
-/** How long (ms) before this address may try again; 0 when it may try now. */
-export function loginRetryAfterMs(s: AttemptStats, now: number, p: LoginPolicy = LOGIN_POLICY): number {
-  return remaining(s.ipLastFailure, delayFor(s.ipFailures, p.ipFree, p, p.maxDelayMs), now);
-}
-
-/** How long (ms) to hold this attempt before checking it, for the account's recent failures (≤ accountMaxHoldMs). */
-export function accountHoldMs(s: AttemptStats, now: number, p: LoginPolicy = LOGIN_POLICY): number {
-  return remaining(s.globalLastFailure, delayFor(s.globalFailures, p.accountFree, p, p.accountMaxHoldMs), now);
+/** How long (ms) from `now` a counter still holds; 0 when an attempt may go ahead. */
+export function holdRemaining(c: FailureCount, now: number, p: LoginPolicy = LOGIN_POLICY): number {
+  const hold = holdAfter(c.failures, p);
+  return c.lastFailure === null || hold === 0 ? 0 : Math.max(0, c.lastFailure + hold - now);
 }

@@ -4,8 +4,8 @@ import { stmt } from "../core/statements";
 import { OWNER_ID } from "../core/space-name";
 
 /**
- * The auth tables (server/db/schema.ts: auth_owner, auth_sessions, api_tokens, login_attempts). Secrets
- * are never stored: sessions and API tokens are 256-bit random values of which only the SHA-256 is kept
+ * The auth tables (server/db/schema.ts: auth_owner, auth_sessions, api_tokens; sign-in attempts and known
+ * devices are server/auth/sign-in-attempts.ts's). Secrets are never stored: sessions and API tokens are 256-bit random values of which only the SHA-256 is kept
  * (a fast hash is right for random secrets; the memory-hard KDF is for the owner's password, which is
  * not random). Everything takes the store's connection, so the app, the proxy and scripts share it.
  */
@@ -266,55 +266,4 @@ export function tokenFromBearer(
     return { ...row, lastUsedAt: at };
   }
   return row;
-}
-
-// ---- sign-in attempts -------------------------------------------------------------------------------
-
-/** Record an attempt as failed before the password is checked (so parallel guesses all count); mark it ok after. */
-export function recordAttempt(db: Database.Database, ip: string, now = Date.now()): number {
-  return Number(
-    stmt(db, "INSERT INTO login_attempts (ip, at, ok) VALUES (?, ?, 0)").run(ip.slice(0, 64), now).lastInsertRowid,
-  );
-}
-
-export function markAttemptOk(db: Database.Database, id: number): void {
-  stmt(db, "UPDATE login_attempts SET ok = 1 WHERE id = ?").run(id);
-}
-
-/** A failed attempt's time becomes when its check finished: the backoff runs from the answer, not the request. */
-export function markAttemptFailedAt(db: Database.Database, id: number, at: number): void {
-  stmt(db, "UPDATE login_attempts SET at = ? WHERE id = ?").run(at, id);
-}
-
-export interface AttemptStats {
-  /** Failures from this address since its last success, within the window. */
-  ipFailures: number;
-  ipLastFailure: number | null;
-  /** Failures from every address within the window. */
-  globalFailures: number;
-  globalLastFailure: number | null;
-}
-
-export function attemptStats(db: Database.Database, ip: string, windowMs: number, now = Date.now()): AttemptStats {
-  const since = now - windowMs;
-  const lastOk = (
-    stmt(db, "SELECT max(at) AS at FROM login_attempts WHERE ip = ? AND ok = 1 AND at >= ?").get(ip, since) as {
-      at: number | null;
-    }
-  ).at;
-  const ipRow = stmt(
-    db,
-    "SELECT count(*) AS n, max(at) AS last FROM login_attempts WHERE ip = ? AND ok = 0 AND at >= ?",
-  ).get(ip, Math.max(since, lastOk ?? 0)) as {
-    n: number;
-    last: number | null;
-  };
-  const all = stmt(db, "SELECT count(*) AS n, max(at) AS last FROM login_attempts WHERE ok = 0 AND at >= ?").get(
-    since,
-  ) as { n: number; last: number | null };
-  return { ipFailures: ipRow.n, ipLastFailure: ipRow.last, globalFailures: all.n, globalLastFailure: all.last };
-}
-
-export function pruneAttempts(db: Database.Database, olderThanMs: number, now = Date.now()): number {
-  return stmt(db, "DELETE FROM login_attempts WHERE at < ?").run(now - olderThanMs).changes;
 }

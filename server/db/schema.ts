@@ -313,8 +313,33 @@ export const loginAttempts = sqliteTable(
     ip: text("ip").notNull(),
     at: integer("at").notNull(), // epoch ms
     ok: integer("ok", { mode: "boolean" }).notNull().default(false),
+    /** Whom it tried (migration 0020): a person's id, '?<hash>' for a sign-in name nobody has, '' from before. */
+    account: text("account").notNull().default(""),
+    /** The known device or session of that person it came from, or null (server/auth/sign-in-attempts.ts). */
+    device: text("device"),
   },
-  (t) => [index("login_attempts_ip_at_idx").on(t.ip, t.at), index("login_attempts_at_idx").on(t.at)],
+  (t) => [
+    index("login_attempts_ip_at_idx").on(t.ip, t.at),
+    index("login_attempts_at_idx").on(t.at),
+    index("login_attempts_account_at_idx").on(t.account, t.at),
+  ],
+);
+
+/** Browsers a person signed in from (migration 0020): the SHA-256 of the memo_device cookie's secret. */
+export const loginDevices = sqliteTable(
+  "login_devices",
+  {
+    secretHash: text("secret_hash").notNull(),
+    personId: text("person_id")
+      .notNull()
+      .references(() => people.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(), // epoch ms
+    lastUsedAt: integer("last_used_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.secretHash, t.personId] }),
+    index("login_devices_person_idx").on(t.personId, t.lastUsedAt),
+  ],
 );
 
 /**

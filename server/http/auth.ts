@@ -5,12 +5,23 @@ import { accessConfig, clientAddress, readCookie, requestIsHttps } from "../auth
 import { loginRequiredHere } from "../auth/gate";
 import { signIn } from "../auth/login";
 import { MAX_PASSWORD_CHARS } from "../auth/password";
+import { DEVICE_COOKIE } from "../auth/sign-in-attempts";
 import { deleteSession, SESSION_COOKIE, sessionDays } from "../auth/store";
 
 /** The session cookie: httpOnly (no script can read it), SameSite=Lax, Secure when the request came over https. */
 export function sessionCookie(token: string, req: Request): string {
   const secure = requestIsHttps(req.headers, accessConfig()) ? "; Secure" : "";
   return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${Math.round(sessionDays() * 86_400)}${secure}`;
+}
+
+/**
+ * The known-device cookie (server/auth/sign-in-attempts.ts), set at every successful sign-in and kept at
+ * sign-out: it lets this browser's sign-ins count apart from an attack on the account elsewhere. It is no
+ * credential (it opens nothing); only /api (sign-in, the password forms) reads it. 400 days, browsers' cap.
+ */
+export function deviceCookie(secret: string, req: Request): string {
+  const secure = requestIsHttps(req.headers, accessConfig()) ? "; Secure" : "";
+  return `${DEVICE_COOKIE}=${secret}; Path=/api; HttpOnly; SameSite=Lax; Max-Age=${400 * 86_400}${secure}`;
 }
 
 export function clearedSessionCookie(req: Request): string {
@@ -29,7 +40,8 @@ const loginInput = z.strictObject({
 
 /**
  * POST /api/auth/login { login?, password } → 200 { ok, expiresAt, person, mustChangePassword } with the
- * session cookie; 401 wrong password; 429 rate-limited. `{ password }` alone signs in the owner.
+ * session and device cookies; 401 "wrong sign-in name or password" for every failure; 429 throttled, with
+ * Retry-After. `{ password }` alone signs in the owner.
  */
 export function loginHandler(req: Request): Promise<Response> {
   return handle(async () => {
@@ -39,6 +51,8 @@ export function loginHandler(req: Request): Promise<Response> {
       login,
       password,
       ip: clientAddress(req.headers, accessConfig()),
+      deviceCookie: readCookie(req.headers, DEVICE_COOKIE),
+      sessionToken: readCookie(req.headers, SESSION_COOKIE),
       userAgent: req.headers.get("user-agent"),
     });
     if (!r.ok) {
@@ -53,7 +67,8 @@ export function loginHandler(req: Request): Promise<Response> {
       person: r.personId,
       mustChangePassword: r.mustChangePassword,
     });
-    res.headers.set("set-cookie", sessionCookie(r.token, req));
+    res.headers.append("set-cookie", sessionCookie(r.token, req));
+    res.headers.append("set-cookie", deviceCookie(r.deviceCookie, req));
     res.headers.set("cache-control", "no-store");
     return res;
   });

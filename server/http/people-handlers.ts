@@ -1,7 +1,7 @@
 /**
  * The household's people over REST (issue 32; the contract scripts use, documented in docs/security.md):
  *   POST   /api/v1/people { name, login, password, role, mustChangePassword? } → 201 { id, login }   (admin)
- *   GET    /api/v1/people → { people: [...] }                                                          (admin)
+ *   GET    /api/v1/people → { people: [{ …, signIn }], unknownNames }: with failed sign-ins            (admin)
  *   PATCH  /api/v1/people/<id> { disabled?, password?, mustChangePassword?, role? } → the person        (admin)
  *   DELETE /api/v1/people/<id> → { removed, files }: all of that person's data, one transaction         (admin)
  *   GET    /api/v1/people/<id>/export → that person's export file (what removal deletes), as an attachment (admin)
@@ -24,6 +24,7 @@ import {
   setPersonDisabled,
   setPersonPasswordHash,
 } from "../auth/people";
+import { NO_FAILURES, signInFailureReport } from "../auth/sign-in-report";
 import { createApiToken, hasOwnerPassword } from "../auth/store";
 import { removePersonData } from "../services/people-service";
 import { exportMemories } from "../services/transfer-service";
@@ -72,10 +73,16 @@ export function createPersonHandler(req: Request): Promise<Response> {
   });
 }
 
+/** The people, each with their failed sign-ins (server/auth/sign-in-report.ts), and those of names nobody has. */
 export function listPeopleHandler(req: Request): Promise<Response> {
   return handle(() => {
     requireAdminSession(req);
-    return json({ people: listPeople(getDb().sqlite) });
+    const db = getDb().sqlite;
+    const report = signInFailureReport(db);
+    return json({
+      people: listPeople(db).map((p) => ({ ...p, signIn: report.byAccount.get(p.id) ?? NO_FAILURES })),
+      unknownNames: report.unknownNames,
+    });
   });
 }
 

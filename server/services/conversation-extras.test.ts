@@ -19,6 +19,8 @@ import {
   searchConversations,
 } from "./conversation-extras";
 import { ServiceError } from "../core/errors";
+import { runAs } from "../core/acting";
+import { createPerson } from "../auth/people";
 
 const stores: TempStore[] = [];
 after(() => stores.forEach((s) => s.close()));
@@ -131,4 +133,71 @@ test("Markdown export: title, speakers with times, text as written, recalled mem
   assert.match(markdown, /## Memo · .*\n\nDay 1: Alfama\.\n\n```\ncode\n```\n/);
   assert.match(markdown, /Recalled memories \(1\)[\s\S]*- 2024-01-02 \(hybrid\): User likes trams/);
   assert.equal(exportFileName("!!!"), "conversation.md");
+});
+
+test("search: a person's results and their order do not depend on anyone else's conversations (issue 43, finding 2)", () => {
+  const d = db();
+  const bob = createPerson(d, { name: "Bob", login: "bob", passwordHash: "x", role: "member" }).id;
+  const asBob = <T>(fn: () => T) => runAs({ personId: bob, admin: false }, fn);
+  // Bob's conversations: the two words in different proportions, so that bm25 over a shared index orders
+  // them by how rare each word is across everyone's messages.
+  asBob(() => {
+    const lanterns = createConversation(d, { title: "Evening walk" });
+    appendMessages(d, lanterns.id, [{ role: "user", content: "lantern lantern lantern by the harbour" }]);
+    const harbour = createConversation(d, { title: "Boats" });
+    appendMessages(d, harbour.id, [
+      { role: "user", content: "the harbour harbour harbour wall near a lantern" },
+      { role: "assistant", content: "A harbour with a lantern sounds lovely." },
+    ]);
+    const titled = createConversation(d, { space: "work", title: "Harbour lantern festival" });
+    appendMessages(d, titled.id, [{ role: "user", content: "tickets for saturday" }]);
+    const temp = createConversation(d, { title: "Harbour lantern (temporary)", temporary: true });
+    appendMessages(d, temp.id, [{ role: "user", content: "harbour lantern" }]);
+  });
+  const queries = ["harbour lantern", "lantern", "harbour", "harb", "wall"];
+  const bobSees = () => JSON.stringify(queries.map((q) => asBob(() => searchConversations(d, q, { limit: 200 }))));
+  const before = bobSees();
+  assert.ok(asBob(() => searchConversations(d, "harbour lantern")).length === 3, "Bob's three conversations");
+
+  // The owner writes many conversations and temporary chats full of Bob's words: more than the 2,000 index
+  // rows the search used to rank household-wide, and skewed towards one word.
+  const written: string[] = [];
+  d.transaction(() => {
+    for (let i = 0; i < 700; i++) {
+      const c = createConversation(d, { title: `Harbour lantern notes ${i}`, temporary: i % 7 === 0 });
+      written.push(c.id);
+      appendMessages(d, c.id, [
+        { role: "user", content: `lantern lantern lantern lantern harbour ${i}` },
+        { role: "assistant", content: "lantern and harbour again" },
+        { role: "user", content: "a wall of lanterns, the harbour wall" },
+      ]);
+    }
+  })();
+  assert.equal(bobSees(), before, "Bob's results and order are the same after the owner wrote");
+  for (const id of written) deleteConversation(d, id);
+  assert.equal(bobSees(), before, "and after the owner deleted everything");
+});
+
+test("search order: pinned, then a matching title, then more matching messages, then the most recent; the snippet is the latest match", async () => {
+  const d = db();
+  const once = createConversation(d, { title: "One mention" });
+  appendMessages(d, once.id, [{ role: "user", content: "walnut bread" }]);
+  await new Promise((r) => setTimeout(r, 5));
+  const twice = createConversation(d, { title: "Two mentions" });
+  appendMessages(d, twice.id, [
+    { role: "user", content: "walnut cake first" },
+    { role: "assistant", content: "walnut cake second" },
+  ]);
+  await new Promise((r) => setTimeout(r, 5));
+  const recentOnce = createConversation(d, { title: "Another mention" });
+  appendMessages(d, recentOnce.id, [{ role: "user", content: "walnut oil" }]);
+  const titled = createConversation(d, { title: "Walnut harvest" });
+  const pinned = createConversation(d, { title: "Pinned, mentioned once" });
+  appendMessages(d, pinned.id, [{ role: "user", content: "a walnut" }]);
+  pinConversation(d, pinned.id, true);
+  const hits = searchConversations(d, "walnut");
+  assert.deepEqual(ids(hits), [pinned.id, titled.id, twice.id, recentOnce.id, once.id]);
+  assert.equal(hits[2]!.snippet, "«walnut» cake second");
+  assert.equal(hits[1]!.snippet, null, "only the title matched");
+  assert.deepEqual(ids(searchConversations(d, "walnut", { limit: 2 })), [pinned.id, titled.id]);
 });

@@ -12,6 +12,7 @@ import {
   type Conversation,
 } from "../chat/conversations";
 import { ServiceError } from "../core/errors";
+import { mineScan } from "../core/acting";
 
 export const MAX_SEARCH_QUERY = 200;
 
@@ -30,7 +31,16 @@ export function conversationMatch(query: string): string | null {
   return words.map((w, i) => (i === words.length - 1 ? `${quoteFtsTerm(w)}*` : quoteFtsTerm(w))).join(" AND ");
 }
 
-/** Conversations whose title or messages contain every word of `query`, best match first (pinned first among them). */
+/**
+ * Conversations whose title or messages contain every word of `query`: pinned first, then those whose title
+ * matches, then by how many of their messages match, then the most recently updated.
+ *
+ * The person's own non-temporary conversations are chosen before anything is ordered or cut (issue 43,
+ * finding 2), and the order is computed from those matches alone. FTS5's `rank` (bm25) is not used: it reads
+ * document counts and lengths over the whole `conversation_fts` table, i.e. over every person's messages, so
+ * ordering by it would let another person's conversations move this person's results. The snippet is the
+ * most recently written matching message's (FTS5's snippet() reads that one row only).
+ */
 export function searchConversations(
   db: Database.Database,
   query: string,
@@ -41,27 +51,40 @@ export function searchConversations(
   const match = conversationMatch(query);
   if (!match) return [];
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
-  const hits = db
+  // CROSS JOIN keeps the FTS match as the outer loop (one index lookup), with the person's filter on each hit.
+  const found = db
     .prepare(
-      `SELECT conversation_id AS id, message_id AS mid, snippet(conversation_fts, 2, '«', '»', '…', 12) AS snip
-         FROM conversation_fts WHERE conversation_fts MATCH ? ORDER BY rank LIMIT 2000`,
+      `SELECT f.conversation_id AS id, max(f.message_id IS NULL) AS titleHit, count(f.message_id) AS messageHits,
+              max(CASE WHEN f.message_id IS NOT NULL THEN f.rowid END) AS latest
+         FROM conversation_fts f CROSS JOIN conversations c ON c.id = f.conversation_id
+        WHERE conversation_fts MATCH ? AND c.temporary = 0 AND ${mineScan("c.space_id")}
+        GROUP BY f.conversation_id
+        ORDER BY c.pinned DESC, titleHit DESC, messageHits DESC, c.updated_at DESC, c.id
+        LIMIT ?`,
     )
-    .all(match) as { id: string; mid: string | null; snip: string }[];
-  const best = new Map<string, string | null>();
-  for (const h of hits) {
-    if (!best.has(h.id)) best.set(h.id, h.mid ? h.snip : null);
-    else if (best.get(h.id) === null && h.mid) best.set(h.id, h.snip);
-  }
-  const ids = [...best.keys()];
-  if (!ids.length) return [];
+    .all(match, limit) as { id: string; latest: number | null }[];
+  if (!found.length) return [];
+  const latest = found.flatMap((h) => (h.latest === null ? [] : [h.latest]));
+  const snippets = new Map(
+    (
+      db
+        .prepare(
+          `SELECT conversation_id AS id, snippet(conversation_fts, 2, '«', '»', '…', 12) AS snip
+             FROM conversation_fts WHERE conversation_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+        )
+        .all(match, JSON.stringify(latest)) as { id: string; snip: string }[]
+    ).map((r) => [r.id, r.snip]),
+  );
   const rows = db
     .prepare(
-      `SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.temporary = 0 AND mine(c.space_id) AND c.id IN (SELECT value FROM json_each(?))`,
+      `SELECT ${CONVERSATION_COLUMNS} FROM conversations c WHERE c.id IN (SELECT value FROM json_each(?)) AND mine(c.space_id)`,
     )
-    .all(JSON.stringify(ids)) as Record<string, unknown>[];
+    .all(JSON.stringify(found.map((h) => h.id))) as Record<string, unknown>[];
   const byId = new Map(rows.map((r) => [r.id as string, rowToConversation(r)]));
-  const ordered = ids.flatMap((id) => (byId.has(id) ? [{ ...byId.get(id)!, snippet: best.get(id) ?? null }] : []));
-  return [...ordered.filter((c) => c.pinned), ...ordered.filter((c) => !c.pinned)].slice(0, limit);
+  return found.flatMap((h) => {
+    const c = byId.get(h.id);
+    return c ? [{ ...c, snippet: snippets.get(h.id) ?? null }] : [];
+  });
 }
 
 export function pinConversation(db: Database.Database, id: string, pinned: boolean): Conversation {

@@ -61,6 +61,8 @@ export function removePersonData(
     removed.settings = db.prepare("DELETE FROM settings WHERE key LIKE ?").run(personalSettingsLike(personId)).changes;
     removed.auth_sessions = db.prepare("DELETE FROM auth_sessions WHERE person_id = ?").run(personId).changes;
     removed.api_tokens = db.prepare("DELETE FROM api_tokens WHERE person_id = ?").run(personId).changes;
+    // Sign-in attempts against them (their known browsers, login_devices, go with the person row).
+    removed.login_attempts = db.prepare("DELETE FROM login_attempts WHERE account = ?").run(personId).changes;
     removed.people = db.prepare("DELETE FROM people WHERE id = ?").run(personId).changes;
   })();
   removed.import_jobs = forgetImportJobsOf(personId);

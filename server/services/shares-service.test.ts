@@ -16,7 +16,7 @@ import { recallForPrompt } from "../chat/turn-recall";
 import { conversationSpaces } from "../memory/store";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { TestDimEmbedder } from "../test/test-dim-embedder";
-import { createPerson } from "../auth/people";
+import { createPerson, setPersonDisabled } from "../auth/people";
 import { hashPassword } from "../auth/password";
 import { createSession, setOwnerPasswordHash } from "../auth/store";
 import { removePersonData } from "./people-service";
@@ -214,6 +214,33 @@ test("deleting a shared space ends its shares", async () => {
   assert.equal((await c.spaces.shares()).withMe.length, 1);
   await a.spaces.delete({ name: "bills", confirm: "bills" });
   assert.deepEqual((await c.spaces.shares()).withMe, []);
+});
+
+test("sharing names no one by its refusals: an unknown, disabled or own name or id all get one status and message (issue 43, finding 6)", async () => {
+  const e = createPerson(store.sqlite, { name: "E", login: "e-disabled", role: "member", passwordHash: "x" }).id;
+  setPersonDisabled(store.sqlite, e, true);
+  await b.memory.add({ text: "B's note to share", space: "garden" });
+  const refused = ["nosuch", "e-disabled", e, "b", ids.b, "p0000000000000000"];
+  const answers = async (call: (person: string) => Promise<unknown>, people: string[]) =>
+    new Set(await Promise.all(people.map(async (p) => JSON.stringify(await status(call(p))))));
+  const share = await answers((person) => b.spaces.share({ space: "garden", person, mode: "read" }), refused);
+  assert.equal(share.size, 1, [...share].join("\n"));
+  // Unsharing: anyone the space is not shared with (an active person included) reads like no one.
+  const unshare = await answers((person) => b.spaces.unshare({ space: "garden", person }), [...refused, "c", ids.c]);
+  assert.equal(unshare.size, 1, [...unshare].join("\n"));
+  for (const r of [...share, ...unshare].map((t) => JSON.parse(t) as { status: number; text: string })) {
+    assert.equal(r.status, 404);
+    assert.ok(!r.text.includes("nosuch"), r.text);
+  }
+  assert.deepEqual((await b.spaces.shares()).mine, [], "nothing was shared");
+  // A person who is there (and active) is shared with as before, and unshared by sign-in name or id.
+  assert.equal((await b.spaces.share({ space: "garden", person: "c", mode: "read" })).personId, ids.c);
+  assert.equal((await b.spaces.unshare({ space: "garden", person: "C" })).removed, true);
+  // A share with someone later disabled can still be stopped.
+  const f = createPerson(store.sqlite, { name: "F", login: "f", role: "member", passwordHash: "x" }).id;
+  await b.spaces.share({ space: "garden", person: "f", mode: "write" });
+  setPersonDisabled(store.sqlite, f, true);
+  assert.equal((await b.spaces.unshare({ space: "garden", person: f })).removed, true);
 });
 
 test("removing a person removes the shares made to them and the shares of their spaces", async () => {

@@ -12,6 +12,7 @@ import { ServiceError } from "../core/errors";
 import { sharedSpaceName, spaceName } from "../core/validators";
 import {
   conversationSpaces,
+  personByRef,
   removeShare,
   setConversationSpaces,
   setShare,
@@ -57,12 +58,18 @@ export function listShares(db: Database.Database): MyShares {
   return { mine: [...bySpace.values()], withMe: sharedWith(db, me) };
 }
 
-/** The person a share names, by id or sign-in name (case-insensitive). */
-function personOf(db: Database.Database, ref: string): { id: string; name: string } {
-  const p = db
-    .prepare("SELECT id, name FROM people WHERE id = ? OR lower(login) = lower(?) ORDER BY id = ? DESC LIMIT 1")
-    .get(ref, ref, ref) as { id: string; name: string } | undefined;
-  if (!p) throw new ServiceError(404, `no person '${ref}'`);
+/**
+ * Every refusal to share says the same (issue 43, finding 6): a sign-in name nobody has, a disabled
+ * person and the sharer's own name or id get one status and one message, so sharing cannot tell a member
+ * who else has an account here. Unsharing looks only among the space's own shares, with its one message.
+ */
+const NO_ONE_TO_SHARE_WITH = "there is no one to share with by this sign-in name or id";
+const NOT_SHARED_WITH = "this space is not shared with anyone by this sign-in name or id";
+
+/** The other, active person a share names, by id or sign-in name (case-insensitive). */
+function shareeOf(db: Database.Database, ref: string): { id: string; name: string } {
+  const p = personByRef(db, ref);
+  if (!p || p.disabled || p.id === actingPersonId()) throw new ServiceError(404, NO_ONE_TO_SHARE_WITH);
   return p;
 }
 
@@ -79,8 +86,7 @@ export function shareSpace(
   input: z.infer<typeof shareInput>,
 ): { space: string; personId: string; name: string; mode: ShareMode } {
   const space = ownSpace(db, input.space);
-  const p = personOf(db, input.person);
-  if (p.id === actingPersonId()) throw new ServiceError(400, "the space is already yours");
+  const p = shareeOf(db, input.person);
   setShare(db, space, p.id, input.mode);
   return { space, personId: p.id, name: p.name, mode: input.mode };
 }
@@ -91,8 +97,12 @@ export function unshareSpace(
   input: z.infer<typeof unshareInput>,
 ): { space: string; personId: string; removed: boolean } {
   const space = ownSpace(db, input.space);
-  const p = personOf(db, input.person);
-  return { space, personId: p.id, removed: removeShare(db, space, p.id) };
+  const ref = input.person.toLowerCase();
+  const p = sharesOf(db, actingPersonId()).find(
+    (s) => s.spaceId === space && (s.personId === input.person || s.login.toLowerCase() === ref),
+  );
+  if (!p) throw new ServiceError(404, NOT_SHARED_WITH);
+  return { space, personId: p.personId, removed: removeShare(db, space, p.personId) };
 }
 
 /** Set the spaces shared with the person that a conversation of theirs also recalls from. */

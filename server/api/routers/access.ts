@@ -8,6 +8,7 @@ import { loginRequiredHere, principalOf } from "../../auth/gate";
 import { OWNER_ID } from "../../core/space-name";
 import { changeOwnerPassword, changePersonPassword } from "../../auth/login";
 import { getPerson } from "../../auth/people";
+import { DEVICE_COOKIE } from "../../auth/sign-in-attempts";
 import { MAX_PASSWORD_CHARS } from "../../auth/password";
 import {
   countSessions,
@@ -72,6 +73,8 @@ export const accessRouter = createTRPCRouter({
         current: input.current,
         password: input.password,
         ip: clientAddress(ctx.headers, cfg),
+        deviceCookie: readCookie(ctx.headers, DEVICE_COOKIE),
+        sessionToken: readCookie(ctx.headers, SESSION_COOKIE),
         keepSession: readCookie(ctx.headers, SESSION_COOKIE),
         loginRequired: loginRequired(ctx.headers, cfg),
         revokeOthers: input.revokeOthers,
@@ -93,6 +96,8 @@ export const accessRouter = createTRPCRouter({
         current: input.current,
         password: input.password,
         ip: clientAddress(ctx.headers, accessConfig()),
+        deviceCookie: readCookie(ctx.headers, DEVICE_COOKIE),
+        sessionToken: readCookie(ctx.headers, SESSION_COOKIE),
         keepSession: readCookie(ctx.headers, SESSION_COOKIE),
       });
       if (!r.ok) throw new TRPCError({ code: TRPC_CODE_BY_STATUS[r.status], message: r.message });

@@ -82,6 +82,18 @@ export function removeShare(db: Database.Database, spaceId: string, personId: st
   })();
 }
 
+/** A person a share may name, by id or sign-in name (case-insensitive); an id wins over a sign-in name equal to it. */
+export function personByRef(
+  db: Database.Database,
+  ref: string,
+): { id: string; name: string; disabled: boolean } | undefined {
+  const r = stmt(
+    db,
+    "SELECT id, name, disabled FROM people WHERE id = ? OR lower(login) = lower(?) ORDER BY id = ? DESC LIMIT 1",
+  ).get(ref, ref, ref) as { id: string; name: string; disabled: number } | undefined;
+  return r && { id: r.id, name: r.name, disabled: Boolean(r.disabled) };
+}
+
 /** The shares of the spaces of `ownerId`. */
 export function sharesOf(db: Database.Database, ownerId: string): ShareRow[] {
   return stmt(
