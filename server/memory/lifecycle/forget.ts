@@ -98,6 +98,17 @@ export function forget(ctx: MemoContext, pattern: string, space = mySpace(DEFAUL
   );
 }
 
+/**
+ * `/forget` as the APIs take it (REST POST /api/v1/forget and tRPC memory.forget): with `preview: true` what
+ * it would remove, deleting nothing; else the forget. One function, so the two answer alike.
+ */
+export function forgetRequest(
+  ctx: MemoContext,
+  input: { pattern: string; space?: string; preview?: boolean },
+): ForgetResult | ForgetPreview {
+  return input.preview ? forgetPreview(ctx, input.pattern, input.space) : forget(ctx, input.pattern, input.space);
+}
+
 export function restore(ctx: MemoContext, ids: string[]): { restored: string[] } {
   return { restored: restoreMemories(ctx.db, ids) };
 }
