@@ -45,6 +45,8 @@ const SECRET = {
   docName: "obsidian-lantern.md",
   space: "aspace-quokka",
   imported: "Periwinkle import memory from an old laptop",
+  /** In the space A later shares with B: a trashed memory there is A's alone (issue 43). */
+  sharedTrashed: "Vermilion abacus note, trashed in the shared space",
 };
 // The space name is not secret: B has (and makes) a space of the same name, which is the point.
 // Queries below use a few of A's words, never a whole secret, so that a query echoed back is no false alarm.
@@ -87,6 +89,8 @@ before(async () => {
   A.workMemory = (await a.memory.add({ text: SECRET.work, space: SECRET.space })).ids[0]!;
   A.trashed = (await a.memory.add({ text: SECRET.trashed })).ids[0]!;
   await a.memory.delete({ id: A.trashed });
+  A.sharedTrashed = (await a.memory.add({ text: SECRET.sharedTrashed, space: SECRET.space })).ids[0]!;
+  await a.memory.delete({ id: A.sharedTrashed });
   const conv = await a.conversations.create({ title: SECRET.title });
   A.conversation = conv.id;
   const msgs = appendMessages(store.sqlite, conv.id, [
@@ -686,6 +690,21 @@ test("a space A shares with B reaches B only where B names it, read-only means r
     recallForPrompt(memo, { space: `${bId}~personal`, added: [SECRET.space], query, context: [] }),
   );
   assert.ok(considered.considered > 0, JSON.stringify(considered));
+  // Its trash is A's alone: listed, fetched or restored by id, A's trashed memory there reads as missing to B.
+  for (const status of ["deleted", "all"] as const) {
+    const listed = JSON.stringify(await b.manager.list({ space: ref, status }));
+    assert.ok(!listed.includes(SECRET.sharedTrashed), `B's Manager (${status}) of the shared space: ${listed}`);
+  }
+  await assertLikeMissing(
+    "manager.get of the shared trash",
+    (id) => trpc("manager.get", bHeaders, { id }),
+    A.sharedTrashed!,
+  );
+  await assertLikeMissing(
+    "GET /api/v1/memories/[id] of the shared trash",
+    (id) => rest("GET /api/v1/memories/[id]", bHeaders, { params: { id } }),
+    A.sharedTrashed!,
+  );
   // Read-only: B writes nothing there, and A's memory by id cannot be changed (it answers as missing).
   assert.equal((await trpc("memory.remember", bHeaders, { text: "b writes into A's space", space: ref })).status, 403);
   assert.equal((await trpc("memory.forget", bHeaders, { pattern: "Quillfeather", space: ref })).status, 403);
@@ -697,6 +716,23 @@ test("a space A shares with B reaches B only where B names it, read-only means r
   ] as const)
     await assertLikeMissing(`${name} on a read-only share`, (id) => trpc(name, bHeaders, input(id)), A.workMemory!);
   assert.equal((await a.manager.get({ id: A.workMemory! })).content, SECRET.work);
+  // Read-write: B may change the space's live memories, still not its trash.
+  await a.spaces.share({ space: SECRET.space, person: "b", mode: "write" });
+  for (const [name, input] of [
+    ["manager.restore", (id: string) => ({ ids: [id] })],
+    ["manager.purge", (id: string) => ({ ids: [id] })],
+    ["manager.setPinned", (id: string) => ({ ids: [id], pinned: true })],
+    ["memory.delete", (id: string) => ({ id, purge: true })],
+  ] as const)
+    await assertLikeMissing(
+      `${name} of the shared trash (read-write)`,
+      (id) => trpc(name, bHeaders, input(id)),
+      A.sharedTrashed!,
+    );
+  leak("memory.restore of the shared trash (read-write)", await b.memory.restore({ ids: [A.sharedTrashed!] }));
+  assert.deepEqual((await b.memory.restore({ ids: [A.sharedTrashed!] })).restored, []);
+  assert.equal((await a.manager.get({ id: A.sharedTrashed! })).softDeleted, true, "still in A's trash");
+  await a.spaces.share({ space: SECRET.space, person: "b", mode: "read" });
 
   // A stops sharing: B's search, chat recall, Debug Search, Manager and analytics show and count none of it.
   assert.equal((await a.spaces.unshare({ space: SECRET.space, person: "b" })).removed, true);

@@ -12,7 +12,7 @@ import {
   spaceExists,
   type MemoryRow,
 } from "../store";
-import { mySpace } from "../../core/acting";
+import { isMine, mySpace } from "../../core/acting";
 
 export const FORGET_UNDO_DAYS = 7;
 
@@ -79,12 +79,18 @@ export function forgetIds(ctx: MemoContext, ids: string[], label: string): Forge
     .filter((id) => changed.has(id))
     .map((id) => ({ id, content: before.get(id)!.content, timestamp: before.get(id)!.timestamp }));
   const until = new Date(Date.now() + FORGET_UNDO_DAYS * 86_400_000).toISOString();
+  // Forgotten in a space shared with the acting person, a memory is in its owner's trash: theirs to restore.
+  const undoable = items.filter((i) => isMine(before.get(i.id)!.spaceId)).map((i) => i.id);
+  const undo =
+    undoable.length === items.length
+      ? ` Undo is possible for ${FORGET_UNDO_DAYS} days.`
+      : ` ${undoable.length ? `${plural(items.length - undoable.length)} of them are` : "They are"} in the shared space's trash: its owner can restore them.`;
   return {
     count: items.length,
     items,
-    undo: { ids: items.map((i) => i.id), until },
+    undo: { ids: undoable, until },
     message: items.length
-      ? `Forgot ${plural(items.length)} matching “${label}”. Undo is possible for ${FORGET_UNDO_DAYS} days.`
+      ? `Forgot ${plural(items.length)} matching “${label}”.${undo}`
       : `No memory matches “${label}”.`,
   };
 }

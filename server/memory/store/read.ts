@@ -1,26 +1,28 @@
 /** The read path: memories by id or rid, substring matches for /forget, counts and the consistency check. */
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
-import { visibleScan, writableScan } from "../../core/acting";
+import { visibleMemoryScan, writableMemoryScan } from "../../core/acting";
 import { COLUMNS, type MemoryRow, reindexTarget, rowToMemory } from "./rows";
 import { liveCountProblems } from "./live-counts";
 
 /**
- * A memory by id, if the acting person may read it: theirs, or in a space shared with them (visibleScan,
- * server/core/acting.ts). Any other person's memory reads as missing.
+ * A memory by id, if the acting person may read it: theirs, or a live one in a space shared with them
+ * (visibleMemoryScan, server/core/acting.ts: the trash is its owner's). Any other person's reads as missing.
  */
 export function getMemory(db: Database.Database, id: string): MemoryRow | undefined {
-  const r = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE id = ? AND ${visibleScan("space_id")}`).get(id) as
-    | Record<string, unknown>
-    | undefined;
+  const r = stmt(
+    db,
+    `SELECT ${COLUMNS} FROM memories WHERE id = ? AND ${visibleMemoryScan("space_id", "soft_deleted")}`,
+  ).get(id) as Record<string, unknown> | undefined;
   return r ? rowToMemory(r) : undefined;
 }
 
-/** A memory by id, if the acting person may change it: theirs, or in a space shared with them read-write. */
+/** A memory by id, if the acting person may change it: theirs, or a live one in a space shared with them read-write. */
 export function getWritableMemory(db: Database.Database, id: string): MemoryRow | undefined {
-  const r = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE id = ? AND ${writableScan("space_id")}`).get(id) as
-    | Record<string, unknown>
-    | undefined;
+  const r = stmt(
+    db,
+    `SELECT ${COLUMNS} FROM memories WHERE id = ? AND ${writableMemoryScan("space_id", "soft_deleted")}`,
+  ).get(id) as Record<string, unknown> | undefined;
   return r ? rowToMemory(r) : undefined;
 }
 
@@ -29,7 +31,7 @@ export function getMemoriesByRid(db: Database.Database, rids: number[]): Map<num
   if (rids.length === 0) return out;
   const rows = stmt(
     db,
-    `SELECT ${COLUMNS} FROM memories WHERE rid IN (SELECT value FROM json_each(?)) AND ${visibleScan("space_id")}`,
+    `SELECT ${COLUMNS} FROM memories WHERE rid IN (SELECT value FROM json_each(?)) AND ${visibleMemoryScan("space_id", "soft_deleted")}`,
   ).all(JSON.stringify(rids)) as Record<string, unknown>[];
   for (const r of rows) out.set(r.rid as number, rowToMemory(r));
   return out;

@@ -4,7 +4,7 @@ import { StoreError } from "../../core/errors";
 import { stmt } from "../../core/statements";
 import { hasNextVector } from "./read";
 import { dropVector, putVector } from "./vector-rows";
-import { writableScan } from "../../core/acting";
+import { mineScan, writableMemoryScan, writableScan } from "../../core/acting";
 import { type VectorWrite, blobToVector, bumpGeneration, notify, nowIso, reindexTarget } from "./rows";
 
 /**
@@ -41,11 +41,14 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
   return changed;
 }
 
-/** Undo a soft delete: vector back from memory_vec_trash, content back into memory_fts, one transaction. */
+/**
+ * Undo a soft delete: vector back from memory_vec_trash, content back into memory_fts, one transaction. Only
+ * the acting person's own trash: a memory deleted in a space shared with them is its owner's to restore.
+ */
 export function restoreMemories(db: Database.Database, ids: string[]): string[] {
   const get = stmt(
     db,
-    `SELECT rid, space_id AS spaceId, content FROM memories WHERE id = ? AND soft_deleted = 1 AND ${writableScan("space_id")}`,
+    `SELECT rid, space_id AS spaceId, content FROM memories WHERE id = ? AND soft_deleted = 1 AND ${mineScan("space_id")}`,
   );
   const readTrash = stmt(db, "SELECT embedding FROM memory_vec_trash WHERE rid = ?");
   const unpark = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
@@ -80,11 +83,11 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
   return changed;
 }
 
-/** Remove memories for good from all tables, live or soft-deleted. */
+/** Remove memories for good from all tables, live or soft-deleted (a trashed one only from one's own trash). */
 export function purgeMemories(db: Database.Database, ids: string[]): number {
   const get = stmt(
     db,
-    `SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ? AND ${writableScan("space_id")}`,
+    `SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ? AND ${writableMemoryScan("space_id", "soft_deleted")}`,
   );
   const delFts = stmt(db, "DELETE FROM memory_fts WHERE rowid = ?");
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");

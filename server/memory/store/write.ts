@@ -19,7 +19,7 @@ import {
 import { dropVector, putVector } from "./vector-rows";
 import { ensureSpace } from "./spaces";
 import { requireWritableSpace, writerFor } from "./shares";
-import { writableScan } from "../../core/acting";
+import { writableMemoryScan } from "../../core/acting";
 
 export function findLiveByHash(db: Database.Database, spaceId: string, hash: string): MemoryRow | undefined {
   const r = stmt(
@@ -178,7 +178,7 @@ export function recordRetrievals(db: Database.Database, ids: string[], at: strin
 export function setPinned(db: Database.Database, id: string, pinned: boolean): boolean {
   const r = stmt(
     db,
-    `UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ? AND ${writableScan("space_id")}`,
+    `UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ? AND ${writableMemoryScan("space_id", "soft_deleted")}`,
   ).run(pinned ? 1 : 0, pinned ? 1 : 0, id);
   return r.changes > 0;
 }
