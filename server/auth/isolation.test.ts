@@ -300,7 +300,7 @@ const TRPC: Record<string, Case> = {
   "documents.delete": { kind: "missing", id: "document", input: (id) => ({ id }) },
   "documents.reingest": { kind: "missing", id: "document", input: (id) => ({ id }) },
   "documents.limits": { kind: "own", why: "the server's upload limits" },
-  "health.get": { kind: "own", why: "counts and model, no content" },
+  "health.get": { kind: "own", why: "B's own counts and the model, no content (checked below)" },
   "jobs.run": { kind: "forbidden", input: { job: "decay" } },
   "jobs.previewConsolidation": { kind: "forbidden" },
   "jobs.applyConsolidation": { kind: "forbidden", input: { runId: 1 } },
@@ -426,7 +426,7 @@ const REST: Record<string, RestCase> = {
     req: () => ({ body: { turnId: uuid(), shown: 0 } }),
     why: "turn ids are secrets of the page that made them",
   },
-  "GET /api/health": { kind: "own", req: () => ({}), why: "liveness" },
+  "GET /api/health": { kind: "own", req: () => ({}), why: "liveness and B's own counts (checked below)" },
   "GET /api/trpc/[trpc]": {
     kind: "own",
     req: () => ({ params: { trpc: "memory.spaces" } }),
@@ -625,6 +625,17 @@ test("B's search and chat recall never return A's memories; A's data is intact a
   const mine = await b.memory.search({ query: "bees on the roof" });
   assert.ok(JSON.stringify(mine).includes("B keeps bees"), "B finds B's own memory");
   assert.ok(!JSON.stringify(mine).includes(`${bId}~`), "B sees space names, not keys");
+  // B's health counts B's memories only, over tRPC and REST (issue 43: no household totals for a member).
+  const bLive = (
+    store.sqlite
+      .prepare(
+        "SELECT count(*) AS n FROM memories WHERE soft_deleted = 0 AND space_id IN (SELECT id FROM spaces WHERE person_id = ?)",
+      )
+      .get(bId) as { n: number }
+  ).n;
+  assert.equal((await b.health.get()).store.memories, bLive, "B's health counts B's memories");
+  const restHealth = await rest("GET /api/health", bHeaders);
+  assert.equal((JSON.parse(bodyOf(restHealth)) as { store: { memories: number } }).store.memories, bLive);
   const bSpaces = await b.memory.spaces();
   assert.ok(bSpaces.includes("personal"), JSON.stringify(bSpaces));
 

@@ -1,9 +1,9 @@
 /** The read path: memories by id or rid, substring matches for /forget, counts and the consistency check. */
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
-import { visibleMemoryScan, writableMemoryScan } from "../../core/acting";
+import { mineScan, visibleMemoryScan, writableMemoryScan } from "../../core/acting";
 import { COLUMNS, type MemoryRow, reindexTarget, rowToMemory } from "./rows";
-import { liveCountProblems } from "./live-counts";
+import { liveCountProblems, liveOfActing } from "./live-counts";
 
 /**
  * A memory by id, if the acting person may read it: theirs, or a live one in a space shared with them
@@ -81,6 +81,26 @@ export function storeCounts(db: Database.Database): StoreCounts {
         : 0),
     fts: one("SELECT count(*) AS n FROM memory_fts"),
   };
+}
+
+/**
+ * storeCounts for the acting person's own spaces (issue 43: a member's health shows no household total). When
+ * the whole store is consistent every live memory has its vector and its FTS row, so theirs are their live
+ * count (read from live_counts, not counted per row: health is polled); otherwise each of their live memories is
+ * looked up in the vector copy and the FTS table, so a problem in their rows shows in their figures.
+ */
+export function actingStoreCounts(db: Database.Database, storeConsistent: boolean): StoreCounts {
+  const memories = liveOfActing(db);
+  if (storeConsistent) return { memories, vectors: memories, fts: memories };
+  const r = db
+    .prepare(
+      `SELECT coalesce(sum(EXISTS (SELECT 1 FROM memory_vec_rows v WHERE v.rid = m.rid)
+                           OR m.embedding_model = (SELECT value FROM meta WHERE key = 'reindex_model')), 0) AS vectors,
+              coalesce(sum(EXISTS (SELECT 1 FROM memory_fts f WHERE f.rowid = m.rid)), 0) AS fts
+         FROM memories m WHERE m.soft_deleted = 0 AND ${mineScan("m.space_id")}`,
+    )
+    .get() as { vectors: number; fts: number };
+  return { memories, ...r };
 }
 
 /** A re-index is in progress and memory_vec_next holds a vector for this rid. */
