@@ -819,6 +819,10 @@ test("removing B takes all of B's data in one transaction (memories, vectors, FT
   for (const t of ["auth_sessions", "api_tokens", "people"])
     assert.equal(n(`SELECT count(*) AS n FROM ${t} WHERE ${t === "people" ? "id" : "person_id"} = ?`, bId), 0, t);
   assert.equal(n("SELECT count(*) AS n FROM settings WHERE key LIKE ?", `%@person:${bId}`), 0);
+  // Nothing else names B (issue 43): live counts of B's spaces, B's recall events, B as a writer.
+  assert.equal(n("SELECT count(*) AS n FROM live_counts WHERE space_id LIKE ?", `${bId}~%`), 0, "live_counts");
+  assert.equal(n("SELECT count(*) AS n FROM retrieval_events WHERE person_id = ?", bId), 0, "retrieval_events");
+  assert.equal(n("SELECT count(*) AS n FROM memories WHERE written_by = ?", bId), 0, "written_by");
   assert.deepEqual(countsOf("owner"), aBefore, "A keeps everything");
   assert.deepEqual(checkInvariant(db), []);
 });
