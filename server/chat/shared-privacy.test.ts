@@ -5,7 +5,9 @@
  * what reaches the provider of A's space is the stricter of B's and A's choice for that provider: A "off" or
  * undecided → none of A's memories, A "pinned" → A's pinned ones only, A "on" → all. B's own memory is sent
  * whatever A chose, and a local provider gets everything. Checked against what the double received, with
- * words of each memory the question lacks (B's stored exchanges repeat the question).
+ * words of each memory the question lacks (B's stored exchanges repeat the question). The same holds for
+ * the household's consolidation, which sends pairs of a space's memories to the provider: a space is merged
+ * only where its own person's choice for that provider is "on", whoever's choice the job runs under.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -23,6 +25,7 @@ import { runTurn, type TurnEvent } from "./turn";
 import { createPerson } from "../auth/people";
 import { setConversationSpaces, setShare } from "../memory/store";
 import { updateRetrievalSettings } from "../services/retrieval-settings-service";
+import { runJobNow } from "../jobs/jobs";
 
 const A_PINNED = "Grandma's lentil soup: the secret is a spoon of smoked paprika in the lentils";
 const A_PLAIN = "Grandma's lentil soup simmers for forty minutes with a bay leaf and cumin";
@@ -143,4 +146,36 @@ test("a provider on this machine gets A's memories whatever A chose for remote o
   const { block } = await bTurn();
   assert.match(block, /smoked/);
   assert.match(block, /forty minutes/);
+});
+
+test("consolidation sends a space's memories to the provider only under that space's person's choice", async () => {
+  process.env.MEMO_TREAT_AS_REMOTE = new URL(fixture.url).host;
+  const pair = (who: string) => [
+    `${who} keeps the spare house key under the blue flowerpot beside the front door`,
+    `${who} keeps the spare house key under the blue flower pot beside the front door`,
+  ];
+  await asA(() =>
+    addMemories(
+      memo,
+      pair("Alder").map((text) => ({ text, space: "garden" })),
+    ),
+  );
+  await asB(() =>
+    addMemories(
+      memo,
+      pair("Birch").map((text) => ({ text })),
+    ),
+  );
+  aChooses("on");
+  asB(() => setSharing(store.sqlite, key, "off"));
+  const before = fixture.requests.length;
+  const run = await runJobNow(memo, "consolidate", { trigger: "manual" });
+  const sent = JSON.stringify(fixture.requests.slice(before).map((r) => r.body));
+  assert.match(sent, /Alder keeps the spare/, `A's pair went to the provider: ${JSON.stringify(run.result)}`);
+  assert.doesNotMatch(sent, /Birch/, "none of B's: B's choice for this provider is off");
+  assert.ok(
+    JSON.stringify(run.result).includes(`${bId}~personal`),
+    `the run says which space it left alone: ${JSON.stringify(run.result)}`,
+  );
+  asB(() => setSharing(store.sqlite, key, "on"));
 });
