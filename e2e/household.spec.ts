@@ -175,6 +175,48 @@ test("a space the owner shares (Settings → Spaces → Share) is read by that p
   expect(await byId.text()).not.toContain("cumin");
 });
 
+const LEE_PASSWORD = "lee's own long password";
+
+test("a member sets their own memory lifetime in Settings (decay days and kinds), which the owner's stays apart from", async ({
+  browser,
+}) => {
+  const owner = await signedIn(browser, "", LAN_PASSWORD);
+  const added = await owner.request.post("/api/v1/people", {
+    data: { name: "Lee", login: "lee", password: LEE_PASSWORD, role: "member" },
+  });
+  expect(added.status(), await added.text()).toBe(201);
+  const lee = await signedIn(browser, "lee", LEE_PASSWORD);
+  await lee.goto("/settings#lifetime");
+  const section = lee.getByTestId("lifetime-section");
+  const form = section.getByRole("form", { name: "Lifetime of your memories" });
+  await expect(form.getByRole("spinbutton", { name: "Idle days before decay" })).toHaveValue("14");
+  await form.getByRole("spinbutton", { name: "Idle days before decay" }).fill("5");
+  await form.getByRole("spinbutton", { name: "Days at importance 0" }).fill("3");
+  await form.getByRole("spinbutton", { name: "Retention of deleted memories" }).fill("10");
+  await form.getByRole("checkbox", { name: /^Imported/ }).check();
+  await form.getByRole("button", { name: "Save lifetime settings" }).press("Enter");
+  await expect(section.getByTestId("lifetime-saved")).toContainText("Saved");
+  await shoot(lee, section, "settings-lifetime-member");
+  // The household's job schedule is an admin's: a member gets no jobs form to fail on.
+  await expect(lee.getByRole("form", { name: "Background job settings" })).toHaveCount(0);
+
+  // Saved as Lee's own: after a reload, and as the decay job reads it.
+  await lee.reload();
+  await expect(form.getByRole("spinbutton", { name: "Idle days before decay" })).toHaveValue("5");
+  await expect(form.getByRole("spinbutton", { name: "Retention of deleted memories" })).toHaveValue("10");
+  await expect(form.getByRole("checkbox", { name: /^Imported/ })).toBeChecked();
+  const mine = await lee.request.get("/api/trpc/jobs.lifetime");
+  expect(await mine.text()).toMatch(/"idleDays":5,"zeroDays":3,"retentionDays":10/);
+  // The owner's are the owner's.
+  const owners = await owner.request.get("/api/trpc/jobs.lifetime");
+  expect(await owners.text()).toMatch(/"idleDays":14,"zeroDays":7,"retentionDays":30/);
+  await owner.goto("/settings#lifetime");
+  await expect(
+    owner.getByTestId("lifetime-section").getByRole("spinbutton", { name: "Idle days before decay" }),
+  ).toHaveValue("14");
+  await shoot(owner, owner.getByTestId("jobs-section"), "settings-jobs-admin");
+});
+
 /** The element at 1280×800 and 390×844, into test-results/screenshots/<name>-<width>.png; the viewport restored. */
 async function shoot(page: Page, el: Locator, name: string): Promise<void> {
   const viewport = page.viewportSize();

@@ -16,6 +16,7 @@ import { resolveProviderConfig, sealStoredProviderKeys } from "./chat/providers"
 import { secretKey } from "./core/secret-box";
 import { warnIfPromptLogging } from "./chat/prompt-log";
 import { sweepTemporaryChats } from "./chat/temporary-chats";
+import { resumePendingScrub } from "./db/scrub";
 
 /**
  * Open (and migrate) the store, start building the vector index for the recorded model, start the
@@ -27,6 +28,8 @@ export function boot(): void {
   // plain text by an older version is sealed now.
   secretKey();
   sealStoredProviderKeys(sqlite);
+  // A person's removal that stopped before its scrub of the store's files (server/db/scrub.ts) finishes it.
+  resumePendingScrub(sqlite);
   const bound = boundModel(sqlite);
   if (bound) startVectorIndex(sqlite, bound.dim);
   const sup = getEmbedder();

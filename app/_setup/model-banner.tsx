@@ -110,7 +110,8 @@ export function ModelBanner() {
         tone={GOOD}
         summary={
           <>
-            <strong>Re-indexing memories for {r.to.model}</strong>: {r.done} of {r.total}
+            <strong>Re-indexing memories for {r.to.model}</strong>:{" "}
+            {r.unit === "percent" ? `${r.done}%` : `${r.done} of ${r.total}`}
           </>
         }
         details="Search uses keyword matches until it completes."

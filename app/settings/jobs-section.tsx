@@ -4,15 +4,11 @@ import { ErrorAlert } from "../_ui/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent, type ReactNode } from "react";
 import { useTRPC } from "../_trpc/client";
-import { LifetimeSettings } from "./lifetime-settings";
 import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
 
 interface Draft {
   decayEnabled: boolean;
   decayTime: string;
-  idleDays: string;
-  zeroDays: string;
-  retentionDays: string;
   consolidateEnabled: boolean;
   afterDecay: boolean;
   consolidateTime: string;
@@ -22,7 +18,7 @@ interface Draft {
 
 interface Loaded {
   settings: {
-    decay: { enabled: boolean; time: string; idleDays: number; zeroDays: number; retentionDays: number };
+    decay: { enabled: boolean; time: string };
     consolidate: { enabled: boolean; time: string; maxPerSpace: number };
   };
   model: string | null;
@@ -32,9 +28,6 @@ interface Loaded {
 const toDraft = (d: Loaded): Draft => ({
   decayEnabled: d.settings.decay.enabled,
   decayTime: d.settings.decay.time,
-  idleDays: String(d.settings.decay.idleDays),
-  zeroDays: String(d.settings.decay.zeroDays),
-  retentionDays: String(d.settings.decay.retentionDays),
   consolidateEnabled: d.settings.consolidate.enabled,
   afterDecay: d.settings.consolidate.time === "after-decay",
   consolidateTime: d.settings.consolidate.time === "after-decay" ? "03:30" : d.settings.consolidate.time,
@@ -54,11 +47,17 @@ function Field(props: { id: string; label: string; hint: string; children: React
   );
 }
 
-/** Settings → Background jobs: when decay and consolidation run, and their parameters (docs/storage.md#what-each-job-may-change). */
+/**
+ * Settings → Background jobs (admins): when decay and consolidation run, and consolidation's parameters
+ * (docs/storage.md#what-each-job-may-change). The household's schedule; each person's decay days and kinds are
+ * their own, in Lifetime of your memories (lifetime-section.tsx). A member sees one line saying so.
+ */
 export function JobsSection() {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const q = useQuery(trpc.jobs.settings.queryOptions());
+  const me = useQuery(trpc.access.me.queryOptions());
+  const admin = me.data ? me.data.role === "admin" : null;
+  const q = useQuery({ ...trpc.jobs.settings.queryOptions(), enabled: admin === true });
   const [draft, setDraft] = useState<Draft | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   useEffect(() => {
@@ -86,9 +85,6 @@ export function JobsSection() {
       decay: {
         enabled: draft.decayEnabled,
         time: draft.decayTime,
-        idleDays: Number(draft.idleDays),
-        zeroDays: Number(draft.zeroDays),
-        retentionDays: Number(draft.retentionDays),
       },
       consolidate: {
         enabled: draft.consolidateEnabled,
@@ -99,6 +95,23 @@ export function JobsSection() {
     });
   };
   const error = save.error ?? q.error;
+  if (admin === null && !me.error) return null;
+  if (admin === false)
+    return (
+      <section
+        aria-labelledby="jobs-settings-heading"
+        className="space-y-1 rounded border border-zinc-200 p-4 dark:border-zinc-800"
+        data-testid="jobs-section"
+      >
+        <h2 id="jobs-settings-heading" className="text-lg font-semibold">
+          Background jobs
+        </h2>
+        <p className="text-sm text-zinc-500">
+          Decay and consolidation run on the household&apos;s schedule, which an admin sets. How long your memories live
+          is yours: Lifetime of your memories, above.
+        </p>
+      </section>
+    );
 
   return (
     <section
@@ -140,55 +153,10 @@ export function JobsSection() {
                   className={INPUT}
                 />
               </Field>
-              <Field
-                id="jobs-idle"
-                label="Idle days before decay"
-                hint="Not retrieved this long: −1 importance per day; default 14"
-              >
-                <input
-                  id="jobs-idle"
-                  type="number"
-                  min={1}
-                  max={3650}
-                  step={1}
-                  required
-                  value={draft.idleDays}
-                  onChange={(e) => set("idleDays", e.target.value)}
-                  className={INPUT}
-                />
-              </Field>
-              <Field id="jobs-zero" label="Days at importance 0" hint="Then soft-deleted (restorable); default 7">
-                <input
-                  id="jobs-zero"
-                  type="number"
-                  min={1}
-                  max={3650}
-                  step={1}
-                  required
-                  value={draft.zeroDays}
-                  onChange={(e) => set("zeroDays", e.target.value)}
-                  className={INPUT}
-                />
-              </Field>
-              <Field
-                id="jobs-retention"
-                label="Retention of deleted memories"
-                hint="Days before soft-deleted memories are purged for good; default 30"
-              >
-                <input
-                  id="jobs-retention"
-                  type="number"
-                  min={1}
-                  max={3650}
-                  step={1}
-                  required
-                  value={draft.retentionDays}
-                  onChange={(e) => set("retentionDays", e.target.value)}
-                  className={INPUT}
-                />
-              </Field>
             </div>
-            <p className="text-xs text-zinc-500">Pinned memories never decay.</p>
+            <p className="text-xs text-zinc-500">
+              Each run applies each person&apos;s own lifetime rules (Lifetime of your memories, above).
+            </p>
           </fieldset>
           <fieldset className="space-y-3">
             <legend className="text-sm font-semibold">Consolidation</legend>
@@ -269,7 +237,6 @@ export function JobsSection() {
           </div>
         </form>
       )}
-      <LifetimeSettings />
     </section>
   );
 }

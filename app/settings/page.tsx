@@ -3,6 +3,7 @@ import { ProvidersSection } from "./providers-section";
 import { RetrievalSection } from "./retrieval-section";
 import { SpacesSection } from "./spaces-section";
 import { JobsSection } from "./jobs-section";
+import { LifetimeSection } from "./lifetime-section";
 import { AccessSection } from "./access-section";
 import { ModelsSection } from "./models-section";
 import { PeopleSection } from "./people-section";
@@ -19,6 +20,7 @@ export default function SettingsPage() {
       <ModelsSection />
       <RetrievalSection />
       <SpacesSection />
+      <LifetimeSection />
       <JobsSection />
       <PeopleSection />
       <AccessSection />

@@ -85,7 +85,13 @@ export function PeopleSection() {
   });
   const remove = useMutation({
     mutationFn: (p: PersonRow) =>
-      api(`/api/v1/people/${encodeURIComponent(p.id)}`, "DELETE").then(() => `Removed ${p.login} and all their data.`),
+      api<{ backups: string[] }>(`/api/v1/people/${encodeURIComponent(p.id)}`, "DELETE").then(
+        (r) =>
+          `Removed ${p.login} and all their data.` +
+          (r.backups.length
+            ? ` ${r.backups.length} backup${r.backups.length === 1 ? "" : "s"} made before (data/backups) still hold it: delete them to remove it there too.`
+            : ""),
+      ),
     onSuccess: done,
     onError: failed,
   });

@@ -45,6 +45,8 @@ const SECRET = {
   docName: "obsidian-lantern.md",
   space: "aspace-quokka",
   imported: "Periwinkle import memory from an old laptop",
+  /** In the space A later shares with B: a trashed memory there is A's alone (issue 43). */
+  sharedTrashed: "Vermilion abacus note, trashed in the shared space",
 };
 // The space name is not secret: B has (and makes) a space of the same name, which is the point.
 // Queries below use a few of A's words, never a whole secret, so that a query echoed back is no false alarm.
@@ -87,6 +89,8 @@ before(async () => {
   A.workMemory = (await a.memory.add({ text: SECRET.work, space: SECRET.space })).ids[0]!;
   A.trashed = (await a.memory.add({ text: SECRET.trashed })).ids[0]!;
   await a.memory.delete({ id: A.trashed });
+  A.sharedTrashed = (await a.memory.add({ text: SECRET.sharedTrashed, space: SECRET.space })).ids[0]!;
+  await a.memory.delete({ id: A.sharedTrashed });
   const conv = await a.conversations.create({ title: SECRET.title });
   A.conversation = conv.id;
   const msgs = appendMessages(store.sqlite, conv.id, [
@@ -296,7 +300,7 @@ const TRPC: Record<string, Case> = {
   "documents.delete": { kind: "missing", id: "document", input: (id) => ({ id }) },
   "documents.reingest": { kind: "missing", id: "document", input: (id) => ({ id }) },
   "documents.limits": { kind: "own", why: "the server's upload limits" },
-  "health.get": { kind: "own", why: "counts and model, no content" },
+  "health.get": { kind: "own", why: "B's own counts and the model, no content (checked below)" },
   "jobs.run": { kind: "forbidden", input: { job: "decay" } },
   "jobs.previewConsolidation": { kind: "forbidden" },
   "jobs.applyConsolidation": { kind: "forbidden", input: { runId: 1 } },
@@ -422,7 +426,7 @@ const REST: Record<string, RestCase> = {
     req: () => ({ body: { turnId: uuid(), shown: 0 } }),
     why: "turn ids are secrets of the page that made them",
   },
-  "GET /api/health": { kind: "own", req: () => ({}), why: "liveness" },
+  "GET /api/health": { kind: "own", req: () => ({}), why: "liveness and B's own counts (checked below)" },
   "GET /api/trpc/[trpc]": {
     kind: "own",
     req: () => ({ params: { trpc: "memory.spaces" } }),
@@ -621,6 +625,17 @@ test("B's search and chat recall never return A's memories; A's data is intact a
   const mine = await b.memory.search({ query: "bees on the roof" });
   assert.ok(JSON.stringify(mine).includes("B keeps bees"), "B finds B's own memory");
   assert.ok(!JSON.stringify(mine).includes(`${bId}~`), "B sees space names, not keys");
+  // B's health counts B's memories only, over tRPC and REST (issue 43: no household totals for a member).
+  const bLive = (
+    store.sqlite
+      .prepare(
+        "SELECT count(*) AS n FROM memories WHERE soft_deleted = 0 AND space_id IN (SELECT id FROM spaces WHERE person_id = ?)",
+      )
+      .get(bId) as { n: number }
+  ).n;
+  assert.equal((await b.health.get()).store.memories, bLive, "B's health counts B's memories");
+  const restHealth = await rest("GET /api/health", bHeaders);
+  assert.equal((JSON.parse(bodyOf(restHealth)) as { store: { memories: number } }).store.memories, bLive);
   const bSpaces = await b.memory.spaces();
   assert.ok(bSpaces.includes("personal"), JSON.stringify(bSpaces));
 
@@ -686,6 +701,21 @@ test("a space A shares with B reaches B only where B names it, read-only means r
     recallForPrompt(memo, { space: `${bId}~personal`, added: [SECRET.space], query, context: [] }),
   );
   assert.ok(considered.considered > 0, JSON.stringify(considered));
+  // Its trash is A's alone: listed, fetched or restored by id, A's trashed memory there reads as missing to B.
+  for (const status of ["deleted", "all"] as const) {
+    const listed = JSON.stringify(await b.manager.list({ space: ref, status }));
+    assert.ok(!listed.includes(SECRET.sharedTrashed), `B's Manager (${status}) of the shared space: ${listed}`);
+  }
+  await assertLikeMissing(
+    "manager.get of the shared trash",
+    (id) => trpc("manager.get", bHeaders, { id }),
+    A.sharedTrashed!,
+  );
+  await assertLikeMissing(
+    "GET /api/v1/memories/[id] of the shared trash",
+    (id) => rest("GET /api/v1/memories/[id]", bHeaders, { params: { id } }),
+    A.sharedTrashed!,
+  );
   // Read-only: B writes nothing there, and A's memory by id cannot be changed (it answers as missing).
   assert.equal((await trpc("memory.remember", bHeaders, { text: "b writes into A's space", space: ref })).status, 403);
   assert.equal((await trpc("memory.forget", bHeaders, { pattern: "Quillfeather", space: ref })).status, 403);
@@ -697,6 +727,23 @@ test("a space A shares with B reaches B only where B names it, read-only means r
   ] as const)
     await assertLikeMissing(`${name} on a read-only share`, (id) => trpc(name, bHeaders, input(id)), A.workMemory!);
   assert.equal((await a.manager.get({ id: A.workMemory! })).content, SECRET.work);
+  // Read-write: B may change the space's live memories, still not its trash.
+  await a.spaces.share({ space: SECRET.space, person: "b", mode: "write" });
+  for (const [name, input] of [
+    ["manager.restore", (id: string) => ({ ids: [id] })],
+    ["manager.purge", (id: string) => ({ ids: [id] })],
+    ["manager.setPinned", (id: string) => ({ ids: [id], pinned: true })],
+    ["memory.delete", (id: string) => ({ id, purge: true })],
+  ] as const)
+    await assertLikeMissing(
+      `${name} of the shared trash (read-write)`,
+      (id) => trpc(name, bHeaders, input(id)),
+      A.sharedTrashed!,
+    );
+  leak("memory.restore of the shared trash (read-write)", await b.memory.restore({ ids: [A.sharedTrashed!] }));
+  assert.deepEqual((await b.memory.restore({ ids: [A.sharedTrashed!] })).restored, []);
+  assert.equal((await a.manager.get({ id: A.sharedTrashed! })).softDeleted, true, "still in A's trash");
+  await a.spaces.share({ space: SECRET.space, person: "b", mode: "read" });
 
   // A stops sharing: B's search, chat recall, Debug Search, Manager and analytics show and count none of it.
   assert.equal((await a.spaces.unshare({ space: SECRET.space, person: "b" })).removed, true);
@@ -774,6 +821,10 @@ test("removing B takes all of B's data in one transaction (memories, vectors, FT
   for (const t of ["auth_sessions", "api_tokens", "people"])
     assert.equal(n(`SELECT count(*) AS n FROM ${t} WHERE ${t === "people" ? "id" : "person_id"} = ?`, bId), 0, t);
   assert.equal(n("SELECT count(*) AS n FROM settings WHERE key LIKE ?", `%@person:${bId}`), 0);
+  // Nothing else names B (issue 43): live counts of B's spaces, B's recall events, B as a writer.
+  assert.equal(n("SELECT count(*) AS n FROM live_counts WHERE space_id LIKE ?", `${bId}~%`), 0, "live_counts");
+  assert.equal(n("SELECT count(*) AS n FROM retrieval_events WHERE person_id = ?", bId), 0, "retrieval_events");
+  assert.equal(n("SELECT count(*) AS n FROM memories WHERE written_by = ?", bId), 0, "written_by");
   assert.deepEqual(countsOf("owner"), aBefore, "A keeps everything");
   assert.deepEqual(checkInvariant(db), []);
 });

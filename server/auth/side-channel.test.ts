@@ -52,9 +52,11 @@ const QUERIES = [
 
 const CONVERSATION_QUERIES = ["kayak", "sourdough kayak", "violin sourdough", "chess", "sourd"];
 
-/** JSON of a value with every timing left out (keys ending in ms/Ms, and `timings`). */
+/** JSON of a value with every clock reading left out (keys ending in ms/Ms, `timings`, `generatedAt`, `checkedAt`). */
 function stable(v: unknown): string {
-  return JSON.stringify(v, (k, x) => (/(^|[a-z])(ms|Ms)$/.test(k) || k === "timings" ? undefined : x));
+  return JSON.stringify(v, (k, x) =>
+    /(^|[a-z])(ms|Ms)$/.test(k) || k === "timings" || k === "generatedAt" || k === "checkedAt" ? undefined : x,
+  );
 }
 
 /** Everything B sees for the fixed queries, each output keyed by where it came from. */

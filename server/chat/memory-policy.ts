@@ -21,6 +21,8 @@ import {
   type ProviderId,
 } from "./providers";
 import { readSetting, writeSetting } from "../core/settings-store";
+import { isMine, spaceRef } from "../core/acting";
+import { spacePersonOf } from "../core/space-name";
 
 export const SHARING_MODES = ["on", "off", "pinned"] as const;
 export type SharingMode = (typeof SHARING_MODES)[number];
@@ -112,9 +114,10 @@ export const privacySettingsSchema = z.strictObject({
 });
 export type PrivacySettings = z.infer<typeof privacySettingsSchema>;
 
-export function loadPrivacySettings(db: Database.Database): PrivacySettings {
+/** The acting person's choices, or `personId`'s (a shared space's person, whose choices follow its memories). */
+export function loadPrivacySettings(db: Database.Database, personId?: string): PrivacySettings {
   // A damaged value reads as nothing saved: the defaults (remote providers are asked again).
-  const parsed = privacySettingsSchema.safeParse(readSetting(db, SETTINGS_KEY) ?? {});
+  const parsed = privacySettingsSchema.safeParse(readSetting(db, SETTINGS_KEY, personId) ?? {});
   if (parsed.success) return parsed.data;
   return privacySettingsSchema.parse({});
 }
@@ -214,6 +217,44 @@ export function planFor(
   canAsk: boolean,
 ): TurnMemoryPlan {
   return planTurnMemory(conv, providerEndpoint(resolveProviderConfig(db), provider), loadPrivacySettings(db), canAsk);
+}
+
+/** A space shared with the turn's person that its recall also reads, and which of its memories may be sent. */
+export interface AddedSpace {
+  space: string;
+  only: "all" | "pinned";
+}
+
+/**
+ * The owner's choices follow their memories (issue 43): a space shared with the turn's person is read for a
+ * prompt to this endpoint only as far as both allow — the stricter of the turn's plan (its person's choice)
+ * and the space's own person's choice for the same provider and host. The owner cannot be asked in someone
+ * else's turn, so a remote provider they never decided on gets none of their memories; a provider on this
+ * machine gets them, as it does everyone's. Returns the spaces to read and, when any was held back (wholly or
+ * to its pinned memories), why, for the reply's memory line.
+ */
+export function planAddedSpaces(
+  db: Database.Database,
+  plan: TurnMemoryPlan,
+  spaces: string[],
+): { added: AddedSpace[]; reason: string | null } {
+  const added: AddedSpace[] = [];
+  const held: string[] = [];
+  const who = `${plan.endpoint.label} (${plan.endpoint.host})`;
+  for (const space of spaces) {
+    const owners: Sharing = isMine(space)
+      ? "on"
+      : sharingFor(loadPrivacySettings(db, spacePersonOf(space)), plan.endpoint);
+    if (owners === "off" || owners === "ask") {
+      held.push(`memories of ${spaceRef(space)} are not shared with ${who} (its owner's choice)`);
+      continue;
+    }
+    const only = owners === "pinned" || plan.only === "pinned" ? "pinned" : "all";
+    if (owners === "pinned" && plan.only !== "pinned")
+      held.push(`only pinned memories of ${spaceRef(space)} are shared with ${who} (its owner's choice)`);
+    added.push({ space, only });
+  }
+  return { added, reason: held.length ? held.join("; ") : null };
 }
 
 /** What left the machine with one reply's prompt: stored with the reply and shown under it. */

@@ -23,6 +23,7 @@ import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { stripCutNote } from "./cut-short";
 import { runAsSystem } from "../core/acting";
+import { spacePersonOf } from "../core/space-name";
 
 /** Where an exchange's persistence is recorded. */
 export type ExchangeRecord = { messageId: string } | { pendingId: string };
@@ -69,6 +70,8 @@ export interface PersistStatus {
   }[];
 }
 
+const bump = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + 1);
+
 function describe(job: ExchangeJob): string {
   return `${job.source} exchange in space '${job.space}'${job.conversationId ? ` (conversation ${job.conversationId})` : ""}`;
 }
@@ -76,9 +79,10 @@ function describe(job: ExchangeJob): string {
 export class PersistQueue {
   private queue: { job: ExchangeJob; resolve: (ids: string[] | null) => void }[] = [];
   private running = false;
-  private persisted = 0;
-  private retries = 0;
-  private failed: PersistStatus["failed"] = [];
+  // Per person (the person of the exchange's space): a member's status counts only their own (issue 43).
+  private persisted = new Map<string, number>();
+  private retries = new Map<string, number>();
+  private failed: (PersistStatus["failed"][number] & { personId: string })[] = [];
   private idle: (() => void)[] = [];
   private readonly o: Required<PersistQueueOptions>;
 
@@ -122,8 +126,17 @@ export class PersistQueue {
     return this.enqueue({ ...job, conversationId: null, record: { pendingId: id } });
   }
 
-  status(): PersistStatus {
-    return { pending: this.queue.length, persisted: this.persisted, retries: this.retries, failed: [...this.failed] };
+  /** The queue's figures: for one person (their exchanges only), or the household's with null. */
+  status(personId: string | null = null): PersistStatus {
+    const whose = (space: string) => personId === null || spacePersonOf(space) === personId;
+    const sum = (m: Map<string, number>) =>
+      personId === null ? [...m.values()].reduce((a, b) => a + b, 0) : (m.get(personId) ?? 0);
+    return {
+      pending: this.queue.filter((q) => whose(q.job.space)).length,
+      persisted: sum(this.persisted),
+      retries: sum(this.retries),
+      failed: this.failed.filter((f) => personId === null || f.personId === personId).map(({ personId: _, ...f }) => f),
+    };
   }
 
   /** Resolves when nothing is queued or being written. */
@@ -151,7 +164,7 @@ export class PersistQueue {
     for (let attempt = 1; attempt <= this.o.maxAttempts; attempt++) {
       try {
         const ids = await persistExchange(this.ctx(), job);
-        this.persisted++;
+        bump(this.persisted, spacePersonOf(job.space));
         if (attempt > 1) this.o.log("info", `persisted the ${describe(job)} on attempt ${attempt}`);
         return ids;
       } catch (e) {
@@ -164,7 +177,7 @@ export class PersistQueue {
         }
         if (attempt === this.o.maxAttempts) break;
         const delay = Math.min(this.o.baseDelayMs * 2 ** (attempt - 1), this.o.maxDelayMs);
-        this.retries++;
+        bump(this.retries, spacePersonOf(job.space));
         this.o.log(
           "warn",
           `persisting the ${describe(job)} failed (attempt ${attempt}/${this.o.maxAttempts}: ${lastError}); retrying in ${delay} ms`,
@@ -173,6 +186,7 @@ export class PersistQueue {
       }
     }
     this.failed.push({
+      personId: spacePersonOf(job.space),
       source: job.source,
       conversationId: job.conversationId,
       space: job.space,

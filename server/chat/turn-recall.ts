@@ -7,6 +7,7 @@ import { search } from "../memory/retrieval/search";
 import { chunkSection } from "../memory/retrieval/document-names";
 import type { Embedder, MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
+import type { AddedSpace } from "./memory-policy";
 import type { StageTimer } from "../memory/retrieval/stages";
 import type { Whose } from "../memory/store";
 
@@ -114,9 +115,10 @@ export async function recallForPrompt(
     /**
      * Spaces shared with the person that were added to this conversation (server/memory/store/shares.ts
      * conversationSpaces): searched too, their results merged with the space's by confidence. A shared space
-     * reaches a turn by no other path.
+     * reaches a turn by no other path. With `only: "pinned"` (its owner's choice for the provider,
+     * memory-policy.ts planAddedSpaces) only its pinned memories.
      */
-    added?: string[];
+    added?: (string | AddedSpace)[];
     query: string;
     context: string[];
     exclude?: (m: RetrievedMemory) => boolean;
@@ -143,13 +145,16 @@ export async function recallForPrompt(
       );
     const r = await one(input.space);
     let results = r.results;
-    for (const space of input.added ?? []) {
+    for (const a of input.added ?? []) {
+      const { space, only } = typeof a === "string" ? { space: a, only: "all" } : a;
       if (space === input.space) continue;
       // An added space that is empty (or no longer shared: missing) adds nothing; the turn goes on.
-      const more = await one(space).catch((e: unknown) => {
-        if (e instanceof ServiceError && e.status === 404) return null;
-        throw e;
-      });
+      const more = await one(space)
+        .then((m) => (only === "pinned" ? { ...m, results: m.results.filter((x) => x.pinned) } : m))
+        .catch((e: unknown) => {
+          if (e instanceof ServiceError && e.status === 404) return null;
+          throw e;
+        });
       // Confidence is calibrated per result (confidence.ts), so results of different spaces compare by it.
       if (more) results = [...results, ...more.results].sort((a, b) => b.scores.confidence - a.scores.confidence);
     }

@@ -16,7 +16,14 @@ import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { parseCommand } from "./commands";
-import { loadPrivacySettings, planFor, sentMemory, type ProviderEndpoint, type SentMemory } from "./memory-policy";
+import {
+  loadPrivacySettings,
+  planAddedSpaces,
+  planFor,
+  sentMemory,
+  type ProviderEndpoint,
+  type SentMemory,
+} from "./memory-policy";
 import { logPrompt } from "./prompt-log";
 import { markExchangeSettled, persistQueue, type PersistQueue } from "./persist";
 import { prepareReplacement, replacedMemory, type Replacement } from "./replace";
@@ -196,7 +203,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   // Regenerate and edit have already removed what they replace: they are never paused for the sharing
   // question (an undecided remote provider gets no memories for them).
   const canAsk = (deps.canAsk ?? true) && !rep;
-  const plan = provider
+  const personal = provider
     ? planFor(
         memo.db,
         { recall: conv.memory.recall, store: conv.memory.store, temporary: conv.temporary },
@@ -204,6 +211,13 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
         canAsk,
       )
     : null;
+  // The spaces shared with this person that the conversation added, as far as their owners let them go to
+  // this provider (the stricter of both choices); what was held back is said on the reply's memory line.
+  const shared = personal ? planAddedSpaces(memo.db, personal, conversationSpaces(memo.db, conv.id)) : null;
+  const plan =
+    personal && shared?.reason && personal.recall
+      ? { ...personal, reason: [personal.reason, shared.reason].filter(Boolean).join("; ") }
+      : personal;
   const context = previousUserMessages(memo.db, conv.id, 3, rep?.userMessage?.id); // before this message
   // An answer given again must not be shaped by the memory of the answer it replaces.
   const exclude = replaces.length ? replacedMemory(replaces) : undefined;
@@ -212,7 +226,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
       memo,
       {
         space: conv.spaceId,
-        added: conversationSpaces(memo.db, conv.id),
+        added: shared?.added ?? [],
         query: message,
         context,
         exclude,

@@ -123,6 +123,19 @@ export const writableScan = (col: string): string =>
      UNION ALL SELECT space_id FROM space_shares WHERE person_id = (SELECT acting_person()) AND mode = 'write')`;
 
 /**
+ * The trash is its owner's alone (issue 43): a soft-deleted memory is seen, restored, purged or changed only by
+ * its space's person (or work for the household). To anyone it is shared with, read-only or read-write, it reads
+ * exactly like a missing memory. Memory lookups by id and the Manager's listing use these in place of
+ * visibleScan/writableScan; `deleted` is the row's soft_deleted column.
+ */
+export const visibleMemoryScan = (space: string, deleted: string): string =>
+  `(${visibleScan(space)} AND (${deleted} = 0 OR ${mineScan(space)}))`;
+
+/** The memories the acting person may change by id: writableScan, and a trashed one only when it is theirs. */
+export const writableMemoryScan = (space: string, deleted: string): string =>
+  `(${writableScan(space)} AND (${deleted} = 0 OR ${mineScan(space)}))`;
+
+/**
  * A space named in a request that may be another person's: the acting person's own name or key
  * (mySpaceOf), or `<person id>~<name>` for a space of that person (`owner~recipes` for the owner's). Only the
  * form is checked here; whether the space is shared with the acting person is the store's question

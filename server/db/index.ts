@@ -7,6 +7,7 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { dataDir, dbPath, migrationsDir } from "../core/config";
 import { actingScope, isMine } from "../core/acting";
 import * as schema from "./schema";
+import { secureDeleteAllFts } from "./secure-delete";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -38,6 +39,9 @@ export function openDb(file: string = dbPath(), migrationsFolder: string = migra
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("mmap_size = 1073741824");
+  // Deleted rows and freed pages are overwritten with zeros, not left readable in the file (issue 43; with
+  // FTS5's own secure-delete below and the scrub after a person's removal, server/db/secure-delete.ts).
+  sqlite.pragma("secure_delete = ON");
   // mine(space_id): is this space the acting person's (server/core/acting.ts)? Not deterministic: it reads
   // who acts at the moment the statement runs.
   sqlite.function("mine", { deterministic: false }, (key: unknown) => (typeof key === "string" && isMine(key) ? 1 : 0));
@@ -47,6 +51,7 @@ export function openDb(file: string = dbPath(), migrationsFolder: string = migra
   sqlite.function("utf16_length", { deterministic: true }, (s: unknown) => (typeof s === "string" ? s.length : null));
   const orm = drizzle(sqlite, { schema }) as Db;
   migrate(orm, { migrationsFolder });
+  secureDeleteAllFts(sqlite);
   if (file !== ":memory:") {
     // Also files made before the modes were set here (or by a process with another umask).
     for (const f of [file, `${file}-wal`, `${file}-shm`]) privateMode(f, 0o600);

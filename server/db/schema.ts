@@ -237,20 +237,25 @@ export const pendingExchanges = sqliteTable("pending_exchanges", {
   createdAt: text("created_at").notNull().default(now),
 });
 
-/** One row per recall of a memory into a prompt (what Analytics charts per day). Removed with the memory. */
+/**
+ * One row per recall of a memory into a person's prompt (what Analytics charts per day), the recaller's
+ * (drizzle/0021): a recall of one's own memory names it and its space and is removed with the memory; a recall
+ * of a memory shared with the person names neither (null), so nothing of the owner's is in it.
+ */
 export const retrievalEvents = sqliteTable(
   "retrieval_events",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    memoryId: text("memory_id").notNull(),
-    spaceId: text("space_id")
-      .notNull()
-      .references(() => spaces.id),
+    memoryId: text("memory_id"),
+    spaceId: text("space_id").references(() => spaces.id),
+    /** Whose prompt it was recalled into. */
+    personId: text("person_id").notNull().default("owner"),
     at: text("at").notNull(),
   },
   (t) => [
     index("retrieval_events_space_at_idx").on(t.spaceId, t.at),
     index("retrieval_events_memory_idx").on(t.memoryId),
+    index("retrieval_events_person_at_idx").on(t.personId, t.at),
   ],
 );
 

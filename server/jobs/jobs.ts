@@ -91,9 +91,9 @@ export function runConsolidateJob(ctx: MemoContext, opts: JobRunOptions = {}): P
           status: "ok",
           result: { counts: ZERO, spaces: 0, candidates: 0, pairs: 0, note: "the store is empty" },
         };
-      const { merge, reason } =
+      const { merge, reason, mayMergeIn } =
         opts.merge !== undefined
-          ? { merge: opts.merge, reason: opts.merge ? null : "no merge function given" }
+          ? { merge: opts.merge, reason: opts.merge ? null : "no merge function given", mayMergeIn: undefined }
           : providerMerge(db);
       // The merged statements are embedded: the embedder must serve the store's model (this also starts
       // a re-index if it does not, in which case consolidation waits for it).
@@ -113,6 +113,7 @@ export function runConsolidateJob(ctx: MemoContext, opts: JobRunOptions = {}): P
         maxPerSpace: s.maxPerSpace,
         merge,
         noMergeReason: reason ?? undefined,
+        mayMergeIn,
         onPair: () => run.renew(),
         beforeSoftDelete: opts.beforeSoftDelete,
         now: opts.now,

@@ -6,6 +6,7 @@ import type Database from "better-sqlite3";
 import { loadPrivacySettings, providerEndpoint, sharingFor } from "../chat/memory-policy";
 import { complete, hasProvider, providerStatus, resolveProviderConfig, type ChatMessage } from "../chat/providers";
 import type { MergeFn } from "../memory/lifecycle/consolidate";
+import { OWNER_ID, spacePersonOf } from "../core/space-name";
 
 export const MERGE_SYSTEM_PROMPT =
   "You merge two notes from a person's memory store that say nearly the same thing. Write ONE statement " +
@@ -33,11 +34,17 @@ export function cleanMergedStatement(raw: string): string {
 }
 
 /**
- * The provider-backed MergeFn, or null with the reason when no chat provider is configured, or when the
- * provider may not receive memories (merging sends both to it; pinned ones are never merged, so "pinned
- * memories only" allows nothing here): server/chat/memory-policy.ts.
+ * The provider-backed MergeFn, or null with the reason when no chat provider is configured, or when no
+ * person's memories may go to it (merging sends both to it; pinned ones are never merged, so "pinned memories
+ * only" allows nothing here): server/chat/memory-policy.ts. Each space is merged under its own person's
+ * choice for the provider (issue 43: a person's choice follows their memories, whoever runs the job):
+ * `mayMergeIn` says why a space may not be, or null.
  */
-export function providerMerge(db: Database.Database): { merge: MergeFn | null; reason: string | null } {
+export function providerMerge(db: Database.Database): {
+  merge: MergeFn | null;
+  reason: string | null;
+  mayMergeIn?: (spaceId: string) => string | null;
+} {
   if (!hasProvider(db))
     return {
       merge: null,
@@ -45,15 +52,25 @@ export function providerMerge(db: Database.Database): { merge: MergeFn | null; r
     };
   const cfg = resolveProviderConfig(db);
   const endpoint = providerEndpoint(cfg, cfg.active.value!);
-  const sharing = sharingFor(loadPrivacySettings(db), endpoint);
-  if (sharing !== "on") {
-    const how = sharing === "ask" ? "not allowed yet" : sharing === "pinned" ? "pinned memories only" : "off";
-    return {
-      merge: null,
-      reason: `nothing was merged: memory sharing with ${endpoint.label} (${endpoint.host}) is ${how} (Settings → Providers), and merging sends memories to it`,
-    };
-  }
+  const refusals = new Map<string, string | null>();
+  const refusal = (personId: string): string | null => {
+    if (!refusals.has(personId)) {
+      const sharing = sharingFor(loadPrivacySettings(db, personId), endpoint);
+      const how = sharing === "ask" ? "not allowed yet" : sharing === "pinned" ? "pinned memories only" : "off";
+      refusals.set(
+        personId,
+        sharing === "on"
+          ? null
+          : `memory sharing with ${endpoint.label} (${endpoint.host}) is ${how} (Settings → Providers), and merging sends memories to it`,
+      );
+    }
+    return refusals.get(personId)!;
+  };
+  const people = (db.prepare("SELECT DISTINCT person_id AS id FROM spaces").all() as { id: string }[]).map((r) => r.id);
+  if (!people.includes(OWNER_ID)) people.unshift(OWNER_ID);
+  if (people.every((p) => refusal(p) !== null))
+    return { merge: null, reason: `nothing was merged: ${refusal(OWNER_ID)}` };
   const merge: MergeFn = async (a, b, signal) =>
     cleanMergedStatement(await complete(mergeMessages(a, b), { db, temperature: 0, maxTokens: 512, signal }));
-  return { merge, reason: null };
+  return { merge, reason: null, mayMergeIn: (spaceId) => refusal(spacePersonOf(spaceId)) };
 }

@@ -67,7 +67,7 @@ function uploadRequest(name: string, text: string): Request {
 }
 
 async function health() {
-  const res = await healthRoute();
+  const res = await healthRoute(new Request("http://127.0.0.1/api/health"));
   return { status: res.status, body: (await res.json()) as { ok: boolean; store: { problem: string | null } } };
 }
 

@@ -3,7 +3,8 @@
  * the most retrieved memories, memories over time by kind, recall activity per day, and the last job runs.
  *
  * Recall activity per day counts rows of `retrieval_events` (one per memory recalled into a prompt,
- * written by store.recordRetrievals in the same transaction as the retrieval count).
+ * written by store.recordRetrievals in the same transaction as the retrieval count) of the viewer's own
+ * prompts: their recalls of memories shared with them count here, and never in the owner's (issue 43).
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
@@ -197,6 +198,14 @@ export function analytics(
        FROM memories WHERE ${scope}`,
     )
     .get(p) as Omit<Analytics["totals"], "byKind">;
+  // The person's recalls of memories shared with them are theirs too (issue 43): their events name no memory.
+  const recaller = "person_id = coalesce((SELECT acting_person()), person_id)";
+  if (!space)
+    totals.retrievals += (
+      db.prepare(`SELECT count(*) AS n FROM retrieval_events WHERE memory_id IS NULL AND ${recaller}`).get() as {
+        n: number;
+      }
+    ).n;
   const byKind = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<MemoryKind, number>;
   for (const r of db
     .prepare(`SELECT kind, count(*) AS n FROM memories WHERE soft_deleted = 0 AND ${scope} GROUP BY kind`)
@@ -229,7 +238,7 @@ export function analytics(
       db
         .prepare(
           `SELECT substr(at, 1, 10) AS day, count(*) AS n FROM retrieval_events
-           WHERE at >= @first AND ${scope} GROUP BY day`,
+           WHERE at >= @first AND (@space IS NULL OR space_id = @space) AND ${recaller} GROUP BY day`,
         )
         .all({ ...p, first: iso(firstDay) }) as { day: string; n: number }[]
     ).map((r) => [r.day, r.n]),

@@ -9,6 +9,7 @@ import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { POST as forgetRoute } from "../../app/api/v1/forget/route";
+import { createCaller } from "../api/root";
 import { confirmForget } from "../chat/forget-confirm";
 import { runTurn } from "../chat/turn";
 import { createMemoMcpServer } from "../mcp/server";
@@ -91,6 +92,31 @@ test("preview: count and items (with pinned), nothing deleted — in the service
     await client.close();
   }
   assert.equal(liveCount(memo), 5);
+  assert.deepEqual(checkInvariant(memo.db), []);
+});
+
+test("tRPC memory.forget honours preview as REST does: the same answer, nothing deleted; without it, the same forget", async () => {
+  const memo = await seeded();
+  setAppContext(memo);
+  const trpc = createCaller({ memo, headers: new Headers() });
+  const rest = async (body: unknown) =>
+    (await forgetRoute(
+      new Request("http://x/api/v1/forget", {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { "content-type": "application/json" },
+      }),
+    ).then((r) => r.json())) as Record<string, unknown>;
+  const viaTrpc = await trpc.memory.forget({ pattern: "red", preview: true });
+  assert.equal(liveCount(memo), 6, "tRPC preview deleted nothing");
+  assert.deepEqual(viaTrpc, await rest({ pattern: "red", preview: true }), "the same answer as REST's preview");
+  assert.equal((viaTrpc as { preview?: boolean }).preview, true);
+  // preview: false (or absent) forgets, over both.
+  const done = await trpc.memory.forget({ pattern: "blue car", preview: false });
+  assert.equal(done.count, 1);
+  assert.equal(liveCount(memo), 5);
+  assert.equal(((await rest({ pattern: "red door" })) as { count: number }).count, 1);
+  assert.equal(liveCount(memo), 4);
   assert.deepEqual(checkInvariant(memo.db), []);
 });
 

@@ -22,7 +22,7 @@ import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { memoryKind, memoryText, sharedSpaceName } from "../core/validators";
-import { mineScan, visibleScan, writableScan } from "../core/acting";
+import { mineScan, visibleMemoryScan, writableMemoryScan } from "../core/acting";
 
 /** Soft-deleted memories are purged this many days after deleted_at (docs/storage.md#what-each-job-may-change default). */
 export const SOFT_DELETE_RETENTION_DAYS = 30;
@@ -94,8 +94,9 @@ function isoBound(s: string, end: boolean): string {
 /** The WHERE clause and parameters of a listing filter (named parameters, never string-built values). */
 export function memoryFilterSql(f: ListFilter): { where: string; params: Record<string, unknown> } {
   // Only the acting person's memories (server/core/acting.ts); a space shared with them only when the filter
-  // names it: "all spaces" never lists another person's memories.
-  const clauses: string[] = [f.space ? visibleScan("m.space_id") : mineScan("m.space_id")];
+  // names it, and then its live memories only (its trash is its owner's): "all spaces" never lists another
+  // person's memories.
+  const clauses: string[] = [f.space ? visibleMemoryScan("m.space_id", "m.soft_deleted") : mineScan("m.space_id")];
   const params: Record<string, unknown> = {};
   const status = f.status ?? "live";
   if (status === "live") clauses.push("m.soft_deleted = 0");
@@ -194,7 +195,7 @@ export function getManagedMemory(
 ): ManagedMemory {
   const r = db
     .prepare(
-      `SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id WHERE m.id = ? AND ${visibleScan("m.space_id")}`,
+      `SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id WHERE m.id = ? AND ${visibleMemoryScan("m.space_id", "m.soft_deleted")}`,
     )
     .get(id) as Record<string, unknown> | undefined;
   if (!r) throw new ServiceError(404, `memory ${id} not found`);
@@ -202,12 +203,14 @@ export function getManagedMemory(
   return { ...m, whose: whoseOf(db, [m])[0]! };
 }
 
-/** The ids of `ids` that are not memories (empty when all exist). */
+/** The ids of `ids` that are not memories the acting person may change (empty when all are). */
 export function missingMemoryIds(db: Database.Database, ids: string[]): string[] {
   const found = new Set(
     (
       db
-        .prepare(`SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND ${writableScan("space_id")}`)
+        .prepare(
+          `SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND ${writableMemoryScan("space_id", "soft_deleted")}`,
+        )
         .all(JSON.stringify(ids)) as {
         id: string;
       }[]

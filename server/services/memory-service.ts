@@ -3,7 +3,9 @@ import { ServiceError } from "../core/errors";
 import { storageProblem } from "../core/storage-fault";
 import { activeModel } from "../memory/index/model-check";
 import { loadRetrievalSettings, type RetrievalSettings } from "../memory/retrieval/settings";
+import { acting } from "../core/acting";
 import {
+  actingStoreCounts,
   boundModel,
   getMemory,
   getWritableMemory,
@@ -60,9 +62,15 @@ export interface Health {
   };
 }
 
+/**
+ * Liveness and the store's figures. The counts are the household's for an admin (and for work outside a
+ * request) and the acting person's own for anyone else (issue 43: a member sees no household total); whether
+ * the store is consistent is the store's, a fact about the server rather than about anyone's memories.
+ */
 export function health(ctx: MemoContext): Health {
-  const counts = storeCounts(ctx.db);
-  const consistent = counts.memories === counts.vectors && counts.memories === counts.fts;
+  const household = storeCounts(ctx.db);
+  const consistent = household.memories === household.vectors && household.memories === household.fts;
+  const counts = acting().admin ? household : actingStoreCounts(ctx.db, consistent);
   const st = ctx.embedderStatus?.();
   const bound = boundModel(ctx.db);
   const embedderOk = st ? st.status === "ready" : true;

@@ -3,7 +3,9 @@
  * killed (SIGKILL) at the test seam between the commit and the deletions; the next start (the ingest queue's
  * recover() and the ANN index's load, as server/boot.ts runs them) sweeps what the crash left, so nothing of
  * the person remains in the rows, FTS, vectors, trash, ANN files, uploads or job history — and the owner's
- * data is whole.
+ * data is whole. And it leaves no byte of theirs in the store's files (issue 43): the database, -wal and -shm
+ * files are read after the removal and its scrub for the person's words, their FTS stems, their vectors and
+ * their id.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -15,7 +17,20 @@ import { openDb } from "../db";
 import { insertDocuments } from "../ingest/documents";
 import { queueFor, uploadPath, uploadsDirFor } from "../ingest/queue";
 import { annFor, startAnnIndex, stopAnnIndex } from "../memory/index/ann-registry";
-import { checkInvariant, indexedTotal, insertMemories, keywordTableOf, softDeleteMemories } from "../memory/store";
+import {
+  checkInvariant,
+  indexedTotal,
+  keywordTableOf,
+  matchCount,
+  deleteSpace,
+  insertMemories,
+  recordRetrievals,
+  setShare,
+  softDeleteMemories,
+} from "../memory/store";
+import { runAs } from "../core/acting";
+import { appendMessages, createConversation } from "../chat/conversations";
+import { scrubInProgress, scrubPending } from "../db/scrub";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { hashedVector, TEST_MODEL_A, TestDimEmbedder } from "../test/test-dim-embedder";
 import { removePersonData } from "./people-service";
@@ -155,4 +170,91 @@ test("removal refuses while an import of the person's is unfinished", () => {
   const r = removePersonData(s.sqlite, p.id);
   assert.equal(r.removed.import_jobs, 1, "their finished import is forgotten");
   assert.equal(g.__memoImportJobs!.jobs.size, 0);
+});
+
+/** Which of the store's files (db, -wal, -shm) contain these bytes. */
+function filesHolding(file: string, needle: Buffer): string[] {
+  return [file, `${file}-wal`, `${file}-shm`].filter((f) => fs.existsSync(f) && fs.readFileSync(f).includes(needle));
+}
+
+test("after a removal no byte of the person is left in the database files: words, FTS stems, vectors, id", async () => {
+  const s = openTempStore({ model: TEST_MODEL_A, dim: 8 });
+  stores.push(s);
+  const db = s.sqlite;
+  const bo = createPerson(db, { name: "Bo", login: "bo", passwordHash: "unused", role: "member" });
+  const boSpace = `${bo.id}~personal`;
+  // Unique words, and the stems FTS5's porter tokenizer stores for them.
+  const WORDS = ["zorbulating", "frumiously", "quixotries"];
+  const STEMS = ["zorbul", "frumious", "quixotri"];
+  const ownerTexts = Array.from({ length: 60 }, (_, i) => `owner note ${i} about plums, pears and the garden`);
+  insertMemories(
+    db,
+    ownerTexts.map((content) => ({ spaceId: "personal", content })),
+    ownerTexts.map((t) => hashedVector(t, 8)),
+    TEST_MODEL_A,
+  );
+  const boTexts = Array.from({ length: 30 }, (_, i) => `bo wrote ${WORDS.join(" ")} number ${i}`);
+  const boVectors = boTexts.map((t) => hashedVector(t, 8));
+  const boIds = insertMemories(
+    db,
+    boTexts.map((content) => ({ spaceId: boSpace, content })),
+    boVectors,
+    TEST_MODEL_A,
+  );
+  softDeleteMemories(db, boIds.slice(0, 3));
+  // A forget from before FTS5's secure-delete was on (an older version): its tokens stayed in the index.
+  const boTable = keywordTableOf(db, "memory", boSpace)!;
+  db.exec(`INSERT INTO "${boTable}" ("${boTable}", rank) VALUES ('secure-delete', 0)`);
+  softDeleteMemories(db, boIds.slice(3, 6));
+  db.exec(`INSERT INTO "${boTable}" ("${boTable}", rank) VALUES ('secure-delete', 1)`);
+  // A space of Bo's deleted earlier, a chat (conversation_fts), recalls, and a note Bo wrote into the owner's
+  // shared space (it stays, the owner's, without Bo's id).
+  runAs({ personId: bo.id, admin: false }, () => {
+    insertMemories(db, [{ spaceId: `${bo.id}~old`, content: `${WORDS[0]} old space` }], [boVectors[0]!], TEST_MODEL_A);
+    deleteSpace(db, `${bo.id}~old`);
+    const c = createConversation(db, { title: `${WORDS[1]} chat` });
+    appendMessages(db, c.id, [{ role: "user", content: `tell me about ${WORDS.join(" ")}` }]);
+    recordRetrievals(db, boIds.slice(10, 15));
+  });
+  setShare(db, "personal", bo.id, "write");
+  runAs({ personId: bo.id, admin: false }, () =>
+    insertMemories(
+      db,
+      [{ spaceId: "personal", content: "a shopping list for the owner" }],
+      [hashedVector("a shopping list for the owner", 8)],
+      TEST_MODEL_A,
+    ),
+  );
+  const annDir = path.join(s.dir, "ann");
+  startAnnIndex(db, 8, annDir);
+  await ready(db);
+  annFor(db)!.save();
+  assert.ok(
+    fs.readdirSync(annDir).some((f) => f.startsWith(encodeURIComponent(boSpace))),
+    "Bo's graph is saved",
+  );
+  const file = s.file;
+  assert.ok(filesHolding(file, Buffer.from(WORDS[0]!)).length > 0, "the word is in the files before");
+
+  const r = removePersonData(db, bo.id);
+  assert.equal(r.scrub, "scheduled");
+  // The saved ANN graph goes with the removal, not at the next save.
+  assert.ok(!fs.readdirSync(annDir).some((f) => f.startsWith(encodeURIComponent(boSpace))), "Bo's graph files");
+  const outcome = await scrubInProgress(db);
+  for (const w of [...WORDS, ...STEMS, bo.id, "bo wrote"])
+    assert.deepEqual(filesHolding(file, Buffer.from(w)), [], `"${w}" is still in the store's files`);
+  for (const [i, v] of boVectors.entries())
+    assert.deepEqual(filesHolding(file, Buffer.from(v.buffer, v.byteOffset, v.byteLength)), [], `Bo's vector ${i}`);
+  assert.equal(fs.statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0, 0, "the -wal file is emptied");
+  assert.equal(outcome?.ok, true, JSON.stringify(outcome));
+  assert.equal(scrubPending(db), false, "the scrub is recorded done");
+
+  // What stays is the owner's, whole; the note Bo wrote names a removed person.
+  const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+  assert.equal(n("SELECT count(*) AS n FROM memories WHERE space_id = 'personal'"), ownerTexts.length + 1);
+  assert.equal(n("SELECT count(*) AS n FROM memories WHERE written_by = 'removed'"), 1);
+  assert.equal(n("SELECT count(*) AS n FROM live_counts WHERE space_id LIKE 'p%~%'"), 0, "live counts of Bo's spaces");
+  assert.equal(matchCount(db, "memory", "personal", "plums"), ownerTexts.length);
+  assert.deepEqual(checkInvariant(db), []);
+  stopAnnIndex(db);
 });

@@ -1,13 +1,17 @@
 /**
  * Removing a person (issue 32): everything of theirs goes in one transaction — their spaces with every
- * memory (rows, keyword tables, memory_vec, parked vectors; the ANN indexes hear of the removed vectors after
- * commit), conversations with their messages, documents, pending exchanges, retrieval events, their
- * per-person settings, sessions, tokens and the person, and their job history: the entries of the household's
- * job runs that name one of their memories (consolidation quotes them) or them, and their import jobs.
- * Uploaded files are deleted after the commit (and any left over by the sweep at start: the ingest queue's
- * recover(); saved ANN graphs of spaces gone from the store are dropped when the index loads).
+ * memory (rows, keyword tables, memory_vec, parked vectors, live counts; the ANN indexes hear of the removed
+ * vectors after commit), conversations with their messages, documents, pending exchanges, retrieval events
+ * (theirs and their recalls of memories shared with them), their per-person settings, sessions, tokens and
+ * the person, their name on what they wrote into others' shared spaces (it says "a removed person"), and
+ * their job history: the entries of the household's job runs that name one of their memories (consolidation
+ * quotes them) or them, and their import jobs. After the commit: their uploaded files and saved ANN graphs
+ * are deleted (any left by a crash in between go at the next start: the ingest queue's recover(), the ANN
+ * index's load), and the store is scrubbed off the request path (server/db/scrub.ts: no page image or index
+ * token of theirs left in the files; issue 43).
  */
 import fs from "node:fs";
+import path from "node:path";
 import type Database from "better-sqlite3";
 import { deleteSpace } from "../memory/store";
 import { OWNER_ID } from "../core/space-name";
@@ -15,6 +19,12 @@ import { personalSettingsLike } from "../core/settings-store";
 import { uploadPath, uploadsDirFor } from "../ingest/queue";
 import { ServiceError } from "../core/errors";
 import { forgetImportJobsOf, unfinishedImportsOf } from "./import-jobs";
+import { markScrubPending, scheduleScrub } from "../db/scrub";
+import { annFor } from "../memory/index/ann-registry";
+import { dataDir } from "../core/config";
+
+/** What memories a removed person wrote into others' shared spaces say of their writer: no id of theirs. */
+export const REMOVED_WRITER = "removed";
 
 /**
  * Test seam (crash-safety test only, server/services/people-removal.test.ts): called after the commit and
@@ -24,11 +34,21 @@ export interface RemovalTestSeam {
   afterCommitBeforeFiles?: () => void;
 }
 
+export interface RemovalResult {
+  removed: Record<string, number>;
+  /** Upload files deleted. */
+  files: number;
+  /** Backups made before (`npm run backup`, <data>/backups): they still hold the person's data until deleted. */
+  backups: string[];
+  /** The store's files are scrubbed in the background (server/db/scrub.ts). */
+  scrub: "scheduled";
+}
+
 export function removePersonData(
   db: Database.Database,
   personId: string,
   testSeam: RemovalTestSeam = {},
-): { removed: Record<string, number>; files: number } {
+): RemovalResult {
   if (personId === OWNER_ID) throw new ServiceError(400, "the owner cannot be removed");
   // An import still writing into their spaces would make them again after the removal.
   if (unfinishedImportsOf(personId) > 0)
@@ -58,12 +78,21 @@ export function removePersonData(
     for (const key of spaces) {
       for (const [t, n] of Object.entries(deleteSpace(db, key).removed)) removed[t] = (removed[t] ?? 0) + n;
     }
+    // Their recalls of memories shared with them (events naming no space of theirs, drizzle/0021).
+    removed.retrieval_events =
+      (removed.retrieval_events ?? 0) +
+      db.prepare("DELETE FROM retrieval_events WHERE person_id = ?").run(personId).changes;
+    // What they wrote into others' spaces stays there, the space's person's, no longer naming them.
+    removed.written_by = db
+      .prepare("UPDATE memories SET written_by = ? WHERE written_by = ?")
+      .run(REMOVED_WRITER, personId).changes;
     removed.settings = db.prepare("DELETE FROM settings WHERE key LIKE ?").run(personalSettingsLike(personId)).changes;
     removed.auth_sessions = db.prepare("DELETE FROM auth_sessions WHERE person_id = ?").run(personId).changes;
     removed.api_tokens = db.prepare("DELETE FROM api_tokens WHERE person_id = ?").run(personId).changes;
     // Sign-in attempts against them (their known browsers, login_devices, go with the person row).
     removed.login_attempts = db.prepare("DELETE FROM login_attempts WHERE account = ?").run(personId).changes;
     removed.people = db.prepare("DELETE FROM people WHERE id = ?").run(personId).changes;
+    markScrubPending(db);
   })();
   removed.import_jobs = forgetImportJobsOf(personId);
   testSeam.afterCommitBeforeFiles?.();
@@ -78,7 +107,24 @@ export function removePersonData(
       filesLeft++;
     }
   }
-  return { removed, files: docs.length - filesLeft };
+  // Their saved ANN graphs (vectors and keys) leave the disk now, not at the next save.
+  annFor(db)?.dropSpaces(spaces);
+  // Older page images in the -wal file and any FTS5 token of theirs deleted before secure-delete was on.
+  void scheduleScrub(db);
+  return { removed, files: docs.length - filesLeft, backups: backupsOnDisk(), scrub: "scheduled" };
+}
+
+/** The backup files in <data>/backups (scripts/backup.ts's default folder), oldest first. */
+function backupsOnDisk(): string[] {
+  const dir = path.join(dataDir(), "backups");
+  try {
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith(".db"))
+      .sort();
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -13,8 +13,7 @@ import { getLocalDetector, type DetectionStatus } from "../chat/detect-local";
 import { listLocalGgufs, type LocalGguf } from "../chat/local-models";
 import { currentLocalChatServer } from "../chat/local-server";
 import { PROVIDER_LABELS, providerStatus, type ProviderId, type Source } from "../chat/providers";
-import { reindexStatus } from "../memory/index/reindex-job";
-import type { ReindexProgress } from "../memory/index/reindex";
+import { reindexStatus, type ShownReindexProgress } from "../memory/index/reindex-job";
 import { modelDownloadStatus, type ModelDownloadStatus } from "./model-download-service";
 import type { MemoContext } from "../core/context";
 import { readSetting, writeSetting } from "../core/settings-store";
@@ -40,7 +39,7 @@ export interface SetupStatus {
     reason: string | null;
   };
   download: ModelDownloadStatus;
-  reindex: { active: boolean; progress: ReindexProgress | null };
+  reindex: { active: boolean; progress: ShownReindexProgress | null };
   chat: {
     provider: ProviderId | null;
     label: string | null;

@@ -97,7 +97,9 @@ export function JobsPanel() {
             aria-label="Re-index progress"
           />
           <p className="text-xs text-zinc-500">
-            {p.done.toLocaleString("en-US")} / {p.total.toLocaleString("en-US")} memories
+            {p.unit === "percent"
+              ? `${p.done}% done`
+              : `${p.done.toLocaleString("en-US")} / ${p.total.toLocaleString("en-US")} memories`}
             {s.reindex.active
               ? " · search uses keyword matches only until it completes"
               : ` · ${fmt(p.finishedAt ?? p.updatedAt)}`}

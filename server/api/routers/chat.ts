@@ -8,6 +8,7 @@ import { confirmForget } from "../../chat/forget-confirm";
 import { keepCutShortExchange } from "../../chat/keep-exchange";
 import { restore } from "../../memory/lifecycle/forget";
 import { ServiceError } from "../../core/errors";
+import { acting } from "../../core/acting";
 
 /** The chat page's non-streaming needs; the reply itself streams from POST /api/chat. */
 export const chatRouter = createTRPCRouter({
@@ -22,7 +23,8 @@ export const chatRouter = createTRPCRouter({
       active: p.active,
       label: active?.label ?? null,
       model: active?.model ?? null,
-      persist: persistQueue().status(),
+      // The caller's own exchanges; the household's for an admin (issue 43).
+      persist: persistQueue().status(acting().admin ? null : ctx.person.personId),
       /** Live: ready / unreachable / not_configured, re-checked (server/chat/provider-health.ts). */
       health,
     };

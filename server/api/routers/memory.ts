@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
 import { batchInput, forgetInput, idsInput, newMemoryInput, rememberInput, searchInput } from "../../core/validators";
 import { deleteMemory } from "../../services/memory-service";
-import { forget, restore } from "../../memory/lifecycle/forget";
+import { forgetRequest, restore } from "../../memory/lifecycle/forget";
 import { search } from "../../memory/retrieval/search";
 import { addMemories, remember } from "../../memory/store/add";
 import { ensureSpace, listSpaces } from "../../memory/store";
@@ -21,7 +21,8 @@ export const memoryRouter = createTRPCRouter({
   remember: publicProcedure
     .input(rememberInput)
     .mutation(({ ctx, input }) => remember(ctx.memo, input.text, input.space)),
-  forget: publicProcedure.input(forgetInput).mutation(({ ctx, input }) => forget(ctx.memo, input.pattern, input.space)),
+  /** `preview: true` lists what would be forgotten and deletes nothing, as POST /api/v1/forget does. */
+  forget: publicProcedure.input(forgetInput).mutation(({ ctx, input }) => forgetRequest(ctx.memo, input)),
   restore: publicProcedure.input(idsInput).mutation(({ ctx, input }) => restore(ctx.memo, input.ids)),
   delete: publicProcedure
     .input(z.strictObject({ id: z.string().uuid(), purge: z.boolean().optional() }))

@@ -115,3 +115,25 @@ export function dropGraphs(dir: string, manifest: Manifest, spaceIds: string[]):
   }
   return next;
 }
+
+/**
+ * Drop the saved graphs of these spaces now (a person removed while the index runs, issue 43): their vectors
+ * and keys leave the disk at once instead of at the next save. A missing folder or manifest is no error.
+ */
+export function dropSavedGraphs(dir: string, spaceIds: string[]): void {
+  if (!spaceIds.length || !fs.existsSync(dir)) return;
+  let manifest: Manifest | null = null;
+  try {
+    manifest = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8")) as Manifest;
+  } catch {
+    manifest = null;
+  }
+  if (manifest?.spaces) {
+    dropGraphs(dir, manifest, spaceIds);
+    return;
+  }
+  for (const id of spaceIds) {
+    fs.rmSync(graphFile(dir, id), { force: true });
+    fs.rmSync(sidecarFile(graphFile(dir, id)), { force: true });
+  }
+}

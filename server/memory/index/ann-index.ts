@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import usearch from "usearch";
 import { onVectorWrite, vecLogSeq, type VectorWrite } from "../store";
 import { getMeta } from "../../core/meta";
-import { dropGraphs, loadGraphs, saveGraphs, type SpaceIndex, type UIndex } from "./ann-files";
+import { dropGraphs, dropSavedGraphs, loadGraphs, saveGraphs, type SpaceIndex, type UIndex } from "./ann-files";
 import {
   type AnnSearchHit,
   type AnnState,
@@ -225,6 +225,15 @@ export class AnnIndex {
     this.appliedSeq = loaded.manifest.seq ?? vecLogSeq(this.db);
     this.verifyCounts = true;
     return true;
+  }
+
+  /**
+   * Spaces that are gone from the store (a person removed): their graphs leave memory, and their saved files the
+   * disk, now — not at the next save (issue 43: nothing of a removed person stays on disk).
+   */
+  dropSpaces(spaceIds: string[]): void {
+    for (const id of spaceIds) this.spaces.delete(id);
+    if (this.dir) dropSavedGraphs(this.dir, spaceIds);
   }
 
   /** Save the graphs with the generation and log position they reflect. */

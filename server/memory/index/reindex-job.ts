@@ -21,6 +21,7 @@ import {
 import { boundModel, reindexTarget } from "../store";
 import { leaseHolder } from "../../core/lease";
 import { runExclusive, type RunRecord } from "../../core/job-runner";
+import { acting } from "../../core/acting";
 
 export interface ReindexHooks {
   /** Start serving vector queries for the new dimension once swapped (the ANN index). */
@@ -155,9 +156,22 @@ export function ensureReindexRunning(
   return promise;
 }
 
+/**
+ * A re-index's progress as its viewer sees it. Its counts are the household's memories: an admin sees them
+ * (`unit: "memories"`); anyone else sees the share done, `done` of `total` = 100 (`unit: "percent"`), so that
+ * no member reads how many memories the household holds (issue 43).
+ */
+export type ShownReindexProgress = ReindexProgress & { unit: "memories" | "percent" };
+
+export function shownReindexProgress(p: ReindexProgress | null): ShownReindexProgress | null {
+  if (!p) return null;
+  if (acting().admin) return { ...p, unit: "memories" };
+  return { ...p, total: 100, done: Math.floor((100 * p.done) / Math.max(1, p.total)), unit: "percent" };
+}
+
 export interface ReindexStatus {
-  /** Progress of the current or last re-index (null: never re-indexed). */
-  progress: ReindexProgress | null;
+  /** Progress of the current or last re-index (null: never re-indexed), as the acting person may see it. */
+  progress: ShownReindexProgress | null;
   /** A re-index is in progress (its table exists), whether or not this process runs it. */
   active: boolean;
   /** This process runs it now. */
@@ -168,7 +182,7 @@ export interface ReindexStatus {
 
 export function reindexStatus(db: Database.Database): ReindexStatus {
   return {
-    progress: readReindexProgress(db),
+    progress: shownReindexProgress(readReindexProgress(db)),
     active: reindexTarget(db) !== undefined,
     runningHere: running.has(db),
     holder: leaseHolder(db, "reindex")?.owner ?? null,

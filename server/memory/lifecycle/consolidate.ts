@@ -33,6 +33,11 @@ export interface ConsolidateOptions {
   noMergeReason?: string;
   /** Only these spaces (default: all). */
   spaces?: string[];
+  /**
+   * Why a space's pairs may not be sent to the merge function (its person's memory-sharing choice for the
+   * provider, server/jobs/merge.ts), or null: such a space's pairs are found and counted, never merged.
+   */
+  mayMergeIn?: (spaceId: string) => string | null;
   now?: () => Date;
   signal?: AbortSignal;
   /** Called between pairs (the job renews its lease there). */
@@ -78,6 +83,8 @@ export interface ConsolidateResult {
   stale: number;
   /** Set when merging was skipped (no chat provider, a re-index started, too many failures). */
   skippedMerging: string | null;
+  /** Spaces whose pairs were not merged because their person does not share memories with the provider, and why. */
+  notShared: { space: string; reason: string }[];
   merges: MergeRecord[];
   errors: { from: [string, string]; error: string }[];
   /** Pairs whose merged statement failed a check (merge-guard.ts), with why and the two memories' text. */
@@ -218,6 +225,7 @@ export async function consolidate(
     failed: 0,
     stale: 0,
     skippedMerging: opts.merge ? null : (opts.noMergeReason ?? "no chat provider is configured"),
+    notShared: [],
     merges: [],
     errors: [],
     skipped: [],
@@ -235,6 +243,11 @@ export async function consolidate(
     result.pairs += pairs.length;
     await yieldToLoop();
     if (!opts.merge || result.skippedMerging) continue;
+    const refused = pairs.length ? (opts.mayMergeIn?.(spaceId) ?? null) : null;
+    if (refused) {
+      result.notShared.push({ space: spaceId, reason: refused });
+      continue;
+    }
     for (const p of pairs) {
       opts.signal?.throwIfAborted();
       opts.onPair?.();

@@ -12,7 +12,7 @@ import {
   spaceExists,
   type MemoryRow,
 } from "../store";
-import { mySpace } from "../../core/acting";
+import { isMine, mySpace } from "../../core/acting";
 
 export const FORGET_UNDO_DAYS = 7;
 
@@ -79,12 +79,18 @@ export function forgetIds(ctx: MemoContext, ids: string[], label: string): Forge
     .filter((id) => changed.has(id))
     .map((id) => ({ id, content: before.get(id)!.content, timestamp: before.get(id)!.timestamp }));
   const until = new Date(Date.now() + FORGET_UNDO_DAYS * 86_400_000).toISOString();
+  // Forgotten in a space shared with the acting person, a memory is in its owner's trash: theirs to restore.
+  const undoable = items.filter((i) => isMine(before.get(i.id)!.spaceId)).map((i) => i.id);
+  const undo =
+    undoable.length === items.length
+      ? ` Undo is possible for ${FORGET_UNDO_DAYS} days.`
+      : ` ${undoable.length ? `${plural(items.length - undoable.length)} of them are` : "They are"} in the shared space's trash: its owner can restore them.`;
   return {
     count: items.length,
     items,
-    undo: { ids: items.map((i) => i.id), until },
+    undo: { ids: undoable, until },
     message: items.length
-      ? `Forgot ${plural(items.length)} matching “${label}”. Undo is possible for ${FORGET_UNDO_DAYS} days.`
+      ? `Forgot ${plural(items.length)} matching “${label}”.${undo}`
       : `No memory matches “${label}”.`,
   };
 }
@@ -96,6 +102,17 @@ export function forget(ctx: MemoContext, pattern: string, space = mySpace(DEFAUL
     matchForget(ctx, pattern, space, true).map((m) => m.id),
     pattern.trim(),
   );
+}
+
+/**
+ * `/forget` as the APIs take it (REST POST /api/v1/forget and tRPC memory.forget): with `preview: true` what
+ * it would remove, deleting nothing; else the forget. One function, so the two answer alike.
+ */
+export function forgetRequest(
+  ctx: MemoContext,
+  input: { pattern: string; space?: string; preview?: boolean },
+): ForgetResult | ForgetPreview {
+  return input.preview ? forgetPreview(ctx, input.pattern, input.space) : forget(ctx, input.pattern, input.space);
 }
 
 export function restore(ctx: MemoContext, ids: string[]): { restored: string[] } {

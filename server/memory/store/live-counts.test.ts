@@ -70,6 +70,8 @@ test("the live counts follow every write that changes what is live", () => {
   assertCounted(db, "rename a space", { personal: 1, work: 0, job: 1 });
   deleteSpace(db, "job");
   assertCounted(db, "delete a space", { personal: 1, job: 0 });
+  // A renamed or deleted space leaves no row naming it (a removed person's space key, issue 43).
+  assert.deepEqual(db.prepare("SELECT space_id AS s FROM live_counts ORDER BY s").all(), [{ s: "personal" }]);
   assert.deepEqual(checkInvariant(db), []);
 });
 

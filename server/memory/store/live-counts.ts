@@ -4,6 +4,7 @@
  */
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
+import { mineScan } from "../../core/acting";
 
 /** Live memories in the whole store, and in how many spaces they are. */
 export function liveCounts(db: Database.Database): { n: number; spaces: number } {
@@ -15,6 +16,15 @@ export function liveCounts(db: Database.Database): { n: number; spaces: number }
     spaces: number;
   };
   return r;
+}
+
+/** Live memories in the acting person's own spaces (all of them for work outside a request). */
+export function liveOfActing(db: Database.Database): number {
+  return (
+    stmt(db, `SELECT coalesce(sum(live), 0) AS n FROM live_counts WHERE ${mineScan("space_id")}`).get() as {
+      n: number;
+    }
+  ).n;
 }
 
 /** Live memories in one space (0 for a space never written). */

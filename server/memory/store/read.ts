@@ -2,26 +2,28 @@
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { indexedTotal, keywordSpaces } from "./keyword-index";
-import { visibleScan, writableScan } from "../../core/acting";
+import { mineScan, visibleMemoryScan, writableMemoryScan } from "../../core/acting";
 import { COLUMNS, type MemoryRow, reindexTarget, rowToMemory } from "./rows";
-import { liveCountProblems } from "./live-counts";
+import { liveCountProblems, liveOfActing } from "./live-counts";
 
 /**
- * A memory by id, if the acting person may read it: theirs, or in a space shared with them (visibleScan,
- * server/core/acting.ts). Any other person's memory reads as missing.
+ * A memory by id, if the acting person may read it: theirs, or a live one in a space shared with them
+ * (visibleMemoryScan, server/core/acting.ts: the trash is its owner's). Any other person's reads as missing.
  */
 export function getMemory(db: Database.Database, id: string): MemoryRow | undefined {
-  const r = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE id = ? AND ${visibleScan("space_id")}`).get(id) as
-    | Record<string, unknown>
-    | undefined;
+  const r = stmt(
+    db,
+    `SELECT ${COLUMNS} FROM memories WHERE id = ? AND ${visibleMemoryScan("space_id", "soft_deleted")}`,
+  ).get(id) as Record<string, unknown> | undefined;
   return r ? rowToMemory(r) : undefined;
 }
 
-/** A memory by id, if the acting person may change it: theirs, or in a space shared with them read-write. */
+/** A memory by id, if the acting person may change it: theirs, or a live one in a space shared with them read-write. */
 export function getWritableMemory(db: Database.Database, id: string): MemoryRow | undefined {
-  const r = stmt(db, `SELECT ${COLUMNS} FROM memories WHERE id = ? AND ${writableScan("space_id")}`).get(id) as
-    | Record<string, unknown>
-    | undefined;
+  const r = stmt(
+    db,
+    `SELECT ${COLUMNS} FROM memories WHERE id = ? AND ${writableMemoryScan("space_id", "soft_deleted")}`,
+  ).get(id) as Record<string, unknown> | undefined;
   return r ? rowToMemory(r) : undefined;
 }
 
@@ -30,7 +32,7 @@ export function getMemoriesByRid(db: Database.Database, rids: number[]): Map<num
   if (rids.length === 0) return out;
   const rows = stmt(
     db,
-    `SELECT ${COLUMNS} FROM memories WHERE rid IN (SELECT value FROM json_each(?)) AND ${visibleScan("space_id")}`,
+    `SELECT ${COLUMNS} FROM memories WHERE rid IN (SELECT value FROM json_each(?)) AND ${visibleMemoryScan("space_id", "soft_deleted")}`,
   ).all(JSON.stringify(rids)) as Record<string, unknown>[];
   for (const r of rows) out.set(r.rid as number, rowToMemory(r));
   return out;
@@ -80,6 +82,41 @@ export function storeCounts(db: Database.Database): StoreCounts {
         : 0),
     fts: indexedTotal(db, "memory"),
   };
+}
+
+/**
+ * storeCounts for the acting person's own spaces (issue 43: a member's health shows no household total). When
+ * the whole store is consistent every live memory has its vector and its FTS row, so theirs are their live
+ * count (read from live_counts, not counted per row: health is polled); otherwise each of their live memories is
+ * looked up in the vector copy and the FTS table, so a problem in their rows shows in their figures.
+ */
+export function actingStoreCounts(db: Database.Database, storeConsistent: boolean): StoreCounts {
+  const memories = liveOfActing(db);
+  if (storeConsistent) return { memories, vectors: memories, fts: memories };
+  const vectors = (
+    db
+      .prepare(
+        `SELECT coalesce(sum(EXISTS (SELECT 1 FROM memory_vec_rows v WHERE v.rid = m.rid)
+                             OR m.embedding_model = (SELECT value FROM meta WHERE key = 'reindex_model')), 0) AS n
+           FROM memories m WHERE m.soft_deleted = 0 AND ${mineScan("m.space_id")}`,
+      )
+      .get() as { n: number }
+  ).n;
+  // Each of their spaces' keyword table, looked up for its live memories.
+  let fts = 0;
+  for (const { spaceId, tables } of keywordSpaces(db)) {
+    if (!tables.memory || !db.prepare(`SELECT 1 FROM spaces WHERE id = ? AND ${mineScan("id")}`).get(spaceId)) continue;
+    fts += (
+      db
+        .prepare(
+          `SELECT count(*) AS n FROM memories m WHERE m.space_id = ? AND m.soft_deleted = 0
+             AND EXISTS (SELECT 1 FROM "${tables.memory}" f WHERE f.rowid = m.rid)`,
+        )
+        .get(spaceId) as { n: number }
+    ).n;
+  }
+  const r = { vectors, fts };
+  return { memories, ...r };
 }
 
 /** A re-index is in progress and memory_vec_next holds a vector for this rid. */

@@ -105,7 +105,8 @@ export function renameSpace(
       vectors++;
     }
     stmt(db, "DELETE FROM spaces WHERE id = ?").run(from);
-    stmt(db, "DELETE FROM live_counts WHERE space_id = ?").run(from); // its memories' counts moved with them
+    // The old name's count (0 now: the triggers moved it) goes with the name.
+    stmt(db, "DELETE FROM live_counts WHERE space_id = ?").run(from);
     if (vectors) write.generation = bumpGeneration(db);
     return { moved, vectors };
   });
@@ -150,6 +151,7 @@ export function deleteSpace(db: Database.Database, spaceId: string): { removed: 
         db.prepare(`DELETE FROM ${quoteIdent(ref.table)} WHERE ${col} = ?`).run(spaceId).changes;
     }
     stmt(db, "DELETE FROM spaces WHERE id = ?").run(spaceId);
+    // live_counts names the space (a removed person's key) and has no foreign key to it: its row goes too.
     stmt(db, "DELETE FROM live_counts WHERE space_id = ?").run(spaceId);
     if (write.removed.length) write.generation = bumpGeneration(db);
     return { removed };

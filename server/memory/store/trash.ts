@@ -5,7 +5,7 @@ import { stmt } from "../../core/statements";
 import { hasNextVector } from "./read";
 import { dropVector, putVector } from "./vector-rows";
 import { indexText, unindexText } from "./keyword-index";
-import { writableScan } from "../../core/acting";
+import { mineScan, writableMemoryScan, writableScan } from "../../core/acting";
 import { type VectorWrite, blobToVector, bumpGeneration, notify, nowIso, reindexTarget } from "./rows";
 
 /**
@@ -41,11 +41,14 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
   return changed;
 }
 
-/** Undo a soft delete: vector back from memory_vec_trash, content back into its keyword table, one transaction. */
+/**
+ * Undo a soft delete: vector back from memory_vec_trash, content back into its keyword table, one transaction. Only
+ * the acting person's own trash: a memory deleted in a space shared with them is its owner's to restore.
+ */
 export function restoreMemories(db: Database.Database, ids: string[]): string[] {
   const get = stmt(
     db,
-    `SELECT rid, space_id AS spaceId, content FROM memories WHERE id = ? AND soft_deleted = 1 AND ${writableScan("space_id")}`,
+    `SELECT rid, space_id AS spaceId, content FROM memories WHERE id = ? AND soft_deleted = 1 AND ${mineScan("space_id")}`,
   );
   const readTrash = stmt(db, "SELECT embedding FROM memory_vec_trash WHERE rid = ?");
   const unpark = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
@@ -79,11 +82,11 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
   return changed;
 }
 
-/** Remove memories for good from all tables, live or soft-deleted. */
+/** Remove memories for good from all tables, live or soft-deleted (a trashed one only from one's own trash). */
 export function purgeMemories(db: Database.Database, ids: string[]): number {
   const get = stmt(
     db,
-    `SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ? AND ${writableScan("space_id")}`,
+    `SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories WHERE id = ? AND ${writableMemoryScan("space_id", "soft_deleted")}`,
   );
   const delTrash = stmt(db, "DELETE FROM memory_vec_trash WHERE rid = ?");
   const delEvents = stmt(db, "DELETE FROM retrieval_events WHERE memory_id = ?");

@@ -20,7 +20,7 @@ import { dropVector, putVector } from "./vector-rows";
 import { indexText, reindexText } from "./keyword-index";
 import { ensureSpace } from "./spaces";
 import { requireWritableSpace, writerFor } from "./shares";
-import { writableScan } from "../../core/acting";
+import { mineScan, writableMemoryScan } from "../../core/acting";
 
 export function findLiveByHash(db: Database.Database, spaceId: string, hash: string): MemoryRow | undefined {
   const r = stmt(
@@ -151,17 +151,26 @@ export function updateMemoryContent(
   if (w) notify(db, { added: [{ rid: w.rid, spaceId: w.spaceId, vector }], removed: [], generation: w.generation });
 }
 
-/** Retrieval promotion: count it, stamp it, +1 importance (capped at 5). */
+/**
+ * Retrieval promotion, a recall into a prompt counted (issue 43: a recall is its recaller's). Of the acting
+ * person's own memory (or any, for work outside a request): retrieval_count + 1, last_retrieved_at, importance
+ * + 1 (capped at 5), and an event naming the memory. Of a memory in a space shared with them: only their
+ * event, naming nothing of the owner's — the memory's counters decide its owner's ranking and decay and show
+ * in the owner's pages, and stay the owner's.
+ */
 export function recordRetrievals(db: Database.Database, ids: string[], at: string = nowIso()): void {
   if (ids.length === 0) return;
   const upd = stmt(
     db,
     `UPDATE memories SET retrieval_count = retrieval_count + 1, last_retrieved_at = ?,
-       importance = min(5, importance + 1) WHERE id = ? AND soft_deleted = 0`,
+       importance = min(5, importance + 1) WHERE id = ? AND soft_deleted = 0 AND ${mineScan("space_id")}`,
   );
   const log = stmt(
     db,
-    "INSERT INTO retrieval_events (memory_id, space_id, at) SELECT id, space_id, ? FROM memories WHERE id = ? AND soft_deleted = 0",
+    `INSERT INTO retrieval_events (memory_id, space_id, person_id, at)
+       SELECT CASE WHEN own THEN id END, CASE WHEN own THEN space_id END, coalesce((SELECT acting_person()), owner), ?
+         FROM (SELECT m.id, m.space_id, s.person_id AS owner, ${mineScan("m.space_id")} AS own
+                 FROM memories m JOIN spaces s ON s.id = m.space_id WHERE m.id = ? AND m.soft_deleted = 0)`,
   );
   db.transaction(() => {
     for (const id of ids) {
@@ -174,7 +183,7 @@ export function recordRetrievals(db: Database.Database, ids: string[], at: strin
 export function setPinned(db: Database.Database, id: string, pinned: boolean): boolean {
   const r = stmt(
     db,
-    `UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ? AND ${writableScan("space_id")}`,
+    `UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ? AND ${writableMemoryScan("space_id", "soft_deleted")}`,
   ).run(pinned ? 1 : 0, pinned ? 1 : 0, id);
   return r.changes > 0;
 }

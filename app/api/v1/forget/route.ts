@@ -1,6 +1,6 @@
 import { handle, json, readBody } from "@/server/http/rest";
 import { forgetInput } from "@/server/core/validators";
-import { forget, forgetPreview } from "@/server/memory/lifecycle/forget";
+import { forgetRequest } from "@/server/memory/lifecycle/forget";
 import { appContext } from "@/server/context";
 import { asPerson } from "@/server/http/person";
 
@@ -13,8 +13,6 @@ export const dynamic = "force-dynamic";
  */
 export const POST = asPerson(function POST(req: Request) {
   return handle(async () => {
-    const input = await readBody(req, forgetInput);
-    if (input.preview) return json(forgetPreview(appContext(), input.pattern, input.space));
-    return json(forget(appContext(), input.pattern, input.space));
+    return json(forgetRequest(appContext(), await readBody(req, forgetInput)));
   });
 });

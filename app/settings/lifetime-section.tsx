@@ -1,0 +1,161 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { useTRPC } from "../_trpc/client";
+import { ErrorAlert, Muted, Notice, SettingsSection } from "../_ui/ui";
+import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
+
+const KINDS = [
+  ["chat", "Chat exchanges"],
+  ["consolidated", "Consolidated (merged) memories"],
+  ["remember", "/remember (pinned facts)"],
+  ["import", "Imported (ChatGPT export, Memo import)"],
+] as const;
+type Kind = (typeof KINDS)[number][0];
+
+interface Draft {
+  idleDays: string;
+  zeroDays: string;
+  retentionDays: string;
+  lifetime: Record<Kind, "decay" | "keep">;
+}
+
+const DAYS = [
+  ["idleDays", "lifetime-idle", "Idle days before decay", "Not recalled this long: −1 importance per day; default 14"],
+  ["zeroDays", "lifetime-zero", "Days at importance 0", "Then soft-deleted (restorable); default 7"],
+  [
+    "retentionDays",
+    "lifetime-retention",
+    "Retention of deleted memories",
+    "Days before soft-deleted memories are purged for good; default 30",
+  ],
+] as const;
+
+function Field(props: { id: string; label: string; hint: string; children: ReactNode }) {
+  return (
+    <div>
+      <label htmlFor={props.id} className="block text-sm font-medium">
+        {props.label}
+      </label>
+      {props.children}
+      <p className="mt-0.5 text-xs text-zinc-500">{props.hint}</p>
+    </div>
+  );
+}
+
+/**
+ * Settings → Lifetime of your memories: each person's own decay days and which of their kinds decay (the
+ * personal setting `lifetime`, tRPC jobs.lifetime / jobs.saveLifetime; issue 43). Every person reaches it,
+ * members included: the daily decay run applies each person's rules to their spaces, on the household's
+ * schedule (Background jobs, an admin's). Document chunks always live with their document.
+ */
+export function LifetimeSection() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const q = useQuery(trpc.jobs.lifetime.queryOptions());
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  useEffect(() => {
+    if (q.data && draft === null)
+      setDraft({
+        idleDays: String(q.data.idleDays),
+        zeroDays: String(q.data.zeroDays),
+        retentionDays: String(q.data.retentionDays),
+        lifetime: { ...q.data.lifetime },
+      });
+  }, [q.data, draft]);
+  const save = useMutation(
+    trpc.jobs.saveLifetime.mutationOptions({
+      onSuccess: (r) => {
+        setSaved(
+          `Saved. Unused memories decay after ${r.idleDays} days; deleted ones are purged after ${r.retentionDays}.`,
+        );
+        void qc.invalidateQueries({ queryKey: trpc.jobs.lifetime.queryKey() });
+        void qc.invalidateQueries({ queryKey: trpc.analytics.lifetime.queryKey() });
+      },
+      onError: () => setSaved(null),
+    }),
+  );
+  const change = (patch: Partial<Draft>) => {
+    setSaved(null);
+    setDraft((d) => (d ? { ...d, ...patch } : d));
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!draft) return;
+    save.mutate({
+      idleDays: Number(draft.idleDays),
+      zeroDays: Number(draft.zeroDays),
+      retentionDays: Number(draft.retentionDays),
+      lifetime: draft.lifetime,
+    });
+  };
+  const error = save.error ?? q.error;
+
+  return (
+    <SettingsSection
+      anchor="lifetime"
+      headingId="lifetime-heading"
+      title="Lifetime of your memories"
+      testId="lifetime-section"
+      gap="space-y-3"
+      intro={
+        <Muted>
+          How long your memories live when they are not recalled. These are yours alone: the daily decay run applies
+          each person&apos;s own.
+        </Muted>
+      }
+    >
+      {error && <ErrorAlert>{error.message}</ErrorAlert>}
+      {!draft && !error && <p className="text-sm text-zinc-500">Loading…</p>}
+      {draft && (
+        <form onSubmit={submit} aria-label="Lifetime of your memories" className="space-y-4">
+          <div className="grid gap-4 sm:grid-cols-3">
+            {DAYS.map(([key, id, label, hint]) => (
+              <Field key={key} id={id} label={label} hint={hint}>
+                <input
+                  id={id}
+                  type="number"
+                  min={1}
+                  max={3650}
+                  step={1}
+                  required
+                  value={draft[key]}
+                  onChange={(e) => change({ [key]: e.target.value })}
+                  className={INPUT}
+                />
+              </Field>
+            ))}
+          </div>
+          <fieldset className="space-y-1" data-testid="lifetime-settings">
+            <legend className="text-sm font-medium">Which kinds decay</legend>
+            {KINDS.map(([kind, label]) => (
+              <label key={kind} className="flex items-center gap-2 text-sm">
+                <input
+                  type="checkbox"
+                  checked={draft.lifetime[kind] === "decay"}
+                  onChange={(e) =>
+                    change({ lifetime: { ...draft.lifetime, [kind]: e.target.checked ? "decay" : "keep" } })
+                  }
+                  data-testid={`lifetime-${kind}`}
+                />
+                {label} decay when not recalled
+              </label>
+            ))}
+            <p className="text-xs text-zinc-500">
+              Unchecked kinds are kept until you delete them. Document chunks never decay one by one: a document lives
+              until you delete it, and its chunks go with it. Pinned memories never decay.
+            </p>
+          </fieldset>
+          <div className="flex flex-wrap items-center gap-2">
+            <button type="submit" className={BTN_PRIMARY} disabled={save.isPending}>
+              {save.isPending ? "Saving…" : "Save lifetime settings"}
+            </button>
+            <Notice testId="lifetime-saved">{saved}</Notice>
+          </div>
+        </form>
+      )}
+    </SettingsSection>
+  );
+}
