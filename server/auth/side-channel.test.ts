@@ -98,7 +98,7 @@ function assertSame(before: Record<string, string>, now: Record<string, string>,
   for (const k of Object.keys(before)) assert.equal(now[k], before[k], `${when}: B's "${k}" moved`);
 }
 
-let aMemories: string[] = [];
+const aMemories: string[] = [];
 
 before(async () => {
   store = openTempStore();
