@@ -10,6 +10,7 @@
  * only where its own person's choice for that provider is "on", whoever's choice the job runs under.
  */
 import assert from "node:assert/strict";
+import { setConversationMemory } from "./temporary-chats";
 import { after, before, test } from "node:test";
 import { FIXTURE_MODEL, memoryBlock, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { createConversation } from "./conversations";
@@ -74,6 +75,9 @@ before(async () => {
     await updateRetrievalSettings(memo, { minConfidence: 0 });
     conversationId = createConversation(store.sqlite, { title: "soup" }).id;
     setConversationSpaces(store.sqlite, conversationId, ["recipes"]);
+    // The turns store nothing: each test's turn searches the same memories (what may leave is the point,
+    // not the earlier turns' exchanges, which would crowd the top of B's own space).
+    setConversationMemory(store.sqlite, conversationId, { store: false });
     setSharing(store.sqlite, key, "on");
   });
 });
