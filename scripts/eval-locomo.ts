@@ -7,7 +7,7 @@
  * alone from the same run; packed recall@6 (what a prompt gets at the minimum confidence); memories
  * packed for questions asked in another conversation's space and for 60 everyday prompts.
  *
- *   npm run eval:locomo [-- --data FILE] [--out FILE.json] [--markdown FILE.md] [--ablate] [--cache DIR] [--quiet]
+ *   npm run eval:locomo [-- --data FILE] [--out FILE.json] [--markdown FILE.md] [--ablate] [--facts] [--cache DIR] [--quiet]
  *
  * `--ablate` adds each technique switched off alone, on both halves. Without the data file it says so
  * and exits 0 (CI does not need it).
@@ -28,6 +28,7 @@ import {
   openLocomoStore,
   rankedTurns,
   spaceOf,
+  addObservationFacts,
   useSettings,
   type LocomoStore,
 } from "../server/test/locomo/harness";
@@ -58,6 +59,12 @@ const { values } = parseArgs({
     /** JSON list of settings patches to compare on the tuning half only (how the defaults were chosen). */
     tune: { type: "string" },
     cache: { type: "string" },
+    /**
+     * LoCoMo's annotated observations fed as facts (an extractor as good as the annotators: issue 42's
+     * measure), through the fact write path: recall without facts first, then with them, in one run;
+     * `--tune` and `--fit` then run with the facts in place.
+     */
+    facts: { type: "boolean", default: false },
     quiet: { type: "boolean", default: false },
   },
 });
@@ -257,6 +264,15 @@ async function main() {
   const store = await openLocomoStore(convs, { log, cacheDir: values.cache ?? DEFAULT_CACHE_DIR });
   try {
     log(`store ready in ${store.ingestMs} ms (${store.embedder.misses} passages embedded, the rest cached)`);
+    const results: Record<string, ReturnType<typeof summarise>> = {};
+    if (values.facts) {
+      if (!values.tune && !values.fit) {
+        const none = summarise(await runVariant(store, convs, {}));
+        results["shipped, no facts"] = none;
+        log(`no facts: recall@10 tuning ${none.tuning!.all!.recall10} reporting ${none.reporting!.all!.recall10}`);
+      }
+      log(`facts: ${await addObservationFacts(store, convs)} observations written as facts`);
+    }
     if (values.tune) {
       const tuning = convs.filter((c) => c.half === "tuning");
       for (const patch of JSON.parse(values.tune) as Patch[]) {
@@ -281,7 +297,6 @@ async function main() {
       ? { shipped: {} }
       : { shipped: {}, "bm25 only": { weights: { vector: 0 } }, "vector only": { weights: { fts: 0 } } };
     if (values.ablate) for (const t of TECHNIQUES) variants[`− ${t.label}`] = { [t.key]: t.off } as Patch;
-    const results: Record<string, ReturnType<typeof summarise>> = {};
     for (const [name, patch] of Object.entries(variants)) {
       results[name] = summarise(await runVariant(store, convs, patch));
       log(

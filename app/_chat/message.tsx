@@ -33,6 +33,7 @@ const BADGE: Record<string, string> = {
   vector: "bg-sky-100 text-sky-800 dark:bg-sky-900 dark:text-sky-100",
   fts: "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-100",
   neighbour: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
+  fact: "bg-rose-100 text-rose-800 dark:bg-rose-900 dark:text-rose-100",
 };
 
 const num = (v: number | null, digits: number) => (v === null || v === undefined ? "—" : v.toFixed(digits));
@@ -141,6 +142,20 @@ export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
             >
               {m.content.length > 600 ? `${m.content.slice(0, 600)}…` : m.content}
             </p>
+            {m.fact && (
+              <p className="mt-1 text-xs text-zinc-700 dark:text-zinc-300" data-testid="recalled-fact">
+                <span className="text-zinc-500">
+                  {m.fact.current ? "What I know from it: " : "What it said then: "}
+                </span>
+                <a href="/memory/knows" className="underline decoration-dotted underline-offset-2">
+                  {m.fact.text}
+                </a>{" "}
+                <span className="text-zinc-500">
+                  ({m.fact.current ? "since" : "from"} {localDate(m.fact.validFrom)}
+                  {!m.fact.current && m.fact.validTo ? ` until ${localDate(m.fact.validTo)}` : ""})
+                </span>
+              </p>
+            )}
             <dl className="mt-1 flex flex-wrap gap-x-3 text-xs tabular-nums text-zinc-500" aria-label="Score breakdown">
               <div title="Calibrated confidence that this memory is relevant: only memories at or above the minimum confidence are used">
                 <dt className="inline">confidence </dt>

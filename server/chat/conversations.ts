@@ -11,6 +11,7 @@ import { parseCommand } from "./commands";
 import type { SentMemory } from "./memory-policy";
 import type { ChatMessage } from "./providers";
 import type { MatchType } from "../memory/retrieval/fuse";
+import type { KnownFact } from "../memory/retrieval/fact-block";
 import { estimateTokens } from "../memory/retrieval/pack";
 import type { ScoreBreakdown } from "../memory/retrieval/retrieve";
 import { ensureSpace, spaceExists, type MemoryKind, type Whose } from "../memory/store";
@@ -42,6 +43,8 @@ export interface RecalledMemory {
   section?: string | null;
   /** Whose it is, when it came from a space shared with the person (or was written by a sharee). */
   whose?: Whose | null;
+  /** The fact it brought to the prompt's "What I know" block (server/memory/retrieval/fact-block.ts). */
+  fact?: KnownFact;
 }
 
 export type CommandInfo =

@@ -1,5 +1,6 @@
 /** A chat turn's recall (server/chat/turn.ts): retrieval for the prompt, packed under the token budget, and the promotion of what it found. */
-import { packMemories, type PackOptions } from "../memory/retrieval/pack";
+import { estimateTokens, packMemories, type PackOptions } from "../memory/retrieval/pack";
+import { factBlock, factsToPack } from "../memory/retrieval/fact-block";
 import { packable, type RetrievedMemory } from "../memory/retrieval/retrieve";
 import { recordRetrievals } from "../memory/store";
 import type { RecalledMemory } from "./conversations";
@@ -52,6 +53,7 @@ function toRecalled(r: Sourced): RecalledMemory {
     moves: rankingMoves(r.moves),
     ...(r.documentName ? { documentName: r.documentName, section: r.section ?? null } : {}),
     ...(r.whose ? { whose: r.whose } : {}),
+    ...(r.fact ? { fact: r.fact } : {}),
   };
 }
 
@@ -69,6 +71,23 @@ export function packRecalled<T extends Sourced>(
   topN: number,
   tokenBudget: number,
   opts: PackOptions = {},
+): { block: string; included: T[] } {
+  // "[What I know]" first (fact-block.ts): the facts of the results that qualify, within a third of the
+  // budget; the exchanges that back them get the rest. A fact whose result is then left out goes too.
+  const room = factBlock(factsToPack(results.slice(0, topN)), Math.floor(tokenBudget / 3), opts.tzOffsetMinutes);
+  const memories = packOnly(results, topN, tokenBudget - (room.block ? estimateTokens(room.block) + 1 : 0), opts);
+  const facts = factBlock(factsToPack(memories.included), Math.floor(tokenBudget / 3), opts.tzOffsetMinutes);
+  const used = new Set(facts.used.map((f) => f.id));
+  const included = memories.included.map((m) => (m.fact && !used.has(m.fact.id) ? { ...m, fact: undefined } : m));
+  return { block: [facts.block, memories.block].filter(Boolean).join("\n\n"), included };
+}
+
+/** The memories alone under a budget, and which of them made it in. */
+function packOnly<T extends Sourced>(
+  results: T[],
+  topN: number,
+  tokenBudget: number,
+  opts: PackOptions,
 ): { block: string; included: T[] } {
   const { block } = packMemories(results, topN, tokenBudget, opts);
   const included: T[] = [];

@@ -14,6 +14,7 @@ const BADGE: Record<string, string> = {
   vector: "bg-sky-100 text-sky-800 dark:bg-sky-900 dark:text-sky-100",
   fts: "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-100",
   neighbour: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
+  fact: "bg-rose-100 text-rose-800 dark:bg-rose-900 dark:text-rose-100",
 };
 
 const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900";
@@ -459,6 +460,17 @@ export function DebugSearch() {
                   )}
                 </div>
                 <p className="whitespace-pre-wrap break-words text-sm">{r.content}</p>
+                {(r.via || r.fact) && (
+                  <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400" data-testid="debug-fact">
+                    {r.via && <span>found through the fact “{r.via.text}”</span>}
+                    {r.via && r.fact && " · "}
+                    {r.fact && (
+                      <span>
+                        packs “{r.fact.text}” {r.fact.current ? "as current" : "as it held then"}
+                      </span>
+                    )}
+                  </p>
+                )}
                 <div className="mt-2 space-y-1">
                   <Bar
                     label="similarity"

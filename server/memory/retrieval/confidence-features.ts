@@ -9,6 +9,8 @@ export const FEATURES = [
   "gap",
   "standout",
   "known",
+  "factKeyword",
+  "factSimilarity",
 ] as const;
 export type FeatureName = (typeof FEATURES)[number];
 export type Features = Record<FeatureName, number>;

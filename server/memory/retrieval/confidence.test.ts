@@ -23,6 +23,8 @@ const base: RawSignals = {
   gap: 0.1,
   standout: 1,
   known: 1,
+  factKeywordShare: 0,
+  factSimilarity: null,
 };
 
 test("confidence lies in [0, 1] and never falls when a signal rises (every model)", () => {
@@ -41,6 +43,8 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         gap: r.next(),
         standout: r.next() * 10 - 2,
         known: r.next(),
+        factKeywordShare: r.next(),
+        factSimilarity: r.chance(0.3) ? null : r.next(),
       };
       const bg = r.chance(0.5) ? { mean: 0.2, sd: 0.1, pairs: 100 } : null;
       const c = confidenceOf(features(s, model, bg), model);
@@ -55,6 +59,8 @@ test("confidence lies in [0, 1] and never falls when a signal rises (every model
         { ...s, gap: s.gap + 0.1 },
         { ...s, standout: (s.standout ?? 0) + 0.5 },
         { ...s, known: s.known + 0.1 },
+        { ...s, factKeywordShare: s.factKeywordShare + 0.1 },
+        { ...s, factSimilarity: (s.factSimilarity ?? 0) + 0.1 },
       ];
       for (const u of up)
         assert.ok(

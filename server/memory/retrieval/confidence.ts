@@ -27,6 +27,13 @@ export interface RawSignals {
   standout: number | null;
   /** Share of the query's words the space holds at all (keyword-search.ts `known`); the same for every result of a turn. */
   known: number;
+  /**
+   * Its best fact's −bm25 over the fact leg's bm25 ceiling (fact-keys.ts; 0 without a matching fact): a
+   * question that matches a fact strongly is about something Memo knows.
+   */
+  factKeywordShare: number;
+  /** Its best fact's cosine to the query (null: no fact vector). */
+  factSimilarity: number | null;
 }
 
 const clip = (x: number) => Math.min(1, Math.max(0, x));
@@ -57,6 +64,14 @@ export function features(s: RawSignals, model: ConfidenceModel, background: Back
     // cosine over the model's range stands for both, or a new store could never pack a plain answer.
     standout: s.standout !== null ? clip(s.standout / SIMILARITY_SPAN_SD) : background ? 0 : sim,
     known: clip(s.known),
+    factKeyword: clip(s.factKeywordShare),
+    // Read against the space's background as the memory's own similarity is: "above chance" alike for every model.
+    factSimilarity:
+      s.factSimilarity === null
+        ? 0
+        : background
+          ? clip((s.factSimilarity - background.mean) / background.sd / SIMILARITY_SPAN_SD)
+          : clip((s.factSimilarity - model.similarityRange[0]) / (model.similarityRange[1] - model.similarityRange[0])),
   };
 }
 
@@ -95,8 +110,14 @@ export function withTurnEvidence(own: number[], turnShare: number): { confidence
   });
 }
 
-export function confidenceModelFor(model: string): ConfidenceModel {
-  return (CONFIDENCE_MODELS.find((m) => new RegExp(m.match, "i").test(model)) ?? CONFIDENCE_MODELS[0]!).model;
+/**
+ * The coefficients for an embedding model; `withFacts`: for a space that holds facts (their two features
+ * carry weight there, and the rest is fitted beside them). A space without facts keeps the model fitted
+ * without them, so its confidences are what they were before facts existed.
+ */
+export function confidenceModelFor(model: string, opts: { withFacts?: boolean } = {}): ConfidenceModel {
+  const m = CONFIDENCE_MODELS.find((c) => new RegExp(c.match, "i").test(model)) ?? CONFIDENCE_MODELS[0]!;
+  return opts.withFacts ? m.withFacts : m.model;
 }
 
 /** Logistic regression with weights kept ≥ 0 (projected gradient descent, L2): fits the models above. */

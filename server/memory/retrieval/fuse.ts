@@ -1,8 +1,11 @@
 import { recencyOf } from "./recency";
 import type { RetrievalSettings } from "./settings";
 
-/** "neighbour": found by neither leg, recalled as the adjacent exchange of a match (neighbours.ts). */
-export type MatchType = "vector" | "fts" | "hybrid" | "neighbour";
+/**
+ * "neighbour": found by neither leg, recalled as the adjacent exchange of a match (neighbours.ts); "fact":
+ * found only through one of its facts (fact-keys.ts).
+ */
+export type MatchType = "vector" | "fts" | "hybrid" | "neighbour" | "fact";
 
 export interface FusedCandidate {
   rid: number;

@@ -1,7 +1,16 @@
 import type Database from "better-sqlite3";
 import { stemmer } from "stemmer";
 import { STOPWORDS } from "./stopwords";
-import { keywordKey, liveInSpace, matchCount, matchText, spaceWrites } from "../store";
+import {
+  factsLiveInSpace,
+  factWrites,
+  keywordKey,
+  type KeywordKind,
+  liveInSpace,
+  matchCount,
+  matchText,
+  spaceWrites,
+} from "../store";
 
 export interface KeywordOptions {
   /** Drop a term found in more than this fraction of the space's memories (once it has ≥ 50). */
@@ -64,6 +73,10 @@ export function buildFtsQuery(
   return kept ? kept.map((t) => quoteFtsTerm(t.word)).join(" OR ") : null;
 }
 
+/** Rows of a kind in a space (live memories, or live facts): what "too common" and idf are measured against. */
+const rowsOf = (db: Database.Database, kind: KeywordKind, spaceId: string) =>
+  kind === "memory" ? liveInSpace(db, spaceId) : factsLiveInSpace(db, spaceId);
+
 /** The query terms buildFtsQuery keeps, with their document frequencies; null when none is left. */
 function selectTerms(
   db: Database.Database | null,
@@ -71,9 +84,10 @@ function selectTerms(
   text: string,
   opts: KeywordOptions,
   terms: Term[] = [],
+  kind: KeywordKind = "memory",
 ): Term[] | null {
   const seen = new Set<string>();
-  const df = db ? docFrequencies(db, spaceId) : null;
+  const df = db ? docFrequencies(db, spaceId, kind) : null;
   for (const w of queryWords(text)) {
     if (STOPWORDS.has(w) || (w.length < 2 && !/\p{N}/u.test(w))) continue;
     const stem = stemOf(w);
@@ -84,7 +98,7 @@ function selectTerms(
   if (terms.length === 0) return null;
   let kept = terms;
   if (db) {
-    const total = liveInSpace(db, spaceId);
+    const total = rowsOf(db, kind, spaceId);
     if (total >= 50) {
       const discriminating = terms.filter((t) => t.df / total <= opts.maxDocFraction);
       // Never drop everything: a query of only common words keeps its rarest term.
@@ -104,24 +118,29 @@ function selectTerms(
 const dfCaches = new WeakMap<Database.Database, Map<string, { df: number; writes: number }>>();
 
 /**
- * A space's document frequencies (read once per query: its write count). A df is reused while the space
- * cannot have moved it by more than a tenth: every change to one of its memories' text or liveness counts
- * in its `writes` (drizzle/0018, any process), and only its own. Counting walks the term's posting list
- * (4 ms for a word in every memory at 100K); a rare word is read again after any write, a common one rarely.
- * Keyed by the space's keyword key, so a space deleted and made again starts afresh.
+ * A space's document frequencies of one kind (read once per query: its write count). A df is reused while
+ * the space cannot have moved it by more than a tenth: every change to one of its memories' (facts') text or
+ * liveness counts in its `writes` (`fact_writes`; drizzle/0018, 0019, any process), and only its own.
+ * Counting walks the term's posting list (4 ms for a word in every memory at 100K); a rare word is read
+ * again after any write, a common one rarely. Keyed by the space's keyword key, so a space deleted and made
+ * again starts afresh.
  */
-function docFrequencies(db: Database.Database, spaceId: string): (word: string, stem: string) => number {
+function docFrequencies(
+  db: Database.Database,
+  spaceId: string,
+  kind: KeywordKind = "memory",
+): (word: string, stem: string) => number {
   const key = keywordKey(db, spaceId);
   if (key === undefined) return () => 0;
-  const writes = spaceWrites(db, spaceId);
+  const writes = kind === "memory" ? spaceWrites(db, spaceId) : factWrites(db, spaceId);
   let cache = dfCaches.get(db);
   if (!cache) dfCaches.set(db, (cache = new Map()));
   const c = cache;
   return (word, stem) => {
-    const k = `${key}\u0000${stem}`;
+    const k = `${kind}\u0000${key}\u0000${stem}`;
     const hit = c.get(k);
     if (hit && writes >= hit.writes && writes - hit.writes <= hit.df / 10) return hit.df;
-    const df = matchCount(db, "memory", spaceId, quoteFtsTerm(word));
+    const df = matchCount(db, kind, spaceId, quoteFtsTerm(word));
     if (c.size > 50_000) c.clear();
     c.set(k, { df, writes });
     return df;
@@ -147,31 +166,35 @@ export interface ScoredKeywordHits {
   match: string;
   /** Share of the query's words (stopwords aside, before pruning) the space holds at all (0 without words). */
   known: number;
-  /** −bm25 of every memory of the space the expression matches. */
+  /** −bm25 of every row (memory, or fact) of the space the expression matches. */
   scores: Map<number, number>;
 }
 
-/** BM25-ranked keyword matches within one space, best first, with the query's bm25 ceiling, kept terms and every match's score. */
+/**
+ * BM25-ranked keyword matches within one space, best first, with the query's bm25 ceiling, kept terms and
+ * every match's score. `kind` "fact": the space's facts, by their own table's statistics.
+ */
 export function keywordSearchScored(
   db: Database.Database,
   spaceId: string,
   text: string,
   limit: number,
   opts: KeywordOptions = DEFAULT_KEYWORD_OPTIONS,
+  kind: KeywordKind = "memory",
 ): ScoredKeywordHits {
   const all: Term[] = [];
-  const terms = selectTerms(db, spaceId, text, opts, all);
+  const terms = selectTerms(db, spaceId, text, opts, all, kind);
   if (!terms) return { hits: [], ceiling: 0, terms: [], match: "", known: 0, scores: new Map() };
   const known = all.filter((t) => t.df > 0).length / all.length;
   const match = terms.map((t) => quoteFtsTerm(t.word)).join(" OR ");
-  const n = liveInSpace(db, spaceId);
+  const n = rowsOf(db, kind, spaceId);
   const idfs = terms.map((t) => ({ stem: t.stem, idf: fts5Idf(n, t.df) }));
   // Σ idf: the bm25 of a memory holding each kept term once at average length. −bm25 over it says how
   // much of the query a hit matches, whatever the other hits are.
   const scoring = { match, known, ceiling: idfs.reduce((sum, t) => sum + t.idf, 0), terms: idfs };
   // One FTS5 statement scores every match (ORDER BY bm25 computes them all anyway; a `rowid IN` query for
   // the union cost ~100 ms at 10K); the hits are its best `limit`, stable in FTS5's rowid order among equals.
-  const rows = matchText(db, "memory", spaceId, match);
+  const rows = matchText(db, kind, spaceId, match);
   const scores = new Map<number, number>();
   for (const r of rows) scores.set(r.rid, -r.bm25);
   return { hits: bestFirst(rows, limit), scores, ...scoring };

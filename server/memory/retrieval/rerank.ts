@@ -10,6 +10,7 @@ import { recencyOf } from "./recency";
 import { inWindows, type TimeIntent, type TimeWindow } from "./time-window";
 import { queryBackground, type Background } from "./background";
 import { dot } from "./score-union";
+import type { FactKeys } from "./fact-keys";
 
 /** Stages after fusion (neighbours, dates, confidence): each is a setting and leaves a line in `moves`. */
 
@@ -106,9 +107,11 @@ export function confidences(
     docs: number;
     /** The space's background similarity (background.ts); null for a space too small to have one. */
     background: Background | null;
+    /** The memories' facts' best scores for the query (fact-keys.ts); absent: no facts. */
+    facts?: Pick<FactKeys, "keyword" | "vector" | "ceiling" | "facts">;
   },
 ): Confidence[] {
-  const model = confidenceModelFor(ctx.model);
+  const model = confidenceModelFor(ctx.model, { withFacts: (ctx.facts?.facts.size ?? 0) > 0 });
   const idfSum = ctx.terms.reduce((s, t) => s + t.idf, 0);
   const top = Math.max(1e-9, ranked[0]?.final ?? 0);
   const own0 = queryBackground(ctx.background, ctx.queryVector);
@@ -138,6 +141,9 @@ export function confidences(
         gap: (c.final - next) / top,
         standout: own0 && sim !== null ? (sim - own0.mean) / own0.sd : null,
         known: ctx.known,
+        factKeywordShare:
+          ctx.facts && ctx.facts.ceiling > 0 ? (ctx.facts.keyword.get(c.rid) ?? 0) / ctx.facts.ceiling : 0,
+        factSimilarity: ctx.facts?.vector.get(c.rid) ?? null,
       },
       model,
       ctx.background,

@@ -171,7 +171,7 @@ test("searchWithVectors: a zero weight switches a leg off", () => {
     const ftsOnly = searchWithVectors(
       st.sqlite,
       { query: "zebra", spaceId: "personal" },
-      { ...settings, weights: { vector: 0, fts: 1, anchor: 1 } },
+      { ...settings, weights: { ...settings.weights, vector: 0, fts: 1, anchor: 1 } },
       q,
       [axisVector(4, 1)],
     );
@@ -182,7 +182,7 @@ test("searchWithVectors: a zero weight switches a leg off", () => {
     const vecOnly = searchWithVectors(
       st.sqlite,
       { query: "zebra", spaceId: "personal" },
-      { ...settings, weights: { vector: 1, fts: 0, anchor: 1 } },
+      { ...settings, weights: { ...settings.weights, vector: 1, fts: 0, anchor: 1 } },
       q,
       [axisVector(4, 1)],
     );

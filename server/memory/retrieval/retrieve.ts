@@ -23,6 +23,8 @@ import {
 import { vectorSearchManyWithSource, type VectorSource } from "./vector-search";
 import type { StageTimer } from "./stages";
 import type { SpeakerSpan } from "../store/chunker";
+import { factKeys, NO_FACT_KEYS } from "./fact-keys";
+import { factsToPack, knownFactOf, type KnownFact } from "./fact-block";
 
 export interface RetrieveRequest {
   query: string;
@@ -76,6 +78,10 @@ export interface RetrievedMemory {
   moves: string[];
   /** The confidence model's inputs, each in [0, 1] (Debug Search; fitting). */
   features?: Features;
+  /** Found through one of its facts (fact-keys.ts): that fact. */
+  via?: { factId: string; text: string };
+  /** The fact it brings to the prompt's "What I know" block when packed (fact-block.ts). */
+  fact?: KnownFact;
 }
 
 export interface RetrieveResult {
@@ -95,6 +101,8 @@ export interface RetrieveResult {
   time: TimeIntent;
   /** The threshold in force: results at or above it are what a prompt would get (and what is promoted). */
   minConfidence: number;
+  /** The facts the results carry (fact-block.ts), current ones first, in the results' order. */
+  facts: KnownFact[];
 }
 
 /** The results a prompt gets: at or above the minimum confidence. */
@@ -169,7 +177,7 @@ export function searchWithVectors(
   // One ranking for every k up to RANK_DEPTH: the chat's top 6 is Debug Search's and the eval's (query-builder.ts).
   const depth = rankDepth(k);
   const pool = req.pool ?? candidatePool(depth);
-  const found = new Map<number, { vectorRank: number | null; ftsRank: number | null }>();
+  const found = new Map<number, { vectorRank: number | null; ftsRank: number | null; factRank?: number | null }>();
   const find = (rid: number, leg: "vectorRank" | "ftsRank", rank: number) => {
     const f = found.get(rid) ?? { vectorRank: null, ftsRank: null };
     if (f[leg] === null || f[leg]! > rank) f[leg] = rank;
@@ -211,6 +219,24 @@ export function searchWithVectors(
     timer?.mark("keyword");
     keywordMs += ms(t);
   });
+  // Facts as extra keys (fact-keys.ts): the main query's matches among the space's facts, lifted to their
+  // source memories, which join the union.
+  const mainQuery = queries.find((q) => q.role === "main") ?? queries[0];
+  const fk =
+    mainQuery && (settings.weights.factVector > 0 || settings.weights.factFts > 0)
+      ? factKeys(
+          db,
+          req.spaceId,
+          { text: mainQuery.text, vector: vectors[0] ?? null, model: req.model ?? "universal-sentence-encoder-lite" },
+          pool,
+          settings,
+        )
+      : NO_FACT_KEYS;
+  for (const [rid, rank] of fk.found) {
+    const f = found.get(rid) ?? { vectorRank: null, ftsRank: null };
+    found.set(rid, { ...f, factRank: Math.min(f.factRank ?? rank, rank) });
+  }
+  timer?.mark("facts");
   const tf = process.hrtime.bigint();
   const nowMs = Date.parse(req.now ?? new Date().toISOString());
   const offset = req.tzOffsetMinutes ?? defaultOffsetMinutes(nowMs);
@@ -234,6 +260,13 @@ export function searchWithVectors(
     }),
     // The keyword leg read every match's bm25 (keywordSearchScored's scores): the union's are looked up.
     ...matches.map((m) => ({ kind: "fts" as const, weight: m.weight, scores: over((rid) => m.scores.get(rid)) })),
+    // A memory's facts' best cosine and bm25: two more signals (fact-keys.ts); none when the space has no facts.
+    ...(fk.vector.size
+      ? [{ kind: "factVector" as const, weight: settings.weights.factVector, scores: over((r) => fk.vector.get(r)) }]
+      : []),
+    ...(fk.keyword.size
+      ? [{ kind: "factFts" as const, weight: settings.weights.factFts, scores: over((r) => fk.keyword.get(r)) }]
+      : []),
   ];
   // The main query's own signals: what the breakdown shows.
   const similarity = signals.find((s) => s.kind === "vector")?.scores ?? new Map<number, number>();
@@ -272,6 +305,7 @@ export function searchWithVectors(
     ...main,
     docs: liveInSpace(db, req.spaceId),
     background: backgroundOf(db, req.spaceId, req.model ?? "universal-sentence-encoder-lite"),
+    facts: fk,
   });
   timer?.mark("confidence");
   const toResult = (
@@ -284,6 +318,8 @@ export function searchWithVectors(
     const m = rows.get(c.rid);
     if (!m || m.softDeleted) return null;
     const { similarity, ftsRank, rrf, bm25, vectorRank, fused } = c;
+    const via = fk.found.has(c.rid) ? fk.best.get(c.rid) : undefined;
+    const fact = knownFactOf(db, fk, c.rid, f, time);
     return {
       id: m.id,
       content: m.content,
@@ -301,6 +337,8 @@ export function searchWithVectors(
       scores: { similarity, ftsRank, rrf, bm25, vectorRank, fused, final, confidence },
       moves: [...c.moves, ...because],
       ...(f ? { features: f } : {}),
+      ...(via ? { via: { factId: via.id, text: via.text } } : {}),
+      ...(fact ? { fact } : {}),
     };
   };
   const results = ordered
@@ -336,6 +374,7 @@ export function searchWithVectors(
   return {
     results,
     dropped: droppedOut,
+    facts: factsToPack(results),
     queries,
     pool,
     vectorSource,

@@ -7,7 +7,8 @@ import { unscored, type FusedCandidate } from "./fuse";
 
 /** One signal over the union: a raw score per candidate (higher is better) and its fusion weight. */
 export interface Signal {
-  kind: "vector" | "fts";
+  /** The memory's own vector or words, or its facts' (fact-keys.ts). */
+  kind: "vector" | "fts" | "factVector" | "factFts";
   weight: number;
   /** Raw score per rid; a candidate without one (no keyword match, outside the window) scores 0 on it. */
   scores: Map<number, number>;
@@ -33,8 +34,8 @@ export const dot = (a: Float32Array, b: Float32Array) => {
 };
 
 export interface UnionInput {
-  /** Candidates, with which leg's pool found them and at which rank (1-based). */
-  found: Map<number, { vectorRank: number | null; ftsRank: number | null }>;
+  /** Candidates, with which leg's pool found them and at which rank (1-based); factRank: the fact legs'. */
+  found: Map<number, { vectorRank: number | null; ftsRank: number | null; factRank?: number | null }>;
   signals: Signal[];
   /** The main query's cosine and −bm25 per rid (the breakdown Debug Search shows). */
   similarity: Map<number, number>;
@@ -69,7 +70,13 @@ export function fuseUnion(u: UnionInput): (FusedCandidate & { norms: Record<stri
     return {
       ...unscored(
         rid,
-        f.vectorRank !== null && f.ftsRank !== null ? "hybrid" : f.vectorRank !== null ? "vector" : "fts",
+        f.vectorRank !== null && f.ftsRank !== null
+          ? "hybrid"
+          : f.vectorRank !== null
+            ? "vector"
+            : f.ftsRank !== null
+              ? "fts"
+              : "fact",
       ),
       similarity: u.similarity.get(rid) ?? null,
       bm25: kw !== undefined ? -kw : null,

@@ -13,7 +13,7 @@ test("nomic defaults: linear fusion over the scored union (RRF a setting), equal
   const d = defaultSettingsFor(NOMIC);
   assert.equal(d.fusion, "linear");
   assert.equal(d.rrfK, 60);
-  assert.deepEqual(d.weights, { vector: 1, fts: 1, anchor: 1 });
+  assert.deepEqual(d.weights, { vector: 1, fts: 1, anchor: 1, factVector: 0.5, factFts: 0.5 });
   assert.equal(d.minSimilarity, 0.7);
   assert.equal(d.topN, 6);
   assert.equal(d.contextMessages, 3);
@@ -24,7 +24,7 @@ test("nomic defaults: linear fusion over the scored union (RRF a setting), equal
 test("USE-lite defaults (chosen on LoCoMo's tuning half): linear, 1 context message, no anchor, dense query cleaned, confidence threshold", () => {
   const d = defaultSettingsFor(USE);
   assert.equal(d.fusion, "linear");
-  assert.deepEqual(d.weights, { vector: 1, fts: 1, anchor: 0.5 });
+  assert.deepEqual(d.weights, { vector: 1, fts: 1, anchor: 0.5, factVector: 0.5, factFts: 0.5 });
   assert.equal(d.contextMessages, 1);
   assert.equal(d.anchorQuery, false);
   assert.equal(d.qualityFilter, false);
@@ -51,7 +51,7 @@ test("every default is valid by the schema, and defaults are fresh copies", () =
 test("saved settings overlay the model's defaults, per model, weights merged", () => {
   const saved = saveRetrievalSettings(s.sqlite, USE, { topN: 10, weights: { vector: 0.3 } as never });
   assert.equal(saved.topN, 10);
-  assert.deepEqual(saved.weights, { vector: 0.3, fts: 1, anchor: 0.5 });
+  assert.deepEqual(saved.weights, { vector: 0.3, fts: 1, anchor: 0.5, factVector: 0.5, factFts: 0.5 });
   const loaded = loadRetrievalSettings(s.sqlite, USE);
   assert.deepEqual(loaded, saved);
   assert.equal(loaded.fusion, "linear");

@@ -8,11 +8,16 @@ export const retrievalSettingsSchema = z.object({
   /** Fusion method: Reciprocal Rank Fusion or score-normalised linear fusion. */
   fusion: z.enum(["rrf", "linear"]),
   rrfK: z.number().min(1).max(1000),
-  /** Per-list weights; `anchor` multiplies the lists of the anchor query. */
+  /**
+   * Per-list weights; `anchor` multiplies the lists of the anchor query; `factVector` and `factFts` weigh a
+   * memory's facts' cosine and bm25 (facts as extra keys, docs/retrieval.md#facts; 0 = off).
+   */
   weights: z.object({
     vector: z.number().min(0).max(10),
     fts: z.number().min(0).max(10),
     anchor: z.number().min(0).max(10),
+    factVector: z.number().min(0).max(10).default(0.5),
+    factFts: z.number().min(0).max(10).default(0.5),
   }),
   /** Earlier user messages joined to the main query (0–3). */
   contextMessages: z.number().int().min(0).max(3),
@@ -52,7 +57,7 @@ const BASE: RetrievalSettings = {
   topN: 6,
   fusion: "linear",
   rrfK: 60,
-  weights: { vector: 1, fts: 1, anchor: 1 },
+  weights: { vector: 1, fts: 1, anchor: 1, factVector: 0.5, factFts: 0.5 },
   contextMessages: 3,
   anchorQuery: true,
   qualityFilter: true,
@@ -85,7 +90,7 @@ const PER_MODEL: { match: RegExp; settings: Partial<RetrievalSettings> }[] = [
     match: /universal-sentence-encoder/i,
     settings: {
       fusion: "linear",
-      weights: { vector: 1, fts: 1, anchor: 0.5 },
+      weights: { vector: 1, fts: 1, anchor: 0.5, factVector: 0.5, factFts: 0.5 },
       contextMessages: 1,
       anchorQuery: false,
       qualityFilter: false,

@@ -10,6 +10,7 @@ export const STAGES = [
   "embed", // query embedding (the bench serves precomputed vectors and measures it apart)
   "vector", // every query's ANN (or vec0) search
   "keyword", // every query's term selection and FTS5 search
+  "facts", // the space's facts scored for the main query (fact-keys.ts), their sources added to the union
   "dates", // the dates the question names, parsed (chrono-node) into windows
   "union", // the union scored on every signal: stored vectors, cosines, bm25, fusion
   "neighbours", // neighbour context of the leading results

@@ -16,6 +16,7 @@ import { addMemories } from "../../memory/store/add";
 import { CachedEmbedder, DEFAULT_CACHE_DIR, USE_LITE_CHOICE } from "../retrieval-eval/life-harness";
 import type { EmbeddingModelChoice } from "../../embedder/models";
 import type { Conversation, Question } from "./locomo";
+import { insertFacts } from "../../memory/facts/store";
 
 export interface LocomoStore {
   db: Database.Database;
@@ -118,3 +119,29 @@ export function ask(
 /** The turn ids each result covers, in rank order. */
 export const rankedTurns = (store: LocomoStore, r: SearchResult): string[][] =>
   r.results.map((m) => store.turnsOf.get(m.id) ?? []);
+
+/**
+ * LoCoMo's annotated observations as facts (an extractor as good as the annotators), written the way
+ * `POST /api/v1/facts` writes them: embedded as documents by the store's embedder, then insertFacts with
+ * sources = the exchanges holding the observation's turns and validFrom = its session's date. Returns how many.
+ */
+export async function addObservationFacts(store: LocomoStore, convs: Conversation[]): Promise<number> {
+  let n = 0;
+  for (const c of convs) {
+    // Turn ids repeat across conversations: map them within this conversation's space only.
+    const memoryOf = new Map<string, string>();
+    const ids = store.db.prepare("SELECT id FROM memories WHERE space_id = ?").all(spaceOf(c)) as { id: string }[];
+    for (const { id } of ids) for (const t of store.turnsOf.get(id) ?? []) memoryOf.set(t, id);
+    const items = c.observations.flatMap((o) => {
+      const sources = [...new Set(o.turns.flatMap((t) => (memoryOf.has(t) ? [memoryOf.get(t)!] : [])))];
+      return sources.length ? [{ text: o.text, sources, validFrom: o.date, origin: "import" as const }] : [];
+    });
+    for (let i = 0; i < items.length; i += 100) {
+      const part = items.slice(i, i + 100);
+      const vectors = await store.embedder.embedDocuments(part.map((f) => f.text));
+      insertFacts(store.db, spaceOf(c), part, vectors, store.model);
+      n += part.length;
+    }
+  }
+  return n;
+}

@@ -33,6 +33,21 @@ interface RawSample {
   sample_id: string;
   conversation: Record<string, unknown>;
   qa: { question: string; evidence?: unknown; category: number }[];
+  /** Annotators' statements per session and speaker, each with the turn(s) it came from. */
+  observation?: Record<string, Record<string, [string, unknown][]>>;
+}
+
+/**
+ * One annotated observation (the file's `observation` field): what an extractor as good as the annotators
+ * would learn from the conversation, used ONLY as facts fed through the product's fact write path to
+ * measure what facts are worth as recall keys (`npm run eval:locomo -- --facts`). Never indexed otherwise.
+ */
+export interface Observation {
+  text: string;
+  /** The turns it came from ("D<s>:<t>"), existing ones only. */
+  turns: string[];
+  /** Its session's date (ISO): the fact's validFrom. */
+  date: string;
 }
 
 export interface Exchange {
@@ -59,6 +74,7 @@ export interface Conversation {
   questions: Question[];
   /** The last session's date: what the questions are asked as of. */
   lastDate: string;
+  observations: Observation[];
 }
 
 const MONTHS = [
@@ -132,7 +148,20 @@ export function readConversation(raw: RawSample): Conversation {
     if (evidence.length === 0 || !CATEGORIES[q.category]) continue;
     questions.push({ question: String(q.question), category: q.category, evidence });
   }
-  return { id: raw.sample_id, half: halfOf(raw.sample_id), exchanges, questions, lastDate };
+  const observations: Observation[] = [];
+  for (const [key, bySpeaker] of Object.entries(raw.observation ?? {})) {
+    const n = /^session_(\d+)_observation$/.exec(key)?.[1];
+    const when = n ? conv[`session_${n}_date_time`] : undefined;
+    if (!when) continue;
+    const date = parseSessionDate(String(when));
+    for (const list of Object.values(bySpeaker))
+      for (const [text, ids] of list) {
+        const turns = evidenceIds(ids).filter((id) => known.has(id));
+        if (typeof text === "string" && text.trim() && turns.length)
+          observations.push({ text: text.trim(), turns, date });
+      }
+  }
+  return { id: raw.sample_id, half: halfOf(raw.sample_id), exchanges, questions, lastDate, observations };
 }
 
 /** The benchmark's conversations, or null when the file is absent. Bad content is a clear error. */

@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 /**
  * POST /api/v1/search { query, space?, k?, context?, tzOffsetMinutes?, at?, options? } →
  * { results: [{ id, content, timestamp, matchType, importance, scores: { similarity, ftsRank, rrf, confidence, … }, moves }],
- *   queries, dense, minConfidence, time, timings } — a chat turn packs the first topN of the first 10 results
+ *   facts: [{ id, text, validFrom, validTo, current }], queries, dense, minConfidence, time, timings } — a chat turn packs the first topN of the first 10 results
  *   (k = 10) with scores.confidence ≥ minConfidence; every k up to 10 gets the first k of that one ranking
  *   (docs/retrieval.md#hybrid-search); `dense` is what the vector leg embedded for each query
  *   (docs/retrieval.md#the-dense-query). `options` overrides settings for this query only: Debug Search's
@@ -23,6 +23,8 @@ export const POST = asPerson(function POST(req: Request) {
     return json({
       results: r.results,
       dropped: r.dropped,
+      // The current facts that matched (a result found through a fact says so in its `via`).
+      facts: r.facts.filter((f) => f.current),
       queries: r.queries,
       dense: r.dense ?? [],
       minConfidence: r.minConfidence,
