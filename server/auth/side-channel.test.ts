@@ -2,9 +2,9 @@
  * The side-channel suite (issue 43; SPEC §12): nothing one person does is observable by another. The
  * isolation suite checks that no route hands B a byte of A's data; this one checks that B's outputs do not
  * MOVE with A's data. A store holds person B's data only; B's outputs for a fixed set of queries are
- * recorded (search with every score, Debug Search, the confidence, the packed block, conversation search,
- * health, analytics, the chat status). Person A then writes 2,000 memories full of B's query words, a
- * document, temporary chats and a share; B's outputs are recorded again and must be identical, byte for
+ * recorded (search with every score and the facts that matched, Debug Search, the confidence, the packed
+ * block with its [What I know], conversation search, health, analytics, the chat status). Person A then
+ * writes 2,000 memories and 100 facts full of B's query words, a document, temporary chats and a share; B's outputs are recorded again and must be identical, byte for
  * byte. A then forgets everything; identical again. Timings are left out (they differ between any two runs).
  */
 import assert from "node:assert/strict";
@@ -125,13 +125,24 @@ before(async () => {
   bHeaders = { cookie: `memo_session=${createSession(store.sqlite, { personId: bId }).token}` };
   bToken = { authorization: `Bearer ${createApiToken(store.sqlite, "b script", bId).token}` };
 
-  // ---- B's data only: memories, a conversation, a document ----
+  // ---- B's data only: memories with facts, a conversation, a document ----
+  const bMemories: string[] = [];
   for (let i = 0; i < 120; i += 20) {
     const r = await callRoute("POST /api/v1/memories/batch", bToken, {
       body: { items: Array.from({ length: 20 }, (_, j) => ({ text: bText(i + j) })) },
     });
     assert.equal(r.status, 201, r.body);
+    bMemories.push(...(JSON.parse(r.body) as { ids: string[][] }).ids.flat());
   }
+  const bFacts = await callRoute("POST /api/v1/facts", bToken, {
+    body: {
+      space: `${bId}~personal`,
+      items: bMemories
+        .slice(0, 40)
+        .map((m, i) => ({ text: `Mia likes ${TOPICS[i % TOPICS.length]} in ${PLACES[i % 4]}`, sources: [m] })),
+    },
+  });
+  assert.equal(bFacts.status, 201, bFacts.body);
   await runAs({ personId: bId, admin: false }, async () => {
     // Conversations whose order by bm25 depends on the words' document frequencies and the average length.
     const chats = [
@@ -176,6 +187,10 @@ after(async () => {
 test("B's outputs are identical, byte for byte, before and after A writes 2,000 memories, a document, temporary chats and a share — and after A forgets them", async () => {
   const alone = await bOutputs();
   assert.ok(alone["search sourdough"]!.includes("sourdough"), "B's search finds B's memories");
+  assert.ok(
+    QUERIES.some((q) => alone[`packed ${q}`]!.includes("[What I know]")),
+    "B's facts reach B's packed block (the fact keys are exercised)",
+  );
 
   // ---- A's data, full of B's words, in A's own spaces ----
   await runAs({ personId: "owner", admin: true }, async () => {
@@ -197,6 +212,16 @@ test("B's outputs are identical, byte for byte, before and after A writes 2,000 
         );
       }
     }
+    // A's facts, in the same words as B's.
+    const aFacts = await callRoute("POST /api/v1/facts", aHeaders, {
+      body: {
+        space: "personal",
+        items: aMemories
+          .slice(0, 100)
+          .map((m, i) => ({ text: `Mia likes ${TOPICS[i % 3]} sourdough kayak ${i}`, sources: [m] })),
+      },
+    });
+    assert.equal(aFacts.status, 201, aFacts.body);
     const doc = await addDocument(
       memo,
       "a-kayak.md",
