@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
+import { factsRequest } from "../memory/facts/extract";
 import { writeTinyLlamaGguf } from "../test/gguf/write-tiny-llama";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
@@ -110,6 +111,35 @@ test("the supervised server loads the tiny GGUF and answers the OpenAI API: mode
   });
   assert.equal(bad.status, 400);
   assert.match(((await bad.json()) as { error: { message: string } }).error.message, /messages/);
+});
+
+test("a json_schema response_format becomes a grammar: the random model can only write JSON of the memo_facts schema", async () => {
+  const base = await getLocalChatServer(modelPath).ensureHealthy(120_000);
+  const req = factsRequest(
+    [{ text: "User: I live in Lisbon.\nAssistant: Nice.", at: new Date().toISOString() }],
+    [{ id: "f-1", text: "The user lives in Berlin." }],
+  );
+  const ask = async (extra: Record<string, unknown>) =>
+    (
+      (await (
+        await fetch(`${base}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ messages: req.messages, max_tokens: 40, temperature: 0, ...extra }),
+        })
+      ).json()) as { choices: { message: { content: string } }[] }
+    ).choices[0]!.message.content;
+  const constrained = await ask({ response_format: { type: "json_schema", json_schema: req.jsonSchema } });
+  // Cut by max_tokens it may be unfinished, but it is the schema's JSON from its first character.
+  assert.match(constrained, /^\{\s*"facts"\s*:\s*\[/, constrained);
+  const free = await ask({});
+  assert.doesNotMatch(free, /^\{\s*"facts"/, "without the format the same model writes gibberish");
+  const bad = await fetch(`${base}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ messages: req.messages, response_format: { type: "json_schema" } }),
+  });
+  assert.equal(bad.status, 400);
 });
 
 test("the llama provider streams a reply through the official openai client", async () => {
