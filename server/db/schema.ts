@@ -100,6 +100,79 @@ export const liveCounts = sqliteTable("live_counts", {
   spaceId: text("space_id").primaryKey(),
   live: integer("live").notNull(),
   writes: integer("writes").notNull().default(0),
+  /** Live (not forgotten) facts of the space, and changes made to them (drizzle/0019). */
+  factsLive: integer("facts_live").notNull().default(0),
+  factWrites: integer("fact_writes").notNull().default(0),
+});
+
+/**
+ * A fact (issue 42, drizzle/0019, server/memory/facts/): one short statement in a space, from at least one
+ * source memory. Current: valid_to, superseded_by and deleted_at null; superseded: history; forgotten
+ * (deleted_at): out of every index, restorable until its sources are purged. `rid` keys its vector and keyword row.
+ */
+export const facts = sqliteTable(
+  "facts",
+  {
+    id: text("id").primaryKey(),
+    rid: integer("rid").notNull().unique("facts_rid_unique"),
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id),
+    text: text("text").notNull(),
+    contentHash: text("content_hash").notNull(),
+    validFrom: text("valid_from").notNull(),
+    recordedAt: text("recorded_at").notNull(),
+    validTo: text("valid_to"),
+    supersededBy: text("superseded_by"),
+    origin: text("origin", { enum: ["learned", "person", "import"] }).notNull(),
+    confirmedAt: text("confirmed_at"),
+    writtenBy: text("written_by"),
+    deletedAt: text("deleted_at"),
+    deletedReason: text("deleted_reason", { enum: ["person", "sources"] }),
+    /** The fact whose forgetting took this one along (itself, or a later version of it). */
+    deletedRoot: text("deleted_root"),
+    embeddingModel: text("embedding_model").notNull(),
+  },
+  (t) => [
+    index("facts_space_idx").on(t.spaceId, t.deletedAt, t.supersededBy),
+    index("facts_superseded_by_idx").on(t.supersededBy),
+    index("facts_deleted_root_idx").on(t.deletedRoot),
+  ],
+);
+
+/** The memories a fact came from. */
+export const factSources = sqliteTable(
+  "fact_sources",
+  {
+    factId: text("fact_id")
+      .notNull()
+      .references(() => facts.id, { onDelete: "cascade" }),
+    memoryId: text("memory_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.factId, t.memoryId] }), index("fact_sources_memory_idx").on(t.memoryId)],
+);
+
+/** One vector per live fact (exact scan per space). */
+export const factVectors = sqliteTable(
+  "fact_vectors",
+  {
+    rid: integer("rid")
+      .primaryKey()
+      .references(() => facts.rid, { onDelete: "cascade" }),
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id),
+    embedding: blob("embedding", { mode: "buffer" }).notNull(),
+  },
+  (t) => [index("fact_vectors_space_idx").on(t.spaceId)],
+);
+
+/** Vectors of forgotten facts, parked for a restore. */
+export const factVectorTrash = sqliteTable("fact_vector_trash", {
+  rid: integer("rid")
+    .primaryKey()
+    .references(() => facts.rid, { onDelete: "cascade" }),
+  embedding: blob("embedding", { mode: "buffer" }).notNull(),
 });
 
 /** A space's key for its keyword tables kw_m_<n> / kw_f_<n> (drizzle/0018, server/memory/store/keyword-index.ts). */

@@ -52,3 +52,22 @@ export function liveCountProblems(db: Database.Database): string[] {
     .filter((r) => r.kept !== r.actual)
     .map((r) => `live count of space ${r.spaceId}: kept ${r.kept}, counted ${r.actual}`);
 }
+
+/** Live (not forgotten) facts in one space (drizzle/0019's triggers keep it). */
+export function factsLiveInSpace(db: Database.Database, spaceId: string): number {
+  return (
+    (stmt(db, "SELECT facts_live AS n FROM live_counts WHERE space_id = ?").get(spaceId) as { n: number } | undefined)
+      ?.n ?? 0
+  );
+}
+
+/**
+ * Changes made to a space's facts so far (inserts, deletes, text, forgetting and restoring, supersession,
+ * a re-embed, moves): what a per-space fact cache (a space's fact vectors) compares. Only its own writes move it.
+ */
+export function factWrites(db: Database.Database, spaceId: string): number {
+  return (
+    (stmt(db, "SELECT fact_writes AS n FROM live_counts WHERE space_id = ?").get(spaceId) as { n: number } | undefined)
+      ?.n ?? 0
+  );
+}

@@ -5,6 +5,7 @@ import { indexedTotal, keywordSpaces } from "./keyword-index";
 import { visibleScan, writableScan } from "../../core/acting";
 import { COLUMNS, type MemoryRow, reindexTarget, rowToMemory } from "./rows";
 import { liveCountProblems } from "./live-counts";
+import { factProblems } from "../facts/invariant";
 
 /**
  * A memory by id, if the acting person may read it: theirs, or in a space shared with them (visibleScan,
@@ -92,7 +93,8 @@ export function hasNextVector(db: Database.Database, rid: number): boolean {
 
 /**
  * The three-table invariant, checked row by row: every live memory has exactly one vector and one FTS
- * row under its rid, and nothing else is there. Returns the problems found (empty when consistent).
+ * row under its rid, and nothing else is there; the same for every live fact (facts/invariant.ts).
+ * Returns the problems found (empty when consistent).
  */
 export function checkInvariant(db: Database.Database): string[] {
   const problems: string[] = [];
@@ -120,6 +122,8 @@ export function checkInvariant(db: Database.Database): string[] {
     .get() as { n: number };
   if (strayVec.n) problems.push(`${strayVec.n} vectors belong to no live memory`);
   problems.push(...liveCountProblems(db));
+  // Facts are indexed like memories (server/memory/facts/): the same one-to-one rule for their rows.
+  problems.push(...factProblems(db));
   return problems;
 }
 

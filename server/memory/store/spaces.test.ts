@@ -75,6 +75,8 @@ test("rename moves memories, vectors, conversations and documents in one transac
       "documents.space_id",
       "fact_jobs.space_id",
       "fact_learn_runs.space_id",
+      "fact_vectors.space_id",
+      "facts.space_id",
       "keyword_tables.space_id",
       "memories.space_id",
       "pending_exchanges.space_id",
@@ -91,6 +93,8 @@ test("rename moves memories, vectors, conversations and documents in one transac
       documents: 1,
       fact_jobs: 0,
       fact_learn_runs: 0,
+      fact_vectors: 0, // facts follow (server/memory/facts/spaces.test.ts)
+      facts: 0,
       keyword_tables: 1,
       memories: 3,
       pending_exchanges: 0,
@@ -258,6 +262,8 @@ test("delete removes the space's memories from every table, its conversations (w
       documents: 1,
       fact_jobs: 0,
       fact_learn_runs: 0,
+      fact_vectors: 0,
+      facts: 0,
       keyword_tables: 0, // dropped with the space's keyword tables before the rows that refer to it
       pending_exchanges: 0,
       retrieval_events: 0,

@@ -7,10 +7,12 @@ import { dropVector, putVector } from "./vector-rows";
 import { indexText, unindexText } from "./keyword-index";
 import { writableScan } from "../../core/acting";
 import { type VectorWrite, blobToVector, bumpGeneration, notify, nowIso, reindexTarget } from "./rows";
+import { forgetFactsOfMemories, purgeFactsOfMemories, restoreFactsOfMemories } from "../facts/cascade";
 
 /**
  * Soft-delete: the memory leaves memory_vec (its vector parked in memory_vec_trash) and its keyword table, and
- * is flagged in memories, in one transaction. Returns the ids actually changed.
+ * is flagged in memories, in one transaction — with the facts it was the last live source of
+ * (server/memory/facts/cascade.ts). Returns the ids actually changed.
  */
 export function softDeleteMemories(db: Database.Database, ids: string[], at: string = nowIso()): string[] {
   const get = stmt(
@@ -34,6 +36,7 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
       removed.push({ rid: r.rid, spaceId: r.spaceId });
       changed.push(id);
     }
+    forgetFactsOfMemories(db, changed, at);
     return { changed, generation: changed.length ? bumpGeneration(db) : 0 };
   });
   const { changed, generation } = tx();
@@ -41,7 +44,10 @@ export function softDeleteMemories(db: Database.Database, ids: string[], at: str
   return changed;
 }
 
-/** Undo a soft delete: vector back from memory_vec_trash, content back into its keyword table, one transaction. */
+/**
+ * Undo a soft delete: vector back from memory_vec_trash, content back into its keyword table, and the facts
+ * forgotten because it went back too (facts/cascade.ts), one transaction.
+ */
 export function restoreMemories(db: Database.Database, ids: string[]): string[] {
   const get = stmt(
     db,
@@ -72,6 +78,7 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
       added.push({ rid: r.rid, spaceId: r.spaceId, vector: blobToVector(v.embedding) });
       changed.push(id);
     }
+    restoreFactsOfMemories(db, changed, nowIso());
     return { changed, generation: changed.length ? bumpGeneration(db) : 0 };
   });
   const { changed, generation } = tx();
@@ -79,7 +86,7 @@ export function restoreMemories(db: Database.Database, ids: string[]): string[] 
   return changed;
 }
 
-/** Remove memories for good from all tables, live or soft-deleted. */
+/** Remove memories for good from all tables, live or soft-deleted, and the facts left with no source (facts/cascade.ts). */
 export function purgeMemories(db: Database.Database, ids: string[]): number {
   const get = stmt(
     db,
@@ -93,9 +100,11 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
   const removed: VectorWrite["removed"] = [];
   const tx = db.transaction(() => {
     let n = 0;
+    const gone: string[] = [];
     for (const id of ids) {
       const r = get.get(id) as { rid: number; spaceId: string; sd: number } | undefined;
       if (!r) continue;
+      gone.push(id);
       dropVector(db, r.rid);
       if (!r.sd) unindexText(db, "memory", r.spaceId, r.rid);
       delTrash.run(r.rid);
@@ -106,6 +115,7 @@ export function purgeMemories(db: Database.Database, ids: string[]): number {
       if (!r.sd) removed.push({ rid: r.rid, spaceId: r.spaceId });
       n++;
     }
+    purgeFactsOfMemories(db, gone, nowIso());
     return { n, generation: removed.length ? bumpGeneration(db) : 0 };
   });
   const { n, generation } = tx();

@@ -1,0 +1,72 @@
+/**
+ * The fact store (issue 42; tables in drizzle/0019_facts.sql, docs/storage.md#facts): the one entry the
+ * layers above use. Writes are single transactions, like memories': a fact row, its sources, its vector
+ * and its keyword row go in together (write.ts), and come out together when it is forgotten. Everything is
+ * person-checked: another person's fact id behaves exactly like a missing one.
+ */
+import type Database from "better-sqlite3";
+import { writableScan } from "../../core/acting";
+import { stmt } from "../../core/statements";
+import { nowIso } from "../store/rows";
+import { bringBack, forgetWithHistory } from "./forgetting";
+import { getFact } from "./read";
+import type { FactRow } from "./rows";
+
+export * from "./rows";
+export { insertFacts } from "./write";
+export { factHistory, factsOfMemories, getFact, getWritableFact, listFacts, type ListFactsOptions } from "./read";
+export { searchFacts, type FactHit, type FactQuery } from "./search";
+
+/** The live facts among `ids` the acting person may change. */
+function writableLive(db: Database.Database, ids: string[], deleted: boolean): string[] {
+  if (ids.length === 0) return [];
+  return (
+    stmt(
+      db,
+      `SELECT id FROM facts WHERE id IN (SELECT value FROM json_each(?)) AND deleted_at IS ${deleted ? "NOT NULL AND deleted_reason = 'person' AND deleted_root = id" : "NULL"}
+         AND ${writableScan("space_id")}`,
+    ).all(JSON.stringify([...new Set(ids)])) as { id: string }[]
+  ).map((r) => r.id);
+}
+
+/**
+ * A person deletes facts: each is forgotten with its earlier versions (out of every index; a restore of its
+ * sources does not bring it back). Returns the ids asked for that were live and the person's to change.
+ */
+export function deleteFacts(db: Database.Database, ids: string[], at: string = nowIso()): string[] {
+  return db.transaction(() => {
+    const ok = writableLive(db, ids, false);
+    forgetWithHistory(db, ok, "person", at);
+    return ok;
+  })();
+}
+
+/**
+ * Undo deleteFacts: the facts (and the versions they took along) come back, those with a live source.
+ * Returns the ids asked for that are live again.
+ */
+export function restoreFacts(db: Database.Database, ids: string[]): string[] {
+  return db.transaction(() => {
+    const roots = writableLive(db, ids, true);
+    const back = bringBack(db, roots, "person");
+    // A fact whose every source went while it was deleted stays forgotten, now for that reason.
+    const unsupported = (
+      stmt(
+        db,
+        `SELECT f.id FROM facts f WHERE f.id IN (SELECT value FROM json_each(?)) AND NOT EXISTS
+           (SELECT 1 FROM fact_sources s JOIN memories m ON m.id = s.memory_id WHERE s.fact_id = f.id AND m.soft_deleted = 0)`,
+      ).all(JSON.stringify(back)) as { id: string }[]
+    ).map((r) => r.id);
+    const again = new Set(forgetWithHistory(db, unsupported, "sources", nowIso()));
+    return roots.filter((id) => !again.has(id));
+  })();
+}
+
+/** A person confirms a live fact is right (confirmed_at = now). Returns it, or undefined when not theirs to change. */
+export function confirmFact(db: Database.Database, id: string, at: string = nowIso()): FactRow | undefined {
+  const r = stmt(
+    db,
+    `UPDATE facts SET confirmed_at = ? WHERE id = ? AND deleted_at IS NULL AND ${writableScan("space_id")}`,
+  ).run(at, id);
+  return r.changes ? getFact(db, id) : undefined;
+}
