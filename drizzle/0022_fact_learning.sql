@@ -52,14 +52,15 @@ CREATE TABLE `fact_job_sources` (
 --> statement-breakpoint
 CREATE INDEX `fact_job_sources_memory_idx` ON `fact_job_sources` (`memory_id`);
 --> statement-breakpoint
--- Every attempt at a job: which provider, what was sent (the "Sent to" record), how it ended.
+-- Every attempt at a job: which provider, what was sent (the "Sent to" record), how it ended: a good answer
+-- (ok), bad model output, a provider error, or a good answer the store could not take (store_error).
 CREATE TABLE `fact_attempts` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`job_id` integer NOT NULL REFERENCES `fact_jobs`(`id`) ON DELETE CASCADE,
 	`call_id` text NOT NULL,
 	`at` text NOT NULL,
 	`provider_key` text NOT NULL,
-	`outcome` text NOT NULL CHECK (`outcome` IN ('ok', 'bad_output', 'provider_error', 'skipped')),
+	`outcome` text NOT NULL CHECK (`outcome` IN ('ok', 'bad_output', 'provider_error', 'store_error')),
 	`detail` text,
 	`facts_added` integer DEFAULT 0 NOT NULL,
 	`facts_replaced` integer DEFAULT 0 NOT NULL,

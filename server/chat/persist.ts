@@ -23,6 +23,8 @@ import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { stripCutNote } from "./cut-short";
 import { runAsSystem } from "../core/acting";
+import { factLearner, type FactLearner } from "./fact-learner";
+import { queueLearning, type LearnFrom } from "./learn-exchange";
 
 /** Where an exchange's persistence is recorded. */
 export type ExchangeRecord = { messageId: string } | { pendingId: string };
@@ -46,6 +48,12 @@ export interface ExchangeJob {
    * same transaction that writes (and records) this one. With an empty user/assistant, the job only removes them.
    */
   replaces?: string[];
+  /**
+   * Learn facts from it (docs/facts.md): the provider (and model) the conversation used; null: the selected
+   * one. Set by turns that store memory (never by temporary chats or turns whose memory switch is off); the
+   * job is queued in the transaction that stores the exchange, when a model may learn from it now.
+   */
+  learn?: LearnFrom;
 }
 
 export interface PersistQueueOptions {
@@ -53,6 +61,8 @@ export interface PersistQueueOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   log?: (level: "info" | "warn" | "error", msg: string) => void;
+  /** Woken when an exchange queued a fact-learning job (the app's queue: the app's runner; default none). */
+  learner?: (() => FactLearner) | null;
 }
 
 export interface PersistStatus {
@@ -80,7 +90,8 @@ export class PersistQueue {
   private retries = 0;
   private failed: PersistStatus["failed"] = [];
   private idle: (() => void)[] = [];
-  private readonly o: Required<PersistQueueOptions>;
+  private readonly o: Required<Omit<PersistQueueOptions, "learner">>;
+  private readonly learner: (() => FactLearner) | null;
 
   constructor(
     private readonly ctx: () => MemoContext,
@@ -95,6 +106,7 @@ export class PersistQueue {
         ((level, msg) =>
           (level === "error" ? console.error : level === "warn" ? console.warn : console.log)(`[chat] ${msg}`)),
     };
+    this.learner = opts.learner ?? null;
   }
 
   /** Queue an exchange; the promise says how it ended (ids, or null when given up). Callers need not wait. */
@@ -152,6 +164,7 @@ export class PersistQueue {
       try {
         const ids = await persistExchange(this.ctx(), job);
         this.persisted++;
+        if (job.learn) this.learner?.().wake();
         if (attempt > 1) this.o.log("info", `persisted the ${describe(job)} on attempt ${attempt}`);
         return ids;
       } catch (e) {
@@ -299,11 +312,15 @@ export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promi
             recordPersisted(ctx.db, record, out[0] ?? []);
             // The same reply again deduplicates onto the old memory: that one stays.
             removeReplaced(ctx.db, job, out[0] ?? []);
+            queueLearning(ctx.db, job, out[0] ?? []);
           },
         }
-      : job.replaces?.length
-        ? { after: (out) => removeReplaced(ctx.db, job, out[0] ?? []) }
-        : {},
+      : {
+          after: (out) => {
+            if (job.replaces?.length) removeReplaced(ctx.db, job, out[0] ?? []);
+            queueLearning(ctx.db, job, out[0] ?? []);
+          },
+        },
   );
   return ids!;
 }
@@ -359,6 +376,7 @@ export function recoverUnpersisted(ctx: MemoContext, queue: PersistQueue, days =
       timestamp: prev[2],
       source: "recovered chat",
       record: { messageId: a.id },
+      learn: { provider: null },
     });
     queued++;
   }
@@ -376,6 +394,7 @@ export function recoverUnpersisted(ctx: MemoContext, queue: PersistQueue, days =
       timestamp: p.timestamp,
       source: `recovered ${p.source}`,
       record: { pendingId: p.id },
+      learn: { provider: null },
     });
     queued++;
   }
@@ -386,7 +405,7 @@ const g = globalThis as unknown as { __memoPersistQueue?: PersistQueue; __memoCh
 
 /** The app's queue (writes through appContext()). */
 export function persistQueue(): PersistQueue {
-  g.__memoPersistQueue ??= new PersistQueue(() => appContext());
+  g.__memoPersistQueue ??= new PersistQueue(() => appContext(), { learner: factLearner });
   return g.__memoPersistQueue;
 }
 

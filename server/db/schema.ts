@@ -481,7 +481,7 @@ export const factAttempts = sqliteTable(
     callId: text("call_id").notNull(),
     at: text("at").notNull(),
     providerKey: text("provider_key").notNull(),
-    outcome: text("outcome", { enum: ["ok", "bad_output", "provider_error", "skipped"] }).notNull(),
+    outcome: text("outcome", { enum: ["ok", "bad_output", "provider_error", "store_error"] }).notNull(),
     detail: text("detail"),
     factsAdded: integer("facts_added").notNull().default(0),
     factsReplaced: integer("facts_replaced").notNull().default(0),

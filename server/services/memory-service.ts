@@ -1,6 +1,8 @@
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { storageProblem } from "../core/storage-fault";
+import { type FactLearner, factLearner, type LearnerStatus } from "../chat/fact-learner";
+import { queueCounts, type QueueCounts } from "../memory/facts/queue";
 import { activeModel } from "../memory/index/model-check";
 import { loadRetrievalSettings, type RetrievalSettings } from "../memory/retrieval/settings";
 import {
@@ -58,9 +60,14 @@ export interface Health {
     /** Why the data folder cannot take writes (read-only, full), or null (server/core/storage-fault.ts). */
     problem: string | null;
   };
+  /**
+   * Learning facts (docs/facts.md): the queue and the runner. Informational: bad model output, provider
+   * errors or a backlog never make health fail — the exchanges are stored whatever learning does.
+   */
+  facts: QueueCounts & { runner: LearnerStatus["state"]; lastOutcome: LearnerStatus["lastOutcome"] };
 }
 
-export function health(ctx: MemoContext): Health {
+export function health(ctx: MemoContext, learner: FactLearner = factLearner()): Health {
   const counts = storeCounts(ctx.db);
   const consistent = counts.memories === counts.vectors && counts.memories === counts.fts;
   const st = ctx.embedderStatus?.();
@@ -87,5 +94,6 @@ export function health(ctx: MemoContext): Health {
       dim: bound?.dim ?? null,
       problem: storage?.message ?? null,
     },
+    facts: { ...queueCounts(ctx.db), runner: learner.status().state, lastOutcome: learner.status().lastOutcome },
   };
 }

@@ -7,7 +7,7 @@ import {
   FACTS_SCHEMA_NAME,
   factsRequest,
   factsSchema,
-  MAX_FACT_CHARS,
+  MAX_LEARNED_FACT_CHARS,
   responseFormat,
   splitExchanges,
 } from "./extract";
@@ -61,7 +61,7 @@ test("the schema lets replaces name only the listed ids and exchange only the ex
   assert.equal(item.additionalProperties, false);
   assert.deepEqual(item.properties.replaces.items.enum, ["a", "b"]);
   assert.deepEqual(item.properties.exchange.enum, [1, 2, 3]);
-  assert.equal(item.properties.text.maxLength, MAX_FACT_CHARS);
+  assert.equal(item.properties.text.maxLength, MAX_LEARNED_FACT_CHARS);
   const none = factsSchema({ ids: [], exchanges: 1 }) as typeof s;
   assert.equal(none.properties.facts.items.properties.replaces.maxItems, 0, "nothing listed: nothing to replace");
 });

@@ -16,7 +16,7 @@ export const FACTS_SCHEMA_NAME = "memo_facts";
 /** At most this many facts per exchange are kept from an answer (the schema says so too). */
 export const MAX_FACTS_PER_EXCHANGE = 8;
 /** A fact longer than this is not a short statement: dropped. */
-export const MAX_FACT_CHARS = 300;
+export const MAX_LEARNED_FACT_CHARS = 300;
 /** A fact replaces at most this many listed facts. */
 export const MAX_REPLACES = 4;
 /** How many of the person's similar current facts are listed with each exchange. */
@@ -84,7 +84,7 @@ export function factsSchema(o: { ids: string[]; exchanges: number }): Record<str
           additionalProperties: false,
           required: ["text", "replaces", "exchange"],
           properties: {
-            text: { type: "string", maxLength: MAX_FACT_CHARS },
+            text: { type: "string", maxLength: MAX_LEARNED_FACT_CHARS },
             replaces: o.ids.length
               ? { type: "array", maxItems: MAX_REPLACES, items: { type: "string", enum: o.ids } }
               : { type: "array", maxItems: 0, items: { type: "string" } },

@@ -17,7 +17,8 @@ import { stmt } from "../../core/statements";
 export const JOB_ORIGINS = ["chat", "api", "document", "import", "backfill"] as const;
 export type JobOrigin = (typeof JOB_ORIGINS)[number];
 export type JobStatus = "queued" | "running" | "done" | "failed" | "skipped" | "stopped";
-export type AttemptOutcome = "ok" | "bad_output" | "provider_error" | "skipped";
+/** How a call ended: a good answer, bad model output, a provider error, or a good answer the store could not take. */
+export type AttemptOutcome = "ok" | "bad_output" | "provider_error" | "store_error";
 
 export interface NewFactJob {
   spaceId: string;
@@ -178,7 +179,7 @@ export interface AttemptRecord {
   sent?: unknown;
 }
 
-/** Record one call's attempt on each of its jobs and count the call for its provider (a skip is not a call). */
+/** Record one call's attempt on each of its jobs and count the call for its provider. */
 export function recordAttempt(db: Database.Database, a: AttemptRecord, now = Date.now()): void {
   db.transaction(() => {
     const ins = stmt(
@@ -200,7 +201,6 @@ export function recordAttempt(db: Database.Database, a: AttemptRecord, now = Dat
         a.ms ?? null,
         sent,
       );
-    if (a.outcome === "skipped") return;
     stmt(
       db,
       `INSERT INTO fact_learn_calls (provider_key, calls, ok, bad_output, provider_errors, last_at) VALUES (?, 1, ?, ?, ?, ?)

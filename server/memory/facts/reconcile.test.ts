@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MAX_FACT_CHARS, MAX_FACTS_PER_EXCHANGE } from "./extract";
+import { MAX_LEARNED_FACT_CHARS, MAX_FACTS_PER_EXCHANGE } from "./extract";
 import { checkAnswer, describeReport, MAX_ANSWER_CHARS, sameText, validFromOf } from "./reconcile";
 
 const AT = "2024-06-03T10:00:00.000Z";
@@ -48,7 +48,8 @@ test("bad output is rejected whole, with its kind: empty, not JSON, wrong shape,
     "huge",
   );
   assert.equal(kind('{"facts": []}'), "ok", "nothing to keep is a good answer");
-  assert.equal(kind("```json\n" + answer([{ text: "A fact.", replaces: [], exchange: 1 }]) + "\n```"), "ok");
+  const fenced = answer([{ text: "A fact.", replaces: [], exchange: 1 }]);
+  assert.equal(kind(["```json", fenced, "```"].join("\n")), "ok");
 });
 
 test("ids that were not listed are dropped, never trusted; a fact stays with what is left", () => {
@@ -90,7 +91,7 @@ test("caps: over-long texts, facts beyond the cap per exchange, malformed items 
   }));
   const r = checkAnswer(
     answer([
-      { text: "x".repeat(MAX_FACT_CHARS + 1), replaces: [], exchange: 1 },
+      { text: "x".repeat(MAX_LEARNED_FACT_CHARS + 1), replaces: [], exchange: 1 },
       { text: "", replaces: [], exchange: 1 },
       { text: "Out of range.", replaces: [], exchange: 2 },
       { text: 5, replaces: [], exchange: 1 },

@@ -6,18 +6,18 @@
  * id is as unknown as a made-up one), texts that are empty or too long are dropped, facts beyond the cap
  * per exchange are dropped, and a fact that says again what a current fact says is skipped.
  *
- * validFrom: a date the fact's own text gives (chrono-node, relative to the exchange's time); a date after
- * the exchange is about a plan, not about when the fact became true, so then — and when the text names no
- * date — the exchange's time. No pattern here finds facts: they come from the model only.
+ * validFrom: a date the fact's own text gives (chrono-node, relative to the exchange's time: the store's
+ * deriveValidFrom); a date after the exchange is about a plan, not about when the fact became true, so then —
+ * and when the text names no date — the exchange's time. No pattern here finds facts: they come from the model only.
  */
-import * as chrono from "chrono-node";
 import {
   type CandidateFact,
   type ExchangeForFacts,
-  MAX_FACT_CHARS,
+  MAX_LEARNED_FACT_CHARS,
   MAX_FACTS_PER_EXCHANGE,
   MAX_REPLACES,
 } from "./extract";
+import { deriveValidFrom } from "./valid-from";
 
 /** A longer answer is not a list of short facts: rejected unread. */
 export const MAX_ANSWER_CHARS = 32_000;
@@ -64,14 +64,9 @@ function unfence(raw: string): string {
   return m ? m[1]!.trim() : t;
 }
 
-/** The date a fact's text gives (relative to `at`), when it is not after `at`; else `at`. */
+/** When a fact became true: a past date its text gives, relative to the exchange (valid-from.ts), else the exchange's time. */
 export function validFromOf(text: string, at: string): string {
-  const ref = new Date(at);
-  if (Number.isNaN(ref.getTime())) return new Date().toISOString();
-  const found = chrono.parse(text, { instant: ref, timezone: 0 }, { forwardDate: false })[0];
-  const d = found?.start.date();
-  if (!d || Number.isNaN(d.getTime()) || d.getTime() > ref.getTime()) return ref.toISOString();
-  return d.toISOString();
+  return deriveValidFrom(text, [at]);
 }
 
 const bad = (kind: BadOutputKind, detail: string): CheckedAnswer => ({ ok: false, kind, detail });
@@ -131,7 +126,7 @@ export function checkAnswer(
       report.emptyOrMalformed++;
       continue;
     }
-    if (text.length > MAX_FACT_CHARS) {
+    if (text.length > MAX_LEARNED_FACT_CHARS) {
       report.tooLong++;
       continue;
     }
