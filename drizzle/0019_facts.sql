@@ -34,6 +34,9 @@ CREATE INDEX `facts_superseded_by_idx` ON `facts` (`superseded_by`);
 --> statement-breakpoint
 CREATE INDEX `facts_deleted_root_idx` ON `facts` (`deleted_root`);
 --> statement-breakpoint
+-- Facts whose vector is of another model than the store's (a re-index catching up): an indexed probe per request.
+CREATE INDEX `facts_model_idx` ON `facts` (`embedding_model`);
+--> statement-breakpoint
 -- The memories a fact came from (at least one, of its space). No foreign key to memories: a purge removes
 -- these rows itself (server/memory/facts/cascade.ts), in the purge's transaction.
 CREATE TABLE `fact_sources` (

@@ -13,6 +13,7 @@ import { providersRouter } from "./routers/providers";
 import { accessRouter } from "./routers/access";
 import { setupRouter } from "./routers/setup";
 import { privacyRouter } from "./routers/privacy";
+import { factsRouter } from "./routers/facts";
 
 export const appRouter = createTRPCRouter({
   memory: memoryRouter,
@@ -29,6 +30,7 @@ export const appRouter = createTRPCRouter({
   access: accessRouter,
   setup: setupRouter,
   privacy: privacyRouter,
+  facts: factsRouter,
 });
 
 export type AppRouter = typeof appRouter;

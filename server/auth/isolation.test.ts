@@ -45,6 +45,9 @@ const SECRET = {
   docName: "obsidian-lantern.md",
   space: "aspace-quokka",
   imported: "Periwinkle import memory from an old laptop",
+  fact: "Zanzibar quokka keeper owns a teal canoe",
+  workFact: "Quillfeather board meets on Thursdays",
+  deletedFact: "Marmalade heron once nested in the chimney",
 };
 // The space name is not secret: B has (and makes) a space of the same name, which is the point.
 // Queries below use a few of A's words, never a whole secret, so that a query echoed back is no false alarm.
@@ -126,6 +129,16 @@ before(async () => {
   });
   assert.equal(imp.status, 200, imp.text);
   A.importJob = (JSON.parse(bodyOf(imp)) as { job: { id: string } }).job.id;
+  // A's facts (issue 42): one in each space, and one A deleted (restorable by A only).
+  const addFact = async (text: string, source: string, space?: string) => {
+    const r = await rest("POST /api/v1/facts", aHeaders, { body: { space, items: [{ text, sources: [source] }] } });
+    assert.equal(r.status, 201, r.text);
+    return (JSON.parse(bodyOf(r)) as { ids: string[] }).ids[0]!;
+  };
+  A.fact = await addFact(SECRET.fact, A.memory);
+  A.workFact = await addFact(SECRET.workFact, A.workMemory, SECRET.space);
+  A.deletedFact = await addFact(SECRET.deletedFact, A.memory);
+  await a.facts.delete({ id: A.deletedFact });
 });
 
 after(async () => {
@@ -396,6 +409,17 @@ const TRPC: Record<string, Case> = {
   "privacy.setTemporaryReadsMemory": { kind: "own", input: () => ({ read: false }), why: "B's choice" },
   "privacy.setConversationMemory": { kind: "missing", id: "conversation", input: (id) => ({ id, recall: false }) },
   "privacy.heartbeat": { kind: "missing", id: "conversation", input: (id) => ({ id }) },
+  "facts.list": {
+    kind: "own",
+    input: () => ({ q: "Zanzibar quokka canoe", space: SECRET.space, history: true }),
+    why: "B's own space of that name",
+  },
+  "facts.history": { kind: "missing", id: "fact", input: (id) => ({ id }) },
+  "facts.sources": { kind: "missing", id: "fact", input: (id) => ({ id }) },
+  "facts.edit": { kind: "missing", id: "fact", input: (id) => ({ id, text: "overwritten by b" }) },
+  "facts.confirm": { kind: "missing", id: "fact", input: (id) => ({ id }) },
+  "facts.delete": { kind: "missing", id: "fact", input: (id) => ({ id }) },
+  "facts.restore": { kind: "missing", id: "deletedFact", input: (id) => ({ id }) },
 };
 
 interface RestCase {
@@ -515,12 +539,29 @@ const REST: Record<string, RestCase> = {
     why: "recalls from B's space (no provider here: an error, without A's memories)",
   },
   "GET /v1/models": { kind: "own", req: () => ({}), why: "the household's models" },
+  "GET /api/v1/facts": {
+    kind: "own",
+    req: () => ({ query: `q=${encodeURIComponent("Zanzibar quokka canoe")}&history=1` }),
+    why: "B's own spaces",
+  },
+  "POST /api/v1/facts": {
+    kind: "own",
+    req: () => ({ body: { space: SECRET.space, items: [{ text: "b's fact", sources: [A.workMemory] }] } }),
+    why: "B's own space; A's memory as a source is refused like a missing one (the facts test below)",
+  },
+  "PATCH /api/v1/facts/[id]": {
+    kind: "missing",
+    id: "fact",
+    req: (id) => ({ params: { id }, body: { text: "by b" } }),
+  },
+  "DELETE /api/v1/facts/[id]": { kind: "missing", id: "fact", req: (id) => ({ params: { id } }) },
 };
 
 const MCP: Record<string, Record<string, unknown>> = {
   remember: { text: "b remembers via mcp", space: SECRET.space },
   search_memory: { query: "Quillfeather merger ides", space: SECRET.space },
   forget: { pattern: "Quillfeather", space: SECRET.space, preview: true },
+  list_facts: { q: "Zanzibar quokka canoe", history: true },
 };
 
 // ---- the tests ----
@@ -717,6 +758,97 @@ test("a space A shares with B reaches B only where B names it, read-only means r
   await assertLikeMissing("manager.get after unsharing", (id) => trpc("manager.get", bHeaders, { id }), A.workMemory!);
   leak("B's analytics after unsharing", await b.analytics.overview({}));
   assert.deepEqual(await overview(), countsBefore, "B's analytics count none of A's memories after unsharing");
+});
+
+test("facts: B sees none of A's until A shares the space, then with whose they are; read-only means read-only; A's ids answer like missing ones", async () => {
+  const b = trpcAs({ cookie: `memo_session=${createSession(store.sqlite, { personId: bId }).token}` });
+  const bh = { cookie: `memo_session=${createSession(store.sqlite, { personId: bId }).token}` };
+  const a = trpcAs(aHeaders);
+  const ref = `owner~${SECRET.space}`;
+  const leak = (where: string, v: unknown) => assertNoLeak(where, { status: 200, text: JSON.stringify(v) });
+  const post = (body: unknown) => rest("POST /api/v1/facts", bh, { body });
+  // A's memories as sources, and A's facts as replaces, are refused exactly like ids that do not exist.
+  for (const [field, id] of [
+    ["sources", A.memory!],
+    ["sources", A.workMemory!],
+    ["replaces", A.fact!],
+  ] as const) {
+    const fake = crypto.randomUUID();
+    const mine = (await b.memory.add({ text: "B's own source memory" })).ids[0]!;
+    const item = (x: string) =>
+      field === "sources" ? { text: "b's fact", sources: [x] } : { text: "b's fact", sources: [mine], replaces: [x] };
+    const real = await post({ items: [item(id)] });
+    const missing = await post({ items: [item(fake)] });
+    assert.equal(real.status, 400, real.text);
+    assert.equal(bodyOf(real).split(id).join("<id>"), bodyOf(missing).split(fake).join("<id>"));
+  }
+  // Not shared: the space reads as missing; B's lists show nothing of A's.
+  const missingSpace = await trpc("facts.list", bh, { space: ref });
+  const nowhere = await trpc("facts.list", bh, { space: "owner~no-such-space" });
+  assert.equal(missingSpace.status, 404, missingSpace.text);
+  assert.equal(missingSpace.text.replace(SECRET.space, "<s>"), nowhere.text.replace("no-such-space", "<s>"));
+  leak("B's facts", await b.facts.list({ history: true }));
+  const restMissing = await rest("GET /api/v1/facts", bh, { query: `space=${encodeURIComponent(ref)}` });
+  assert.equal(restMissing.status, 404, restMissing.text);
+
+  // Shared read-only: B reads A's facts in that space (named), each saying whose it is, and cannot change them.
+  await a.spaces.share({ space: SECRET.space, person: "b", mode: "read" });
+  const listed = await b.facts.list({ space: ref });
+  assert.deepEqual(
+    listed.facts.map((f) => [f.text, f.space, f.whose?.owner]),
+    [[SECRET.workFact, ref, "Owner"]],
+  );
+  const rested = await rest("GET /api/v1/facts", bh, { query: `space=${encodeURIComponent(ref)}&history=1` });
+  assert.equal(rested.status, 200, rested.text);
+  assert.ok(bodyOf(rested).includes(SECRET.workFact));
+  leak("B's own facts while shared", await b.facts.list({}));
+  assert.equal((await b.facts.history({ id: A.workFact! })).facts[0]?.text, SECRET.workFact);
+  const written = await post({ space: ref, items: [{ text: "b writes into A's space", sources: [A.workMemory!] }] });
+  assert.equal(written.status, 403, written.text);
+  for (const name of ["facts.edit", "facts.delete", "facts.confirm"] as const)
+    await assertLikeMissing(
+      `${name} on a read-only share`,
+      (id) => trpc(name, bh, name === "facts.edit" ? { id, text: "by b" } : { id }),
+      A.workFact!,
+    );
+  await assertLikeMissing(
+    "DELETE /api/v1/facts/[id] on a read-only share",
+    (id) => rest("DELETE /api/v1/facts/[id]", bh, { params: { id } }),
+    A.workFact!,
+  );
+  // Read-write: B adds a fact there (written by B), and edits A's: a new version; A's stays as history.
+  await a.spaces.share({ space: SECRET.space, person: "b", mode: "write" });
+  const added = await post({ space: ref, items: [{ text: "B's fact in A's space", sources: [A.workMemory!] }] });
+  assert.equal(added.status, 201, added.text);
+  const edited = await b.facts.edit({ id: A.workFact!, text: `${SECRET.workFact}, at nine` });
+  assert.equal(edited.created, true);
+  const mineNow = await a.facts.list({ space: SECRET.space });
+  assert.ok(
+    mineNow.facts.some((f) => f.text === "B's fact in A's space" && f.whose?.writer === "B"),
+    JSON.stringify(mineNow),
+  );
+  assert.deepEqual(
+    (await a.facts.history({ id: A.workFact! })).facts.map((f) => f.text),
+    [`${SECRET.workFact}, at nine`, SECRET.workFact],
+  );
+  // A stops sharing: nothing of it reaches B, by list or by id.
+  await a.spaces.unshare({ space: SECRET.space, person: "b" });
+  const after = await trpc("facts.list", bh, { space: ref });
+  assert.equal(after.text.replace(SECRET.space, "<s>"), nowhere.text.replace("no-such-space", "<s>"));
+  await assertLikeMissing("facts.history after unsharing", (id) => trpc("facts.history", bh, { id }), A.workFact!);
+  await assertLikeMissing("facts.sources after unsharing", (id) => trpc("facts.sources", bh, { id }), A.workFact!);
+  // A's own facts are intact: the personal one, the deleted one still deleted (and restorable by A).
+  assert.deepEqual(
+    (await a.facts.list({})).facts.map((f) => f.text).filter((t) => t === SECRET.fact),
+    [SECRET.fact],
+  );
+  const sources = await a.facts.sources({ id: A.fact! });
+  assert.deepEqual(
+    sources.sources.map((x) => x.memoryId),
+    [A.memory],
+  );
+  assert.equal((await a.facts.restore({ id: A.deletedFact! })).fact.text, SECRET.deletedFact);
+  assert.deepEqual(checkInvariant(store.sqlite), []);
 });
 
 test("removing B takes all of B's data in one transaction (memories, vectors, FTS, documents and their files, chats, tokens) and nothing of A's", async () => {

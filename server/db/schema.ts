@@ -137,6 +137,7 @@ export const facts = sqliteTable(
     index("facts_space_idx").on(t.spaceId, t.deletedAt, t.supersededBy),
     index("facts_superseded_by_idx").on(t.supersededBy),
     index("facts_deleted_root_idx").on(t.deletedRoot),
+    index("facts_model_idx").on(t.embeddingModel),
   ],
 );
 

@@ -17,6 +17,7 @@ import { openTempStore, type TempStore } from "../test/temp-store";
 import { applyConsolidationPreview, previewConsolidation, undoConsolidationRun } from "./consolidation-runs";
 import { runConsolidateJob } from "./jobs";
 import { getRun } from "../core/job-runner";
+import { getFact, insertFacts } from "../memory/facts/store";
 
 let emb: InProcessEmbedder;
 const stores: TempStore[] = [];
@@ -133,6 +134,15 @@ test("preview writes nothing; applying it writes the checked merges; an original
     { content: TEA_1 },
     { content: TEA_2 },
   ]);
+  // A fact learned from one of the originals: the merge must not forget it, and the undo must not either.
+  const { model: m } = await emb.info();
+  const [sister] = insertFacts(
+    ctx.db,
+    "personal",
+    [{ text: "Anna is the user's sister", sources: [anna1!], origin: "learned" }],
+    await emb.embedDocuments(["Anna is the user's sister"]),
+    m,
+  );
   const before = liveContents(ctx);
   const preview = await previewConsolidation(ctx, { merge: longer });
   assert.equal(preview.status, "ok", preview.error ?? "");
@@ -153,6 +163,11 @@ test("preview writes nothing; applying it writes the checked merges; an original
   assert.match((applied.result!.skipped as { reason: string }[])[0]!.reason, /changed or deleted since the preview/);
   assert.equal(getMemory(ctx.db, tea2!)!.softDeleted, false);
   await assert.rejects(applyConsolidationPreview(ctx, preview.id), /already applied/);
+  assert.deepEqual(
+    getFact(ctx.db, sister!)?.sources.sort(),
+    [anna1!, merges[0]!.id].sort(),
+    "backed by the merged memory",
+  );
 
   // Undo: merged memory removed, originals back; once only.
   const u = undoConsolidationRun(ctx, applied.id);
@@ -160,6 +175,7 @@ test("preview writes nothing; applying it writes the checked merges; an original
   assert.equal(getMemory(ctx.db, merges[0]!.id), undefined);
   assert.deepEqual([getMemory(ctx.db, anna1!)!.softDeleted, getMemory(ctx.db, anna2!)!.softDeleted], [false, false]);
   assert.ok((getRun(ctx.db, applied.id)!.result!.undone as { at: string }).at);
+  assert.deepEqual(getFact(ctx.db, sister!)?.sources, [anna1!], "the undo left the fact its original source");
   assert.throws(() => undoConsolidationRun(ctx, applied.id), /already undone/);
   assert.throws(() => undoConsolidationRun(ctx, preview.id), /is a preview/);
   assert.deepEqual(checkInvariant(ctx.db), []);

@@ -30,9 +30,10 @@ type Structured = Record<string, unknown>;
 const textOf = (r: object) =>
   (((r as { content?: unknown }).content ?? []) as { type: string; text: string }[]).map((c) => c.text).join("\n");
 
-test("lists remember, search_memory and forget with input schemas", async () => {
+test("lists remember, search_memory, forget and list_facts with input schemas", async () => {
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name).sort(), ["forget", "remember", "search_memory"]);
+  assert.deepEqual(tools.map((t) => t.name).sort(), ["forget", "list_facts", "remember", "search_memory"]);
+  assert.ok(tools.find((t) => t.name === "list_facts")!.outputSchema);
   const search = tools.find((t) => t.name === "search_memory")!;
   assert.deepEqual(search.inputSchema.required, ["query"]);
   assert.ok(search.outputSchema);

@@ -1,6 +1,6 @@
 /**
- * Memo's MCP server (docs/architecture.md#apis-for-other-programs), on the official MCP TypeScript SDK: tools `remember`, `search_memory` and
- * `forget` over the memory service. Served over stdio (scripts/mcp-stdio.ts, `npm run mcp`) and over
+ * Memo's MCP server (docs/architecture.md#apis-for-other-programs), on the official MCP TypeScript SDK: tools `remember`, `search_memory`,
+ * `forget` over the memory service and `list_facts` over the facts service. Served over stdio (scripts/mcp-stdio.ts, `npm run mcp`) and over
  * streamable HTTP at /mcp (app/mcp/route.ts, stateless).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -15,6 +15,7 @@ import { asServiceError } from "../core/errors";
 import { isoDateTime, MAX_MEMORY_CHARS, MAX_QUERY_CHARS } from "../core/validators";
 import { spaceName } from "../core/validators";
 import { mySpace } from "../core/acting";
+import { listFactsFor } from "../services/facts-service";
 
 // The acting person's key for the space named (spaceName resolves it at parse time).
 const space = spaceName.optional().describe(`Memory space (default "${DEFAULT_SPACE}")`);
@@ -175,6 +176,63 @@ export function createMemoMcpServer(ctx: () => MemoContext): McpServer {
           content: [{ type: "text", text }],
           structuredContent: { count: r.count, items: r.items, undo_until: r.undo.until, message: r.message },
         };
+      } catch (e) {
+        return fail(e);
+      }
+    },
+  );
+
+  server.registerTool(
+    "list_facts",
+    {
+      title: "List facts",
+      description:
+        "What Memo knows about the user: short statements learned from their conversations and documents, each with " +
+        "when it became true (valid_from) and, for a replaced one, until when it held (valid_to). Current facts only " +
+        "unless history is true; q keeps those that match by keyword or meaning, best first.",
+      inputSchema: {
+        space: spaceName.optional().describe("Memory space (default: all of the user's own spaces)"),
+        q: z.string().min(1).max(MAX_QUERY_CHARS).optional().describe("Only facts about this"),
+        history: z.boolean().optional().describe("Include replaced facts (with their dates)"),
+        limit: z.number().int().min(1).max(200).optional().describe("How many facts at most (default 50)"),
+      },
+      outputSchema: {
+        facts: z.array(
+          z.object({
+            id: z.string(),
+            text: z.string(),
+            space: z.string(),
+            valid_from: z.string(),
+            valid_to: z.string().nullable(),
+            superseded_by: z.string().nullable(),
+            sources: z.array(z.string()),
+            origin: z.string(),
+          }),
+        ),
+      },
+    },
+    async ({ space: s, q, history, limit }) => {
+      try {
+        const r = await listFactsFor(ctx(), { space: s, q, history, limit: limit ?? 50 });
+        const facts = r.facts.map((f) => ({
+          id: f.id,
+          text: f.text,
+          space: f.space,
+          valid_from: f.validFrom,
+          valid_to: f.validTo,
+          superseded_by: f.supersededBy,
+          sources: f.sources,
+          origin: f.origin,
+        }));
+        const text = facts.length
+          ? facts
+              .map(
+                (f) =>
+                  `- ${f.text} (since ${f.valid_from.slice(0, 10)}${f.valid_to ? `, until ${f.valid_to.slice(0, 10)}` : ""})`,
+              )
+              .join("\n")
+          : "Memo knows no fact that matches.";
+        return { content: [{ type: "text", text }], structuredContent: { facts } };
       } catch (e) {
         return fail(e);
       }

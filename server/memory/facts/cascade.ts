@@ -85,3 +85,17 @@ export function purgeFactsOfMemories(db: Database.Database, memoryIds: string[],
   forgetUnsupported(db, touched, at);
   return purged;
 }
+
+/**
+ * A memory that takes others' place (a consolidation merge) becomes a source of their facts too, in the
+ * merge's transaction: the originals going to the trash then leaves the facts their merged source, and the
+ * merge's undo (merged memory purged, originals restored) leaves them their original sources.
+ */
+export function addFactSources(db: Database.Database, fromMemoryIds: string[], toMemoryId: string): number {
+  if (fromMemoryIds.length === 0) return 0;
+  return stmt(
+    db,
+    `INSERT OR IGNORE INTO fact_sources (fact_id, memory_id)
+       SELECT DISTINCT fact_id, ? FROM fact_sources WHERE memory_id IN (SELECT value FROM json_each(?))`,
+  ).run(toMemoryId, JSON.stringify(fromMemoryIds)).changes;
+}

@@ -28,6 +28,8 @@ export interface FactHit {
   bm25: number | null;
   /** Cosine with the query vector; null: no vector given, or the fact's vector is of another model. */
   cosine: number | null;
+  /** Reciprocal-rank fusion of the two legs' ranks (what the hits are ordered by). */
+  score: number;
 }
 
 /** RRF's constant (the memories' fusion uses the same). */
@@ -106,5 +108,10 @@ export function searchFacts(
   );
   return top
     .filter((t) => facts.has(t.rid))
-    .map((t) => ({ fact: facts.get(t.rid)!, bm25: keyword.get(t.rid) ?? null, cosine: cos.get(t.rid) ?? null }));
+    .map((t) => ({
+      fact: facts.get(t.rid)!,
+      bm25: keyword.get(t.rid) ?? null,
+      cosine: cos.get(t.rid) ?? null,
+      score: t.score,
+    }));
 }

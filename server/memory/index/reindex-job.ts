@@ -21,6 +21,7 @@ import {
 import { boundModel, reindexTarget } from "../store";
 import { leaseHolder } from "../../core/lease";
 import { runExclusive, type RunRecord } from "../../core/job-runner";
+import { hasStaleFacts, reembedFacts } from "../facts/reembed";
 
 export interface ReindexHooks {
   /** Start serving vector queries for the new dimension once swapped (the ANN index). */
@@ -37,7 +38,9 @@ interface Running {
 const g = globalThis as unknown as {
   __memoReindex?: WeakMap<Database.Database, Running>;
   __memoReindexFailedAt?: WeakMap<Database.Database, number>;
+  __memoFactCatchUp?: WeakMap<Database.Database, { running: boolean; done?: Promise<number> }>;
 };
+const factCatchUp = (g.__memoFactCatchUp ??= new WeakMap());
 const running = (g.__memoReindex ??= new WeakMap());
 const failedAt = (g.__memoReindexFailedAt ??= new WeakMap());
 
@@ -75,6 +78,7 @@ export function reconcileEmbeddingModel(
     ensureReindexRunning(db, embedder, hooks);
     return "reindexing";
   }
+  if (same(bound)) catchUpFacts(db, embedder, info, hooks);
   if (!bound || same(bound) || !storeHoldsVectors(db)) return "bind";
   hooks.log?.(
     `[reindex] the store holds ${bound.model} (${bound.dim}-d) vectors; the embedder serves ${info.model} (${info.dim}-d): re-indexing in the background`,
@@ -107,13 +111,16 @@ export function ensureReindexRunning(
         // The in-memory index mirrored the old table: rebuild it for the new dimension.
         stopAnnIndex(db);
         hooks.startIndex?.(target.dim);
-        hooks.log?.(`[reindex] done: ${r.embedded} memories re-embedded for ${target.model}; swap took ${r.swapMs} ms`);
+        hooks.log?.(
+          `[reindex] done: ${r.embedded} memories and ${r.facts} facts re-embedded for ${target.model}; swap took ${r.swapMs} ms`,
+        );
         return {
           status: "ok",
           result: {
             from,
             to: target,
             embedded: r.embedded,
+            facts: r.facts,
             passes: r.passes,
             swapMs: r.swapMs,
             total: readReindexProgress(db)?.total ?? null,
@@ -178,4 +185,32 @@ export function reindexStatus(db: Database.Database): ReindexStatus {
 /** Wait for this process's re-index of `db` to finish (tests, shutdown). */
 export function reindexDone(db: Database.Database): Promise<RunRecord> | null {
   return running.get(db)?.promise ?? null;
+}
+
+/**
+ * Facts whose vectors are of another model than the one the store is bound to and the embedder serves (a
+ * crash between a re-index's swap and its fact re-embed, or a fact written by a process still on the old
+ * model): re-embedded in the background, one run at a time per process. Until then their vector leg skips them.
+ */
+function catchUpFacts(db: Database.Database, embedder: Embedder, info: ModelRef, hooks: ReindexHooks): void {
+  if (factCatchUp.get(db)?.running || !hasStaleFacts(db, info.model)) return;
+  const entry: { running: boolean; done?: Promise<number> } = { running: true };
+  entry.done = reembedFacts(db, info.model, (texts) => embedder.embedDocuments(texts), { batchSize: hooks.batchSize })
+    .then((n) => {
+      hooks.log?.(`[reindex] ${n} facts re-embedded for ${info.model}`);
+      return n;
+    })
+    .catch((e: unknown) => {
+      hooks.log?.(`[reindex] facts not re-embedded yet: ${e instanceof Error ? e.message : String(e)}`);
+      return 0;
+    })
+    .finally(() => {
+      entry.running = false;
+    });
+  factCatchUp.set(db, entry);
+}
+
+/** The latest background fact re-embed of `db` in this process (tests). */
+export function factCatchUpDone(db: Database.Database): Promise<number> | undefined {
+  return factCatchUp.get(db)?.done;
 }

@@ -17,6 +17,10 @@
  *   0.1.9 cannot rename its shadow tables, so the swap copies: measured ~65 µs per row on this machine,
  *   ~0.7 s at 10K memories.)
  *
+ * - facts: their vectors (a plain table, each fact's model on its row) are re-embedded right after the
+ *   swap (server/memory/facts/reembed.ts); until then their vector leg skips them (another model's vectors
+ *   are never compared with a query), and a crash in between is caught up by reindex-job.ts.
+ *
  * Search meanwhile (our choice, and the honest one): memory_vec holds vectors of the OLD model and the
  * embedder now only serves the NEW one, so no query vector can be compared with them — a query embedded
  * with the new model would return confident nonsense. Until the swap, retrieval runs its keyword leg
@@ -27,6 +31,7 @@ import type { Embedder } from "../../core/context";
 import { boundModel, logVectorReset, putVector, reindexTarget } from "../store";
 import { resetStatementCache } from "../../core/statements";
 import { getMeta, setMeta } from "../../core/meta";
+import { reembedFacts } from "../facts/reembed";
 
 export interface ModelRef {
   model: string;
@@ -273,11 +278,28 @@ export async function reindexAll(
   db: Database.Database,
   embedder: Embedder,
   opts: ReindexOptions = {},
-): Promise<{ embedded: number; passes: number; swapMs: number }> {
+): Promise<{ embedded: number; passes: number; swapMs: number; facts: number }> {
   const target = reindexTarget(db);
   if (!target) throw new ReindexAborted("no re-index is in progress");
   const batchSize = opts.batchSize ?? 32;
   const attempts = opts.attempts ?? 5;
+  /** Embed with the target model, retrying the embedder's failures (1 s, 2 s, 4 s… apart). */
+  const embed = async (texts: string[]): Promise<Float32Array[]> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const info = await embedder.info();
+        if (info.model !== target.model || info.dim !== target.dim) {
+          throw new ReindexAborted(
+            `the embedding server now serves ${info.model} (${info.dim}-d), not ${target.model} (${target.dim}-d)`,
+          );
+        }
+        return await embedder.embedDocuments(texts);
+      } catch (e) {
+        if (e instanceof ReindexAborted || attempt >= attempts || opts.signal?.aborted) throw e;
+        await new Promise((r) => setTimeout(r, 1000 * 2 ** (attempt - 1)));
+      }
+    }
+  };
   let embedded = 0;
   for (let pass = 1; pass <= (opts.maxPasses ?? 20); pass++) {
     let after = 0;
@@ -285,21 +307,7 @@ export async function reindexAll(
       opts.signal?.throwIfAborted();
       const rows = pendingBatch(db, after, batchSize);
       if (rows.length === 0) break;
-      let vectors: Float32Array[] | null = null;
-      for (let attempt = 1; !vectors; attempt++) {
-        try {
-          const info = await embedder.info();
-          if (info.model !== target.model || info.dim !== target.dim) {
-            throw new ReindexAborted(
-              `the embedding server now serves ${info.model} (${info.dim}-d), not ${target.model} (${target.dim}-d)`,
-            );
-          }
-          vectors = await embedder.embedDocuments(rows.map((r) => r.content));
-        } catch (e) {
-          if (e instanceof ReindexAborted || attempt >= attempts || opts.signal?.aborted) throw e;
-          await new Promise((r) => setTimeout(r, 1000 * 2 ** (attempt - 1)));
-        }
-      }
+      const vectors = await embed(rows.map((r) => r.content));
       const now = reindexTarget(db);
       if (!now || now.model !== target.model || now.dim !== target.dim)
         throw new ReindexAborted("the re-index was cancelled or replaced");
@@ -309,7 +317,12 @@ export async function reindexAll(
       await new Promise<void>((r) => setImmediate(r));
     }
     const t0 = performance.now();
-    if (swapVectorTables(db)) return { embedded, passes: pass, swapMs: +(performance.now() - t0).toFixed(1) };
+    if (swapVectorTables(db)) {
+      const swapMs = +(performance.now() - t0).toFixed(1);
+      // The store is now the target model's: the facts' vectors follow (never compared meanwhile).
+      const facts = await reembedFacts(db, target.model, embed, { batchSize, signal: opts.signal });
+      return { embedded, passes: pass, swapMs, facts };
+    }
   }
   throw new Error("the re-index could not catch up with writes of the old model");
 }

@@ -18,6 +18,7 @@ import type { Embedder } from "../../core/context";
 import type { JobCounts } from "./decay";
 import { similarityProblem, textProblem } from "./merge-guard";
 import { insertMemories, listSpaces, reindexTarget, softDeleteMemories, writeTransaction } from "../store";
+import { addFactSources } from "../facts/cascade";
 
 /** Merge two memory statements into one (the chat provider in the app; a test double in tests). */
 export type MergeFn = (a: string, b: string, signal?: AbortSignal) => Promise<string>;
@@ -330,6 +331,8 @@ export function writeMerge(
       model,
     );
     beforeSoftDelete?.(mergedId!);
+    // What Memo learned from the originals is now backed by the merged memory (server/memory/facts/cascade.ts).
+    addFactSources(db, [a.id, b.id], mergedId!);
     softDeleteMemories(db, [a.id, b.id], at);
     return mergedId!;
   });
