@@ -1,7 +1,7 @@
 -- Learning facts (issue 42 item 2): a persisted queue of extraction jobs, so that a restart, a crash or a
 -- provider that is down loses nothing (server/memory/facts/queue.ts; the runner is server/chat/fact-learner.ts).
 -- One job per exchange (a chat exchange, or one memory of a document, an import or the back-fill), with the
--- memories it came from; every attempt on the record; calls counted per provider for Settings.
+-- memories it came from; every attempt on the record (Settings counts a person's calls per provider from it).
 -- Opt-in learning over existing memory (a document, an import, "learn from my existing memory"): a run that
 -- its jobs belong to, with its count, progress and Stop.
 CREATE TABLE `fact_learn_runs` (
@@ -69,13 +69,3 @@ CREATE TABLE `fact_attempts` (
 );
 --> statement-breakpoint
 CREATE INDEX `fact_attempts_job_idx` ON `fact_attempts` (`job_id`);
---> statement-breakpoint
--- Calls made per provider endpoint ("<provider>@<host>", as memory sharing keys them), for Settings.
-CREATE TABLE `fact_learn_calls` (
-	`provider_key` text PRIMARY KEY NOT NULL,
-	`calls` integer DEFAULT 0 NOT NULL,
-	`ok` integer DEFAULT 0 NOT NULL,
-	`bad_output` integer DEFAULT 0 NOT NULL,
-	`provider_errors` integer DEFAULT 0 NOT NULL,
-	`last_at` text
-) WITHOUT ROWID;

@@ -403,7 +403,7 @@ export const vecLog = sqliteTable("vec_log", {
 /**
  * Learning facts (drizzle/0022_fact_learning.sql, server/memory/facts/queue.ts): opt-in runs over existing
  * memory (a document, an import, the back-fill), the persisted job queue (one job per exchange, its source
- * memories, every attempt) and the calls made per provider endpoint.
+ * memories, every attempt: what Settings counts calls per provider from).
  */
 export const factLearnRuns = sqliteTable(
   "fact_learn_runs",
@@ -492,12 +492,3 @@ export const factAttempts = sqliteTable(
   },
   (t) => [index("fact_attempts_job_idx").on(t.jobId)],
 );
-
-export const factLearnCalls = sqliteTable("fact_learn_calls", {
-  providerKey: text("provider_key").primaryKey(),
-  calls: integer("calls").notNull().default(0),
-  ok: integer("ok").notNull().default(0),
-  badOutput: integer("bad_output").notNull().default(0),
-  providerErrors: integer("provider_errors").notNull().default(0),
-  lastAt: text("last_at"),
-});

@@ -7,8 +7,7 @@
  * Survives restarts: a job is a row from the moment its exchange is stored; a job left `running` by a
  * process that died is queued again at start (recoverInterrupted) and its facts were never written (they
  * are written in the transaction that marks the job done, so nothing is learned twice). Back-off is a
- * job's `next_at`. Every attempt is recorded (fact_attempts) and every call counted per provider
- * (fact_learn_calls).
+ * job's `next_at`. Every attempt is recorded (fact_attempts): what the calls per provider are counted from.
  */
 import type Database from "better-sqlite3";
 import { mineScan } from "../../core/acting";
@@ -89,6 +88,30 @@ export function jobOfMessage(db: Database.Database, messageId: string): FactJob 
   return stmt(db, `SELECT ${JOB_COLS} FROM fact_jobs WHERE message_id = ? ORDER BY id DESC LIMIT 1`).get(messageId) as
     | FactJob
     | undefined;
+}
+
+export interface ConversationJob {
+  messageId: string;
+  status: JobStatus;
+  factsAdded: number;
+  lastError: string | null;
+  /** The latest attempt: how it ended and its "Sent to" record. */
+  outcome: AttemptOutcome | null;
+  sent: unknown;
+}
+
+/** The jobs of a conversation's exchanges (by their assistant messages), each with its latest attempt. */
+export function jobsOfConversation(db: Database.Database, conversationId: string): ConversationJob[] {
+  return (
+    stmt(
+      db,
+      `SELECT j.message_id AS messageId, j.status, j.facts_added AS factsAdded, j.last_error AS lastError,
+              (SELECT a.sent FROM fact_attempts a WHERE a.job_id = j.id ORDER BY a.id DESC LIMIT 1) AS sent,
+              (SELECT a.outcome FROM fact_attempts a WHERE a.job_id = j.id ORDER BY a.id DESC LIMIT 1) AS outcome
+         FROM fact_jobs j JOIN messages m ON m.id = j.message_id
+        WHERE m.conversation_id = ? ORDER BY j.id`,
+    ).all(conversationId) as (Omit<ConversationJob, "sent"> & { sent: string | null })[]
+  ).map((r) => ({ ...r, sent: r.sent ? (JSON.parse(r.sent) as unknown) : null }));
 }
 
 /** A job's source memories in order, with their text and whether they are still live. */
@@ -179,7 +202,7 @@ export interface AttemptRecord {
   sent?: unknown;
 }
 
-/** Record one call's attempt on each of its jobs and count the call for its provider. */
+/** Record one call's attempt on each of its jobs (one call_id: the calls per provider count it once). */
 export function recordAttempt(db: Database.Database, a: AttemptRecord, now = Date.now()): void {
   db.transaction(() => {
     const ins = stmt(
@@ -201,19 +224,6 @@ export function recordAttempt(db: Database.Database, a: AttemptRecord, now = Dat
         a.ms ?? null,
         sent,
       );
-    stmt(
-      db,
-      `INSERT INTO fact_learn_calls (provider_key, calls, ok, bad_output, provider_errors, last_at) VALUES (?, 1, ?, ?, ?, ?)
-       ON CONFLICT (provider_key) DO UPDATE SET calls = calls + 1, ok = ok + excluded.ok,
-         bad_output = bad_output + excluded.bad_output, provider_errors = provider_errors + excluded.provider_errors,
-         last_at = excluded.last_at`,
-    ).run(
-      a.providerKey,
-      a.outcome === "ok" ? 1 : 0,
-      a.outcome === "bad_output" ? 1 : 0,
-      a.outcome === "provider_error" ? 1 : 0,
-      iso(now),
-    );
   })();
 }
 
@@ -248,15 +258,22 @@ export interface ProviderCalls {
   ok: number;
   badOutput: number;
   providerErrors: number;
+  storeErrors: number;
   lastAt: string | null;
 }
 
-/** Calls made per provider endpoint (the household's providers: Settings shows them). */
+/**
+ * Calls made per provider endpoint, from the attempts of the acting person's spaces (a person's own use of
+ * the household's providers; nothing of another person's counts). A batched call counts once.
+ */
 export function callsPerProvider(db: Database.Database): ProviderCalls[] {
   return stmt(
     db,
-    `SELECT provider_key AS providerKey, calls, ok, bad_output AS badOutput, provider_errors AS providerErrors,
-            last_at AS lastAt FROM fact_learn_calls ORDER BY provider_key`,
+    `SELECT provider_key AS providerKey, count(*) AS calls, sum(outcome = 'ok') AS ok, sum(outcome = 'bad_output') AS badOutput,
+            sum(outcome = 'provider_error') AS providerErrors, sum(outcome = 'store_error') AS storeErrors, max(at) AS lastAt
+       FROM (SELECT a.call_id, min(a.provider_key) AS provider_key, min(a.outcome) AS outcome, max(a.at) AS at
+               FROM fact_attempts a JOIN fact_jobs j ON j.id = a.job_id WHERE ${mineScan("j.space_id")} GROUP BY a.call_id)
+      GROUP BY provider_key ORDER BY provider_key`,
   ).all() as ProviderCalls[];
 }
 
