@@ -101,7 +101,7 @@ function resolve(memo: MemoContext, t: LearnTarget): Resolved {
   }
   const job = getImportJob(t.target);
   const ids = importedMemoryIds(t.target);
-  if (!job || !job.space) throw new ServiceError(404, `import ${t.target} not found`);
+  if (!job?.space) throw new ServiceError(404, `import ${t.target} not found`);
   if (!ids) throw new ServiceError(409, `import ${t.target} is ${job.status}: learn from it once it is done`);
   return {
     spaceId: job.space,
