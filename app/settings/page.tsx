@@ -6,6 +6,7 @@ import { JobsSection } from "./jobs-section";
 import { AccessSection } from "./access-section";
 import { ModelsSection } from "./models-section";
 import { PeopleSection } from "./people-section";
+import { LearningSection } from "./learning-section";
 
 export const dynamic = "force-dynamic";
 // The tab says which page this is (the layout adds " · Memo").
@@ -16,6 +17,7 @@ export default function SettingsPage() {
     <div className="space-y-6">
       <h1 className="text-2xl font-semibold">Settings</h1>
       <ProvidersSection />
+      <LearningSection />
       <ModelsSection />
       <RetrievalSection />
       <SpacesSection />

@@ -434,7 +434,7 @@ const TRPC: Record<string, Case> = {
   "learning.runs": { kind: "own", why: "B's own runs" },
   "learning.run": { kind: "missing", id: "learnRun", input: (id) => ({ id }) },
   "learning.stop": { kind: "missing", id: "learnRun", input: (id) => ({ id }) },
-  "learning.conversation": { kind: "missing", id: "conversation", input: (id) => ({ id }) },
+  "learning.reply": { kind: "missing", id: "message", input: (id) => ({ messageId: id }) },
 };
 
 interface RestCase {

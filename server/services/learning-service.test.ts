@@ -11,15 +11,15 @@ import { setSharing } from "../chat/memory-policy";
 import { updateDocument, insertDocuments, linkDocumentChunks } from "../ingest/documents";
 import { addMemories } from "../memory/store/add";
 import { listFacts } from "../memory/facts/store";
-import { ServiceError } from "../core/errors";
+import type { ServiceError } from "../core/errors";
 import { learningHarness, type LearningHarness } from "../test/learning-harness";
 import { planChatGptImport } from "./chatgpt-import";
 import { enqueueImport, waitForImport } from "./import-jobs";
 import {
-  conversationLearning,
   countLearning,
   learningOverview,
   learningRunOr404,
+  replyLearning,
   setProviderLearning,
   startLearning,
   stopLearning,
@@ -195,8 +195,8 @@ test("under a reply: whether its exchange was learned from, and what that sent w
   h = await withPets();
   const events = await h.chat("My cat is called Miso.");
   await h.settle();
-  const done = events.find((e) => e.type === "done") as { message: { id: string; conversationId: string } };
-  const [reply] = conversationLearning(h.memo, done.message.conversationId);
+  const done = events.find((e) => e.type === "done") as { message: { id: string } };
+  const reply = replyLearning(h.memo, done.message.id);
   assert.equal(reply!.messageId, done.message.id);
   assert.deepEqual([reply!.status, reply!.factsAdded, reply!.outcome], ["done", 1, "ok"]);
   assert.match(reply!.sent!.provider, /OpenAI-compatible/);

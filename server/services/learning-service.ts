@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { factLearner, type LearnerStatus, type LearningSent } from "../chat/fact-learner";
 import { chooseFactModel, learningStatus, setLearning, type LearningProviderStatus } from "../chat/fact-model";
-import { getConversationOr404 } from "../chat/conversations";
+import { getMessage } from "../chat/conversations";
 import { isMine } from "../core/acting";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
@@ -18,10 +18,10 @@ import { spaceName } from "../core/validators";
 import {
   callsPerProvider,
   type ConversationJob,
-  jobsOfConversation,
   type ProviderCalls,
   queueCounts,
   type QueueCounts,
+  replyJob,
 } from "../memory/facts/queue";
 import {
   callsForMemories,
@@ -173,10 +173,12 @@ export function stopLearning(memo: MemoContext, id: string): LearnRun {
   return learningRunOr404(memo, id);
 }
 
-/** Under each reply of a conversation: whether its exchange was learned from, and what that sent where. */
-export function conversationLearning(memo: MemoContext, conversationId: string): ReplyLearning[] {
-  getConversationOr404(memo.db, conversationId);
-  return jobsOfConversation(memo.db, conversationId).map((j) => ({ ...j, sent: j.sent as LearningSent | null }));
+/** Under a reply: whether its exchange was learned from, and what that sent where (null: no job for it). */
+export function replyLearning(memo: MemoContext, messageId: string): ReplyLearning | null {
+  const m = getMessage(memo.db, messageId);
+  if (m?.role !== "assistant") throw new ServiceError(404, `no reply ${messageId}`);
+  const j = replyJob(memo.db, messageId);
+  return j ? { ...j, sent: j.sent as LearningSent | null } : null;
 }
 
 export type ReplyLearning = Omit<ConversationJob, "sent"> & { sent: LearningSent | null };

@@ -32,8 +32,8 @@ export const learningRouter = createTRPCRouter({
     .query(({ ctx, input }) => learning.learningRuns(ctx.memo, input ?? {})),
   run: publicProcedure.input(runId).query(({ ctx, input }) => learning.learningRunOr404(ctx.memo, input.id)),
   stop: publicProcedure.input(runId).mutation(({ ctx, input }) => learning.stopLearning(ctx.memo, input.id)),
-  /** Per reply of a conversation: learned or not, and the extraction's "Sent to" record. */
-  conversation: publicProcedure
-    .input(z.strictObject({ id: z.string().uuid("id must be a conversation id") }))
-    .query(({ ctx, input }) => learning.conversationLearning(ctx.memo, input.id)),
+  /** Under a reply: learned from or not, and the extraction's "Sent to" record. */
+  reply: publicProcedure
+    .input(z.strictObject({ messageId: z.string().uuid("messageId must be a message id") }))
+    .query(({ ctx, input }) => learning.replyLearning(ctx.memo, input.messageId)),
 });

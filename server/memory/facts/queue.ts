@@ -100,18 +100,16 @@ export interface ConversationJob {
   sent: unknown;
 }
 
-/** The jobs of a conversation's exchanges (by their assistant messages), each with its latest attempt. */
-export function jobsOfConversation(db: Database.Database, conversationId: string): ConversationJob[] {
-  return (
-    stmt(
-      db,
-      `SELECT j.message_id AS messageId, j.status, j.facts_added AS factsAdded, j.last_error AS lastError,
-              (SELECT a.sent FROM fact_attempts a WHERE a.job_id = j.id ORDER BY a.id DESC LIMIT 1) AS sent,
-              (SELECT a.outcome FROM fact_attempts a WHERE a.job_id = j.id ORDER BY a.id DESC LIMIT 1) AS outcome
-         FROM fact_jobs j JOIN messages m ON m.id = j.message_id
-        WHERE m.conversation_id = ? ORDER BY j.id`,
-    ).all(conversationId) as (Omit<ConversationJob, "sent"> & { sent: string | null })[]
-  ).map((r) => ({ ...r, sent: r.sent ? (JSON.parse(r.sent) as unknown) : null }));
+/** The (newest) job of a reply's exchange, with its latest attempt; the caller checks the reply is the person's. */
+export function replyJob(db: Database.Database, messageId: string): ConversationJob | undefined {
+  const r = stmt(
+    db,
+    `SELECT j.message_id AS messageId, j.status, j.facts_added AS factsAdded, j.last_error AS lastError,
+            (SELECT a.sent FROM fact_attempts a WHERE a.job_id = j.id ORDER BY a.id DESC LIMIT 1) AS sent,
+            (SELECT a.outcome FROM fact_attempts a WHERE a.job_id = j.id ORDER BY a.id DESC LIMIT 1) AS outcome
+       FROM fact_jobs j WHERE j.message_id = ? ORDER BY j.id DESC LIMIT 1`,
+  ).get(messageId) as (Omit<ConversationJob, "sent"> & { sent: string | null }) | undefined;
+  return r ? { ...r, sent: r.sent ? (JSON.parse(r.sent) as unknown) : null } : undefined;
 }
 
 /** A job's source memories in order, with their text and whether they are still live. */
