@@ -50,6 +50,7 @@ const DIE_POINTS = [
   "INSERT INTO documents", // an upload's rows
   "DELETE FROM document_chunks WHERE document_id", // deleting a document with shared chunks (or settling a failed one)
   "json_set(result, '$.undone'", // the last statement of a consolidation undo's transaction
+  'INSERT INTO "kw_f_', // insertFacts: the fact, its sources and vector are in, its keyword row goes in, no commit
 ];
 
 let fixture: FixtureChatServer;
@@ -237,6 +238,8 @@ class Expected {
   messages = new Set<string>();
   chats: { conversationId: string; userMessageId: string; assistantMessageId: string }[] = [];
   documents = new Set<string>();
+  /** Acknowledged facts, with the fact each replaced (null: none). */
+  facts = new Map<string, string | null>();
   counts: Record<string, number> = {};
 
   add(acks: Ack[]): void {
@@ -257,6 +260,7 @@ class Expected {
         this.messages.add(c.userMessageId).add(c.assistantMessageId);
       }
       if (a.t === "doc") this.documents.add(a.id as string);
+      if (a.t === "fact") this.facts.set(a.id as string, (a.replaces as string | undefined) ?? null);
     }
   }
 
@@ -286,6 +290,16 @@ class Expected {
         const r = hasMemory.get(f) as { sd: number } | undefined;
         if (r?.sd !== 1) problems.push(`merge ${m.id}: original ${f} is ${r ? "still live" : "missing"}`);
       }
+    }
+    // Facts come from pinned /remember memories, which nothing here removes: each stays live, and what it
+    // replaced names it as its successor.
+    const fact = db.prepare("SELECT deleted_at AS del, superseded_by AS by FROM facts WHERE id = ?");
+    for (const [id, replaced] of this.facts) {
+      const f = fact.get(id) as { del: string | null } | undefined;
+      if (!f || f.del) problems.push(`acknowledged fact ${id} is ${f ? "forgotten" : "missing"}`);
+      const old = replaced ? (fact.get(replaced) as { by: string | null } | undefined) : undefined;
+      if (replaced && old?.by !== id)
+        problems.push(`fact ${replaced} was replaced by ${id}, yet names ${old?.by ?? "none"}`);
     }
     const hasMessage = db.prepare("SELECT 1 FROM messages WHERE id = ?");
     for (const id of this.messages)
@@ -340,6 +354,13 @@ function checkDying(db: Database.Database, dying: NonNullable<Run["dying"]>): st
     const rid = dying.args[0] as number;
     if (db.prepare("SELECT 1 FROM memories WHERE rid = ?").get(rid))
       problems.push(`died inserting memory rid ${rid}, yet it is there`);
+  }
+  if (dying.sql.startsWith('INSERT INTO "kw_f_')) {
+    const rid = dying.args[0] as number;
+    if (db.prepare("SELECT 1 FROM facts WHERE rid = ?").get(rid))
+      problems.push(`died inserting fact rid ${rid}, yet it is there`);
+    if (db.prepare("SELECT 1 FROM fact_vectors WHERE rid = ?").get(rid))
+      problems.push(`died inserting fact rid ${rid}, yet its vector is there`);
   }
   const stateOf = (rid: number) =>
     (db.prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(rid) as { sd: number } | undefined)?.sd ??
@@ -547,6 +568,34 @@ test("a kill inside a consolidation undo leaves the run as it was; the undo then
           "the original is live again",
         );
     }
+  } finally {
+    db.close();
+  }
+});
+
+test("a kill inside writing a fact that replaces another: no half fact, the old one still current; the write then goes through", async () => {
+  const done = await dieThenFinish("facts", 'INSERT INTO "kw_f_|2', (dead, db) => {
+    const first = dead.acks.find((a) => a.t === "fact") as { id: string } | undefined;
+    if (!first) return ["the first fact was not written before the kill"];
+    const row = db.prepare("SELECT superseded_by AS by, valid_to AS until FROM facts WHERE id = ?").get(first.id) as
+      | { by: string | null; until: string | null }
+      | undefined;
+    const orphans = (
+      db.prepare("SELECT count(*) AS n FROM fact_sources WHERE fact_id NOT IN (SELECT id FROM facts)").get() as {
+        n: number;
+      }
+    ).n;
+    return [
+      ...(row && row.by === null && row.until === null ? [] : [`the replaced fact is ${JSON.stringify(row)}`]),
+      ...(orphans === 0 ? [] : [`${orphans} sources of a half-written fact stayed`]),
+    ];
+  });
+  const second = done.acks.filter((a) => a.t === "fact")[1] as unknown as { id: string; replaces: string };
+  const db = openStore();
+  try {
+    assert.deepEqual(db.prepare("SELECT superseded_by AS by FROM facts WHERE id = ?").get(second.replaces), {
+      by: second.id,
+    });
   } finally {
     db.close();
   }

@@ -8,7 +8,7 @@
  *   exchanges the persistence queue writes as memories · /remember · added near-duplicate pairs ·
  *   document ingestion (addDocument → queue) · consolidation runs merging the pairs (the provider merges) ·
  *   pairs of documents sharing a section (so chunks linked to both), the first deleted once both are done ·
- *   undo of a consolidation run.
+ *   undo of a consolidation run · facts learned from /remember memories, some replacing earlier ones.
  *
  * Every write is acknowledged on stdout AFTER the call that made it returned (so after its commit), one
  * line each: `ACK {"t":"remember","ids":[…]}`. The test kills this process with SIGKILL at random
@@ -23,7 +23,8 @@
  *                     then wait for SIGTERM
  *   --scenario NAME   instead of the random workload, one sequence, then `DRAINED` and wait:
  *                     `share-delete` (two documents sharing chunks ingested, then the first deleted) or
- *                     `undo` (a near-duplicate pair added, consolidated, then the run undone)
+ *                     `undo` (a near-duplicate pair added, consolidated, then the run undone) or
+ *                     `facts` (a memory, a fact from it, then a fact replacing that one)
  *
  * Environment: MEMO_DATA_DIR, MEMO_EMBED_MODEL=use-lite, MEMO_PROVIDER=openai, MEMO_OPENAI_BASE_URL, MEMO_OPENAI_MODEL.
  */
@@ -124,6 +125,7 @@ const { runJobNow } = await import("../jobs/jobs");
 const { englishText } = await import("./english-text");
 const { beginRequest } = await import("../ops/inflight");
 const { createRng } = await import("./retrieval-eval/rng");
+const { addFacts } = await import("../services/facts-service");
 
 const ctx = appContext();
 await sup.ensureHealthy(30_000);
@@ -169,6 +171,20 @@ if (values.scenario === "share-delete") {
   ack("merge", { run: run.id, merges: merges.map((m) => ({ id: m.id, from: m.from })) });
   const u = undoConsolidationRun(ctx, run.id);
   ack("undo", { run: u.run, removed: u.removed, restored: u.restored });
+  out("DRAINED");
+} else if (values.scenario === "facts") {
+  const space = `facts-${values.seed}`;
+  const [[m]] = await addMemories(ctx, [{ text: `Note ${tag()}: we moved to Graz last spring`, space }]);
+  ack("add", { ids: [m] });
+  const [first] = await addFacts(ctx, space, [{ text: `Lives in Graz (${tag()})`, sources: [m!] }], "learned");
+  ack("fact", { id: first });
+  const [second] = await addFacts(
+    ctx,
+    space,
+    [{ text: `Lives in Vienna (${tag()})`, sources: [m!], replaces: [first!] }],
+    "learned",
+  );
+  ack("fact", { id: second, replaces: first });
   out("DRAINED");
 } else if (values.drain) {
   // Recovery (boot) queued the unfinished documents and unpersisted exchanges: wait for them.
@@ -224,6 +240,36 @@ if (values.scenario === "share-delete") {
         SPACE,
       );
       ack("remember", { ids: r.ids });
+    },
+    async fact() {
+      // A fact learned from a /remember memory (pinned: nothing in this workload removes it), replacing the
+      // newest current fact of the space half the time.
+      const src = ctx.db
+        .prepare(
+          "SELECT id FROM memories WHERE space_id = ? AND kind = 'remember' AND soft_deleted = 0 ORDER BY rid DESC LIMIT 1",
+        )
+        .get(SPACE) as { id: string } | undefined;
+      if (!src) return;
+      const old = rng.int(0, 1)
+        ? (ctx.db
+            .prepare(
+              "SELECT id FROM facts WHERE space_id = ? AND deleted_at IS NULL AND superseded_by IS NULL ORDER BY rid DESC LIMIT 1",
+            )
+            .get(SPACE) as { id: string } | undefined)
+        : undefined;
+      const [id] = await addFacts(
+        ctx,
+        SPACE,
+        [
+          {
+            text: `${tag()}: ${rng.pick(PEOPLE)} lives in ${rng.pick(CITIES)}`,
+            sources: [src.id],
+            replaces: old ? [old.id] : undefined,
+          },
+        ],
+        "learned",
+      );
+      ack("fact", { id, replaces: old?.id });
     },
     async pair() {
       const who = rng.pick(PEOPLE);
@@ -289,6 +335,7 @@ if (values.scenario === "share-delete") {
   const pace: Record<string, [number, number]> = {
     chat: [0, 60],
     remember: [20, 120],
+    fact: [40, 200],
     pair: [20, 120],
     ingest: [200, 700],
     consolidate: [150, 500],
