@@ -62,22 +62,23 @@ export function LearningSection() {
       <ul className="space-y-2">
         {s?.providers.map((p) => (
           <li key={p.key} className="text-sm" data-testid="learning-row" data-key={p.key} data-on={p.on}>
-            <label className="flex flex-wrap items-center gap-2">
+            <label className="flex items-start gap-2">
               <input
                 type="checkbox"
+                className="mt-1"
                 checked={p.on}
                 disabled={set.isPending}
                 onChange={(e) => set.mutate({ key: p.key, on: e.target.checked })}
                 aria-describedby={`${p.key}-learning-cost`}
               />
-              <span>
+              <span className="min-w-0">
                 Learn facts with <span className="font-medium">{p.label}</span>{" "}
-                <code className="text-xs">{p.host}</code>
-              </span>
-              <span className="text-xs text-zinc-500" id={`${p.key}-learning-cost`}>
-                {p.local
-                  ? "· on this machine (on by default)"
-                  : "· remote: costs one extra call per exchange, and sends it the exchange with your known facts (off by default)"}
+                <code className="break-all text-xs">{p.host}</code>{" "}
+                <span className="text-xs text-zinc-500" id={`${p.key}-learning-cost`}>
+                  {p.local
+                    ? "· on this machine (on by default)"
+                    : "· remote: costs one extra call per exchange, and sends it the exchange with your known facts (off by default)"}
+                </span>
               </span>
             </label>
             <p className="ml-6 text-xs text-zinc-500" data-testid="learning-calls">
@@ -108,7 +109,12 @@ export function LearningSection() {
           <label htmlFor={spaceId} className="text-xs text-zinc-500">
             in space
           </label>
-          <select id={spaceId} className={INPUT} value={space} onChange={(e) => setSpace(e.target.value)}>
+          <select
+            id={spaceId}
+            className={`${INPUT} max-w-full`}
+            value={space}
+            onChange={(e) => setSpace(e.target.value)}
+          >
             {(spaces.data ?? [{ id: "personal" }]).map((x) => (
               <option key={x.id} value={x.id}>
                 {x.id}
