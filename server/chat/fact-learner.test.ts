@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { openDb } from "../db";
+import { beginRequest } from "../ops/inflight";
 import {
   attemptsOf,
   callsPerProvider,
@@ -130,6 +131,31 @@ test("catching up: queued exchanges go in batches (one call per batch), each fac
   await learner.stop();
 });
 
+test("a value that changed twice while catching up: in one batch, the later exchange replaces the earlier one's fact", async () => {
+  h = await learningHarness();
+  h.fixture.facts.set([
+    { when: "Berlin", facts: [{ text: "The user lives in Berlin." }] },
+    { when: "Madrid", facts: [{ text: "The user lives in Madrid.", replaces: ["lives in Berlin"] }] },
+    { when: "Oslo", facts: [{ text: "The user lives in Oslo.", replaces: ["lives in Berlin"] }] },
+  ]);
+  await h.chat("I live in Berlin.");
+  await h.settle();
+  await h.learner.stop();
+  await h.chat("I moved to Madrid.");
+  await h.chat("Now I moved to Oslo.");
+  const learner = new FactLearner(() => h!.memo, { log: () => undefined });
+  learner.wake();
+  await learner.idle();
+  assert.equal(h.factCalls(), 2, "the two new exchanges in one call");
+  assert.deepEqual(h.currentTexts(), ["The user lives in Oslo."]);
+  const oslo = listFacts(h.db, { spaceId: "personal" })[0]!;
+  assert.deepEqual(
+    factHistory(h.db, oslo.id).map((f) => f.text),
+    ["The user lives in Oslo.", "The user lives in Madrid.", "The user lives in Berlin."],
+  );
+  await learner.stop();
+});
+
 test("a restart mid-queue: a job left running resumes at the next start, and nothing is learned twice", async () => {
   h = await learningHarness();
   h.fixture.facts.set([
@@ -164,6 +190,22 @@ test("a restart mid-queue: a job left running resumes at the next start, and not
   assert.equal(listFacts(reopened.sqlite, { spaceId: "personal" }).length, 2);
   assert.equal(queueCounts(reopened.sqlite).done, 2);
   await learner.stop();
+});
+
+test("learning yields to replies: no call while a chat turn is in flight, nor until it has been quiet for quietMs", async () => {
+  h = await learningHarness({ learner: { quietMs: 150 } });
+  h.fixture.facts.set([{ when: "Berlin", facts: [{ text: "The user lives in Berlin." }] }]);
+  const reply = beginRequest(); // what the chat route does around a turn (server/ops/inflight.ts)
+  await h.chat("I live in Berlin.");
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(h.factCalls(), 0, "nothing is asked while a reply is in flight");
+  assert.equal(queueCounts(h.db).queued, 1);
+  const ended = Date.now();
+  reply.end();
+  await h.learner.idle();
+  assert.ok(Date.now() - ended >= 140, "it waited for the quiet moment");
+  assert.equal(h.factCalls(), 1);
+  assert.deepEqual(h.currentTexts(), ["The user lives in Berlin."]);
 });
 
 test("the reply never waits for learning: a model that never answers the extraction leaves the turn unchanged", async () => {

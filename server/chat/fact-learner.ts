@@ -3,7 +3,10 @@
  * persisted queue (server/memory/facts/queue.ts), asks the chosen model (fact-model.ts) ONE structured
  * `memo_facts` call per exchange — several exchanges of a space in one call when it is catching up — and
  * applies the checked answer (reconcile.ts, apply.ts). It never sits on a reply's path: a stored exchange
- * only queues a row and wakes it.
+ * only queues a row and wakes it, and the runner yields to replies — it starts a call only in a quiet moment
+ * (no chat turn or completion in flight, none for `quietMs`: they share the embedding server), and a call to
+ * the local chat model (one slot, the one a reply needs) is cancelled when a turn begins and retried later,
+ * the attempt not counted.
  *
  * Nothing is lost on bad model output or a provider error: the exchange stays a memory, the attempt is
  * recorded (ok, bad output, provider error), and the job is tried again with exponential back-off until it
@@ -27,8 +30,10 @@ import {
   nextDueAt,
   recordAttempt,
   recoverInterrupted,
+  releaseFactJob,
   retryFactJobAt,
 } from "../memory/facts/queue";
+import { onRequestBegin, quietFor } from "../ops/inflight";
 import { checkAnswer, describeReport } from "../memory/facts/reconcile";
 import { settleFinishedRuns } from "../memory/facts/runs";
 import { searchFacts } from "../memory/facts/store";
@@ -49,6 +54,8 @@ export interface FactLearnerOptions {
   maxDelayMs?: number;
   /** Tokens the model may write per exchange of a call. */
   maxTokensPerExchange?: number;
+  /** A call starts only when no generating request has been in flight for this long (server/ops/inflight.ts). */
+  quietMs?: number;
   log?: (level: "info" | "warn" | "error", msg: string) => void;
   now?: () => number;
 }
@@ -102,6 +109,12 @@ function exchangeText(db: Database.Database, job: FactJob): { text: string; sour
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/** The model the conversation picked, when the conversation's own provider is asked (not the local model instead). */
+function job0Model(group: Work[], choice: Extract<FactModelChoice, { ok: true }>): string | null {
+  const j = group[0]!.job;
+  return j.model && j.provider === choice.provider.id ? j.model : null;
+}
+
 export class FactLearner {
   private loop: Promise<void> | null = null;
   private again = false;
@@ -122,6 +135,7 @@ export class FactLearner {
       baseDelayMs: opts.baseDelayMs ?? 30_000,
       maxDelayMs: opts.maxDelayMs ?? 3_600_000,
       maxTokensPerExchange: opts.maxTokensPerExchange ?? 1024,
+      quietMs: opts.quietMs ?? 2000,
       log:
         opts.log ??
         ((level, msg) =>
@@ -165,6 +179,12 @@ export class FactLearner {
     return { ...this.st };
   }
 
+  /** Replies first: wait until no chat turn or completion is in flight and none was for quietMs. */
+  private async waitForQuiet(): Promise<void> {
+    const step = Math.max(25, Math.min(this.o.quietMs, 250));
+    while (!this.stopped && !quietFor(this.o.quietMs)) await new Promise((r) => setTimeout(r, step));
+  }
+
   private scheduleNext(): void {
     if (this.stopped) return;
     let next: string | null = null;
@@ -185,6 +205,7 @@ export class FactLearner {
       do {
         this.again = false;
         for (;;) {
+          await this.waitForQuiet();
           if (this.stopped) return;
           const db = this.ctx().db;
           const jobs = claimDueJobs(db, this.o.batch, this.o.now());
@@ -281,22 +302,35 @@ export class FactLearner {
     let raw: string;
     this.st.calls++;
     this.st.lastCallAt = new Date(this.o.now()).toISOString();
+    // The local chat server has one slot: a reply that begins meanwhile gets it, this call is asked again later.
+    const yieldCall = new AbortController();
+    const unsubscribe =
+      choice.provider.id === "llama"
+        ? onRequestBegin(() => yieldCall.abort(new Error("a reply needs the model")))
+        : null;
     try {
       const r = await choice.provider.complete(req.messages, {
         jsonSchema: req.jsonSchema,
         temperature: 0,
         maxTokens: this.o.maxTokensPerExchange * exchanges.length,
-        signal: this.abort.signal,
+        signal: AbortSignal.any([this.abort.signal, yieldCall.signal]),
+        ...(job0Model(group, choice) ? { model: job0Model(group, choice)! } : {}),
       });
       raw = r.text;
     } catch (err) {
       if (this.stopped) return this.requeue(group);
+      if (yieldCall.signal.aborted) {
+        for (const w of group) releaseFactJob(db, w.job.id);
+        return;
+      }
       const ms = performance.now() - t0;
       const detail = message(err);
       recordAttempt(db, { ...base, outcome: "provider_error", detail, ms }, this.o.now());
       for (const w of group) this.retryOrFail(w, `provider error: ${detail}`, this.o.maxAttempts);
       this.note("provider_error", detail);
       return;
+    } finally {
+      unsubscribe?.();
     }
     const ms = performance.now() - t0;
     const checked = checkAnswer(raw, { exchanges, candidates }, (t) => hasCurrentText(db, spaceId, t));

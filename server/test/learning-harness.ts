@@ -58,6 +58,7 @@ export async function learningHarness(
     maxDelayMs: 60_000,
     log: quiet,
     now: () => clock.now(),
+    quietMs: 0, // these tests are not about yielding to replies (fact-learner.test.ts has its own)
     ...opts.learner,
   });
   const queue = new PersistQueue(() => memo, { baseDelayMs: 5, maxDelayMs: 10, log: quiet, learner: () => learner });

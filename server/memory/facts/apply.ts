@@ -4,6 +4,10 @@
  * and its job marked done — all in ONE transaction, so a crash leaves either the facts and a done job, or
  * neither (the job runs again and nothing is learned twice).
  *
+ * A batch is applied in the exchanges' order: when a later exchange's fact replaces a listed fact that an
+ * earlier exchange of the same call already replaced, it replaces that newer fact instead (the value moved
+ * twice while Memo was catching up; only the last one is current).
+ *
  * What changed since the request was built is honoured, not overwritten: a source forgotten meanwhile is not
  * a source (no live source left: the job is skipped), and a listed fact that is no longer current (the
  * person edited or deleted it) is not superseded again.
@@ -69,6 +73,13 @@ export function applyLearnedFacts(
 ): AppliedCounts {
   return writeTransaction(db, () => {
     const counts: AppliedCounts = { added: new Map(), replaced: new Map(), gone: [] };
+    // A listed fact replaced by this call → the fact that replaced it (followed for later exchanges).
+    const chain = new Map<string, string>();
+    const latest = (id: string) => {
+      let at = id;
+      for (let i = 0; chain.has(at) && i < 100; i++) at = chain.get(at)!;
+      return at;
+    };
     jobs.forEach((job, i) => {
       const sources = liveOf(db, spaceId, job.sources);
       if (!sources.length) {
@@ -77,21 +88,28 @@ export function applyLearnedFacts(
         return;
       }
       const mine = facts.map((f, k) => ({ f, v: vectors[k]! })).filter(({ f }) => f.exchange === i);
+      const taken = new Set<string>();
       const items = mine.map(({ f }) => ({
         text: f.text,
         sources,
         validFrom: f.validFrom,
-        replaces: f.replaces.filter((id) => stillCurrent(db, spaceId, id)),
+        replaces: f.replaces
+          .map(latest)
+          .filter((id) => !taken.has(id) && stillCurrent(db, spaceId, id) && taken.add(id)),
         origin: "learned" as const,
       }));
-      if (items.length)
-        insertFacts(
+      if (items.length) {
+        const ids = insertFacts(
           db,
           spaceId,
           items,
           mine.map((m) => m.v),
           model,
         );
+        items.forEach((it, k) => {
+          for (const r of it.replaces) chain.set(r, ids[k]!);
+        });
+      }
       counts.added.set(job.jobId, items.length);
       counts.replaced.set(
         job.jobId,

@@ -58,7 +58,7 @@ export const FACTS_SYSTEM_PROMPT = [
   "- A new fact that adds something stands alone: “replaces” is empty.",
   "- Do not write a listed fact again when nothing about it changed. Never name an id that is not listed.",
   "",
-  "“exchange” is the number of the exchange the fact comes from (1 when there is only one).",
+  "“exchange” is the number of the exchange the fact comes from (1 when there is only one). Several exchanges are in time order.",
   'When there is nothing worth keeping, answer {"facts": []}. Answer with the JSON object only.',
 ].join("\n");
 

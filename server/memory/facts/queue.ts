@@ -187,6 +187,14 @@ export function retryFactJobAt(db: Database.Database, id: number, nextAt: number
   ).run(iso(nextAt), error, id);
 }
 
+/** Give a job back untried (its call was cancelled so a reply could have the model): the attempt does not count. */
+export function releaseFactJob(db: Database.Database, id: number): void {
+  stmt(
+    db,
+    "UPDATE fact_jobs SET status = 'queued', attempts = max(0, attempts - 1) WHERE id = ? AND status = 'running'",
+  ).run(id);
+}
+
 export interface AttemptRecord {
   jobIds: number[];
   callId: string;

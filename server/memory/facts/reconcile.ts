@@ -101,7 +101,8 @@ export function checkAnswer(
   const report: CheckReport = { unknownIds: [], emptyOrMalformed: 0, tooLong: 0, overCap: 0, duplicates: 0 };
   const perExchange = new Array<number>(n).fill(0);
   const seen = new Set<string>();
-  const replacedAlready = new Set<string>();
+  // Per exchange: a listed fact named by facts of LATER exchanges too is replaced in turn (apply.ts chains them).
+  const replacedBy = Array.from({ length: n }, () => new Set<string>());
   const facts: PlannedFact[] = [];
   let wellFormed = 0;
   for (const item of list) {
@@ -145,9 +146,9 @@ export function checkAnswer(
         report.unknownIds.push(String(id).slice(0, 80));
         continue;
       }
-      // Named twice (by this fact or an earlier one): the first fact that names it replaces it.
-      if (replacedAlready.has(id) || replaces.length >= MAX_REPLACES) continue;
-      replacedAlready.add(id);
+      // Named twice for one exchange (by this fact or an earlier one): the first fact that names it replaces it.
+      if (replacedBy[ex - 1]!.has(id) || replaces.length >= MAX_REPLACES) continue;
+      replacedBy[ex - 1]!.add(id);
       replaces.push(id);
     }
     seen.add(key);
