@@ -11,9 +11,10 @@
  *   store       bytes the store grew per learned fact (pages of facts, fact_sources, fact_vectors and the
  *               space's fact keyword table, from SQLite's dbstat), and the queue's own rows per exchange
  *               (fact_jobs, fact_job_sources, fact_attempts).
- *   reply       the chat turn's time to `done` with learning on vs off (the same turns, alternating blocks;
- *               with learning on, the extraction of each exchange runs in the background of the next turns):
- *               medians, p95 and the on/off ratio — learning must add nothing to the reply's path.
+ *   reply       the chat turn's time to `done` with learning on vs off (the same turns, alternating blocks,
+ *               400 ms apart; with learning on, each exchange's extraction runs in the quiet gap after it, and
+ *               a call during a turn fails the bench): medians, p95 and the on/off ratio — learning must add
+ *               nothing to the reply's path.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -26,6 +27,7 @@ import { saveProviderSettings } from "../../server/chat/providers";
 import { runTurn, type TurnEvent } from "../../server/chat/turn";
 import type { MemoContext } from "../../server/core/context";
 import { openDb } from "../../server/db";
+import { beginRequest } from "../../server/ops/inflight";
 import { queueCounts } from "../../server/memory/facts/queue";
 import { inProcessEmbedder } from "../../server/test/in-process-embedder";
 
@@ -38,6 +40,10 @@ function stats(xs: number[]) {
 /** The fact store's tables and their indexes (drizzle/0019_facts.sql) and the space's fact keyword tables. */
 const FACT_TABLES =
   /^(facts|facts_\w+|fact_sources\w*|fact_vectors\w*|fact_vector_trash|kw_f_\w+|sqlite_autoindex_(facts|fact_sources|fact_vectors)_\d+)$/;
+
+/** Between turns of the reply measurement, and the runner's quiet window there (it must fit in the gap). */
+const GAP_MS = 400;
+const QUIET_MS = 250;
 
 const CITIES = ["Lisbon", "Porto", "Berlin", "Madrid", "Oslo", "Riga", "Turin", "Ghent"];
 
@@ -88,12 +94,14 @@ export async function extractionCost(o: { exchanges: number; turns: number }) {
         learn: { provider: "openai" },
       });
     const pagesBefore = tableBytes(db, (n) => FACT_TABLES.test(n));
-    const learner = new FactLearner(() => memo, { log: quiet });
+    const learner = new FactLearner(() => memo, { log: quiet, quietMs: 0 });
     const calls0 = fixture.facts.calls;
     const t0 = performance.now();
     learner.wake();
     await learner.idle();
     const ms = performance.now() - t0;
+    const queueCalls = fixture.facts.calls - calls0;
+    await learner.stop();
     const counts = queueCounts(db);
     const facts = (db.prepare("SELECT count(*) AS n FROM facts").get() as { n: number }).n;
     const factBytes = tableBytes(db, (n) => FACT_TABLES.test(n));
@@ -104,25 +112,38 @@ export async function extractionCost(o: { exchanges: number; turns: number }) {
     const queueBytes = tableBytes(db, (n) => /^(fact_jobs|fact_job_sources|fact_attempts)\w*$/.test(n));
     const dim = (await memo.embedder.info()).dim;
 
-    // --- the reply: the same turns with learning on and off, in alternating blocks
+    // --- the reply: the same turns with learning on and off, in alternating blocks, `gapMs` apart (a person
+    // reads the reply before writing again). The route's bracket (beginRequest/end) is what the runner yields to.
     const timings = { on: [] as number[], off: [] as number[] };
-    const turnQueue = new PersistQueue(() => memo, { log: quiet, learner: () => learner });
+    const replyLearner = new FactLearner(() => memo, { log: quiet, quietMs: QUIET_MS });
+    const turnQueue = new PersistQueue(() => memo, { log: quiet, learner: () => replyLearner });
     fixture.facts.set([{ when: "Turn", facts: [{ text: "The user asked a question." }] }]);
+    const callsBeforeTurns = fixture.facts.calls;
+    let learnedBetweenTurns = 0;
     const BLOCK = 5;
     for (let b = 0; b * BLOCK < o.turns * 2; b++) {
       const mode = b % 2 === 0 ? "on" : "off";
       setLearning(db, key, mode === "on");
       for (let i = 0; i < BLOCK; i++) {
+        const before = fixture.facts.calls;
+        const req = beginRequest();
         let done: Extract<TurnEvent, { type: "done" }> | undefined;
-        for await (const ev of runTurn({ memo, persist: turnQueue }, { message: `Turn ${b}-${i}: what did I buy?` }))
-          if (ev.type === "done") done = ev;
+        try {
+          for await (const ev of runTurn({ memo, persist: turnQueue }, { message: `Turn ${b}-${i}: what did I buy?` }))
+            if (ev.type === "done") done = ev;
+        } finally {
+          req.end();
+        }
         if (!done) throw new Error("a bench turn did not finish");
+        if (fixture.facts.calls !== before) throw new Error("an extraction call ran during a reply");
         timings[mode].push(done.timings.totalMs);
         await turnQueue.drain(); // the exchange is stored (and, learning on, queued) as after a real turn
+        await new Promise((r) => setTimeout(r, GAP_MS));
+        learnedBetweenTurns = fixture.facts.calls - callsBeforeTurns;
       }
     }
-    await learner.idle();
-    await learner.stop();
+    await replyLearner.idle();
+    await replyLearner.stop();
     const on = stats(timings.on);
     const off = stats(timings.off);
     return {
@@ -130,31 +151,30 @@ export async function extractionCost(o: { exchanges: number; turns: number }) {
       embedder: `${(await memo.embedder.info()).model} (${dim}-d, in process)`,
       queue: {
         exchanges: o.exchanges,
-        calls: fixture.facts.calls - calls0,
+        calls: queueCalls,
         done: counts.done,
         failed: counts.failed,
         ms: +ms.toFixed(1),
         exchangesPerSec: +((o.exchanges / ms) * 1000).toFixed(2),
-        msPerCall: +(ms / Math.max(1, fixture.facts.calls - calls0)).toFixed(2),
+        msPerCall: +(ms / Math.max(1, queueCalls)).toFixed(2),
         providerCall: stats(callMs),
       },
       store: {
         facts,
-        current: (
-          db.prepare("SELECT count(*) AS n FROM facts WHERE superseded_by IS NULL AND deleted_at IS NULL").get() as {
-            n: number;
-          }
-        ).n,
         bytesPerFact: Math.round((factBytes - pagesBefore) / Math.max(1, facts)),
         vectorBytesPerFact: dim * 4,
         queueBytesPerExchange: Math.round(queueBytes / Math.max(1, o.exchanges)),
       },
       reply: {
         turns: o.turns,
+        gapMs: GAP_MS,
+        quietMs: QUIET_MS,
+        /** Extractions that ran in the gaps between the learning-on turns (never during one: checked per turn). */
+        learnedBetweenTurns,
         on,
         off,
         ratios: { p50OnOverOff: +(on.p50 / off.p50).toFixed(3), p95OnOverOff: +(on.p95 / off.p95).toFixed(3) },
-        note: "time to the turn's done event (recall, provider, storing the reply); learning on: each exchange's extraction runs in the background meanwhile",
+        note: "time to the turn's done event (recall, provider, storing the reply); learning on: each exchange's extraction runs in the quiet gap after it",
       },
     };
   } finally {
