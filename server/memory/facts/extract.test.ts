@@ -5,6 +5,7 @@ import {
   callsFor,
   exchangeMarker,
   FACTS_SCHEMA_NAME,
+  FACTS_SYSTEM_PROMPT,
   factsRequest,
   factsSchema,
   MAX_LEARNED_FACT_CHARS,
@@ -93,4 +94,10 @@ test("batches: up to the count and the characters per call; callsFor counts call
   );
   assert.equal(callsFor(9, 4), 3);
   assert.equal(callsFor(0), 0);
+});
+
+test("docs/facts.md quotes the instructions exactly", async () => {
+  const fs = await import("node:fs");
+  const doc = fs.readFileSync(new URL("../../../docs/facts.md", import.meta.url), "utf8");
+  assert.ok(doc.includes(FACTS_SYSTEM_PROMPT), "docs/facts.md must quote FACTS_SYSTEM_PROMPT verbatim");
 });
