@@ -112,7 +112,18 @@ test("npm run bench: whole-turn timings and stage costs for both profiles, recal
   const recallLog = path.join(dataDir, "recall.json");
   const r = await runJson(
     "scripts/bench.ts",
-    ["--sizes", "400", "--queries", "12", "--no-embed-cost", "--widths", "10,400", "--recall-log", recallLog],
+    [
+      "--sizes",
+      "400",
+      "--queries",
+      "12",
+      "--no-embed-cost",
+      "--widths",
+      "10,400",
+      "--recall-log",
+      recallLog,
+      "--no-extraction",
+    ],
     {},
     dataDir,
   );
@@ -187,6 +198,31 @@ test("npm run bench: whole-turn timings and stage costs for both profiles, recal
   const freshQueries = recallLogOf(freshLog)[0]!.queries;
   assert.equal(freshQueries.filter((q) => before.has(q.join())).length, 0, "the fresh queries are new ones");
   checkRecallFigures(fresh.sizes[0], freshLog, dataDir);
+});
+
+test("npm run bench: the extraction cost — queue throughput, bytes per fact, the reply with learning on and off", async () => {
+  const r = await runJson("scripts/bench.ts", [
+    "--sizes",
+    "0",
+    "--no-embed-cost",
+    "--extraction-exchanges",
+    "9",
+    "--extraction-turns",
+    "5",
+  ]);
+  const x = r.extractionCost;
+  assert.equal(x.queue.exchanges, 9);
+  assert.equal(x.queue.done, 9, "every exchange learned from");
+  assert.equal(x.queue.calls, 3, "9 exchanges in calls of 4, 4 and 1");
+  finite(x.queue.exchangesPerSec, "queue.exchangesPerSec");
+  finite(x.queue.providerCall.p50, "queue.providerCall.p50");
+  assert.ok(x.store.facts >= 9, "facts were written");
+  finite(x.store.bytesPerFact, "store.bytesPerFact");
+  assert.ok(x.store.bytesPerFact >= x.store.vectorBytesPerFact, "a fact's bytes include its vector");
+  finite(x.store.queueBytesPerExchange, "store.queueBytesPerExchange");
+  for (const mode of ["on", "off"]) finite(x.reply[mode].p50, `reply.${mode}.p50`);
+  finite(x.reply.ratios.p50OnOverOff, "reply.ratios.p50OnOverOff");
+  assert.ok(x.reply.learnedBetweenTurns > 0, "learning ran between the learning-on turns");
 });
 
 test("streamOffset: seeds whose streams are shifts of each other, by the number of draws", () => {

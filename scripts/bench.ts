@@ -22,6 +22,11 @@
  * the exact scan's answers and what each recall figure's search returned, so that a test can check every
  * recall figure against an exact scan of its own (scripts/bench.test.ts).
  *
+ * `extractionCost` (scripts/bench/extraction.ts, issue 42): learning facts with the fixture model — the queue's
+ * exchanges/s catching up `--extraction-exchanges` (default 200), the store's bytes per learned fact, and the
+ * chat turn's time to done with learning on vs off over `--extraction-turns` turns each (default 20), with
+ * `ratios.p50OnOverOff`. `--no-extraction` leaves it out.
+ *
  * `--query-seed N`: the queries (and the turns drawn from them) come from seed N + size; the stores do not
  * depend on it. The default, 1234, gives the queries every earlier figure was measured on; another seed
  * draws fresh ones from the same distribution, so that a setting chosen on one seed's queries (the
@@ -45,6 +50,7 @@ import { bindEmbeddingModel, insertMemories, purgeMemories, type NewMemory } fro
 import { vec0Search, vectorSearchWithSource } from "../server/memory/retrieval/vector-search";
 import { CLUSTERS, rng, streamOffset, text, vectorSpace, zipfSampler, type VectorSet } from "./bench/synthetic";
 import { timeTurns, type BenchTurn } from "./bench/turn";
+import { extractionCost } from "./bench/extraction";
 
 /** The ranked hits alone. */
 const keywordSearch = (...a: Parameters<typeof keywordSearchScored>) => keywordSearchScored(...a).hits;
@@ -66,6 +72,10 @@ const { values } = parseArgs({
     "recall-log": { type: "string" },
     /** Seed of the queries (added to the size); the default draws the queries earlier figures were measured on. */
     "query-seed": { type: "string", default: "1234" },
+    /** Learning facts' cost (scripts/bench/extraction.ts); --no-extraction leaves it out. */
+    extraction: { type: "boolean", default: true },
+    "extraction-exchanges": { type: "string", default: "200" },
+    "extraction-turns": { type: "string", default: "20" },
   },
   allowNegative: true,
 });
@@ -440,6 +450,7 @@ async function main() {
     querySeed: QUERY_SEED,
     queryEmbedding: values["embed-cost"] ? await queryEmbeddingCost() : null,
     sizes: [] as unknown[],
+    extractionCost: null as unknown,
   };
   if (values["stores-only"]) {
     for (const n of sizes) for (const set of sets) (await buildStore(n, set)).opened.sqlite.close();
@@ -455,6 +466,13 @@ async function main() {
     }
     result.sizes.push(entry);
     if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`); // partial results survive a long run
+  }
+  if (values.extraction) {
+    log("extraction cost (learning facts with the fixture model)…");
+    result.extractionCost = await extractionCost({
+      exchanges: Number(values["extraction-exchanges"]),
+      turns: Number(values["extraction-turns"]),
+    });
   }
   const json = JSON.stringify(result, null, 2);
   if (values.out) fs.writeFileSync(values.out, `${json}\n`);

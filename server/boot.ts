@@ -17,6 +17,7 @@ import { secretKey } from "./core/secret-box";
 import { warnIfPromptLogging } from "./chat/prompt-log";
 import { sweepTemporaryChats } from "./chat/temporary-chats";
 import { resumePendingScrub } from "./db/scrub";
+import { factLearner, startFactLearner } from "./chat/fact-learner";
 
 /**
  * Open (and migrate) the store, start building the vector index for the recorded model, start the
@@ -39,6 +40,8 @@ export function boot(): void {
   const ingest = startIngestQueue();
   // Chat exchanges that never became memories (the app stopped mid-persist): write them now.
   recoverOnStart();
+  // Learning facts (docs/facts.md): jobs the last process left running are queued again; the runner starts.
+  startFactLearner();
   // Online with no nomic GGUF: download it in the background (the bundled model serves meanwhile), then
   // switch to it and re-index. Offline or MEMO_OFFLINE=1: says so in the banner and changes nothing.
   void startModelDownload();
@@ -69,7 +72,9 @@ export function boot(): void {
       {
         db: sqlite,
         stopIngest: () => ingest.stop(),
-        stopScheduler: () => (clearInterval(sweeper), scheduler.stop()),
+        stopScheduler: () => (
+          clearInterval(sweeper), Promise.all([scheduler.stop(), factLearner().stop()]).then(() => undefined)
+        ),
         drainPersist: () => persistQueue().drain(),
         embedIdle: embedRequestsDone,
         saveIndex: () => stopAnnIndex(sqlite),

@@ -8,6 +8,7 @@ import { ForgetConfirm } from "./forget-confirm";
 import { CommandDetails, Markdown, splitInterrupted, type UiMessage } from "./message";
 import { MemoryLine } from "./memory-line";
 import { SentTo } from "./sent-to";
+import { LearnedLine } from "./learned-line";
 import { MAX_CHARS } from "./composer";
 import { isStoredId } from "./use-chat-turn";
 
@@ -220,6 +221,9 @@ function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
       )}
       {m.status === "streaming" && m.recalled && <MemoryLine messageId={null} recalled={m.recalled} space={a.space} />}
       {m.sent && <SentTo sent={m.sent} />}
+      {stored && m.sent?.stored !== false && !m.command && m.status !== "streaming" && (
+        <LearnedLine messageId={m.id} createdAt={m.createdAt} />
+      )}
     </li>
   );
 }

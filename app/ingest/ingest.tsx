@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type DragEvent } from "react";
 import { refuseBeforeUpload } from "@/server/ingest/upload-check";
+import { LearnFacts } from "../_ui/learn-facts";
 import { useTRPC } from "../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { BTN, INPUT } from "../_ui/styles";
@@ -193,6 +194,7 @@ function DocumentItem({ doc, onChanged }: { doc: DocumentView; onChanged: () => 
         </p>
       )}
       {doc.status === "cancelled" && <p className="mt-1 text-xs text-zinc-500">Cancelled; nothing of it was kept.</p>}
+      {doc.status === "done" && <LearnFacts kind="document" target={doc.id} label={doc.name} />}
       {actionError && (
         <p role="alert" className="mt-1 text-sm text-red-700 dark:text-red-300">
           {actionError.message}

@@ -7,6 +7,7 @@ import { LifetimeSection } from "./lifetime-section";
 import { AccessSection } from "./access-section";
 import { ModelsSection } from "./models-section";
 import { PeopleSection } from "./people-section";
+import { LearningSection } from "./learning-section";
 
 export const dynamic = "force-dynamic";
 // The tab says which page this is (the layout adds " · Memo").
@@ -17,6 +18,7 @@ export default function SettingsPage() {
     <div className="space-y-6">
       <h1 className="text-2xl font-semibold">Settings</h1>
       <ProvidersSection />
+      <LearningSection />
       <ModelsSection />
       <RetrievalSection />
       <SpacesSection />

@@ -34,16 +34,17 @@ export class ChatApi {
     return r.items;
   }
 
-  /** The chat requests the OpenAI-compatible fixture received whose last user message contains `text`. */
+  /** The chat requests (not fact extractions) the OpenAI-compatible fixture received whose last user message contains `text`. */
   async providerCalls(text: string): Promise<number> {
     const res = await this.request.get(`http://127.0.0.1:${process.env.MEMO_E2E_FIXTURE_PORT}/__fixture/requests`);
     const all = (await res.json()) as {
       path: string;
-      body: { messages?: { role: string; content: unknown }[] } | null;
+      body: { messages?: { role: string; content: unknown }[]; response_format?: unknown } | null;
     }[];
     return all.filter(
       (r) =>
         r.path === "/v1/chat/completions" &&
+        !r.body?.response_format && // a fact extraction about the exchange is not a chat call
         String([...(r.body?.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "").includes(text),
     ).length;
   }

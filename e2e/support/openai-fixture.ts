@@ -16,6 +16,9 @@
  *   [fixture:cut-once]   drop the connection mid-reply the first time, a normal reply after
  *   [fixture:lines]   the reply ends with "Line 1" … "Line 40", one line per piece, 150 ms apart (for Stop)
  *   [fixture:late]    headers at once, then 4 s before the first token (Stop before the first token)
+ * Structured `memo_facts` requests (Memo learning facts) are answered by the facts TEST DOUBLE
+ * (server/test/fixture-facts-model.ts) from its script: POST /__fixture/facts with a JSON array of entries
+ * sets it, GET /__fixture/facts says how many calls and exchanges it answered.
  * Also: GET /v1/models, 401 for a wrong key, 404 model_not_found for an unknown model,
  * GET /__fixture/requests (what it received), GET /__fixture/health, GET /__fixture/streams (streamed
  * replies started, completed, and abandoned by the client mid-reply, with when the last one was).
@@ -24,6 +27,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { FactsScript, type FactsScriptEntry, isFactsRequest } from "../../server/test/fixture-facts-model";
 
 export const FIXTURE_MODEL = "fixture-echo";
 export const FIXTURE_MODELS = [FIXTURE_MODEL, "fixture-echo-2"];
@@ -37,7 +41,13 @@ export interface FixtureRequest {
   at: string;
   path: string;
   authorization: string | null;
-  body: { model?: string; stream?: boolean; messages?: FixtureMessage[]; max_tokens?: number } | null;
+  body: {
+    model?: string;
+    stream?: boolean;
+    messages?: FixtureMessage[];
+    max_tokens?: number;
+    response_format?: { type?: string; json_schema?: { name?: string; schema?: unknown } };
+  } | null;
 }
 
 export interface OpenAIFixtureOptions {
@@ -116,6 +126,8 @@ export class OpenAIFixtureServer {
   readonly streams = { started: 0, completed: 0, abandoned: 0, lastAbandonedAt: null as string | null };
   /** How many times each last user message was asked (for [fixture:count] and the *-once failures). */
   private readonly asked = new Map<string, number>();
+  /** The memo_facts answers (a script of canned answers keyed by the exchange; TEST DOUBLE). */
+  readonly facts = new FactsScript();
   private server: http.Server;
   private sockets = new Set<import("node:net").Socket>();
   url = "";
@@ -162,6 +174,14 @@ export class OpenAIFixtureServer {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
+    if (url === "/__fixture/facts") {
+      if (req.method === "POST") this.facts.set(JSON.parse(raw || "[]") as FactsScriptEntry[]);
+      return this.json(res, 200, {
+        calls: this.facts.calls,
+        exchanges: this.facts.exchanges,
+        entries: this.facts.entries,
+      });
+    }
     let body: FixtureRequest["body"] = null;
     try {
       body = raw ? JSON.parse(raw) : null;
@@ -229,6 +249,24 @@ export class OpenAIFixtureServer {
           param: null,
           code: "model_not_found",
         },
+      });
+    }
+    if (isFactsRequest(body)) {
+      const a = this.facts.answer(body as { messages?: FixtureMessage[] });
+      if (a.status === "hang") return;
+      if (a.status === 500)
+        return this.json(res, 500, {
+          error: { message: "The fixture failed on purpose.", type: "server_error", param: null, code: null },
+        });
+      return this.json(res, 200, {
+        id: `chatcmpl-fixture-facts-${this.requests.length}`,
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices: [
+          { index: 0, message: { role: "assistant", content: a.content }, finish_reason: "stop", logprobs: null },
+        ],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
       });
     }
     const last = text([...messages].reverse().find((m) => m.role === "user")?.content ?? "");

@@ -26,7 +26,7 @@ export class PrivacyApi {
     const all = (await res.json()) as FixtureRequest[];
     return all
       .slice(since)
-      .filter((r) => r.path === "/v1/chat/completions")
+      .filter((r) => r.path === "/v1/chat/completions" && !r.body?.response_format) // not fact extractions
       .map((r) => memoryBlock(r.body!.messages!));
   }
 

@@ -14,6 +14,7 @@ import { accessRouter } from "./routers/access";
 import { setupRouter } from "./routers/setup";
 import { privacyRouter } from "./routers/privacy";
 import { factsRouter } from "./routers/facts";
+import { learningRouter } from "./routers/learning";
 
 export const appRouter = createTRPCRouter({
   memory: memoryRouter,
@@ -31,6 +32,7 @@ export const appRouter = createTRPCRouter({
   setup: setupRouter,
   privacy: privacyRouter,
   facts: factsRouter,
+  learning: learningRouter,
 });
 
 export type AppRouter = typeof appRouter;

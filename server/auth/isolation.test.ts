@@ -25,6 +25,7 @@ import { recallForPrompt } from "../chat/turn-recall";
 import { getDocument } from "../ingest/documents";
 import { checkInvariant, indexedRids, indexedTotal } from "../memory/store";
 import { queueFor } from "../ingest/queue";
+import { createRun } from "../memory/facts/runs";
 import { addDocument } from "../services/document-service";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { TestDimEmbedder } from "../test/test-dim-embedder";
@@ -143,6 +144,8 @@ before(async () => {
   A.workFact = await addFact(SECRET.workFact, A.workMemory, SECRET.space);
   A.deletedFact = await addFact(SECRET.deletedFact, A.memory);
   await a.facts.delete({ id: A.deletedFact });
+  // A's fact-learning run (the back-fill of A's own space; docs/facts.md).
+  A.learnRun = createRun(store.sqlite, { kind: "backfill", spaceId: "personal", memories: [] });
 });
 
 after(async () => {
@@ -424,6 +427,18 @@ const TRPC: Record<string, Case> = {
   "facts.confirm": { kind: "missing", id: "fact", input: (id) => ({ id }) },
   "facts.delete": { kind: "missing", id: "fact", input: (id) => ({ id }) },
   "facts.restore": { kind: "missing", id: "deletedFact", input: (id) => ({ id }) },
+  "learning.status": { kind: "own", why: "B's own queue and calls (the provider switches hold no content)" },
+  "learning.setProvider": {
+    kind: "own",
+    input: () => ({ key: "openai@api.openai.com", on: true }),
+    why: "a household switch like memory sharing; no content",
+  },
+  "learning.count": { kind: "missing", id: "document", input: (id) => ({ kind: "document", target: id }) },
+  "learning.start": { kind: "missing", id: "document", input: (id) => ({ kind: "document", target: id }) },
+  "learning.runs": { kind: "own", why: "B's own runs" },
+  "learning.run": { kind: "missing", id: "learnRun", input: (id) => ({ id }) },
+  "learning.stop": { kind: "missing", id: "learnRun", input: (id) => ({ id }) },
+  "learning.reply": { kind: "missing", id: "message", input: (id) => ({ messageId: id }) },
 };
 
 interface RestCase {

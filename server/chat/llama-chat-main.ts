@@ -12,7 +12,14 @@
 import type http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import type { ChatHistoryItem, LlamaChat as LlamaChatType, LlamaContext, LlamaModel } from "node-llama-cpp";
+import type {
+  ChatHistoryItem,
+  Llama,
+  LlamaChat as LlamaChatType,
+  LlamaContext,
+  LlamaGrammar,
+  LlamaModel,
+} from "node-llama-cpp";
 import { describeBackend } from "../embedder/engines/backend";
 import { childArgs, serveChild } from "../ops/child-main";
 import { readJsonBody, sendError, sendJson } from "../ops/node-json";
@@ -37,6 +44,7 @@ interface Slot {
   busy: boolean;
 }
 
+let llamaRuntime: Llama | undefined;
 let model: LlamaModel | undefined;
 let context: LlamaContext | undefined;
 let slots: Slot[] = [];
@@ -70,6 +78,8 @@ interface ChatRequest {
   temperature?: number;
   top_p?: number;
   seed?: number;
+  /** Structured output, as llama-server takes it: `{ type: "json_schema", json_schema: { name, schema } }` becomes a grammar. */
+  response_format?: { type?: string; json_schema?: { name?: string; schema?: unknown } };
 }
 
 /** Message content as text: a string, or the text parts of an array of content parts. */
@@ -112,15 +122,33 @@ function validate(body: unknown): ChatRequest {
   for (const k of ["max_tokens", "max_completion_tokens", "temperature", "top_p", "seed"] as const) {
     if (b[k] !== undefined && b[k] !== null && typeof b[k] !== "number") throw new Error(`'${k}' must be a number`);
   }
+  const rf = b.response_format;
+  if (rf !== undefined && rf !== null) {
+    if (typeof rf !== "object" || (rf.type !== "json_schema" && rf.type !== "text"))
+      throw new Error("'response_format.type' must be 'json_schema' or 'text'");
+    if (rf.type === "json_schema" && (!rf.json_schema || typeof rf.json_schema.schema !== "object"))
+      throw new Error("'response_format.json_schema.schema' must be a JSON schema object");
+  }
   return b as ChatRequest;
+}
+
+/** The grammar a json_schema response format asks for (the answer can then only be JSON of that schema). */
+async function grammarFor(body: ChatRequest): Promise<LlamaGrammar | undefined> {
+  const rf = body.response_format;
+  if (rf?.type !== "json_schema" || !rf.json_schema) return undefined;
+  // The schema is the caller's (checked by node-llama-cpp as it builds the grammar); its static type is unknown here.
+  const schema = rf.json_schema.schema as Parameters<Llama["createGrammarForJsonSchema"]>[0];
+  return await llamaRuntime!.createGrammarForJsonSchema(schema);
 }
 
 async function chatCompletions(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   let body: ChatRequest;
   let history: ChatHistoryItem[];
+  let grammar: LlamaGrammar | undefined;
   try {
     body = validate(await readJson(req));
     history = toHistory(body.messages);
+    grammar = await grammarFor(body);
   } catch (e) {
     return error(res, 400, e instanceof Error ? e.message : String(e));
   }
@@ -142,6 +170,7 @@ async function chatCompletions(req: http.IncomingMessage, res: http.ServerRespon
       temperature: body.temperature ?? 0.8,
       topP: body.top_p,
       seed: body.seed,
+      grammar,
       signal: abort.signal,
       stopOnAbortSignal: true,
     };
@@ -241,6 +270,7 @@ async function load(): Promise<Record<string, unknown>> {
     llama = await getLlama({ build: "never", gpu: false, skipDownload: true, progressLogs: false });
     model = await llama.loadModel({ modelPath });
   }
+  llamaRuntime = llama;
   // On a CPU, one thread fewer than the cores keeps the app responsive; tiny models want one.
   const threads = Number(values.threads) || Math.max(1, os.availableParallelism() - 1);
   const parallel = Math.max(1, Number(values.parallel) || 1);

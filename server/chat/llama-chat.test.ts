@@ -9,11 +9,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
+import { factsRequest } from "../memory/facts/extract";
 import { writeTinyLlamaGguf } from "../test/gguf/write-tiny-llama";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { currentLocalChatServer, getLocalChatServer, stopLocalChatServer } from "./local-server";
 import { PersistQueue } from "./persist";
+import { FactLearner } from "./fact-learner";
+import { attemptsOf } from "../memory/facts/queue";
+import { beginRequest } from "../ops/inflight";
 import { getProvider, saveProviderSettings } from "./providers";
 import { readSseJson } from "./sse";
 import { runTurn, type TurnEvent } from "./turn";
@@ -112,6 +116,35 @@ test("the supervised server loads the tiny GGUF and answers the OpenAI API: mode
   assert.match(((await bad.json()) as { error: { message: string } }).error.message, /messages/);
 });
 
+test("a json_schema response_format becomes a grammar: the random model can only write JSON of the memo_facts schema", async () => {
+  const base = await getLocalChatServer(modelPath).ensureHealthy(120_000);
+  const req = factsRequest(
+    [{ text: "User: I live in Lisbon.\nAssistant: Nice.", at: new Date().toISOString() }],
+    [{ id: "f-1", text: "The user lives in Berlin." }],
+  );
+  const ask = async (extra: Record<string, unknown>) =>
+    (
+      (await (
+        await fetch(`${base}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ messages: req.messages, max_tokens: 40, temperature: 0, ...extra }),
+        })
+      ).json()) as { choices: { message: { content: string } }[] }
+    ).choices[0]!.message.content;
+  const constrained = await ask({ response_format: { type: "json_schema", json_schema: req.jsonSchema } });
+  // Cut by max_tokens it may be unfinished, but it is the schema's JSON from its first character.
+  assert.match(constrained, /^\{\s*"facts"\s*:\s*\[/, constrained);
+  const free = await ask({});
+  assert.doesNotMatch(free, /^\{\s*"facts"/, "without the format the same model writes gibberish");
+  const bad = await fetch(`${base}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ messages: req.messages, response_format: { type: "json_schema" } }),
+  });
+  assert.equal(bad.status, 400);
+});
+
 test("the llama provider streams a reply through the official openai client", async () => {
   const provider = getProvider(store.sqlite);
   assert.equal(provider.id, "llama");
@@ -153,4 +186,46 @@ test("a whole chat turn answered by the local model, then recovery after the ser
   assert.ok(sup.status().restarts >= 1);
   const again = await getProvider(store.sqlite).complete([{ role: "user", content: "still there?" }], { maxTokens: 3 });
   assert.ok(again.text.length >= 0 && again.finishReason === "length");
+});
+
+test("learning facts with the local model: the schema as a grammar; a reply that begins takes the model back", async () => {
+  const memo = { db: store.sqlite, embedder: await inProcessEmbedder() };
+  const queue = new PersistQueue(() => memo, { log: () => undefined });
+  await queue.enqueue({
+    space: "personal",
+    conversationId: null,
+    user: "My sister Lena lives in Porto.",
+    assistant: "Nice.",
+    timestamp: new Date().toISOString(),
+    source: "test",
+    learn: { provider: "llama" },
+  });
+  const job = () =>
+    store.sqlite.prepare("SELECT id, status, attempts FROM fact_jobs ORDER BY id DESC").get() as {
+      id: number;
+      status: string;
+      attempts: number;
+    };
+  assert.equal(job().status, "queued", "learning is on by default for the local model");
+  // A long answer allowed: the call is still generating when a reply begins.
+  const slow = new FactLearner(() => memo, { log: () => undefined, quietMs: 0, maxTokensPerExchange: 4000 });
+  slow.wake();
+  while (job().status !== "running") await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(r, 300));
+  const reply = beginRequest();
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual([job().status, job().attempts], ["queued", 0], "given back untried: the reply has the model");
+  assert.deepEqual(attemptsOf(store.sqlite, job().id), []);
+  await slow.stop();
+  reply.end();
+  // A short answer: the grammar's JSON, complete or cut at the token limit — checked and recorded either way.
+  const quick = new FactLearner(() => memo, { log: () => undefined, quietMs: 0, maxTokensPerExchange: 24 });
+  quick.wake();
+  await quick.idle();
+  const [attempt] = attemptsOf(store.sqlite, job().id);
+  assert.equal(attempt!.providerKey, "llama@local");
+  assert.ok(["ok", "bad_output"].includes(attempt!.outcome), attempt!.detail ?? "");
+  if (attempt!.outcome === "bad_output") assert.match(attempt!.detail!, /^not_json: /, "a cut answer, not gibberish");
+  assert.equal((attempt!.sent as { local: boolean }).local, true);
+  await quick.stop();
 });

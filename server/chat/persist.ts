@@ -24,6 +24,8 @@ import { asServiceError } from "../core/errors";
 import { stripCutNote } from "./cut-short";
 import { runAsSystem } from "../core/acting";
 import { spacePersonOf } from "../core/space-name";
+import { factLearner, type FactLearner } from "./fact-learner";
+import { queueLearning, type LearnFrom } from "./learn-exchange";
 
 /** Where an exchange's persistence is recorded. */
 export type ExchangeRecord = { messageId: string } | { pendingId: string };
@@ -47,6 +49,12 @@ export interface ExchangeJob {
    * same transaction that writes (and records) this one. With an empty user/assistant, the job only removes them.
    */
   replaces?: string[];
+  /**
+   * Learn facts from it (docs/facts.md): the provider (and model) the conversation used; null: the selected
+   * one. Set by turns that store memory (never by temporary chats or turns whose memory switch is off); the
+   * job is queued in the transaction that stores the exchange, when a model may learn from it now.
+   */
+  learn?: LearnFrom;
 }
 
 export interface PersistQueueOptions {
@@ -54,6 +62,8 @@ export interface PersistQueueOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   log?: (level: "info" | "warn" | "error", msg: string) => void;
+  /** Woken when an exchange queued a fact-learning job (the app's queue: the app's runner; default none). */
+  learner?: (() => FactLearner) | null;
 }
 
 export interface PersistStatus {
@@ -84,7 +94,8 @@ export class PersistQueue {
   private retries = new Map<string, number>();
   private failed: (PersistStatus["failed"][number] & { personId: string })[] = [];
   private idle: (() => void)[] = [];
-  private readonly o: Required<PersistQueueOptions>;
+  private readonly o: Required<Omit<PersistQueueOptions, "learner">>;
+  private readonly learner: (() => FactLearner) | null;
 
   constructor(
     private readonly ctx: () => MemoContext,
@@ -99,6 +110,7 @@ export class PersistQueue {
         ((level, msg) =>
           (level === "error" ? console.error : level === "warn" ? console.warn : console.log)(`[chat] ${msg}`)),
     };
+    this.learner = opts.learner ?? null;
   }
 
   /** Queue an exchange; the promise says how it ended (ids, or null when given up). Callers need not wait. */
@@ -165,6 +177,7 @@ export class PersistQueue {
       try {
         const ids = await persistExchange(this.ctx(), job);
         bump(this.persisted, spacePersonOf(job.space));
+        if (job.learn) this.learner?.().wake();
         if (attempt > 1) this.o.log("info", `persisted the ${describe(job)} on attempt ${attempt}`);
         return ids;
       } catch (e) {
@@ -313,11 +326,15 @@ export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promi
             recordPersisted(ctx.db, record, out[0] ?? []);
             // The same reply again deduplicates onto the old memory: that one stays.
             removeReplaced(ctx.db, job, out[0] ?? []);
+            queueLearning(ctx.db, job, out[0] ?? []);
           },
         }
-      : job.replaces?.length
-        ? { after: (out) => removeReplaced(ctx.db, job, out[0] ?? []) }
-        : {},
+      : {
+          after: (out) => {
+            if (job.replaces?.length) removeReplaced(ctx.db, job, out[0] ?? []);
+            queueLearning(ctx.db, job, out[0] ?? []);
+          },
+        },
   );
   return ids!;
 }
@@ -373,6 +390,7 @@ export function recoverUnpersisted(ctx: MemoContext, queue: PersistQueue, days =
       timestamp: prev[2],
       source: "recovered chat",
       record: { messageId: a.id },
+      learn: { provider: null },
     });
     queued++;
   }
@@ -390,6 +408,7 @@ export function recoverUnpersisted(ctx: MemoContext, queue: PersistQueue, days =
       timestamp: p.timestamp,
       source: `recovered ${p.source}`,
       record: { pendingId: p.id },
+      learn: { provider: null },
     });
     queued++;
   }
@@ -400,7 +419,7 @@ const g = globalThis as unknown as { __memoPersistQueue?: PersistQueue; __memoCh
 
 /** The app's queue (writes through appContext()). */
 export function persistQueue(): PersistQueue {
-  g.__memoPersistQueue ??= new PersistQueue(() => appContext());
+  g.__memoPersistQueue ??= new PersistQueue(() => appContext(), { learner: factLearner });
   return g.__memoPersistQueue;
 }
 

@@ -149,6 +149,17 @@ test("OpenAI request: roles and content as given; max_tokens and temperature onl
   assert.equal(b2.temperature, 0.2);
 });
 
+test("structured output: OpenAI gets response_format json_schema; Anthropic a tool it must call", () => {
+  const jsonSchema = { name: "memo_facts", schema: { type: "object", properties: {} }, strict: true };
+  const o = toOpenAIRequest(MSGS, { model: "m", stream: false, jsonSchema });
+  assert.deepEqual(o.response_format, { type: "json_schema", json_schema: jsonSchema });
+  assert.equal(toOpenAIRequest(MSGS, { model: "m", stream: false }).response_format, undefined);
+  const a = toAnthropicRequest(MSGS, { model: "m", stream: false, jsonSchema });
+  assert.deepEqual(a.tool_choice, { type: "tool", name: "memo_facts" });
+  assert.equal(a.tools?.length, 1);
+  assert.deepEqual((a.tools![0] as { input_schema: unknown }).input_schema, jsonSchema.schema);
+});
+
 test("OpenAI stream chunks: content deltas are text; role, tool and empty chunks add nothing", () => {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     ({
@@ -369,6 +380,11 @@ test("Anthropic: complete, models, and errors (401, unknown model, error event m
     /rejected the API key \(HTTP 401: invalid x-api-key\)/,
   );
   await rejects(anthropicProvider({ model: "claude-nope" }).complete(MSGS), "bad_model", /has no model 'claude-nope'/);
+  // Structured output: the forced tool's input is the answer, as JSON text.
+  anthropic.toolInput = { facts: [{ text: "The user has a dog.", replaces: [], exchange: 1 }] };
+  const structured = await p.complete(MSGS, { jsonSchema: { name: "memo_facts", schema: { type: "object" } } });
+  assert.deepEqual(JSON.parse(structured.text), anthropic.toolInput);
+  assert.deepEqual(anthropic.requests.at(-1)!.body!.tool_choice, { type: "tool", name: "memo_facts" });
   anthropic.overloadMidStream = true;
   try {
     await rejects(collect(anthropicProvider().stream(MSGS)), "rate_limited", /Overloaded/);

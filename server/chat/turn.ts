@@ -360,6 +360,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
       source: "chat",
       record: { messageId: assistant!.id },
       replaces: replacedIds,
+      learn: { provider: provider.id, model: input.model ?? null },
     });
   } else {
     markExchangeSettled(memo.db, assistant!.id);

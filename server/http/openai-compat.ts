@@ -123,6 +123,7 @@ function persistAfter(queue: PersistQueue, p: PreparedCompletion, reply: string,
     assistant: reply,
     timestamp: at,
     source: "OpenAI-compatible API",
+    learn: { provider: p.provider.id, model: p.model ?? null },
   });
 }
 

@@ -5,9 +5,25 @@
  * see server/chat/turn.ts), and reports when its response body is done.
  */
 const g = globalThis as unknown as {
-  __memoInflight?: { active: Set<symbol>; stop: AbortController; idle: (() => void)[]; closing: boolean };
+  __memoInflight?: {
+    active: Set<symbol>;
+    stop: AbortController;
+    idle: (() => void)[];
+    closing: boolean;
+    /** When the last generating request began or ended (ms), and who wants to know when one begins. */
+    lastActivity: number;
+    onBegin: Set<() => void>;
+  };
 };
-const state = () => (g.__memoInflight ??= { active: new Set(), stop: new AbortController(), idle: [], closing: false });
+const state = () =>
+  (g.__memoInflight ??= {
+    active: new Set(),
+    stop: new AbortController(),
+    idle: [],
+    closing: false,
+    lastActivity: 0,
+    onBegin: new Set(),
+  });
 
 /** A shutdown has begun: routes refuse new generating requests (503) from now on. */
 export function markClosing(): void {
@@ -31,13 +47,32 @@ export function beginRequest(): Inflight {
   const s = state();
   const id = Symbol("request");
   s.active.add(id);
+  s.lastActivity = Date.now();
+  for (const fn of s.onBegin) fn();
   return {
     signal: s.stop.signal,
     end() {
       if (!s.active.delete(id)) return;
+      s.lastActivity = Date.now();
       if (s.active.size === 0) for (const w of s.idle.splice(0)) w();
     },
   };
+}
+
+/**
+ * Background work that shares what a reply needs (the embedding server, the local chat model) waits for a
+ * quiet moment: no generating request in flight and none for `quietMs` (server/chat/fact-learner.ts).
+ */
+export function quietFor(quietMs: number, now = Date.now()): boolean {
+  const s = state();
+  return s.active.size === 0 && now - s.lastActivity >= quietMs;
+}
+
+/** Be told when a generating request begins (returns the unsubscribe). */
+export function onRequestBegin(fn: () => void): () => void {
+  const s = state();
+  s.onBegin.add(fn);
+  return () => s.onBegin.delete(fn);
 }
 
 export function inflightCount(): number {

@@ -38,10 +38,16 @@ export interface ImportJob {
 
 const KEEP = 20;
 const g = globalThis as unknown as {
-  __memoImportJobs?: { jobs: Map<string, ImportJob>; tail: Promise<unknown>; waits: Map<string, Promise<ImportJob>> };
+  __memoImportJobs?: {
+    jobs: Map<string, ImportJob>;
+    tail: Promise<unknown>;
+    waits: Map<string, Promise<ImportJob>>;
+    /** The memories each finished job wrote (what "learn facts from this import" reads; never sent to a page). */
+    ids: Map<string, string[]>;
+  };
 };
 function registry() {
-  g.__memoImportJobs ??= { jobs: new Map(), tail: Promise.resolve(), waits: new Map() };
+  g.__memoImportJobs ??= { jobs: new Map(), tail: Promise.resolve(), waits: new Map(), ids: new Map() };
   return g.__memoImportJobs;
 }
 
@@ -52,6 +58,11 @@ export function listImportJobs(): ImportJob[] {
   return [...registry().jobs.values()]
     .filter(isOwn)
     .sort((a, b) => b.queuedAt.localeCompare(a.queuedAt) || b.id.localeCompare(a.id));
+}
+
+/** The memories an import of the acting person wrote (undefined: not theirs, unknown, or not finished). */
+export function importedMemoryIds(id: string): string[] | undefined {
+  return getImportJob(id) ? registry().ids.get(id) : undefined;
 }
 
 export function getImportJob(id: string): ImportJob | undefined {
@@ -99,12 +110,14 @@ export function enqueueImport(
   for (const old of finished.slice(KEEP)) {
     reg.jobs.delete(old.id);
     reg.waits.delete(old.id);
+    reg.ids.delete(old.id);
   }
   const run = async (): Promise<ImportJob> => {
     job.status = "running";
     job.startedAt = new Date().toISOString();
     try {
       const r = await importGroups(ctx, plan.groups, (p) => Object.assign(job, p));
+      reg.ids.set(job.id, r.ids);
       Object.assign(job, {
         total: r.total,
         done: r.done,
@@ -144,6 +157,7 @@ export function forgetImportJobsOf(personId: string): number {
     if (j.personId !== personId) continue;
     reg.jobs.delete(j.id);
     reg.waits.delete(j.id);
+    reg.ids.delete(j.id);
     n++;
   }
   return n;

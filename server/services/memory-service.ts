@@ -1,6 +1,8 @@
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { storageProblem } from "../core/storage-fault";
+import { type FactLearner, factLearner, type LearnerStatus } from "../chat/fact-learner";
+import { queueCounts, type QueueCounts } from "../memory/facts/queue";
 import { activeModel } from "../memory/index/model-check";
 import { loadRetrievalSettings, type RetrievalSettings } from "../memory/retrieval/settings";
 import { acting } from "../core/acting";
@@ -60,6 +62,11 @@ export interface Health {
     /** Why the data folder cannot take writes (read-only, full), or null (server/core/storage-fault.ts). */
     problem: string | null;
   };
+  /**
+   * Learning facts (docs/facts.md): the queue and the runner. Informational: bad model output, provider
+   * errors or a backlog never make health fail — the exchanges are stored whatever learning does.
+   */
+  facts: QueueCounts & { runner: LearnerStatus["state"]; lastOutcome: LearnerStatus["lastOutcome"] };
 }
 
 /**
@@ -67,7 +74,7 @@ export interface Health {
  * request) and the acting person's own for anyone else (issue 43: a member sees no household total); whether
  * the store is consistent is the store's, a fact about the server rather than about anyone's memories.
  */
-export function health(ctx: MemoContext): Health {
+export function health(ctx: MemoContext, learner: FactLearner = factLearner()): Health {
   const household = storeCounts(ctx.db);
   const consistent = household.memories === household.vectors && household.memories === household.fts;
   const counts = acting().admin ? household : actingStoreCounts(ctx.db, consistent);
@@ -95,5 +102,12 @@ export function health(ctx: MemoContext): Health {
       dim: bound?.dim ?? null,
       problem: storage?.message ?? null,
     },
+    // A member sees their own jobs only: the runner's state and last outcome are the household's (issue 43).
+    facts: acting().admin
+      ? { ...queueCounts(ctx.db), runner: learner.status().state, lastOutcome: learner.status().lastOutcome }
+      : (() => {
+          const mine = queueCounts(ctx.db, { mine: true });
+          return { ...mine, runner: mine.running > 0 ? ("working" as const) : ("idle" as const), lastOutcome: null };
+        })(),
   };
 }

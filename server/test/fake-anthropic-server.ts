@@ -3,6 +3,8 @@
  * (POST /v1/messages streaming and not, GET /v1/models), with the real event sequence of a streamed
  * message, so the official SDK parses genuine SSE. Replies "Anthropic fixture: <last user text>".
  * Modes: an `error` event mid-stream (overloaded), 401 for a wrong key, 404 for an unknown model.
+ * A request that forces a tool (`tool_choice: { type: "tool", name }`, how structured output is asked of
+ * Anthropic) is answered with one `tool_use` block of that name whose input is `toolInput`.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,6 +20,8 @@ export interface AnthropicRecorded {
     max_tokens?: number;
     stream?: boolean;
     messages?: { role: string; content: string }[];
+    tools?: { name: string; input_schema: unknown }[];
+    tool_choice?: { type: string; name?: string };
   } | null;
 }
 
@@ -26,6 +30,8 @@ export class FakeAnthropicServer {
   url = "";
   /** Send an `error` event (overloaded_error) after the first text delta. */
   overloadMidStream = false;
+  /** The input of the tool_use block answering a forced tool. */
+  toolInput: unknown = { facts: [] };
   private server: http.Server;
 
   private constructor(readonly apiKey: string) {
@@ -90,6 +96,19 @@ export class FakeAnthropicServer {
     const last = [...(body.messages ?? [])].reverse().find((m) => m.role === "user");
     const reply = `Anthropic fixture: ${typeof last?.content === "string" ? last.content : ""}`;
     const usage = { input_tokens: 12, output_tokens: reply.split(" ").length };
+    const forced = body.tool_choice?.type === "tool" ? body.tool_choice.name : undefined;
+    if (forced && !body.stream) {
+      return this.json(res, 200, {
+        id: "msg_fixture",
+        type: "message",
+        role: "assistant",
+        model: body.model,
+        content: [{ type: "tool_use", id: "toolu_fixture", name: forced, input: this.toolInput }],
+        stop_reason: "tool_use",
+        stop_sequence: null,
+        usage,
+      });
+    }
     if (!body.stream) {
       return this.json(res, 200, {
         id: "msg_fixture",

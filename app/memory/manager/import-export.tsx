@@ -2,6 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import { LearnFacts } from "../../_ui/learn-facts";
 import { useTRPC } from "../../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT } from "../../_ui/styles";
@@ -212,6 +213,9 @@ export function ImportExport() {
                     {j.status === "running" ? ` · ${j.done}/${j.total} embedded` : ""}
                   </div>
                   {j.error && <div className="mt-1 text-red-700 dark:text-red-300">{j.error}</div>}
+                  {j.kind === "chatgpt" && j.status === "done" && j.imported > 0 && (
+                    <LearnFacts kind="import" target={j.id} label={`the import ${j.label}`} />
+                  )}
                 </li>
               );
             })}

@@ -1,6 +1,13 @@
 /** Anthropic's Messages API. */
 import Anthropic from "@anthropic-ai/sdk";
-import { Deadline, anthropicEventError, anthropicEventText, toAnthropicRequest, toProviderError } from "./streaming";
+import {
+  Deadline,
+  anthropicEventError,
+  anthropicEventText,
+  anthropicToolAnswer,
+  toAnthropicRequest,
+  toProviderError,
+} from "./streaming";
 import {
   type ChatMessage,
   type ChatProvider,
@@ -68,6 +75,7 @@ export class AnthropicProvider implements ChatProvider {
       maxTokens: opts.maxTokens ?? this.o.maxTokens,
       temperature: opts.temperature ?? this.o.temperature,
       stream,
+      jsonSchema: opts.jsonSchema,
     });
   }
 
@@ -129,7 +137,9 @@ export class AnthropicProvider implements ChatProvider {
     try {
       const body = this.request(messages, opts, model, false) as Anthropic.Messages.MessageCreateParamsNonStreaming;
       const r = await this.client.messages.create(body, { signal: deadline.signal, timeout: timeoutMs });
-      const text = r.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+      const text = opts.jsonSchema
+        ? anthropicToolAnswer(r.content, opts.jsonSchema.name)
+        : r.content.map((b) => (b.type === "text" ? b.text : "")).join("");
       return {
         text,
         model: r.model || model,

@@ -116,6 +116,7 @@ export class OpenAICompatibleProvider implements ChatProvider {
       maxTokens: opts.maxTokens ?? this.o.maxTokens,
       temperature: opts.temperature ?? this.o.temperature,
       stream,
+      jsonSchema: opts.jsonSchema,
     });
     return { client, body, model };
   }

@@ -2,7 +2,13 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { LocalServerUnavailableError } from "../local-server";
-import { type ChatMessage, ProviderError, type ProviderErrorKind, type ProviderId } from "./types";
+import {
+  type ChatMessage,
+  type JsonSchemaFormat,
+  ProviderError,
+  type ProviderErrorKind,
+  type ProviderId,
+} from "./types";
 
 // ---------------------------------------------------------------------------------------------------------
 // Request building and stream parsing (pure; unit-tested)
@@ -10,9 +16,17 @@ import { type ChatMessage, ProviderError, type ProviderErrorKind, type ProviderI
 type OpenAIChunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 type AnthropicEvent = Anthropic.Messages.RawMessageStreamEvent;
 
+interface RequestOptions {
+  model: string;
+  maxTokens?: number | null;
+  temperature?: number | null;
+  stream: boolean;
+  jsonSchema?: JsonSchemaFormat;
+}
+
 export function toOpenAIRequest(
   messages: ChatMessage[],
-  opts: { model: string; maxTokens?: number | null; temperature?: number | null; stream: boolean },
+  opts: RequestOptions,
 ): OpenAI.Chat.Completions.ChatCompletionCreateParams {
   const body: OpenAI.Chat.Completions.ChatCompletionCreateParams = {
     model: opts.model,
@@ -21,6 +35,7 @@ export function toOpenAIRequest(
   };
   if (opts.maxTokens != null) body.max_tokens = opts.maxTokens;
   if (opts.temperature != null) body.temperature = opts.temperature;
+  if (opts.jsonSchema) body.response_format = { type: "json_schema", json_schema: opts.jsonSchema };
   return body;
 }
 
@@ -40,7 +55,7 @@ export function openAIChunkFinish(chunk: OpenAIChunk): string | null {
  */
 export function toAnthropicRequest(
   messages: ChatMessage[],
-  opts: { model: string; maxTokens?: number | null; temperature?: number | null; stream: boolean },
+  opts: RequestOptions,
 ): Anthropic.Messages.MessageCreateParams {
   const system = messages
     .filter((m) => m.role === "system")
@@ -63,8 +78,25 @@ export function toAnthropicRequest(
     stream: opts.stream,
   };
   if (system) body.system = system;
+  if (opts.jsonSchema) {
+    // Anthropic's structured output: one tool it must call, whose input is the answer (anthropicToolAnswer).
+    body.tools = [
+      {
+        name: opts.jsonSchema.name,
+        description: "Record the answer, in exactly this schema.",
+        input_schema: opts.jsonSchema.schema as Anthropic.Messages.Tool.InputSchema,
+      },
+    ];
+    body.tool_choice = { type: "tool", name: opts.jsonSchema.name };
+  }
   // No temperature: this API version's models choose their own sampling (the SDK has no such field).
   return body;
+}
+
+/** A structured answer from Anthropic: the input of the tool named by the schema, as JSON text ("" when absent). */
+export function anthropicToolAnswer(content: Anthropic.Messages.ContentBlock[], name: string): string {
+  const call = content.find((b) => b.type === "tool_use" && b.name === name);
+  return call && call.type === "tool_use" ? JSON.stringify(call.input) : "";
 }
 
 /** The text an Anthropic stream event adds (text deltas only; thinking and tool input are not reply text). */

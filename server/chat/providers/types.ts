@@ -26,6 +26,19 @@ export interface GenerateOptions {
   signal?: AbortSignal;
   /** Longest wait for the first token and between tokens (default: the configured timeout). */
   timeoutMs?: number;
+  /**
+   * Structured output: the answer must be JSON of this schema. OpenAI-compatible endpoints get it as
+   * `response_format: { type: "json_schema", json_schema }` (the local chat server turns it into a grammar);
+   * Anthropic as the input schema of a tool it must call, whose input is the answer.
+   */
+  jsonSchema?: JsonSchemaFormat;
+}
+
+/** The `json_schema` object of an OpenAI `response_format`. */
+export interface JsonSchemaFormat {
+  name: string;
+  schema: Record<string, unknown>;
+  strict?: boolean;
 }
 
 export interface CompletionResult {

@@ -73,6 +73,8 @@ test("rename moves memories, vectors, conversations and documents in one transac
       "conversation_spaces.space_id",
       "conversations.space_id",
       "documents.space_id",
+      "fact_jobs.space_id",
+      "fact_learn_runs.space_id",
       "fact_vectors.space_id",
       "facts.space_id",
       "keyword_tables.space_id",
@@ -89,6 +91,8 @@ test("rename moves memories, vectors, conversations and documents in one transac
       conversation_spaces: 0,
       conversations: 1,
       documents: 1,
+      fact_jobs: 0,
+      fact_learn_runs: 0,
       fact_vectors: 0, // facts follow (server/memory/facts/spaces.test.ts)
       facts: 0,
       keyword_tables: 1,
@@ -256,6 +260,8 @@ test("delete removes the space's memories from every table, its conversations (w
       conversation_spaces: 0,
       conversations: 1,
       documents: 1,
+      fact_jobs: 0,
+      fact_learn_runs: 0,
       fact_vectors: 0,
       facts: 0,
       keyword_tables: 0, // dropped with the space's keyword tables before the rows that refer to it

@@ -1,0 +1,121 @@
+/**
+ * Which model learns facts from an exchange, and whether one may (issue 42 item 2, docs/facts.md):
+ *
+ *   1. the local chat model (a GGUF served by Memo's own llama.cpp server) when there is one and learning
+ *      is on for it;
+ *   2. else the provider the conversation used (it has already seen the exchange) — or, for memory with no
+ *      conversation (documents, imports, the back-fill), the selected provider;
+ *   3. and only where learning is on for that provider AND the person's memory sharing lets memory go to it
+ *      ("on": an extraction sends the exchange with the person's known facts; "pinned only" does not cover
+ *      them, "off" and "ask" allow nothing).
+ *
+ * Learning is a setting per provider endpoint (Settings → Learning facts, key "<provider>@<host>" as memory
+ * sharing keys them): on by default for the local model and any endpoint on this machine, off by default
+ * for a remote one (each exchange then costs one extra call there).
+ */
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import { readSetting, writeSetting } from "../core/settings-store";
+import { loadPrivacySettings, providerEndpoint, sharingFor, type ProviderEndpoint } from "./memory-policy";
+import {
+  type ChatProvider,
+  createProvider,
+  isConfigured,
+  PROVIDER_IDS,
+  type ProviderId,
+  resolveProviderConfig,
+} from "./providers";
+
+const SETTINGS_KEY = "facts.learning";
+
+export const learningSettingsSchema = z.strictObject({
+  /** Per "<provider>@<host>": learning on or off (absent: the default — on for this machine, off for remote). */
+  providers: z.record(z.string().min(1).max(300), z.boolean()).default({}),
+});
+export type LearningSettings = z.infer<typeof learningSettingsSchema>;
+
+export function loadLearningSettings(db: Database.Database): LearningSettings {
+  const parsed = learningSettingsSchema.safeParse(readSetting(db, SETTINGS_KEY) ?? {});
+  return parsed.success ? parsed.data : learningSettingsSchema.parse({});
+}
+
+/** Turn learning on or off for one provider endpoint (null: back to its default). */
+export function setLearning(db: Database.Database, key: string, on: boolean | null): LearningSettings {
+  return db.transaction(() => {
+    const s = loadLearningSettings(db);
+    if (on === null) delete s.providers[key];
+    else s.providers[key] = on;
+    writeSetting(db, SETTINGS_KEY, learningSettingsSchema.parse(s));
+    return s;
+  })();
+}
+
+/** Whether learning is on for an endpoint: the saved choice, else on for this machine and off for remote. */
+export function learningOn(settings: LearningSettings, endpoint: ProviderEndpoint): boolean {
+  return settings.providers[endpoint.key] ?? endpoint.local;
+}
+
+export type FactModelChoice =
+  | { ok: true; provider: ChatProvider; endpoint: ProviderEndpoint }
+  | { ok: false; reason: string; endpoint: ProviderEndpoint | null };
+
+const who = (e: ProviderEndpoint) => `${e.label} (${e.host})`;
+
+/** Why an endpoint may not learn, or null when it may. */
+function refusal(db: Database.Database, e: ProviderEndpoint): string | null {
+  if (!learningOn(loadLearningSettings(db), e))
+    return `learning facts is off for ${who(e)} (Settings → Learning facts)`;
+  const sharing = sharingFor(loadPrivacySettings(db), e);
+  if (sharing !== "on") {
+    const how = sharing === "ask" ? "not allowed yet" : sharing === "pinned" ? "pinned memories only" : "off";
+    return `memory sharing with ${who(e)} is ${how} (Settings → Providers), and learning sends it the exchange with known facts`;
+  }
+  return null;
+}
+
+/**
+ * The model to learn from an exchange with: the local chat model when there is one and it may, else
+ * `conversationProvider` (null: the selected one) when it may. Nothing is created for a refusal.
+ */
+export function chooseFactModel(db: Database.Database, conversationProvider: ProviderId | null): FactModelChoice {
+  const cfg = resolveProviderConfig(db);
+  if (isConfigured(cfg, "llama").ok) {
+    const e = providerEndpoint(cfg, "llama");
+    if (!refusal(db, e)) return { ok: true, provider: createProvider(cfg, "llama"), endpoint: e };
+  }
+  const id = conversationProvider ?? cfg.active.value;
+  if (!id || !isConfigured(cfg, id).ok)
+    return { ok: false, reason: "no chat provider is configured to learn facts with", endpoint: null };
+  const e = providerEndpoint(cfg, id);
+  const why = refusal(db, e);
+  if (why) return { ok: false, reason: why, endpoint: e };
+  return { ok: true, provider: createProvider(cfg, id), endpoint: e };
+}
+
+export interface LearningProviderStatus extends ProviderEndpoint {
+  /** Learning on for it now (saved, or the default). */
+  on: boolean;
+  /** Whether that is the default (nothing saved). */
+  isDefault: boolean;
+  /** Why it would not learn although on (memory sharing), or null. */
+  blocked: string | null;
+  active: boolean;
+}
+
+/** Each configured provider endpoint with its learning switch (what Settings shows). */
+export function learningStatus(db: Database.Database): LearningProviderStatus[] {
+  const cfg = resolveProviderConfig(db);
+  const s = loadLearningSettings(db);
+  return PROVIDER_IDS.filter((id) => isConfigured(cfg, id).ok).map((id) => {
+    const e = providerEndpoint(cfg, id);
+    const on = learningOn(s, e);
+    const why = refusal(db, e);
+    return {
+      ...e,
+      on,
+      isDefault: s.providers[e.key] === undefined,
+      blocked: on ? why : null,
+      active: cfg.active.value === id,
+    };
+  });
+}

@@ -1,0 +1,123 @@
+/**
+ * Applying a checked `memo_facts` answer (reconcile.ts) to the store: for each exchange of the call, its new
+ * facts (sources: the exchange's memories that are still live), superseding the listed facts they replace,
+ * and its job marked done — all in ONE transaction, so a crash leaves either the facts and a done job, or
+ * neither (the job runs again and nothing is learned twice).
+ *
+ * A batch is applied in the exchanges' order: when a later exchange's fact replaces a listed fact that an
+ * earlier exchange of the same call already replaced, it replaces that newer fact instead (the value moved
+ * twice while Memo was catching up; only the last one is current).
+ *
+ * What changed since the request was built is honoured, not overwritten: a source forgotten meanwhile is not
+ * a source (no live source left: the job is skipped), and a listed fact that is no longer current (the
+ * person edited or deleted it) is not superseded again.
+ */
+import type Database from "better-sqlite3";
+import { stmt } from "../../core/statements";
+import { contentHash, writeTransaction } from "../store/rows";
+import { finishFactJob } from "./queue";
+import type { PlannedFact } from "./reconcile";
+import { insertFacts } from "./write";
+
+/** Whether a current fact of the space already says exactly this (the store's own text hash). */
+export function hasCurrentText(db: Database.Database, spaceId: string, text: string): boolean {
+  return Boolean(
+    stmt(
+      db,
+      `SELECT 1 FROM facts WHERE space_id = ? AND content_hash = ? AND deleted_at IS NULL
+         AND superseded_by IS NULL AND valid_to IS NULL LIMIT 1`,
+    ).get(spaceId, contentHash(text.replace(/\s+/g, " ").trim())),
+  );
+}
+
+function stillCurrent(db: Database.Database, spaceId: string, id: string): boolean {
+  return Boolean(
+    stmt(
+      db,
+      "SELECT 1 FROM facts WHERE id = ? AND space_id = ? AND deleted_at IS NULL AND superseded_by IS NULL AND valid_to IS NULL",
+    ).get(id, spaceId),
+  );
+}
+
+function liveOf(db: Database.Database, spaceId: string, ids: string[]): string[] {
+  const live = stmt(db, "SELECT 1 FROM memories WHERE id = ? AND space_id = ? AND soft_deleted = 0");
+  return ids.filter((id) => live.get(id, spaceId));
+}
+
+export interface LearnedJob {
+  jobId: number;
+  /** The exchange's memories (the facts' sources). */
+  sources: string[];
+}
+
+export interface AppliedCounts {
+  /** Per job: facts written, and listed facts they replaced. */
+  added: Map<number, number>;
+  replaced: Map<number, number>;
+  /** Jobs whose every source went while the model was asked. */
+  gone: number[];
+}
+
+/**
+ * Write the facts of one call: `facts[i].exchange` indexes `jobs`; `vectors[i]` is facts[i]'s embedding
+ * (document prefix) made with `model`. `inside` runs in the same transaction (the attempt's record).
+ */
+export function applyLearnedFacts(
+  db: Database.Database,
+  spaceId: string,
+  jobs: LearnedJob[],
+  facts: PlannedFact[],
+  vectors: Float32Array[],
+  model: string,
+  inside: (counts: AppliedCounts) => void = () => undefined,
+): AppliedCounts {
+  return writeTransaction(db, () => {
+    const counts: AppliedCounts = { added: new Map(), replaced: new Map(), gone: [] };
+    // A listed fact replaced by this call → the fact that replaced it (followed for later exchanges).
+    const chain = new Map<string, string>();
+    const latest = (id: string) => {
+      let at = id;
+      for (let i = 0; chain.has(at) && i < 100; i++) at = chain.get(at)!;
+      return at;
+    };
+    jobs.forEach((job, i) => {
+      const sources = liveOf(db, spaceId, job.sources);
+      if (!sources.length) {
+        counts.gone.push(job.jobId);
+        finishFactJob(db, job.jobId, "skipped", { error: "its memories were forgotten or deleted meanwhile" });
+        return;
+      }
+      const mine = facts.map((f, k) => ({ f, v: vectors[k]! })).filter(({ f }) => f.exchange === i);
+      const taken = new Set<string>();
+      const items = mine.map(({ f }) => ({
+        text: f.text,
+        sources,
+        validFrom: f.validFrom,
+        replaces: f.replaces
+          .map(latest)
+          .filter((id) => !taken.has(id) && stillCurrent(db, spaceId, id) && taken.add(id)),
+        origin: "learned" as const,
+      }));
+      if (items.length) {
+        const ids = insertFacts(
+          db,
+          spaceId,
+          items,
+          mine.map((m) => m.v),
+          model,
+        );
+        items.forEach((it, k) => {
+          for (const r of it.replaces) chain.set(r, ids[k]!);
+        });
+      }
+      counts.added.set(job.jobId, items.length);
+      counts.replaced.set(
+        job.jobId,
+        items.reduce((n, it) => n + it.replaces.length, 0),
+      );
+      finishFactJob(db, job.jobId, "done", { factsAdded: items.length });
+    });
+    inside(counts);
+    return counts;
+  });
+}

@@ -1,0 +1,184 @@
+/**
+ * Learning facts, the operations the tRPC router (server/api/routers/learning.ts) calls (docs/facts.md):
+ * the learning switch per provider and the calls made, the queue's progress, what each extraction sent
+ * ("Sent to" under a reply), and opt-in learning over stored memory — a document, a ChatGPT import, or
+ * "learn from my existing memory" — with the number of calls counted before it starts, its progress and a
+ * Stop. Everything a person sees is theirs: their spaces' jobs, runs and calls; another person's run,
+ * document, import or conversation reads as missing.
+ */
+import { z } from "zod";
+import { factLearner, type LearnerStatus, type LearningSent } from "../chat/fact-learner";
+import { chooseFactModel, learningStatus, setLearning, type LearningProviderStatus } from "../chat/fact-model";
+import { getMessage } from "../chat/conversations";
+import { isMine } from "../core/acting";
+import type { MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
+import { DEFAULT_SPACE } from "../core/space-name";
+import { spaceName } from "../core/validators";
+import {
+  callsPerProvider,
+  type ConversationJob,
+  type ProviderCalls,
+  queueCounts,
+  type QueueCounts,
+  replyJob,
+} from "../memory/facts/queue";
+import {
+  callsForMemories,
+  createRun,
+  getRun,
+  type LearnRun,
+  learnableMemories,
+  listRuns,
+  RUN_KINDS,
+  stopRun,
+} from "../memory/facts/runs";
+import { getDocumentOr404 } from "./document-service";
+import { getImportJob, importedMemoryIds } from "./import-jobs";
+
+export const providerKeyInput = z
+  .string()
+  .trim()
+  .min(3)
+  .max(300)
+  .regex(/^(llama|openai|anthropic)@\S+$/, "key must be <provider>@<host> of a configured provider");
+
+export const learnTargetInput = z.strictObject({
+  kind: z.enum(RUN_KINDS),
+  /** The back-fill's space (default `personal`); a document's or an import's is their own. */
+  space: spaceName.optional(),
+  /** A document id or an import job id (not for the back-fill). */
+  target: z.string().uuid("target must be a document or import id").optional(),
+});
+export type LearnTarget = z.infer<typeof learnTargetInput>;
+
+export interface LearningOverview {
+  providers: (LearningProviderStatus & { calls: ProviderCalls | null })[];
+  queue: QueueCounts;
+  runner: LearnerStatus["state"];
+}
+
+/** Settings → Learning facts: each provider's switch, the person's calls made with it, their queue. */
+export function learningOverview(memo: MemoContext): LearningOverview {
+  const calls = new Map(callsPerProvider(memo.db).map((c) => [c.providerKey, c]));
+  return {
+    providers: learningStatus(memo.db).map((p) => ({ ...p, calls: calls.get(p.key) ?? null })),
+    queue: queueCounts(memo.db, { mine: true }),
+    runner: factLearner().status().state,
+  };
+}
+
+/** Turn learning on or off for a configured provider endpoint (null: back to its default). */
+export function setProviderLearning(memo: MemoContext, key: string, on: boolean | null): { key: string; on: boolean } {
+  const p = learningStatus(memo.db).find((x) => x.key === key);
+  if (!p) throw new ServiceError(404, `provider ${key} is not configured`);
+  setLearning(memo.db, key, on);
+  return { key, on: learningStatus(memo.db).find((x) => x.key === key)!.on };
+}
+
+interface Resolved {
+  spaceId: string;
+  target: string | null;
+  memories: ReturnType<typeof learnableMemories>;
+}
+
+function resolve(memo: MemoContext, t: LearnTarget): Resolved {
+  if (t.kind === "backfill") {
+    const spaceId = t.space ?? spaceName.parse(DEFAULT_SPACE);
+    if (!isMine(spaceId)) throw new ServiceError(404, "space not found");
+    return { spaceId, target: null, memories: learnableMemories(memo.db, { spaceId }) };
+  }
+  if (!t.target) throw new ServiceError(400, `target must name the ${t.kind} to learn from`);
+  if (t.kind === "document") {
+    const doc = getDocumentOr404(memo, t.target);
+    if (doc.status !== "done")
+      throw new ServiceError(409, `document ${t.target} is ${doc.status}: learn from it once it is done`);
+    return {
+      spaceId: doc.spaceId,
+      target: doc.id,
+      memories: learnableMemories(memo.db, { spaceId: doc.spaceId, documentId: doc.id }),
+    };
+  }
+  const job = getImportJob(t.target);
+  const ids = importedMemoryIds(t.target);
+  if (!job?.space) throw new ServiceError(404, `import ${t.target} not found`);
+  if (!ids) throw new ServiceError(409, `import ${t.target} is ${job.status}: learn from it once it is done`);
+  return {
+    spaceId: job.space,
+    target: job.id,
+    memories: learnableMemories(memo.db, { spaceId: job.space, memoryIds: ids }),
+  };
+}
+
+export interface LearnCount {
+  kind: LearnTarget["kind"];
+  space: string;
+  /** Memories not learned from yet, and the calls learning from them takes. */
+  memories: number;
+  calls: number;
+  /** Which provider would be asked ("Local llama.cpp (this machine)"), or why none may be. */
+  provider: string | null;
+  local: boolean | null;
+  blocked: string | null;
+  /** A run over the same target still going (Start would return it). */
+  running: LearnRun | null;
+}
+
+/** What learning from a document, an import or the whole space would cost — shown before it starts. */
+export function countLearning(memo: MemoContext, t: LearnTarget): LearnCount {
+  const r = resolve(memo, t);
+  const choice = chooseFactModel(memo.db, null);
+  const running = listRuns(memo.db, { kind: t.kind, target: r.target ?? undefined }).find(
+    (x) => x.status === "running" && x.spaceId === r.spaceId,
+  );
+  return {
+    kind: t.kind,
+    space: r.spaceId,
+    memories: r.memories.length,
+    calls: callsForMemories(r.memories),
+    provider: choice.ok ? `${choice.endpoint.label} (${choice.endpoint.host})` : null,
+    local: choice.ok ? choice.endpoint.local : null,
+    blocked: choice.ok ? null : choice.reason,
+    running: running ?? null,
+  };
+}
+
+/** Start learning (after the count was shown): a run of one job per memory, worked by the runner. */
+export function startLearning(memo: MemoContext, t: LearnTarget): LearnRun {
+  const r = resolve(memo, t);
+  const running = listRuns(memo.db, { kind: t.kind, target: r.target ?? undefined }).find(
+    (x) => x.status === "running" && x.spaceId === r.spaceId,
+  );
+  if (running) return running;
+  const choice = chooseFactModel(memo.db, null);
+  if (!choice.ok) throw new ServiceError(409, `cannot learn facts now: ${choice.reason}`);
+  const id = createRun(memo.db, { kind: t.kind, spaceId: r.spaceId, target: r.target, memories: r.memories });
+  factLearner().wake();
+  return getRun(memo.db, id)!;
+}
+
+export function learningRunOr404(memo: MemoContext, id: string): LearnRun {
+  const run = getRun(memo.db, id);
+  if (!run) throw new ServiceError(404, `learning run ${id} not found`);
+  return run;
+}
+
+export function learningRuns(memo: MemoContext, o: { kind?: LearnTarget["kind"]; target?: string } = {}): LearnRun[] {
+  return listRuns(memo.db, o);
+}
+
+/** Stop a run: what is queued is not asked; a call in flight finishes. */
+export function stopLearning(memo: MemoContext, id: string): LearnRun {
+  if (!stopRun(memo.db, id)) throw new ServiceError(404, `learning run ${id} not found`);
+  return learningRunOr404(memo, id);
+}
+
+/** Under a reply: whether its exchange was learned from, and what that sent where (null: no job for it). */
+export function replyLearning(memo: MemoContext, messageId: string): ReplyLearning | null {
+  const m = getMessage(memo.db, messageId);
+  if (m?.role !== "assistant") throw new ServiceError(404, `no reply ${messageId}`);
+  const j = replyJob(memo.db, messageId);
+  return j ? { ...j, sent: j.sent as LearningSent | null } : null;
+}
+
+export type ReplyLearning = Omit<ConversationJob, "sent"> & { sent: LearningSent | null };
