@@ -85,10 +85,15 @@ interface Work {
   job: FactJob;
   text: string;
   sources: string[];
+  /** What each speaker said (a chat exchange's message and reply), when the exchange has that structure. */
+  parts?: string[];
 }
 
 /** The exchange a job learns from, verbatim: the chat messages when they are there, else its live memories. */
-function exchangeText(db: Database.Database, job: FactJob): { text: string; sources: string[] } | null {
+function exchangeText(
+  db: Database.Database,
+  job: FactJob,
+): { text: string; sources: string[]; parts?: string[] } | null {
   const sources = jobSources(db, job.id).filter((s) => s.live);
   if (!sources.length) return null;
   if (job.messageId) {
@@ -101,8 +106,10 @@ function exchangeText(db: Database.Database, job: FactJob): { text: string; sour
            FROM messages a WHERE a.id = ?`,
       )
       .get(job.messageId) as { assistant: string; user: string | null } | undefined;
-    if (r?.user)
-      return { text: saidText(chatParts(r.user, stripCutNote(r.assistant))), sources: sources.map((s) => s.id) };
+    if (r?.user) {
+      const reply = stripCutNote(r.assistant);
+      return { text: saidText(chatParts(r.user, reply)), sources: sources.map((s) => s.id), parts: [r.user, reply] };
+    }
   }
   return { text: sources.map((s) => s.content).join("\n"), sources: sources.map((s) => s.id) };
 }
@@ -271,11 +278,13 @@ export class FactLearner {
     const exchanges = group.map((w) => ({ text: w.text, at: w.job.at }));
     let candidates: CandidateFact[];
     try {
-      // The person's similar current facts: what each new fact may replace.
-      const qv = await memo.embedder.embedQueries(exchanges.map((e) => e.text.slice(0, 4000)));
+      // The person's similar current facts: what each new fact may replace — looked up for the whole
+      // exchange and for what each speaker said (a long reply's words must not crowd out the message's).
+      const lookups = group.flatMap((w) => [w.text, ...(w.parts ?? [])].map((t) => t.slice(0, 4000)));
+      const qv = await memo.embedder.embedQueries(lookups);
       const byId = new Map<string, CandidateFact>();
-      exchanges.forEach((e, i) => {
-        for (const h of searchFacts(db, spaceId, { text: e.text, vector: qv[i] }, CANDIDATES_PER_EXCHANGE))
+      lookups.forEach((text, i) => {
+        for (const h of searchFacts(db, spaceId, { text, vector: qv[i] }, CANDIDATES_PER_EXCHANGE))
           byId.set(h.fact.id, { id: h.fact.id, text: h.fact.text });
       });
       candidates = [...byId.values()];
