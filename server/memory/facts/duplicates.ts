@@ -16,24 +16,10 @@ import { writableScan } from "../../core/acting";
 import { stmt } from "../../core/statements";
 import { nowIso, writeTransaction } from "../store/rows";
 import { forgetWithHistory, purgeFactRows } from "./forgetting";
+import { duplicateKey } from "./duplicate-key";
 import { earlierVersions } from "./lineage";
 
-/** Articles: the only words a fact can gain or lose and still say exactly the same ("Is a vegetarian"). */
-const ARTICLES = new Set(["a", "an", "the"]);
-
-/**
- * A fact's text reduced to what says something: Unicode-normalised (NFKC), lower-cased, punctuation and
- * spacing dropped (every run of characters that are neither letters nor digits is one separator), articles
- * dropped. Word order, negations and numbers are kept: "Is not vegetarian" and "Is vegetarian" differ.
- */
-export function duplicateKey(text: string): string {
-  return text
-    .normalize("NFKC")
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w && !ARTICLES.has(w))
-    .join(" ");
-}
+export { duplicateKey };
 
 interface FactBrief {
   id: string;
