@@ -20,6 +20,7 @@ import {
   getWritableFact,
   insertFacts,
   isCurrent,
+  isStrandedDeletedFact,
   listFacts,
   MAX_FACT_CHARS,
   MAX_FACT_REPLACES,
@@ -253,9 +254,13 @@ export function deleteFact(ctx: MemoContext, id: string): { id: string; deleted:
   return { id, deleted: true };
 }
 
-/** Undo deleteFact. */
+/** Undo deleteFact; 409 when every memory the fact came from has gone since (it stays deleted). */
 export function restoreFact(ctx: MemoContext, id: string): { fact: FactView } {
-  if (restoreFacts(ctx.db, [id]).length === 0) throw notFound(id);
+  if (restoreFacts(ctx.db, [id]).length === 0) {
+    if (isStrandedDeletedFact(ctx.db, id))
+      throw new ServiceError(409, `fact ${id} cannot come back: every memory it came from is gone`);
+    throw notFound(id);
+  }
   return { fact: factHistoryFor(ctx, id).facts.find((f) => f.id === id)! };
 }
 

@@ -16,7 +16,7 @@ import { TestDimEmbedder } from "../../test/test-dim-embedder";
 import { forget, restore } from "../lifecycle/forget";
 import { runDecay } from "../lifecycle/decay";
 import { checkInvariant, indexedRids, insertMemories, type NewMemory } from "../store";
-import { deleteFacts, factHistory, getFact, insertFacts, listFacts, type NewFact } from "./store";
+import { deleteFacts, factHistory, getFact, insertFacts, listFacts, restoreFacts, type NewFact } from "./store";
 
 const DIM = 8;
 const MODEL = "test-model";
@@ -92,6 +92,14 @@ test("a fact a person deleted does not come back when its source is restored", (
   restoreMany(c.db, [m]);
   assert.equal(live(c.db, f), false);
   assert.equal(getFact(c.db, f, { forgotten: true })!.deletedReason, "person");
+  // Its source gone, the person's undo cannot bring it back, and it stays the person's deletion (a later
+  // restore of the source does not bring it back either).
+  softDeleteMany(c.db, [m]);
+  assert.deepEqual(restoreFacts(c.db, [f]), []);
+  assert.equal(getFact(c.db, f, { forgotten: true })!.deletedReason, "person");
+  restoreMany(c.db, [m]);
+  assert.equal(live(c.db, f), false);
+  assert.deepEqual(restoreFacts(c.db, [f]), [f], "with its source back, the undo works");
   assert.deepEqual(checkInvariant(c.db), []);
 });
 

@@ -42,24 +42,36 @@ export function deleteFacts(db: Database.Database, ids: string[], at: string = n
 }
 
 /**
- * Undo deleteFacts: the facts (and the versions they took along) come back, those with a live source.
- * Returns the ids asked for that are live again.
+ * Undo deleteFacts: the facts (and the versions they took along) come back — each only while it has a live
+ * source; one whose every source went since stays deleted as it was. An earlier version without a live
+ * source of its own is forgotten again, now for that reason. Returns the ids asked for that are live again.
  */
 export function restoreFacts(db: Database.Database, ids: string[]): string[] {
   return db.transaction(() => {
-    const roots = writableLive(db, ids, true);
+    const roots = writableLive(db, ids, true).filter((id) => hasLiveSource(db, id));
     const back = bringBack(db, roots, "person");
-    // A fact whose every source went while it was deleted stays forgotten, now for that reason.
-    const unsupported = (
-      stmt(
-        db,
-        `SELECT f.id FROM facts f WHERE f.id IN (SELECT value FROM json_each(?)) AND NOT EXISTS
-           (SELECT 1 FROM fact_sources s JOIN memories m ON m.id = s.memory_id WHERE s.fact_id = f.id AND m.soft_deleted = 0)`,
-      ).all(JSON.stringify(back)) as { id: string }[]
-    ).map((r) => r.id);
-    const again = new Set(forgetWithHistory(db, unsupported, "sources", nowIso()));
-    return roots.filter((id) => !again.has(id));
+    forgetWithHistory(
+      db,
+      back.filter((id) => !hasLiveSource(db, id)),
+      "sources",
+      nowIso(),
+    );
+    return roots;
   })();
+}
+
+function hasLiveSource(db: Database.Database, factId: string): boolean {
+  return (
+    stmt(
+      db,
+      "SELECT 1 FROM fact_sources s JOIN memories m ON m.id = s.memory_id WHERE s.fact_id = ? AND m.soft_deleted = 0 LIMIT 1",
+    ).get(factId) !== undefined
+  );
+}
+
+/** A fact the acting person deleted and may change, that cannot come back: none of its sources is live. */
+export function isStrandedDeletedFact(db: Database.Database, id: string): boolean {
+  return writableLive(db, [id], true).length === 1 && !hasLiveSource(db, id);
 }
 
 /** A person confirms a live fact is right (confirmed_at = now). Returns it, or undefined when not theirs to change. */
