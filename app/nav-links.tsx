@@ -16,6 +16,7 @@ const GROUPS: { label?: string; links: { href: string; label: string }[] }[] = [
     links: [
       { href: "/memory/search", label: "Debug Search" },
       { href: "/memory/manager", label: "Manager" },
+      { href: "/memory/knows", label: "Facts" },
       { href: "/memory/analytics", label: "Analytics" },
     ],
   },
@@ -30,7 +31,7 @@ function isCurrent(pathname: string, href: string): boolean {
 export function NavLinks() {
   const pathname = usePathname() ?? "/";
   return (
-    // On a phone the groups flow with the "Memo" link as one wrapping row (two rows in all), not a block under it.
+    // On a phone the links flow with the "Memo" link as one wrapping row (two rows in all), not a block under it.
     <ul className="contents text-sm sm:flex sm:flex-nowrap sm:items-center sm:gap-x-1">
       {GROUPS.map((g, gi) => (
         <li key={gi} className="contents sm:flex sm:flex-nowrap sm:items-center sm:gap-x-1">
@@ -42,7 +43,8 @@ export function NavLinks() {
               {g.label}
             </span>
           )}
-          <ul className="flex flex-wrap items-center gap-x-1 text-sm sm:flex-nowrap" aria-label={g.label}>
+          {/* On a phone each link flows on its own (the group's links may share a row with Chat or Settings). */}
+          <ul className="contents text-sm sm:flex sm:flex-nowrap sm:items-center sm:gap-x-1" aria-label={g.label}>
             {g.links.map((n) => {
               const current = isCurrent(pathname, n.href);
               return (
@@ -50,7 +52,7 @@ export function NavLinks() {
                   <Link
                     href={n.href}
                     aria-current={current ? "page" : undefined}
-                    className={`inline-block rounded px-1.5 py-0.5 sm:px-2 sm:py-1 ${
+                    className={`inline-block rounded px-1 py-0.5 sm:px-2 sm:py-1 ${
                       current
                         ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900"
                         : "text-zinc-600 hover:bg-zinc-200 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100"

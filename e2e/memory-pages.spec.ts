@@ -65,7 +65,7 @@ test.describe("memory pages", () => {
   test("navigation: one layout, current page marked, skip link and keyboard focus", async ({ manager, page }) => {
     await manager.goto();
     const nav = page.getByRole("navigation", { name: "Main" });
-    for (const name of ["Chat", "Ingest", "Debug Search", "Manager", "Analytics", "Settings"])
+    for (const name of ["Chat", "Ingest", "Debug Search", "Manager", "Facts", "Analytics", "Settings"])
       await expect(nav.getByRole("link", { name, exact: true })).toBeVisible();
     await expect(nav.getByRole("link", { name: "Manager", exact: true })).toHaveAttribute("aria-current", "page");
     await expect(nav.getByRole("link", { name: "Analytics", exact: true })).not.toHaveAttribute("aria-current", "page");
@@ -91,7 +91,7 @@ test.describe("memory pages", () => {
 
     // Phone width: every link still reachable without horizontal scrolling.
     await page.setViewportSize({ width: 360, height: 740 });
-    for (const name of ["Chat", "Ingest", "Debug Search", "Manager", "Analytics", "Settings"])
+    for (const name of ["Chat", "Ingest", "Debug Search", "Manager", "Facts", "Analytics", "Settings"])
       await expect(nav.getByRole("link", { name, exact: true })).toBeInViewport();
     await noHorizontalScroll(page);
   });

@@ -13,6 +13,7 @@ import { fromStored, isStoredId, useChatTurn } from "./use-chat-turn";
 import { useDraft } from "./use-draft";
 import { useShortcuts } from "./use-shortcuts";
 import { useStickToBottom } from "./use-stick-to-bottom";
+import { useMessageAnchor } from "./use-message-anchor";
 import { MessageView } from "./message-view";
 import { ConversationMemoryBar, SharingConsentDialog, type SharingQuestion } from "./privacy-chat";
 
@@ -65,6 +66,7 @@ export function ChatApp({
     onRefused: (text) => setDraft(text),
   });
   const { messages, setMessages, streaming } = turn;
+  const anchor = useMessageAnchor(messages);
 
   const status = useQuery({ ...trpc.chat.status.queryOptions(), refetchInterval: streaming ? false : 10_000 });
   const conversation = useQuery({
@@ -291,6 +293,7 @@ export function ChatApp({
                     onUndo: () => undo.mutate({ messageId: m.id }),
                     onStored: (sm) => turn.patch(sm.id, () => fromStored(sm)),
                     undoing: undo.isPending,
+                    anchored: anchor === m.id,
                   }}
                 />
               ))}

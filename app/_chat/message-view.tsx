@@ -27,6 +27,20 @@ export interface MessageActions {
   undoing?: boolean;
   /** The server changed this message (a /forget confirmed or kept): show it as stored. */
   onStored?: (m: StoredMessage) => void;
+  /** The page was opened at this message (/c/<id>#<message id>): marked, and focusable to land on. */
+  anchored?: boolean;
+}
+
+/** The mark on a message the page was opened at. */
+const ANCHORED = "rounded-lg ring-2 ring-amber-400 ring-offset-4 dark:ring-offset-zinc-950";
+
+/** A stored message's element id (what /c/<id>#<message id> points at) and, when linked, its mark and focusability. */
+function anchorProps(m: UiMessage, a: MessageActions, className = "") {
+  return {
+    id: isStoredId(m.id) ? m.id : undefined,
+    className: [className, a.anchored ? ANCHORED : ""].filter(Boolean).join(" ") || undefined,
+    ...(a.anchored ? { tabIndex: -1, "data-anchored": "true" } : {}),
+  };
 }
 
 function EditBox({
@@ -110,7 +124,7 @@ function UserMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
     );
   }
   return (
-    <li className="group flex flex-col items-end" data-testid="user-message" data-id={m.id}>
+    <li {...anchorProps(m, a, "group flex flex-col items-end")} data-testid="user-message" data-id={m.id}>
       <div
         dir="auto"
         className="max-w-[85%] whitespace-pre-wrap break-words rounded-lg bg-zinc-900 px-3 py-2 text-white dark:bg-zinc-100 dark:text-zinc-900"
@@ -149,7 +163,12 @@ function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
   const failed = m.status === "error" || (note !== null && reason !== "stopped");
   const stored = isStoredId(m.id);
   return (
-    <li data-testid="assistant-message" data-status={m.status} aria-busy={m.status === "streaming"}>
+    <li
+      {...anchorProps(m, a)}
+      data-testid="assistant-message"
+      data-status={m.status}
+      aria-busy={m.status === "streaming"}
+    >
       <div className="rounded-lg border border-zinc-200 bg-white px-3 py-2 dark:border-zinc-800 dark:bg-zinc-900">
         {text ? (
           <div data-testid="reply" dir="auto">

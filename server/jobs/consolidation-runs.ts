@@ -3,11 +3,12 @@
  * provider is asked, every merge checked, nothing written: a `consolidate` run whose result has
  * `preview: true` and the proposals); applying it writes the chosen proposals whose originals are still
  * unchanged, as a run of its own. The scheduled run applies directly. Any run that merged something can
- * be undone for UNDO_DAYS: merged memories purged, originals restored, in one transaction, recorded on
- * the run (`result.undone`).
+ * be undone for UNDO_DAYS: merged memories purged, originals restored, merged duplicate facts current again
+ * (server/memory/facts/duplicates.ts), in one transaction, recorded on the run (`result.undone`).
  */
 import type { JobCounts } from "../memory/lifecycle/decay";
 import { type MergeProposal, writeMerge } from "../memory/lifecycle/consolidate";
+import { type FactDuplicate, type FactMergeRecord, mergeDuplicateFact, unmergeFacts } from "../memory/facts/duplicates";
 import { similarityProblem, textProblem } from "../memory/lifecycle/merge-guard";
 import { purgeMemories, restoreMemories, writeTransaction } from "../memory/store";
 import { activeModel } from "../memory/index/model-check";
@@ -36,13 +37,15 @@ const readVector = (ctx: MemoContext, id: string) => {
 };
 
 /**
- * Write the proposals of a preview run (all, or those at the `pick` indexes), each checked again against
- * the store as it is now. Recorded as a consolidate run (undoable like any other).
+ * Write the proposals of a preview run (all, or those at the `pick` indexes; its duplicate facts: all, or
+ * those at the `pickFacts` indexes), each checked again against the store as it is now. Recorded as a
+ * consolidate run (undoable like any other).
  */
 export async function applyConsolidationPreview(
   ctx: MemoContext,
   previewRunId: number,
   pick?: number[],
+  pickFacts?: number[],
 ): Promise<RunRecord> {
   const preview = getRun(ctx.db, previewRunId);
   if (preview?.job !== "consolidate" || preview.result?.preview !== true)
@@ -54,6 +57,10 @@ export async function applyConsolidationPreview(
     );
   const all = (preview.result.proposals ?? []) as MergeProposal[];
   const chosen = pick ? pick.map((i) => all[i]).filter((p): p is MergeProposal => p !== undefined) : all;
+  const allFacts = (preview.result.factProposals ?? []) as FactDuplicate[];
+  const chosenFacts = pickFacts
+    ? pickFacts.map((i) => allFacts[i]).filter((d): d is FactDuplicate => d !== undefined)
+    : allFacts;
   const run = await runExclusive(
     ctx.db,
     "consolidate",
@@ -63,6 +70,12 @@ export async function applyConsolidationPreview(
       const counts: JobCounts = { promoted: 0, decayed: 0, softDeleted: 0, purged: 0, merged: 0 };
       const merges: { id: string; from: [string, string]; similarity: number; content: string }[] = [];
       const skipped: { from: [string, string]; reason: string }[] = [];
+      const factMerges: FactMergeRecord[] = [];
+      for (const d of chosenFacts) {
+        const merged = mergeDuplicateFact(ctx.db, d);
+        if (merged) factMerges.push(merged);
+        else skipped.push({ from: [d.keep.id, d.merge.id], reason: "a fact was changed or deleted since the preview" });
+      }
       for (const p of chosen) {
         const rows = p.from.map((id) =>
           ctx.db
@@ -109,6 +122,8 @@ export async function applyConsolidationPreview(
           skipped,
           errors: [],
           pairs: chosen.length,
+          factMerges,
+          factPairs: chosenFacts.length,
         },
       };
     },
@@ -128,6 +143,10 @@ export interface UndoResult {
   restored: number;
   /** Originals that could not be restored (purged since). */
   missing: string[];
+  /** Merged duplicate facts made current again. */
+  factsRestored: number;
+  /** Merged duplicate facts that were forgotten or purged since (left as they are). */
+  factsMissing: string[];
   undoneAt: string;
 }
 
@@ -138,7 +157,8 @@ export function undoProblem(run: RunRecord | undefined, now = Date.now()): strin
   if (run.result?.preview === true) return `run ${run.id} is a preview; it wrote nothing`;
   if (run.result?.undone) return `run ${run.id} was already undone`;
   const merges = (run.result?.merges ?? []) as unknown[];
-  if (merges.length === 0) return `run ${run.id} merged nothing`;
+  const factMerges = (run.result?.factMerges ?? []) as unknown[];
+  if (merges.length === 0 && factMerges.length === 0) return `run ${run.id} merged nothing`;
   const at = Date.parse(run.finishedAt ?? run.startedAt);
   if (now - at > UNDO_DAYS * 86_400_000)
     return `run ${run.id} is older than ${UNDO_DAYS} days; it can no longer be undone`;
@@ -146,8 +166,9 @@ export function undoProblem(run: RunRecord | undefined, now = Date.now()): strin
 }
 
 /**
- * Undo a consolidation run: each merged memory purged from every table, both originals restored, and
- * the run marked undone — ONE transaction (a crash leaves the run either fully undone or untouched).
+ * Undo a consolidation run: its duplicate facts unmerged (each current again, the kept fact without what the
+ * merge gave it), each merged memory purged from every table, both originals restored, and the run marked
+ * undone — ONE transaction (a crash leaves the run either fully undone or untouched).
  */
 export function undoConsolidationRun(ctx: Pick<MemoContext, "db">, runId: number, now = new Date()): UndoResult {
   const { db } = ctx;
@@ -155,7 +176,9 @@ export function undoConsolidationRun(ctx: Pick<MemoContext, "db">, runId: number
     const run = getRun(db, runId);
     const problem = undoProblem(run, now.getTime());
     if (problem) throw new ServiceError(run ? 409 : 404, problem);
-    const merges = run!.result!.merges as { id: string; from: [string, string] }[];
+    const merges = (run!.result!.merges ?? []) as { id: string; from: [string, string] }[];
+    // Facts first: the kept facts lose exactly the sources the merges added, before any memory goes.
+    const facts = unmergeFacts(db, (run!.result!.factMerges ?? []) as FactMergeRecord[], now.toISOString());
     const originals = merges.flatMap((m) => m.from);
     const removed = purgeMemories(
       db,
@@ -165,11 +188,26 @@ export function undoConsolidationRun(ctx: Pick<MemoContext, "db">, runId: number
     const exists = db.prepare("SELECT 1 FROM memories WHERE id = ?");
     const missing = originals.filter((id) => !exists.get(id));
     const undoneAt = now.toISOString();
-    const undone = { at: undoneAt, removed, restored: restored.length, missing };
+    const undone = {
+      at: undoneAt,
+      removed,
+      restored: restored.length,
+      missing,
+      factsRestored: facts.restored,
+      factsMissing: facts.missing,
+    };
     db.prepare("UPDATE job_runs SET result = json_set(result, '$.undone', json(?)) WHERE id = ?").run(
       JSON.stringify(undone),
       runId,
     );
-    return { run: runId, removed, restored: restored.length, missing, undoneAt };
+    return {
+      run: runId,
+      removed,
+      restored: restored.length,
+      missing,
+      factsRestored: facts.restored,
+      factsMissing: facts.missing,
+      undoneAt,
+    };
   });
 }

@@ -125,7 +125,8 @@ export function runConsolidateJob(ctx: MemoContext, opts: JobRunOptions = {}): P
         });
       }
       return {
-        status: merge ? "ok" : "skipped",
+        // Duplicate facts are merged without a provider: a run that merged (or proposes) some did work.
+        status: merge || r.factMerges.length > 0 || r.factProposals.length > 0 ? "ok" : "skipped",
         result: { ...r.counts, model, ...r, ...(opts.preview ? { preview: true } : {}) },
       };
     },

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { BTN_MD as BTN } from "../../_ui/styles";
+import { localDate } from "../../_ui/local-time";
 
 const UNDO_DAYS = 7;
 
@@ -21,6 +22,14 @@ interface Proposal {
   content: string;
   similarity: number;
 }
+
+/** A duplicate fact (server/memory/facts/duplicates.ts): `merge` goes into the older `keep`. */
+interface FactProposal {
+  keep: { id: string; text: string; validFrom: string };
+  merge: { id: string; text: string; validFrom: string };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 function useInvalidate() {
   const trpc = useTRPC();
@@ -47,16 +56,19 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
   const [preview, setPreview] = useState<{
     runId: number;
     proposals: Proposal[];
+    factProposals: FactProposal[];
     skipped: Skipped[];
     note: string | null;
   } | null>(null);
   const [picked, setPicked] = useState<Set<number>>(new Set());
+  const [pickedFacts, setPickedFacts] = useState<Set<number>>(new Set());
   const run = useMutation(
     trpc.jobs.previewConsolidation.mutationOptions({
       onSuccess: (r) => {
         invalidate();
         const res = (r.run.result ?? {}) as {
           proposals?: Proposal[];
+          factProposals?: FactProposal[];
           skipped?: Skipped[];
           skippedMerging?: string | null;
           reason?: string;
@@ -64,13 +76,16 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
         if (r.run.refused || r.run.status === "failed")
           return onResult(`Consolidation not run: ${r.run.refused ?? r.run.error}`, false);
         const proposals = res.proposals ?? [];
+        const factProposals = res.factProposals ?? [];
         setPreview({
           runId: r.run.id,
           proposals,
+          factProposals,
           skipped: res.skipped ?? [],
           note: res.skippedMerging ?? res.reason ?? null,
         });
         setPicked(new Set(proposals.map((_, i) => i)));
+        setPickedFacts(new Set(factProposals.map((_, i) => i)));
       },
       onError: (e) => onResult(`Consolidation: ${e.message}`, false),
     }),
@@ -80,9 +95,10 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
       onSuccess: (r) => {
         invalidate();
         setPreview(null);
-        const res = (r.run.result ?? {}) as { skipped?: unknown[] };
+        const res = (r.run.result ?? {}) as { skipped?: unknown[]; factMerges?: unknown[] };
+        const facts = res.factMerges?.length ? `, ${plural(res.factMerges.length, "duplicate fact")} merged` : "";
         onResult(
-          `Consolidation ${r.run.status}: ${r.counts.merged} merged, ${r.counts.softDeleted} originals soft-deleted${res.skipped?.length ? `, ${res.skipped.length} skipped` : ""}. Undo it from Last runs for ${UNDO_DAYS} days.`,
+          `Consolidation ${r.run.status}: ${r.counts.merged} merged, ${r.counts.softDeleted} originals soft-deleted${facts}${res.skipped?.length ? `, ${res.skipped.length} skipped` : ""}. Undo it from Last runs for ${UNDO_DAYS} days.`,
           r.run.status !== "failed",
         );
       },
@@ -108,6 +124,7 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
         >
           <p className="font-medium">
             {preview.proposals.length} proposed merge{preview.proposals.length === 1 ? "" : "s"}
+            {preview.factProposals.length > 0 && `, ${plural(preview.factProposals.length, "duplicate fact")}`}
             {preview.skipped.length
               ? `, ${preview.skipped.length} pair${preview.skipped.length === 1 ? "" : "s"} skipped`
               : ""}
@@ -135,6 +152,9 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
               </li>
             ))}
           </ul>
+          {preview.factProposals.length > 0 && (
+            <FactProposals proposals={preview.factProposals} picked={pickedFacts} setPicked={setPickedFacts} />
+          )}
           {preview.skipped.length > 0 && (
             <details className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="merge-skipped">
               <summary>Why pairs were skipped</summary>
@@ -161,11 +181,17 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
             <button
               type="button"
               className={BTN}
-              disabled={picked.size === 0 || apply.isPending}
-              onClick={() => apply.mutate({ runId: preview.runId, pick: [...picked].sort((a, b) => a - b) })}
+              disabled={picked.size + pickedFacts.size === 0 || apply.isPending}
+              onClick={() =>
+                apply.mutate({
+                  runId: preview.runId,
+                  pick: [...picked].sort((a, b) => a - b),
+                  pickFacts: [...pickedFacts].sort((a, b) => a - b),
+                })
+              }
               data-testid="apply-consolidation"
             >
-              {apply.isPending ? "Applying…" : `Apply ${picked.size} merge${picked.size === 1 ? "" : "s"}`}
+              {apply.isPending ? "Applying…" : `Apply ${plural(picked.size + pickedFacts.size, "merge")}`}
             </button>
             <button type="button" className={BTN} onClick={() => setPreview(null)}>
               Discard
@@ -187,8 +213,8 @@ export function UndoRunButton({
   const invalidate = useInvalidate();
   const undo = useMutation(trpc.jobs.undoRun.mutationOptions({ onSuccess: invalidate }));
   const res = run.result ?? {};
-  const merges = (res.merges ?? []) as unknown[];
-  if (run.job !== "consolidate" || res.preview === true || merges.length === 0) return null;
+  const n = ((res.merges ?? []) as unknown[]).length + ((res.factMerges ?? []) as unknown[]).length;
+  if (run.job !== "consolidate" || res.preview === true || n === 0) return null;
   if (res.undone) return <span className="text-xs text-zinc-500">undone</span>;
   if (!run.finishedAt || Date.now() - Date.parse(run.finishedAt) > UNDO_DAYS * 86_400_000) return null;
   return (
@@ -200,9 +226,53 @@ export function UndoRunButton({
         onClick={() => undo.mutate({ runId: run.id })}
         data-testid="undo-run"
       >
-        {undo.isPending ? "Undoing…" : `Undo ${merges.length} merge${merges.length === 1 ? "" : "s"}`}
+        {undo.isPending ? "Undoing…" : `Undo ${plural(n, "merge")}`}
       </button>
       {undo.error && <span className="ml-2 text-xs text-red-700">{undo.error.message}</span>}
     </span>
+  );
+}
+
+/** The duplicate facts a preview would merge, each with a checkbox: the newer statement goes into the older one. */
+function FactProposals({
+  proposals,
+  picked,
+  setPicked,
+}: {
+  proposals: FactProposal[];
+  picked: Set<number>;
+  setPicked: (f: (s: Set<number>) => Set<number>) => void;
+}) {
+  return (
+    <div className="space-y-1" data-testid="fact-proposals">
+      <p className="text-xs text-zinc-500">
+        Duplicate facts: the same statement twice in one space. The newer goes into the older, which keeps its date and
+        gains the newer one’s sources; the newer stays in its history.
+      </p>
+      <ul className="max-h-64 space-y-2 overflow-auto">
+        {proposals.map((p, i) => (
+          <li key={p.merge.id} className="rounded bg-zinc-50 p-2 dark:bg-zinc-900" data-testid="fact-proposal">
+            <label className="flex items-start gap-2">
+              <input
+                type="checkbox"
+                checked={picked.has(i)}
+                onChange={(e) =>
+                  setPicked((s) => (e.target.checked ? new Set(s).add(i) : new Set([...s].filter((x) => x !== i))))
+                }
+              />
+              <span className="min-w-0 space-y-1 break-words">
+                <span className="block">
+                  Keep “{p.keep.text}”{" "}
+                  <span className="text-xs text-zinc-500">since {localDate(p.keep.validFrom)}</span>
+                </span>
+                <span className="block text-xs text-zinc-500">
+                  ← merge “{p.merge.text}” (since {localDate(p.merge.validFrom)})
+                </span>
+              </span>
+            </label>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -32,6 +32,9 @@ function resultLine(r: { status: string; result: Record<string, unknown> | null;
   if (counts) parts.push(countsLine(counts));
   if (typeof res.embedded === "number") parts.push(`${res.embedded} re-embedded`);
   if (typeof res.pairs === "number") parts.push(`${res.pairs} similar pairs`);
+  const facts = Array.isArray(res.factMerges) ? res.factMerges.length : 0;
+  if (facts) parts.push(`${facts} duplicate fact${facts === 1 ? "" : "s"} merged`);
+  else if (typeof res.factPairs === "number" && res.factPairs > 0) parts.push(`${res.factPairs} duplicate facts`);
   if (reason) parts.push(reason);
   return parts.join(" — ");
 }

@@ -29,16 +29,20 @@ export const jobsRouter = createTRPCRouter({
     const run = await runAsSystem(() => previewConsolidation(ctx.memo, { trigger: "manual" }));
     return { run, counts: runCounts(run) };
   }),
-  /** Apply a preview's proposals (all, or those picked by index) after the user confirmed them. */
+  /** Apply a preview's proposals and duplicate facts (all, or those picked by index) after the user confirmed them. */
   applyConsolidation: adminProcedure
     .input(
       z.strictObject({
         runId: z.number().int().positive(),
         pick: z.array(z.number().int().min(0)).max(1000).optional(),
+        /** The duplicate facts to merge, by index in the preview's factProposals (default all). */
+        pickFacts: z.array(z.number().int().min(0)).max(1000).optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const run = await runAsSystem(() => applyConsolidationPreview(ctx.memo, input.runId, input.pick));
+      const run = await runAsSystem(() =>
+        applyConsolidationPreview(ctx.memo, input.runId, input.pick, input.pickFacts),
+      );
       return { run, counts: runCounts(run) };
     }),
   /** Undo a consolidation run (within 7 days). */

@@ -12,6 +12,10 @@
  * kind are paired. Each merged statement is checked (merge-guard.ts) before anything is written; a pair
  * that fails is skipped with the reason. With `preview` nothing is written: the checked merges come back
  * as proposals, which applyMerges() writes later (after the user confirmed them).
+ *
+ * Facts (issue 42): each space's duplicate current facts — the same statement by the same person — are
+ * merged into the oldest of them (server/memory/facts/duplicates.ts), with no provider call; previewed,
+ * applied and undone with the run like the memories' merges.
  */
 import type Database from "better-sqlite3";
 import type { Embedder } from "../../core/context";
@@ -19,6 +23,7 @@ import type { JobCounts } from "./decay";
 import { similarityProblem, textProblem } from "./merge-guard";
 import { insertMemories, listSpaces, reindexTarget, softDeleteMemories, writeTransaction } from "../store";
 import { addFactSources } from "../facts/cascade";
+import { findDuplicateFacts, mergeDuplicateFact, type FactDuplicate, type FactMergeRecord } from "../facts/duplicates";
 
 /** Merge two memory statements into one (the chat provider in the app; a test double in tests). */
 export type MergeFn = (a: string, b: string, signal?: AbortSignal) => Promise<string>;
@@ -92,6 +97,14 @@ export interface ConsolidateResult {
   skipped: { from: [string, string]; reason: string; originals?: [string, string] }[];
   /** With `preview`: the merges that passed every check, not written. */
   proposals: MergeProposal[];
+  /** Current facts compared for duplicates (server/memory/facts/duplicates.ts), over all spaces. */
+  factCandidates: number;
+  /** Duplicate facts found, each to go into an older fact of its space and person. */
+  factPairs: number;
+  /** Duplicate facts merged (needs no chat provider), with what the undo needs. */
+  factMerges: FactMergeRecord[];
+  /** With `preview`: the duplicate facts that would be merged, not written. */
+  factProposals: FactDuplicate[];
 }
 
 export interface Candidate {
@@ -231,12 +244,28 @@ export async function consolidate(
     errors: [],
     skipped: [],
     proposals: [],
+    factCandidates: 0,
+    factPairs: 0,
+    factMerges: [],
+    factProposals: [],
   };
   let consecutiveFailures = 0;
   for (const spaceId of opts.spaces ?? listSpaces(db)) {
     const { memories, vectors } = loadCandidates(db, spaceId, opts.maxPerSpace ?? 200);
     result.spaces++;
     result.candidates += memories.length;
+    // Duplicate facts first: they need no provider, so they are merged even when memories cannot be.
+    const facts = findDuplicateFacts(db, spaceId);
+    result.factCandidates += facts.compared;
+    result.factPairs += facts.duplicates.length;
+    for (const d of facts.duplicates) {
+      if (opts.preview) result.factProposals.push(d);
+      else {
+        const merged = mergeDuplicateFact(db, d);
+        if (merged) result.factMerges.push(merged);
+        else result.stale++;
+      }
+    }
     // Only memories of the same kind are merged (a chat exchange is not folded into an import).
     const pairs = disjointPairs(
       similarPairs(vectors, opts.threshold).filter((p) => memories[p.i]!.kind === memories[p.j]!.kind),

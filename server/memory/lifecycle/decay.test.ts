@@ -13,6 +13,7 @@ import { hashedVector, TEST_MODEL_A } from "../../test/test-dim-embedder";
 import { openTempStore, rawCounts, type TempStore } from "../../test/temp-store";
 import { dayMinus, runDecay, utcDay } from "./decay";
 import { checkInvariant, insertMemories, recordRetrievals, softDeleteMemories } from "../store";
+import { insertFacts } from "../facts/store";
 
 const stores: TempStore[] = [];
 after(() => stores.forEach((s) => s.close()));
@@ -246,5 +247,42 @@ test("each person's memories decay by that person's lifetime settings (issue 32)
   const soft = (id: string) =>
     (db.prepare("SELECT soft_deleted AS d FROM memories WHERE id = ?").get(id) as { d: number }).d;
   assert.deepEqual([soft(p1Chat), soft(p1Remember), soft(ownerChat), soft(p2Chat)], [1, 1, 0, 0]);
+  assert.deepEqual(checkInvariant(db), []);
+});
+
+test("facts never decay (issue 42): a current fact and its history stay as they were over 400 days while a source lives", () => {
+  const s = openTempStore({ model: TEST_MODEL_A, dim: 4 });
+  stores.push(s);
+  const db = s.sqlite;
+  // A pinned memory (never decays) and a /remember one (kept by the default lifetime) back the facts.
+  const [pinned, kept] = insertMemories(
+    db,
+    [
+      { spaceId: "personal", content: "User: I moved to Berlin", pinned: true, timestamp: at(0, 1).toISOString() },
+      { spaceId: "personal", content: "remember: Lisbon now", kind: "remember", timestamp: at(1, 1).toISOString() },
+    ],
+    [hashedVector("berlin", 4), hashedVector("lisbon", 4)],
+    TEST_MODEL_A,
+  );
+  const fact = (text: string, sources: string[], replaces?: string[]) =>
+    insertFacts(
+      db,
+      "personal",
+      [{ text, sources, replaces, origin: "learned" }],
+      [hashedVector(text, 4)],
+      TEST_MODEL_A,
+    )[0]!;
+  const berlin = fact("Lives in Berlin", [pinned!]);
+  fact("Lives in Lisbon", [kept!], [berlin]);
+  db.prepare("UPDATE facts SET recorded_at = ?").run(at(0, 2).toISOString());
+  const rows = () => ({
+    facts: db.prepare("SELECT * FROM facts ORDER BY rid").all(),
+    sources: db.prepare("SELECT * FROM fact_sources ORDER BY fact_id, memory_id").all(),
+    vectors: db.prepare("SELECT rid, space_id FROM fact_vectors ORDER BY rid").all(),
+  });
+  const before = rows();
+  for (let day = 1; day <= 400; day++)
+    runDecay(db, { idleDays: 14, zeroDays: 7, retentionDays: 30, now: () => at(day, 3) });
+  assert.deepEqual(rows(), before, "no fact row, source or vector changed");
   assert.deepEqual(checkInvariant(db), []);
 });

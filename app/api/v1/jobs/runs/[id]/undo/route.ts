@@ -9,8 +9,8 @@ export const dynamic = "force-dynamic";
 
 /**
  * POST /api/v1/jobs/runs/<id>/undo → undo a consolidation run (within 7 days): its merged memories
- * removed, the originals restored. 200 { run, removed, restored, missing, undoneAt }; 404 for an unknown
- * run; 409 when the run cannot be undone (not a consolidation, a preview, already undone, too old).
+ * removed, the originals restored, its merged duplicate facts current again. 200 { run, removed, restored,
+ * missing, factsRestored, factsMissing, undoneAt }; 404 for an unknown run; 409 when the run cannot be undone (not a consolidation, a preview, already undone, too old).
  */
 export const POST = asPerson(async function POST(_req: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
