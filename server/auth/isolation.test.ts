@@ -28,6 +28,7 @@ import { queueFor } from "../ingest/queue";
 import { createRun } from "../memory/facts/runs";
 import { addDocument } from "../services/document-service";
 import { openTempStore, type TempStore } from "../test/temp-store";
+import { routeFiles } from "../test/route-harness";
 import { TestDimEmbedder } from "../test/test-dim-embedder";
 import { createPerson } from "./people";
 import { hashPassword } from "./password";
@@ -165,26 +166,6 @@ const procedures = Object.entries(
   (appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures,
 ).map(([name, p]) => ({ name, type: p._def.type }));
 
-interface RouteFile {
-  file: string;
-  /** The URL pattern, e.g. /api/v1/memories/[id]. */
-  pattern: string;
-}
-function routeFiles(dir = appDir): RouteFile[] {
-  const out: RouteFile[] = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...routeFiles(p));
-    else if (e.name === "route.ts") {
-      const segs = path
-        .relative(appDir, dir)
-        .split(path.sep)
-        .filter((s) => s && !/^\(.*\)$/.test(s) && !s.startsWith("_"));
-      out.push({ file: p, pattern: `/${segs.join("/")}` });
-    }
-  }
-  return out;
-}
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 async function restRoutes(): Promise<{ key: string; method: string; pattern: string; handler: Handler }[]> {
