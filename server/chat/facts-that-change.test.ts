@@ -21,7 +21,7 @@ interface Scenario {
   /** What the person says first, and the fact the model learns from it. */
   first: [say: string, fact: string];
   /** What they say later, and the fact that replaces the first. */
-  then: [say: string, fact: string];
+  later: [say: string, fact: string];
   /** A later question about it. */
   ask: string;
 }
@@ -30,67 +30,67 @@ const SCENARIOS: Scenario[] = [
   {
     kind: "move",
     first: ["I live in Berlin near the canal", "The user lives in Berlin"],
-    then: ["we moved and now live in Lisbon", "The user lives in Lisbon"],
+    later: ["we moved and now live in Lisbon", "The user lives in Lisbon"],
     ask: "which city do I live in?",
   },
   {
     kind: "move",
     first: ["my sister Lena lives in Porto", "Lena, the user's sister, lives in Porto"],
-    then: ["Lena moved, my sister lives in Madrid now", "Lena, the user's sister, lives in Madrid"],
+    later: ["Lena moved, my sister lives in Madrid now", "Lena, the user's sister, lives in Madrid"],
     ask: "where does my sister Lena live?",
   },
   {
     kind: "job",
     first: ["I work as a nurse at the clinic", "The user works as a nurse"],
-    then: ["I quit nursing and now work as a teacher", "The user works as a teacher"],
+    later: ["I quit nursing and now work as a teacher", "The user works as a teacher"],
     ask: "what work do I do?",
   },
   {
     kind: "job",
     first: ["my employer is Acme Robotics", "The user's employer is Acme Robotics"],
-    then: ["new employer: I joined Zephyr Labs", "The user's employer is Zephyr Labs"],
+    later: ["new employer: I joined Zephyr Labs", "The user's employer is Zephyr Labs"],
     ask: "who is my employer?",
   },
   {
     kind: "job",
     first: ["my manager is Oskar", "The user's manager is Oskar"],
-    then: ["Oskar left, my manager is Priya now", "The user's manager is Priya"],
+    later: ["Oskar left, my manager is Priya now", "The user's manager is Priya"],
     ask: "who is my manager?",
   },
   {
     kind: "partner",
     first: ["my girlfriend Ana and I celebrated", "The user's girlfriend is Ana"],
-    then: ["Ana and I broke up; my girlfriend is Sofia now", "The user's girlfriend is Sofia"],
+    later: ["Ana and I broke up; my girlfriend is Sofia now", "The user's girlfriend is Sofia"],
     ask: "what is my girlfriend's name?",
   },
   {
     kind: "partner",
     first: ["I am engaged to Tom", "The user is engaged to Tom"],
-    then: ["Tom and I got married, I am married to Tom", "The user is married to Tom"],
+    later: ["Tom and I got married, I am married to Tom", "The user is married to Tom"],
     ask: "am I engaged or married to Tom?",
   },
   {
     kind: "diet",
     first: ["I am vegetarian these days", "The user is vegetarian"],
-    then: ["I went fully vegan, no vegetarian cheese anymore", "The user is vegan"],
+    later: ["I went fully vegan, no vegetarian cheese anymore", "The user is vegan"],
     ask: "what diet am I on, vegetarian or vegan?",
   },
   {
     kind: "diet",
     first: ["I drink coffee every morning", "The user drinks coffee every morning"],
-    then: ["no more coffee, I drink green tea every morning", "The user drinks green tea every morning"],
+    later: ["no more coffee, I drink green tea every morning", "The user drinks green tea every morning"],
     ask: "what do I drink every morning?",
   },
   {
     kind: "diet",
     first: ["I am allergic to peanuts", "The user is allergic to peanuts"],
-    then: ["the allergist says I am allergic to cashews, not peanuts", "The user is allergic to cashews"],
+    later: ["the allergist says I am allergic to cashews, not peanuts", "The user is allergic to cashews"],
     ask: "what am I allergic to?",
   },
   {
     kind: "plan",
     first: ["we plan a trip to Japan in spring", "The user plans a trip to Japan in spring"],
-    then: [
+    later: [
       "the Japan trip is cancelled, we plan a trip to Norway instead",
       "The user plans a trip to Norway; the Japan trip is cancelled",
     ],
@@ -99,7 +99,7 @@ const SCENARIOS: Scenario[] = [
   {
     kind: "plan",
     first: ["the wedding party is planned at the lake house", "The wedding party is planned at the lake house"],
-    then: [
+    later: [
       "the lake house cancelled, the wedding party is planned at the old barn",
       "The wedding party is planned at the old barn",
     ],
@@ -108,7 +108,7 @@ const SCENARIOS: Scenario[] = [
   {
     kind: "plan",
     first: ["I am signed up for the marathon in Chicago", "The user is signed up for the Chicago marathon"],
-    then: [
+    later: [
       "injury: I cancelled the Chicago marathon, signed up for a 10k instead",
       "The user is signed up for a 10k; the Chicago marathon is cancelled",
     ],
@@ -117,55 +117,55 @@ const SCENARIOS: Scenario[] = [
   {
     kind: "number",
     first: ["my phone number is 0170 111 2222", "The user's phone number is 0170 111 2222"],
-    then: ["new phone number: 0170 999 8888", "The user's phone number is 0170 999 8888"],
+    later: ["new phone number: 0170 999 8888", "The user's phone number is 0170 999 8888"],
     ask: "what is my phone number?",
   },
   {
     kind: "number",
     first: ["my rent is 900 euros a month", "The user's rent is 900 euros a month"],
-    then: ["the rent went up to 1050 euros a month", "The user's rent is 1050 euros a month"],
+    later: ["the rent went up to 1050 euros a month", "The user's rent is 1050 euros a month"],
     ask: "how much is my rent?",
   },
   {
     kind: "number",
     first: ["my daughter Mila is 6 years old", "Mila, the user's daughter, is 6 years old"],
-    then: ["Mila had her birthday, my daughter is 7 years old", "Mila, the user's daughter, is 7 years old"],
+    later: ["Mila had her birthday, my daughter is 7 years old", "Mila, the user's daughter, is 7 years old"],
     ask: "how old is my daughter Mila?",
   },
   {
     kind: "number",
     first: ["I weigh 82 kilos", "The user weighs 82 kilos"],
-    then: ["down to 76 kilos, I weigh less now", "The user weighs 76 kilos"],
+    later: ["down to 76 kilos, I weigh less now", "The user weighs 76 kilos"],
     ask: "how many kilos do I weigh?",
   },
   {
     kind: "number",
     first: ["the wifi password is tulip42", "The wifi password is tulip42"],
-    then: ["changed the wifi password to maple77", "The wifi password is maple77"],
+    later: ["changed the wifi password to maple77", "The wifi password is maple77"],
     ask: "what is the wifi password?",
   },
   {
     kind: "pet",
     first: ["our dog is called Rex", "The user's dog is called Rex"],
-    then: ["we renamed the dog, he is called Bruno now", "The user's dog is called Bruno"],
+    later: ["we renamed the dog, he is called Bruno now", "The user's dog is called Bruno"],
     ask: "what is my dog called?",
   },
   {
     kind: "car",
     first: ["I drive a red Fiat", "The user drives a red Fiat"],
-    then: ["sold the Fiat, I drive a blue Volvo now", "The user drives a blue Volvo"],
+    later: ["sold the Fiat, I drive a blue Volvo now", "The user drives a blue Volvo"],
     ask: "what car do I drive?",
   },
   {
     kind: "school",
     first: ["my son goes to Hillside school", "The user's son goes to Hillside school"],
-    then: ["my son changed school, he goes to Riverbank school", "The user's son goes to Riverbank school"],
+    later: ["my son changed school, he goes to Riverbank school", "The user's son goes to Riverbank school"],
     ask: "which school does my son go to?",
   },
   {
     kind: "hobby",
     first: ["I play the violin in an orchestra", "The user plays the violin in an orchestra"],
-    then: ["I stopped violin and play the cello in the orchestra", "The user plays the cello in an orchestra"],
+    later: ["I stopped violin and play the cello in the orchestra", "The user plays the cello in an orchestra"],
     ask: "which instrument do I play in the orchestra?",
   },
 ];
@@ -180,7 +180,7 @@ before(async () => {
   h.fixture.facts.set(
     SCENARIOS.flatMap((s) => [
       { when: s.first[0], facts: [{ text: s.first[1] }] },
-      { when: s.then[0], facts: [{ text: s.then[1], replaces: [s.first[1]] }] },
+      { when: s.later[0], facts: [{ text: s.later[1], replaces: [s.first[1]] }] },
     ]),
   );
   for (const s of SCENARIOS) {
@@ -188,7 +188,7 @@ before(async () => {
     await h.settle();
   }
   for (const s of SCENARIOS) {
-    await h.chat(s.then[0]);
+    await h.chat(s.later[0]);
     await h.settle();
   }
 });
@@ -199,7 +199,7 @@ test(`${SCENARIOS.length} facts stated then changed: each changed value is curre
   assert.ok(SCENARIOS.length >= 20);
   const current = new Set(h.currentTexts());
   for (const s of SCENARIOS) {
-    assert.ok(current.has(s.then[1]), `${s.kind}: "${s.then[1]}" is current`);
+    assert.ok(current.has(s.later[1]), `${s.kind}: "${s.later[1]}" is current`);
     assert.ok(!current.has(s.first[1]), `${s.kind}: "${s.first[1]}" is no longer current`);
   }
 });
@@ -208,7 +208,7 @@ for (const s of SCENARIOS)
   test(`${s.kind}: "${s.ask}" — the current value is stated first, the old one never as current; history has both with dates`, async () => {
     const recall = await recallForPrompt(h.memo, { space: "personal", query: s.ask, context: [] }, { promote: false });
     const known = recall.block.startsWith("[What I know]") ? recall.block.split("\n\n")[0]!.split("\n").slice(1) : [];
-    const line = known.findIndex((l) => l.startsWith(`- ${s.then[1]} (since `));
+    const line = known.findIndex((l) => l.startsWith(`- ${s.later[1]} (since `));
     assert.ok(line >= 0, `the current value is stated:\n${recall.block.slice(0, 600)}`);
     const old = known.findIndex((l) => l.startsWith(`- ${s.first[1]} `));
     // The question names no date: the old value is not stated at all (were it, only as "no longer so").
@@ -217,7 +217,7 @@ for (const s of SCENARIOS)
       known.slice(0, line).every((l) => !l.includes(s.first[1])),
       "nothing before the current value says the old one",
     );
-    const now = listFacts(h.db, { spaceId: "personal" }).find((f) => f.text === s.then[1])!;
+    const now = listFacts(h.db, { spaceId: "personal" }).find((f) => f.text === s.later[1])!;
     const history = factHistory(h.db, now.id);
     const was = history.find((f) => f.text === s.first[1]);
     assert.ok(was, `history holds the old value: ${JSON.stringify(history.map((f) => f.text))}`);
