@@ -208,6 +208,34 @@ test("learning yields to replies: no call while a chat turn is in flight, nor un
   assert.deepEqual(h.currentTexts(), ["The user lives in Berlin."]);
 });
 
+test("a reply that begins while the runner looks up known facts: no call starts, the job is asked once it is quiet again", async () => {
+  h = await learningHarness({ learner: { quietMs: 150 } });
+  h.fixture.facts.set([{ when: "Lisbon", facts: [{ text: "The user lives in Lisbon." }] }]);
+  const first = beginRequest(); // the turn that stores the exchange (the runner waits for it)
+  await h.chat("I live in Lisbon.");
+  // The runner's look-up of similar facts awaits the embedder; the next chat turn begins during that await.
+  const embedder = h.memo.embedder;
+  const embedQueries = embedder.embedQueries.bind(embedder);
+  let reply: ReturnType<typeof beginRequest> | undefined;
+  embedder.embedQueries = async (texts) => {
+    reply ??= beginRequest();
+    return embedQueries(texts);
+  };
+  first.end();
+  await new Promise((r) => setTimeout(r, 400));
+  assert.ok(reply, "the runner looked its known facts up");
+  assert.equal(h.learner.status().calls, 0, "no call started while the reply was in flight");
+  assert.equal(h.factCalls(), 0);
+  assert.equal(queueCounts(h.db).queued, 1, "the job went back untried");
+  const job = h.db.prepare("SELECT id, attempts FROM fact_jobs").get() as { id: number; attempts: number };
+  assert.equal(job.attempts, 0, "its attempt was not counted");
+  assert.equal(attemptsOf(h.db, job.id).length, 0, "no attempt was recorded");
+  reply!.end();
+  await h.learner.idle();
+  assert.equal(h.factCalls(), 1);
+  assert.deepEqual(h.currentTexts(), ["The user lives in Lisbon."]);
+});
+
 test("the reply never waits for learning: a model that never answers the extraction leaves the turn unchanged", async () => {
   h = await learningHarness();
   h.fixture.facts.set([{ when: "garden", bad: "hang" }]);

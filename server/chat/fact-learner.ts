@@ -294,6 +294,12 @@ export class FactLearner {
       this.note("store_error", message(e));
       return;
     }
+    // The look-up awaited the embedder: a reply may have begun meanwhile. Replies first, so no call starts
+    // now; the jobs go back and the run loop waits for the next quiet moment.
+    if (!quietFor(this.o.quietMs)) {
+      for (const w of group) releaseFactJob(db, w.job.id);
+      return;
+    }
     const req = factsRequest(exchanges, candidates);
     const e = choice.endpoint;
     const sent: LearningSent = {

@@ -163,7 +163,8 @@ test("removal refuses while an import of the person's is unfinished", () => {
   stores.push(s);
   const p = createPerson(s.sqlite, { name: "Cy", login: "cy", passwordHash: "unused", role: "member" });
   const g = globalThis as unknown as { __memoImportJobs?: { jobs: Map<string, unknown> } };
-  g.__memoImportJobs ??= { jobs: new Map(), tail: Promise.resolve(), waits: new Map() } as never;
+  // The registry's shape as import-jobs.ts makes it, in case no import ran in this process yet.
+  g.__memoImportJobs ??= { jobs: new Map(), tail: Promise.resolve(), waits: new Map(), ids: new Map() } as never;
   g.__memoImportJobs!.jobs.set("j1", { id: "j1", personId: p.id, status: "running", queuedAt: "" });
   assert.throws(() => removePersonData(s.sqlite, p.id), /still running/);
   g.__memoImportJobs!.jobs.set("j1", { id: "j1", personId: p.id, status: "done", queuedAt: "" });
