@@ -2,6 +2,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { APIRequestContext } from "@playwright/test";
 import { test, expect } from "./chat-fixtures";
 
 /** Memo's MCP server with a client from the official SDK: over streamable HTTP (/mcp) and over stdio (npm run mcp). */
@@ -9,9 +10,12 @@ import { test, expect } from "./chat-fixtures";
 type Structured = Record<string, unknown>;
 const token = () => Math.random().toString(36).slice(2, 8);
 
-async function exercise(client: Client, space: string): Promise<void> {
+/** Adds a fact about a memory (POST /api/v1/facts, as an import or a script does), returning its id. */
+type AddFact = (space: string, text: string, source: string) => Promise<string>;
+
+async function exercise(client: Client, space: string, addFact: AddFact): Promise<void> {
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual(["forget", "remember", "search_memory"]);
+  expect(tools.map((t) => t.name).sort()).toEqual(["forget", "list_facts", "remember", "search_memory"]);
   const code = token();
   const r = await client.callTool({
     name: "remember",
@@ -37,6 +41,16 @@ async function exercise(client: Client, space: string): Promise<void> {
   };
   const inAWeek = new Date(Date.now() + 7 * 86_400_000).toISOString();
   expect(await lastWeek(inAWeek)).toBeGreaterThan(await lastWeek());
+  // list_facts: what Memo knows, with the fact's source; the fact goes with its only source's forget below.
+  const factId = await addFact(space, `The boat's berth is pier ${code}`, ids[0]!);
+  const listFacts = async () => {
+    const res = await client.callTool({ name: "list_facts", arguments: { space, q: `boat berth pier ${code}` } });
+    expect(res.isError).toBeFalsy();
+    return (res.structuredContent as Structured).facts as { id: string; text: string; sources: string[] }[];
+  };
+  const listed = await listFacts();
+  expect(listed.map((x) => x.id)).toContain(factId);
+  expect(listed.find((x) => x.id === factId)?.text).toBe(`The boat's berth is pier ${code}`);
   const badAt = await client
     .callTool({ name: "search_memory", arguments: { query: "boat", space, at: "last Tuesday" } })
     .catch((e: unknown) => ({ isError: true, content: String(e) }));
@@ -49,14 +63,23 @@ async function exercise(client: Client, space: string): Promise<void> {
     arguments: { query: "where is the boat moored", space },
   });
   expect(((after.structuredContent as Structured).results as { id: string }[]).map((x) => x.id)).not.toContain(ids[0]);
+  expect((await listFacts()).map((x) => x.id)).not.toContain(factId);
+}
+
+function factAdder(request: APIRequestContext): AddFact {
+  return async (space, text, source) => {
+    const res = await request.post("/api/v1/facts", { data: { space, items: [{ text, sources: [source] }] } });
+    expect(res.status()).toBe(201);
+    return ((await res.json()) as { ids: string[] }).ids[0]!;
+  };
 }
 
 test.describe("MCP server", () => {
-  test("streamable HTTP at /mcp: list the tools and call each", async ({ baseURL, space, api }) => {
+  test("streamable HTTP at /mcp: list the tools and call each", async ({ baseURL, space, api, request }) => {
     const client = new Client({ name: "memo-e2e", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${baseURL}/mcp`)));
     try {
-      await exercise(client, space);
+      await exercise(client, space, factAdder(request));
       // An error is a tool error with a readable message.
       const bad = await client.callTool({
         name: "search_memory",
@@ -70,7 +93,7 @@ test.describe("MCP server", () => {
     expect((await api.counts()).consistent).toBe(true);
   });
 
-  test("stdio (npm run mcp) on the same store: what it remembers, the app finds", async ({ space, api }) => {
+  test("stdio (npm run mcp) on the same store: what it remembers, the app finds", async ({ space, api, request }) => {
     test.setTimeout(90_000);
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -85,7 +108,7 @@ test.describe("MCP server", () => {
     const client = new Client({ name: "memo-e2e-stdio", version: "1.0.0" });
     await client.connect(transport);
     try {
-      await exercise(client, space);
+      await exercise(client, space, factAdder(request));
       const code = token();
       await client.callTool({ name: "remember", arguments: { text: `The bike lock combination is ${code}`, space } });
       const found = await api.search({ query: "bike lock combination", space });
