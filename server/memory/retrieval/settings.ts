@@ -73,7 +73,8 @@ const BASE: RetrievalSettings = {
   neighbourWeight: 0.3,
   dateBoost: 2,
   neighbourGapMinutes: 60,
-  // 0.5, not the fit's 0.385: held-out data needs the margin (docs/retrieval.md#filtering-and-confidence).
+  // 0.5: each fitted model's bias is moved so that 0.5 means the threshold chosen on the tuning half
+  // (confidence-models.ts, docs/retrieval.md#filtering-and-confidence).
   minConfidence: 0.5,
   packSpeakers: true,
   assistantMaxChars: 400,
