@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { addMemories } from "../memory/store/add";
+import { addFacts } from "../services/facts-service";
 import type { MemoContext } from "../core/context";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
@@ -152,6 +153,55 @@ test("the memory block joins the client's system prompt, from the space in the h
     prepareCompletion(memo, post(bad, { "x-memo-space": "not valid!" }), bad),
     (e: unknown) => e instanceof OpenAIHttpError && e.status === 400,
   );
+});
+
+test("a /v1 turn packs what Memo knows as the chat does: the current fact in [What I know], the replaced one not as current", async () => {
+  // A space with a life in it (a space of two memories has no word statistics to be confident with).
+  const other = [
+    "User: My sourdough starter needs feeding twice a day.",
+    "User: I am training for a half marathon in October.",
+    "User: The violin lesson moved to Thursday evenings.",
+    "User: Our cat Miso hates the vacuum cleaner.",
+    "User: I booked the dentist for the ninth of May.",
+    "User: My sister plays chess online every night.",
+    "User: The tomato seedlings are on the windowsill.",
+    "User: I started reading a novel about lighthouse keepers.",
+    "User: Work wants the quarterly report by Friday.",
+    "User: I bought a second-hand kayak last summer.",
+  ];
+  await addMemories(
+    memo,
+    other.map((text, i) => ({ text, space: "moves", timestamp: `2024-0${1 + (i % 9)}-05T10:00:00Z` })),
+  );
+  const [[berlin], [lisbon]] = await addMemories(memo, [
+    { text: "User: I live in Berlin, in a flat near the canal.", space: "moves", timestamp: "2024-03-01T10:00:00Z" },
+    {
+      text: "User: We moved to Lisbon last weekend, the flat has a balcony.",
+      space: "moves",
+      timestamp: "2024-06-20T10:00:00Z",
+    },
+  ]);
+  const [old] = await addFacts(memo, "moves", [{ text: "The user lives in Berlin.", sources: [berlin!] }], "import");
+  await addFacts(
+    memo,
+    "moves",
+    [{ text: "The user lives in Lisbon.", sources: [lisbon!], replaces: [old!] }],
+    "import",
+  );
+  const body = chatCompletionRequest.parse({
+    model: "memo",
+    messages: [{ role: "user", content: "Where do I live now?" }],
+  });
+  const p = await prepareCompletion(memo, post(body, { "x-memo-space": "moves" }), body);
+  const system = p.messages[0]!.content;
+  assert.ok(
+    system.startsWith(`${MEMORY_PREAMBLE}\n\n[What I know]\n- The user lives in Lisbon. (since 2024-06-20)`),
+    system,
+  );
+  const known = system.split("\n\n[Relevant Memories]")[0]!;
+  assert.doesNotMatch(known, /lives in Berlin/, "the replaced fact is not stated as current");
+  // The exchange that matched is the old one; its replaced fact speaks through the fact that replaced it.
+  assert.match(system, /\[Relevant Memories\]\n- 2024-03-01: User: I live in Berlin/);
 });
 
 test("non-streaming and streaming answers in OpenAI's shapes; each exchange is persisted", async () => {
