@@ -116,6 +116,43 @@ test.describe("Ingest page", () => {
     await expect(ingest.row("small.md")).toContainText(/· 1 chunk ·/);
   });
 
+  test("a file stored while the new space's first list is loading still gets its row", async ({ page, space }) => {
+    // The race a CI run hit: the list of a new space is first asked for while the next file is being
+    // stored; that answer lacks the file, and every row it holds has failed, so nothing polls again.
+    // Here the order is forced: the second upload waits until the list has read the store, and that
+    // list's answer is held back until the second upload is stored.
+    const ingest = new IngestPage(page);
+    await ingest.goto();
+    await ingest.setSpace(space);
+    let posts = 0;
+    let listRead!: () => void;
+    const listWasRead = new Promise<void>((r) => (listRead = r));
+    let secondStored!: () => void;
+    const secondWasStored = new Promise<void>((r) => (secondStored = r));
+    await page.route("**/api/v1/documents", async (route) => {
+      if (route.request().method() !== "POST" || ++posts !== 2) return route.continue();
+      await listWasRead;
+      const res = await route.fetch();
+      secondStored();
+      await route.fulfill({ response: res });
+    });
+    let lists = 0;
+    await page.route(/\/api\/trpc\/[^?]*documents\.list/, async (route) => {
+      if (!decodeURIComponent(route.request().url()).includes(space) || ++lists !== 1) return route.continue();
+      const res = await route.fetch();
+      listRead();
+      await secondWasStored;
+      await route.fulfill({ response: res }).catch(() => undefined); // the page may have cancelled it
+    });
+    await ingest.drop([
+      { name: "empty.md", mimeType: "text/markdown", buffer: Buffer.alloc(0) },
+      { name: "late.txt", mimeType: "text/plain", buffer: Buffer.from(englishText(400, "e2e-late"), "utf8") },
+    ]);
+    await expect(ingest.status("empty.md")).toHaveText("failed");
+    await expect(ingest.row("late.txt")).toHaveCount(1, { timeout: 10_000 });
+    await expect(ingest.status("late.txt")).toHaveText("done", { timeout: 60_000 });
+  });
+
   test("bad files show why on their rows; delete and re-ingest work from the page", async ({
     page,
     space,

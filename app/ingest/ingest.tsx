@@ -230,7 +230,10 @@ export function Ingest() {
   });
   const docs = (spaceKnown ? (list.data ?? []) : []) as DocumentView[];
 
-  const refresh = () => {
+  const refresh = async () => {
+    // A list read that began before this file was stored does not hold its row, and an invalidation
+    // joins a first read still in flight instead of starting another: cancel it, then read again.
+    await queryClient.cancelQueries({ queryKey: trpc.documents.list.queryKey() });
     void queryClient.invalidateQueries({ queryKey: trpc.documents.list.queryKey() });
     void queryClient.invalidateQueries({ queryKey: trpc.memory.spaces.queryKey() });
   };
@@ -260,7 +263,7 @@ export function Ingest() {
           `${it.name} is already stored in '${space}' (identical content): nothing new was added.`,
         ]);
       setUploading((u) => u.filter((x) => x.key !== it.key));
-      refresh();
+      await refresh();
     }
     if (fileRef.current) fileRef.current.value = "";
   };
