@@ -1,6 +1,7 @@
 import net from "node:net";
 import { test, expect } from "./chat-fixtures";
 import { defaultSettingsFor } from "../server/memory/retrieval/settings";
+import { expectNoHorizontalScroll } from "./support/layout";
 
 /**
  * The chat page against the OpenAI-compatible test double (e2e/support/openai-fixture.ts), which replies
@@ -169,10 +170,7 @@ test.describe("Chat", () => {
     await chat.rename(title, `${title} renamed`);
     await expect(chat.title).toHaveText(`${title} renamed`);
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow, "no horizontal scrolling on a phone-sized screen").toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page, "no horizontal scrolling on a phone-sized screen");
     await page.screenshot({ path: "test-results/chat-narrow.png", fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
 

@@ -1,5 +1,6 @@
 import { test, expect } from "./fixtures";
 import type { Route } from "@playwright/test";
+import { expectNoHorizontalScroll } from "./support/layout";
 
 /** Four memories: two about a dog (one shares words with the query, one only meaning), two unrelated. */
 const DOG = "My dog Rex loves chasing tennis balls in the park every morning";
@@ -44,10 +45,7 @@ test.describe("Debug Search page", () => {
 
     await page.screenshot({ path: "test-results/debug-search.png", fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow, "no horizontal scrolling on a phone-sized screen").toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page, "no horizontal scrolling on a phone-sized screen");
     await page.screenshot({ path: "test-results/debug-search-narrow.png", fullPage: true });
   });
 

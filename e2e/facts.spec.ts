@@ -7,6 +7,7 @@ import { LoginPage } from "./pages/login.page";
 import { ManagerPage } from "./pages/manager.page";
 import { ChatApi } from "./support/chat-api";
 import { LAN_PASSWORD, startLanServer, type LanServer } from "./support/lan-server";
+import { expectNoHorizontalScroll } from "./support/layout";
 
 /**
  * "What Memo knows" (issue 42 item 4, app/memory/knows/): facts added through POST /api/v1/facts are listed
@@ -58,13 +59,6 @@ async function factsOf(request: APIRequestContext, space: string, history = fals
   return ((await res.json()) as { facts: ApiFact[] }).facts;
 }
 
-async function noHorizontalScroll(page: Page): Promise<void> {
-  const overflow = await page.evaluate(
-    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-  );
-  expect(overflow, "no horizontal scrolling").toBeLessThanOrEqual(0);
-}
-
 /** The page at 1280×800 and 390×844 (no horizontal scroll on the phone), then the viewport as it was. */
 async function shoot(page: Page, name: string): Promise<void> {
   const viewport = page.viewportSize();
@@ -73,7 +67,7 @@ async function shoot(page: Page, name: string): Promise<void> {
     [390, 844],
   ] as const) {
     await page.setViewportSize({ width, height });
-    if (width === 390) await noHorizontalScroll(page);
+    if (width === 390) await expectNoHorizontalScroll(page);
     await page.screenshot({ path: `test-results/screenshots/facts-${name}-${width}.png`, fullPage: true });
   }
   if (viewport) await page.setViewportSize(viewport);

@@ -2,6 +2,7 @@ import { test, expect } from "./fixtures";
 import { IngestPage, type UploadFile } from "./pages/ingest.page";
 import { makePng, makeTextPdf } from "../server/test/doc-fixtures";
 import { englishText } from "../server/test/english-text";
+import { expectNoHorizontalScroll } from "./support/layout";
 
 const PDF_PHRASE = "The lighthouse keeper counted seventeen gulls on the northern breakwater";
 
@@ -200,10 +201,7 @@ test.describe("Ingest page", () => {
     await expect(ingest.documents).toHaveCount(2);
 
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow, "no horizontal scrolling on a phone-sized screen").toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page, "no horizontal scrolling on a phone-sized screen");
   });
 });
 

@@ -1,20 +1,8 @@
 import { test, expect } from "./memory-fixtures";
 import { seedShowcase, SHOWCASE_SPACE } from "./support/showcase";
+import { expectNoHorizontalScroll } from "./support/layout";
 
 /** Every memory page loads without console errors, fits a phone screen, and works from the keyboard. Screenshots: test-results/*.png */
-
-/**
- * No horizontal scrolling once the layout has settled: after a viewport change the charts re-measure on
- * their ResizeObserver's next callback, so the width is read until it fits (a real overflow stays and fails).
- */
-async function noHorizontalScroll(page: import("@playwright/test").Page): Promise<void> {
-  await expect
-    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), {
-      message: "no horizontal scrolling",
-      timeout: 5_000,
-    })
-    .toBeLessThanOrEqual(0);
-}
 
 test.describe("memory pages", () => {
   test.beforeEach(async ({ api }) => {
@@ -31,7 +19,7 @@ test.describe("memory pages", () => {
     await expect(pipeline.queriesPanel).toContainText("What does my dog like to play with?");
     await page.screenshot({ path: "test-results/debug-search-full.png", fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
-    await noHorizontalScroll(page);
+    await expectNoHorizontalScroll(page);
     await page.screenshot({ path: "test-results/debug-search-full-narrow.png", fullPage: true });
   });
 
@@ -42,7 +30,7 @@ test.describe("memory pages", () => {
     await expect(manager.pageInfo).toHaveText("9 memories · page 1 of 1");
     await page.screenshot({ path: "test-results/manager.png", fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
-    await noHorizontalScroll(page);
+    await expectNoHorizontalScroll(page);
     await page.screenshot({ path: "test-results/manager-narrow.png", fullPage: true });
   });
 
@@ -54,7 +42,7 @@ test.describe("memory pages", () => {
     await expect(analytics.recall.locator("svg")).toBeVisible();
     await page.screenshot({ path: "test-results/analytics.png", fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
-    await noHorizontalScroll(page);
+    await expectNoHorizontalScroll(page);
     await page.screenshot({ path: "test-results/analytics-narrow.png", fullPage: true });
   });
 
@@ -64,7 +52,7 @@ test.describe("memory pages", () => {
     await expect(settings.spaceRow("personal")).toContainText("default");
     await page.screenshot({ path: "test-results/settings.png", fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
-    await noHorizontalScroll(page);
+    await expectNoHorizontalScroll(page);
     await page.screenshot({ path: "test-results/settings-narrow.png", fullPage: true });
   });
 
@@ -99,6 +87,6 @@ test.describe("memory pages", () => {
     await page.setViewportSize({ width: 360, height: 740 });
     for (const name of ["Chat", "Ingest", "Debug Search", "Manager", "Facts", "Analytics", "Settings"])
       await expect(nav.getByRole("link", { name, exact: true })).toBeInViewport();
-    await noHorizontalScroll(page);
+    await expectNoHorizontalScroll(page);
   });
 });
