@@ -7,7 +7,7 @@
  * alone from the same run; packed recall@6 (what a prompt gets at the minimum confidence); memories
  * packed for questions asked in another conversation's space and for 60 everyday prompts.
  *
- *   npm run eval:locomo [-- --data FILE] [--out FILE.json] [--markdown FILE.md] [--ablate] [--facts] [--cache DIR] [--quiet]
+ *   npm run eval:locomo [-- --data FILE] [--out FILE.json] [--markdown FILE.md] [--ablate] [--facts] [--fit [--own-negatives W]] [--cache DIR] [--quiet]
  *
  * `--ablate` adds each technique switched off alone, on both halves. Without the data file it says so
  * and exits 0 (CI does not need it).
@@ -56,6 +56,8 @@ const { values } = parseArgs({
     "shipped-only": { type: "boolean", default: false },
     /** Fit the confidence on the tuning half and choose the minimum confidence there (printed, to paste into confidence-models.ts and settings.ts). */
     fit: { type: "boolean", default: false },
+    /** With `--fit`: the weight of own results that cover no annotated evidence (1 = the shipped fit). */
+    "own-negatives": { type: "string", default: "1" },
     /** JSON list of settings patches to compare on the tuning half only (how the defaults were chosen). */
     tune: { type: "string" },
     cache: { type: "string" },
@@ -169,27 +171,22 @@ async function scoredPrompts(store: LocomoStore, into: Conversation, prompts: Qu
   return out;
 }
 
-/**
- * The confidence's weights and the minimum confidence, on the tuning half: a logistic fit (weights ≥ 0)
- * of "this result covers evidence" over the own questions' top 10, with the top 10 of questions asked in
- * another conversation's space and of the everyday prompts as negatives; then the lowest threshold that
- * keeps those at issue 42's targets (≤ 0.15 and ≤ 0.3 memories of 6 packed; the lowest packs the most
- * evidence), and the bias that makes the minimum confidence 0.5 mean it (`shiftedBias`, what goes into
- * confidence-models.ts).
- */
-async function fitConfidence(store: LocomoStore, tuning: Conversation[]) {
-  const own: { q: Question; results: Scored }[] = [];
-  const none: Scored[] = [];
-  const foreignN: Scored[] = [];
-  for (let i = 0; i < tuning.length; i++) {
-    const c = tuning[i]!;
-    const next = tuning[(i + 1) % tuning.length]!;
+/** A half's prompts scored for the fit: own questions, another conversation's asked in its space, everyday prompts. */
+interface FitPrompts {
+  own: { q: Question; results: Scored }[];
+  foreign: Scored[];
+  everyday: Scored[];
+}
+
+async function fitPrompts(store: LocomoStore, convs: Conversation[]): Promise<FitPrompts> {
+  const out: FitPrompts = { own: [], foreign: [], everyday: [] };
+  for (let i = 0; i < convs.length; i++) {
+    const c = convs[i]!;
+    const next = convs[(i + 1) % convs.length]!;
     const mine = await scoredPrompts(store, c, c.questions);
-    c.questions.forEach((q, j) => own.push({ q, results: mine[j]! }));
-    const foreign = await scoredPrompts(store, next, c.questions);
-    none.push(...foreign);
-    foreignN.push(...foreign);
-    none.push(
+    c.questions.forEach((q, j) => out.own.push({ q, results: mine[j]! }));
+    out.foreign.push(...(await scoredPrompts(store, next, c.questions)));
+    out.everyday.push(
       ...(await scoredPrompts(
         store,
         c,
@@ -198,44 +195,76 @@ async function fitConfidence(store: LocomoStore, tuning: Conversation[]) {
     );
     log(`fit: scored ${c.id}`);
   }
-  const rows: { f: Features; y: 0 | 1 }[] = [];
-  for (const o of own)
-    for (const r of o.results) rows.push({ f: r.f, y: r.covers.some((t) => o.q.evidence.includes(t)) ? 1 : 0 });
-  for (const n of none) for (const r of n) rows.push({ f: r.f, y: 0 });
+  return out;
+}
+
+/** Packed recall@6 of the own questions and memories packed of 6 where none is wanted, at threshold t. */
+function packedAt(p: FitPrompts, conf: (f: Features) => number, t: number) {
+  const packedOf = (results: Scored) => results.filter((r) => conf(r.f) >= t).slice(0, 6);
+  const mean = (xs: Scored[]) => round(xs.reduce((a, n) => a + packedOf(n).length, 0) / Math.max(1, xs.length));
+  const recall =
+    p.own.reduce(
+      (s, o) =>
+        s +
+        recallAt(
+          o.q.evidence,
+          packedOf(o.results).map((r) => r.covers),
+          6,
+        ),
+      0,
+    ) / Math.max(1, p.own.length);
+  return { t: round(t), packedRecall6: round(recall), foreign: mean(p.foreign), everyday: mean(p.everyday) };
+}
+
+/**
+ * The confidence's weights and the minimum confidence, on the tuning half: a logistic fit (weights ≥ 0)
+ * of "this result covers evidence" over the own questions' top 10, with the top 10 of questions asked in
+ * another conversation's space and of the everyday prompts as negatives; then the lowest threshold that
+ * keeps those at issue 42's targets (≤ 0.15 and ≤ 0.3 memories of 6 packed; the lowest packs the most
+ * evidence), and the bias that makes the minimum confidence 0.5 mean it (`shiftedBias`, what goes into
+ * confidence-models.ts). The same model and threshold are then read on the reporting half (printed, never
+ * chosen on). `ownNegatives`: the weight of an own question's results that cover no annotated evidence
+ * (1 = like the certain negatives; lower treats them as the uncertain labels they partly are).
+ */
+async function fitConfidence(store: LocomoStore, convs: Conversation[], ownNegatives: number) {
+  const tuning = await fitPrompts(
+    store,
+    convs.filter((c) => c.half === "tuning"),
+  );
+  const rows: { f: Features; y: 0 | 1; w: number }[] = [];
+  for (const o of tuning.own)
+    for (const r of o.results) {
+      const y = r.covers.some((t) => o.q.evidence.includes(t)) ? 1 : 0;
+      rows.push({ f: r.f, y, w: y ? 1 : ownNegatives });
+    }
+  for (const n of [...tuning.foreign, ...tuning.everyday]) for (const r of n) rows.push({ f: r.f, y: 0, w: 1 });
   const fit = fitLogistic(rows);
   const model = { bias: fit.bias, weights: fit.weights, similarityRange: [0, 1] as [number, number], turnShare: 0 };
-  const packedOf = (results: Scored, t: number) => results.filter((r) => confidenceOf(r.f, model) >= t).slice(0, 6);
-  const sweep: { t: number; packedRecall6: number; none: number; foreign: number; everyday: number }[] = [];
-  for (let t = 0.02; t < 1; t += 0.005) {
-    const pr =
-      own.reduce(
-        (s, o) =>
-          s +
-          recallAt(
-            o.q.evidence,
-            packedOf(o.results, t).map((r) => r.covers),
-            6,
-          ),
-        0,
-      ) / own.length;
-    const mean = (xs: Scored[]) => round(xs.reduce((a, n) => a + packedOf(n, t).length, 0) / Math.max(1, xs.length));
-    const foreign = mean(foreignN);
-    const everyday = mean(none.filter((n) => !foreignN.includes(n)));
-    sweep.push({ t: round(t), packedRecall6: round(pr), none: mean(none), foreign, everyday });
-  }
+  const conf = (f: Features) => confidenceOf(f, model);
+  const sweep: ReturnType<typeof packedAt>[] = [];
+  for (let t = 0.02; t < 1; t += 0.005) sweep.push(packedAt(tuning, conf, t));
   // Issue 42's precision targets: another conversation's questions ≤ 0.15 of 6, everyday prompts ≤ 0.3.
   const chosen = sweep.find((x) => x.foreign <= 0.15 && x.everyday <= 0.3) ?? sweep.at(-1)!;
   // The bias that makes the shared minimum confidence (0.5) mean the chosen threshold: logit(0.5) − logit(t).
   const shiftedBias = fit.bias - Math.log(chosen.t / (1 - chosen.t));
+  const reporting = packedAt(
+    await fitPrompts(
+      store,
+      convs.filter((c) => c.half === "reporting"),
+    ),
+    conf,
+    chosen.t,
+  );
   process.stdout.write(
     `${JSON.stringify(
       {
         rows: rows.length,
         positives: rows.filter((r) => r.y).length,
+        ownNegatives,
         bias: round(fit.bias),
         shiftedBias: round(shiftedBias),
         weights: Object.fromEntries(Object.entries(fit.weights).map(([k, v]) => [k, round(v)])),
-        chosen,
+        chosen: { tuning: chosen, reporting },
         sweep: sweep.filter((_, i) => i % 4 === 0),
       },
       null,
@@ -293,10 +322,10 @@ async function main() {
       return;
     }
     if (values.fit) {
-      await fitConfidence(
-        store,
-        convs.filter((c) => c.half === "tuning"),
-      );
+      const ownNegatives = Number(values["own-negatives"]);
+      if (!Number.isFinite(ownNegatives) || ownNegatives < 0)
+        throw new Error(`--own-negatives must be a number ≥ 0 (got ${values["own-negatives"]})`);
+      await fitConfidence(store, convs, ownNegatives);
       return;
     }
     const variants: Record<string, Patch> = values["shipped-only"]
