@@ -24,7 +24,7 @@
  *
  * `extractionCost` (scripts/bench/extraction.ts, issue 42): learning facts with the fixture model — the queue's
  * exchanges/s catching up `--extraction-exchanges` (default 200), the store's bytes per learned fact, and the
- * chat turn's time to done with learning on vs off over `--extraction-turns` turns each (default 20), with
+ * chat turn's time to done with learning on vs off over `--extraction-turns` turns each (default 20), `--extraction-gap-ms` apart (default 1000), with
  * `ratios.p50OnOverOff`. `--no-extraction` leaves it out.
  *
  * `--query-seed N`: the queries (and the turns drawn from them) come from seed N + size; the stores do not
@@ -76,6 +76,8 @@ const { values } = parseArgs({
     extraction: { type: "boolean", default: true },
     "extraction-exchanges": { type: "string", default: "200" },
     "extraction-turns": { type: "string", default: "20" },
+    /** Between the reply measurement's turns (ms): a shorter gap than the default 1 s has replies begin during the runner's look-up. */
+    "extraction-gap-ms": { type: "string", default: "1000" },
   },
   allowNegative: true,
 });
@@ -472,6 +474,7 @@ async function main() {
     result.extractionCost = await extractionCost({
       exchanges: Number(values["extraction-exchanges"]),
       turns: Number(values["extraction-turns"]),
+      gapMs: Number(values["extraction-gap-ms"]),
     });
   }
   const json = JSON.stringify(result, null, 2);

@@ -42,8 +42,9 @@ const FACT_TABLES =
   /^(facts|facts_\w+|fact_sources\w*|fact_vectors\w*|fact_vector_trash|kw_f_\w+|sqlite_autoindex_(facts|fact_sources|fact_vectors)_\d+)$/;
 
 /**
- * Between turns of the reply measurement, and the runner's quiet window there: the window, the known-facts
- * look-up (embeddings, 100–300 ms on 2 cores) and the call must fit in the gap (400 ms did not, often).
+ * Between turns of the reply measurement (`gapMs` overrides it), and the runner's quiet window there: the
+ * window, the known-facts look-up (embeddings, 100–300 ms on 2 cores) and the call must fit in the gap
+ * (400 ms did not, often).
  */
 const GAP_MS = 1000;
 const QUIET_MS = 250;
@@ -59,7 +60,8 @@ function tableBytes(db: import("better-sqlite3").Database, match: (name: string)
   return rows.filter((r) => match(r.name)).reduce((n, r) => n + r.bytes, 0);
 }
 
-export async function extractionCost(o: { exchanges: number; turns: number }) {
+export async function extractionCost(o: { exchanges: number; turns: number; gapMs?: number }) {
+  const gapMs = o.gapMs ?? GAP_MS;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-bench-facts-"));
   const opened = openDb(path.join(dir, "memory.db"));
   const memo: MemoContext = { db: opened.sqlite, embedder: await inProcessEmbedder() };
@@ -143,7 +145,7 @@ export async function extractionCost(o: { exchanges: number; turns: number }) {
         if (replyLearner.status().calls !== before) throw new Error("an extraction call started during a reply");
         timings[mode].push(done.timings.totalMs);
         await turnQueue.drain(); // the exchange is stored (and, learning on, queued) as after a real turn
-        await new Promise((r) => setTimeout(r, GAP_MS));
+        await new Promise((r) => setTimeout(r, gapMs));
         learnedBetweenTurns = fixture.facts.calls - callsBeforeTurns;
       }
     }
@@ -172,7 +174,7 @@ export async function extractionCost(o: { exchanges: number; turns: number }) {
       },
       reply: {
         turns: o.turns,
-        gapMs: GAP_MS,
+        gapMs,
         quietMs: QUIET_MS,
         /** Extractions that ran in the gaps between the learning-on turns (never during one: checked per turn). */
         learnedBetweenTurns,

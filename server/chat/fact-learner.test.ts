@@ -236,6 +236,38 @@ test("a reply that begins while the runner looks up known facts: no call starts,
   assert.deepEqual(h.currentTexts(), ["The user lives in Lisbon."]);
 });
 
+test("a reply that begins during the look-up waits for one text's embedding at most: the rest are not embedded", async () => {
+  h = await learningHarness({ learner: { quietMs: 150 } });
+  h.fixture.facts.set([{ when: "Porto", facts: [{ text: "The user's sister lives in Porto." }] }]);
+  const first = beginRequest();
+  await h.chat("My sister lives in Porto.");
+  // The exchange is looked up whole and per speaker (three texts); the next turn begins during the first.
+  const embedder = h.memo.embedder;
+  const embedQueries = embedder.embedQueries.bind(embedder);
+  const lookups: string[][] = [];
+  let reply: ReturnType<typeof beginRequest> | undefined;
+  embedder.embedQueries = async (texts) => {
+    lookups.push(texts);
+    reply ??= beginRequest();
+    return embedQueries(texts);
+  };
+  first.end();
+  await new Promise((r) => setTimeout(r, 400));
+  assert.ok(reply, "the runner began its look-up");
+  assert.deepEqual(
+    lookups.map((t) => t.length),
+    [1],
+    "one text was embedded; the look-up stopped when the reply began",
+  );
+  assert.equal(h.factCalls(), 0, "no call started while the reply was in flight");
+  assert.equal(queueCounts(h.db).queued, 1, "the job went back untried");
+  reply!.end();
+  await h.learner.idle();
+  assert.equal(h.factCalls(), 1);
+  assert.ok(lookups.length >= 4, "asked again once quiet: every text looked up");
+  assert.deepEqual(h.currentTexts(), ["The user's sister lives in Porto."]);
+});
+
 test("the reply never waits for learning: a model that never answers the extraction leaves the turn unchanged", async () => {
   h = await learningHarness();
   h.fixture.facts.set([{ when: "garden", bad: "hang" }]);

@@ -280,13 +280,19 @@ export class FactLearner {
     try {
       // The person's similar current facts: what each new fact may replace — looked up for the whole
       // exchange and for what each speaker said (a long reply's words must not crowd out the message's).
+      // One text per embedding, the quiet checked before each: a reply that begins meanwhile waits for one
+      // text's embedding at most (the embedder serves one request at a time), and the jobs go back.
       const lookups = group.flatMap((w) => [w.text, ...(w.parts ?? [])].map((t) => t.slice(0, 4000)));
-      const qv = await memo.embedder.embedQueries(lookups);
       const byId = new Map<string, CandidateFact>();
-      lookups.forEach((text, i) => {
-        for (const h of searchFacts(db, spaceId, { text, vector: qv[i] }, CANDIDATES_PER_EXCHANGE))
+      for (const text of lookups) {
+        if (!quietFor(this.o.quietMs)) {
+          for (const w of group) releaseFactJob(db, w.job.id);
+          return;
+        }
+        const [vector] = await memo.embedder.embedQueries([text]);
+        for (const h of searchFacts(db, spaceId, { text, vector }, CANDIDATES_PER_EXCHANGE))
           byId.set(h.fact.id, { id: h.fact.id, text: h.fact.text });
-      });
+      }
       candidates = [...byId.values()];
     } catch (e) {
       // The embedding server is down or busy: no call was made; try again later.
@@ -294,8 +300,8 @@ export class FactLearner {
       this.note("store_error", message(e));
       return;
     }
-    // The look-up awaited the embedder: a reply may have begun meanwhile. Replies first, so no call starts
-    // now; the jobs go back and the run loop waits for the next quiet moment.
+    // The last look-up awaited the embedder: a reply may have begun meanwhile. Replies first, so no call
+    // starts now; the jobs go back and the run loop waits for the next quiet moment.
     if (!quietFor(this.o.quietMs)) {
       for (const w of group) releaseFactJob(db, w.job.id);
       return;
