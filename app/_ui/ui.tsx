@@ -111,3 +111,16 @@ export function SettingsTable({ label, head, children }: { label: string; head: 
     </table>
   );
 }
+
+/** A labelled settings field: its label, the control, and a one-line hint under it. */
+export function Field(props: { id: string; label: string; hint: string; children: ReactNode }) {
+  return (
+    <div>
+      <label htmlFor={props.id} className="block text-sm font-medium">
+        {props.label}
+      </label>
+      {props.children}
+      <p className="mt-0.5 text-xs text-zinc-500">{props.hint}</p>
+    </div>
+  );
+}

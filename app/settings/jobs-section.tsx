@@ -1,8 +1,8 @@
 "use client";
 
-import { ErrorAlert } from "../_ui/ui";
+import { ErrorAlert, Field } from "../_ui/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
 
@@ -34,18 +34,6 @@ const toDraft = (d: Loaded): Draft => ({
   threshold: String(d.threshold),
   maxPerSpace: String(d.settings.consolidate.maxPerSpace),
 });
-
-function Field(props: { id: string; label: string; hint: string; children: ReactNode }) {
-  return (
-    <div>
-      <label htmlFor={props.id} className="block text-sm font-medium">
-        {props.label}
-      </label>
-      {props.children}
-      <p className="mt-0.5 text-xs text-zinc-500">{props.hint}</p>
-    </div>
-  );
-}
 
 /**
  * Settings → Background jobs (admins): when decay and consolidation run, and consolidation's parameters

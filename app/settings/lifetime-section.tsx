@@ -1,9 +1,9 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
-import { ErrorAlert, Muted, Notice, SettingsSection } from "../_ui/ui";
+import { ErrorAlert, Field, Muted, Notice, SettingsSection } from "../_ui/ui";
 import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
 
 const KINDS = [
@@ -31,18 +31,6 @@ const DAYS = [
     "Days before soft-deleted memories are purged for good; default 30",
   ],
 ] as const;
-
-function Field(props: { id: string; label: string; hint: string; children: ReactNode }) {
-  return (
-    <div>
-      <label htmlFor={props.id} className="block text-sm font-medium">
-        {props.label}
-      </label>
-      {props.children}
-      <p className="mt-0.5 text-xs text-zinc-500">{props.hint}</p>
-    </div>
-  );
-}
 
 /**
  * Settings → Lifetime of your memories: each person's own decay days and which of their kinds decay (the

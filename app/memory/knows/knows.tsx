@@ -2,11 +2,12 @@
 
 import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import { DEFAULT_SPACE } from "@/server/core/space-name";
 import { useTRPC } from "../../_trpc/client";
 import { INPUT } from "../../_ui/styles";
 import { ErrorAlert } from "../../_ui/ui";
+import { UndoBar } from "../../_ui/undo-bar";
 import { useDebounced } from "../../_ui/use-debounced";
 import { FactItem } from "./fact-item";
 import type { Fact, SpaceGroup } from "./fact-types";
@@ -29,48 +30,6 @@ function groupFacts(
     ...names.map((s) => ({ space: s, name: s, ownerName: null, writable: true, facts: bySpace.get(s)! })),
     ...shared.filter((g) => g.facts.length > 0),
   ];
-}
-
-/** "Undo" where the deleted fact was announced: the focus goes to it, so a keyboard reader can take it back. */
-function UndoBar({
-  text,
-  busy,
-  onUndo,
-  onClose,
-}: {
-  text: string;
-  busy: boolean;
-  onUndo: () => void;
-  onClose: () => void;
-}) {
-  const undo = useRef<HTMLButtonElement>(null);
-  useEffect(() => undo.current?.focus(), []);
-  return (
-    <div
-      role="status"
-      className="flex items-center gap-3 rounded bg-zinc-900 px-3 py-1.5 text-sm text-white dark:bg-zinc-100 dark:text-zinc-900"
-      data-testid="fact-undo"
-    >
-      <span className="min-w-0 flex-1 break-words">{text}</span>
-      <button
-        ref={undo}
-        type="button"
-        className="rounded border border-white/40 px-2 py-0.5 text-xs font-semibold hover:bg-white/10 disabled:opacity-50 dark:border-zinc-900/40"
-        disabled={busy}
-        onClick={onUndo}
-      >
-        Undo
-      </button>
-      <button
-        type="button"
-        aria-label="Dismiss"
-        className="px-1 text-xs opacity-70 hover:opacity-100"
-        onClick={onClose}
-      >
-        ✕
-      </button>
-    </div>
-  );
 }
 
 /** No fact yet: how facts are learned, and where learning is switched. */
@@ -239,6 +198,9 @@ export function Knows() {
           busy={busy}
           onUndo={() => restore.mutate({ id: undo.id })}
           onClose={() => setUndo(null)}
+          focusUndo
+          wrap
+          testId="fact-undo"
         />
       )}
 

@@ -1,6 +1,7 @@
 "use client";
 
 import { ErrorAlert, Th } from "../../_ui/ui";
+import { UndoBar } from "../../_ui/undo-bar";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Fragment, useEffect, useMemo, useState } from "react";
 import { useTRPC } from "../../_trpc/client";
@@ -12,42 +13,11 @@ import { MemoryRow } from "./memory-row";
 import { useDebounced } from "../../_ui/use-debounced";
 
 /** An undo in the table itself, where the deleted row was. */
-function UndoRow({
-  text,
-  busy,
-  onUndo,
-  onClose,
-}: {
-  text: string;
-  busy: boolean;
-  onUndo: () => void;
-  onClose: () => void;
-}) {
+function UndoRow(props: { text: string; busy: boolean; onUndo: () => void; onClose: () => void }) {
   return (
     <tr data-testid="undo-toast">
       <td colSpan={6} className="p-1">
-        <div
-          role="status"
-          className="flex items-center gap-3 rounded bg-zinc-900 px-3 py-1.5 text-sm text-white dark:bg-zinc-100 dark:text-zinc-900"
-        >
-          <span className="min-w-0 flex-1 truncate">{text}</span>
-          <button
-            type="button"
-            className="rounded border border-white/40 px-2 py-0.5 text-xs font-semibold hover:bg-white/10 disabled:opacity-50 dark:border-zinc-900/40"
-            disabled={busy}
-            onClick={onUndo}
-          >
-            Undo
-          </button>
-          <button
-            type="button"
-            aria-label="Dismiss"
-            className="px-1 text-xs opacity-70 hover:opacity-100"
-            onClick={onClose}
-          >
-            ✕
-          </button>
-        </div>
+        <UndoBar {...props} />
       </td>
     </tr>
   );
