@@ -62,6 +62,7 @@ function tableBytes(db: import("better-sqlite3").Database, match: (name: string)
 
 export async function extractionCost(o: { exchanges: number; turns: number; gapMs?: number }) {
   const gapMs = o.gapMs ?? GAP_MS;
+  if (!Number.isFinite(gapMs) || gapMs < 0) throw new Error(`the gap between turns must be ms ≥ 0 (got ${o.gapMs})`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-bench-facts-"));
   const opened = openDb(path.join(dir, "memory.db"));
   const memo: MemoContext = { db: opened.sqlite, embedder: await inProcessEmbedder() };

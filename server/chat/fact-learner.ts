@@ -276,6 +276,13 @@ export class FactLearner {
     const db = memo.db;
     const spaceId = group[0]!.job.spaceId;
     const exchanges = group.map((w) => ({ text: w.text, at: w.job.at }));
+    // Replies first: once one has begun, no call starts and the jobs go back untried (the run loop waits
+    // for the next quiet moment).
+    const replyBegan = () => {
+      if (quietFor(this.o.quietMs)) return false;
+      for (const w of group) releaseFactJob(db, w.job.id);
+      return true;
+    };
     let candidates: CandidateFact[];
     try {
       // The person's similar current facts: what each new fact may replace — looked up for the whole
@@ -285,10 +292,7 @@ export class FactLearner {
       const lookups = group.flatMap((w) => [w.text, ...(w.parts ?? [])].map((t) => t.slice(0, 4000)));
       const byId = new Map<string, CandidateFact>();
       for (const text of lookups) {
-        if (!quietFor(this.o.quietMs)) {
-          for (const w of group) releaseFactJob(db, w.job.id);
-          return;
-        }
+        if (replyBegan()) return;
         const [vector] = await memo.embedder.embedQueries([text]);
         for (const h of searchFacts(db, spaceId, { text, vector }, CANDIDATES_PER_EXCHANGE))
           byId.set(h.fact.id, { id: h.fact.id, text: h.fact.text });
@@ -300,12 +304,8 @@ export class FactLearner {
       this.note("store_error", message(e));
       return;
     }
-    // The last look-up awaited the embedder: a reply may have begun meanwhile. Replies first, so no call
-    // starts now; the jobs go back and the run loop waits for the next quiet moment.
-    if (!quietFor(this.o.quietMs)) {
-      for (const w of group) releaseFactJob(db, w.job.id);
-      return;
-    }
+    // The last look-up awaited the embedder: a reply may have begun meanwhile.
+    if (replyBegan()) return;
     const req = factsRequest(exchanges, candidates);
     const e = choice.endpoint;
     const sent: LearningSent = {
