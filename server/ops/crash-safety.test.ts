@@ -238,6 +238,8 @@ class Expected {
   messages = new Set<string>();
   chats: { conversationId: string; userMessageId: string; assistantMessageId: string }[] = [];
   documents = new Set<string>();
+  /** Document deletes begun and not acknowledged (id → the document sharing its chunks). */
+  deleting = new Map<string, string>();
   /** Acknowledged facts, with the fact each replaced (null: none). */
   facts = new Map<string, string | null>();
   counts: Record<string, number> = {};
@@ -250,7 +252,9 @@ class Expected {
       if (a.t === "merge")
         for (const m of a.merges as { id: string; from: [string, string] }[])
           this.merges.push({ ...m, run: a.run as number });
+      if (a.t === "docdel-start") this.deleting.set(a.id as string, a.other as string);
       if (a.t === "docdel") {
+        this.deleting.delete(a.id as string);
         this.documents.delete(a.id as string);
         this.deletedDocs.push({ id: a.id as string, other: a.other as string });
       }
@@ -311,6 +315,14 @@ class Expected {
       done: number;
     }[];
     const byId = new Map(docs.map((d) => [d.id, d]));
+    // A delete the process died during either committed or did not: both are whole states. Gone, it is a
+    // deleted document (its shared chunks must stay with the other); there, it is still expected.
+    for (const [id, other] of this.deleting)
+      if (!byId.has(id)) {
+        this.documents.delete(id);
+        this.deletedDocs.push({ id, other });
+      }
+    this.deleting.clear();
     for (const id of this.documents) if (!byId.has(id)) problems.push(`acknowledged document ${id} is missing`);
     for (const d of this.deletedDocs) if (byId.has(d.id)) problems.push(`deleted document ${d.id} is still there`);
     // A document's memories are its links (document_chunks): shared chunks count for each document.

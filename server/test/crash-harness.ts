@@ -300,6 +300,9 @@ if (values.scenario === "share-delete") {
         )
         .get(SPACE) as { a: string; b: string } | undefined;
       if (pair) {
+        // Said before: the delete commits, then removes the kept file (an await), and a kill in between
+        // leaves the document gone with no `docdel` said.
+        ack("docdel-start", { id: pair.a, other: pair.b });
         await deleteDocument(ctx, pair.a);
         ack("docdel", { id: pair.a, other: pair.b });
       }
