@@ -92,6 +92,33 @@ test("a chat turn teaches a fact: the reply says what the extraction sent where;
   }
 });
 
+test("a chat deleted while its reply is still learning: no poll asks for the reply once it is gone", async ({
+  chat,
+  space,
+  page,
+}) => {
+  const code = token();
+  // The extraction keeps failing (retried with back-off), so the reply's learning line keeps polling.
+  await setScript([{ when: `beehive-${code}`, bad: "status_500", times: 1000 }]);
+  await chat.goto(space);
+  await chat.send(`I keep a beehive-${code} on the roof.`);
+  await expect(page.getByTestId("learned-line")).toBeVisible();
+  const gone: string[] = [];
+  page.on("response", (r) => {
+    if (r.url().includes("learning.reply") && r.status() === 404) gone.push(r.url());
+  });
+  // The delete is done on the server at once; its answer reaches the page 4 s later (polls come every 1.5 s).
+  await page.route("**/api/trpc/conversations.delete**", async (route) => {
+    const response = await route.fetch();
+    await new Promise((r) => setTimeout(r, 4_000));
+    await route.fulfill({ response });
+  });
+  await chat.deleteWith(/beehive/, true);
+  await expect(chat.deletedNotice).toBeVisible();
+  await page.unroute("**/api/trpc/conversations.delete**");
+  expect(gone, "a learning poll found the deleted reply gone (404)").toEqual([]);
+});
+
 test("a document: opt-in — the calls counted before it starts, then progress, then what was learned", async ({
   page,
   space,

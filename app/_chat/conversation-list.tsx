@@ -67,6 +67,8 @@ export function ConversationList({
   const pin = useMutation(trpc.conversations.pin.mutationOptions({ onSuccess: ok, onError }));
   const del = useMutation(
     trpc.conversations.delete.mutationOptions({
+      // A reply's learning poll in flight would find the reply gone (learned-line.tsx waits while deleting).
+      onMutate: () => qc.cancelQueries({ queryKey: trpc.learning.reply.queryKey() }),
       onSuccess: (r) => (ok(), announceDeleted(r), onDeleted(r.id)),
       onError,
     }),

@@ -1,21 +1,30 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useIsMutating, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../_trpc/client";
 
 /**
  * Under a reply, like "Sent to": whether Memo learned facts from this exchange, and what that extraction
  * sent where — the exchange itself and the known facts listed with it (the exact text). Learning runs
- * after the reply, off its path, so a fresh reply polls until its job has ended.
+ * after the reply, off its path, so a fresh reply polls until its job has ended (or, none queued, 30 s).
  */
 export function LearnedLine({ messageId, createdAt }: { messageId: string; createdAt?: string }) {
   const trpc = useTRPC();
-  const fresh = createdAt ? Date.now() - Date.parse(createdAt) < 300_000 : false;
+  // Age read at each poll (a reply whose answer never changes is not re-rendered).
+  const age = () => (createdAt ? Date.now() - Date.parse(createdAt) : Infinity);
+  // While a chat is being deleted its replies may vanish under a poll (a 404): the polls wait for it,
+  // and a reply that is gone is not asked for again.
+  const deleting = useIsMutating({ mutationKey: trpc.conversations.delete.mutationKey() }) > 0;
   const q = useQuery({
     ...trpc.learning.reply.queryOptions({ messageId }),
+    enabled: !deleting,
+    retry: (failures, e) => failures < 3 && (e as { data?: { httpStatus?: number } }).data?.httpStatus !== 404,
     refetchInterval: (s) => {
       const st = s.state.data?.status;
-      return fresh && (st === undefined || st === "queued" || st === "running") ? 1500 : false;
+      // No job yet: one is queued as the exchange is stored (within seconds), or none comes (learning off,
+      // a temporary chat): 30 s. A job: until it ends, for 5 min.
+      if (st === undefined) return age() < 30_000 ? 1500 : false;
+      return age() < 300_000 && (st === "queued" || st === "running") ? 1500 : false;
     },
   });
   const r = q.data;
