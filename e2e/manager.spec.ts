@@ -65,7 +65,7 @@ test.describe("Manager page", () => {
     expect([...hidden.results, ...hidden.dropped].some((r) => r.id === gamma)).toBe(false);
     await manager.showStatus("deleted");
     await expect(manager.rows).toHaveCount(1);
-    await expect(manager.row(GAMMA).getByTestId("deleted-badge")).toContainText(/deleted · purged \d{4}-\d{2}-\d{2}/);
+    await expect(manager.row(GAMMA).getByTestId("deleted-badge")).toContainText(/deleted · purged .*\d{4}/);
     await manager.restore(GAMMA);
     await expect(manager.rows).toHaveCount(0);
     await manager.showStatus("live");

@@ -1,0 +1,127 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+
+interface Entry {
+  id: string;
+  title: string;
+}
+
+/** The sections on the page, read from the page itself: a section shows only when the person may see it (People, Background jobs). */
+function readSections(container: HTMLElement): Entry[] {
+  return [...container.querySelectorAll<HTMLElement>(":scope > section[id]")].map((s) => {
+    const heading = s.getAttribute("aria-labelledby");
+    const title = (heading ? document.getElementById(heading)?.textContent : null) ?? s.id;
+    return { id: s.id, title: title.trim() };
+  });
+}
+
+/**
+ * Settings' section menu: a side list of links on a desktop, a "Go to section" select on a phone. Each
+ * section has its own anchor (/settings#retrieval), so a link from elsewhere opens at it; the menu marks
+ * the section being read (aria-current) as the page scrolls.
+ */
+export function SettingsMenu({ containerId }: { containerId: string }) {
+  const [entries, setEntries] = useState<Entry[]>([]);
+  const [current, setCurrent] = useState<string | null>(null);
+  const landed = useRef(false);
+
+  useEffect(() => {
+    const container = document.getElementById(containerId);
+    if (!container) return;
+    const refresh = () =>
+      setEntries((old) => {
+        const now = readSections(container);
+        return JSON.stringify(now) === JSON.stringify(old) ? old : now;
+      });
+    refresh();
+    const observer = new MutationObserver(refresh);
+    observer.observe(container, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
+  }, [containerId]);
+
+  // A link from another page (/settings#learning) lands on its section once that section has rendered.
+  useEffect(() => {
+    const id = window.location.hash.slice(1);
+    if (landed.current || !id || !entries.some((e) => e.id === id)) return;
+    landed.current = true;
+    document.getElementById(id)?.scrollIntoView();
+  }, [entries]);
+
+  useEffect(() => {
+    let frame = 0;
+    const onScroll = () => {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => {
+        // The section being read: the last one whose top has passed a quarter of the window.
+        let at: string | null = entries[0]?.id ?? null;
+        for (const e of entries) {
+          const el = document.getElementById(e.id);
+          if (el && el.getBoundingClientRect().top <= window.innerHeight / 4) at = e.id;
+        }
+        setCurrent(at);
+      });
+    };
+    onScroll();
+    window.addEventListener("scroll", onScroll, { passive: true });
+    window.addEventListener("hashchange", onScroll);
+    return () => {
+      cancelAnimationFrame(frame);
+      window.removeEventListener("scroll", onScroll);
+      window.removeEventListener("hashchange", onScroll);
+    };
+  }, [entries]);
+
+  const go = (id: string) => {
+    history.replaceState(null, "", `#${id}`);
+    document.getElementById(id)?.scrollIntoView();
+    setCurrent(id);
+  };
+
+  if (entries.length === 0) return null;
+  return (
+    <>
+      <nav
+        aria-label="Settings sections"
+        className="sticky top-4 hidden self-start md:block"
+        data-testid="settings-menu"
+      >
+        <ul className="space-y-0.5 text-sm">
+          {entries.map((e) => (
+            <li key={e.id}>
+              <a
+                href={`#${e.id}`}
+                aria-current={current === e.id ? "true" : undefined}
+                onClick={(ev) => {
+                  ev.preventDefault();
+                  go(e.id);
+                }}
+                className={`block rounded px-2 py-1 ${
+                  current === e.id
+                    ? "bg-zinc-200 font-medium text-zinc-900 dark:bg-zinc-800 dark:text-zinc-100"
+                    : "text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-900"
+                }`}
+              >
+                {e.title}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <label className="flex items-center gap-2 text-sm md:hidden">
+        <span className="text-zinc-500">Go to section</span>
+        <select
+          value={current ?? ""}
+          onChange={(ev) => go(ev.target.value)}
+          className="min-w-0 flex-1 rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900"
+        >
+          {entries.map((e) => (
+            <option key={e.id} value={e.id}>
+              {e.title}
+            </option>
+          ))}
+        </select>
+      </label>
+    </>
+  );
+}
