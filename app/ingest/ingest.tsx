@@ -99,7 +99,7 @@ function livenessText(doc: DocumentView): string | null {
   if (doc.status !== "done") return null;
   const total = Math.max(doc.chunksTotal, doc.memories + doc.forgotten);
   if (doc.memories >= total) return null;
-  const head = `${doc.memories} of ${total} passage${total === 1 ? "" : "s"} live`;
+  const head = `${doc.memories} of ${total} passages live`;
   if (doc.forgottenAt) return `${head} — forgotten on ${localDateTime(doc.forgottenAt)}`;
   return `${head} — the rest were forgotten and purged`;
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 
 interface Entry {
   id: string;
@@ -24,7 +24,6 @@ function readSections(container: HTMLElement): Entry[] {
 export function SettingsMenu({ containerId }: { containerId: string }) {
   const [entries, setEntries] = useState<Entry[]>([]);
   const [current, setCurrent] = useState<string | null>(null);
-  const landed = useRef(false);
 
   useEffect(() => {
     const container = document.getElementById(containerId);
@@ -40,13 +39,30 @@ export function SettingsMenu({ containerId }: { containerId: string }) {
     return () => observer.disconnect();
   }, [containerId]);
 
-  // A link from another page (/settings#learning) lands on its section once that section has rendered.
+  // A link from another page (/settings#learning) lands on its section and stays there while the sections
+  // above it load and grow, until the person scrolls, clicks or types (or 5 s have passed).
   useEffect(() => {
+    const container = document.getElementById(containerId);
     const id = window.location.hash.slice(1);
-    if (landed.current || !id || !entries.some((e) => e.id === id)) return;
-    landed.current = true;
-    document.getElementById(id)?.scrollIntoView();
-  }, [entries]);
+    if (!container || !id) return;
+    let pinned = true;
+    const land = () => {
+      if (pinned) document.getElementById(id)?.scrollIntoView();
+    };
+    const release = () => {
+      pinned = false;
+    };
+    const resize = new ResizeObserver(land);
+    resize.observe(container);
+    const events = ["wheel", "touchstart", "keydown", "mousedown"] as const;
+    for (const e of events) window.addEventListener(e, release, { passive: true });
+    const timer = setTimeout(release, 5000);
+    return () => {
+      resize.disconnect();
+      clearTimeout(timer);
+      for (const e of events) window.removeEventListener(e, release);
+    };
+  }, [containerId]);
 
   useEffect(() => {
     let frame = 0;

@@ -110,7 +110,8 @@ export class ChatPage {
     await expect(this.input).toBeVisible();
     // Typing before hydration is lost to React's state: the send would find the box empty.
     await expect(this.readyForm).toHaveCount(1);
-    if (space) await expect(this.spaceSelect).toHaveValue(space);
+    // By its element, not its role: on a phone the select is folded under "Chat options" (hidden).
+    if (space) await expect(this.page.locator('select[aria-label="Space"]')).toHaveValue(space);
   }
 
   async gotoConversation(id: string): Promise<void> {
