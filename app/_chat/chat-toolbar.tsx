@@ -60,9 +60,10 @@ export function ChatToolbar({
           onClick={() => setOpen(!open)}
           aria-expanded={open}
           aria-controls={optionsId}
+          aria-label="Chat options"
           className="rounded border border-zinc-300 px-2 py-1 text-sm sm:hidden dark:border-zinc-700"
         >
-          Chat options
+          Options
         </button>
         {/* On a phone the options open under the row, wrapping rather than scrolling sideways. */}
         <div

@@ -264,7 +264,8 @@ function DocumentItem({ doc, onChanged }: { doc: DocumentView; onChanged: () => 
           )}
         </div>
       </div>
-      {doc.status !== "failed" && doc.status !== "cancelled" && <Progress doc={doc} />}
+      {/* A full green bar would say "all there" of a document that is partly or wholly forgotten. */}
+      {doc.status !== "failed" && doc.status !== "cancelled" && !liveness && <Progress doc={doc} />}
       {liveness && (
         <p data-testid="document-liveness" className="mt-1 text-sm text-amber-800 dark:text-amber-300">
           {liveness}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 
 interface Entry {
   id: string;
@@ -24,6 +24,9 @@ function readSections(container: HTMLElement): Entry[] {
 export function SettingsMenu({ containerId }: { containerId: string }) {
   const [entries, setEntries] = useState<Entry[]>([]);
   const [current, setCurrent] = useState<string | null>(null);
+  // The section last chosen in the menu stays marked while it is on screen (at the page's end a short last
+  // section never reaches the reading line), until the person scrolls by hand.
+  const chosen = useRef<string | null>(null);
 
   useEffect(() => {
     const container = document.getElementById(containerId);
@@ -75,21 +78,32 @@ export function SettingsMenu({ containerId }: { containerId: string }) {
           const el = document.getElementById(e.id);
           if (el && el.getBoundingClientRect().top <= window.innerHeight / 4) at = e.id;
         }
+        const pick = chosen.current ? document.getElementById(chosen.current) : null;
+        if (pick) {
+          const r = pick.getBoundingClientRect();
+          if (r.top < window.innerHeight && r.bottom > 0) at = chosen.current;
+        }
         setCurrent(at);
       });
     };
+    const byHand = () => {
+      chosen.current = null;
+    };
     onScroll();
     window.addEventListener("scroll", onScroll, { passive: true });
+    for (const e of ["wheel", "touchstart", "keydown"] as const) window.addEventListener(e, byHand, { passive: true });
     window.addEventListener("hashchange", onScroll);
     return () => {
       cancelAnimationFrame(frame);
       window.removeEventListener("scroll", onScroll);
       window.removeEventListener("hashchange", onScroll);
+      for (const e of ["wheel", "touchstart", "keydown"] as const) window.removeEventListener(e, byHand);
     };
   }, [entries]);
 
   const go = (id: string) => {
     history.replaceState(null, "", `#${id}`);
+    chosen.current = id;
     document.getElementById(id)?.scrollIntoView();
     setCurrent(id);
   };
