@@ -133,7 +133,7 @@ export function Knows() {
         const f = groups.flatMap((g) => g.facts).find((x) => x.id === v.id);
         const short = f ? (f.text.length > 60 ? `${f.text.slice(0, 60)}…` : f.text) : "the fact";
         // The Undo bar says what happened (one notice, not the bar and a second line at once).
-        setUndo({ id: r.id, text: `Forgot “${short}” and its history: Memo no longer knows it or recalls it.` });
+        setUndo({ id: r.id, text: `Forgot “${short}” and its history. Memo no longer knows it or recalls it.` });
         done(null);
       },
       onError,
