@@ -158,6 +158,8 @@ test.describe("returning user", () => {
     void space;
     await page.setViewportSize(PHONE);
     await chat.goto(); // the default space, "personal"
+    // The chat's options are folded behind one button on a phone (issue 50).
+    await chat.optionsButton.click();
     await expect(chat.spaceSelect).toHaveValue("personal");
     // The Space/Provider/Model row fits the width: nothing to scroll sideways, and the space shows whole.
     const row = chat.spaceSelect.locator("xpath=ancestor::div[1]");

@@ -23,8 +23,12 @@ const test = base.extend<{ knows: KnowsPage }>({
     await use(new KnowsPage(page));
   },
 });
-// Dates on the page are the browser's days: one zone, so "since 2024-06-15" reads the same everywhere.
-test.use({ timezoneId: "UTC" });
+// Dates on the page are the browser's days in its locale: one zone and one locale, so "since Jun 15, 2024"
+// reads the same everywhere.
+test.use({ timezoneId: "UTC", locale: "en-US" });
+const DAY = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
+/** A day as the page shows it (app/_ui/local-time.ts). */
+const day = (iso: string) => DAY.format(new Date(iso));
 
 const BERLIN = "Lives in Berlin";
 const LISBON = "Lives in Lisbon";
@@ -122,7 +126,7 @@ test.describe("What Memo knows", () => {
     expect(await knows.texts(space)).toEqual([LISBON, NURSE, DOG]);
     expect(await knows.texts(other)).toEqual([CELLO]);
     const lisbonItem = knows.fact(LISBON);
-    await expect(lisbonItem.getByTestId("fact-since")).toHaveText("2024-06-15");
+    await expect(lisbonItem.getByTestId("fact-since")).toHaveText(day("2024-06-15"));
     await expect(lisbonItem.getByTestId("fact-origin")).toHaveText("imported");
     await expect(lisbonItem.getByRole("button", { name: "Sources (1)" })).toBeVisible();
     await expect(knows.fact(BERLIN)).toHaveCount(0);
@@ -143,7 +147,9 @@ test.describe("What Memo knows", () => {
     const versions = await knows.history(LISBON);
     await expect(versions).toHaveCount(1);
     await expect(versions.first()).toContainText(BERLIN);
-    await expect(versions.first().getByTestId("fact-version-dates")).toContainText("from 2024-03-01 until 2024-06-15");
+    await expect(versions.first().getByTestId("fact-version-dates")).toContainText(
+      `from ${day("2024-03-01")} until ${day("2024-06-15")}`,
+    );
     await expect(lisbonItem.getByRole("button", { name: "Hide history" })).toHaveAttribute("aria-expanded", "true");
     await shoot(page, "history");
     await lisbonItem.getByRole("button", { name: "Hide history" }).click();
@@ -152,11 +158,11 @@ test.describe("What Memo knows", () => {
     await knows.edit(NURSE, MIDWIFE);
     expect(await knows.texts(space)).toEqual([LISBON, MIDWIFE, DOG]);
     await expect(knows.fact(MIDWIFE).getByTestId("fact-origin")).toHaveText("written by you");
-    await expect(knows.fact(MIDWIFE).getByTestId("fact-since")).toHaveText("2024-02-10");
+    await expect(knows.fact(MIDWIFE).getByTestId("fact-since")).toHaveText(day("2024-02-10"));
     const old = await knows.history(MIDWIFE);
     await expect(old).toHaveCount(1);
     await expect(old.first()).toContainText(NURSE);
-    await expect(old.first().getByTestId("fact-version-dates")).toContainText("since 2024-02-10 · corrected");
+    await expect(old.first().getByTestId("fact-version-dates")).toContainText(`since ${day("2024-02-10")} · corrected`);
     await expect(old.first().getByTestId("fact-version-dates")).toContainText("imported");
     const stored = await factsOf(request, space, true);
     const midwife = stored.find((f) => f.text === MIDWIFE)!;
@@ -332,8 +338,8 @@ test.describe("duplicate facts", () => {
     await expect(preview).toBeVisible({ timeout: 60_000 });
     const mine = preview.getByTestId("fact-proposal").filter({ hasText: tok });
     await expect(mine).toHaveCount(1);
-    await expect(mine).toContainText(`Keep “${OLDER}” since 2024-01-05`);
-    await expect(mine).toContainText(`← merge “${NEWER}” (since 2024-04-05)`);
+    await expect(mine).toContainText(`Keep “${OLDER}” since ${day("2024-01-05")}`);
+    await expect(mine).toContainText(`← merge “${NEWER}” (since ${day("2024-04-05")})`);
     // Only this test's pair: whatever else the store holds is left alone.
     for (const box of await preview.getByRole("checkbox").all()) await box.uncheck();
     await mine.getByRole("checkbox").check();
@@ -352,13 +358,13 @@ test.describe("duplicate facts", () => {
     await knows.goto();
     knows.useSpace(space);
     expect(await knows.texts(space)).toEqual([OLDER]);
-    await expect(knows.fact(OLDER).getByTestId("fact-since")).toHaveText("2024-01-05");
+    await expect(knows.fact(OLDER).getByTestId("fact-since")).toHaveText(day("2024-01-05"));
     await expect(knows.fact(OLDER).getByRole("button", { name: "Sources (2)" })).toBeVisible();
     const versions = await knows.history(OLDER);
     await expect(versions).toHaveCount(1);
     await expect(versions.first()).toContainText(NEWER);
     await expect(versions.first().getByTestId("fact-version-dates")).toContainText(
-      "since 2024-04-05 · merged into the fact above as a duplicate",
+      `since ${day("2024-04-05")} · merged into the fact above as a duplicate`,
     );
     await page.screenshot({ path: "test-results/screenshots/facts-merged-history-1280.png", fullPage: true });
 

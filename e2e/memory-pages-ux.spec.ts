@@ -93,7 +93,11 @@ test.describe("Manager and Analytics", () => {
     await a.goto();
     await a.showSpace(space);
     await expect(a.overTime).toContainText("per day");
-    await expect(page.getByTestId("over-time-earlier")).toContainText("the 1 older memory (from 2023-02-01)");
+    // Dates as the page shows them: the browser's locale and zone (app/_ui/local-time.ts).
+    const from = await page.evaluate(() =>
+      new Intl.DateTimeFormat(undefined, { dateStyle: "medium" }).format(new Date("2023-02-01T10:00:00.000Z")),
+    );
+    await expect(page.getByTestId("over-time-earlier")).toContainText(`the 1 older memory (from ${from})`);
     await expect(a.overTime.locator("svg").getByText(/^before \d+ \w+ \d{4}$/)).toHaveCount(1);
     await expect(a.stat("memories")).toContainText("live now");
     await expect(a.stat("added-week")).toContainText("still live");

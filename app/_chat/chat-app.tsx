@@ -7,6 +7,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { Conversation } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 import { ChatToolbar } from "./chat-toolbar";
+import { ConnectModelCard } from "./connect-model";
 import { Composer } from "./composer";
 import { ConversationList } from "./conversation-list";
 import { fromStored, isStoredId, useChatTurn } from "./use-chat-turn";
@@ -192,15 +193,14 @@ export function ChatApp({
           onSpace={setSpace}
           onOpenDrawer={() => setDrawer(true)}
           health={st?.health}
-        />
-        <div className="px-3 pt-1">
+        >
           <ConversationMemoryBar
             conversation={conversation.data?.conversation}
             isNew={!conversationId}
             temporary={temporary}
             onTemporaryChange={setTemporary}
           />
-        </div>
+        </ChatToolbar>
         {sharingQuestion && (
           <SharingConsentDialog
             question={sharingQuestion}
@@ -216,21 +216,7 @@ export function ChatApp({
           />
         )}
         <div className="shrink-0 space-y-1 empty:hidden">
-          {st && !st.ready && (
-            <div
-              role="status"
-              className="mx-3 mt-2 space-y-1 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm dark:border-amber-800 dark:bg-amber-950"
-              data-testid="no-provider"
-            >
-              <p className="font-medium">No chat provider is ready.</p>
-              <p>{st.problem}</p>
-              <p>
-                <Link href="/settings#providers" className="text-blue-700 underline dark:text-blue-400">
-                  Configure a provider in Settings
-                </Link>
-              </p>
-            </div>
-          )}
+          {st && !st.ready && <ConnectModelCard problem={st.problem} />}
           {st && st.persist.failed.length > 0 && (
             <p className="mx-3 mt-2 rounded border border-red-300 bg-red-50 px-3 py-2 text-xs text-red-800 dark:bg-red-950 dark:text-red-200">
               {st.persist.failed.length} exchange(s) could not be saved to memory ({st.persist.failed.at(-1)?.error});
@@ -266,7 +252,10 @@ export function ChatApp({
               data-testid="messages"
             >
               {messages.length === 0 && !notFound && (
-                <li className="rounded border border-dashed border-zinc-300 p-4 text-sm text-zinc-500 dark:border-zinc-700">
+                <li
+                  className="rounded border border-dashed border-zinc-300 p-4 text-sm text-zinc-500 dark:border-zinc-700"
+                  data-testid="empty-chat-hint"
+                >
                   Ask anything: what you said in earlier conversations is recalled by meaning and by keyword, and shown
                   under each reply. Type <code>/remember &lt;text&gt;</code> to pin a fact,{" "}
                   <code>/forget &lt;pattern&gt;</code> to forget, <code>/help</code> for commands and keyboard

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useState, useSyncExternalStore } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { DeleteChatResult } from "@/server/chat/delete-chat";
 import { useTRPC } from "../_trpc/client";
 
@@ -27,8 +27,16 @@ export function DeleteChatConfirm({
   const preview = useQuery(trpc.conversations.deletePreview.queryOptions({ id }));
   const [forget, setForget] = useState(true);
   const n = preview.data?.memories;
+  const box = useRef<HTMLDivElement>(null);
+  // Opened on a chat low in the list, the question would sit below the fold: bring it into view (again
+  // once the count has arrived and the box has its full height).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: again when the count arrives (the box grows)
+  useEffect(() => {
+    box.current?.scrollIntoView({ block: "nearest" });
+  }, [n]);
   return (
     <div
+      ref={box}
       role="group"
       aria-label="Delete this conversation"
       className="mt-1 space-y-1 rounded border border-red-200 bg-red-50 p-2 text-xs dark:border-red-900 dark:bg-red-950"

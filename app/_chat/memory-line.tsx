@@ -61,7 +61,8 @@ export function MemoryLine({
         </p>
       )}
       {recalled && (
-        <div className="min-w-0 flex-1">
+        // Full width under the reply on a phone (beside "Remembered" it had half); beside it from sm up.
+        <div className="min-w-0 basis-full sm:basis-0 sm:flex-1">
           <RecalledList memories={recalled} />
         </div>
       )}

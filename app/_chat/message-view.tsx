@@ -185,7 +185,18 @@ function AssistantMessage({ m, a }: { m: UiMessage; a: MessageActions }) {
           m.command && <CommandDetails command={m.command} onUndo={a.onUndo} undoing={a.undoing} />
         )}
         {/* One plain message per failure: the live error, or (after a reload) the note stored with a cut-short reply. */}
-        {m.status === "error" && m.error ? (
+        {m.status === "error" && m.errorKind === "not_configured" && !text ? (
+          // The "Connect a model" card above says how; here only what became of the message, truthfully
+          // (server/chat/turn.ts stores it in the conversation; only an answered exchange becomes memory).
+          <p
+            role="alert"
+            className="mt-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+            data-testid="reply-error"
+          >
+            No model is connected, so nothing answered. Your message is kept in this conversation but not in memory: an
+            exchange becomes memory once a model answers it. Connect a model, then Retry.
+          </p>
+        ) : m.status === "error" && m.error ? (
           <p
             role="alert"
             className="mt-2 rounded border border-red-300 bg-red-50 px-2 py-1 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200"

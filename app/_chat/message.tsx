@@ -20,6 +20,8 @@ export interface UiMessage {
   command: CommandInfo | null;
   status: "done" | "streaming" | "error";
   error?: string | null;
+  /** What failed (the provider's error kind): "not_configured" when no model is connected. */
+  errorKind?: string | null;
   /** Retrieval failed for this reply (it was answered without memories). */
   recallError?: string | null;
   provider?: string | null;

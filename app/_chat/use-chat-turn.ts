@@ -182,7 +182,7 @@ export function useChatTurn(h: TurnHooks) {
                 recallError: m.recallError,
               }));
               replyId = stored.id;
-            } else fail(ev.message);
+            } else patch(replyId, (m) => ({ ...m, status: "error", error: ev.message, errorKind: ev.kind }));
             finished = true;
             break;
         }

@@ -154,13 +154,13 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
               )}
             </>
           ) : (
+            // How to connect one is said once, on the "Connect a model" card above the chat (app/_chat/connect-model.tsx).
             <>
-              Run <code>npm run models:pull -- --chat</code> for a local model (Qwen2.5-1.5B-Instruct, ~1.1 GB), start
-              Ollama or LM Studio (found on its own), or set one up in{" "}
-              <Link href="/settings" className="underline">
+              Not connected yet:{" "}
+              <Link href="/settings#providers" className="underline">
                 Settings → Providers
               </Link>
-              . <code>/remember</code> and <code>/forget</code> work without one.
+              .
             </>
           )}
         </Item>

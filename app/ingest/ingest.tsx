@@ -7,6 +7,7 @@ import { LearnFacts } from "../_ui/learn-facts";
 import { useTRPC } from "../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { BTN, INPUT } from "../_ui/styles";
+import { localDateTime } from "../_ui/local-time";
 
 const BTN_PRIMARY =
   "cursor-pointer rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900";
@@ -36,36 +37,99 @@ interface DocumentView {
   chunksTotal: number;
   chunksDone: number;
   memories: number;
+  forgotten: number;
+  forgottenAt: string | null;
   createdAt: string;
   canReingest: boolean;
   queuePosition: number | null;
+  stage: {
+    name: "reading" | "counting" | "embedding";
+    done: number;
+    total: number;
+    startedAt: string;
+    doneAtStart: number;
+  } | null;
 }
 
 /** POST one file; resolves with an error message for the whole request, or null (the row says the rest). */
 // Not a valid space name (spaces hold no blanks), so it cannot clash with one.
 const NEW_SPACE = " new";
 
-async function uploadOne(file: File, space: string): Promise<{ error: string } | { error: null; duplicate: boolean }> {
+interface UploadAnswer {
+  duplicateOf?: string;
+  restored?: number;
+  requeued?: boolean;
+}
+
+async function uploadOne(
+  file: File,
+  space: string,
+): Promise<{ error: string } | { error: null; answer: UploadAnswer }> {
   const form = new FormData();
   form.append("space", space);
   form.append("file", file, file.name);
   try {
     const res = await fetch("/api/v1/documents", { method: "POST", body: form });
     const body = (await res.json().catch(() => null)) as {
-      documents?: { duplicateOf?: string }[];
+      documents?: UploadAnswer[];
       error?: { message?: string };
     } | null;
-    if (res.ok) return { error: null, duplicate: Boolean(body?.documents?.[0]?.duplicateOf) };
+    if (res.ok) return { error: null, answer: body?.documents?.[0] ?? {} };
     return { error: body?.error?.message ?? `upload failed (HTTP ${res.status})` };
   } catch (e) {
     return { error: `upload failed: ${e instanceof Error ? e.message : String(e)}` };
   }
 }
 
+/** What uploading a file that is already there did: nothing, brought its forgotten passages back, or queued it again. */
+function duplicateNotice(name: string, space: string, a: UploadAnswer): string {
+  const n = a.restored ?? 0;
+  const restored = `restored its ${n} passage${n === 1 ? "" : "s"}`;
+  if (a.requeued)
+    return `${name} had been forgotten${n ? `; uploading it again ${restored}, and` : ", and some of it purged; uploading it again"} writes the rest anew from the kept file in '${space}'.`;
+  if (n) return `${name} had been forgotten; uploading it again ${restored} in '${space}'.`;
+  return `${name} is already stored in '${space}' (identical content): nothing new was added.`;
+}
+
+/**
+ * "0 of 3 passages live — forgotten on …": a done document some of whose passages were forgotten (/forget,
+ * the Manager) or purged since. Null when all of it is live.
+ */
+function livenessText(doc: DocumentView): string | null {
+  if (doc.status !== "done") return null;
+  const total = Math.max(doc.chunksTotal, doc.memories + doc.forgotten);
+  if (doc.memories >= total) return null;
+  const head = `${doc.memories} of ${total} passages live`;
+  if (doc.forgottenAt) return `${head} — forgotten on ${localDateTime(doc.forgottenAt)}`;
+  return `${head} — the rest were forgotten and purged`;
+}
+
+/** "about 40 s left" from the stage's rate so far; null until there is one to go by. */
+function timeLeft(stage: NonNullable<DocumentView["stage"]>, now: number): string | null {
+  const elapsed = (now - Date.parse(stage.startedAt)) / 1000;
+  const moved = stage.done - stage.doneAtStart;
+  if (moved <= 0 || elapsed < 0.5 || stage.total <= 0) return null;
+  const s = Math.ceil(((stage.total - stage.done) / moved) * elapsed);
+  if (s <= 0) return null;
+  return s < 60 ? `about ${s} s left` : `about ${Math.round(s / 60)} min left`;
+}
+
+/**
+ * A document's bar and label: queued (and how many ahead), then each stage with its percentage and time
+ * left — counting the text's tokens (step 1 of 2), then embedding its chunks (step 2 of 2) — then done.
+ */
 function Progress({ doc }: { doc: DocumentView }) {
-  const preparing = doc.status === "processing" && doc.chunksTotal === 0;
+  const stage = doc.status === "processing" ? doc.stage : null;
+  const reading = doc.status === "processing" && (!stage || stage.name === "reading" || stage.total === 0);
   const pct =
-    doc.status === "done" ? 100 : doc.chunksTotal > 0 ? Math.floor((doc.chunksDone / doc.chunksTotal) * 100) : 0;
+    doc.status === "done"
+      ? 100
+      : stage && stage.total > 0
+        ? Math.floor((stage.done / stage.total) * 100)
+        : doc.chunksTotal > 0
+          ? Math.floor((doc.chunksDone / doc.chunksTotal) * 100)
+          : 0;
+  const left = stage ? timeLeft(stage, Date.now()) : null;
   const label =
     doc.status === "done"
       ? `${doc.chunksTotal} chunk${doc.chunksTotal === 1 ? "" : "s"}`
@@ -73,29 +137,28 @@ function Progress({ doc }: { doc: DocumentView }) {
         ? doc.queuePosition
           ? `queued · ${doc.queuePosition} ahead`
           : "queued"
-        : preparing
-          ? "reading and counting tokens…"
-          : `${doc.chunksDone} / ${doc.chunksTotal} chunks embedded`;
+        : reading
+          ? "reading the file…"
+          : stage?.name === "counting"
+            ? `counting tokens ${pct}% · ${left ?? "estimating time left…"} (step 1 of 2)`
+            : `${doc.chunksDone} / ${doc.chunksTotal} chunks · ${pct}% · ${left ?? "estimating time left…"} (step 2 of 2)`;
   return (
-    <div className="mt-2 flex items-center gap-2 text-xs">
+    <div className="mt-2 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs">
       <div
         role="progressbar"
         aria-label={`Progress of ${doc.name}`}
         aria-valuemin={0}
         aria-valuemax={100}
-        aria-valuenow={preparing ? undefined : pct}
+        aria-valuenow={reading ? undefined : pct}
         aria-valuetext={label}
-        className="h-2 flex-1 overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800"
+        className="h-2 min-w-32 flex-1 overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800"
       >
         <div
-          className={`h-2 rounded transition-[width] duration-300 ${doc.status === "done" ? "bg-emerald-600" : "bg-sky-600"} ${preparing ? "w-1/4 animate-pulse" : ""}`}
-          style={preparing ? undefined : { width: `${pct}%` }}
+          className={`h-2 rounded transition-[width] duration-300 ${doc.status === "done" ? "bg-emerald-600" : "bg-sky-600"} ${reading ? "w-1/4 animate-pulse" : ""}`}
+          style={reading ? undefined : { width: `${pct}%` }}
         />
       </div>
-      <span
-        className="w-44 shrink-0 text-right tabular-nums text-zinc-600 dark:text-zinc-400"
-        data-testid="progress-text"
-      >
+      <span className="shrink-0 text-right tabular-nums text-zinc-600 dark:text-zinc-400" data-testid="progress-text">
         {label}
       </span>
     </div>
@@ -112,10 +175,13 @@ function DocumentItem({ doc, onChanged }: { doc: DocumentView; onChanged: () => 
   }, [confirming]);
   const del = useMutation(trpc.documents.delete.mutationOptions({ onSuccess: onChanged }));
   const reingest = useMutation(trpc.documents.reingest.mutationOptions({ onSuccess: onChanged }));
+  const restore = useMutation(trpc.documents.restore.mutationOptions({ onSuccess: onChanged }));
   const cancel = useMutation(trpc.documents.cancel.mutationOptions({ onSuccess: onChanged }));
   const active = doc.status === "queued" || doc.status === "processing";
-  const actionError = del.error ?? reingest.error ?? cancel.error;
-  const added = new Date(doc.createdAt);
+  const actionError = del.error ?? reingest.error ?? cancel.error ?? restore.error;
+  const liveness = livenessText(doc);
+  // A done document nothing of which is live reads "forgotten", not "done".
+  const shownStatus = doc.status === "done" && doc.memories === 0 && liveness ? "forgotten" : doc.status;
   return (
     <li data-testid="document" data-status={doc.status} aria-label={doc.name} className="py-3">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
@@ -124,23 +190,34 @@ function DocumentItem({ doc, onChanged }: { doc: DocumentView; onChanged: () => 
         </span>
         <span
           data-testid="document-status"
-          className={`rounded px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[doc.status]}`}
+          className={`rounded px-2 py-0.5 text-xs font-medium ${shownStatus === "forgotten" ? STATUS_STYLE.cancelled : STATUS_STYLE[doc.status]}`}
         >
-          {doc.status}
+          {shownStatus}
         </span>
         <span className="text-xs text-zinc-500">
           {formatBytes(doc.size)} ·{" "}
           {doc.status === "done"
-            ? `${doc.chunksTotal} chunk${doc.chunksTotal === 1 ? "" : "s"}`
+            ? `${doc.chunksTotal} chunk${doc.chunksTotal === 1 ? "" : "s"} · `
             : doc.chunksTotal
-              ? `${doc.chunksDone}/${doc.chunksTotal} chunks`
-              : "— chunks"}{" "}
-          · added{" "}
-          <time dateTime={doc.createdAt} title={doc.createdAt}>
-            {added.toLocaleDateString()} {added.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+              ? `${doc.chunksDone}/${doc.chunksTotal} chunks · `
+              : ""}
+          added{" "}
+          <time dateTime={doc.createdAt} title={doc.createdAt} suppressHydrationWarning>
+            {localDateTime(doc.createdAt)}
           </time>
         </span>
         <div className="ml-auto flex gap-2">
+          {doc.forgotten > 0 && doc.status === "done" && (
+            <button
+              type="button"
+              className={BTN}
+              disabled={restore.isPending}
+              onClick={() => restore.mutate({ id: doc.id })}
+              aria-label={`Restore ${doc.name}`}
+            >
+              Restore
+            </button>
+          )}
           {active && (
             <button
               type="button"
@@ -187,7 +264,13 @@ function DocumentItem({ doc, onChanged }: { doc: DocumentView; onChanged: () => 
           )}
         </div>
       </div>
-      {doc.status !== "failed" && doc.status !== "cancelled" && <Progress doc={doc} />}
+      {/* A full green bar would say "all there" of a document that is partly or wholly forgotten. */}
+      {doc.status !== "failed" && doc.status !== "cancelled" && !liveness && <Progress doc={doc} />}
+      {liveness && (
+        <p data-testid="document-liveness" className="mt-1 text-sm text-amber-800 dark:text-amber-300">
+          {liveness}
+        </p>
+      )}
       {doc.error && (
         <p data-testid="document-error" className="mt-1 text-sm text-red-700 dark:text-red-300">
           {doc.error}
@@ -257,11 +340,10 @@ export function Ingest() {
     for (const it of items) {
       const r = await uploadOne(it.file, space);
       if (r.error) setRequestErrors((e) => [...e, `${it.name}: ${r.error}`]);
-      else if ("duplicate" in r && r.duplicate)
-        setNotices((n) => [
-          ...n,
-          `${it.name} is already stored in '${space}' (identical content): nothing new was added.`,
-        ]);
+      else if ("answer" in r && r.answer.duplicateOf) {
+        const note = duplicateNotice(it.name, space, r.answer);
+        setNotices((n) => [...n, note]);
+      }
       setUploading((u) => u.filter((x) => x.key !== it.key));
       await refresh();
     }

@@ -94,6 +94,7 @@ export function AccessSection() {
 
   return (
     <SettingsSection
+      anchor="access"
       headingId="access-heading"
       title="Access"
       testId="access-section"

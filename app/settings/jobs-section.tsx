@@ -87,6 +87,7 @@ export function JobsSection() {
   if (admin === false)
     return (
       <section
+        id="jobs"
         aria-labelledby="jobs-settings-heading"
         className="space-y-1 rounded border border-zinc-200 p-4 dark:border-zinc-800"
         data-testid="jobs-section"
@@ -103,6 +104,7 @@ export function JobsSection() {
 
   return (
     <section
+      id="jobs"
       aria-labelledby="jobs-settings-heading"
       className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800"
       data-testid="jobs-section"

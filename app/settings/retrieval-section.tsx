@@ -175,6 +175,7 @@ export function RetrievalSection() {
 
   return (
     <section
+      id="retrieval"
       aria-labelledby="retrieval-heading"
       className="space-y-3 rounded border border-zinc-200 p-4 dark:border-zinc-800"
       data-testid="retrieval-section"

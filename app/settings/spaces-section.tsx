@@ -69,6 +69,7 @@ export function SpacesSection() {
 
   return (
     <SettingsSection
+      anchor="spaces"
       headingId="spaces-heading"
       title="Spaces"
       testId="spaces-section"
@@ -205,7 +206,9 @@ export function SpacesSection() {
                   <td className="py-2 pr-3 text-right tabular-nums">{s.memories}</td>
                   <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.deleted}</td>
                   <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.conversations}</td>
-                  <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell">{s.documents}</td>
+                  <td className="hidden py-2 pr-3 text-right tabular-nums sm:table-cell" data-testid="space-documents">
+                    {s.documents}
+                  </td>
                   <td className="py-2">
                     {sharing !== s.id && (
                       <span className="flex justify-end pb-1">

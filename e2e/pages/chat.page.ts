@@ -13,6 +13,12 @@ export class ChatPage {
   readonly conversationItems: Locator;
   readonly newChatButton: Locator;
   readonly noProvider: Locator;
+  /** The "Connect a model" card shown while no chat provider is ready (the same element as noProvider). */
+  readonly connectModel: Locator;
+  /** The hint an empty conversation shows. */
+  readonly emptyHint: Locator;
+  /** On a phone: the one control that shows the chat's options (space, provider, model, temporary). */
+  readonly optionsButton: Locator;
   readonly spaceSelect: Locator;
   readonly providerSelect: Locator;
   readonly modelSelect: Locator;
@@ -42,6 +48,9 @@ export class ChatPage {
     this.conversationItems = page.getByTestId("conversation-item");
     this.newChatButton = this.conversations.getByRole("button", { name: "New chat" });
     this.noProvider = page.getByTestId("no-provider");
+    this.connectModel = page.getByRole("region", { name: "Connect a model" });
+    this.emptyHint = page.getByTestId("empty-chat-hint");
+    this.optionsButton = page.getByRole("button", { name: "Chat options" });
     this.spaceSelect = page.getByRole("combobox", { name: "Space" });
     this.providerSelect = page.getByRole("combobox", { name: "Provider" });
     this.modelSelect = page.getByRole("combobox", { name: "Model" });
@@ -101,7 +110,8 @@ export class ChatPage {
     await expect(this.input).toBeVisible();
     // Typing before hydration is lost to React's state: the send would find the box empty.
     await expect(this.readyForm).toHaveCount(1);
-    if (space) await expect(this.spaceSelect).toHaveValue(space);
+    // By its element, not its role: on a phone the select is folded under "Chat options" (hidden).
+    if (space) await expect(this.page.locator('select[aria-label="Space"]')).toHaveValue(space);
   }
 
   async gotoConversation(id: string): Promise<void> {

@@ -16,6 +16,8 @@ export class IngestPage {
   readonly documents: Locator;
   readonly uploading: Locator;
   readonly requestError: Locator;
+  /** What the last upload answered besides errors (a duplicate, a forgotten file restored). */
+  readonly notice: Locator;
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole("heading", { name: "Ingest documents" });
@@ -26,6 +28,7 @@ export class IngestPage {
     this.documents = page.getByTestId("document");
     this.uploading = page.getByTestId("uploading");
     this.requestError = page.getByRole("main").getByRole("alert");
+    this.notice = page.getByTestId("ingest-notice");
   }
 
   async goto(): Promise<void> {
@@ -73,6 +76,11 @@ export class IngestPage {
 
   status(name: string): Locator {
     return this.row(name).getByTestId("document-status");
+  }
+
+  /** "n of m passages live — forgotten on …": shown when some of a document was forgotten. */
+  liveness(name: string): Locator {
+    return this.row(name).getByTestId("document-liveness");
   }
 
   error(name: string): Locator {

@@ -11,6 +11,10 @@ export class SettingsPage {
   readonly spaces: Locator;
   readonly spaceRows: Locator;
   readonly spacesNotice: Locator;
+  /** The section menu: a side list of links on a desktop… */
+  readonly sectionMenu: Locator;
+  /** …and a select on a phone. */
+  readonly sectionSelect: Locator;
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole("heading", { name: "Settings", exact: true });
@@ -21,6 +25,8 @@ export class SettingsPage {
     this.spaces = page.getByTestId("spaces-section");
     this.spaceRows = page.getByTestId("space-row");
     this.spacesNotice = page.getByTestId("spaces-notice");
+    this.sectionMenu = page.getByRole("navigation", { name: "Settings sections" });
+    this.sectionSelect = page.getByRole("combobox", { name: "Go to section" });
   }
 
   async goto(): Promise<void> {

@@ -128,6 +128,8 @@ export class TokenCounter {
   private waiting: (() => void)[] = [];
   /** Tokenizer requests made (for tests and the benchmark). */
   calls = 0;
+  /** Characters tokenized so far: the Ingest page's progress while a document is being counted. */
+  charsCounted = 0;
 
   constructor(
     private readonly embedder: Embedder,
@@ -156,7 +158,9 @@ export class TokenCounter {
         try {
           signal?.throwIfAborted();
           this.calls++;
-          return (await this.embedder.tokenize(key)).length;
+          const n = (await this.embedder.tokenize(key)).length;
+          this.charsCounted += key.length;
+          return n;
         } finally {
           this.release();
         }

@@ -167,18 +167,38 @@ export function unlinkDocument(db: Database.Database, documentId: string, only?:
   })();
 }
 
-/** Live memories per document. */
-export function documentMemoryCounts(db: Database.Database, ids: string[]): Map<string, number> {
-  const out = new Map<string, number>();
+/** What of each document is live: its linked chunks that are live, those forgotten (soft-deleted, restorable) and when the last was forgotten. */
+export interface DocumentLiveness {
+  live: number;
+  forgotten: number;
+  forgottenAt: string | null;
+}
+
+export function documentLiveness(db: Database.Database, ids: string[]): Map<string, DocumentLiveness> {
+  const out = new Map<string, DocumentLiveness>();
   if (ids.length === 0) return out;
   const rows = db
     .prepare(
-      `SELECT l.document_id AS id, count(*) AS n FROM document_chunks l JOIN memories m ON m.id = l.memory_id
-        WHERE m.soft_deleted = 0 AND l.document_id IN (SELECT value FROM json_each(?)) GROUP BY l.document_id`,
+      `SELECT l.document_id AS id, sum(m.soft_deleted = 0) AS live, sum(m.soft_deleted = 1) AS forgotten,
+              max(CASE WHEN m.soft_deleted = 1 THEN m.deleted_at END) AS forgottenAt
+         FROM document_chunks l JOIN memories m ON m.id = l.memory_id
+        WHERE l.document_id IN (SELECT value FROM json_each(?)) GROUP BY l.document_id`,
     )
-    .all(JSON.stringify(ids)) as { id: string; n: number }[];
-  for (const r of rows) out.set(r.id, r.n);
+    .all(JSON.stringify(ids)) as { id: string; live: number; forgotten: number; forgottenAt: string | null }[];
+  for (const r of rows) out.set(r.id, { live: r.live, forgotten: r.forgotten, forgottenAt: r.forgottenAt });
   return out;
+}
+
+/** Ids of a document's forgotten (soft-deleted) chunks. */
+export function forgottenDocumentMemoryIds(db: Database.Database, documentId: string): string[] {
+  return (
+    db
+      .prepare(
+        `SELECT l.memory_id AS id FROM document_chunks l JOIN memories m ON m.id = l.memory_id
+          WHERE l.document_id = ? AND m.soft_deleted = 1`,
+      )
+      .all(documentId) as { id: string }[]
+  ).map((r) => r.id);
 }
 
 /** Remove a document's memories that no other document shares, from all three tables, in one transaction. */

@@ -47,6 +47,8 @@ export interface IngestOptions extends ChunkOptions {
   requestTargetMs?: number;
   /** Called when the plan is known and after every written batch. */
   onProgress?: (p: IngestProgress) => void;
+  /** While the text is cut and counted, before any chunk is known: characters tokenized of the text's. */
+  onCounting?: (p: { charsDone: number; charsTotal: number }) => void;
 }
 
 export interface IngestStats {
@@ -87,7 +89,17 @@ export async function ingestDocument(
   const t1 = now();
   const { model } = await activeModel(ctx);
   const counter = new TokenCounter(ctx.embedder, options.concurrency ?? 8);
-  const { chunks, tokenizeCalls } = await chunkSections(parsed.sections, counter, options);
+  const charsTotal = parsed.sections.reduce((n, s) => n + s.text.length + (s.heading?.length ?? 0), 0);
+  const counting = () => options.onCounting?.({ charsDone: Math.min(counter.charsCounted, charsTotal), charsTotal });
+  counting();
+  const ticker = options.onCounting ? setInterval(counting, 250) : null;
+  let counted: Awaited<ReturnType<typeof chunkSections>>;
+  try {
+    counted = await chunkSections(parsed.sections, counter, options);
+  } finally {
+    if (ticker) clearInterval(ticker);
+  }
+  const { chunks, tokenizeCalls } = counted;
   signal?.throwIfAborted();
   const t2 = now();
 

@@ -32,6 +32,19 @@ import { ingestDocument, type IngestOptions, type IngestStats } from "./pipeline
 import { runAsSystem } from "../core/acting";
 
 /** Where uploaded files are kept (beside the store, like the ANN index files): `<store dir>/uploads/<document id>`. */
+/**
+ * Where a running document is (the Ingest page's percentage and time left): reading the file, counting its
+ * text's tokens (characters done of all), embedding and writing its chunks. `doneAtStart` is where the
+ * stage began (chunks already stored are skipped at once), so a rate is measured on this run's work.
+ */
+export interface IngestStage {
+  name: "reading" | "counting" | "embedding";
+  done: number;
+  total: number;
+  startedAt: string;
+  doneAtStart: number;
+}
+
 export function uploadsDirFor(db: Database.Database): string {
   if (!db.name || db.name === ":memory:") return path.join(os.tmpdir(), `memo-uploads-${process.pid}`);
   return path.join(path.dirname(db.name), "uploads");
@@ -80,6 +93,7 @@ export class IngestQueue {
   private pending: string[] = [];
   private active: { id: string; controller: AbortController; finished: Promise<void> } | null = null;
   private idle: (() => void)[] = [];
+  private stage: { id: string; now: IngestStage } | null = null;
   private stopped = false;
 
   constructor(
@@ -231,11 +245,24 @@ export class IngestQueue {
     }
   }
 
+  /** The running document's stage (reading, counting, embedding) with its progress; null when none runs. */
+  stageOf(id: string): IngestStage | null {
+    return this.stage?.id === id ? this.stage.now : null;
+  }
+
+  private setStage(id: string, name: IngestStage["name"], done: number, total: number): void {
+    const same = this.stage?.id === id && this.stage.now.name === name;
+    const startedAt = same ? this.stage!.now.startedAt : new Date().toISOString();
+    const doneAtStart = same ? this.stage!.now.doneAtStart : done;
+    this.stage = { id, now: { name, done, total, startedAt, doneAtStart } };
+  }
+
   private async run(id: string, signal: AbortSignal): Promise<void> {
     const db = this.ctx.db;
     const row = getDocument(db, id);
     if (!row || (row.status !== "queued" && row.status !== "processing")) return;
     updateDocument(db, id, { status: "processing", error: null, chunksTotal: 0, chunksDone: 0 });
+    this.setStage(id, "reading", 0, 0);
     try {
       await this.waitForEmbedder(signal);
       let bytes: Buffer;
@@ -248,7 +275,9 @@ export class IngestQueue {
       const stats = await ingestDocument(this.ctx, row, bytes, {
         ...this.opts.ingest,
         signal,
+        onCounting: (p) => this.setStage(id, "counting", p.charsDone, p.charsTotal),
         onProgress: (p) => {
+          this.setStage(id, "embedding", p.chunksDone, p.chunksTotal);
           // Progress after every batch, at most ~10 row updates a second.
           const t = Date.now();
           if (p.chunksDone === p.chunksTotal || p.chunksDone === 0 || t - lastWrite >= 100) {
@@ -277,6 +306,8 @@ export class IngestQueue {
       this.finish(id, cancelled ? "cancelled" : "failed", error);
       const after = getDocument(db, id);
       if (after) this.opts.onFinished?.(after, { status: cancelled ? "cancelled" : "failed", error });
+    } finally {
+      if (this.stage?.id === id) this.stage = null;
     }
   }
 }

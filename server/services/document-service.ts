@@ -6,13 +6,14 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { spaceExists } from "../memory/store";
+import { restoreMemories, spaceExists } from "../memory/store";
 import { isMine, mySpaceOf } from "../core/acting";
 import { decodeUtf8, detectType, IngestError } from "../ingest/detect";
 import {
   deleteDocumentRow,
   documentHash,
-  documentMemoryCounts,
+  documentLiveness,
+  forgottenDocumentMemoryIds,
   findDocumentByHash,
   getDocument,
   insertDocuments,
@@ -23,7 +24,7 @@ import {
   type NewDocument,
 } from "../ingest/documents";
 import { discardStaged, MultipartError, readMultipart, type StagedFile } from "../ingest/multipart";
-import { queueFor, type IngestQueue } from "../ingest/queue";
+import { queueFor, type IngestQueue, type IngestStage } from "../ingest/queue";
 import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
@@ -49,10 +50,16 @@ export interface DocumentView extends DocumentRow {
   progress: number;
   /** Live memories of this document (chunks already stored by another document are not counted). */
   memories: number;
+  /** Its passages that were forgotten (/forget, the Manager): soft-deleted, restorable until purged. */
+  forgotten: number;
+  /** When the last of them was forgotten; null when none is. */
+  forgottenAt: string | null;
   /** Whether the uploaded file is kept, so the document can be re-ingested. */
   canReingest: boolean;
   /** Documents ahead of it in the queue (0: running now), null when not queued. */
   queuePosition: number | null;
+  /** While it runs: its stage and that stage's progress (the page's percentage and time left). */
+  stage: IngestStage | null;
 }
 
 export interface UploadRow {
@@ -62,11 +69,15 @@ export interface UploadRow {
   error?: string;
   /** Set when the same bytes are already ingested (or on their way) in this space: the existing document. */
   duplicateOf?: string;
+  /** Uploading a document whose passages were forgotten brings them back: how many were restored. */
+  restored?: number;
+  /** …and when some were purged for good meanwhile, the kept file is queued again to write them anew. */
+  requeued?: boolean;
 }
 
 function views(ctx: MemoContext, rows: DocumentRow[]): DocumentView[] {
   const q = queueFor(ctx);
-  const counts = documentMemoryCounts(
+  const live = documentLiveness(
     ctx.db,
     rows.map((r) => r.id),
   );
@@ -76,9 +87,12 @@ function views(ctx: MemoContext, rows: DocumentRow[]): DocumentView[] {
       ...r,
       space: r.spaceId,
       progress: r.status === "done" ? 1 : r.chunksTotal > 0 ? Math.min(1, r.chunksDone / r.chunksTotal) : 0,
-      memories: counts.get(r.id) ?? 0,
+      memories: live.get(r.id)?.live ?? 0,
+      forgotten: live.get(r.id)?.forgotten ?? 0,
+      forgottenAt: live.get(r.id)?.forgottenAt ?? null,
       canReingest: r.status !== "queued" && r.status !== "processing" && q.hasFile(r.id),
       queuePosition: pos < 0 ? null : pos,
+      stage: r.status === "processing" ? q.stageOf(r.id) : null,
     };
   });
 }
@@ -158,7 +172,14 @@ export async function acceptFiles(
         existing &&
         (existing.status === "done" || existing.status === "queued" || existing.status === "processing")
       ) {
-        out.push({ id: existing.id, name: f.filename, status: existing.status, duplicateOf: existing.id });
+        const back = existing.status === "done" ? bringBack(ctx, existing) : {};
+        out.push({
+          id: existing.id,
+          name: f.filename,
+          status: back.requeued ? "queued" : existing.status,
+          duplicateOf: existing.id,
+          ...back,
+        });
         continue;
       }
       seenHere.set(hash, id);
@@ -179,6 +200,33 @@ export async function acceptFiles(
   }
   for (const r of rows) if (r.status === "queued") q.enqueue(r.id);
   return out;
+}
+
+/**
+ * The same file uploaded again while its document is done: whatever of it was forgotten comes back (the
+ * upload says the person wants it), and what was purged meanwhile is written again from the kept file.
+ */
+function bringBack(ctx: MemoContext, doc: DocumentRow): { restored?: number; requeued?: boolean } {
+  const forgotten = forgottenDocumentMemoryIds(ctx.db, doc.id);
+  const restored = forgotten.length > 0 ? restoreMemories(ctx.db, forgotten).length : 0;
+  const live = documentLiveness(ctx.db, [doc.id]).get(doc.id)?.live ?? 0;
+  const q = queueFor(ctx);
+  const requeued = live < doc.chunksTotal && q.hasFile(doc.id) && !q.isQueuedOrActive(doc.id);
+  if (requeued) {
+    updateDocument(ctx.db, doc.id, { status: "queued", error: null, chunksDone: 0, chunksTotal: 0 });
+    q.enqueue(doc.id);
+  }
+  return { ...(restored > 0 ? { restored } : {}), ...(requeued ? { requeued } : {}) };
+}
+
+/** Bring back a document's forgotten passages (POST /api/v1/documents/:id/restore, the Ingest row's Restore). */
+export function restoreDocument(ctx: MemoContext, id: string): DocumentView & { restored: number } {
+  const row = getDocumentOr404(ctx, id);
+  const forgotten = forgottenDocumentMemoryIds(ctx.db, id);
+  if (forgotten.length === 0)
+    throw new ServiceError(409, `nothing of ${row.name} is forgotten; ${row.memories} passage(s) are live`);
+  const restored = restoreMemories(ctx.db, forgotten).length;
+  return { ...getDocumentOr404(ctx, id), restored };
 }
 
 /** The acting person's key for the space named (or their default space). */

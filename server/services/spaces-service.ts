@@ -34,9 +34,9 @@ export const renameSpaceInput = z.strictObject({ from: spaceName, to: spaceName 
 /** `confirm` must repeat the space's name: the API's own guard against deleting the wrong space. */
 export const deleteSpaceInput = z.strictObject({ name: spaceName, confirm: z.string() });
 
-const countIn = (db: Database.Database, table: string) =>
+const countIn = (db: Database.Database, table: string, where = "1") =>
   spaceReferences(db).some((r) => r.table === table)
-    ? (db.prepare(`SELECT space_id AS id, count(*) AS n FROM "${table}" GROUP BY space_id`).all() as {
+    ? (db.prepare(`SELECT space_id AS id, count(*) AS n FROM "${table}" WHERE ${where} GROUP BY space_id`).all() as {
         id: string;
         n: number;
       }[])
@@ -53,7 +53,8 @@ export function listSpaceSummaries(db: Database.Database): SpaceSummary[] {
     .all() as { id: string; memories: number; deleted: number; pinned: number }[];
   const byId = new Map(mem.map((m) => [m.id, m]));
   const conv = new Map(countIn(db, "conversations").map((r) => [r.id, r.n]));
-  const docs = new Map(countIn(db, "documents").map((r) => [r.id, r.n]));
+  // A failed or cancelled upload kept nothing: it is a row on Ingest, not a document of the space.
+  const docs = new Map(countIn(db, "documents", "status NOT IN ('failed', 'cancelled')").map((r) => [r.id, r.n]));
   const spaces = db.prepare("SELECT id, created_at AS createdAt FROM spaces WHERE mine(id) ORDER BY id").all() as {
     id: string;
     createdAt: string;

@@ -5,8 +5,7 @@ import { useState } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { ConsolidationReview, UndoRunButton } from "./consolidation-review";
 import { BTN_MD as BTN, CARD } from "../../_ui/styles";
-
-const fmt = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : "—");
+import { localDateTime as fmt } from "../../_ui/local-time";
 
 type Job = "decay" | "consolidate";
 const LABEL: Record<Job, string> = { decay: "Decay", consolidate: "Consolidation" };
@@ -131,7 +130,11 @@ export function JobsPanel() {
           <ConsolidationReview onResult={(text, ok) => setLast({ job: "consolidate", text, ok })} />
         </div>
         <p className="text-xs text-zinc-500">
-          Next decay: {fmt(s?.next.decay)} · next consolidation:{" "}
+          Next decay:{" "}
+          <time dateTime={s?.next.decay ?? undefined} data-testid="next-decay" suppressHydrationWarning>
+            {fmt(s?.next.decay)}
+          </time>{" "}
+          · next consolidation:{" "}
           {s?.next.consolidate && s.next.consolidate === s.next.decay ? "right after decay" : fmt(s?.next.consolidate)}
           {s && !s.schedulerRunning ? " (the scheduler is not running in this process)" : ""}
           {s?.model ? ` · merge threshold ${s.threshold} for ${s.model}` : ""}

@@ -112,7 +112,7 @@ export function Knows() {
     setNotice(null);
     setError(e.message);
   };
-  const done = (message: string) => {
+  const done = (message: string | null) => {
     setError(null);
     setNotice(message);
     void refresh();
@@ -132,8 +132,9 @@ export function Knows() {
       onSuccess: (r, v) => {
         const f = groups.flatMap((g) => g.facts).find((x) => x.id === v.id);
         const short = f ? (f.text.length > 60 ? `${f.text.slice(0, 60)}…` : f.text) : "the fact";
-        setUndo({ id: r.id, text: `Forgot “${short}” and its history.` });
-        done("Deleted: Memo no longer knows it or recalls it.");
+        // The Undo bar says what happened (one notice, not the bar and a second line at once).
+        setUndo({ id: r.id, text: `Forgot “${short}” and its history. Memo no longer knows it or recalls it.` });
+        done(null);
       },
       onError,
     }),

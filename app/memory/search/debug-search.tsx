@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { ConfidenceLine, WouldBePacked } from "./confidence";
-import { localDate, localDateTime } from "../../_ui/local-time";
+import { isoLocalDate as localDate, isoLocalDateTime as localDateTime } from "../../_ui/local-time";
 import { candidatePool, rankDepth } from "@/server/memory/retrieval/query-builder";
 import { TECHNIQUES, techniqueOn, type Technique, type TechniqueOverrides } from "@/server/memory/retrieval/techniques";
 import { WhoseBadge } from "../../_ui/whose-badge";

@@ -17,5 +17,6 @@ export const documentsRouter = createTRPCRouter({
   cancel: publicProcedure.input(idInput).mutation(({ ctx, input }) => documents.cancelDocument(ctx.memo, input.id)),
   delete: publicProcedure.input(idInput).mutation(({ ctx, input }) => documents.deleteDocument(ctx.memo, input.id)),
   reingest: publicProcedure.input(idInput).mutation(({ ctx, input }) => documents.reingestDocument(ctx.memo, input.id)),
+  restore: publicProcedure.input(idInput).mutation(({ ctx, input }) => documents.restoreDocument(ctx.memo, input.id)),
   limits: publicProcedure.query(() => documents.uploadLimits()),
 });

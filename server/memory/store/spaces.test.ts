@@ -289,6 +289,12 @@ test("spaces service: counts, create, the default space is protected, delete nee
   const { db } = seeded();
   const isServiceError = (status: number, msg: RegExp) => (e: unknown) =>
     e instanceof ServiceError && e.status === status && msg.test(e.message);
+  // A failed or cancelled upload kept nothing: a row on Ingest, not one of the space's documents (issue 50).
+  db.prepare(
+    `INSERT INTO documents (id, space_id, name, mime, size, content_hash, status, error) VALUES
+       ('d2', 'home', 'empty.txt', 'text/plain', 0, '', 'failed', 'the file is empty (0 bytes)'),
+       ('d3', 'home', 'big.md', 'text/markdown', 10, 'h3', 'cancelled', NULL)`,
+  ).run();
   const home = listSpaceSummaries(db).find((s) => s.id === "home")!;
   assert.deepEqual(
     [home.memories, home.deleted, home.conversations, home.documents, home.isDefault],
