@@ -67,8 +67,12 @@ export function ConversationList({
   const pin = useMutation(trpc.conversations.pin.mutationOptions({ onSuccess: ok, onError }));
   const del = useMutation(
     trpc.conversations.delete.mutationOptions({
-      // A reply's learning poll in flight would find the reply gone (learned-line.tsx waits while deleting).
-      onMutate: () => qc.cancelQueries({ queryKey: trpc.learning.reply.queryKey() }),
+      // A reply's polls in flight would find the reply gone (its lines wait while deleting: poll-guard.ts).
+      onMutate: () =>
+        Promise.all([
+          qc.cancelQueries({ queryKey: trpc.learning.reply.queryKey() }),
+          qc.cancelQueries({ queryKey: trpc.conversations.remembered.queryKey() }),
+        ]),
       onSuccess: (r) => (ok(), announceDeleted(r), onDeleted(r.id)),
       onError,
     }),

@@ -5,6 +5,7 @@ import Link from "next/link";
 import type { RecalledMemory } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 import { RecalledList } from "./message";
+import { retryUnlessGone, useChatDeleting } from "./poll-guard";
 
 /** The Manager filtered to one memory (its text, in its space). */
 export function managerHref(content: string, space: string | undefined): string {
@@ -32,9 +33,11 @@ export function MemoryLine({
 }) {
   const trpc = useTRPC();
   const fresh = createdAt ? Date.now() - Date.parse(createdAt) < 120_000 : false;
+  const deleting = useChatDeleting();
   const remembered = useQuery({
     ...trpc.conversations.remembered.queryOptions({ messageId: messageId ?? "" }),
-    enabled: Boolean(messageId),
+    enabled: Boolean(messageId) && !deleting,
+    retry: retryUnlessGone,
     refetchInterval: (q) => (fresh && (q.state.data?.length ?? 0) === 0 ? 1500 : false),
   });
   const stored = remembered.data ?? [];
