@@ -412,7 +412,7 @@ const TRPC: Record<string, Case> = {
   "learning.setProvider": {
     kind: "own",
     input: () => ({ key: "openai@api.openai.com", on: true }),
-    why: "a household switch like memory sharing; no content",
+    why: "B's own switch, like memory sharing: it decides learning from B's memory only (issue 48)",
   },
   "learning.count": { kind: "missing", id: "document", input: (id) => ({ kind: "document", target: id }) },
   "learning.start": { kind: "missing", id: "document", input: (id) => ({ kind: "document", target: id }) },

@@ -40,7 +40,7 @@ import { searchFacts } from "../memory/facts/store";
 import { activeModel } from "../memory/index/model-check";
 import { chatParts, saidText } from "../memory/store/chunker";
 import { stripCutNote } from "./cut-short";
-import { chooseFactModel, type FactModelChoice } from "./fact-model";
+import { chooseFactModel, type FactModelChoice, learnersOf } from "./fact-model";
 import { logPrompt } from "./prompt-log";
 import type { ProviderId } from "./providers";
 
@@ -238,16 +238,26 @@ export class FactLearner {
       else finishFactJob(db, job.id, "skipped", { error: "its memories were forgotten or deleted" }, this.o.now());
     }
     if (!work.length) return;
-    // The jobs of one claim share a space and a provider: one choice serves them all.
-    const choice = chooseFactModel(db, work[0]!.job.provider as ProviderId | null);
-    if (!choice.ok) {
-      for (const w of work) finishFactJob(db, w.job.id, "skipped", { error: choice.reason }, this.o.now());
-      return;
+    // The runner acts for the household, so each job is decided for ITS people (the person whose space it
+    // is, and whoever wrote its memories there): their learning switch and memory sharing, never the owner's
+    // for everyone (issue 48). The jobs of one claim share a space and a provider; those whose people chose
+    // the same endpoint are asked together.
+    const byEndpoint = new Map<string, { choice: Extract<FactModelChoice, { ok: true }>; work: Work[] }>();
+    for (const w of work) {
+      const choice = chooseFactModel(db, w.job.provider as ProviderId | null, learnersOf(db, w.job.spaceId, w.sources));
+      if (!choice.ok) {
+        finishFactJob(db, w.job.id, "skipped", { error: choice.reason }, this.o.now());
+        continue;
+      }
+      const g = byEndpoint.get(choice.endpoint.key) ?? { choice, work: [] };
+      g.work.push(w);
+      byEndpoint.set(choice.endpoint.key, g);
     }
-    for (const group of batches(work)) {
-      if (this.stopped) return this.requeue(group);
-      await this.call(group, choice);
-    }
+    for (const { choice, work: same } of byEndpoint.values())
+      for (const group of batches(same)) {
+        if (this.stopped) return this.requeue(group);
+        await this.call(group, choice);
+      }
   }
 
   /** After a failure: try again later with back-off, or give up once the job has had its attempts. */

@@ -10,10 +10,10 @@ import { z } from "zod";
 import { factLearner, type LearnerStatus, type LearningSent } from "../chat/fact-learner";
 import { chooseFactModel, learningStatus, setLearning, type LearningProviderStatus } from "../chat/fact-model";
 import { getMessage } from "../chat/conversations";
-import { isMine } from "../core/acting";
+import { actingPersonId, isMine } from "../core/acting";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { DEFAULT_SPACE } from "../core/space-name";
+import { DEFAULT_SPACE, spacePersonOf } from "../core/space-name";
 import { spaceName } from "../core/validators";
 import {
   callsPerProvider,
@@ -68,7 +68,10 @@ export function learningOverview(memo: MemoContext): LearningOverview {
   };
 }
 
-/** Turn learning on or off for a configured provider endpoint (null: back to its default). */
+/**
+ * Turn learning on or off for a configured provider endpoint — the acting person's own switch (null: back to
+ * its default). It decides learning from their memory only (issue 48, docs/facts.md#whose-choice).
+ */
 export function setProviderLearning(memo: MemoContext, key: string, on: boolean | null): { key: string; on: boolean } {
   const p = learningStatus(memo.db).find((x) => x.key === key);
   if (!p) throw new ServiceError(404, `provider ${key} is not configured`);
@@ -110,6 +113,14 @@ function resolve(memo: MemoContext, t: LearnTarget): Resolved {
   };
 }
 
+/**
+ * Whose choices decide an opt-in run: the person whose space it learns in (the runner decides each job for
+ * them, server/chat/fact-learner.ts) and the person starting it — never the owner's for a member's space.
+ */
+function runLearners(spaceId: string): string[] {
+  return [...new Set([spacePersonOf(spaceId), actingPersonId()])];
+}
+
 export interface LearnCount {
   kind: LearnTarget["kind"];
   space: string;
@@ -127,7 +138,7 @@ export interface LearnCount {
 /** What learning from a document, an import or the whole space would cost — shown before it starts. */
 export function countLearning(memo: MemoContext, t: LearnTarget): LearnCount {
   const r = resolve(memo, t);
-  const choice = chooseFactModel(memo.db, null);
+  const choice = chooseFactModel(memo.db, null, runLearners(r.spaceId));
   const running = listRuns(memo.db, { kind: t.kind, target: r.target ?? undefined }).find(
     (x) => x.status === "running" && x.spaceId === r.spaceId,
   );
@@ -150,7 +161,7 @@ export function startLearning(memo: MemoContext, t: LearnTarget): LearnRun {
     (x) => x.status === "running" && x.spaceId === r.spaceId,
   );
   if (running) return running;
-  const choice = chooseFactModel(memo.db, null);
+  const choice = chooseFactModel(memo.db, null, runLearners(r.spaceId));
   if (!choice.ok) throw new ServiceError(409, `cannot learn facts now: ${choice.reason}`);
   const id = createRun(memo.db, { kind: t.kind, spaceId: r.spaceId, target: r.target, memories: r.memories });
   factLearner().wake();
