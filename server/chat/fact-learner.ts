@@ -19,7 +19,8 @@ import type Database from "better-sqlite3";
 import { appContext } from "../context";
 import { runAsSystem } from "../core/acting";
 import type { MemoContext } from "../core/context";
-import { applyLearnedFacts, hasCurrentText } from "../memory/facts/apply";
+import { applyLearnedFacts, type AppliedCounts, hasCurrentText } from "../memory/facts/apply";
+import { isStoredOrigin } from "../memory/facts/proposals";
 import { batches, CANDIDATES_PER_EXCHANGE, type CandidateFact, factsRequest, MAX_BATCH } from "../memory/facts/extract";
 import {
   type AttemptOutcome,
@@ -112,6 +113,17 @@ function exchangeText(
     }
   }
   return { text: sources.map((s) => s.content).join("\n"), sources: sources.map((s) => s.id) };
+}
+
+/** Replacements kept for the person to decide, and those over the caps, for the attempt's record. */
+function describeProposals(c: AppliedCounts): string {
+  const n = [...c.proposed.values()].reduce((a, b) => a + b, 0);
+  return [
+    n ? `${n} replacement(s) proposed for the person to confirm` : "",
+    c.overCap ? `${c.overCap} proposed replacement(s) over the cap dropped` : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -285,7 +297,8 @@ export class FactLearner {
     const memo = this.ctx();
     const db = memo.db;
     const spaceId = group[0]!.job.spaceId;
-    const exchanges = group.map((w) => ({ text: w.text, at: w.job.at }));
+    // A document's, an import's or the back-fill's passage is whoever wrote it: marked as data (issue 48).
+    const exchanges = group.map((w) => ({ text: w.text, at: w.job.at, untrusted: isStoredOrigin(w.job.origin) }));
     // Replies first: once one has begun, no call starts and the jobs go back untried (the run loop waits
     // for the next quiet moment).
     const replyBegan = () => {
@@ -378,7 +391,7 @@ export class FactLearner {
       applyLearnedFacts(
         db,
         spaceId,
-        group.map((w) => ({ jobId: w.job.id, sources: w.sources })),
+        group.map((w) => ({ jobId: w.job.id, sources: w.sources, origin: w.job.origin, runId: w.job.runId })),
         checked.facts,
         vectors,
         model,
@@ -388,7 +401,7 @@ export class FactLearner {
             {
               ...base,
               outcome: "ok",
-              detail: describeReport(checked.report) || null,
+              detail: [describeReport(checked.report), describeProposals(counts)].filter(Boolean).join("; ") || null,
               added: counts.added,
               replaced: counts.replaced,
               ms,

@@ -33,6 +33,7 @@ import {
   RUN_KINDS,
   stopRun,
 } from "../memory/facts/runs";
+import { revertRun, type RevertedRun } from "../memory/facts/revert-run";
 import { getDocumentOr404 } from "./document-service";
 import { getImportJob, importedMemoryIds } from "./import-jobs";
 
@@ -182,6 +183,13 @@ export function learningRuns(memo: MemoContext, o: { kind?: LearnTarget["kind"];
 export function stopLearning(memo: MemoContext, id: string): LearnRun {
   if (!stopRun(memo.db, id)) throw new ServiceError(404, `learning run ${id} not found`);
   return learningRunOr404(memo, id);
+}
+
+/** Undo a run as a whole ("revert what this document changed"; issue 48): stopped, its facts taken back. */
+export function undoLearning(memo: MemoContext, id: string): RevertedRun & { run: LearnRun } {
+  const r = revertRun(memo.db, id);
+  if (!r) throw new ServiceError(404, `learning run ${id} not found`);
+  return { ...r, run: learningRunOr404(memo, id) };
 }
 
 /** Under a reply: whether its exchange was learned from, and what that sent where (null: no job for it). */

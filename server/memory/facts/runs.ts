@@ -32,6 +32,8 @@ export interface LearnRun {
   done: number;
   pending: number;
   factsAdded: number;
+  /** Replacements it proposed that wait for the person (What Memo knows; issue 48). */
+  proposed: number;
 }
 
 export interface Learnable {
@@ -115,7 +117,8 @@ const RUN_COLS = `r.id, r.kind, r.space_id AS spaceId, r.target, r.status, r.tot
   r.finished_at AS finishedAt,
   (SELECT count(*) FROM fact_jobs j WHERE j.run_id = r.id AND j.status NOT IN ('queued', 'running')) AS done,
   (SELECT count(*) FROM fact_jobs j WHERE j.run_id = r.id AND j.status IN ('queued', 'running')) AS pending,
-  (SELECT coalesce(sum(j.facts_added), 0) FROM fact_jobs j WHERE j.run_id = r.id) AS factsAdded`;
+  (SELECT coalesce(sum(j.facts_added), 0) FROM fact_jobs j WHERE j.run_id = r.id) AS factsAdded,
+  (SELECT count(*) FROM fact_proposals p WHERE p.run_id = r.id AND p.status = 'pending') AS proposed`;
 
 /** A run of the acting person's spaces (another's reads as missing). */
 export function getRun(db: Database.Database, id: string): LearnRun | undefined {
