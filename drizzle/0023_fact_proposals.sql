@@ -26,3 +26,7 @@ CREATE INDEX `fact_proposals_run_idx` ON `fact_proposals` (`run_id`);
 ALTER TABLE `facts` ADD `learn_run_id` text;
 --> statement-breakpoint
 CREATE INDEX `facts_learn_run_idx` ON `facts` (`learn_run_id`);
+--> statement-breakpoint
+-- Listing facts a page at a time (issue 48 finding 7): the list's order, newest valid_from first, as an index,
+-- so that a page after a cursor is a range of it rather than a sort of every fact.
+CREATE INDEX `facts_list_idx` ON `facts` (`valid_from`, `recorded_at`, `rid`);

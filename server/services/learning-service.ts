@@ -24,7 +24,7 @@ import {
   replyJob,
 } from "../memory/facts/queue";
 import {
-  callsForMemories,
+  countLearnable,
   createRun,
   getRun,
   type LearnRun,
@@ -83,14 +83,15 @@ export function setProviderLearning(memo: MemoContext, key: string, on: boolean 
 interface Resolved {
   spaceId: string;
   target: string | null;
-  memories: ReturnType<typeof learnableMemories>;
+  /** Which memories: a document's, an import's, or (neither) the whole space's. */
+  memories: Parameters<typeof learnableMemories>[1];
 }
 
 function resolve(memo: MemoContext, t: LearnTarget): Resolved {
   if (t.kind === "backfill") {
     const spaceId = t.space ?? spaceName.parse(DEFAULT_SPACE);
     if (!isMine(spaceId)) throw new ServiceError(404, "space not found");
-    return { spaceId, target: null, memories: learnableMemories(memo.db, { spaceId }) };
+    return { spaceId, target: null, memories: { spaceId } };
   }
   if (!t.target) throw new ServiceError(400, `target must name the ${t.kind} to learn from`);
   if (t.kind === "document") {
@@ -100,7 +101,7 @@ function resolve(memo: MemoContext, t: LearnTarget): Resolved {
     return {
       spaceId: doc.spaceId,
       target: doc.id,
-      memories: learnableMemories(memo.db, { spaceId: doc.spaceId, documentId: doc.id }),
+      memories: { spaceId: doc.spaceId, documentId: doc.id },
     };
   }
   const job = getImportJob(t.target);
@@ -110,7 +111,7 @@ function resolve(memo: MemoContext, t: LearnTarget): Resolved {
   return {
     spaceId: job.space,
     target: job.id,
-    memories: learnableMemories(memo.db, { spaceId: job.space, memoryIds: ids }),
+    memories: { spaceId: job.space, memoryIds: ids },
   };
 }
 
@@ -143,11 +144,12 @@ export function countLearning(memo: MemoContext, t: LearnTarget): LearnCount {
   const running = listRuns(memo.db, { kind: t.kind, target: r.target ?? undefined }).find(
     (x) => x.status === "running" && x.spaceId === r.spaceId,
   );
+  const { memories, calls } = countLearnable(memo.db, r.memories);
   return {
     kind: t.kind,
     space: r.spaceId,
-    memories: r.memories.length,
-    calls: callsForMemories(r.memories),
+    memories,
+    calls,
     provider: choice.ok ? `${choice.endpoint.label} (${choice.endpoint.host})` : null,
     local: choice.ok ? choice.endpoint.local : null,
     blocked: choice.ok ? null : choice.reason,
@@ -164,7 +166,12 @@ export function startLearning(memo: MemoContext, t: LearnTarget): LearnRun {
   if (running) return running;
   const choice = chooseFactModel(memo.db, null, runLearners(r.spaceId));
   if (!choice.ok) throw new ServiceError(409, `cannot learn facts now: ${choice.reason}`);
-  const id = createRun(memo.db, { kind: t.kind, spaceId: r.spaceId, target: r.target, memories: r.memories });
+  const id = createRun(memo.db, {
+    kind: t.kind,
+    spaceId: r.spaceId,
+    target: r.target,
+    memories: learnableMemories(memo.db, r.memories),
+  });
   factLearner().wake();
   return getRun(memo.db, id)!;
 }

@@ -14,7 +14,16 @@ import type { FactRow } from "./rows";
 
 export * from "./rows";
 export { insertFacts } from "./write";
-export { factHistory, factsOfMemories, getFact, getWritableFact, listFacts, type ListFactsOptions } from "./read";
+export {
+  factHistory,
+  type FactKey,
+  factsOfMemories,
+  getFact,
+  getWritableFact,
+  listFacts,
+  type ListFactsOptions,
+  spacesWithFacts,
+} from "./read";
 export { searchFacts, type FactHit, type FactQuery } from "./search";
 
 /**
