@@ -121,7 +121,7 @@ export function LearnFacts({
           {undone ? (
             <span data-testid="learn-undone">{undone}</span>
           ) : (
-            (run.factsAdded > 0 || run.proposed > 0) && (
+            (run.currentFacts > 0 || run.proposed > 0) && (
               <button
                 type="button"
                 className={BTN}

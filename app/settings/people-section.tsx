@@ -134,8 +134,8 @@ export function PeopleSection() {
       intro={
         <Muted>
           Each person has their own memory, conversations, documents, API tokens and personal settings. Chat providers
-          and their keys, local models, jobs and access are the household&apos;s, managed by admins. Adding the first
-          person turns sign-in on, on this machine too: sign in with the owner password.
+          and their keys, local models, jobs and access are the household&apos;s, managed by admins.
+          {admin && " Adding the first person turns sign-in on, on this machine too: sign in with the owner password."}
         </Muted>
       }
     >

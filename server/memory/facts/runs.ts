@@ -34,6 +34,8 @@ export interface LearnRun {
   factsAdded: number;
   /** Replacements it proposed that wait for the person (What Memo knows; issue 48). */
   proposed: number;
+  /** Its facts still current (an accepted proposal's too): what undoing it takes back. */
+  currentFacts: number;
 }
 
 export interface Learnable {
@@ -154,7 +156,9 @@ const RUN_COLS = `r.id, r.kind, r.space_id AS spaceId, r.target, r.status, r.tot
   (SELECT count(*) FROM fact_jobs j WHERE j.run_id = r.id AND j.status NOT IN ('queued', 'running')) AS done,
   (SELECT count(*) FROM fact_jobs j WHERE j.run_id = r.id AND j.status IN ('queued', 'running')) AS pending,
   (SELECT coalesce(sum(j.facts_added), 0) FROM fact_jobs j WHERE j.run_id = r.id) AS factsAdded,
-  (SELECT count(*) FROM fact_proposals p WHERE p.run_id = r.id AND p.status = 'pending') AS proposed`;
+  (SELECT count(*) FROM fact_proposals p WHERE p.run_id = r.id AND p.status = 'pending') AS proposed,
+  (SELECT count(*) FROM facts f WHERE f.learn_run_id = r.id AND f.deleted_at IS NULL AND f.superseded_by IS NULL
+     AND f.valid_to IS NULL) AS currentFacts`;
 
 /** A run of the acting person's spaces (another's reads as missing). */
 export function getRun(db: Database.Database, id: string): LearnRun | undefined {
