@@ -17,7 +17,6 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { actingPersonId } from "../core/acting";
 import { readSetting, writeSetting } from "../core/settings-store";
 import { OWNER_ID, spacePersonOf } from "../core/space-name";
 import { loadPrivacySettings, providerEndpoint, sharingFor, type ProviderEndpoint } from "./memory-policy";
@@ -71,8 +70,9 @@ const who = (e: ProviderEndpoint) => `${e.label} (${e.host})`;
  * person ids whose memory the call would carry (undefined: the acting person, as Settings shows it).
  */
 function refusal(db: Database.Database, e: ProviderEndpoint, people?: readonly string[]): string | null {
-  for (const person of people ?? [undefined]) {
-    const whose = person === undefined ? "" : ` (${person === actingPersonId() ? "yours" : "its person's"})`;
+  for (const [i, person] of (people ?? [undefined]).entries()) {
+    // The first is the person whose memory it is (the job's reader); another is someone who wrote into it.
+    const whose = i === 0 ? "" : " (another person's choice: who wrote here, or started this)";
     if (!learningOn(loadLearningSettings(db, person), e))
       return `learning facts is off for ${who(e)}${whose} (Settings → Learning facts)`;
     const sharing = sharingFor(loadPrivacySettings(db, person), e);
