@@ -153,6 +153,71 @@ test("a document: opt-in — the calls counted before it starts, then progress, 
   await shot(page, "document-learned-390");
 });
 
+test("a document that would replace a fact: proposed on What Memo knows, not applied; accepted; the run undone as a whole", async ({
+  page,
+  space,
+  api,
+  request,
+}) => {
+  const code = token();
+  const dentist = `The user's dentist is Dr. Ortiz-${code}.`;
+  const injected = `The user has no dentist-${code}.`;
+  // The fixture (TEST DOUBLE) answers the document as a model that obeyed it would: replacing the fact.
+  await setScript([{ when: `clinic-${code}`, facts: [{ text: injected, replaces: [`Dr. Ortiz-${code}`] }] }]);
+  const [said] = await api.addMemory({ text: `User: my dentist is Dr. Ortiz-${code}.`, space });
+  const added = await request.post("/api/v1/facts", { data: { space, items: [{ text: dentist, sources: [said] }] } });
+  expect(added.status()).toBe(201);
+  const ingest = new IngestPage(page);
+  await page.setViewportSize(DESKTOP);
+  await ingest.goto();
+  await ingest.setSpace(space);
+  const name = `clinic-${code}.md`;
+  await ingest.upload([
+    {
+      name,
+      mimeType: "text/markdown",
+      buffer: Buffer.from(
+        `# Clinic\n\nclinic-${code}: the dentist Dr. Ortiz-${code} is no longer the user's dentist.\n`,
+      ),
+    },
+  ]);
+  await expect(ingest.status(name)).toHaveText("done", { timeout: 60_000 });
+  const row = ingest.row(name);
+  await row.getByRole("button", { name: `Learn facts from ${name}` }).click();
+  await row.getByRole("button", { name: `Start learning facts from ${name}` }).click();
+  await expect(row.getByTestId("learn-last")).toContainText("1 change to confirm on What Memo knows", {
+    timeout: 30_000,
+  });
+  await shot(page, "document-proposed-1280");
+  const current = async () =>
+    ((await (await request.get(`/api/v1/facts?space=${space}`)).json()) as { facts: { text: string }[] }).facts.map(
+      (f) => f.text,
+    );
+  expect(await current()).toEqual([dentist]); // nothing replaced by the document
+
+  await page.goto("/memory/knows");
+  const proposal = page.getByTestId("fact-proposal").filter({ hasText: injected });
+  await expect(proposal).toContainText(`would replace “${dentist}” · from ${name}`);
+  await proposal.scrollIntoViewIfNeeded();
+  await shot(page, "knows-proposal-1280");
+  await page.setViewportSize(PHONE);
+  await shot(page, "knows-proposal-390");
+  await proposal.getByRole("button", { name: `Accept: ${injected}` }).click();
+  await expect(page.getByTestId("facts-notice")).toContainText("Accepted");
+  expect(await current()).toEqual([injected]);
+
+  await page.setViewportSize(DESKTOP);
+  await ingest.goto();
+  await ingest.setSpace(space);
+  await ingest
+    .row(name)
+    .getByRole("button", { name: `Undo what learning from ${name} changed` })
+    .click();
+  await expect(ingest.row(name).getByTestId("learn-undone")).toContainText("Undone: 1 fact taken back, 1 brought back");
+  await shot(page, "document-undone-1280");
+  expect(await current()).toEqual([dentist]);
+});
+
 test("a Memo killed while learning: the job resumes at the next start and the fact is learned once", async () => {
   test.setTimeout(240_000);
   const code = token();

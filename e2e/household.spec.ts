@@ -197,6 +197,12 @@ test("a member sets their own memory lifetime in Settings (decay days and kinds)
   await form.getByRole("button", { name: "Save lifetime settings" }).press("Enter");
   await expect(section.getByTestId("lifetime-saved")).toContainText("Saved");
   await shoot(lee, section, "settings-lifetime-member");
+  // Providers are the household's (issue 48: a member's card was empty): said, with their own memory sharing.
+  const providers = lee.getByTestId("providers-section");
+  await expect(providers.getByTestId("providers-admin-only")).toContainText("an admin sets them up");
+  await expect(providers.getByTestId("memory-sharing")).toBeVisible();
+  await shoot(lee, providers, "settings-providers-member");
+  await expect(lee.getByTestId("people-section")).not.toContainText("Adding the first person");
   // The household's job schedule is an admin's: a member gets no jobs form to fail on.
   await expect(lee.getByRole("form", { name: "Background job settings" })).toHaveCount(0);
 

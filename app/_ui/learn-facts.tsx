@@ -10,7 +10,8 @@ type Kind = "document" | "import" | "backfill";
 /**
  * Opt-in learning of facts from stored memory (docs/facts.md): a document, a ChatGPT import, or the whole
  * space ("learn from my existing memory"). First the count — how many memories, how many calls, to which
- * provider — then Start, a progress bar, and Stop. Nothing is sent before Start.
+ * provider — then Start, a progress bar, and Stop. Nothing is sent before Start. A finished run can be undone
+ * as a whole (its facts taken back, its proposals dismissed; issue 48).
  */
 export function LearnFacts({
   kind,
@@ -51,7 +52,19 @@ export function LearnFacts({
     }),
   );
   const stop = useMutation(trpc.learning.stop.mutationOptions({ onSuccess: refresh }));
-  const error = start.error ?? stop.error ?? count.error;
+  const [undone, setUndone] = useState<string | null>(null);
+  const undo = useMutation(
+    trpc.learning.undo.mutationOptions({
+      onSuccess: (r) => {
+        setUndone(
+          `Undone: ${r.forgotten} fact${r.forgotten === 1 ? "" : "s"} taken back${r.restored ? `, ${r.restored} brought back` : ""}${r.dismissed ? `, ${r.dismissed} proposal${r.dismissed === 1 ? "" : "s"} dismissed` : ""}.`,
+        );
+        refresh();
+        void qc.invalidateQueries({ queryKey: trpc.facts.pathKey() });
+      },
+    }),
+  );
+  const error = start.error ?? stop.error ?? count.error ?? undo.error;
 
   if (run?.status === "running") {
     const pct = run.total ? Math.round((run.done / run.total) * 100) : 100;
@@ -90,9 +103,36 @@ export function LearnFacts({
   return (
     <div className="mt-1 space-y-1 text-xs" data-testid="learn-facts" data-state={asked ? "counted" : "idle"}>
       {run && !asked && (
-        <p className="text-zinc-600 dark:text-zinc-400" data-testid="learn-last">
-          {run.status === "stopped" ? "Stopped" : "Learned"}: {run.factsAdded} fact{run.factsAdded === 1 ? "" : "s"}{" "}
-          from {run.done} of {run.total} memor{run.total === 1 ? "y" : "ies"}.
+        <p className="flex flex-wrap items-center gap-x-2 text-zinc-600 dark:text-zinc-400" data-testid="learn-last">
+          <span>
+            {run.status === "stopped" ? "Stopped" : "Learned"}: {run.factsAdded} fact{run.factsAdded === 1 ? "" : "s"}{" "}
+            from {run.done} of {run.total} memor{run.total === 1 ? "y" : "ies"}
+            {run.proposed > 0 && (
+              <>
+                {" "}
+                · {run.proposed} change{run.proposed === 1 ? "" : "s"} to confirm on{" "}
+                <a href="/memory/knows" className="text-blue-700 underline dark:text-blue-400">
+                  What Memo knows
+                </a>
+              </>
+            )}
+            .
+          </span>
+          {undone ? (
+            <span data-testid="learn-undone">{undone}</span>
+          ) : (
+            (run.currentFacts > 0 || run.proposed > 0) && (
+              <button
+                type="button"
+                className={BTN}
+                disabled={undo.isPending}
+                onClick={() => undo.mutate({ id: run.id })}
+                aria-label={`Undo what learning from ${label} changed`}
+              >
+                Undo this run
+              </button>
+            )
+          )}
         </p>
       )}
       {!asked ? (

@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from "react";
 
 /** The sign-in form (a sign-in name for people other than the owner, and a password): posts to /api/auth/login, which sets the session cookie, then goes back where the user was. */
-export function LoginForm({ next }: { next: string }) {
+export function LoginForm({ next, household = false }: { next: string; household?: boolean }) {
   const [login, setLogin] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -48,19 +48,22 @@ export function LoginForm({ next }: { next: string }) {
           autoComplete="username"
           value={login}
           onChange={(e) => setLogin(e.target.value)}
+          // With people besides the owner, most who sign in have a name: start there (issue 48).
+          autoFocus={household}
           className="w-full rounded border border-zinc-300 bg-white px-2 py-1.5 dark:border-zinc-700 dark:bg-zinc-900"
         />
       </div>
       <div className="space-y-1">
         <label htmlFor="login-password" className="block text-sm font-medium">
-          Owner password <span className="font-normal text-zinc-500">(or your own, with your sign-in name)</span>
+          {household ? "Password" : "Owner password"}{" "}
+          {!household && <span className="font-normal text-zinc-500">(or your own, with your sign-in name)</span>}
         </label>
         <input
           id="login-password"
           type="password"
           autoComplete="current-password"
           required
-          autoFocus
+          autoFocus={!household}
           value={password}
           onChange={(e) => setPassword(e.target.value)}
           className="w-full rounded border border-zinc-300 bg-white px-2 py-1.5 dark:border-zinc-700 dark:bg-zinc-900"

@@ -4,6 +4,7 @@ import { headers } from "next/headers";
 import { loginRequiredHere } from "@/server/auth/gate";
 import { getDb } from "@/server/db";
 import { hasOwnerPassword } from "@/server/auth/store";
+import { otherPeopleCount } from "@/server/auth/people";
 import { safeNextPath } from "@/server/auth/next-path";
 import { LoginForm } from "./login-form";
 
@@ -37,7 +38,7 @@ export default async function LoginPage({
               </Link>
             </p>
           )}
-          <LoginForm next={next} />
+          <LoginForm next={next} household={otherPeopleCount(getDb().sqlite) > 0} />
         </>
       )}
     </div>

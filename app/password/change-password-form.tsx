@@ -13,6 +13,9 @@ export function ChangePasswordForm({ next }: { next: string }) {
   const me = useQuery(trpc.access.me.queryOptions());
   const [current, setCurrent] = useState("");
   const [password, setPassword] = useState("");
+  const [repeat, setRepeat] = useState("");
+  // Typed twice: a typo in a password nobody can see would lock its person out.
+  const mismatch = repeat !== "" && repeat !== password;
   const change = useMutation(
     trpc.access.changeMyPassword.mutationOptions({ onSuccess: () => window.location.assign(next) }),
   );
@@ -40,6 +43,7 @@ export function ChangePasswordForm({ next }: { next: string }) {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    if (password !== repeat) return;
     change.mutate({ current, password });
   };
   return (
@@ -75,8 +79,33 @@ export function ChangePasswordForm({ next }: { next: string }) {
           onChange={(e) => setPassword(e.target.value)}
         />
       </div>
+      <div className="space-y-1">
+        <label htmlFor="password-repeat" className="block text-sm font-medium">
+          New password, again
+        </label>
+        <input
+          id="password-repeat"
+          type="password"
+          autoComplete="new-password"
+          required
+          aria-invalid={mismatch}
+          aria-describedby={mismatch ? "password-mismatch" : undefined}
+          className={INPUT_WIDE}
+          value={repeat}
+          onChange={(e) => setRepeat(e.target.value)}
+        />
+        {mismatch && (
+          <p id="password-mismatch" className="text-sm text-red-700 dark:text-red-300">
+            The two new passwords differ.
+          </p>
+        )}
+      </div>
       {change.error && <ErrorAlert>{change.error.message}</ErrorAlert>}
-      <button type="submit" className={BTN_PRIMARY_MD} disabled={change.isPending || !current || !password}>
+      <button
+        type="submit"
+        className={BTN_PRIMARY_MD}
+        disabled={change.isPending || !current || !password || password !== repeat}
+      >
         {change.isPending ? "Changing…" : "Change password"}
       </button>
     </form>

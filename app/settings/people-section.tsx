@@ -44,6 +44,9 @@ export function PeopleSection() {
   const qc = useQueryClient();
   const me = useQuery(trpc.access.me.queryOptions());
   const admin = me.data?.role === "admin";
+  // Adding a person needs the owner password (sign-in turns on): said before Add, not after a 409.
+  const access = useQuery({ ...trpc.access.status.queryOptions(), enabled: admin });
+  const needsPassword = access.data?.passwordSet === false;
   const people = useQuery({
     queryKey: ["people"],
     queryFn: () => api<{ people: PersonRow[]; unknownNames: SignInFailures & { names: number } }>("/api/v1/people"),
@@ -57,6 +60,8 @@ export function PeopleSection() {
     setError(null);
     setNotice(msg);
     void qc.invalidateQueries({ queryKey: ["people"] });
+    // Access says whether sign-in is needed: the first person turns it on.
+    void qc.invalidateQueries({ queryKey: trpc.access.pathKey() });
   };
   const failed = (e: Error) => {
     setNotice(null);
@@ -129,8 +134,8 @@ export function PeopleSection() {
       intro={
         <Muted>
           Each person has their own memory, conversations, documents, API tokens and personal settings. Chat providers
-          and their keys, local models, jobs and access are the household&apos;s, managed by admins. Adding the first
-          person turns sign-in on, on this machine too: sign in with the owner password.
+          and their keys, local models, jobs and access are the household&apos;s, managed by admins.
+          {admin && " Adding the first person turns sign-in on, on this machine too: sign in with the owner password."}
         </Muted>
       }
     >
@@ -173,6 +178,11 @@ export function PeopleSection() {
 
       {admin && (
         <>
+          {needsPassword && (
+            <p className="text-sm text-amber-800 dark:text-amber-300" data-testid="people-needs-password">
+              Set the owner password first (Access, below): adding a person turns sign-in on, on this machine too.
+            </p>
+          )}
           <InlineForm label="Add a person" onSubmit={submitAdd}>
             <Label htmlFor="person-name">Name</Label>
             <input
@@ -219,7 +229,7 @@ export function PeopleSection() {
             <button
               type="submit"
               className={BTN_PRIMARY}
-              disabled={add.isPending || !form.name.trim() || !form.login.trim() || !form.password}
+              disabled={add.isPending || needsPassword || !form.name.trim() || !form.login.trim() || !form.password}
             >
               Add
             </button>

@@ -104,6 +104,16 @@ export function ProvidersSection() {
         <h2 id="providers-heading" className="text-lg font-semibold">
           Providers
         </h2>
+        {/* A member may not read the household's providers (issue 48: the card was empty). */}
+        {status.error && (
+          <div className="mt-1 space-y-3">
+            <p className="text-sm text-zinc-500" data-testid="providers-admin-only">
+              The models that answer chat, and their keys, are the household&apos;s: an admin sets them up. Which of
+              your memories may go to each provider is yours to choose:
+            </p>
+            <MemorySharing />
+          </div>
+        )}
       </section>
     );
   const p = Object.fromEntries(s.providers.map((x) => [x.id, x])) as Record<ProviderId, (typeof s.providers)[number]>;

@@ -11,7 +11,8 @@ export class LoginPage {
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole("heading", { name: "Sign in to Memo" });
-    this.password = page.getByLabel("Owner password");
+    // "Owner password", or "Password" once people besides the owner exist (app/login/login-form.tsx).
+    this.password = page.getByLabel(/^(Owner password|Password)\b/);
     this.submit = page.getByRole("button", { name: "Sign in" });
     this.error = page.getByRole("form", { name: "Sign in" }).getByRole("alert");
     this.status = page.getByRole("status");

@@ -25,6 +25,7 @@ import { recallForPrompt } from "../chat/turn-recall";
 import { getDocument } from "../ingest/documents";
 import { checkInvariant, indexedRids, indexedTotal } from "../memory/store";
 import { queueFor } from "../ingest/queue";
+import { addProposal } from "../memory/facts/proposals";
 import { createRun } from "../memory/facts/runs";
 import { addDocument } from "../services/document-service";
 import { openTempStore, type TempStore } from "../test/temp-store";
@@ -52,6 +53,8 @@ const SECRET = {
   fact: "Zanzibar quokka keeper owns a teal canoe",
   workFact: "Quillfeather board meets on Thursdays",
   deletedFact: "Marmalade heron once nested in the chimney",
+  /** A replacement a document of A's proposed (issue 48), waiting on A's What Memo knows. */
+  proposal: "Marmalade heron moved to the lighthouse roof",
 };
 // The space name is not secret: B has (and makes) a space of the same name, which is the point.
 // Queries below use a few of A's words, never a whole secret, so that a query echoed back is no false alarm.
@@ -147,6 +150,15 @@ before(async () => {
   await a.facts.delete({ id: A.deletedFact });
   // A's fact-learning run (the back-fill of A's own space; docs/facts.md).
   A.learnRun = createRun(store.sqlite, { kind: "backfill", spaceId: "personal", memories: [] });
+  A.proposal = addProposal(store.sqlite, {
+    spaceId: "personal",
+    runId: A.learnRun,
+    jobId: 0,
+    text: SECRET.proposal,
+    validFrom: "2026-01-01T00:00:00.000Z",
+    sources: [A.memory],
+    replaces: [A.fact],
+  });
 });
 
 after(async () => {
@@ -408,11 +420,15 @@ const TRPC: Record<string, Case> = {
   "facts.confirm": { kind: "missing", id: "fact", input: (id) => ({ id }) },
   "facts.delete": { kind: "missing", id: "fact", input: (id) => ({ id }) },
   "facts.restore": { kind: "missing", id: "deletedFact", input: (id) => ({ id }) },
+  "facts.proposals": { kind: "own", why: "B's own proposals (none): A's are in A's spaces" },
+  "facts.acceptProposal": { kind: "missing", id: "proposal", input: (id) => ({ id }) },
+  "facts.dismissProposal": { kind: "missing", id: "proposal", input: (id) => ({ id }) },
+  "learning.undo": { kind: "missing", id: "learnRun", input: (id) => ({ id }) },
   "learning.status": { kind: "own", why: "B's own queue and calls (the provider switches hold no content)" },
   "learning.setProvider": {
     kind: "own",
     input: () => ({ key: "openai@api.openai.com", on: true }),
-    why: "a household switch like memory sharing; no content",
+    why: "B's own switch, like memory sharing: it decides learning from B's memory only (issue 48)",
   },
   "learning.count": { kind: "missing", id: "document", input: (id) => ({ kind: "document", target: id }) },
   "learning.start": { kind: "missing", id: "document", input: (id) => ({ kind: "document", target: id }) },

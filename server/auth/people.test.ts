@@ -63,6 +63,11 @@ test("people: add, sign in by name, tokens act as their person, disable stops th
   const anon = allowed("/api/v1/people", {});
   assert.equal(anon.ok, false);
   assert.equal(!anon.ok && anon.status, 401);
+  // The owner who added them at the machine stays signed in (issue 48: the page's next request got 401).
+  const kept = added.headers.get("set-cookie")?.split(";")[0];
+  assert.match(kept ?? "", /^memo_session=./, "a session for the owner comes with the answer");
+  const listed = await listPeople(req("/api/v1/people", "GET", undefined, { cookie: kept! }));
+  assert.equal(listed.status, 200, "the owner's page lists the people with it");
 
   const dup = await addPerson(
     req("/api/v1/people", "POST", { name: "B2", login: "BOB", password: "another password", role: "member" }),

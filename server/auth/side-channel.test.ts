@@ -23,6 +23,9 @@ import { addDocument } from "../services/document-service";
 import { callProcedure, callRoute } from "../test/route-harness";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { hashedVector, TestDimEmbedder } from "../test/test-dim-embedder";
+import { saveProviderSettings } from "../chat/providers";
+import { addProposal } from "../memory/facts/proposals";
+import { createRun } from "../memory/facts/runs";
 import { createPerson } from "./people";
 import { hashPassword } from "./password";
 import { createApiToken, createSession, setOwnerPasswordHash } from "./store";
@@ -53,9 +56,11 @@ const QUERIES = [
 const CONVERSATION_QUERIES = ["kayak", "sourdough kayak", "violin sourdough", "chess", "sourd"];
 
 /** JSON of a value with every clock reading left out (keys ending in ms/Ms, `timings`, `generatedAt`, `checkedAt`). */
-function stable(v: unknown): string {
+function stable(v: unknown, drop: string[] = []): string {
   return JSON.stringify(v, (k, x) =>
-    /(^|[a-z])(ms|Ms)$/.test(k) || k === "timings" || k === "generatedAt" || k === "checkedAt" ? undefined : x,
+    /(^|[a-z])(ms|Ms)$/.test(k) || k === "timings" || k === "generatedAt" || k === "checkedAt" || drop.includes(k)
+      ? undefined
+      : x,
   );
 }
 
@@ -251,4 +256,45 @@ test("B's outputs are identical, byte for byte, before and after A writes 2,000 
     softDeleteMemories(store.sqlite, aMemories);
   });
   assertSame(alone, await bOutputs(), "after A forgot");
+});
+
+test("learning (issue 48): B's learning status, count, runs and proposals do not move when A switches learning, runs it and gets proposals", async () => {
+  // A provider on this machine (nothing is sent: counting and switching make no call).
+  saveProviderSettings(store.sqlite, { active: "openai", openai: { baseUrl: "http://127.0.0.1:9/v1", model: "m" } });
+  const key = "openai@127.0.0.1:9";
+  const bLearning = async () => {
+    const out: Record<string, string> = {};
+    for (const [name, input] of [
+      ["learning.status", undefined],
+      ["learning.count", { kind: "backfill" }],
+      ["learning.runs", undefined],
+      ["facts.proposals", undefined],
+    ] as const) {
+      const r = await callProcedure(memo, name, bHeaders, input);
+      assert.equal(r.status, 200, r.body);
+      // The runner's state is the household's (idle or working), not anyone's data.
+      out[name] = stable(JSON.parse(r.body), ["runner"]);
+    }
+    return out;
+  };
+  const alone = await bLearning();
+  assert.match(alone["learning.count"]!, /"blocked":null/, "B may learn with it (on by default on this machine)");
+  for (const on of [false, true, null] as const) {
+    const r = await callProcedure(memo, "learning.setProvider", aHeaders, { key, on });
+    assert.equal(r.status, 200, r.body);
+    assertSame(alone, await bLearning(), `after A set learning ${on}`);
+  }
+  await runAs({ personId: "owner", admin: true }, async () => {
+    const run = createRun(store.sqlite, { kind: "backfill", spaceId: "personal", memories: [] });
+    addProposal(store.sqlite, {
+      spaceId: "personal",
+      runId: run,
+      jobId: 0,
+      text: "Mia likes kayak in Oslo now",
+      validFrom: "2026-01-01T00:00:00.000Z",
+      sources: aMemories.slice(0, 1),
+      replaces: [],
+    });
+  });
+  assertSame(alone, await bLearning(), "after A's run and proposal");
 });

@@ -19,7 +19,8 @@ import type Database from "better-sqlite3";
 import { appContext } from "../context";
 import { runAsSystem } from "../core/acting";
 import type { MemoContext } from "../core/context";
-import { applyLearnedFacts, hasCurrentText } from "../memory/facts/apply";
+import { applyLearnedFacts, type AppliedCounts, hasCurrentText } from "../memory/facts/apply";
+import { isStoredOrigin } from "../memory/facts/proposals";
 import { batches, CANDIDATES_PER_EXCHANGE, type CandidateFact, factsRequest, MAX_BATCH } from "../memory/facts/extract";
 import {
   type AttemptOutcome,
@@ -40,7 +41,7 @@ import { searchFacts } from "../memory/facts/store";
 import { activeModel } from "../memory/index/model-check";
 import { chatParts, saidText } from "../memory/store/chunker";
 import { stripCutNote } from "./cut-short";
-import { chooseFactModel, type FactModelChoice } from "./fact-model";
+import { chooseFactModel, type FactModelChoice, learnersOf } from "./fact-model";
 import { logPrompt } from "./prompt-log";
 import type { ProviderId } from "./providers";
 
@@ -112,6 +113,17 @@ function exchangeText(
     }
   }
   return { text: sources.map((s) => s.content).join("\n"), sources: sources.map((s) => s.id) };
+}
+
+/** Replacements kept for the person to decide, and those over the caps, for the attempt's record. */
+function describeProposals(c: AppliedCounts): string {
+  const n = [...c.proposed.values()].reduce((a, b) => a + b, 0);
+  return [
+    n ? `${n} replacement(s) proposed for the person to confirm` : "",
+    c.overCap ? `${c.overCap} proposed replacement(s) over the cap dropped` : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -238,16 +250,26 @@ export class FactLearner {
       else finishFactJob(db, job.id, "skipped", { error: "its memories were forgotten or deleted" }, this.o.now());
     }
     if (!work.length) return;
-    // The jobs of one claim share a space and a provider: one choice serves them all.
-    const choice = chooseFactModel(db, work[0]!.job.provider as ProviderId | null);
-    if (!choice.ok) {
-      for (const w of work) finishFactJob(db, w.job.id, "skipped", { error: choice.reason }, this.o.now());
-      return;
+    // The runner acts for the household, so each job is decided for ITS people (the person whose space it
+    // is, and whoever wrote its memories there): their learning switch and memory sharing, never the owner's
+    // for everyone (issue 48). The jobs of one claim share a space and a provider; those whose people chose
+    // the same endpoint are asked together.
+    const byEndpoint = new Map<string, { choice: Extract<FactModelChoice, { ok: true }>; work: Work[] }>();
+    for (const w of work) {
+      const choice = chooseFactModel(db, w.job.provider as ProviderId | null, learnersOf(db, w.job.spaceId, w.sources));
+      if (!choice.ok) {
+        finishFactJob(db, w.job.id, "skipped", { error: choice.reason }, this.o.now());
+        continue;
+      }
+      const g = byEndpoint.get(choice.endpoint.key) ?? { choice, work: [] };
+      g.work.push(w);
+      byEndpoint.set(choice.endpoint.key, g);
     }
-    for (const group of batches(work)) {
-      if (this.stopped) return this.requeue(group);
-      await this.call(group, choice);
-    }
+    for (const { choice, work: same } of byEndpoint.values())
+      for (const group of batches(same)) {
+        if (this.stopped) return this.requeue(group);
+        await this.call(group, choice);
+      }
   }
 
   /** After a failure: try again later with back-off, or give up once the job has had its attempts. */
@@ -275,7 +297,8 @@ export class FactLearner {
     const memo = this.ctx();
     const db = memo.db;
     const spaceId = group[0]!.job.spaceId;
-    const exchanges = group.map((w) => ({ text: w.text, at: w.job.at }));
+    // A document's, an import's or the back-fill's passage is whoever wrote it: marked as data (issue 48).
+    const exchanges = group.map((w) => ({ text: w.text, at: w.job.at, untrusted: isStoredOrigin(w.job.origin) }));
     // Replies first: once one has begun, no call starts and the jobs go back untried (the run loop waits
     // for the next quiet moment).
     const replyBegan = () => {
@@ -368,7 +391,7 @@ export class FactLearner {
       applyLearnedFacts(
         db,
         spaceId,
-        group.map((w) => ({ jobId: w.job.id, sources: w.sources })),
+        group.map((w) => ({ jobId: w.job.id, sources: w.sources, origin: w.job.origin, runId: w.job.runId })),
         checked.facts,
         vectors,
         model,
@@ -378,7 +401,7 @@ export class FactLearner {
             {
               ...base,
               outcome: "ok",
-              detail: describeReport(checked.report) || null,
+              detail: [describeReport(checked.report), describeProposals(counts)].filter(Boolean).join("; ") || null,
               added: counts.added,
               replaced: counts.replaced,
               ms,

@@ -39,7 +39,7 @@ async function remoteHarness(): Promise<{ h: LearningHarness; key: string }> {
 
 test("the provider on this machine learns by default; the local chat model is preferred when there is one", async () => {
   h = await learningHarness();
-  const choice = chooseFactModel(h.db, "openai");
+  const choice = chooseFactModel(h.db, "openai", ["owner"]);
   assert.ok(choice.ok);
   assert.equal(choice.provider.id, "openai");
   assert.deepEqual(
@@ -49,12 +49,12 @@ test("the provider on this machine learns by default; the local chat model is pr
   const gguf = path.join(h.store.dir, "chat.gguf");
   fs.writeFileSync(gguf, "GGUF"); // only its existence is read until a call is made
   saveProviderSettings(h.db, { llama: { modelPath: gguf } });
-  const local = chooseFactModel(h.db, "openai");
+  const local = chooseFactModel(h.db, "openai", ["owner"]);
   assert.ok(local.ok);
   assert.equal(local.provider.id, "llama", "the local chat model first");
   assert.equal(local.endpoint.key, "llama@local");
   setLearning(h.db, "llama@local", false);
-  const fallback = chooseFactModel(h.db, "openai");
+  const fallback = chooseFactModel(h.db, "openai", ["owner"]);
   assert.ok(fallback.ok);
   assert.equal(fallback.provider.id, "openai", "learning off for the local model: the conversation's provider");
 });
@@ -63,7 +63,7 @@ test("a remote provider: off by default — no job, no call; on but memory shari
   let key: string;
   ({ h, key } = await remoteHarness());
   setSharing(h.db, key, "on");
-  const first = chooseFactModel(h.db, "openai");
+  const first = chooseFactModel(h.db, "openai", ["owner"]);
   assert.equal(first.ok, false);
   assert.match(!first.ok ? first.reason : "", /learning facts is off for OpenAI-compatible/);
   await h.chat("I play tennis on Mondays.");
@@ -74,7 +74,7 @@ test("a remote provider: off by default — no job, no call; on but memory shari
   setLearning(h.db, key, true);
   for (const mode of ["off", "pinned", null] as const) {
     setSharing(h.db, key, mode);
-    const c = chooseFactModel(h.db, "openai");
+    const c = chooseFactModel(h.db, "openai", ["owner"]);
     assert.equal(c.ok, false, `sharing ${mode ?? "ask"}`);
     assert.match(!c.ok ? c.reason : "", /memory sharing with OpenAI-compatible/);
     await h.chat(`I play tennis with sharing ${mode ?? "undecided"}.`, { conversationId: undefined });

@@ -9,13 +9,16 @@
  *      ("on": an extraction sends the exchange with the person's known facts; "pinned only" does not cover
  *      them, "off" and "ask" allow nothing).
  *
- * Learning is a setting per provider endpoint (Settings → Learning facts, key "<provider>@<host>" as memory
- * sharing keys them): on by default for the local model and any endpoint on this machine, off by default
- * for a remote one (each exchange then costs one extra call there).
+ * Learning is each person's own setting per provider endpoint (Settings → Learning facts, key
+ * "<provider>@<host>" as memory sharing keys them): on by default for the local model and any endpoint on this
+ * machine, off by default for a remote one (each exchange then costs one extra call there). Every decision is
+ * made for the people whose memory a job carries (issue 48): the person whose space it is and anyone who
+ * wrote its memories there — never the owner's choices standing in for a member's, nor the other way round.
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { readSetting, writeSetting } from "../core/settings-store";
+import { OWNER_ID, spacePersonOf } from "../core/space-name";
 import { loadPrivacySettings, providerEndpoint, sharingFor, type ProviderEndpoint } from "./memory-policy";
 import {
   type ChatProvider,
@@ -34,12 +37,13 @@ export const learningSettingsSchema = z.strictObject({
 });
 export type LearningSettings = z.infer<typeof learningSettingsSchema>;
 
-export function loadLearningSettings(db: Database.Database): LearningSettings {
-  const parsed = learningSettingsSchema.safeParse(readSetting(db, SETTINGS_KEY) ?? {});
+/** The acting person's learning choices, or `personId`'s (a job's person: server/chat/fact-learner.ts). */
+export function loadLearningSettings(db: Database.Database, personId?: string): LearningSettings {
+  const parsed = learningSettingsSchema.safeParse(readSetting(db, SETTINGS_KEY, personId) ?? {});
   return parsed.success ? parsed.data : learningSettingsSchema.parse({});
 }
 
-/** Turn learning on or off for one provider endpoint (null: back to its default). */
+/** Turn learning on or off for one provider endpoint, for the acting person (null: back to its default). */
 export function setLearning(db: Database.Database, key: string, on: boolean | null): LearningSettings {
   return db.transaction(() => {
     const s = loadLearningSettings(db);
@@ -61,33 +65,46 @@ export type FactModelChoice =
 
 const who = (e: ProviderEndpoint) => `${e.label} (${e.host})`;
 
-/** Why an endpoint may not learn, or null when it may. */
-function refusal(db: Database.Database, e: ProviderEndpoint): string | null {
-  if (!learningOn(loadLearningSettings(db), e))
-    return `learning facts is off for ${who(e)} (Settings → Learning facts)`;
-  const sharing = sharingFor(loadPrivacySettings(db), e);
-  if (sharing !== "on") {
-    const how = sharing === "ask" ? "not allowed yet" : sharing === "pinned" ? "pinned memories only" : "off";
-    return `memory sharing with ${who(e)} is ${how} (Settings → Providers), and learning sends it the exchange with known facts`;
+/**
+ * Why an endpoint may not learn for these people, or null when every one of them allows it: `people` are the
+ * person ids whose memory the call would carry (undefined: the acting person, as Settings shows it).
+ */
+function refusal(db: Database.Database, e: ProviderEndpoint, people?: readonly string[]): string | null {
+  for (const [i, person] of (people ?? [undefined]).entries()) {
+    // The first is the person whose memory it is (the job's reader); another is someone who wrote into it.
+    const whose = i === 0 ? "" : " (another person's choice: who wrote here, or started this)";
+    if (!learningOn(loadLearningSettings(db, person), e))
+      return `learning facts is off for ${who(e)}${whose} (Settings → Learning facts)`;
+    const sharing = sharingFor(loadPrivacySettings(db, person), e);
+    if (sharing !== "on") {
+      const how = sharing === "ask" ? "not allowed yet" : sharing === "pinned" ? "pinned memories only" : "off";
+      return `memory sharing with ${who(e)} is ${how}${whose} (Settings → Providers), and learning sends it the exchange with known facts`;
+    }
   }
   return null;
 }
 
 /**
  * The model to learn from an exchange with: the local chat model when there is one and it may, else
- * `conversationProvider` (null: the selected one) when it may. Nothing is created for a refusal.
+ * `conversationProvider` (null: the selected one) when it may. `people`: whose choices decide — the person
+ * whose space the exchange is in and anyone else who wrote it (learnersOf); each must allow the endpoint.
+ * Nothing is created for a refusal.
  */
-export function chooseFactModel(db: Database.Database, conversationProvider: ProviderId | null): FactModelChoice {
+export function chooseFactModel(
+  db: Database.Database,
+  conversationProvider: ProviderId | null,
+  people: readonly string[],
+): FactModelChoice {
   const cfg = resolveProviderConfig(db);
   if (isConfigured(cfg, "llama").ok) {
     const e = providerEndpoint(cfg, "llama");
-    if (!refusal(db, e)) return { ok: true, provider: createProvider(cfg, "llama"), endpoint: e };
+    if (!refusal(db, e, people)) return { ok: true, provider: createProvider(cfg, "llama"), endpoint: e };
   }
   const id = conversationProvider ?? cfg.active.value;
   if (!id || !isConfigured(cfg, id).ok)
     return { ok: false, reason: "no chat provider is configured to learn facts with", endpoint: null };
   const e = providerEndpoint(cfg, id);
-  const why = refusal(db, e);
+  const why = refusal(db, e, people);
   if (why) return { ok: false, reason: why, endpoint: e };
   return { ok: true, provider: createProvider(cfg, id), endpoint: e };
 }
@@ -102,7 +119,24 @@ export interface LearningProviderStatus extends ProviderEndpoint {
   active: boolean;
 }
 
-/** Each configured provider endpoint with its learning switch (what Settings shows). */
+/**
+ * The people whose choices decide learning from memories of `spaceId`: its person, and whoever else wrote
+ * the given memories there (a read-write sharee; a removed writer has no choices left and is not asked).
+ */
+export function learnersOf(db: Database.Database, spaceId: string, memoryIds: readonly string[] = []): string[] {
+  const people = new Set([spacePersonOf(spaceId)]);
+  const writer = db.prepare(
+    `SELECT m.written_by AS w FROM memories m
+      WHERE m.id = ? AND (m.written_by = ? OR m.written_by IN (SELECT id FROM people))`,
+  );
+  for (const id of memoryIds) {
+    const w = (writer.get(id, OWNER_ID) as { w: string } | undefined)?.w;
+    if (w) people.add(w);
+  }
+  return [...people];
+}
+
+/** Each configured provider endpoint with the acting person's learning switch (what Settings shows). */
 export function learningStatus(db: Database.Database): LearningProviderStatus[] {
   const cfg = resolveProviderConfig(db);
   const s = loadLearningSettings(db);

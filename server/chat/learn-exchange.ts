@@ -2,11 +2,11 @@
  * A stored exchange becomes a fact-learning job (docs/facts.md) in the same transaction that writes its
  * memories (persist.ts), so an exchange is either stored with its job or not at all — and a job is queued
  * only when a model may learn from it now (fact-model.ts: learning on for the provider, memory sharing
- * allowing it). Temporary chats and turns whose memory switch is off never get here: they store nothing.
+ * allowing it — both the choices of the person whose space it is). Temporary chats and turns whose memory switch is off never get here: they store nothing.
  */
 import type Database from "better-sqlite3";
 import { enqueueFactJob } from "../memory/facts/queue";
-import { chooseFactModel } from "./fact-model";
+import { chooseFactModel, learnersOf } from "./fact-model";
 import type { ProviderId } from "./providers";
 
 /** Who learns from an exchange: the provider (and model) the conversation used; null: the selected one. */
@@ -28,7 +28,8 @@ export function queueLearning(
   ids: string[],
 ): boolean {
   if (!job.learn || !ids.length) return false;
-  if (!chooseFactModel(db, job.learn.provider).ok) return false;
+  // The exchange's space decides whose choices apply (the queue stores it as the household: runAsSystem).
+  if (!chooseFactModel(db, job.learn.provider, learnersOf(db, job.space, ids)).ok) return false;
   const messageId = job.record && "messageId" in job.record ? job.record.messageId : null;
   return (
     enqueueFactJob(db, {

@@ -5,11 +5,12 @@ import { stmt } from "./statements";
 
 /**
  * Settings that are each person's own (issue 32): retrieval settings, memory-sharing choices, the first-run
- * checklist and the lifetime of their memories (`lifetime`: decay days and which kinds decay). Everything else (providers and keys, local models, jobs, detection) is the
+ * checklist, the lifetime of their memories (`lifetime`: decay days and which kinds decay) and which providers
+ * learn facts from their memory (`facts.learning`, issue 48: it goes with their memory-sharing choices). Everything else (providers and keys, local models, jobs, detection) is the
  * household's. The owner's keep their names (stores made before people existed read as before); another
  * person's are stored under '<key>@person:<id>'.
  */
-const PERSONAL_KEYS = [/^retrieval:/, /^privacy$/, /^ui\.firstRunChecklist$/, /^lifetime$/];
+const PERSONAL_KEYS = [/^retrieval:/, /^privacy$/, /^ui\.firstRunChecklist$/, /^lifetime$/, /^facts\.learning$/];
 
 function storedKey(key: string, id = actingPersonId()): string {
   return id !== OWNER_ID && PERSONAL_KEYS.some((r) => r.test(key)) ? `${key}@person:${id}` : key;

@@ -25,10 +25,11 @@ import {
   setPersonPasswordHash,
 } from "../auth/people";
 import { NO_FAILURES, signInFailureReport } from "../auth/sign-in-report";
-import { createApiToken, hasOwnerPassword } from "../auth/store";
+import { createApiToken, createSession, hasOwnerPassword } from "../auth/store";
 import { removePersonData } from "../services/people-service";
 import { exportMemories } from "../services/transfer-service";
 import { tokenName } from "../core/validators";
+import { sessionCookie } from "./auth";
 import { handle, json, readBody } from "./rest";
 
 function requireAdminSession(req: Request): void {
@@ -54,6 +55,7 @@ const patchPersonInput = z.strictObject({
 export function createPersonHandler(req: Request): Promise<Response> {
   return handle(async () => {
     requireAdminSession(req);
+    const atTheMachine = principalOf(req.headers, req.url)?.kind === "anonymous-loopback";
     const input = await readBody(req, newPersonInput);
     const db = getDb().sqlite;
     // Adding a person turns sign-in on, even on loopback: the owner must be able to sign in first.
@@ -69,7 +71,15 @@ export function createPersonHandler(req: Request): Promise<Response> {
       mustChangePassword: input.mustChangePassword,
       passwordHash: await hashPassword(input.password),
     });
-    return json({ id: p.id, login: p.login }, 201);
+    const res = json({ id: p.id, login: p.login }, 201);
+    // The owner at the machine (no session: nobody else existed) — this person turns sign-in on for them too,
+    // and the page's next request would be refused (issue 48). They are the owner already: keep them signed in.
+    if (atTheMachine)
+      res.headers.append(
+        "set-cookie",
+        sessionCookie(createSession(db, { personId: OWNER_ID, userAgent: req.headers.get("user-agent") }).token, req),
+      );
+    return res;
   });
 }
 

@@ -1,10 +1,12 @@
 /**
  * Where a fact came from, for the "What Memo knows" page: each source memory with what the page links to —
  * the chat message its exchange was (conversation id + the assistant message whose memory_ids name it) or
- * the document it is a chunk of. Only for a fact the acting person may read (another's answers 404).
+ * the document it is a chunk of. Only for a fact the acting person may read (another's answers 404). A
+ * shared space's trash is its owner's alone (issue 48): a trashed source is listed (marked not live) for the
+ * space's person only; to a sharee it is as missing as it is everywhere else (visibleMemoryScan).
  */
 import type Database from "better-sqlite3";
-import { visibleScan } from "../core/acting";
+import { visibleMemoryScan, visibleScan } from "../core/acting";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { getFact } from "../memory/facts/store";
@@ -38,7 +40,7 @@ function sourceRows(db: Database.Database, factId: string) {
          coalesce(m.document_id, (SELECT l.document_id FROM document_chunks l WHERE l.memory_id = m.id ORDER BY l.rowid LIMIT 1)) AS docId
        FROM fact_sources s JOIN memories m ON m.id = s.memory_id
        LEFT JOIN conversations c ON c.id = m.conversation_id AND ${visibleScan("c.space_id")}
-       WHERE s.fact_id = ? AND ${visibleScan("m.space_id")}
+       WHERE s.fact_id = ? AND ${visibleMemoryScan("m.space_id", "m.soft_deleted")}
        ORDER BY m.timestamp, m.rid`,
     )
     .all(factId) as {

@@ -28,6 +28,8 @@ import {
   MAX_FACTS_PER_CALL,
   restoreFacts,
   searchFacts,
+  spacesWithFacts,
+  type FactKey,
   type FactOrigin,
   type FactRow,
   type NewFact,
@@ -78,8 +80,26 @@ export const listFactsInput = z.strictObject({
   /** Replaced facts too. */
   history: z.boolean().optional(),
   limit: z.number().int().min(1, "limit must be at least 1").max(1000, "limit must be at most 1000").optional(),
+  /** The next page: the `nextCursor` of the page before (listing only; a search with q is ranked, not paged). */
+  cursor: z.string().max(200, "cursor must be at most 200 characters").optional(),
 });
 export type ListFactsInput = z.infer<typeof listFactsInput>;
+
+/** A page's cursor: the last fact's place in the list's order, opaque to clients (base64url JSON). */
+export function factCursor(f: FactKey): string {
+  return Buffer.from(JSON.stringify([f.validFrom, f.recordedAt, f.rid])).toString("base64url");
+}
+
+function readCursor(cursor: string): FactKey {
+  try {
+    const [validFrom, recordedAt, rid] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
+    if (typeof validFrom === "string" && typeof recordedAt === "string" && Number.isSafeInteger(rid))
+      return { validFrom, recordedAt, rid: rid as number };
+  } catch {
+    /* answered below */
+  }
+  throw new ServiceError(400, "cursor is not one a facts list gave");
+}
 
 export const editFactInput = z.strictObject({
   id: factId,
@@ -124,15 +144,29 @@ export function factView(ctx: MemoContext, facts: FactRow[]): FactView[] {
 
 const notFound = (id: string) => new ServiceError(404, `fact ${id} not found`);
 
-/** The acting person's facts (current ones, or with their history), filtered by `q` when given. */
-export async function listFactsFor(ctx: MemoContext, input: ListFactsInput): Promise<{ facts: FactView[] }> {
+/**
+ * The acting person's facts (current ones, or with their history), filtered by `q` when given. A listing is
+ * paged by keyset: `nextCursor` names the page after (null on the last page); a search is one ranked page.
+ */
+export async function listFactsFor(
+  ctx: MemoContext,
+  input: ListFactsInput,
+): Promise<{ facts: FactView[]; nextCursor: string | null }> {
   if (input.space) requireReadableSpace(ctx.db, input.space);
   const limit = input.limit ?? (input.q ? 20 : 1000);
   const q = input.q?.trim();
+  if (q && input.cursor !== undefined)
+    throw new ServiceError(400, "cursor pages a listing; a search with q answers one ranked page (raise limit)");
   if (!q) {
-    return { facts: factView(ctx, listFacts(ctx.db, { spaceId: input.space, history: input.history, limit })) };
+    const after = input.cursor === undefined ? undefined : readCursor(input.cursor);
+    const rows = listFacts(ctx.db, { spaceId: input.space, history: input.history, limit: limit + 1, after });
+    const page = rows.slice(0, limit);
+    return { facts: factView(ctx, page), nextCursor: rows.length > limit ? factCursor(page.at(-1)!) : null };
   }
-  return { facts: factView(ctx, await searchByQuery(ctx, q, input.space, input.history ?? false, limit)) };
+  return {
+    facts: factView(ctx, await searchByQuery(ctx, q, input.space, input.history ?? false, limit)),
+    nextCursor: null,
+  };
 }
 
 /**
@@ -156,7 +190,8 @@ async function searchByQuery(
 ): Promise<FactRow[]> {
   const { model } = await activeModel(ctx);
   const [vector] = await ctx.embedder.embedQueries([q]);
-  const spaces = space ? [space] : [...new Set(listFacts(ctx.db, { history: true }).map((f) => f.spaceId))];
+  // Every own space holding facts (not those of the newest 1,000 facts: a quiet space's facts are found too).
+  const spaces = space ? [space] : spacesWithFacts(ctx.db);
   const contains = new Set(listFacts(ctx.db, { spaceId: space, q, history, limit: 10_000 }).map((f) => f.id));
   const hits = spaces.flatMap((s) => {
     const chance = reindexTarget(ctx.db) ? null : queryBackground(backgroundOf(ctx.db, s, model), vector ?? null);

@@ -10,10 +10,10 @@ import { z } from "zod";
 import { factLearner, type LearnerStatus, type LearningSent } from "../chat/fact-learner";
 import { chooseFactModel, learningStatus, setLearning, type LearningProviderStatus } from "../chat/fact-model";
 import { getMessage } from "../chat/conversations";
-import { isMine } from "../core/acting";
+import { actingPersonId, isMine } from "../core/acting";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
-import { DEFAULT_SPACE } from "../core/space-name";
+import { DEFAULT_SPACE, spacePersonOf } from "../core/space-name";
 import { spaceName } from "../core/validators";
 import {
   callsPerProvider,
@@ -24,7 +24,7 @@ import {
   replyJob,
 } from "../memory/facts/queue";
 import {
-  callsForMemories,
+  countLearnable,
   createRun,
   getRun,
   type LearnRun,
@@ -33,6 +33,7 @@ import {
   RUN_KINDS,
   stopRun,
 } from "../memory/facts/runs";
+import { revertRun, type RevertedRun } from "../memory/facts/revert-run";
 import { getDocumentOr404 } from "./document-service";
 import { getImportJob, importedMemoryIds } from "./import-jobs";
 
@@ -68,7 +69,10 @@ export function learningOverview(memo: MemoContext): LearningOverview {
   };
 }
 
-/** Turn learning on or off for a configured provider endpoint (null: back to its default). */
+/**
+ * Turn learning on or off for a configured provider endpoint — the acting person's own switch (null: back to
+ * its default). It decides learning from their memory only (issue 48, docs/facts.md#whose-choice).
+ */
 export function setProviderLearning(memo: MemoContext, key: string, on: boolean | null): { key: string; on: boolean } {
   const p = learningStatus(memo.db).find((x) => x.key === key);
   if (!p) throw new ServiceError(404, `provider ${key} is not configured`);
@@ -79,14 +83,15 @@ export function setProviderLearning(memo: MemoContext, key: string, on: boolean 
 interface Resolved {
   spaceId: string;
   target: string | null;
-  memories: ReturnType<typeof learnableMemories>;
+  /** Which memories: a document's, an import's, or (neither) the whole space's. */
+  memories: Parameters<typeof learnableMemories>[1];
 }
 
 function resolve(memo: MemoContext, t: LearnTarget): Resolved {
   if (t.kind === "backfill") {
     const spaceId = t.space ?? spaceName.parse(DEFAULT_SPACE);
     if (!isMine(spaceId)) throw new ServiceError(404, "space not found");
-    return { spaceId, target: null, memories: learnableMemories(memo.db, { spaceId }) };
+    return { spaceId, target: null, memories: { spaceId } };
   }
   if (!t.target) throw new ServiceError(400, `target must name the ${t.kind} to learn from`);
   if (t.kind === "document") {
@@ -96,7 +101,7 @@ function resolve(memo: MemoContext, t: LearnTarget): Resolved {
     return {
       spaceId: doc.spaceId,
       target: doc.id,
-      memories: learnableMemories(memo.db, { spaceId: doc.spaceId, documentId: doc.id }),
+      memories: { spaceId: doc.spaceId, documentId: doc.id },
     };
   }
   const job = getImportJob(t.target);
@@ -106,8 +111,16 @@ function resolve(memo: MemoContext, t: LearnTarget): Resolved {
   return {
     spaceId: job.space,
     target: job.id,
-    memories: learnableMemories(memo.db, { spaceId: job.space, memoryIds: ids }),
+    memories: { spaceId: job.space, memoryIds: ids },
   };
+}
+
+/**
+ * Whose choices decide an opt-in run: the person whose space it learns in (the runner decides each job for
+ * them, server/chat/fact-learner.ts) and the person starting it — never the owner's for a member's space.
+ */
+function runLearners(spaceId: string): string[] {
+  return [...new Set([spacePersonOf(spaceId), actingPersonId()])];
 }
 
 export interface LearnCount {
@@ -127,15 +140,16 @@ export interface LearnCount {
 /** What learning from a document, an import or the whole space would cost — shown before it starts. */
 export function countLearning(memo: MemoContext, t: LearnTarget): LearnCount {
   const r = resolve(memo, t);
-  const choice = chooseFactModel(memo.db, null);
+  const choice = chooseFactModel(memo.db, null, runLearners(r.spaceId));
   const running = listRuns(memo.db, { kind: t.kind, target: r.target ?? undefined }).find(
     (x) => x.status === "running" && x.spaceId === r.spaceId,
   );
+  const { memories, calls } = countLearnable(memo.db, r.memories);
   return {
     kind: t.kind,
     space: r.spaceId,
-    memories: r.memories.length,
-    calls: callsForMemories(r.memories),
+    memories,
+    calls,
     provider: choice.ok ? `${choice.endpoint.label} (${choice.endpoint.host})` : null,
     local: choice.ok ? choice.endpoint.local : null,
     blocked: choice.ok ? null : choice.reason,
@@ -150,9 +164,14 @@ export function startLearning(memo: MemoContext, t: LearnTarget): LearnRun {
     (x) => x.status === "running" && x.spaceId === r.spaceId,
   );
   if (running) return running;
-  const choice = chooseFactModel(memo.db, null);
+  const choice = chooseFactModel(memo.db, null, runLearners(r.spaceId));
   if (!choice.ok) throw new ServiceError(409, `cannot learn facts now: ${choice.reason}`);
-  const id = createRun(memo.db, { kind: t.kind, spaceId: r.spaceId, target: r.target, memories: r.memories });
+  const id = createRun(memo.db, {
+    kind: t.kind,
+    spaceId: r.spaceId,
+    target: r.target,
+    memories: learnableMemories(memo.db, r.memories),
+  });
   factLearner().wake();
   return getRun(memo.db, id)!;
 }
@@ -171,6 +190,13 @@ export function learningRuns(memo: MemoContext, o: { kind?: LearnTarget["kind"];
 export function stopLearning(memo: MemoContext, id: string): LearnRun {
   if (!stopRun(memo.db, id)) throw new ServiceError(404, `learning run ${id} not found`);
   return learningRunOr404(memo, id);
+}
+
+/** Undo a run as a whole ("revert what this document changed"; issue 48): stopped, its facts taken back. */
+export function undoLearning(memo: MemoContext, id: string): RevertedRun & { run: LearnRun } {
+  const r = revertRun(memo.db, id);
+  if (!r) throw new ServiceError(404, `learning run ${id} not found`);
+  return { ...r, run: learningRunOr404(memo, id) };
 }
 
 /** Under a reply: whether its exchange was learned from, and what that sent where (null: no job for it). */

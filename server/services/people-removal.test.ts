@@ -33,6 +33,7 @@ import { appendMessages, createConversation } from "../chat/conversations";
 import { scrubInProgress, scrubPending } from "../db/scrub";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { hashedVector, TEST_MODEL_A, TestDimEmbedder } from "../test/test-dim-embedder";
+import { insertFacts } from "../memory/facts/store";
 import { removePersonData } from "./people-service";
 
 const stores: TempStore[] = [];
@@ -218,14 +219,22 @@ test("after a removal no byte of the person is left in the database files: words
     recordRetrievals(db, boIds.slice(10, 15));
   });
   setShare(db, "personal", bo.id, "write");
-  runAs({ personId: bo.id, admin: false }, () =>
-    insertMemories(
+  runAs({ personId: bo.id, admin: false }, () => {
+    const [list] = insertMemories(
       db,
       [{ spaceId: "personal", content: "a shopping list for the owner" }],
       [hashedVector("a shopping list for the owner", 8)],
       TEST_MODEL_A,
-    ),
-  );
+    );
+    // And a fact Bo wrote there (issue 48): it stays the owner's too, without Bo's id.
+    insertFacts(
+      db,
+      "personal",
+      [{ text: "The owner needs oat milk.", sources: [list!], origin: "person" }],
+      [hashedVector("The owner needs oat milk.", 8)],
+      TEST_MODEL_A,
+    );
+  });
   const annDir = path.join(s.dir, "ann");
   startAnnIndex(db, 8, annDir);
   await ready(db);
@@ -254,6 +263,7 @@ test("after a removal no byte of the person is left in the database files: words
   const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
   assert.equal(n("SELECT count(*) AS n FROM memories WHERE space_id = 'personal'"), ownerTexts.length + 1);
   assert.equal(n("SELECT count(*) AS n FROM memories WHERE written_by = 'removed'"), 1);
+  assert.equal(n("SELECT count(*) AS n FROM facts WHERE written_by = 'removed'"), 1, "Bo's fact names no id");
   assert.equal(n("SELECT count(*) AS n FROM live_counts WHERE space_id LIKE 'p%~%'"), 0, "live counts of Bo's spaces");
   assert.equal(matchCount(db, "memory", "personal", "plums"), ownerTexts.length);
   assert.deepEqual(checkInvariant(db), []);

@@ -3,7 +3,8 @@
  * memory (rows, keyword tables, memory_vec, parked vectors, live counts; the ANN indexes hear of the removed
  * vectors after commit), conversations with their messages, documents, pending exchanges, retrieval events
  * (theirs and their recalls of memories shared with them), their per-person settings, sessions, tokens and
- * the person, their name on what they wrote into others' shared spaces (it says "a removed person"), and
+ * the person, their name on the memories and facts they wrote into others' shared spaces (it says "a removed
+ * person"), and
  * their job history: the entries of the household's job runs that name one of their memories (consolidation
  * quotes them) or them, and their import jobs. After the commit: their uploaded files and saved ANN graphs
  * are deleted (any left by a crash in between go at the next start: the ingest queue's recover(), the ANN
@@ -23,7 +24,7 @@ import { markScrubPending, scheduleScrub } from "../db/scrub";
 import { annFor } from "../memory/index/ann-registry";
 import { dataDir } from "../core/config";
 
-/** What memories a removed person wrote into others' shared spaces say of their writer: no id of theirs. */
+/** What memories and facts a removed person wrote into others' shared spaces say of their writer: no id of theirs. */
 export const REMOVED_WRITER = "removed";
 
 /**
@@ -85,6 +86,10 @@ export function removePersonData(
     // What they wrote into others' spaces stays there, the space's person's, no longer naming them.
     removed.written_by = db
       .prepare("UPDATE memories SET written_by = ? WHERE written_by = ?")
+      .run(REMOVED_WRITER, personId).changes;
+    // Facts they wrote there too (issue 48: the removal test reads the files for their id).
+    removed.facts_written_by = db
+      .prepare("UPDATE facts SET written_by = ? WHERE written_by = ?")
       .run(REMOVED_WRITER, personId).changes;
     removed.settings = db.prepare("DELETE FROM settings WHERE key LIKE ?").run(personalSettingsLike(personId)).changes;
     removed.auth_sessions = db.prepare("DELETE FROM auth_sessions WHERE person_id = ?").run(personId).changes;

@@ -20,6 +20,7 @@ import { createPerson } from "../auth/people";
 import { hashPassword } from "../auth/password";
 import { createSession, setOwnerPasswordHash } from "../auth/store";
 import { checkInvariant } from "../memory/store";
+import { importFacts } from "./facts-service";
 import * as memoryRoute from "../../app/api/v1/memories/[id]/route";
 import * as restoreRoute from "../../app/api/v1/memories/restore/route";
 import * as forgetRoute from "../../app/api/v1/forget/route";
@@ -176,4 +177,57 @@ test("what a read-write sharee deletes in the owner's space goes to the owner's 
   // A restores from A's own trash.
   assert.deepEqual((await a.manager.restore({ ids: [liveId] })).restored, [liveId]);
   assert.equal((await b.manager.get({ id: liveId })).content, LIVE, "live again: B reads it again");
+});
+
+test("facts (issue 48): a sharee reads none of the owner's trash through a fact's sources, and cannot restore a fact the owner deleted", async () => {
+  const SECRET = "Turmeric receipt from the old pantry, since trashed";
+  const trashedSource = (await a.memory.add({ text: SECRET, space: "pantry" })).ids[0]!;
+  const liveSource = (await a.memory.add({ text: "The pantry has a jar of turmeric", space: "pantry" })).ids[0]!;
+  const { ids } = await importFacts(memo, {
+    space: "pantry",
+    items: [
+      { text: "The pantry keeps turmeric.", sources: [trashedSource, liveSource] },
+      { text: "The pantry keeps a tin of cocoa.", sources: [liveSource] },
+    ],
+  });
+  const [fact, cocoa] = ids as [string, string];
+  await a.memory.delete({ id: trashedSource });
+  await a.facts.delete({ id: cocoa });
+  for (const mode of ["read", "write"] as const) {
+    await a.spaces.share({ space: "pantry", person: "b", mode });
+    const sources = await b.facts.sources({ id: fact });
+    assert.deepEqual(
+      sources.sources.map((s) => s.memoryId),
+      [liveSource],
+      `${mode}: facts.sources lists only the live source`,
+    );
+    assert.ok(!JSON.stringify(sources).includes("Turmeric receipt"), `${mode}: no excerpt of A's trash`);
+    for (const [where, seen] of [
+      ["facts.list", (await b.facts.list({ space: "owner~pantry" })).facts],
+      ["facts.history", (await b.facts.history({ id: fact })).facts],
+    ] as const) {
+      const f = seen.find((x) => x.id === fact);
+      assert.deepEqual(f?.sources, [liveSource], `${mode}: ${where} drops the trashed source id`);
+    }
+  }
+  // Read-write: restoring the fact A deleted answers like a missing fact; A's trash is A's.
+  const fake = crypto.randomUUID();
+  const real = await outcome(b.facts.restore({ id: cocoa }));
+  const missing = await outcome(b.facts.restore({ id: fake }));
+  assert.equal(real.status, 404, real.text);
+  assert.equal(real.text.split(cocoa).join("<id>"), missing.text.split(fake).join("<id>"));
+  assert.equal(
+    (await b.facts.list({ space: "owner~pantry" })).facts.some((f) => f.id === cocoa),
+    false,
+  );
+  // A still sees the trashed source (marked not live) and restores the fact.
+  const mine = await a.facts.sources({ id: fact });
+  assert.deepEqual(
+    mine.sources.map((s) => [s.memoryId, s.live]).sort(),
+    [
+      [liveSource, true],
+      [trashedSource, false],
+    ].sort(),
+  );
+  assert.equal((await a.facts.restore({ id: cocoa })).fact.id, cocoa);
 });

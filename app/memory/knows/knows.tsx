@@ -10,6 +10,7 @@ import { ErrorAlert } from "../../_ui/ui";
 import { UndoBar } from "../../_ui/undo-bar";
 import { useDebounced } from "../../_ui/use-debounced";
 import { FactItem } from "./fact-item";
+import { Proposals } from "./proposals";
 import type { Fact, SpaceGroup } from "./fact-types";
 
 const LINK = "text-blue-700 underline dark:text-blue-400";
@@ -204,6 +205,8 @@ export function Knows() {
           testId="fact-undo"
         />
       )}
+
+      <Proposals onDone={done} onError={onError} />
 
       {/* Busy while the list is not yet the answer to what is typed (the search waits for a pause in typing). */}
       <div aria-busy={fetching || text.trim() !== query} data-query={query} data-testid="facts">

@@ -2,8 +2,11 @@ import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
 import * as facts from "../../services/facts-service";
 import { factSourcesFor } from "../../services/fact-sources";
+import * as proposals from "../../services/fact-proposals-service";
+import { spaceName } from "../../core/validators";
 
 const byId = z.strictObject({ id: facts.factId });
+const byProposal = z.strictObject({ id: z.string().uuid("id must be a proposal id") });
 
 /** "What Memo knows" (issue 42): the person's facts by space, their history, edits, confirmations and deletions. */
 export const factsRouter = createTRPCRouter({
@@ -16,4 +19,14 @@ export const factsRouter = createTRPCRouter({
   confirm: publicProcedure.input(byId).mutation(({ ctx, input }) => facts.confirmFactFor(ctx.memo, input.id)),
   delete: publicProcedure.input(byId).mutation(({ ctx, input }) => facts.deleteFact(ctx.memo, input.id)),
   restore: publicProcedure.input(byId).mutation(({ ctx, input }) => facts.restoreFact(ctx.memo, input.id)),
+  /** Replacements a document, an import or the back-fill proposed (issue 48): the person accepts or dismisses each. */
+  proposals: publicProcedure
+    .input(z.strictObject({ space: spaceName.optional() }).optional())
+    .query(({ ctx, input }) => proposals.factProposals(ctx.memo, input?.space)),
+  acceptProposal: publicProcedure
+    .input(byProposal)
+    .mutation(({ ctx, input }) => proposals.acceptProposal(ctx.memo, input.id)),
+  dismissProposal: publicProcedure
+    .input(byProposal)
+    .mutation(({ ctx, input }) => proposals.dismissProposal(ctx.memo, input.id)),
 });

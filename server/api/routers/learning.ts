@@ -32,6 +32,8 @@ export const learningRouter = createTRPCRouter({
     .query(({ ctx, input }) => learning.learningRuns(ctx.memo, input ?? {})),
   run: publicProcedure.input(runId).query(({ ctx, input }) => learning.learningRunOr404(ctx.memo, input.id)),
   stop: publicProcedure.input(runId).mutation(({ ctx, input }) => learning.stopLearning(ctx.memo, input.id)),
+  /** Undo a run as a whole: its facts forgotten, what they replaced current again, its proposals dismissed. */
+  undo: publicProcedure.input(runId).mutation(({ ctx, input }) => learning.undoLearning(ctx.memo, input.id)),
   /** Under a reply: learned from or not, and the extraction's "Sent to" record. */
   reply: publicProcedure
     .input(z.strictObject({ messageId: z.string().uuid("messageId must be a message id") }))

@@ -8,6 +8,11 @@
  * earlier exchange of the same call already replaced, it replaces that newer fact instead (the value moved
  * twice while Memo was catching up; only the last one is current).
  *
+ * A stored passage (a document, an import, the back-fill: whoever wrote it) does not silently replace what
+ * the person said (issue 48): its facts that would replace listed facts are kept as proposals for the
+ * person to accept or dismiss (proposals.ts, capped per call and per run); its other facts are written,
+ * marked with their run so that the run can be undone as a whole (revert-run.ts).
+ *
  * What changed since the request was built is honoured, not overwritten: a source forgotten meanwhile is not
  * a source (no live source left: the job is skipped), and a listed fact that is no longer current (the
  * person edited or deleted it) is not superseded again.
@@ -15,7 +20,8 @@
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { contentHash, writeTransaction } from "../store/rows";
-import { finishFactJob } from "./queue";
+import { addProposal, isStoredOrigin, proposalRoom } from "./proposals";
+import { finishFactJob, type JobOrigin } from "./queue";
 import type { PlannedFact } from "./reconcile";
 import { insertFacts } from "./write";
 
@@ -48,12 +54,19 @@ export interface LearnedJob {
   jobId: number;
   /** The exchange's memories (the facts' sources). */
   sources: string[];
+  /** Where the job's text came from: a stored passage's replacements are proposed, not applied (proposals.ts). */
+  origin?: JobOrigin;
+  /** The opt-in run it belongs to: its facts are marked with it, so the run can be undone as a whole. */
+  runId?: string | null;
 }
 
 export interface AppliedCounts {
   /** Per job: facts written, and listed facts they replaced. */
   added: Map<number, number>;
   replaced: Map<number, number>;
+  /** Per job: replacements kept as proposals; and those dropped over the caps. */
+  proposed: Map<number, number>;
+  overCap: number;
   /** Jobs whose every source went while the model was asked. */
   gone: number[];
 }
@@ -72,7 +85,8 @@ export function applyLearnedFacts(
   inside: (counts: AppliedCounts) => void = () => undefined,
 ): AppliedCounts {
   return writeTransaction(db, () => {
-    const counts: AppliedCounts = { added: new Map(), replaced: new Map(), gone: [] };
+    const counts: AppliedCounts = { added: new Map(), replaced: new Map(), proposed: new Map(), overCap: 0, gone: [] };
+    const proposalsLeft = new Map<string | null, number>();
     // A listed fact replaced by this call → the fact that replaced it (followed for later exchanges).
     const chain = new Map<string, string>();
     const latest = (id: string) => {
@@ -87,18 +101,41 @@ export function applyLearnedFacts(
         finishFactJob(db, job.jobId, "skipped", { error: "its memories were forgotten or deleted meanwhile" });
         return;
       }
-      const mine = facts.map((f, k) => ({ f, v: vectors[k]! })).filter(({ f }) => f.exchange === i);
       const taken = new Set<string>();
-      const items = mine.map(({ f }) => ({
-        text: f.text,
-        sources,
-        validFrom: f.validFrom,
-        replaces: f.replaces
-          .map(latest)
-          .filter((id) => !taken.has(id) && stillCurrent(db, spaceId, id) && taken.add(id)),
-        origin: "learned" as const,
-      }));
+      let mine = facts
+        .map((f, k) => ({ f, v: vectors[k]! }))
+        .filter(({ f }) => f.exchange === i)
+        .map(({ f, v }) => ({
+          v,
+          item: {
+            text: f.text,
+            sources,
+            validFrom: f.validFrom,
+            replaces: f.replaces
+              .map(latest)
+              .filter((id) => !taken.has(id) && stillCurrent(db, spaceId, id) && taken.add(id)),
+            origin: "learned" as const,
+          },
+        }));
+      // A stored passage does not replace what the person said: its replacements wait for them (capped).
+      let proposed = 0;
+      if (isStoredOrigin(job.origin)) {
+        const runKey = job.runId ?? null;
+        for (const { item } of mine.filter((m) => m.item.replaces.length > 0)) {
+          const room = proposalsLeft.get(runKey) ?? proposalRoom(db, runKey);
+          if (room <= 0) counts.overCap++;
+          else {
+            addProposal(db, { spaceId, runId: runKey, jobId: job.jobId, ...item });
+            proposalsLeft.set(runKey, room - 1);
+            proposed++;
+          }
+        }
+        mine = mine.filter((m) => m.item.replaces.length === 0);
+      }
+      counts.proposed.set(job.jobId, proposed);
+      const items = mine.map((m) => m.item);
       if (items.length) {
+        const before = (stmt(db, "SELECT coalesce(max(rid), 0) AS r FROM facts").get() as { r: number }).r;
         const ids = insertFacts(
           db,
           spaceId,
@@ -109,6 +146,13 @@ export function applyLearnedFacts(
         items.forEach((it, k) => {
           for (const r of it.replaces) chain.set(r, ids[k]!);
         });
+        // The run's own new facts (not a fact it only added a source to): what undoing the run takes back.
+        if (job.runId)
+          stmt(db, "UPDATE facts SET learn_run_id = ? WHERE id IN (SELECT value FROM json_each(?)) AND rid > ?").run(
+            job.runId,
+            JSON.stringify(ids),
+            before,
+          );
       }
       counts.added.set(job.jobId, items.length);
       counts.replaced.set(

@@ -45,6 +45,15 @@ export interface ListFactsOptions {
   /** Replaced facts too (newest first); default current only. */
   history?: boolean;
   limit?: number;
+  /** Keyset pagination: only facts after this one in the list's order (newest valid_from first). */
+  after?: FactKey;
+}
+
+/** Where a fact stands in a list's order: what a page's cursor names (docs/api.md#facts). */
+export interface FactKey {
+  validFrom: string;
+  recordedAt: string;
+  rid: number;
 }
 
 /** Live facts, newest valid_from first: current ones, or with their history. */
@@ -56,6 +65,13 @@ export function listFacts(db: Database.Database, opts: ListFactsOptions = {}): F
     params.space = opts.spaceId;
   }
   if (!opts.history) clauses.push(CURRENT);
+  if (opts.after) {
+    // The order's own key (valid_from, recorded_at, rid), compared as a row value: stable under writes.
+    clauses.push("(f.valid_from, f.recorded_at, f.rid) < (@afterValidFrom, @afterRecordedAt, @afterRid)");
+    params.afterValidFrom = opts.after.validFrom;
+    params.afterRecordedAt = opts.after.recordedAt;
+    params.afterRid = opts.after.rid;
+  }
   const q = opts.q?.trim();
   if (q) {
     const rids = keywordRids(db, opts.spaceId ? [opts.spaceId] : spacesWithFacts(db), q);
@@ -69,10 +85,14 @@ export function listFacts(db: Database.Database, opts: ListFactsOptions = {}): F
   return rows.map(rowToFact);
 }
 
-/** The acting person's own spaces that hold facts. */
-function spacesWithFacts(db: Database.Database): string[] {
+/** The acting person's own spaces that hold live facts (every one, however many facts the others hold). */
+export function spacesWithFacts(db: Database.Database): string[] {
   return (
-    stmt(db, `SELECT DISTINCT space_id AS id FROM facts f WHERE ${mineScan("f.space_id")}`).all() as { id: string }[]
+    stmt(
+      db,
+      `SELECT s.id FROM spaces s WHERE ${mineScan("s.id")}
+         AND EXISTS (SELECT 1 FROM facts f WHERE f.space_id = s.id AND f.deleted_at IS NULL) ORDER BY s.id`,
+    ).all() as { id: string }[]
   ).map((r) => r.id);
 }
 

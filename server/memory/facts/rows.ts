@@ -3,6 +3,8 @@
  * row mapping. A fact is CURRENT when validTo, supersededBy and deletedAt are null; SUPERSEDED facts are its
  * history (still indexed); FORGOTTEN facts (deletedAt) are in no index, restorable until their sources go.
  */
+import { mineScan } from "../../core/acting";
+
 export type FactOrigin = "learned" | "person" | "import";
 export const FACT_ORIGINS: FactOrigin[] = ["learned", "person", "import"];
 
@@ -38,7 +40,10 @@ export interface FactRow {
   deletedAt: string | null;
   deletedReason: "person" | "sources" | null;
   embeddingModel: string;
-  /** Its source memories' ids (sorted). */
+  /**
+   * Its source memories' ids (sorted). A trashed source is listed for the space's person only: a shared
+   * space's trash is its owner's alone (issue 48), so a sharee sees the live ones.
+   */
   sources: string[];
 }
 
@@ -57,7 +62,9 @@ export const FACT_COLUMNS = `f.id, f.rid, f.space_id AS spaceId, f.text, f.conte
   f.valid_from AS validFrom, f.recorded_at AS recordedAt, f.valid_to AS validTo, f.superseded_by AS supersededBy,
   f.origin, f.confirmed_at AS confirmedAt, f.written_by AS writtenBy, f.deleted_at AS deletedAt,
   f.deleted_reason AS deletedReason, f.embedding_model AS embeddingModel,
-  (SELECT json_group_array(s.memory_id) FROM fact_sources s WHERE s.fact_id = f.id) AS sources`;
+  (SELECT json_group_array(s.memory_id) FROM fact_sources s WHERE s.fact_id = f.id
+     AND (${mineScan("f.space_id")} OR NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = s.memory_id AND m.soft_deleted = 1))
+  ) AS sources`;
 
 export function rowToFact(r: Record<string, unknown>): FactRow {
   return { ...(r as unknown as FactRow), sources: JSON.parse(String(r.sources ?? "[]")) as string[] };

@@ -5,7 +5,7 @@
  * person-checked: another person's fact id behaves exactly like a missing one.
  */
 import type Database from "better-sqlite3";
-import { writableScan } from "../../core/acting";
+import { mineScan, writableScan } from "../../core/acting";
 import { stmt } from "../../core/statements";
 import { nowIso } from "../store/rows";
 import { bringBack, forgetWithHistory } from "./forgetting";
@@ -14,17 +14,29 @@ import type { FactRow } from "./rows";
 
 export * from "./rows";
 export { insertFacts } from "./write";
-export { factHistory, factsOfMemories, getFact, getWritableFact, listFacts, type ListFactsOptions } from "./read";
+export {
+  factHistory,
+  type FactKey,
+  factsOfMemories,
+  getFact,
+  getWritableFact,
+  listFacts,
+  type ListFactsOptions,
+  spacesWithFacts,
+} from "./read";
 export { searchFacts, type FactHit, type FactQuery } from "./search";
 
-/** The live facts among `ids` the acting person may change. */
+/**
+ * The live facts among `ids` the acting person may change — or, with `deleted`, the deleted ones they may
+ * restore: those of their own spaces only, as the trash of a shared space is its owner's alone (issue 48).
+ */
 function writableLive(db: Database.Database, ids: string[], deleted: boolean): string[] {
   if (ids.length === 0) return [];
   return (
     stmt(
       db,
       `SELECT id FROM facts WHERE id IN (SELECT value FROM json_each(?)) AND deleted_at IS ${deleted ? "NOT NULL AND deleted_reason = 'person' AND deleted_root = id" : "NULL"}
-         AND ${writableScan("space_id")}`,
+         AND ${deleted ? mineScan("space_id") : writableScan("space_id")}`,
     ).all(JSON.stringify([...new Set(ids)])) as { id: string }[]
   ).map((r) => r.id);
 }

@@ -9,9 +9,10 @@ export const dynamic = "force-dynamic";
 const FLAGS: Record<string, boolean> = { "1": true, true: true, "0": false, false: false };
 
 /**
- * GET /api/v1/facts[?space=&q=&history=1&limit=] → { facts: [{ id, text, space, validFrom, recordedAt, validTo,
- * supersededBy, sources, origin, confirmedAt, whose? }] } — current facts (with history=1 the replaced ones
- * too), of one space or of all the person's own; q: those matching by keyword or meaning, best first.
+ * GET /api/v1/facts[?space=&q=&history=1&limit=&cursor=] → { facts: [{ id, text, space, validFrom, recordedAt,
+ * validTo, supersededBy, sources, origin, confirmedAt, whose? }], nextCursor } — current facts (with history=1
+ * the replaced ones too), of one space or of all the person's own, a page at a time (cursor = the nextCursor
+ * of the page before); q: those matching by keyword or meaning, best first (one page).
  */
 export const GET = asPerson(function GET(req: Request) {
   return handle(async () => {
@@ -24,6 +25,7 @@ export const GET = asPerson(function GET(req: Request) {
       q: p.get("q") ?? undefined,
       history: history === null ? undefined : FLAGS[history],
       limit: limit === null ? undefined : Number(limit),
+      cursor: p.get("cursor") ?? undefined,
     });
     if (!parsed.success) return errorResponse(400, formatZod(parsed.error));
     return json(await listFactsFor(appContext(), parsed.data));

@@ -1,0 +1,139 @@
+/**
+ * Replacements proposed by stored passages (issue 48, drizzle/0023_fact_proposals.sql). A document, an import
+ * or the back-fill is whoever wrote it, not the person talking: a fact learned from one that would replace
+ * known facts is not applied — it waits here, on What Memo knows, until the space's person accepts it (then
+ * it is written and replaces them) or dismisses it. Facts such a passage adds without replacing anything are
+ * written as usual. Proposals are capped per call and per run (a passage that proposes more is not worth
+ * reading more of); what is over the cap is dropped and said in the attempt's record.
+ *
+ * Everything is person-checked: a space's proposals are its person's alone (mineScan), as a shared space's
+ * trash is; another person's proposal id reads as missing.
+ */
+import crypto from "node:crypto";
+import type Database from "better-sqlite3";
+import { mineScan } from "../../core/acting";
+import { stmt } from "../../core/statements";
+import type { JobOrigin } from "./queue";
+
+/** Jobs whose text is a stored passage rather than the person's own exchange. */
+export const STORED_ORIGINS: readonly JobOrigin[] = ["document", "import", "backfill"];
+export const isStoredOrigin = (o: JobOrigin | undefined): boolean => o !== undefined && STORED_ORIGINS.includes(o);
+
+/** Replacements one call may propose, and the most a run may have waiting. */
+export const MAX_PROPOSALS_PER_CALL = 4;
+export const MAX_PROPOSALS_PER_RUN = 20;
+
+export interface NewProposal {
+  spaceId: string;
+  runId: string | null;
+  jobId: number;
+  text: string;
+  validFrom: string;
+  sources: string[];
+  replaces: string[];
+}
+
+export interface FactProposal {
+  id: string;
+  spaceId: string;
+  runId: string | null;
+  text: string;
+  validFrom: string;
+  sources: string[];
+  /** The facts it would replace, with their text as they are now (gone ones are left out). */
+  replaces: { id: string; text: string }[];
+  status: "pending" | "accepted" | "dismissed";
+  factId: string | null;
+  createdAt: string;
+  /** What the run learned from ("document", "import", "backfill"), its target (a document or import id), a document's name. */
+  kind: string | null;
+  target: string | null;
+  targetName: string | null;
+}
+
+/** How many more a run may propose now (its pending ones count against MAX_PROPOSALS_PER_RUN). */
+export function proposalRoom(db: Database.Database, runId: string | null): number {
+  if (!runId) return MAX_PROPOSALS_PER_CALL;
+  const n = (
+    stmt(db, "SELECT count(*) AS n FROM fact_proposals WHERE run_id = ? AND status = 'pending'").get(runId) as {
+      n: number;
+    }
+  ).n;
+  return Math.max(0, Math.min(MAX_PROPOSALS_PER_CALL, MAX_PROPOSALS_PER_RUN - n));
+}
+
+/** Keep a proposal (inside the caller's transaction). */
+export function addProposal(db: Database.Database, p: NewProposal): string {
+  const id = crypto.randomUUID();
+  stmt(
+    db,
+    `INSERT INTO fact_proposals (id, space_id, run_id, job_id, text, valid_from, sources, replaces)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, p.spaceId, p.runId, p.jobId, p.text, p.validFrom, JSON.stringify(p.sources), JSON.stringify(p.replaces));
+  return id;
+}
+
+const COLS = `p.id, p.space_id AS spaceId, p.run_id AS runId, p.text, p.valid_from AS validFrom, p.sources,
+  p.replaces, p.status, p.fact_id AS factId, p.created_at AS createdAt, r.kind, r.target,
+  (SELECT d.name FROM documents d WHERE r.kind = 'document' AND d.id = r.target) AS targetName`;
+
+type Row = Omit<FactProposal, "sources" | "replaces"> & { sources: string; replaces: string };
+
+function toProposal(db: Database.Database, r: Row): FactProposal {
+  const text = stmt(db, "SELECT text FROM facts WHERE id = ? AND space_id = ? AND deleted_at IS NULL");
+  return {
+    ...r,
+    sources: JSON.parse(r.sources) as string[],
+    replaces: (JSON.parse(r.replaces) as string[]).flatMap((id) => {
+      const f = text.get(id, r.spaceId) as { text: string } | undefined;
+      return f ? [{ id, text: f.text }] : [];
+    }),
+  };
+}
+
+/** The acting person's pending proposals, oldest first: of one space of theirs, or of all of them. */
+export function listProposals(db: Database.Database, o: { spaceId?: string; limit?: number } = {}): FactProposal[] {
+  return (
+    stmt(
+      db,
+      `SELECT ${COLS} FROM fact_proposals p LEFT JOIN fact_learn_runs r ON r.id = p.run_id
+        WHERE p.status = 'pending' AND ${mineScan("p.space_id")} AND (? IS NULL OR p.space_id = ?)
+        ORDER BY p.created_at, p.rowid LIMIT ?`,
+    ).all(o.spaceId ?? null, o.spaceId ?? null, Math.max(1, Math.min(o.limit ?? 200, 1000))) as Row[]
+  ).map((r) => toProposal(db, r));
+}
+
+/** A proposal of the acting person's own spaces (another's reads as missing). */
+export function getProposal(db: Database.Database, id: string): FactProposal | undefined {
+  const r = stmt(
+    db,
+    `SELECT ${COLS} FROM fact_proposals p LEFT JOIN fact_learn_runs r ON r.id = p.run_id
+      WHERE p.id = ? AND ${mineScan("p.space_id")}`,
+  ).get(id) as Row | undefined;
+  return r ? toProposal(db, r) : undefined;
+}
+
+/** Mark a pending proposal decided; false when it is not pending (any more). */
+export function decideProposal(
+  db: Database.Database,
+  id: string,
+  status: "accepted" | "dismissed",
+  factId: string | null = null,
+): boolean {
+  return (
+    stmt(
+      db,
+      `UPDATE fact_proposals SET status = ?, fact_id = ?, decided_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')
+        WHERE id = ? AND status = 'pending' AND ${mineScan("space_id")}`,
+    ).run(status, factId, id).changes > 0
+  );
+}
+
+/** Dismiss a run's pending proposals (undoing the run). */
+export function dismissRunProposals(db: Database.Database, runId: string): number {
+  return stmt(
+    db,
+    `UPDATE fact_proposals SET status = 'dismissed', decided_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')
+      WHERE run_id = ? AND status = 'pending'`,
+  ).run(runId).changes;
+}

@@ -1,0 +1,62 @@
+/**
+ * Proposed replacements on What Memo knows (issue 48, server/memory/facts/proposals.ts): a fact a document,
+ * an import or the back-fill learned that would replace known facts waits for the space's person. Accept
+ * writes it (replacing those of them still current; its sources those still live), Dismiss drops it. Another
+ * person's proposal, or one of a space merely shared with the caller, reads as missing.
+ */
+import type { MemoContext } from "../core/context";
+import { ServiceError } from "../core/errors";
+import { activeModel } from "../memory/index/model-check";
+import { decideProposal, type FactProposal, getProposal, listProposals } from "../memory/facts/proposals";
+import { insertFacts } from "../memory/facts/store";
+
+const missing = (id: string) => new ServiceError(404, `proposal ${id} not found`);
+
+export function factProposals(ctx: MemoContext, spaceId?: string): { proposals: FactProposal[] } {
+  return { proposals: listProposals(ctx.db, { spaceId }) };
+}
+
+function pendingOr404(ctx: MemoContext, id: string): FactProposal {
+  const p = getProposal(ctx.db, id);
+  if (!p) throw missing(id);
+  if (p.status !== "pending") throw new ServiceError(409, `proposal ${id} was already ${p.status}`);
+  return p;
+}
+
+export async function acceptProposal(ctx: MemoContext, id: string): Promise<{ id: string; factId: string }> {
+  const p = pendingOr404(ctx, id);
+  const live = ctx.db.prepare("SELECT 1 FROM memories WHERE id = ? AND space_id = ? AND soft_deleted = 0");
+  const current = ctx.db.prepare(
+    "SELECT 1 FROM facts WHERE id = ? AND space_id = ? AND deleted_at IS NULL AND superseded_by IS NULL AND valid_to IS NULL",
+  );
+  const sources = p.sources.filter((m) => live.get(m, p.spaceId));
+  if (!sources.length)
+    throw new ServiceError(409, `proposal ${id} cannot be accepted: every memory it came from is gone`);
+  const [vector] = await ctx.embedder.embedDocuments([p.text]);
+  if (!vector) throw new ServiceError(502, "the embedding server returned no vector; nothing was written");
+  const { model } = await activeModel(ctx);
+  return ctx.db.transaction(() => {
+    // Checked again inside the write: a second click, or a change meanwhile, writes nothing twice.
+    if (!getProposal(ctx.db, id) || getProposal(ctx.db, id)!.status !== "pending") throw missing(id);
+    const replaces = p.replaces.map((r) => r.id).filter((f) => current.get(f, p.spaceId));
+    const before = (ctx.db.prepare("SELECT coalesce(max(rid), 0) AS r FROM facts").get() as { r: number }).r;
+    const [factId] = insertFacts(
+      ctx.db,
+      p.spaceId,
+      [{ text: p.text, sources, validFrom: p.validFrom, replaces, origin: "learned" }],
+      [vector],
+      model,
+    );
+    // Marked as the run's (undoing the run takes it back), unless the text was already a fact of the person's.
+    if (p.runId)
+      ctx.db.prepare("UPDATE facts SET learn_run_id = ? WHERE id = ? AND rid > ?").run(p.runId, factId, before);
+    decideProposal(ctx.db, id, "accepted", factId!);
+    return { id, factId: factId! };
+  })();
+}
+
+export function dismissProposal(ctx: MemoContext, id: string): { id: string; dismissed: true } {
+  pendingOr404(ctx, id);
+  if (!decideProposal(ctx.db, id, "dismissed")) throw missing(id);
+  return { id, dismissed: true };
+}
