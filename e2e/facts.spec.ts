@@ -453,5 +453,22 @@ test.describe("What Memo knows in a household", () => {
     await expect(soup.getByTestId("fact-history")).toContainText("None: this is the first value Memo knew.");
     await expect(await knows.sources("Grandma's lentil soup needs cumin")).toHaveCount(1);
     await shoot(rosa, "shared-read-only");
+
+    // Shared read-write: Rosa may delete the owner's fact, but the trash is the owner's (issue 48): no Undo is
+    // offered (it would answer 404), and the notice says who can bring it back.
+    const rw = await owner.request.post("/api/trpc/spaces.share", {
+      data: JSON.stringify({ space: "recipes", person: "rosa", mode: "write" }),
+      headers: { "content-type": "application/json" },
+    });
+    expect(rw.status(), await rw.text()).toBe(200);
+    await knows.goto();
+    await knows
+      .fact("Grandma's lentil soup needs cumin", knows.space("recipes"))
+      .getByRole("button", { name: "Delete: Grandma's lentil soup needs cumin" })
+      .click();
+    await expect(knows.notice).toContainText("Only Owner can bring it back.");
+    await expect(knows.undoBar).toHaveCount(0);
+    await knows.settled();
+    await expect(knows.fact("Grandma's lentil soup needs cumin")).toHaveCount(0);
   });
 });

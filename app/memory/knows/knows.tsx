@@ -131,10 +131,14 @@ export function Knows() {
   const del = useMutation(
     trpc.facts.delete.mutationOptions({
       onSuccess: (r, v) => {
-        const f = groups.flatMap((g) => g.facts).find((x) => x.id === v.id);
+        const g = groups.find((x) => x.facts.some((y) => y.id === v.id));
+        const f = g?.facts.find((x) => x.id === v.id);
         const short = f ? (f.text.length > 60 ? `${f.text.slice(0, 60)}…` : f.text) : "the fact";
+        const what = `Forgot “${short}” and its history. Memo no longer knows it or recalls it.`;
+        // A shared space's trash is its owner's (issue 48): a sharee's delete cannot be undone by them.
+        if (g?.ownerName) return done(`${what} Only ${g.ownerName} can bring it back.`);
         // The Undo bar says what happened (one notice, not the bar and a second line at once).
-        setUndo({ id: r.id, text: `Forgot “${short}” and its history. Memo no longer knows it or recalls it.` });
+        setUndo({ id: r.id, text: what });
         done(null);
       },
       onError,
