@@ -27,8 +27,8 @@ export interface ProviderFamily {
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 
-const g = globalThis as unknown as { __memoProviderFamilies?: Map<string, ProviderFamily> };
-const families = (g.__memoProviderFamilies ??= new Map());
+// Per module instance (Next bundles this module more than once; each registers the same built-ins).
+const families = new Map<string, ProviderFamily>();
 
 /** Add a family (the built-in three below; a test double in tests). Its id must be new. */
 export function registerProviderFamily(f: ProviderFamily): void {
