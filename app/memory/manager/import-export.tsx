@@ -59,11 +59,11 @@ function ImportForm({ spaces, onQueued }: { spaces: string[]; onQueued: () => vo
             setKind(e.target.value as ImportFormatId);
             setError(null);
           }}
-          className={`max-w-[14rem] ${INPUT}`}
+          className={`max-w-[10rem] ${INPUT}`}
         >
           {IMPORT_FORMAT_IDS.map((k) => (
             <option key={k} value={k}>
-              {IMPORT_FORMATS[k].title}
+              {IMPORT_FORMATS[k].name}
             </option>
           ))}
         </select>

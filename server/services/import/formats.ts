@@ -4,12 +4,10 @@
  * (parse → plan) is in registry.ts, which must name a planner for every id here (a type error otherwise).
  */
 export interface ImportFormatInfo {
-  /** Shown on the page and in the job list ("ChatGPT · conversations.json"). */
+  /** Shown in the import form's format list and in the job list ("ChatGPT · conversations.json"). */
   name: string;
   /** The route that takes this format's file as its body; every route under /api/v1/import but jobs is one. */
   route: string;
-  /** The form's heading and accessible name. */
-  title: string;
   /** What the file is (the file input's label). */
   fileLabel: string;
   /** One line on where the file comes from and what becomes of it. */
@@ -29,7 +27,6 @@ export const IMPORT_FORMATS = {
   memo: {
     name: "Memo",
     route: "/api/v1/import",
-    title: "Import a Memo export",
     fileLabel: "Memo export file",
     hint: "A JSON file made by Export. Memories already stored (same text in the same space) are skipped; the rest are embedded with the current model.",
     defaultLabel: "request body",
@@ -39,7 +36,6 @@ export const IMPORT_FORMATS = {
   chatgpt: {
     name: "ChatGPT",
     route: "/api/v1/import/chatgpt",
-    title: "Import ChatGPT conversations",
     fileLabel: "conversations.json file",
     hint: "conversations.json from a ChatGPT data export (Settings → Data controls → Export; unzip it first). Each exchange becomes a chat memory with its original time.",
     defaultLabel: "conversations.json",
@@ -49,7 +45,6 @@ export const IMPORT_FORMATS = {
   claude: {
     name: "Claude",
     route: "/api/v1/import/claude",
-    title: "Import Claude conversations",
     fileLabel: "Claude conversations.json file",
     hint: "conversations.json from a Claude data export (Settings → Privacy → Export data; unzip it first). Each exchange becomes a chat memory with its original time.",
     defaultLabel: "conversations.json",
