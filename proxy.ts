@@ -11,10 +11,14 @@ import { contentSecurityPolicy, newNonce, STATIC_SECURITY_HEADERS } from "@/serv
  * request: set on the request too, which is where Next finds the nonce for the scripts it renders.
  * The other security headers come from next.config.mjs; a refusal made here carries them itself.
  *
- * Not matched: static build assets, and the three routes that stream large bodies — Next buffers (and
- * past 10 MB truncates) the body of every request the proxy runs for, which would break 50 MB uploads
- * and 256 MB imports. Those handlers call `requireAccess` themselves before reading the body;
- * server/auth/routes.test.ts checks that every route is covered one way or the other.
+ * Not matched: static build assets, and the routes that stream large bodies — Next buffers (and past
+ * 10 MB truncates) the body of every request the proxy runs for, which would break 50 MB uploads and
+ * 256 MB imports: documents, the memory batch, and every import route (`/api/v1/import` and
+ * `/api/v1/import/<format>`, one per entry of server/services/import/formats.ts; only `jobs` under it is a page of
+ * progress, matched). The pattern covers any format, so a new one needs no edit here (Next reads this
+ * config at build time: it must stay a literal). Those handlers call `requireAccess` themselves before
+ * reading the body; server/auth/routes.test.ts checks that every route is covered one way or the other,
+ * and that every registered import format's route is skipped.
  */
 export function proxy(req: NextRequest) {
   const csp = contentSecurityPolicy(newNonce());
@@ -33,6 +37,6 @@ export function proxy(req: NextRequest) {
 
 export const config = {
   matcher: [
-    "/((?!_next/static/|_next/image|favicon\\.ico$|icon\\.svg$|api/v1/documents$|api/v1/import$|api/v1/import/chatgpt$|api/v1/memories/batch$).*)",
+    "/((?!_next/static/|_next/image|favicon\\.ico$|icon\\.svg$|api/v1/documents$|api/v1/import(?:/(?!jobs(?:/|$))[^/]+)?$|api/v1/memories/batch$).*)",
   ],
 };

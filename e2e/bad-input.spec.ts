@@ -103,6 +103,7 @@ const JSON_ENDPOINTS: { path: string; cap: number | null }[] = [
   { path: "/api/chat", cap: MAX_JSON },
   { path: "/api/v1/import", cap: null }, // 256 MB: not worth sending
   { path: "/api/v1/import/chatgpt", cap: null },
+  { path: "/api/v1/import/claude", cap: null },
 ];
 
 function genericJsonCases(): BadCase[] {
@@ -129,8 +130,8 @@ function genericJsonCases(): BadCase[] {
       ),
       c("a raw NUL byte in a string", raw('{"text":"a', [0x00], 'b"}'), 400, /not valid JSON/),
       c("an escaped NUL in a key", '{"\\u0000":1}', 400, /NUL|Unrecognized key|expected|memo export|conversations/),
-      // An empty conversations.json is a valid (empty) ChatGPT export: accepted, nothing to write.
-      c("a JSON array", "[]", path === "/api/v1/import/chatgpt" ? 202 : 400),
+      // An empty conversations.json is a valid (empty) ChatGPT or Claude export: accepted, nothing to write.
+      c("a JSON array", "[]", path.startsWith("/api/v1/import/") ? 202 : 400),
       c("JSON null", "null", 400),
       c("a JSON number", "42", 400),
       c("a JSON string", '"hello"', 400),

@@ -2,13 +2,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { test, expect } from "./memory-fixtures";
 
-/** Memory Manager: pin, edit (re-embedded), delete, restore, bulk actions, export and import (Memo JSON and ChatGPT) through the page. */
+/** Memory Manager: pin, edit (re-embedded), delete, restore, bulk actions, export and import (Memo JSON, ChatGPT, Claude) through the page. */
 
 const ALPHA = "Alpha: the spare house key is in the blue flowerpot";
 const BETA = "Beta: the car is parked on level three of the garage";
 const GAMMA = "Gamma: dentist appointment on Thursday at nine";
 const BETA2 = "Beta: my bicycle is locked at the central train station";
 const CHATGPT_FIXTURE = path.join(import.meta.dirname, "../server/test/fixtures/chatgpt-conversations.json");
+const CLAUDE_FIXTURE = path.join(import.meta.dirname, "../server/test/fixtures/claude-conversations.json");
 
 interface StoredMemory {
   id: string;
@@ -205,6 +206,63 @@ test.describe("Manager page", () => {
     const jobs = await manager.jobs.count();
     await manager.importFile("chatgpt", bad, target);
     await expect(manager.error).toContainText("conversations.json must be a JSON array of conversations");
+    await expect(manager.jobs).toHaveCount(jobs);
+    expect(await api.counts()).toEqual(before);
+  });
+
+  test("Claude import through the page: the format is picked, exchanges keep their times, a malformed conversation is listed and the rest imported, dedup", async ({
+    api,
+    space,
+    manager,
+    consoleWatch,
+  }, testInfo) => {
+    const target = `${space.slice(0, 56)}-cla`;
+    // The fixture with a malformed conversation in the middle (no chat_messages list).
+    const good = JSON.parse(fs.readFileSync(CLAUDE_FIXTURE, "utf8")) as unknown[];
+    const file = testInfo.outputPath("claude-conversations.json");
+    fs.writeFileSync(file, JSON.stringify([good[0], { uuid: "broken-one", name: "lost" }, ...good.slice(1)]));
+    await manager.goto();
+    await manager.page.getByRole("combobox", { name: "Format" }).selectOption("claude");
+    await expect(manager.page.getByTestId("import-hint")).toContainText("Claude data export");
+    await manager.importFile("claude", file, target);
+    const job = manager.job(`Claude · claude-conversations.json → ${target}`).first();
+    await expect(job).toHaveAttribute("data-status", "done");
+    await expect(job.getByTestId("import-summary")).toContainText(
+      "4 conversations, 4 exchanges, 2 system/tool/non-text messages left out, 1 malformed conversation left out",
+    );
+    await expect(job.getByTestId("import-summary")).toContainText("6 imported, 0 already stored");
+    await job.getByText("Left out of this file (1)").click();
+    await expect(job.getByTestId("import-problems")).toContainText(
+      "conversation 2 (broken-one): no 'chat_messages' list",
+    );
+    await manager.showSpace(target);
+    await expect(manager.rows).toHaveCount(6);
+    const row = manager.row("User: How deep should the broad beans go?");
+    await expect(row).toContainText("2024-03-10");
+    await expect(row).toContainText("Claude import");
+    const found = await api.search({ query: "broad beans depth", space: target });
+    expect(found.results[0]?.content).toContain("broad beans");
+    for (const shot of [
+      { name: "import-claude-desktop.png", width: 1280, height: 800 },
+      { name: "import-claude-mobile.png", width: 390, height: 844 },
+    ]) {
+      await manager.page.setViewportSize({ width: shot.width, height: shot.height });
+      await job.scrollIntoViewIfNeeded();
+      await manager.page.screenshot({ path: testInfo.outputPath(shot.name), fullPage: false });
+    }
+    await manager.page.setViewportSize({ width: 1280, height: 800 });
+
+    // Again: everything is already stored.
+    await manager.importFile("claude", file, target);
+    await expect(manager.jobs.first()).toHaveAttribute("data-status", "done");
+    await expect(manager.jobs.first().getByTestId("import-summary")).toContainText("0 imported, 6 already stored");
+
+    // A ChatGPT file sent as Claude's: a readable error naming the right import, nothing queued or written.
+    consoleWatch.allow(/Failed to load resource: the server responded with a status of 400/);
+    const before = await api.counts();
+    const jobs = await manager.jobs.count();
+    await manager.importFile("claude", CHATGPT_FIXTURE, target);
+    await expect(manager.error).toContainText("looks like a ChatGPT export");
     await expect(manager.jobs).toHaveCount(jobs);
     expect(await api.counts()).toEqual(before);
   });

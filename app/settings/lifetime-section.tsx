@@ -10,7 +10,7 @@ const KINDS = [
   ["chat", "Chat exchanges"],
   ["consolidated", "Consolidated (merged) memories"],
   ["remember", "/remember (pinned facts)"],
-  ["import", "Imported (ChatGPT export, Memo import)"],
+  ["import", "Imported (ChatGPT or Claude export, Memo import)"],
 ] as const;
 type Kind = (typeof KINDS)[number][0];
 

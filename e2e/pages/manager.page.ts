@@ -1,4 +1,5 @@
 import { expect, type Locator, type Page } from "@playwright/test";
+import { IMPORT_FORMATS, type ImportFormatId } from "../../server/services/import/formats";
 
 /** Page object for `/memory/manager` (app/memory/manager/manager.tsx and import-export.tsx). */
 export class ManagerPage {
@@ -113,12 +114,11 @@ export class ManagerPage {
     await this.settled();
   }
 
-  /** Upload a file through one of the import forms; resolves once the job is listed. */
-  async importFile(kind: "memo" | "chatgpt", file: string, space?: string): Promise<void> {
-    const form = this.page.getByRole("form", {
-      name: kind === "chatgpt" ? "Import ChatGPT conversations" : "Import a Memo export",
-    });
-    await form.getByLabel(kind === "chatgpt" ? "conversations.json file" : "Memo export file").setInputFiles(file);
+  /** Upload a file through the import form with the format picked; resolves once the import route answered. */
+  async importFile(kind: ImportFormatId, file: string, space?: string): Promise<void> {
+    const form = this.page.getByRole("form", { name: "Import" });
+    await form.getByRole("combobox", { name: "Format" }).selectOption(kind);
+    await form.getByLabel(IMPORT_FORMATS[kind].fileLabel).setInputFiles(file);
     if (space !== undefined) await form.getByRole("combobox", { name: /Into space/ }).fill(space);
     const answered = this.page.waitForResponse(
       (r) => r.url().includes("/api/v1/import") && r.request().method() === "POST",

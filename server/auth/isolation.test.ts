@@ -495,7 +495,11 @@ const REST: Record<string, RestCase> = {
     req: () => ({ body: { format: "memo-export", version: 1, memories: [] } }),
     why: "into B's spaces",
   },
-  "POST /api/v1/import/chatgpt": { kind: "own", req: () => ({ body: [] }), why: "into B's spaces" },
+  "POST /api/v1/import/[format]": {
+    kind: "own",
+    req: () => ({ params: { format: "chatgpt" }, body: [] }),
+    why: "into B's spaces",
+  },
   "GET /api/v1/import/jobs": { kind: "own", req: () => ({}), why: "B's import jobs" },
   "GET /api/v1/import/jobs/[id]": { kind: "missing", id: "importJob", req: (id) => ({ params: { id } }) },
   "POST /api/v1/jobs/[job]/run": { kind: "forbidden", req: () => ({ params: { job: "decay" } }) },

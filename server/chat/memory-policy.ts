@@ -13,13 +13,8 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import {
-  normalizeOpenAIBaseUrl,
-  PROVIDER_LABELS,
-  resolveProviderConfig,
-  type ProviderConfig,
-  type ProviderId,
-} from "./providers";
+import { resolveProviderConfig, type ProviderConfig, type ProviderId } from "./providers";
+import { providerFamily } from "./providers/families";
 import { readSetting, writeSetting } from "../core/settings-store";
 import { isMine, spaceRef } from "../core/acting";
 import { spacePersonOf } from "../core/space-name";
@@ -30,7 +25,6 @@ export type SharingMode = (typeof SHARING_MODES)[number];
 export type Sharing = SharingMode | "ask";
 
 const SETTINGS_KEY = "privacy";
-export const ANTHROPIC_HOST = "api.anthropic.com";
 
 // ---------------------------------------------------------------------------------------------------------
 // Loopback or remote
@@ -86,16 +80,16 @@ export interface ProviderEndpoint {
 
 /** Where a configured provider sends prompts, and whether that is this machine. */
 export function providerEndpoint(cfg: ProviderConfig, id: ProviderId): ProviderEndpoint {
-  const label = PROVIDER_LABELS[id];
-  if (id === "llama") return { provider: id, label, host: "this machine", local: true, key: "llama@local" };
+  // The family's descriptor (providers/families.ts): an unregistered id is an error, never another family's address.
+  const family = providerFamily(id);
+  const label = family.label;
+  if (!family.remote) return { provider: id, label, host: "this machine", local: true, key: `${id}@local` };
   let host: string;
   try {
-    const base = id === "openai" ? cfg.openai.baseUrl.value : cfg.anthropic.baseUrl.value;
-    host = base
-      ? new URL(id === "openai" ? normalizeOpenAIBaseUrl(base) : base).host.toLowerCase()
-      : id === "anthropic"
-        ? ANTHROPIC_HOST
-        : "(not set)";
+    const section = (cfg as unknown as Record<string, { baseUrl?: { value: string | null } } | undefined>)[id];
+    const base = section?.baseUrl?.value || null;
+    const fallback = family.withoutBaseUrl === "default-address" ? family.defaultBaseUrl : null;
+    host = base || fallback ? new URL((base || fallback)!).host.toLowerCase() : "(not set)";
   } catch {
     host = "(invalid URL)";
   }

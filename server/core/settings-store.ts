@@ -3,17 +3,61 @@ import { actingPersonId } from "./acting";
 import { OWNER_ID } from "./space-name";
 import { stmt } from "./statements";
 
+/** Whose a setting is: each person's own, or the household's (one value for everyone; admins change it). */
+export type SettingScope = "personal" | "household";
+
+export interface SettingDeclaration {
+  scope: SettingScope;
+  /** The key names a family of settings (`retrieval:<model>`): every key that starts with it. */
+  prefix?: true;
+  /** What it holds and which module reads it (its schema and defaults are there). */
+  what: string;
+}
+
 /**
- * Settings that are each person's own (issue 32): retrieval settings, memory-sharing choices, the first-run
- * checklist, the lifetime of their memories (`lifetime`: decay days and which kinds decay) and which providers
- * learn facts from their memory (`facts.learning`, issue 48: it goes with their memory-sharing choices). Everything else (providers and keys, local models, jobs, detection) is the
- * household's. The owner's keep their names (stores made before people existed read as before); another
- * person's are stored under '<key>@person:<id>'.
+ * Every setting, declared once with whose it is (issue 32: retrieval settings, memory-sharing choices,
+ * the first-run checklist, the lifetime of memories and which providers learn facts from their memory —
+ * issue 48: it goes with their memory-sharing choices — are each person's; providers and keys, local
+ * models, jobs and detection are the household's). The owner's personal settings keep
+ * their names (stores made before people existed read as before); another person's are stored under
+ * '<key>@person:<id>'. A key not declared here is refused by readSetting and writeSetting, so a new
+ * setting cannot silently become household-wide by being left out of a list.
  */
-const PERSONAL_KEYS = [/^retrieval:/, /^privacy$/, /^ui\.firstRunChecklist$/, /^lifetime$/, /^facts\.learning$/];
+export const SETTINGS = {
+  "retrieval:": {
+    scope: "personal",
+    prefix: true,
+    what: "retrieval settings per embedding model (server/memory/retrieval/settings.ts)",
+  },
+  privacy: { scope: "personal", what: "which providers may see memories (server/chat/memory-policy.ts)" },
+  "ui.firstRunChecklist": {
+    scope: "personal",
+    what: "the first-run checklist dismissed (server/services/setup-service.ts)",
+  },
+  lifetime: { scope: "personal", what: "decay days and which kinds decay (server/jobs/settings.ts)" },
+  jobs: { scope: "household", what: "job schedules and consolidation (server/jobs/settings.ts)" },
+  "chat.providers": { scope: "household", what: "chat providers and their keys (server/chat/providers/config.ts)" },
+  "chat.detectLocal": { scope: "household", what: "local model server detection (server/chat/detect-local.ts)" },
+  "facts.learning": {
+    scope: "personal",
+    what: "which providers learn facts from the person's memory (server/chat/fact-model.ts, issue 48)",
+  },
+} as const satisfies Record<string, SettingDeclaration>;
+
+/** The declaration `key` falls under; an undeclared key is a programming error, said plainly. */
+export function settingDeclaration(key: string): SettingDeclaration {
+  const decls: Record<string, SettingDeclaration> = SETTINGS;
+  const exact = Object.hasOwn(decls, key) ? decls[key] : undefined;
+  if (exact && !exact.prefix) return exact;
+  for (const [k, d] of Object.entries(decls)) if (d.prefix && key.startsWith(k) && key.length > k.length) return d;
+  throw new Error(
+    `setting '${key}' is not declared in SETTINGS (server/core/settings-store.ts): say whether it is personal or the household's`,
+  );
+}
 
 function storedKey(key: string, id = actingPersonId()): string {
-  return id !== OWNER_ID && PERSONAL_KEYS.some((r) => r.test(key)) ? `${key}@person:${id}` : key;
+  const { scope } = settingDeclaration(key);
+  return id !== OWNER_ID && scope === "personal" ? `${key}@person:${id}` : key;
 }
 
 /** A LIKE pattern for every personal setting of one person (removal of a person). */

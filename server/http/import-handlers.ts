@@ -1,19 +1,19 @@
 /**
- * The HTTP side of imports (`POST /api/v1/import`, `POST /api/v1/import/chatgpt`): read and validate the
- * whole body first (bad input: 4xx, nothing written), queue the job, and answer 202 with it, or with
- * `?wait=true` answer when it has finished (200, or the failure's status and message).
+ * The HTTP side of imports (`POST /api/v1/import` and `POST /api/v1/import/<format>`, one per entry of
+ * server/services/import/formats.ts): read the whole body (up to 256 MB) and plan it with the format's planner
+ * (server/services/import/registry.ts) off the event loop (bad input: 4xx, nothing written), queue the job, and answer 202 with it, or
+ * with `?wait=true` answer when it has finished (200, or the failure's status and message).
  */
-import { z } from "zod";
-import { planChatGptImport } from "../services/chatgpt-import";
-import { enqueueImport, waitForImport, type ImportKind } from "../services/import-jobs";
-import { DEFAULT_SPACE } from "../core/space-name";
+import { enqueueImport, waitForImport } from "../services/import-jobs";
 import { appContext } from "../context";
 import { ServiceError } from "../core/errors";
 import { spaceName } from "../core/validators";
-import { MAX_IMPORT_BYTES, planExportImport } from "../services/transfer-service";
-import { errorResponse, handle, json, readBody } from "./rest";
+import { MAX_IMPORT_BYTES } from "../services/transfer-service";
+import { IMPORT_FORMATS, isImportFormat, type ImportFormatId } from "../services/import/formats";
+import { importTarget } from "../services/import/registry";
+import { planOffThread } from "./import-plan-thread";
+import { errorResponse, handle, json, readCapped } from "./rest";
 import { requireAccess } from "../auth/gate";
-import { mySpace } from "../core/acting";
 
 function spaceParam(url: URL): string | undefined {
   const raw = url.searchParams.get("space");
@@ -23,21 +23,41 @@ function spaceParam(url: URL): string | undefined {
   return parsed.data;
 }
 
-export function importHandler(kind: ImportKind) {
+/** `POST /api/v1/import`: a Memo export. */
+export function importHandler(format: ImportFormatId) {
   // Not behind proxy.ts (a 256 MB import would be buffered and cut at 10 MB): access is checked here first.
-  return (req: Request) => requireAccess(req, () => handleImport(kind, req));
+  return (req: Request) => requireAccess(req, () => handleImport(format, req));
 }
 
-function handleImport(kind: ImportKind, req: Request) {
+/** `POST /api/v1/import/[format]`: any other format of the registry; an unknown one is a 404. */
+export function formatImportHandler() {
+  return (req: Request, { params }: { params: Promise<{ format: string }> }) =>
+    requireAccess(req, async () => {
+      const { format } = await params;
+      if (!isImportFormat(format) || IMPORT_FORMATS[format].route !== `/api/v1/import/${format}`)
+        return errorResponse(
+          404,
+          `no import format '${format.slice(0, 40)}'; formats: ${Object.values(IMPORT_FORMATS)
+            .map((f) => f.route)
+            .join(", ")}`,
+        );
+      return handleImport(format, req);
+    });
+}
+
+function handleImport(format: ImportFormatId, req: Request) {
   return handle(async () => {
     const url = new URL(req.url);
     const space = spaceParam(url);
-    const label =
-      url.searchParams.get("filename")?.trim() || (kind === "chatgpt" ? "conversations.json" : "request body");
-    const data = await readBody(req, z.unknown(), MAX_IMPORT_BYTES);
-    const target = kind === "chatgpt" ? (space ?? mySpace(DEFAULT_SPACE)) : (space ?? null);
-    const plan = kind === "chatgpt" ? planChatGptImport(data, target!) : planExportImport(data, space);
-    const job = enqueueImport(appContext(), kind, label, target, plan);
+    const label = url.searchParams.get("filename")?.trim() || IMPORT_FORMATS[format].defaultLabel;
+    const declared = Number(req.headers.get("content-length") ?? 0);
+    if (declared > MAX_IMPORT_BYTES)
+      throw new ServiceError(413, `request body is larger than ${MAX_IMPORT_BYTES} bytes`);
+    const bytes = await readCapped(req, MAX_IMPORT_BYTES);
+    if (bytes.byteLength === 0) throw new ServiceError(400, "request body is empty; send a JSON object");
+    // Decoded, parsed and planned in a worker with a heap and time cap (server/http/import-plan-thread.ts).
+    const plan = await planOffThread(format, bytes, space);
+    const job = enqueueImport(appContext(), format, label, importTarget(format, space), plan);
     if (!["1", "true"].includes(url.searchParams.get("wait") ?? "")) return json({ job }, 202);
     const done = await waitForImport(job.id);
     if (done.status === "failed") return errorResponse(done.errorStatus ?? 500, done.error ?? "import failed");

@@ -11,13 +11,7 @@ import type { MemoContext } from "../core/context";
 import { providerMerge } from "./merge";
 import { runExclusive, type RunRecord, type Trigger } from "../core/job-runner";
 import { OWNER_ID } from "../core/space-name";
-import {
-  consolidationThreshold,
-  LIFETIME_KINDS,
-  loadJobSettings,
-  loadPersonLifetime,
-  type PersonLifetime,
-} from "./settings";
+import { consolidationThreshold, decayRulesOf, loadJobSettings, loadPersonLifetime } from "./settings";
 
 export const RUNNABLE_JOBS = ["decay", "consolidate"] as const;
 export type RunnableJob = (typeof RUNNABLE_JOBS)[number];
@@ -51,15 +45,9 @@ export function runDecayJob(ctx: Pick<MemoContext, "db">, opts: JobRunOptions = 
     "decay",
     async () => {
       // Everyone's memories, each person's by their own lifetime settings (issue 32).
-      const rulesOf = (l: PersonLifetime) => ({
-        idleDays: l.idleDays,
-        zeroDays: l.zeroDays,
-        retentionDays: l.retentionDays,
-        kinds: LIFETIME_KINDS.filter((k) => l.lifetime[k] === "decay"),
-      });
       const r = runDecay(db, {
-        ...rulesOf(loadPersonLifetime(db, OWNER_ID)),
-        rulesFor: (personId) => rulesOf(loadPersonLifetime(db, personId)),
+        ...decayRulesOf(loadPersonLifetime(db, OWNER_ID)),
+        rulesFor: (personId) => decayRulesOf(loadPersonLifetime(db, personId)),
         now: opts.now,
       });
       // The five counts first (flat, for compact summaries), then everything, `counts` included.

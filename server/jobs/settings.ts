@@ -9,7 +9,8 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { actingPersonId } from "../core/acting";
-import { readSetting, writeSetting } from "../core/settings-store";
+import { readSetting, type SettingScope, writeSetting } from "../core/settings-store";
+import type { DecayRules } from "../memory/lifecycle/decay";
 import { OWNER_ID } from "../core/space-name";
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "a time of day as HH:MM (24-hour)");
@@ -61,11 +62,6 @@ export const DEFAULT_JOB_SETTINGS: JobSettings = {
   lifetime: { chat: "decay", consolidated: "decay", remember: "keep", import: "keep" },
 };
 
-/** The kinds the decay job touches under these settings (never `document`). */
-export function decayingKinds(s: JobSettings): LifetimeKind[] {
-  return LIFETIME_KINDS.filter((k) => s.lifetime[k] === "decay");
-}
-
 /** A change from the Settings page or the API: any subset; `thresholds` entries are merged in (null removes one). */
 export const jobSettingsPatchSchema = z.strictObject({
   decay: jobSettingsSchema.shape.decay.partial().optional(),
@@ -86,16 +82,47 @@ const KEY = "jobs";
 const LIFETIME_KEY = "lifetime";
 
 /**
- * A person's lifetime rules (issue 32: decay runs over everyone's memories, by each person's settings): the
- * decay days and which kinds decay. The schedule and consolidation stay the household's.
+ * Whose each field of the job settings is, declared once (issue 32: decay runs over everyone's memories, by
+ * each person's settings): the household's record (`jobs`: the schedule, consolidation) or each person's
+ * (`lifetime`: the decay days and which kinds decay; a personal field of `decay` is stored flat there).
+ * Reading merges and saving splits by this, and the person's schema is cut from it; a field added to the
+ * schema without a scope here is a type error.
  */
-export const personLifetimeSchema = z.strictObject({
-  idleDays: jobSettingsSchema.shape.decay.shape.idleDays,
-  zeroDays: jobSettingsSchema.shape.decay.shape.zeroDays,
-  retentionDays: jobSettingsSchema.shape.decay.shape.retentionDays,
-  lifetime: lifetimeSchema,
-});
+export const JOB_SETTING_SCOPES = {
+  decay: {
+    enabled: "household",
+    time: "household",
+    idleDays: "personal",
+    zeroDays: "personal",
+    retentionDays: "personal",
+  },
+  consolidate: "household",
+  lifetime: "personal",
+} as const satisfies { [K in keyof JobSettings]: SettingScope | { [F in keyof JobSettings[K]]-?: SettingScope } };
+
+type DecayScopes = (typeof JOB_SETTING_SCOPES)["decay"];
+type PersonalDecayField = {
+  [F in keyof DecayScopes]: DecayScopes[F] extends "personal" ? F : never;
+}[keyof DecayScopes];
+const PERSONAL_DECAY_FIELDS = (Object.keys(JOB_SETTING_SCOPES.decay) as (keyof DecayScopes)[]).filter(
+  (f) => JOB_SETTING_SCOPES.decay[f] === "personal",
+) as PersonalDecayField[];
+
+/** A person's lifetime rules: the personal fields of `decay`, and `lifetime`. */
+export const personLifetimeSchema = jobSettingsSchema.shape.decay
+  .pick(Object.fromEntries(PERSONAL_DECAY_FIELDS.map((f) => [f, true])) as { [F in PersonalDecayField]: true })
+  .extend({ lifetime: lifetimeSchema });
 export type PersonLifetime = z.infer<typeof personLifetimeSchema>;
+
+/** The rules decay applies for a person (decay.ts DecayRules: the one shape of them). */
+export function decayRulesOf(l: PersonLifetime): DecayRules {
+  return {
+    idleDays: l.idleDays,
+    zeroDays: l.zeroDays,
+    retentionDays: l.retentionDays,
+    kinds: LIFETIME_KINDS.filter((k) => l.lifetime[k] === "decay"),
+  };
+}
 
 /** The household record as stored under `jobs`; its decay days and lifetime are the owner's from before people existed. */
 function loadHousehold(db: Database.Database): JobSettings {
@@ -126,12 +153,7 @@ function loadHousehold(db: Database.Database): JobSettings {
  */
 export function loadPersonLifetime(db: Database.Database, personId: string = actingPersonId()): PersonLifetime {
   const base =
-    personId === OWNER_ID
-      ? (() => {
-          const h = loadHousehold(db);
-          return { ...pickDays(h.decay), lifetime: h.lifetime };
-        })()
-      : { ...pickDays(DEFAULT_JOB_SETTINGS.decay), lifetime: { ...DEFAULT_JOB_SETTINGS.lifetime } };
+    personId === OWNER_ID ? personalPart(loadHousehold(db)) : personalPart(structuredClone(DEFAULT_JOB_SETTINGS));
   const saved = readSetting(db, LIFETIME_KEY, personId) as Partial<PersonLifetime> | undefined;
   if (saved === undefined || saved === null || typeof saved !== "object") return base;
   const parsed = personLifetimeSchema.safeParse({
@@ -142,21 +164,17 @@ export function loadPersonLifetime(db: Database.Database, personId: string = act
   return parsed.success ? parsed.data : base;
 }
 
-const pickDays = (d: JobSettings["decay"]) => ({
-  idleDays: d.idleDays,
-  zeroDays: d.zeroDays,
-  retentionDays: d.retentionDays,
-});
+/** The personal fields of full settings, as a person's record holds them. */
+function personalPart(s: JobSettings): PersonLifetime {
+  const out: Record<string, unknown> = { lifetime: s.lifetime };
+  for (const f of PERSONAL_DECAY_FIELDS) out[f] = s.decay[f];
+  return out as PersonLifetime;
+}
 
 /** Save a change to the acting person's lifetime rules (any subset); returns their rules now in force. */
 export function savePersonLifetime(
   db: Database.Database,
-  patch: {
-    idleDays?: number;
-    zeroDays?: number;
-    retentionDays?: number;
-    lifetime?: Partial<PersonLifetime["lifetime"]>;
-  },
+  patch: Partial<Omit<PersonLifetime, "lifetime">> & { lifetime?: Partial<PersonLifetime["lifetime"]> },
 ): PersonLifetime {
   return db.transaction(() => {
     const cur = loadPersonLifetime(db);
@@ -177,11 +195,9 @@ export function savePersonLifetime(
 export function loadJobSettings(db: Database.Database): JobSettings {
   const h = loadHousehold(db);
   const mine = loadPersonLifetime(db);
-  return {
-    ...h,
-    decay: { ...h.decay, idleDays: mine.idleDays, zeroDays: mine.zeroDays, retentionDays: mine.retentionDays },
-    lifetime: mine.lifetime,
-  };
+  const decay = { ...h.decay };
+  for (const f of PERSONAL_DECAY_FIELDS) decay[f] = mine[f];
+  return { ...h, decay, lifetime: mine.lifetime };
 }
 
 /**
@@ -198,15 +214,21 @@ export function saveJobSettings(db: Database.Database, patch: JobSettingsPatch):
       else thresholds[model] = v;
     }
     const { thresholds: _t, ...consolidateRest } = p.consolidate ?? {};
-    const { idleDays, zeroDays, retentionDays, ...schedule } = p.decay ?? {};
+    // Split by JOB_SETTING_SCOPES: the personal fields of `decay` go to the person's record.
+    const schedule: Partial<JobSettings["decay"]> = {};
+    const mine: Partial<Omit<PersonLifetime, "lifetime">> = {};
+    for (const [f, v] of Object.entries(p.decay ?? {}) as [keyof DecayScopes, never][]) {
+      if (v === undefined) continue;
+      if (JOB_SETTING_SCOPES.decay[f] === "personal") mine[f as PersonalDecayField] = v;
+      else schedule[f] = v;
+    }
     const next = jobSettingsSchema.parse({
       decay: { ...cur.decay, ...schedule },
       consolidate: { ...cur.consolidate, ...consolidateRest, thresholds },
       lifetime: cur.lifetime,
     });
     writeSetting(db, KEY, next);
-    if (idleDays !== undefined || zeroDays !== undefined || retentionDays !== undefined || p.lifetime)
-      savePersonLifetime(db, { idleDays, zeroDays, retentionDays, lifetime: p.lifetime });
+    if (Object.keys(mine).length > 0 || p.lifetime) savePersonLifetime(db, { ...mine, lifetime: p.lifetime });
     return loadJobSettings(db);
   })();
 }

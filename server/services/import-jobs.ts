@@ -8,8 +8,10 @@ import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { importGroups, type ImportPlan } from "./transfer-service";
 import { acting, actingPersonId } from "../core/acting";
+import type { ImportFormatId } from "./import/formats";
 
-export type ImportKind = "memo" | "chatgpt";
+/** The import format (server/import/formats.ts). */
+export type ImportKind = ImportFormatId;
 
 export interface ImportJob {
   id: string;
@@ -23,6 +25,8 @@ export interface ImportJob {
   status: "queued" | "running" | "done" | "failed";
   /** What the file held. */
   detail: string;
+  /** Malformed parts of the file left out, one line each (the rest was imported). */
+  problems: string[];
   /** Memories to embed and write (duplicates excluded), how many are done, written, and skipped as duplicates. */
   total: number;
   done: number;
@@ -94,6 +98,7 @@ export function enqueueImport(
     space,
     status: "queued",
     detail: plan.detail,
+    problems: plan.problems ?? [],
     total: plan.groups.reduce((n, gr) => n + gr.length, 0),
     done: 0,
     imported: 0,

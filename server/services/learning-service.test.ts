@@ -13,7 +13,7 @@ import { addMemories } from "../memory/store/add";
 import { listFacts } from "../memory/facts/store";
 import type { ServiceError } from "../core/errors";
 import { learningHarness, type LearningHarness } from "../test/learning-harness";
-import { planChatGptImport } from "./chatgpt-import";
+import { planChatGptImport } from "./import/chatgpt";
 import { enqueueImport, waitForImport } from "./import-jobs";
 import {
   countLearning,

@@ -4,7 +4,7 @@
  * docs/storage.md "What Memo keeps, and for how long" describes the same rules.
  */
 import type Database from "better-sqlite3";
-import { decayingKinds, loadJobSettings, type JobSettings } from "../jobs/settings";
+import { decayRulesOf, loadJobSettings, loadPersonLifetime, type JobSettings } from "../jobs/settings";
 import { expiringSoon, keepMemories, type ExpiringMemory } from "../memory/lifecycle/lifetime";
 
 export interface KindLifetime {
@@ -45,16 +45,10 @@ export interface LifetimeOverview {
 
 export function lifetimeOverview(db: Database.Database, opts: { space?: string; now?: Date } = {}): LifetimeOverview {
   const s = loadJobSettings(db);
-  const rules = {
-    idleDays: s.decay.idleDays,
-    zeroDays: s.decay.zeroDays,
-    retentionDays: s.decay.retentionDays,
-    kinds: decayingKinds(s),
-  };
   return {
     kinds: lifetimeByKind(s),
     retentionDays: s.decay.retentionDays,
-    expiring: expiringSoon(db, rules, { space: opts.space, now: opts.now }),
+    expiring: expiringSoon(db, decayRulesOf(loadPersonLifetime(db)), { space: opts.space, now: opts.now }),
   };
 }
 

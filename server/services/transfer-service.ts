@@ -8,7 +8,7 @@
  * not already live in its target space (by content hash) is embedded with the current model and written.
  * Writes go in batches, each batch one transaction over memories, memory_vec and the keyword tables; an import
  * stopped half-way (embedding server down) keeps the batches already written and running it again skips
- * them as duplicates. The same pipeline serves the ChatGPT importer (chatgpt-import.ts).
+ * them as duplicates. The same pipeline serves every import format (server/services/import/registry.ts).
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
@@ -159,13 +159,15 @@ const issuesText = (e: z.ZodError) =>
     .map((i) => `${i.path.join(".") || "file"}: ${i.message}`)
     .join("; ") + (e.issues.length > 5 ? `; and ${e.issues.length - 5} more problems` : "");
 
-/** One unit of an import: the chunks of one memory (export) or one exchange (ChatGPT); never split across batches. */
+/** One unit of an import: the chunks of one memory (export) or one exchange (a conversation export); never split across batches. */
 export type ImportGroup = NewMemory[];
 
 export interface ImportPlan {
   groups: ImportGroup[];
   /** What the file held, for people ("120 memories in 2 spaces"). */
   detail: string;
+  /** What was left out as malformed, one line each ("conversation 3 (…): no 'mapping' object"); the rest is imported. */
+  problems?: string[];
 }
 
 /**
@@ -179,7 +181,7 @@ export function planExportImport(data: unknown, targetSpace?: string): ImportPla
     throw new ServiceError(
       400,
       Array.isArray(data)
-        ? "this looks like a list, not a Memo export (for a ChatGPT conversations.json use the ChatGPT import)"
+        ? "this looks like a list, not a Memo export (for a ChatGPT or Claude conversations.json use its import)"
         : "the file is not a Memo export (expected a JSON object)",
     );
   }

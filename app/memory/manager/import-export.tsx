@@ -5,6 +5,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { LearnFacts } from "../../_ui/learn-facts";
 import { useTRPC } from "../../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
+import { IMPORT_FORMAT_IDS, IMPORT_FORMATS, type ImportFormatId } from "@/server/services/import/formats";
 import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT } from "../../_ui/styles";
 
 /** POST a file to an import route; resolves with the error message, or null when the job was queued. */
@@ -19,14 +20,18 @@ async function upload(url: string, file: File): Promise<string | null> {
   }
 }
 
-function ImportForm({ kind, spaces, onQueued }: { kind: "memo" | "chatgpt"; spaces: string[]; onQueued: () => void }) {
+/** One import form; the format picked sets the route, the file's label and the default space (server/import/formats.ts). */
+function ImportForm({ spaces, onQueued }: { spaces: string[]; onQueued: () => void }) {
+  const [kind, setKind] = useState<ImportFormatId>("memo");
+  const format = IMPORT_FORMATS[kind];
   const [file, setFile] = useState<File | null>(null);
-  const [space, setSpace] = useState(kind === "chatgpt" ? "personal" : "");
+  const [space, setSpace] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
   const fileRef = useRef<HTMLInputElement>(null);
-  const id = `import-${kind}`;
-  const spaceValid = space === "" ? kind === "memo" : SPACE_RE.test(space);
+  const id = "import-file";
+  const spaceValid = space === "" || SPACE_RE.test(space);
+  const defaultSpace = format.defaultSpace ?? "as in the file";
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -35,7 +40,7 @@ function ImportForm({ kind, spaces, onQueued }: { kind: "memo" | "chatgpt"; spac
     setError(null);
     const params = new URLSearchParams({ filename: file.name });
     if (space) params.set("space", space);
-    const err = await upload(`/api/v1/import${kind === "chatgpt" ? "/chatgpt" : ""}?${params}`, file);
+    const err = await upload(`${format.route}?${params}`, file);
     setSending(false);
     if (err) return setError(err);
     setFile(null);
@@ -44,36 +49,47 @@ function ImportForm({ kind, spaces, onQueued }: { kind: "memo" | "chatgpt"; spac
   };
 
   return (
-    <form
-      onSubmit={submit}
-      aria-label={kind === "chatgpt" ? "Import ChatGPT conversations" : "Import a Memo export"}
-      className="space-y-2"
-    >
-      <h3 className="text-sm font-semibold">{kind === "chatgpt" ? "Import from ChatGPT" : "Import a Memo export"}</h3>
-      <p className="text-xs text-zinc-500">
-        {kind === "chatgpt"
-          ? "conversations.json from a ChatGPT data export (unzip it first). Each exchange becomes a chat memory with its original time."
-          : "A JSON file made by Export. Memories already stored (same text in the same space) are skipped; the rest are embedded with the current model."}
+    <form onSubmit={submit} aria-label="Import" className="space-y-2 md:col-span-2">
+      <h3 className="text-sm font-semibold">Import</h3>
+      <label className="flex flex-wrap items-center gap-2 text-sm">
+        Format
+        <select
+          value={kind}
+          onChange={(e) => {
+            setKind(e.target.value as ImportFormatId);
+            setError(null);
+          }}
+          className={`max-w-[10rem] ${INPUT}`}
+        >
+          {IMPORT_FORMAT_IDS.map((k) => (
+            <option key={k} value={k}>
+              {IMPORT_FORMATS[k].name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <p className="text-xs text-zinc-500" data-testid="import-hint">
+        {format.hint}
       </p>
       <label className="block text-sm">
-        <span className="sr-only">{kind === "chatgpt" ? "conversations.json file" : "Memo export file"}</span>
+        <span className="sr-only">{format.fileLabel}</span>
         <input
           ref={fileRef}
           id={`${id}-file`}
           type="file"
           accept="application/json,.json"
-          aria-label={kind === "chatgpt" ? "conversations.json file" : "Memo export file"}
+          aria-label={format.fileLabel}
           onChange={(e) => setFile(e.target.files?.[0] ?? null)}
           className="block w-full max-w-full text-sm file:mr-2 file:rounded file:border file:border-zinc-300 file:bg-white file:px-2 file:py-1 dark:file:border-zinc-700 dark:file:bg-zinc-900"
         />
       </label>
       <label className="flex flex-wrap items-center gap-2 text-sm">
-        {kind === "chatgpt" ? "Into space" : "Into space (empty: as in the file)"}
+        {`Into space (empty: ${defaultSpace})`}
         <input
           list={`${id}-spaces`}
           value={space}
           onChange={(e) => setSpace(e.target.value.trim())}
-          placeholder={kind === "chatgpt" ? "personal" : "as in the file"}
+          placeholder={defaultSpace}
           aria-invalid={!spaceValid}
           className={`w-40 ${INPUT}`}
         />
@@ -101,7 +117,7 @@ function ImportForm({ kind, spaces, onQueued }: { kind: "memo" | "chatgpt"; spac
   );
 }
 
-/** Export and import (Memo JSON, ChatGPT), and the progress of the imports of this server. */
+/** Export and import (every format of server/import/formats.ts), and the progress of the imports of this server. */
 export function ImportExport() {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -161,8 +177,7 @@ export function ImportExport() {
             Download JSON
           </a>
         </div>
-        <ImportForm kind="memo" spaces={spaceList} onQueued={queued} />
-        <ImportForm kind="chatgpt" spaces={spaceList} onQueued={queued} />
+        <ImportForm spaces={spaceList} onQueued={queued} />
       </div>
 
       {(jobs.data?.length ?? 0) > 0 && (
@@ -180,7 +195,7 @@ export function ImportExport() {
                 >
                   <div className="flex flex-wrap items-center justify-between gap-2">
                     <span className="font-medium break-all">
-                      {j.kind === "chatgpt" ? "ChatGPT" : "Memo"} · {j.label}
+                      {IMPORT_FORMATS[j.kind].name} · {j.label}
                       {j.space ? ` → ${j.space}` : ""}
                     </span>
                     <span
@@ -212,8 +227,20 @@ export function ImportExport() {
                     {j.detail} · {j.imported} imported, {j.duplicates} already stored
                     {j.status === "running" ? ` · ${j.done}/${j.total} embedded` : ""}
                   </div>
+                  {j.problems.length > 0 && (
+                    <details className="mt-1 text-amber-800 dark:text-amber-300" data-testid="import-problems">
+                      <summary>Left out of this file ({j.problems.length})</summary>
+                      <ul className="ml-4 list-disc">
+                        {j.problems.map((p) => (
+                          <li key={p} className="break-words">
+                            {p}
+                          </li>
+                        ))}
+                      </ul>
+                    </details>
+                  )}
                   {j.error && <div className="mt-1 text-red-700 dark:text-red-300">{j.error}</div>}
-                  {j.kind === "chatgpt" && j.status === "done" && j.imported > 0 && (
+                  {IMPORT_FORMATS[j.kind].conversationPrefix !== null && j.status === "done" && j.imported > 0 && (
                     <LearnFacts kind="import" target={j.id} label={`the import ${j.label}`} />
                   )}
                 </li>

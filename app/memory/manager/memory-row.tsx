@@ -3,6 +3,13 @@ import type { AppRouter } from "@/server/api/root";
 import { BTN, BTN_DANGER, BTN_PRIMARY, INPUT } from "../../_ui/styles";
 import { localDate, localDateTime } from "../../_ui/local-time";
 import { WhoseBadge } from "../../_ui/whose-badge";
+import { IMPORT_FORMATS, importedFrom } from "@/server/services/import/formats";
+
+/** "ChatGPT import", "Claude import", or "conversation" for Memo's own chats. */
+function importSourceLabel(conversationId: string): string {
+  const from = importedFrom(conversationId);
+  return from ? `${IMPORT_FORMATS[from].name} import` : "conversation";
+}
 
 export type ManagedItem = inferRouterOutputs<AppRouter>["manager"]["list"]["items"][number];
 
@@ -114,9 +121,7 @@ export function MemoryRow({
             </span>
           )}
           {m.updatedAt && <span data-testid="edited-date">edited {localDateTime(m.updatedAt)}</span>}
-          {!m.documentName && m.conversationId && (
-            <span>{m.conversationId.startsWith("chatgpt:") ? "ChatGPT import" : "conversation"}</span>
-          )}
+          {!m.documentName && m.conversationId && <span>{importSourceLabel(m.conversationId)}</span>}
         </div>
         {!isEditing && (
           <div className="mt-2 flex flex-wrap items-center gap-1.5">

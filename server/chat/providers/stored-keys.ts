@@ -8,12 +8,20 @@
  * sent there either. Saved keys are sealed with the data folder's key file (server/core/secret-box.ts).
  */
 import { isSealed, open, seal } from "../../core/secret-box";
+import { DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_OPENAI_BASE_URL, providerFamily } from "./families";
 
-export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
-export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+export { DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_OPENAI_BASE_URL };
 
 export type RemoteId = "openai" | "anthropic";
 export const REMOTE_IDS: readonly RemoteId[] = ["openai", "anthropic"];
+/** A remote family's id: the built-in two, or one registered later (families.ts). */
+type FamilyId = RemoteId | (string & {});
+
+/** A family's environment variable, read from the registry's descriptor; a family that is not remote has none. */
+function envOf(id: FamilyId, which: "apiKey" | "baseUrl", env: NodeJS.ProcessEnv): string | undefined {
+  const name = providerFamily(id).env?.[which];
+  return (name ? env[name]?.trim() : undefined) || undefined;
+}
 
 /** "https://api.openai.com" for any URL on that origin; null for no URL or one that does not parse. */
 export function originOf(url: string | null | undefined): string | null {
@@ -26,20 +34,12 @@ export function originOf(url: string | null | undefined): string | null {
   }
 }
 
-function envBaseUrl(id: RemoteId, env: NodeJS.ProcessEnv): string | undefined {
-  const v = id === "openai" ? env.MEMO_OPENAI_BASE_URL : env.MEMO_ANTHROPIC_BASE_URL;
-  return v?.trim() || undefined;
-}
-
-function envKey(id: RemoteId, env: NodeJS.ProcessEnv): string | undefined {
-  const v = id === "openai" ? env.MEMO_OPENAI_API_KEY : env.MEMO_ANTHROPIC_API_KEY;
-  return v?.trim() || undefined;
-}
-
-const defaultBaseUrl = (id: RemoteId) => (id === "openai" ? DEFAULT_OPENAI_BASE_URL : DEFAULT_ANTHROPIC_BASE_URL);
+const envBaseUrl = (id: FamilyId, env: NodeJS.ProcessEnv) => envOf(id, "baseUrl", env);
+const envKey = (id: FamilyId, env: NodeJS.ProcessEnv) => envOf(id, "apiKey", env);
+const defaultBaseUrl = (id: FamilyId) => providerFamily(id).defaultBaseUrl ?? undefined;
 
 /** The only origin the environment's key may be sent to. */
-export function envKeyOrigin(id: RemoteId, env: NodeJS.ProcessEnv = process.env): string | null {
+export function envKeyOrigin(id: FamilyId, env: NodeJS.ProcessEnv = process.env): string | null {
   return originOf(envBaseUrl(id, env) ?? defaultBaseUrl(id));
 }
 
@@ -48,7 +48,7 @@ export function envKeyOrigin(id: RemoteId, env: NodeJS.ProcessEnv = process.env)
  * the provider's default host. (For the OpenAI-compatible provider with no key the resolved base URL may
  * be none at all; then no key is sent anywhere, so the default stands in.)
  */
-export function keyBaseUrl(id: RemoteId, savedBaseUrl: string | undefined, env: NodeJS.ProcessEnv = process.env) {
+export function keyBaseUrl(id: FamilyId, savedBaseUrl: string | undefined, env: NodeJS.ProcessEnv = process.env) {
   return savedBaseUrl || envBaseUrl(id, env) || defaultBaseUrl(id);
 }
 
@@ -62,7 +62,7 @@ export interface StoredRemote {
 
 /** The key that may be used for a request to `baseUrl`: the saved one if bound to its origin, else the environment's if bound to it. */
 export function usableKey(
-  id: RemoteId,
+  id: FamilyId,
   saved: StoredRemote | undefined,
   baseUrl: string | null,
   env: NodeJS.ProcessEnv = process.env,
@@ -76,7 +76,7 @@ export function usableKey(
 }
 
 /** The environment's key, whatever its origin (only to decide the OpenAI-compatible default base URL). */
-export function hasEnvKey(id: RemoteId, env: NodeJS.ProcessEnv = process.env): boolean {
+export function hasEnvKey(id: FamilyId, env: NodeJS.ProcessEnv = process.env): boolean {
   return envKey(id, env) !== undefined;
 }
 
@@ -85,7 +85,7 @@ export function hasEnvKey(id: RemoteId, env: NodeJS.ProcessEnv = process.env): b
  * kept key whose base URL moved to another origin is dropped.
  */
 export function rebindKey(
-  id: RemoteId,
+  id: FamilyId,
   next: StoredRemote | undefined,
   keyGiven: boolean,
   env: NodeJS.ProcessEnv = process.env,

@@ -20,15 +20,24 @@ import type Database from "better-sqlite3";
 import { purgeMemories, softDeleteMemories, writeTransaction } from "../store";
 import { getMeta, setMeta } from "../../core/meta";
 
+/**
+ * The lifetime rules of one person's memories: the one shape decay applies, its prediction (lifetime.ts)
+ * reads, the job reports, and the settings (server/jobs/settings.ts decayRulesOf) produce.
+ */
 export interface DecayRules {
+  /** A memory not retrieved for this many days loses 1 importance per daily run. */
   idleDays: number;
+  /** A memory at importance 0 for this many days is soft-deleted. */
   zeroDays: number;
+  /** Soft-deleted memories are purged after this many days. */
   retentionDays: number;
-  /** Kinds that decay (default chat and consolidated). `document` is ignored if given. */
-  kinds?: string[];
+  /** Kinds that decay. `document` is ignored if given. */
+  kinds: string[];
 }
 
-export interface DecayOptions extends DecayRules {
+export interface DecayOptions extends Omit<DecayRules, "kinds"> {
+  /** Default chat and consolidated. */
+  kinds?: string[];
   /** A person's own rules (their lifetime settings); the rules above for anyone it gives none for. */
   rulesFor?: (personId: string) => DecayRules | undefined;
   /** The clock (tests simulate days with it). */
@@ -59,8 +68,8 @@ export interface DecayResult {
     truncated: boolean;
   };
   /** The rules given (the defaults); `people` has the rules each person's memories were decayed by. */
-  settings: { idleDays: number; zeroDays: number; retentionDays: number; kinds: string[] };
-  people: Record<string, { idleDays: number; zeroDays: number; retentionDays: number; kinds: string[] }>;
+  settings: DecayRules;
+  people: Record<string, DecayRules>;
 }
 
 export const DEFAULT_DECAY_KINDS = ["chat", "consolidated"];
@@ -79,11 +88,55 @@ export function dayMinus(day: string, n: number): string {
   return utcDay(new Date(Date.parse(`${day}T00:00:00.000Z`) - n * DAY_MS));
 }
 
+/** The day thresholds of a decay run on `day`: idle since, at 0 since, deleted since (each that day or before). */
+export function decayCutoffs(
+  day: string,
+  rules: Omit<DecayRules, "kinds">,
+): { idle: string; zero: string; purge: string } {
+  return {
+    idle: dayMinus(day, rules.idleDays),
+    zero: dayMinus(day, rules.zeroDays),
+    purge: dayMinus(day, rules.retentionDays),
+  };
+}
+
+/** A live, unpinned memory of a decaying kind, as one decay run sees it. */
+export interface DecayingMemory {
+  importance: number;
+  /** UTC day it was marked at importance 0, or null. */
+  zeroDay: string | null;
+  /** UTC day of its last retrieval (or of its creation). */
+  activityDay: string;
+}
+
+/**
+ * What the run on `day` does to one memory: steps 1 and 2 of runDecay for one row (runDecay does them in
+ * SQL over every row, with the same cutoffs). Its prediction (lifetime.ts expiringSoon) runs it day by day.
+ */
+export function decayOneDay(
+  m: DecayingMemory,
+  rules: Omit<DecayRules, "kinds">,
+  day: string,
+): DecayingMemory & { softDeleted: boolean } {
+  const cut = decayCutoffs(day, rules);
+  let { importance, zeroDay } = m;
+  if (importance > 0 && m.activityDay <= cut.idle) {
+    importance--;
+    if (importance === 0) zeroDay = day;
+  }
+  if (importance === 0) zeroDay ??= day;
+  return { ...m, importance, zeroDay, softDeleted: importance === 0 && zeroDay !== null && zeroDay <= cut.zero };
+}
+
+/** Step 3 for one row: is a memory soft-deleted on `deletedDay` purged by the run on `day`? */
+export const purgedBy = (deletedDay: string, rules: Omit<DecayRules, "kinds">, day: string): boolean =>
+  deletedDay <= decayCutoffs(day, rules).purge;
+
 export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult {
   const now = (opts.now ?? (() => new Date()))();
   const nowIso = now.toISOString();
   const day = utcDay(now);
-  const kindsOf = (r: DecayRules) => (r.kinds ?? DEFAULT_DECAY_KINDS).filter((k) => k !== "document");
+  const kindsOf = (r: { kinds?: string[] }) => (r.kinds ?? DEFAULT_DECAY_KINDS).filter((k) => k !== "document");
   const decaying = "kind IN (SELECT value FROM json_each(@kinds))";
   // One person's memories: those in the spaces they own.
   const theirs = "space_id IN (SELECT id FROM spaces WHERE person_id = @person)";
@@ -121,9 +174,7 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
     for (const person of persons) {
       const rules = opts.rulesFor?.(person) ?? opts;
       const kinds = JSON.stringify(kindsOf(rules));
-      const idleCutoff = dayMinus(day, rules.idleDays);
-      const zeroCutoff = dayMinus(day, rules.zeroDays);
-      const purgeCutoff = dayMinus(day, rules.retentionDays);
+      const { idle: idleCutoff, zero: zeroCutoff, purge: purgeCutoff } = decayCutoffs(day, rules);
       people[person] = {
         idleDays: rules.idleDays,
         zeroDays: rules.zeroDays,

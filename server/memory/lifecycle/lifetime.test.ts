@@ -26,15 +26,21 @@ test("decay by kind: chat and consolidated decay; document, remember and import 
   const s = openTempStore({ model: TEST_MODEL_A, dim: 4 });
   stores.push(s);
   const db = s.sqlite;
-  const kinds: MemoryKind[] = ["chat", "consolidated", "document", "remember", "import", "chat"];
+  const kinds: MemoryKind[] = ["chat", "consolidated", "document", "remember", "import", "chat", "chat"];
   const ids = insertMemories(
     db,
-    kinds.map((kind, i) => ({ spaceId: "personal", content: `memory ${i} of kind ${kind}`, kind, importance: 1 })),
+    kinds.map((kind, i) => ({
+      spaceId: "personal",
+      content: `memory ${i} of kind ${kind}`,
+      kind,
+      importance: i === 6 ? 3 : 1,
+    })),
     kinds.map((k, i) => hashedVector(`memory ${i} ${k}`, 4)),
     TEST_MODEL_A,
   );
   db.prepare("UPDATE memories SET created_at = ?").run(at(0).toISOString());
-  const [chat, consolidated, document, remember, imported, kept] = ids as [
+  const [chat, consolidated, document, remember, imported, kept, deep] = ids as [
+    string,
     string,
     string,
     string,
@@ -74,6 +80,8 @@ test("decay by kind: chat and consolidated decay; document, remember and import 
     assert.equal(softDeletedOn.get(id), dayOf(21));
     assert.equal(purgedOn.get(id), dayOf(51));
   }
+  // importance 3: decays on days 14, 15 and 16, at 0 for 7 days.
+  assert.equal(softDeletedOn.get(deep), dayOf(23));
   // never decayed: document, remember; kept (pinned) from day 15.
   for (const id of [document, remember, kept]) {
     assert.equal(softDeletedOn.get(id), undefined);
@@ -90,6 +98,7 @@ test("decay by kind: chat and consolidated decay; document, remember and import 
     [chat, softDeletedOn.get(chat)!, "soft-delete"],
     [chat, purgedOn.get(chat)!, "purge"],
     [imported, softDeletedOn.get(imported)!, "soft-delete"],
+    [deep, softDeletedOn.get(deep)!, "soft-delete"],
   ] as const) {
     const list = predicted.get(id)!.filter((p) => p.action === action);
     assert.ok(list.length > 0, `${id} was predicted for ${action}`);

@@ -1,21 +1,14 @@
 /**
- * What the decay job (decay.ts) will remove soon, predicted from the same rules, so the user can keep it
- * first. A decaying memory not retrieved for `idleDays` loses 1 importance per daily run; at 0 it waits
+ * What the decay job (decay.ts) will remove soon, predicted by running decay's own per-memory step
+ * (decayOneDay, purgedBy) forward day by day, so the user can keep it first. A decaying memory not retrieved for `idleDays` loses 1 importance per daily run; at 0 it waits
  * `zeroDays`, then it is soft-deleted; a soft-deleted memory is purged `retentionDays` after its
  * deletion. Pinned memories and kinds that do not decay are never listed for soft-deletion.
  */
 import type Database from "better-sqlite3";
-import { dayMinus, utcDay } from "./decay";
+import { dayMinus, decayOneDay, type DecayRules, purgedBy, utcDay } from "./decay";
 import { restoreMemories, setPinned, writeTransaction } from "../store";
 import { mineScan } from "../../core/acting";
-
-export interface LifetimeRules {
-  idleDays: number;
-  zeroDays: number;
-  retentionDays: number;
-  /** Kinds that decay. */
-  kinds: string[];
-}
+import { getMeta } from "../../core/meta";
 
 export interface ExpiringMemory {
   id: string;
@@ -31,7 +24,12 @@ export interface ExpiringMemory {
 }
 
 const dayPlus = (day: string, n: number) => dayMinus(day, -n);
-const maxDay = (a: string, b: string) => (a > b ? a : b);
+
+/** The first day from `today` to `horizon` on which `happens` holds, or null. */
+function firstDay(today: string, horizon: string, happens: (day: string) => boolean): string | null {
+  for (let day = today; day <= horizon; day = dayPlus(day, 1)) if (happens(day)) return day;
+  return null;
+}
 
 /**
  * Memories that decay will soft-delete, and soft-deleted ones it will purge, within `withinDays` (7), in
@@ -39,11 +37,14 @@ const maxDay = (a: string, b: string) => (a > b ? a : b);
  */
 export function expiringSoon(
   db: Database.Database,
-  rules: LifetimeRules,
+  rules: DecayRules,
   opts: { now?: Date; withinDays?: number; limit?: number; space?: string } = {},
 ): { items: ExpiringMemory[]; softDeletes: number; purges: number } {
   const today = utcDay(opts.now ?? new Date());
   const horizon = dayPlus(today, opts.withinDays ?? 7);
+  // Importance decays once a day: a prediction made after today's run starts from tomorrow's.
+  const lastRun = getMeta(db, "decay_last_day");
+  const nextRun = lastRun && lastRun >= today ? dayPlus(today, 1) : today;
   const kinds = JSON.stringify(rules.kinds.filter((k) => k !== "document"));
   const scope = `${opts.space ? "AND space_id = @space" : ""} AND ${mineScan("space_id")}`;
   const items: ExpiringMemory[] = [];
@@ -75,28 +76,34 @@ export function expiringSoon(
     activity: string;
   }[];
   for (const m of live) {
-    let zeroDay: string;
-    let reason: string;
-    if (m.importance === 0) {
-      zeroDay = m.zeroSince ? m.zeroSince.slice(0, 10) : today;
-      reason = `at importance 0 since ${zeroDay}; ${m.kind} memories decay`;
-    } else {
-      const firstDecay = maxDay(today, dayPlus(m.activity.slice(0, 10), rules.idleDays));
-      zeroDay = dayPlus(firstDecay, m.importance - 1);
-      reason = `not recalled since ${m.activity.slice(0, 10)}; importance ${m.importance} reaches 0 on ${zeroDay}`;
-    }
-    const on = maxDay(today, dayPlus(zeroDay, rules.zeroDays));
-    if (on <= horizon)
-      items.push({
-        id: m.id,
-        spaceId: m.spaceId,
-        kind: m.kind,
-        content: m.content,
-        pinned: false,
-        action: "soft-delete",
-        on,
-        reason,
-      });
+    // Decay's own step, run forward from the next run: today's, or tomorrow's when today's has been.
+    let state = {
+      importance: m.importance,
+      zeroDay: m.zeroSince?.slice(0, 10) ?? null,
+      activityDay: m.activity.slice(0, 10),
+    };
+    let reachedZero = m.importance === 0 ? (state.zeroDay ?? today) : null;
+    const on = firstDay(nextRun, horizon, (day) => {
+      const next = decayOneDay(state, rules, day);
+      if (next.importance === 0 && reachedZero === null) reachedZero = next.zeroDay;
+      state = next;
+      return next.softDeleted;
+    });
+    if (on === null) continue;
+    const reason =
+      m.importance === 0
+        ? `at importance 0 since ${reachedZero}; ${m.kind} memories decay`
+        : `not recalled since ${m.activity.slice(0, 10)}; importance ${m.importance} reaches 0 on ${reachedZero}`;
+    items.push({
+      id: m.id,
+      spaceId: m.spaceId,
+      kind: m.kind,
+      content: m.content,
+      pinned: false,
+      action: "soft-delete",
+      on,
+      reason,
+    });
   }
   const softDeletes = items.length;
 
@@ -114,7 +121,8 @@ export function expiringSoon(
     deletedAt: string;
   }[];
   for (const m of trash) {
-    const on = maxDay(today, dayPlus(m.deletedAt.slice(0, 10), rules.retentionDays));
+    const on = firstDay(nextRun, horizon, (day) => purgedBy(m.deletedAt.slice(0, 10), rules, day));
+    if (on === null) continue;
     items.push({
       id: m.id,
       spaceId: m.spaceId,

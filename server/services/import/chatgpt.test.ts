@@ -8,16 +8,16 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { checkInvariant, spaceExists } from "../memory/store";
-import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
-import { openTempStore, rawCounts, type TempStore } from "../test/temp-store";
-import { parseChatGptExport, planChatGptImport } from "./chatgpt-import";
-import { search } from "../memory/retrieval/search";
-import type { MemoContext } from "../core/context";
-import { ServiceError } from "../core/errors";
-import { exportMemories, importGroups } from "./transfer-service";
+import { checkInvariant, spaceExists } from "../../memory/store";
+import { inProcessEmbedder, type InProcessEmbedder } from "../../test/in-process-embedder";
+import { openTempStore, rawCounts, type TempStore } from "../../test/temp-store";
+import { parseChatGptExport, planChatGptImport } from "./chatgpt";
+import { search } from "../../memory/retrieval/search";
+import type { MemoContext } from "../../core/context";
+import { ServiceError } from "../../core/errors";
+import { exportMemories, importGroups } from "../transfer-service";
 
-const FIXTURE = path.join(import.meta.dirname, "../test/fixtures/chatgpt-conversations.json");
+const FIXTURE = path.join(import.meta.dirname, "../../test/fixtures/chatgpt-conversations.json");
 const load = () => JSON.parse(fs.readFileSync(FIXTURE, "utf8")) as unknown;
 
 let emb: InProcessEmbedder;
@@ -163,9 +163,17 @@ test("a file that is not a conversations.json is a 400 and writes nothing", asyn
     is400(/must be a JSON array of conversations/),
   );
   assert.throws(() => planChatGptImport("hello", "personal"), is400(/must be a JSON array/));
+  // Not one conversation readable: not a ChatGPT file at all.
   assert.throws(
     () => planChatGptImport([{ title: "no mapping" }], "personal"),
-    is400(/conversation 1 has no 'mapping'/),
+    is400(
+      /no conversation in the file could be read \(conversation 1: no 'mapping' object.*not a ChatGPT conversations\.json/,
+    ),
+  );
+  assert.throws(() => planChatGptImport([1, 2, 3], "personal"), is400(/conversation 1: not an object; and 2 more/));
+  assert.throws(
+    () => planChatGptImport([{ uuid: "u", name: "x", chat_messages: [] }], "personal"),
+    is400(/looks like a Claude export.*use the Claude import/),
   );
   assert.throws(
     () => planChatGptImport({ format: "memo-export", version: 1, memories: [] }, "personal"),
@@ -185,4 +193,19 @@ test("a file that is not a conversations.json is a 400 and writes nothing", asyn
   ];
   assert.deepEqual(planChatGptImport(odd, "personal").groups, []);
   assert.deepEqual(rawCounts(c.db), { memories: 0, vec: 0, fts: 0, trash: 0 });
+});
+
+test("a conversation without a 'mapping' object is reported and left out; the good ones are imported", async () => {
+  const c = ctx();
+  const good = load() as unknown[];
+  const file = [good[0], { id: "broken-1", title: "lost its tree" }, good[1], "not a conversation"];
+  const plan = planChatGptImport(file, "chatgpt");
+  assert.deepEqual(plan.problems, [
+    "conversation 2 (broken-1): no 'mapping' object (the tree of its messages)",
+    "conversation 4: not an object",
+  ]);
+  assert.match(plan.detail, /^2 conversations, 4 exchanges, .*2 malformed conversations left out$/);
+  const r = await importGroups(c, plan.groups);
+  assert.deepEqual([r.imported, r.duplicates], [4, 0]);
+  assert.ok(exportMemories(c.db, "chatgpt").memories.some((m) => m.content.includes("tram 28")));
 });

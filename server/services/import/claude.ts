@@ -1,0 +1,78 @@
+/**
+ * Import of a Claude data export's `conversations.json` (docs/api.md#export-and-import).
+ *
+ * The file is a JSON array of conversations, each `{ uuid, name, created_at, updated_at, chat_messages }`;
+ * a message is `{ uuid, sender: "human" | "assistant", text, content, created_at, attachments, files }`,
+ * where `content` (newer exports) is a list of parts: `{ type: "text", text }`, or tool use and tool
+ * results, thinking, and others. The conversation is a plain list (no branches). Only what a person or
+ * Claude said as text is kept: the text parts of `content` when it has any, else `text`; attachments,
+ * files, tool calls and thinking are left out. Times are ISO strings.
+ */
+import type { ImportPlan } from "../transfer-service";
+import {
+  cleanText,
+  type ConversationFormat,
+  type ConversationsParse,
+  isObj,
+  MalformedConversation,
+  planConversations,
+  type ReadConversation,
+  type ReadMessage,
+  readConversations,
+} from "./conversations";
+import { IMPORT_FORMATS } from "./formats";
+
+/** An ISO (or other Date-readable) time string → ISO, or null. */
+function isoTime(v: unknown): string | null {
+  if (typeof v !== "string" || v.length > 64) return null;
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** The text of a message, or null when it is not text a person or Claude said. */
+function messageText(m: unknown): ReadMessage | null {
+  if (!isObj(m)) return null;
+  const role = m.sender === "human" ? "user" : m.sender === "assistant" ? "assistant" : null;
+  if (!role) return null;
+  const parts = Array.isArray(m.content)
+    ? m.content.filter((p) => isObj(p) && p.type === "text" && typeof p.text === "string").map((p) => p.text as string)
+    : [];
+  const raw = parts.some((p) => p.trim()) ? parts.join("\n") : typeof m.text === "string" ? m.text : "";
+  const text = cleanText(raw);
+  if (!text) return null;
+  return { role, text, time: isoTime(m.created_at) };
+}
+
+function readConversation(conv: unknown, i: number): ReadConversation {
+  if (!isObj(conv)) throw new MalformedConversation("not an object");
+  if (!Array.isArray(conv.chat_messages))
+    throw new MalformedConversation("no 'chat_messages' list (the messages of the conversation)");
+  return {
+    id: typeof conv.uuid === "string" && conv.uuid ? conv.uuid : `index-${i}`,
+    title: typeof conv.name === "string" ? conv.name : "",
+    time: isoTime(conv.created_at) ?? isoTime(conv.updated_at),
+    messages: conv.chat_messages.map(messageText),
+  };
+}
+
+export const claudeFormat: ConversationFormat = {
+  name: "Claude",
+  read: readConversation,
+  expected: "the file named conversations.json inside a Claude data export",
+  otherFormat: (data) =>
+    isObj(data) && data.format === "memo-export"
+      ? "this is a Memo export, not a Claude conversations.json: use the Memo import"
+      : Array.isArray(data) && isObj(data[0]) && isObj(data[0].mapping) && !("chat_messages" in data[0])
+        ? "this looks like a ChatGPT export's conversations.json, not Claude's: use the ChatGPT import"
+        : null,
+};
+
+/** Read a Claude conversations.json (already JSON-parsed); a malformed conversation is a problem line, not fatal. */
+export function parseClaudeExport(data: unknown, now = new Date()): ConversationsParse {
+  return readConversations(data, claudeFormat, now);
+}
+
+/** Validate and plan a Claude import into `space`: one import group (its chunks) per exchange. */
+export function planClaudeImport(data: unknown, space: string, now = new Date()): ImportPlan {
+  return planConversations(parseClaudeExport(data, now), space, IMPORT_FORMATS.claude.conversationPrefix);
+}
