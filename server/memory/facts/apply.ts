@@ -15,6 +15,7 @@
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { contentHash, writeTransaction } from "../store/rows";
+import { guardRestatedValues } from "./provenance-guard";
 import { finishFactJob } from "./queue";
 import type { PlannedFact } from "./reconcile";
 import { insertFacts } from "./write";
@@ -56,6 +57,8 @@ export interface AppliedCounts {
   replaced: Map<number, number>;
   /** Jobs whose every source went while the model was asked. */
   gone: number[];
+  /** Per job: facts not learned because they restated a replaced value the person did not say (provenance-guard.ts). */
+  restated: Map<number, number>;
 }
 
 /**
@@ -72,7 +75,7 @@ export function applyLearnedFacts(
   inside: (counts: AppliedCounts) => void = () => undefined,
 ): AppliedCounts {
   return writeTransaction(db, () => {
-    const counts: AppliedCounts = { added: new Map(), replaced: new Map(), gone: [] };
+    const counts: AppliedCounts = { added: new Map(), replaced: new Map(), gone: [], restated: new Map() };
     // A listed fact replaced by this call → the fact that replaced it (followed for later exchanges).
     const chain = new Map<string, string>();
     const latest = (id: string) => {
@@ -87,7 +90,16 @@ export function applyLearnedFacts(
         finishFactJob(db, job.jobId, "skipped", { error: "its memories were forgotten or deleted meanwhile" });
         return;
       }
-      const mine = facts.map((f, k) => ({ f, v: vectors[k]! })).filter(({ f }) => f.exchange === i);
+      const proposed = facts.map((f, k) => ({ f, v: vectors[k]! })).filter(({ f }) => f.exchange === i);
+      // An assistant restating a replaced value never re-teaches it (provenance-guard.ts).
+      const guard = guardRestatedValues(
+        db,
+        spaceId,
+        job.jobId,
+        proposed.map(({ f }) => f),
+      );
+      const mine = guard.keep.map((k) => proposed[k]!);
+      if (guard.dropped.length) counts.restated.set(job.jobId, guard.dropped.length);
       const taken = new Set<string>();
       const items = mine.map(({ f }) => ({
         text: f.text,
