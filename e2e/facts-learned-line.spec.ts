@@ -53,16 +53,20 @@ test("the Facts line lists the fact learned and what it replaced; Undo brings th
   await shot(page, "390");
   // Reloaded, the earlier reply says its fact was replaced since, and offers no Undo for it.
   await page.reload();
-  const portoFact = page.getByTestId("learned-fact").filter({ hasText: porto });
-  await expect(portoFact).toContainText("(replaced since)", { timeout: 15_000 });
+  // In page order: the first reply's fact (Porto), then the second's (Lisbon, which names Porto as replaced).
+  const portoFact = page.getByTestId("learned-fact").first();
+  await expect(page.getByTestId("learned-fact")).toHaveCount(2, { timeout: 15_000 });
+  await expect(portoFact).toContainText(`Learned: ${porto}`);
+  await expect(portoFact).toContainText("(replaced since)");
   await expect(portoFact.getByTestId("learned-undo")).toHaveCount(0);
-  const lisbonFact = page.getByTestId("learned-fact").filter({ hasText: lisbon });
+  const lisbonFact = page.getByTestId("learned-fact").nth(1);
+  await expect(lisbonFact).toContainText(`Learned: ${lisbon}`);
 
   await lisbonFact.getByRole("button", { name: `Undo learning: ${lisbon}` }).click();
   await expect(page.getByTestId("learned-undone")).toHaveText(
     `Undone: “${lisbon}” is forgotten; “${porto}” is current again.`,
   );
-  await expect(lisbonFact).toHaveCount(0);
+  await expect(page.getByTestId("learned-fact")).toHaveCount(1);
   await shot(page, "undone-390");
   const facts = (await (await request.get(`/api/v1/facts?space=${space}`)).json()) as { facts: { text: string }[] };
   const texts = facts.facts.map((f) => f.text);
