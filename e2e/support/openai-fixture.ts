@@ -128,6 +128,8 @@ export class OpenAIFixtureServer {
   private readonly asked = new Map<string, number>();
   /** The memo_facts answers (a script of canned answers keyed by the exchange; TEST DOUBLE). */
   readonly facts = new FactsScript();
+  /** Another way of replying (server/test/assistant-doubles.ts); null: fixtureReply's echo of the memory block. */
+  replyWith: ((messages: FixtureMessage[]) => string) | null = null;
   private server: http.Server;
   private sockets = new Set<import("node:net").Socket>();
   url = "";
@@ -284,7 +286,7 @@ export class OpenAIFixtureServer {
     }
     const cut = last.includes("[fixture:cut]") || (last.includes("[fixture:cut-once]") && asked === 1);
 
-    let reply = fixtureReply(messages);
+    let reply = this.replyWith ? this.replyWith(messages) : fixtureReply(messages);
     if (last.includes("[fixture:long]")) reply = `${reply}\n\n${longMarkdown()}`;
     if (last.includes("[fixture:count]")) reply = `${reply}\n\nAnswer number ${asked}`;
     if (last.includes("[fixture:lines]"))

@@ -436,6 +436,7 @@ const TRPC: Record<string, Case> = {
   "learning.run": { kind: "missing", id: "learnRun", input: (id) => ({ id }) },
   "learning.stop": { kind: "missing", id: "learnRun", input: (id) => ({ id }) },
   "learning.reply": { kind: "missing", id: "message", input: (id) => ({ messageId: id }) },
+  "learning.undoFact": { kind: "missing", id: "message", input: (id) => ({ messageId: id, factId: uuid() }) },
 };
 
 interface RestCase {

@@ -21,8 +21,10 @@ import {
   type ProviderCalls,
   queueCounts,
   type QueueCounts,
+  jobOfMessage,
   replyJob,
 } from "../memory/facts/queue";
+import { factsTaughtBy, type TaughtFact, undoLearnedFact } from "../memory/facts/reply-facts";
 import {
   countLearnable,
   createRun,
@@ -204,7 +206,22 @@ export function replyLearning(memo: MemoContext, messageId: string): ReplyLearni
   const m = getMessage(memo.db, messageId);
   if (m?.role !== "assistant") throw new ServiceError(404, `no reply ${messageId}`);
   const j = replyJob(memo.db, messageId);
-  return j ? { ...j, sent: j.sent as LearningSent | null } : null;
+  if (!j) return null;
+  const job = jobOfMessage(memo.db, messageId);
+  return { ...j, sent: j.sent as LearningSent | null, facts: job ? factsTaughtBy(memo.db, job.id) : [] };
 }
 
-export type ReplyLearning = Omit<ConversationJob, "sent"> & { sent: LearningSent | null };
+export type ReplyLearning = Omit<ConversationJob, "sent"> & { sent: LearningSent | null; facts: TaughtFact[] };
+
+/** Undo one fact a reply's exchange taught (the Facts line's Undo): it goes, what it replaced is current again. */
+export function undoReplyLearning(memo: MemoContext, messageId: string, factId: string): ReplyLearning {
+  const before = replyLearning(memo, messageId); // 404 for a reply that is not the person's
+  if (!before?.facts.some((f) => f.id === factId))
+    throw new ServiceError(404, `reply ${messageId} taught no fact ${factId}`);
+  const r = undoLearnedFact(memo.db, factId, new Date().toISOString());
+  if (!r.ok)
+    throw r.reason === "replaced_since"
+      ? new ServiceError(409, "a later fact replaced this one since; undo that one first")
+      : new ServiceError(404, `fact ${factId} not found`);
+  return replyLearning(memo, messageId)!;
+}

@@ -71,11 +71,23 @@ export class FactsScript {
     this.asked.clear();
   }
 
-  /** The entry for an exchange, matched on what the user said (a reply echoing old memories does not count). */
-  private entryFor(exchange: string): FactsScriptEntry | undefined {
+  /**
+   * A NAIVE extractor (TEST DOUBLE of a careless model): it learns from the whole exchange, the assistant's
+   * words too — every entry whose piece occurs anywhere in it answers, so a reply that echoes an old
+   * statement teaches that statement's fact again. Off: the careful double below.
+   */
+  readsWholeExchange = false;
+
+  /** The entries for an exchange: matched on what the user said (a reply echoing old memories does not count). */
+  private entriesFor(exchange: string): FactsScriptEntry[] {
+    if (this.readsWholeExchange) {
+      const all = exchange.toLowerCase();
+      return this.entries.filter((e) => all.includes(e.when.toLowerCase()));
+    }
     const userPart = exchange.startsWith("User: ") ? exchange.split("\nAssistant: ")[0]! : exchange;
     const t = userPart.toLowerCase();
-    return this.entries.find((e) => t.includes(e.when.toLowerCase()));
+    const entry = this.entries.find((e) => t.includes(e.when.toLowerCase()));
+    return entry ? [entry] : [];
   }
 
   answer(body: { messages?: Msg[] } | null): FactsAnswer {
@@ -85,26 +97,26 @@ export class FactsScript {
     this.calls++;
     this.exchanges += exchanges.length;
     const facts: { text: string; replaces: string[]; exchange: number }[] = [];
-    for (const [i, ex] of exchanges.entries()) {
-      const entry = this.entryFor(ex);
-      if (!entry) continue;
-      const n = (this.asked.get(entry) ?? 0) + 1;
-      this.asked.set(entry, n);
-      const bad = entry.bad && (entry.times === undefined || n <= entry.times) ? entry.bad : undefined;
-      if (bad === "status_500") return { status: 500 };
-      if (bad === "hang") return { status: "hang" };
-      if (bad === "not_json") return { status: 200, content: "Sure! Here are the facts: the user lives somewhere." };
-      if (bad === "empty") return { status: 200, content: "" };
-      if (bad === "wrong_shape") return { status: 200, content: JSON.stringify({ fact: "The user lives in Lisbon." }) };
-      if (bad === "huge") return { status: 200, content: JSON.stringify({ facts: [{ text: "x".repeat(40_000) }] }) };
-      for (const f of entry.facts ?? []) {
-        const replaces = (f.replaces ?? [])
-          .map((piece) => listed.find((l) => l.text.toLowerCase().includes(piece.toLowerCase()))?.id)
-          .filter((id): id is string => Boolean(id));
-        if (bad === "unknown_id") replaces.push("00000000-0000-4000-8000-000000000000");
-        facts.push({ text: f.text, replaces, exchange: i + 1 });
+    for (const [i, ex] of exchanges.entries())
+      for (const entry of this.entriesFor(ex)) {
+        const n = (this.asked.get(entry) ?? 0) + 1;
+        this.asked.set(entry, n);
+        const bad = entry.bad && (entry.times === undefined || n <= entry.times) ? entry.bad : undefined;
+        if (bad === "status_500") return { status: 500 };
+        if (bad === "hang") return { status: "hang" };
+        if (bad === "not_json") return { status: 200, content: "Sure! Here are the facts: the user lives somewhere." };
+        if (bad === "empty") return { status: 200, content: "" };
+        if (bad === "wrong_shape")
+          return { status: 200, content: JSON.stringify({ fact: "The user lives in Lisbon." }) };
+        if (bad === "huge") return { status: 200, content: JSON.stringify({ facts: [{ text: "x".repeat(40_000) }] }) };
+        for (const f of entry.facts ?? []) {
+          const replaces = (f.replaces ?? [])
+            .map((piece) => listed.find((l) => l.text.toLowerCase().includes(piece.toLowerCase()))?.id)
+            .filter((id): id is string => Boolean(id));
+          if (bad === "unknown_id") replaces.push("00000000-0000-4000-8000-000000000000");
+          facts.push({ text: f.text, replaces, exchange: i + 1 });
+        }
       }
-    }
     return { status: 200, content: JSON.stringify({ facts }) };
   }
 }

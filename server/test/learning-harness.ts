@@ -10,7 +10,7 @@ import { FactLearner, type FactLearnerOptions } from "../chat/fact-learner";
 import { PersistQueue } from "../chat/persist";
 import { saveProviderSettings } from "../chat/providers";
 import { runTurn, type TurnEvent, type TurnInput } from "../chat/turn";
-import type { MemoContext } from "../core/context";
+import type { Embedder, MemoContext } from "../core/context";
 import { listFacts } from "../memory/facts/store";
 import { openTempStore, type TempStore } from "./temp-store";
 import { TestDimEmbedder } from "./test-dim-embedder";
@@ -38,12 +38,12 @@ export interface LearningHarness {
 const ENV = ["MEMO_PROVIDER", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY", "MEMO_OPENAI_MODEL", "MEMO_CHAT_MODEL"];
 
 export async function learningHarness(
-  opts: { learner?: FactLearnerOptions; fixture?: OpenAIFixtureServer } = {},
+  opts: { learner?: FactLearnerOptions; fixture?: OpenAIFixtureServer; embedder?: Embedder } = {},
 ): Promise<LearningHarness> {
   const saved = new Map(ENV.map((k) => [k, process.env[k]]));
   for (const k of ENV) delete process.env[k];
   const store = openTempStore();
-  const memo: MemoContext = { db: store.sqlite, embedder: new TestDimEmbedder("test-16d-a") };
+  const memo: MemoContext = { db: store.sqlite, embedder: opts.embedder ?? new TestDimEmbedder("test-16d-a") };
   const fixture = opts.fixture ?? (await OpenAIFixtureServer.start());
   saveProviderSettings(store.sqlite, { active: "openai", openai: { baseUrl: fixture.url, model: FIXTURE_MODEL } });
   const clock = {

@@ -38,4 +38,13 @@ export const learningRouter = createTRPCRouter({
   reply: publicProcedure
     .input(z.strictObject({ messageId: z.string().uuid("messageId must be a message id") }))
     .query(({ ctx, input }) => learning.replyLearning(ctx.memo, input.messageId)),
+  /** Under a reply: undo one fact its exchange taught (what that fact replaced is current again). */
+  undoFact: publicProcedure
+    .input(
+      z.strictObject({
+        messageId: z.string().uuid("messageId must be a message id"),
+        factId: z.string().uuid("factId must be a fact id"),
+      }),
+    )
+    .mutation(({ ctx, input }) => learning.undoReplyLearning(ctx.memo, input.messageId, input.factId)),
 });

@@ -21,6 +21,7 @@ import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { contentHash, writeTransaction } from "../store/rows";
 import { addProposal, isStoredOrigin, proposalRoom } from "./proposals";
+import { guardRestatedValues } from "./provenance-guard";
 import { finishFactJob, type JobOrigin } from "./queue";
 import type { PlannedFact } from "./reconcile";
 import { insertFacts } from "./write";
@@ -69,6 +70,8 @@ export interface AppliedCounts {
   overCap: number;
   /** Jobs whose every source went while the model was asked. */
   gone: number[];
+  /** Per job: facts not learned because they restated a replaced value the person did not say (provenance-guard.ts). */
+  restated: Map<number, number>;
 }
 
 /**
@@ -85,7 +88,14 @@ export function applyLearnedFacts(
   inside: (counts: AppliedCounts) => void = () => undefined,
 ): AppliedCounts {
   return writeTransaction(db, () => {
-    const counts: AppliedCounts = { added: new Map(), replaced: new Map(), proposed: new Map(), overCap: 0, gone: [] };
+    const counts: AppliedCounts = {
+      added: new Map(),
+      replaced: new Map(),
+      proposed: new Map(),
+      overCap: 0,
+      gone: [],
+      restated: new Map(),
+    };
     const proposalsLeft = new Map<string | null, number>();
     // A listed fact replaced by this call → the fact that replaced it (followed for later exchanges).
     const chain = new Map<string, string>();
@@ -101,10 +111,18 @@ export function applyLearnedFacts(
         finishFactJob(db, job.jobId, "skipped", { error: "its memories were forgotten or deleted meanwhile" });
         return;
       }
+      const offered = facts.map((f, k) => ({ f, v: vectors[k]! })).filter(({ f }) => f.exchange === i);
+      // An assistant restating a replaced value never re-teaches it (provenance-guard.ts).
+      const guard = guardRestatedValues(
+        db,
+        spaceId,
+        job.jobId,
+        offered.map(({ f }) => f),
+      );
+      if (guard.dropped.length) counts.restated.set(job.jobId, guard.dropped.length);
       const taken = new Set<string>();
-      let mine = facts
-        .map((f, k) => ({ f, v: vectors[k]! }))
-        .filter(({ f }) => f.exchange === i)
+      let mine = guard.keep
+        .map((k) => offered[k]!)
         .map(({ f, v }) => ({
           v,
           item: {

@@ -58,6 +58,7 @@ export const FACTS_SYSTEM_PROMPT = [
   "- Use names, never pronouns: the user by their name when it is known, else as “The user”; other people by name and relation (“The user's sister Lena”).",
   "- Write dates as calendar dates or months (“in June 2024”), never as “yesterday” or “next week”: the date of each exchange is given.",
   "- Keep what the user says or confirms. Leave out the assistant's suggestions and explanations, general knowledge, questions, small talk and hypotheticals.",
+  "- Only the user's words are evidence. The assistant's reply was written from memories recalled for it, which may be out of date: never write a fact that only the assistant's words give.",
   "",
   "Facts already known about the user are listed with their ids, one per line as [id] text.",
   "- A new fact that changes one of them (a new value for the same thing: moved, changed jobs, a relationship ended, a number updated, a plan cancelled or changed) names that fact's id in “replaces”.",
