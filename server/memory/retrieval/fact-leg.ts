@@ -1,0 +1,121 @@
+/**
+ * The facts leg (issue 47, docs/retrieval.md#the-facts-leg): the space's current facts searched with the
+ * question directly — both legs (fact-keys.ts scores every fact: bm25 over the space's fact table, cosine
+ * of its vector) — and kept on their own evidence, at their own calibrated confidence, not only through a
+ * packed memory. A new store's first exchange can be answered from a fact: the features read the fact's
+ * cosine over the model's range while the space is too small for a background (confidence.ts `features`).
+ */
+import { confidenceOf, features } from "./confidence";
+import type { ConfidenceModel } from "./confidence-models";
+import type { Features } from "./confidence-features";
+import type { FactKeys, ScoredFact } from "./fact-keys";
+import type { KnownFact } from "./fact-block";
+import { textStems } from "./keyword-search";
+import { queryBackground, type Background } from "./background";
+
+/** A current fact the question matched on its own evidence. */
+export interface LegFact extends KnownFact {
+  confidence: number;
+  /** Its live source memories' rids (the sharing rules read their memories). */
+  sourceRids: number[];
+  features?: Features;
+}
+
+// BEGIN FITTED FACT LEG (npm run eval:locomo -- --facts --fit-facts)
+export const FACT_LEG_MODEL: ConfidenceModel = {
+  bias: -4,
+  weights: {
+    similarity: 1,
+    keyword: 1,
+    agreement: 1,
+    termShare: 2,
+    rareMatch: 0.5,
+    dateMatch: 0,
+    gap: 0,
+    standout: 1,
+    known: 1,
+    factKeyword: 0,
+    factSimilarity: 0,
+  },
+  similarityRange: [0.1, 0.7],
+  turnShare: 0,
+};
+// END FITTED FACT LEG
+
+export interface FactLegContext {
+  /** The query's dense vector (the standout's background). */
+  queryVector: Float32Array | null;
+  /** The main query's kept keyword terms with their idf, and the share of its words the space knows. */
+  terms: { stem: string; idf: number }[];
+  known: number;
+  /** Live memories of the space (bounds idf for rareMatch). */
+  docs: number;
+  background: Background | null;
+}
+
+/** A fact's features for the question: its own cosine and bm25 share, the query terms it holds. */
+export function factFeatures(f: ScoredFact, fk: Pick<FactKeys, "ceiling">, ctx: FactLegContext): Features {
+  const idfSum = ctx.terms.reduce((s, t) => s + t.idf, 0);
+  let termShare = 0;
+  let rare = 0;
+  if (idfSum > 0) {
+    const stems = textStems(f.text);
+    for (const t of ctx.terms) {
+      if (!stems.has(t.stem)) continue;
+      termShare += t.idf / idfSum;
+      rare = Math.max(rare, t.idf);
+    }
+  }
+  const own = queryBackground(ctx.background, ctx.queryVector);
+  const keywordShare = fk.ceiling > 0 ? f.keyword / fk.ceiling : 0;
+  const x = features(
+    {
+      similarity: f.cosine,
+      keywordShare,
+      agreement: 0,
+      termShare,
+      rareMatch: rare / Math.log(Math.max(2, ctx.docs) + 0.5),
+      dateMatch: false,
+      gap: 0,
+      standout: own && f.cosine !== null ? (f.cosine - own.mean) / own.sd : null,
+      known: ctx.known,
+      factKeywordShare: 0,
+      factSimilarity: null,
+    },
+    FACT_LEG_MODEL,
+    ctx.background,
+  );
+  // Both legs: the smaller of its meaning and its words (as the memories' agreement is).
+  return { ...x, agreement: Math.min(x.similarity, x.keyword) };
+}
+
+/** The current facts that pass `minConfidence` on their own evidence, best first. */
+export function factLeg(fk: FactKeys, ctx: FactLegContext, minConfidence: number, model = FACT_LEG_MODEL): LegFact[] {
+  if (minConfidence >= 1 || fk.facts.size === 0) return [];
+  const out: LegFact[] = [];
+  for (const f of fk.facts.values()) {
+    if (f.validTo !== null || f.supersededBy !== null || f.sources.length === 0) continue;
+    if (f.keyword <= 0 && f.cosine === null) continue;
+    const x = factFeatures(f, fk, ctx);
+    const confidence = confidenceOf(x, model);
+    if (confidence < minConfidence) continue;
+    out.push({
+      id: f.id,
+      text: f.text,
+      validFrom: f.validFrom,
+      validTo: null,
+      current: true,
+      confidence,
+      sourceRids: f.sources,
+      features: x,
+    });
+  }
+  return out.sort((a, b) => b.confidence - a.confidence || a.id.localeCompare(b.id));
+}
+
+/** Every current fact's features and confidence (the eval's fit reads all of them, not only those that pass). */
+export function scoreFactLeg(fk: FactKeys, ctx: FactLegContext): { fact: ScoredFact; features: Features }[] {
+  return [...fk.facts.values()]
+    .filter((f) => f.validTo === null && f.supersededBy === null && f.sources.length > 0)
+    .map((fact) => ({ fact, features: factFeatures(fact, fk, ctx) }));
+}
