@@ -12,12 +12,16 @@ import type { FactKeys, ScoredFact } from "./fact-keys";
 import type { KnownFact } from "./fact-block";
 import { textStems } from "./keyword-search";
 import { queryBackground, type Background } from "./background";
+import type Database from "better-sqlite3";
+import { stmt } from "../../core/statements";
 
 /** A current fact the question matched on its own evidence. */
 export interface LegFact extends KnownFact {
   confidence: number;
   /** Its live source memories' rids (the sharing rules read their memories). */
   sourceRids: number[];
+  /** Those memories' ids and whether each is pinned (filled by withSources). */
+  sources?: { id: string; pinned: boolean }[];
   features?: Features;
 }
 
@@ -54,7 +58,7 @@ export interface FactLegContext {
 }
 
 /** A fact's features for the question: its own cosine and bm25 share, the query terms it holds. */
-export function factFeatures(f: ScoredFact, fk: Pick<FactKeys, "ceiling">, ctx: FactLegContext): Features {
+export function factFeatures(f: ScoredFact, fk: Pick<FactKeys, "ceiling" | "known">, ctx: FactLegContext): Features {
   const idfSum = ctx.terms.reduce((s, t) => s + t.idf, 0);
   let termShare = 0;
   let rare = 0;
@@ -78,7 +82,8 @@ export function factFeatures(f: ScoredFact, fk: Pick<FactKeys, "ceiling">, ctx: 
       dateMatch: false,
       gap: 0,
       standout: own && f.cosine !== null ? (f.cosine - own.mean) / own.sd : null,
-      known: ctx.known,
+      // What the space knows of the question: in its memories or in its facts (a fact's words need not be its exchange's).
+      known: Math.max(ctx.known, fk.known),
       factKeywordShare: 0,
       factSimilarity: null,
     },
@@ -89,7 +94,10 @@ export function factFeatures(f: ScoredFact, fk: Pick<FactKeys, "ceiling">, ctx: 
   return { ...x, agreement: Math.min(x.similarity, x.keyword) };
 }
 
-/** The current facts that pass `minConfidence` on their own evidence, best first. */
+/** The facts leg gives a prompt at most this many facts (as many as memories are packed by default). */
+export const MAX_LEG_FACTS = 6;
+
+/** The current facts that pass `minConfidence` on their own evidence, best first (all of them at 0: the fit's). */
 export function factLeg(fk: FactKeys, ctx: FactLegContext, minConfidence: number, model = FACT_LEG_MODEL): LegFact[] {
   if (minConfidence >= 1 || fk.facts.size === 0) return [];
   const out: LegFact[] = [];
@@ -110,12 +118,19 @@ export function factLeg(fk: FactKeys, ctx: FactLegContext, minConfidence: number
       features: x,
     });
   }
-  return out.sort((a, b) => b.confidence - a.confidence || a.id.localeCompare(b.id));
+  out.sort((a, b) => b.confidence - a.confidence || a.id.localeCompare(b.id));
+  return minConfidence > 0 ? out.slice(0, MAX_LEG_FACTS) : out;
 }
 
-/** Every current fact's features and confidence (the eval's fit reads all of them, not only those that pass). */
-export function scoreFactLeg(fk: FactKeys, ctx: FactLegContext): { fact: ScoredFact; features: Features }[] {
-  return [...fk.facts.values()]
-    .filter((f) => f.validTo === null && f.supersededBy === null && f.sources.length > 0)
-    .map((fact) => ({ fact, features: factFeatures(fact, fk, ctx) }));
+/** Each fact with its source memories' ids and pinned flags (what the sharing rules of a turn read). */
+export function withSources(db: Database.Database, facts: LegFact[]): LegFact[] {
+  if (!facts.length) return facts;
+  const q = stmt(db, "SELECT rid, id, pinned FROM memories WHERE rid IN (SELECT value FROM json_each(?))");
+  return facts.map((f) => ({
+    ...f,
+    sources: (q.all(JSON.stringify(f.sourceRids)) as { id: string; pinned: number }[]).map((m) => ({
+      id: m.id,
+      pinned: Boolean(m.pinned),
+    })),
+  }));
 }
