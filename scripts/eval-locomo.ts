@@ -74,6 +74,10 @@ const { values } = parseArgs({
     facts: { type: "boolean", default: false },
     /** After the static figures: each question asked through the chat path and stored, then all asked again (live.ts). */
     live: { type: "boolean", default: false },
+    /** With `--live`: a settings patch (JSON) in force for the replay only (a variant compared on the same run's static figure). */
+    "live-patch": { type: "string" },
+    /** Only this half's conversations (`tuning` or `reporting`): a variant is chosen on tuning without reading reporting. */
+    half: { type: "string" },
     /** With `--facts`: fit the facts leg's confidence on the tuning half (fact-leg-fit.ts), print it, stop. */
     "fit-facts": { type: "boolean", default: false },
     quiet: { type: "boolean", default: false },
@@ -297,7 +301,10 @@ function table(title: string, legs: Record<string, ReturnType<typeof summarise>>
 }
 
 async function main() {
-  const convs = loadLocomo(values.data!);
+  const loaded = loadLocomo(values.data!);
+  if (values.half && values.half !== "tuning" && values.half !== "reporting")
+    throw new Error(`--half must be tuning or reporting (got ${values.half})`);
+  const convs = loaded && values.half ? loaded.filter((c) => c.half === values.half) : loaded;
   if (!convs) {
     process.stderr.write(
       `[locomo] ${values.data} not found: skipping (see ../shared/eval-data/README.md; --data FILE points at a copy)\n`,
@@ -355,17 +362,20 @@ async function main() {
     const foreign = values["skip-packed"] ? {} : await packedForeign(store, convs);
     log(`packed of 6: ${JSON.stringify(foreign)}`);
     // The live replay writes into the store: it comes after every static figure.
+    if (values.live && values["live-patch"]) useSettings(store, JSON.parse(values["live-patch"]) as Patch);
     const live = values.live ? await replayLive(store, convs, log) : null;
     const loop = live
       ? Object.fromEntries(
-          (["tuning", "reporting"] as const).map((h) => [
-            h,
-            {
-              static: results.shipped![h]!.all!.recall10,
-              first: summarise(live.first)[h]!.all!.recall10,
-              second: summarise(live.second)[h]!.all!.recall10,
-            },
-          ]),
+          (["tuning", "reporting"] as const)
+            .filter((h) => results.shipped![h])
+            .map((h) => [
+              h,
+              {
+                static: results.shipped![h]!.all!.recall10,
+                first: summarise(live.first)[h]!.all!.recall10,
+                second: summarise(live.second)[h]!.all!.recall10,
+              },
+            ]),
         )
       : null;
     if (loop) log(`live recall@10: ${JSON.stringify(loop)}`);

@@ -23,4 +23,3 @@ export function parseRecalledList(raw: string | null): { id: string; fact?: { id
     return null;
   }
 }
-

@@ -33,7 +33,13 @@ async function store(): Promise<MemoContext> {
   return { db: s.sqlite, embedder: emb };
 }
 
-async function say(ctx: MemoContext, user: string, assistant: string, at: string, recalled?: ReturnType<typeof provenanceOf>) {
+async function say(
+  ctx: MemoContext,
+  user: string,
+  assistant: string,
+  at: string,
+  recalled?: ReturnType<typeof provenanceOf>,
+) {
   return persistExchange(ctx, {
     space: SPACE,
     conversationId: null,
@@ -47,7 +53,13 @@ async function say(ctx: MemoContext, user: string, assistant: string, at: string
 
 async function fact(ctx: MemoContext, text: string, sources: string[], validFrom: string) {
   const { model } = await emb.info();
-  return insertFacts(ctx.db, SPACE, [{ text, sources, validFrom, origin: "learned" }], await emb.embedDocuments([text]), model);
+  return insertFacts(
+    ctx.db,
+    SPACE,
+    [{ text, sources, validFrom, origin: "learned" }],
+    await emb.embedDocuments([text]),
+    model,
+  );
 }
 
 const NOW = "2026-11-20T12:00:00.000Z";
@@ -71,8 +83,18 @@ async function life(ctx: MemoContext) {
     "That sounds like demanding and rewarding work.",
     "2026-10-01T10:00:00.000Z",
   );
-  await say(ctx, "Can you suggest a pasta recipe for tonight?", "Try a carbonara with eggs and pecorino.", "2026-10-02T10:00:00.000Z");
-  await say(ctx, "The car needs new tyres before winter.", "Winter tyres are worth it where it snows.", "2026-10-03T10:00:00.000Z");
+  await say(
+    ctx,
+    "Can you suggest a pasta recipe for tonight?",
+    "Try a carbonara with eggs and pecorino.",
+    "2026-10-02T10:00:00.000Z",
+  );
+  await say(
+    ctx,
+    "The car needs new tyres before winter.",
+    "Winter tyres are worth it where it snows.",
+    "2026-10-03T10:00:00.000Z",
+  );
   return lena!;
 }
 
@@ -133,7 +155,11 @@ test("the profile is carried every turn within its budget, and follows the shari
   assert.match(all.block, /\[What I know\]\n- The user's sister Lena is a nurse in Porto/);
   assert.ok(all.facts.some((f) => f.text.includes("Lena")));
   // A provider that may see pinned memories only may not see a fact of an unpinned one.
-  const pinned = await recallForPrompt(ctx, { space: SPACE, query: unrelated, context: [], at: NOW }, { only: "pinned" });
+  const pinned = await recallForPrompt(
+    ctx,
+    { space: SPACE, query: unrelated, context: [], at: NOW },
+    { only: "pinned" },
+  );
   assert.doesNotMatch(pinned.block, /Lena/);
   assert.equal(pinned.facts.length, 0);
   await setting(ctx, { profileTokens: 0 });

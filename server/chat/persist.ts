@@ -324,7 +324,10 @@ export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promi
   const said = chatParts(job.user, stripInterruptedNote(job.assistant));
   // Read before the write: the sources as the reply saw them (a source the same write replaces is still there).
   const derived = hasSources(job.recalled)
-    ? { p: job.recalled, novelty: exchangeNovelty(ctx.db, [job.user, stripInterruptedNote(job.assistant)], job.recalled) }
+    ? {
+        p: job.recalled,
+        novelty: exchangeNovelty(ctx.db, [job.user, stripInterruptedNote(job.assistant)], job.recalled),
+      }
     : null;
   const provenance = (ids: string[]) => {
     if (derived) recordProvenance(ctx.db, ids, derived.p, derived.novelty);

@@ -25,7 +25,9 @@ export function withProvenance(
     const factor = s.derivedWeight + (1 - s.derivedWeight) * Math.min(1, Math.max(0, d.novelty));
     if (factor < 1) {
       c.fused *= factor;
-      c.moves.push(`derived ×${factor.toFixed(2)} (${Math.round(d.novelty * 100)}% new beside what its reply was given)`);
+      c.moves.push(
+        `derived ×${factor.toFixed(2)} (${Math.round(d.novelty * 100)}% new beside what its reply was given)`,
+      );
     }
   }
   return cands.sort((a, b) => b.fused - a.fused || a.rid - b.rid);

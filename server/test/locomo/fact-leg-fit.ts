@@ -17,10 +17,17 @@ import { round, type Conversation, type Half, type Question } from "./locomo";
 type Scored = { f: Features; y: 0 | 1 }[];
 
 /** Per prompt, the facts the leg scores with their labels (the 30 strongest by the current model, to bound the fit). */
-async function scoredFacts(store: LocomoStore, into: Conversation, prompts: Question[], own: boolean): Promise<Scored[]> {
+async function scoredFacts(
+  store: LocomoStore,
+  into: Conversation,
+  prompts: Question[],
+  own: boolean,
+): Promise<Scored[]> {
   const turnsOfFact = new Map<string, string[]>();
   for (const r of store.db
-    .prepare("SELECT s.fact_id AS f, s.memory_id AS m FROM fact_sources s JOIN facts x ON x.id = s.fact_id WHERE x.space_id = ?")
+    .prepare(
+      "SELECT s.fact_id AS f, s.memory_id AS m FROM fact_sources s JOIN facts x ON x.id = s.fact_id WHERE x.space_id = ?",
+    )
     .all(spaceOf(into)) as { f: string; m: string }[])
     turnsOfFact.set(r.f, [...(turnsOfFact.get(r.f) ?? []), ...(store.turnsOf.get(r.m) ?? [])]);
   const out: Scored[] = [];

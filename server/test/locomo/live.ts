@@ -28,7 +28,9 @@ async function askAndStore(store: LocomoStore, c: Conversation, q: Question): Pr
     { promote: true },
   );
   const conversationId = crypto.randomUUID();
-  store.db.prepare("INSERT INTO conversations (id, space_id, title) VALUES (?, ?, ?)").run(conversationId, space, "live");
+  store.db
+    .prepare("INSERT INTO conversations (id, space_id, title) VALUES (?, ?, ?)")
+    .run(conversationId, space, "live");
   await persistExchange(store.ctx, {
     space,
     conversationId,
