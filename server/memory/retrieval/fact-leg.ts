@@ -55,6 +55,8 @@ export interface FactLegContext {
   /** Live memories of the space (bounds idf for rareMatch). */
   docs: number;
   background: Background | null;
+  /** The query's own background (queryBackground), computed once per turn by factLeg. */
+  own?: { mean: number; sd: number } | null;
 }
 
 /** A fact's features for the question: its own cosine and bm25 share, the query terms it holds. */
@@ -70,7 +72,7 @@ export function factFeatures(f: ScoredFact, fk: Pick<FactKeys, "ceiling" | "know
       rare = Math.max(rare, t.idf);
     }
   }
-  const own = queryBackground(ctx.background, ctx.queryVector);
+  const own = ctx.own !== undefined ? ctx.own : queryBackground(ctx.background, ctx.queryVector);
   const keywordShare = fk.ceiling > 0 ? f.keyword / fk.ceiling : 0;
   const x = features(
     {
@@ -94,6 +96,21 @@ export function factFeatures(f: ScoredFact, fk: Pick<FactKeys, "ceiling" | "know
   return { ...x, agreement: Math.min(x.similarity, x.keyword) };
 }
 
+/** Facts read per turn beside every keyword match: the best this many by cosine (a turn's cost stays flat in a large space). */
+export const LEG_BY_MEANING = 50;
+
+/** The current facts with a keyword match, and the LEG_BY_MEANING nearest by cosine. */
+function legCandidates(fk: FactKeys): ScoredFact[] {
+  const current = [...fk.facts.values()].filter(
+    (f) => f.validTo === null && f.supersededBy === null && f.sources.length > 0,
+  );
+  const near = current
+    .filter((f) => f.cosine !== null)
+    .sort((a, b) => b.cosine! - a.cosine! || a.rid - b.rid)
+    .slice(0, LEG_BY_MEANING);
+  return [...new Set([...current.filter((f) => f.keyword > 0), ...near])];
+}
+
 /** The facts leg gives a prompt at most this many facts (as many as memories are packed by default). */
 export const MAX_LEG_FACTS = 6;
 
@@ -101,10 +118,9 @@ export const MAX_LEG_FACTS = 6;
 export function factLeg(fk: FactKeys, ctx: FactLegContext, minConfidence: number, model = FACT_LEG_MODEL): LegFact[] {
   if (minConfidence >= 1 || fk.facts.size === 0) return [];
   const out: LegFact[] = [];
-  for (const f of fk.facts.values()) {
-    if (f.validTo !== null || f.supersededBy !== null || f.sources.length === 0) continue;
-    if (f.keyword <= 0 && f.cosine === null) continue;
-    const x = factFeatures(f, fk, ctx);
+  const withOwn = { ...ctx, own: queryBackground(ctx.background, ctx.queryVector) };
+  for (const f of legCandidates(fk)) {
+    const x = factFeatures(f, fk, withOwn);
     const confidence = confidenceOf(x, model);
     if (confidence < minConfidence) continue;
     out.push({
