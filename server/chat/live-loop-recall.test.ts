@@ -12,7 +12,7 @@ import type { MemoContext } from "../core/context";
 import { insertFacts } from "../memory/facts/store";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { persistExchange } from "./persist";
+import { PersistQueue, persistExchange } from "./persist";
 import { provenanceOf, recallForPrompt } from "./turn-recall";
 import { saveRetrievalSettings, defaultSettingsFor } from "../memory/retrieval/settings";
 import { search } from "../memory/retrieval/search";
@@ -165,4 +165,24 @@ test("the profile is carried every turn within its budget, and follows the shari
   await setting(ctx, { profileTokens: 0 });
   const off = await recallForPrompt(ctx, { space: SPACE, query: unrelated, context: [], at: NOW });
   assert.doesNotMatch(off.block, /Lena/, "profile off: the unrelated question carries no fact");
+});
+
+test("an exchange stored through the OpenAI-compatible API keeps what its reply was given, in the outbox and in memory", async () => {
+  const ctx = await store();
+  const lena = await life(ctx);
+  const recall = await recallForPrompt(ctx, { space: SPACE, query: "What does Lena do?", context: [], at: NOW });
+  const queue = new PersistQueue(() => ctx, { log: () => {} });
+  const written = queue.enqueueApiExchange({
+    space: SPACE,
+    user: "What does Lena do?",
+    assistant: recall.memories[0]!.content,
+    timestamp: NOW,
+    source: "OpenAI-compatible API",
+    recalled: provenanceOf(recall),
+  });
+  const pending = ctx.db.prepare("SELECT recalled FROM pending_exchanges").get() as { recalled: string } | undefined;
+  assert.ok(pending && (JSON.parse(pending.recalled) as { memories: string[] }).memories.includes(lena));
+  const [id] = (await written)!;
+  const row = derivedRow(ctx, id!);
+  assert.ok(row.d && row.novelty !== null && row.novelty < 0.2, JSON.stringify(row));
 });
