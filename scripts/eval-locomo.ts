@@ -374,6 +374,9 @@ async function main() {
                 static: results.shipped![h]!.all!.recall10,
                 first: summarise(live.first)[h]!.all!.recall10,
                 second: summarise(live.second)[h]!.all!.recall10,
+                // The [What I know] block per turn (first asking): facts stated and their tokens.
+                facts: summarise(live.first)[h]!.all!.facts,
+                factTokens: summarise(live.first)[h]!.all!.factTokens,
               },
             ]),
         )

@@ -12,6 +12,7 @@ import { persistExchange } from "../../chat/persist";
 import { provenanceOf, recallForPrompt } from "../../chat/turn-recall";
 import { ask, rankedTurns, spaceOf, type LocomoStore } from "./harness";
 import { recallAt, type Conversation, type Question, type Row } from "./locomo";
+import { estimateTokens } from "../../memory/retrieval/pack";
 
 /** TEST DOUBLE of an assistant: it restates what it was given (the first recalled memory), else does not know. */
 export function restatingReply(recalled: { content: string }[]): string {
@@ -40,7 +41,17 @@ async function askAndStore(store: LocomoStore, c: Conversation, q: Question): Pr
     source: "locomo live",
     recalled: provenanceOf(recall),
   });
-  return { half: c.half, category: q.category, values: { recall10: recallAt(q.evidence, ranked, 10) } };
+  // What the prompt's [What I know] block cost (the facts leg's, the memories' and the profile's facts).
+  const known = recall.block.startsWith("[What I know]") ? recall.block.split("\n\n[Relevant Memories]")[0]! : "";
+  return {
+    half: c.half,
+    category: q.category,
+    values: {
+      recall10: recallAt(q.evidence, ranked, 10),
+      factTokens: known ? estimateTokens(known) : 0,
+      facts: recall.facts.length,
+    },
+  };
 }
 
 /** Every question asked in order, then every question again: the rows of both askings. */
