@@ -3,14 +3,54 @@
  * result — its row, scores, what moved it, the fact it was found through and the fact it brings to the prompt.
  */
 import type Database from "better-sqlite3";
-import type { MemoryRow } from "../store";
+import type { MemoryKind, MemoryRow } from "../store";
+import type { SpeakerSpan } from "../store/chunker";
+import type { MatchType } from "./fuse";
 import type { Features } from "./confidence-features";
-import { knownFactOf } from "./fact-block";
+import { knownFactOf, type KnownFact } from "./fact-block";
 import type { FactKeys } from "./fact-keys";
 import type { Ranked } from "./ranking";
 import { confidences, type Staged } from "./rerank";
-import type { RetrievedMemory } from "./retrieve";
 import type { TimeIntent } from "./time-window";
+
+export interface ScoreBreakdown {
+  similarity: number | null;
+  ftsRank: number | null;
+  rrf: number;
+  bm25: number | null;
+  vectorRank: number | null;
+  fused: number;
+  final: number;
+  /** Calibrated confidence in [0, 1] (confidence.ts); packed and promoted only at or above minConfidence. */
+  confidence: number;
+}
+
+export interface RetrievedMemory {
+  id: string;
+  content: string;
+  timestamp: string;
+  /** When the content was last edited (null: never); recency is the later of the two (recency.ts). */
+  updatedAt?: string | null;
+  kind: MemoryKind;
+  importance: number;
+  pinned: boolean;
+  retrievalCount: number;
+  documentId: string | null;
+  chunkIndex: number | null;
+  conversationId: string | null;
+  /** Who said which part of the content (stored with it); null when not known. */
+  speakers: SpeakerSpan[] | null;
+  matchType: MatchType;
+  scores: ScoreBreakdown;
+  /** What moved it: the neighbour bonus, the date window it is in, and the largest parts of its confidence. */
+  moves: string[];
+  /** The confidence model's inputs, each in [0, 1] (Debug Search; fitting). */
+  features?: Features;
+  /** Found through one of its facts (fact-keys.ts): that fact. */
+  via?: { factId: string; text: string };
+  /** The fact it brings to the prompt's "What I know" block when packed (fact-block.ts). */
+  fact?: KnownFact;
+}
 
 type ConfidenceContext = Parameters<typeof confidences>[1] & { time: TimeIntent; facts: FactKeys };
 

@@ -1,17 +1,14 @@
 import type Database from "better-sqlite3";
 import { defaultOffsetMinutes } from "../../core/calendar";
 import type { Embedder } from "../../core/context";
-import type { MatchType } from "./fuse";
 import { cleanDenseQuery } from "./keyword-search";
 import { parseTimeIntent, type TimeIntent } from "./time-window";
-import type { Features } from "./confidence-features";
 import { buildQueries, candidatePool, rankDepth, type RetrievalQuery } from "./query-builder";
 import type { RetrievalSettings } from "./settings";
 import { readReindexProgress } from "../index/reindex";
-import { liveInSpace, recordRetrievals, reindexTarget, type MemoryKind } from "../store";
+import { liveInSpace, recordRetrievals, reindexTarget } from "../store";
 import type { VectorSource } from "./vector-search";
 import type { StageTimer } from "./stages";
-import type { SpeakerSpan } from "../store/chunker";
 import { factsToPack, type KnownFact } from "./fact-block";
 import { findCandidates } from "./candidates";
 import { scoreUnion } from "./union-signals";
@@ -40,44 +37,8 @@ export interface RetrieveRequest {
   model?: string;
 }
 
-export interface ScoreBreakdown {
-  similarity: number | null;
-  ftsRank: number | null;
-  rrf: number;
-  bm25: number | null;
-  vectorRank: number | null;
-  fused: number;
-  final: number;
-  /** Calibrated confidence in [0, 1] (confidence.ts); packed and promoted only at or above minConfidence. */
-  confidence: number;
-}
-
-export interface RetrievedMemory {
-  id: string;
-  content: string;
-  timestamp: string;
-  /** When the content was last edited (null: never); recency is the later of the two (recency.ts). */
-  updatedAt?: string | null;
-  kind: MemoryKind;
-  importance: number;
-  pinned: boolean;
-  retrievalCount: number;
-  documentId: string | null;
-  chunkIndex: number | null;
-  conversationId: string | null;
-  /** Who said which part of the content (stored with it); null when not known. */
-  speakers: SpeakerSpan[] | null;
-  matchType: MatchType;
-  scores: ScoreBreakdown;
-  /** What moved it: the neighbour bonus, the date window it is in, and the largest parts of its confidence. */
-  moves: string[];
-  /** The confidence model's inputs, each in [0, 1] (Debug Search; fitting). */
-  features?: Features;
-  /** Found through one of its facts (fact-keys.ts): that fact. */
-  via?: { factId: string; text: string };
-  /** The fact it brings to the prompt's "What I know" block when packed (fact-block.ts). */
-  fact?: KnownFact;
-}
+export type { RetrievedMemory, ScoreBreakdown } from "./results";
+import type { RetrievedMemory } from "./results";
 
 export interface RetrieveResult {
   results: RetrievedMemory[];
