@@ -7,7 +7,10 @@
  * alone from the same run; packed recall@6 (what a prompt gets at the minimum confidence); memories
  * packed for questions asked in another conversation's space and for 60 everyday prompts.
  *
- *   npm run eval:locomo [-- --data FILE] [--out FILE.json] [--markdown FILE.md] [--ablate] [--facts] [--fit [--own-negatives W]] [--cache DIR] [--quiet]
+ *   npm run eval:locomo [-- --data FILE] [--out FILE.json] [--markdown FILE.md] [--ablate] [--facts] [--fit [--own-negatives W]] [--live] [--cache DIR] [--quiet]
+ *
+ * `--live` then replays every question through the chat path (server/test/locomo/live.ts): asked and stored
+ * in order, then asked a second time; recall@10 of both askings beside the same run's static figure.
  *
  * `--ablate` adds each technique switched off alone, on both halves. Without the data file it says so
  * and exits 0 (CI does not need it).
@@ -32,6 +35,8 @@ import {
   useSettings,
   type LocomoStore,
 } from "../server/test/locomo/harness";
+import { replayLive } from "../server/test/locomo/live";
+import { fitFactLeg } from "../server/test/locomo/fact-leg-fit";
 import {
   CATEGORIES,
   type Conversation,
@@ -67,6 +72,14 @@ const { values } = parseArgs({
      * `--tune` and `--fit` then run with the facts in place.
      */
     facts: { type: "boolean", default: false },
+    /** After the static figures: each question asked through the chat path and stored, then all asked again (live.ts). */
+    live: { type: "boolean", default: false },
+    /** With `--live`: a settings patch (JSON) in force for the replay only (a variant compared on the same run's static figure). */
+    "live-patch": { type: "string" },
+    /** Only this half's conversations (`tuning` or `reporting`): a variant is chosen on tuning without reading reporting. */
+    half: { type: "string" },
+    /** With `--facts`: fit the facts leg's confidence on the tuning half (fact-leg-fit.ts), print it, stop. */
+    "fit-facts": { type: "boolean", default: false },
     quiet: { type: "boolean", default: false },
   },
 });
@@ -288,7 +301,10 @@ function table(title: string, legs: Record<string, ReturnType<typeof summarise>>
 }
 
 async function main() {
-  const convs = loadLocomo(values.data!);
+  const loaded = loadLocomo(values.data!);
+  if (values.half && values.half !== "tuning" && values.half !== "reporting")
+    throw new Error(`--half must be tuning or reporting (got ${values.half})`);
+  const convs = loaded && values.half ? loaded.filter((c) => c.half === values.half) : loaded;
   if (!convs) {
     process.stderr.write(
       `[locomo] ${values.data} not found: skipping (see ../shared/eval-data/README.md; --data FILE points at a copy)\n`,
@@ -301,12 +317,17 @@ async function main() {
     log(`store ready in ${store.ingestMs} ms (${store.embedder.misses} passages embedded, the rest cached)`);
     const results: Record<string, ReturnType<typeof summarise>> = {};
     if (values.facts) {
-      if (!values.tune && !values.fit) {
+      if (!values.tune && !values.fit && !values["fit-facts"]) {
         const none = summarise(await runVariant(store, convs, {}));
         results["shipped, no facts"] = none;
         log(`no facts: recall@10 tuning ${none.tuning!.all!.recall10} reporting ${none.reporting!.all!.recall10}`);
       }
       log(`facts: ${await addObservationFacts(store, convs)} observations written as facts`);
+    }
+    if (values["fit-facts"]) {
+      if (!values.facts) throw new Error("--fit-facts needs --facts (LoCoMo's observations are the facts it fits on)");
+      process.stdout.write(`${JSON.stringify(await fitFactLeg(store, convs, log), null, 2)}\n`);
+      return;
     }
     if (values.tune) {
       const tuning = convs.filter((c) => c.half === "tuning");
@@ -340,7 +361,35 @@ async function main() {
     }
     const foreign = values["skip-packed"] ? {} : await packedForeign(store, convs);
     log(`packed of 6: ${JSON.stringify(foreign)}`);
-    const report = { model: store.model, data: values.data, results, packedNoMemory: foreign, ms: Date.now() - t0 };
+    // The live replay writes into the store: it comes after every static figure.
+    if (values.live && values["live-patch"]) useSettings(store, JSON.parse(values["live-patch"]) as Patch);
+    const live = values.live ? await replayLive(store, convs, log) : null;
+    const loop = live
+      ? Object.fromEntries(
+          (["tuning", "reporting"] as const)
+            .filter((h) => results.shipped![h])
+            .map((h) => [
+              h,
+              {
+                static: results.shipped![h]!.all!.recall10,
+                first: summarise(live.first)[h]!.all!.recall10,
+                second: summarise(live.second)[h]!.all!.recall10,
+                // The [What I know] block per turn (first asking): facts stated and their tokens.
+                facts: summarise(live.first)[h]!.all!.facts,
+                factTokens: summarise(live.first)[h]!.all!.factTokens,
+              },
+            ]),
+        )
+      : null;
+    if (loop) log(`live recall@10: ${JSON.stringify(loop)}`);
+    const report = {
+      model: store.model,
+      data: values.data,
+      results,
+      packedNoMemory: foreign,
+      ...(loop ? { live: loop } : {}),
+      ms: Date.now() - t0,
+    };
     const md = [
       `## LoCoMo retrieval (${store.model}, exchange unit, categories 1–4)`,
       "",
@@ -355,6 +404,18 @@ async function main() {
       "| half | another conversation's questions | 60 everyday prompts |",
       "|---|---|---|",
       ...Object.entries(foreign).map(([h, f]) => `| ${h} | ${f.foreign.toFixed(3)} | ${f.everyday.toFixed(3)} |`),
+      ...(loop
+        ? [
+            "",
+            "### The live loop: recall@10 asked through the chat path (stored before the next question)",
+            "",
+            "| half | static (nothing stored) | first asking | second asking |",
+            "|---|---|---|---|",
+            ...Object.entries(loop).map(
+              ([h, l]) => `| ${h} | ${l.static.toFixed(3)} | ${l.first.toFixed(3)} | ${l.second.toFixed(3)} |`,
+            ),
+          ]
+        : []),
     ].join("\n");
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n\n${md}\n`);
     if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`);

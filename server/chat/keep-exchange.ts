@@ -8,6 +8,7 @@ import { ServiceError } from "../core/errors";
 import { getConversationOr404, getMessage, listMessages } from "./conversations";
 import { keptOnlyOnRequest, splitCutNote } from "./cut-short";
 import { persistQueue, type PersistQueue } from "./persist";
+import { provenanceOfRecalled } from "./exchange-provenance";
 
 export async function keepCutShortExchange(
   memo: MemoContext,
@@ -43,6 +44,7 @@ export async function keepCutShortExchange(
     timestamp: prev.createdAt,
     source: "kept chat",
     record: { messageId },
+    recalled: provenanceOfRecalled(m.recalled),
   });
   if (!ids) throw new ServiceError(503, "it could not be written to memory now; Memo writes it at the next start");
   return { ids };

@@ -26,6 +26,8 @@ import { runAsSystem } from "../core/acting";
 import { spacePersonOf } from "../core/space-name";
 import { factLearner, type FactLearner } from "./fact-learner";
 import { queueLearning, type LearnFrom } from "./learn-exchange";
+import { exchangeNovelty, hasSources, recordProvenance, type Provenance } from "../memory/store/provenance";
+import { parseRecalledList, provenanceOfRecalled } from "./exchange-provenance";
 
 /** Where an exchange's persistence is recorded. */
 export type ExchangeRecord = { messageId: string } | { pendingId: string };
@@ -55,6 +57,11 @@ export interface ExchangeJob {
    * job is queued in the transaction that stores the exchange, when a model may learn from it now.
    */
   learn?: LearnFrom;
+  /**
+   * What the reply was given: the memories and facts recalled into its prompt (docs/retrieval.md#provenance).
+   * Recorded on the exchange's memories with the share of its content that is new relative to them.
+   */
+  recalled?: Provenance;
 }
 
 export interface PersistQueueOptions {
@@ -132,8 +139,16 @@ export class PersistQueue {
     db.transaction(() => {
       ensureSpace(db, job.space);
       db.prepare(
-        "INSERT INTO pending_exchanges (id, space_id, user_content, assistant_content, timestamp, source) VALUES (?, ?, ?, ?, ?, ?)",
-      ).run(id, job.space, job.user, job.assistant, job.timestamp, job.source);
+        "INSERT INTO pending_exchanges (id, space_id, user_content, assistant_content, timestamp, source, recalled) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ).run(
+        id,
+        job.space,
+        job.user,
+        job.assistant,
+        job.timestamp,
+        job.source,
+        hasSources(job.recalled) ? JSON.stringify(job.recalled) : null,
+      );
     })();
     return this.enqueue({ ...job, conversationId: null, record: { pendingId: id } });
   }
@@ -307,6 +322,16 @@ export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promi
     return [];
   }
   const said = chatParts(job.user, stripInterruptedNote(job.assistant));
+  // Read before the write: the sources as the reply saw them (a source the same write replaces is still there).
+  const derived = hasSources(job.recalled)
+    ? {
+        p: job.recalled,
+        novelty: exchangeNovelty(ctx.db, [job.user, stripInterruptedNote(job.assistant)], job.recalled),
+      }
+    : null;
+  const provenance = (ids: string[]) => {
+    if (derived) recordProvenance(ctx.db, ids, derived.p, derived.novelty);
+  };
   const record = job.record;
   if (record) {
     const done = recordedIds(ctx.db, record);
@@ -324,6 +349,7 @@ export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promi
           },
           after: (out) => {
             recordPersisted(ctx.db, record, out[0] ?? []);
+            provenance(out[0] ?? []);
             // The same reply again deduplicates onto the old memory: that one stays.
             removeReplaced(ctx.db, job, out[0] ?? []);
             queueLearning(ctx.db, job, out[0] ?? []);
@@ -331,6 +357,7 @@ export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promi
         }
       : {
           after: (out) => {
+            provenance(out[0] ?? []);
             if (job.replaces?.length) removeReplaced(ctx.db, job, out[0] ?? []);
             queueLearning(ctx.db, job, out[0] ?? []);
           },
@@ -391,14 +418,23 @@ export function recoverUnpersisted(ctx: MemoContext, queue: PersistQueue, days =
       source: "recovered chat",
       record: { messageId: a.id },
       learn: { provider: null },
+      recalled: provenanceOfRecalled(parseRecalledList(a.recalled)),
     });
     queued++;
   }
   const pending = ctx.db
     .prepare(
-      "SELECT id, space_id AS space, user_content AS user, assistant_content AS assistant, timestamp, source FROM pending_exchanges ORDER BY created_at, rowid",
+      "SELECT id, space_id AS space, user_content AS user, assistant_content AS assistant, timestamp, source, recalled FROM pending_exchanges ORDER BY created_at, rowid",
     )
-    .all() as { id: string; space: string; user: string; assistant: string; timestamp: string; source: string }[];
+    .all() as {
+    id: string;
+    space: string;
+    user: string;
+    assistant: string;
+    timestamp: string;
+    source: string;
+    recalled: string | null;
+  }[];
   for (const p of pending) {
     void queue.enqueue({
       space: p.space,
@@ -409,6 +445,7 @@ export function recoverUnpersisted(ctx: MemoContext, queue: PersistQueue, days =
       source: `recovered ${p.source}`,
       record: { pendingId: p.id },
       learn: { provider: null },
+      ...(p.recalled ? { recalled: JSON.parse(p.recalled) as Provenance } : {}),
     });
     queued++;
   }

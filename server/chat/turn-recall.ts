@@ -1,6 +1,9 @@
 /** A chat turn's recall (server/chat/turn.ts): retrieval for the prompt, packed under the token budget, and the promotion of what it found. */
 import { estimateTokens, packMemories, type PackOptions } from "../memory/retrieval/pack";
-import { factBlock, factsToPack } from "../memory/retrieval/fact-block";
+import { factBlock, factsToPack, type KnownFact } from "../memory/retrieval/fact-block";
+import { rankedProfile, withinTokens } from "../memory/retrieval/profile";
+import { withSources } from "../memory/retrieval/fact-leg";
+import type { Provenance } from "../memory/store/provenance";
 import { packable, type RetrievedMemory } from "../memory/retrieval/retrieve";
 import { recordRetrievals } from "../memory/store";
 import type { RecalledMemory } from "./conversations";
@@ -70,16 +73,37 @@ export function packRecalled<T extends Sourced>(
   results: T[],
   topN: number,
   tokenBudget: number,
-  opts: PackOptions = {},
-): { block: string; included: T[] } {
-  // "[What I know]" first (fact-block.ts): the facts of the results that qualify, within a third of the
-  // budget; the exchanges that back them get the rest. A fact whose result is then left out goes too.
-  const room = factBlock(factsToPack(results.slice(0, topN)), Math.floor(tokenBudget / 3), opts.tzOffsetMinutes);
+  opts: PackOptions & { facts?: TurnFacts } = {},
+): { block: string; included: T[]; facts: KnownFact[] } {
+  // "[What I know]" first (fact-block.ts), within a third of the budget: the facts the question matched on
+  // their own evidence (fact-leg.ts), the facts of the results that qualify, then the profile (profile.ts)
+  // within its own budget; the exchanges that back them get the rest. A fact whose result is then left out goes too.
+  const leg = opts.facts?.leg ?? [];
+  const profile = withinTokens(
+    (opts.facts?.profile ?? []).filter((p) => !leg.some((f) => f.id === p.id)),
+    opts.facts?.profileTokens ?? 0,
+    opts.tzOffsetMinutes,
+  );
+  const candidates = (packed: T[]) => {
+    const seen = new Set<string>();
+    return [...leg, ...factsToPack(packed), ...profile].filter((f) => !seen.has(f.id) && seen.add(f.id));
+  };
+  const third = Math.floor(tokenBudget / 3);
+  const room = factBlock(candidates(results.slice(0, topN)), third, opts.tzOffsetMinutes);
   const memories = packOnly(results, topN, tokenBudget - (room.block ? estimateTokens(room.block) + 1 : 0), opts);
-  const facts = factBlock(factsToPack(memories.included), Math.floor(tokenBudget / 3), opts.tzOffsetMinutes);
+  const facts = factBlock(candidates(memories.included), third, opts.tzOffsetMinutes);
   const used = new Set(facts.used.map((f) => f.id));
   const included = memories.included.map((m) => (m.fact && !used.has(m.fact.id) ? { ...m, fact: undefined } : m));
-  return { block: [facts.block, memories.block].filter(Boolean).join("\n\n"), included };
+  return { block: [facts.block, memories.block].filter(Boolean).join("\n\n"), included, facts: facts.used };
+}
+
+/** Facts a turn may state beside its memories' (already filtered by the sharing rules). */
+export interface TurnFacts {
+  /** Current facts the question matched on their own evidence, best first. */
+  leg: KnownFact[];
+  /** The profile's facts, most important first; `profileTokens` of them are carried. */
+  profile: KnownFact[];
+  profileTokens: number;
 }
 
 /** The memories alone under a budget, and which of them made it in. */
@@ -110,6 +134,21 @@ export interface Recall {
   error: string | null;
   /** The memories this recall counts as retrieved (promoteRecall). */
   promotable: string[];
+  /** Every fact the block states ([What I know]): the facts leg's, the memories', the profile's. */
+  facts: KnownFact[];
+}
+
+/** What a reply built on this recall was given (recorded with its exchange: docs/retrieval.md#provenance). */
+export function provenanceOf(recall: Recall): Provenance {
+  return { memories: recall.memories.map((m) => m.id), facts: recall.facts.map((f) => f.id) };
+}
+
+/**
+ * A fact may go where every memory it came from may go (server/chat/memory-policy.ts): with `only: "pinned"`
+ * every source must be pinned; a fact with no live source goes nowhere.
+ */
+export function factAllowed(sources: { pinned: boolean }[] | undefined, only: "all" | "pinned"): boolean {
+  return Boolean(sources?.length) && (only === "all" || sources!.every((m) => m.pinned));
 }
 
 export const NO_RECALL: Recall = {
@@ -120,6 +159,7 @@ export const NO_RECALL: Recall = {
   ms: 0,
   error: null,
   promotable: [],
+  facts: [],
 };
 
 /**
@@ -142,6 +182,8 @@ export async function recallForPrompt(
     context: string[];
     exclude?: (m: RetrievedMemory) => boolean;
     tzOffsetMinutes?: number;
+    /** The turn's date (ISO; default now): what dates in the question are read against (an eval replays a past one). */
+    at?: string;
   },
   opts: { only?: "all" | "pinned"; promote?: boolean; timer?: StageTimer } = {},
 ): Promise<Recall> {
@@ -159,32 +201,56 @@ export async function recallForPrompt(
           promote: false,
           tzOffsetMinutes: input.tzOffsetMinutes,
           forPrompt: true,
+          ...(input.at ? { at: input.at } : {}),
         },
         opts.timer,
       );
     const r = await one(input.space);
+    const only = opts.only ?? "all";
     let results = r.results;
+    // The facts leg's facts, each where its memories may go (the main space's rule, an added space's own).
+    let leg = withSources(memo.db, r.factLeg).filter((f) => factAllowed(f.sources, only));
     for (const a of input.added ?? []) {
       const { space, only } = typeof a === "string" ? { space: a, only: "all" } : a;
       if (space === input.space) continue;
       // An added space that is empty (or no longer shared: missing) adds nothing; the turn goes on.
       const more = await one(space)
-        .then((m) => (only === "pinned" ? { ...m, results: m.results.filter((x) => x.pinned) } : m))
+        .then((m) =>
+          only === "pinned" || opts.only === "pinned"
+            ? {
+                ...m,
+                results: m.results.filter((x) => x.pinned),
+                factLeg: withSources(memo.db, m.factLeg).filter((f) => factAllowed(f.sources, "pinned")),
+              }
+            : { ...m, factLeg: withSources(memo.db, m.factLeg) },
+        )
         .catch((e: unknown) => {
           if (e instanceof ServiceError && e.status === 404) return null;
           throw e;
         });
       // Confidence is calibrated per result (confidence.ts), so results of different spaces compare by it.
-      if (more) results = [...results, ...more.results].sort((a, b) => b.scores.confidence - a.scores.confidence);
+      if (more) {
+        results = [...results, ...more.results].sort((a, b) => b.scores.confidence - a.scores.confidence);
+        leg = [...leg, ...more.factLeg.filter((f) => factAllowed(f.sources, "all"))].sort(
+          (a, b) => b.confidence - a.confidence,
+        );
+      }
     }
     const kept = input.exclude ? results.filter((m) => !input.exclude!(m)) : results;
     const allowed = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
     // Only results at or above the minimum confidence reach the prompt (none: "no memory used"), and only those count as recalled.
     const usable = packable(allowed, r.settings.minConfidence).map(withSource);
-    const { block, included } = packRecalled(usable, r.settings.topN, r.settings.tokenBudget, {
+    // The profile: the person's most important current facts, every turn, within its own budget (profile.ts).
+    const profile =
+      r.settings.profileTokens > 0
+        ? rankedProfile(memo.db, input.space).filter((f) => factAllowed(f.sources, only))
+        : [];
+    opts.timer?.mark("profile");
+    const { block, included, facts } = packRecalled(usable, r.settings.topN, r.settings.tokenBudget, {
       speakers: r.settings.packSpeakers,
       assistantMaxChars: r.settings.assistantMaxChars,
       tzOffsetMinutes: input.tzOffsetMinutes,
+      facts: { leg, profile, profileTokens: r.settings.profileTokens },
     });
     const recall: Recall = {
       block,
@@ -195,6 +261,7 @@ export async function recallForPrompt(
       error: null,
       // The top N that qualify count as recalled (the budget may still leave the last of them out).
       promotable: usable.slice(0, r.settings.topN).map((m) => m.id),
+      facts,
     };
     if (opts.promote ?? true) promoteRecall(memo, recall);
     opts.timer?.mark("pack");

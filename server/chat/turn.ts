@@ -30,7 +30,7 @@ import { prepareReplacement, replacedMemory, type Replacement } from "./replace"
 import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type ProviderId } from "./providers";
 
 import { MAX_MESSAGE_CHARS } from "./limits";
-import { ms, NO_RECALL, promoteRecall, recallForPrompt, type Recall } from "./turn-recall";
+import { ms, NO_RECALL, promoteRecall, provenanceOf, recallForPrompt, type Recall } from "./turn-recall";
 import { runCommand } from "./turn-command";
 import { cutNote, keptOnlyOnRequest, type CutReason } from "./cut-short";
 import type { TurnControl } from "./turn-control";
@@ -361,6 +361,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
       record: { messageId: assistant!.id },
       replaces: replacedIds,
       learn: { provider: provider.id, model: input.model ?? null },
+      recalled: provenanceOf(recall),
     });
   } else {
     markExchangeSettled(memo.db, assistant!.id);

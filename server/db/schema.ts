@@ -69,6 +69,10 @@ export const memories = sqliteTable(
     speakers: text("speakers"),
     /** Who wrote it into someone else's space through a read-write share (drizzle/0014); null: the space's person. */
     writtenBy: text("written_by"),
+    /** JSON {memories, facts}: what the reply this memory stores was given (drizzle/0024_provenance.sql); null: not derived. */
+    derivedFrom: text("derived_from"),
+    /** Share of its content words found in none of those sources; null: not derived. */
+    novelty: real("novelty"),
   },
   (t) => [
     index("memories_space_live_idx").on(t.spaceId, t.softDeleted),
@@ -309,6 +313,8 @@ export const pendingExchanges = sqliteTable("pending_exchanges", {
   timestamp: text("timestamp").notNull(),
   source: text("source").notNull(),
   createdAt: text("created_at").notNull().default(now),
+  /** JSON {memories, facts} the reply was given (drizzle/0024_provenance.sql). */
+  recalled: text("recalled"),
 });
 
 /**

@@ -16,7 +16,8 @@ import { persistQueue, type PersistQueue } from "../chat/persist";
 import { logPrompt } from "../chat/prompt-log";
 import { ProviderError, type ChatMessage, type ChatProvider, type CompletionResult } from "../chat/providers";
 import { sseFrame } from "../chat/sse";
-import { NO_RECALL, recallForPrompt } from "../chat/turn-recall";
+import { NO_RECALL, provenanceOf, recallForPrompt } from "../chat/turn-recall";
+import type { Provenance } from "../memory/store/provenance";
 
 import {
   MEMO_MODEL,
@@ -48,6 +49,8 @@ export interface PreparedCompletion {
   messages: ChatMessage[];
   lastUser: string;
   recalled: RecalledMemory[];
+  /** What the reply is given (recorded with the exchange: docs/retrieval.md#provenance). */
+  provenance: Provenance;
   recallError: string | null;
   /** What memory went to the provider (the exact text added to the system prompt, or none and why). */
   sent: SentMemory;
@@ -100,6 +103,7 @@ export async function prepareCompletion(
     messages,
     lastUser,
     recalled: recall.memories,
+    provenance: provenanceOf(recall),
     recallError: recall.error,
     sent: sentMemory(
       plan,
@@ -124,6 +128,7 @@ function persistAfter(queue: PersistQueue, p: PreparedCompletion, reply: string,
     timestamp: at,
     source: "OpenAI-compatible API",
     learn: { provider: p.provider.id, model: p.model ?? null },
+    recalled: p.provenance,
   });
 }
 

@@ -46,6 +46,8 @@ export interface FactKeys {
   found: Map<number, number>;
   /** The fact keyword leg's bm25 ceiling (Σ idf of its kept terms; 0 without terms). */
   ceiling: number;
+  /** The share of the query's words found in any of the space's facts (the fact leg's `known`). */
+  known: number;
   /** Every scored fact, by fact rid. */
   facts: Map<number, ScoredFact>;
 }
@@ -56,6 +58,7 @@ export const NO_FACT_KEYS: FactKeys = {
   best: new Map(),
   found: new Map(),
   ceiling: 0,
+  known: 0,
   facts: new Map(),
 };
 
@@ -120,6 +123,7 @@ export function factKeys(
   }
   const out: FactKeys = { ...NO_FACT_KEYS, keyword: new Map(), vector: new Map(), best: new Map(), found: new Map() };
   out.ceiling = kw.ceiling;
+  out.known = kw.known;
   out.facts = scored;
   // The fact that speaks for a memory: the best by keyword share plus cosine (both in [0, 1]-ish units).
   const strength = (f: ScoredFact) => (kw.ceiling > 0 ? f.keyword / kw.ceiling : 0) + Math.max(0, f.cosine ?? 0);

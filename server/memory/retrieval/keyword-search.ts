@@ -254,6 +254,15 @@ export function textStems(text: string): Set<string> {
   return new Set(queryWords(text).map(stemOf));
 }
 
+/** The stems a keyword query would keep from a text: stopwords and one-letter words aside (buildFtsQuery's rule). */
+export function contentStems(text: string): Set<string> {
+  return new Set(
+    queryWords(text)
+      .filter((w) => !STOPWORDS.has(w) && (w.length >= 2 || /\p{N}/u.test(w)))
+      .map(stemOf),
+  );
+}
+
 /**
  * The dense leg's query: words in more than `maxDocFraction` of the space's memories (speakers' names,
  * role labels) dropped, as they dominate a small encoder's vector. Unchanged below 50 memories or at 1.

@@ -225,7 +225,8 @@ test("'yesterday' is the person's yesterday: tzOffsetMinutes reaches the date wi
       searchWithVectors(
         st.sqlite,
         { query, spaceId: "personal", k: 5, now, tzOffsetMinutes },
-        { ...defaultSettingsFor("universal-sentence-encoder-lite"), minConfidence: 0 },
+        // Every window counts here (this store is two notes, both "yesterday" in UTC): the time zone is tested.
+        { ...defaultSettingsFor("universal-sentence-encoder-lite"), minConfidence: 0, maxWindowShare: 1 },
         [{ role: "main", text: query }],
         [axisVector(4, 0)],
       );

@@ -49,6 +49,17 @@ export const retrievalSettingsSchema = z.object({
   /** Packing: label who said what, cap an assistant reply at this many characters (cut at a sentence end). */
   packSpeakers: z.boolean(),
   assistantMaxChars: z.number().int().min(40).max(8000),
+  /**
+   * Provenance (docs/retrieval.md#provenance): a stored exchange that restated recall scores × (derivedWeight
+   * + (1 − derivedWeight) × its novelty), and one mostly restated ranks below the sources it was given (1 = off).
+   */
+  derivedWeight: z.number().min(0).max(1).default(0.3),
+  /** A date window holding more than this share of the space's memories carries no signal (1 = every window counts). */
+  maxWindowShare: z.number().min(0.01).max(1).default(0.5),
+  /** The facts leg: a current fact matching the question on its own evidence at or above this confidence reaches the prompt (1 = off). */
+  factMinConfidence: z.number().min(0).max(1).default(0.5),
+  /** Tokens of the profile (the person's most important current facts) every turn carries (0 = off). */
+  profileTokens: z.number().int().min(0).max(2000).default(120),
 });
 
 export type RetrievalSettings = z.infer<typeof retrievalSettingsSchema>;
@@ -78,6 +89,10 @@ const BASE: RetrievalSettings = {
   minConfidence: 0.5,
   packSpeakers: true,
   assistantMaxChars: 400,
+  derivedWeight: 0.3,
+  maxWindowShare: 0.5,
+  factMinConfidence: 0.5,
+  profileTokens: 120,
 };
 
 /**

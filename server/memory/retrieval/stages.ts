@@ -14,9 +14,11 @@ export const STAGES = [
   "dates", // the dates the question names, parsed (chrono-node) into windows
   "union", // the union scored on every signal: stored vectors, cosines, bm25, fusion
   "neighbours", // neighbour context of the leading results
-  "filter", // memory rows read, date windows, quality filter, importance
+  "filter", // memory rows read, date windows, provenance, quality filter, importance
   "confidence", // calibrated confidence of the head (background, term shares)
+  "factLeg", // the current facts the question matches on their own evidence (fact-leg.ts)
   "results", // results and dropped candidates built; document names joined
+  "profile", // the profile's facts ranked (profile.ts, turn-recall.ts)
   "pack", // packing under the token budget and promotion (turn-recall.ts)
 ] as const;
 

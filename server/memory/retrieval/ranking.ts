@@ -1,0 +1,53 @@
+/**
+ * Stage 3 of retrieval: the fused union re-ranked — neighbour context, the date windows that separate
+ * (window-coverage.ts), provenance (provenance.ts), the quality filter, importance — and the head the
+ * confidence reads (docs/retrieval.md#the-pipeline).
+ */
+import type Database from "better-sqlite3";
+import { getMemoriesByRid, type MemoryRow } from "../store";
+import { derivedOf } from "../store/provenance";
+import { applyImportance, qualityFilter, type FusedCandidate } from "./fuse";
+import { belowSources, withProvenance } from "./provenance";
+import { withNeighbours, withTime, type Staged } from "./rerank";
+import type { RetrievalSettings } from "./settings";
+import type { StageTimer } from "./stages";
+import type { TimeIntent } from "./time-window";
+import { TURN_LEADERS } from "./confidence";
+
+export type Ranked = Staged & { final: number; norms?: Record<string, number> };
+
+export function rankUnion(
+  db: Database.Database,
+  fused: (FusedCandidate & { norms: Record<string, number> })[],
+  settings: RetrievalSettings,
+  time: TimeIntent,
+  opts: { depth: number; k: number; timer?: StageTimer },
+): {
+  rows: Map<number, MemoryRow>;
+  head: Ranked[];
+  dropped: (Staged & { reason: string })[];
+} {
+  // The 10 leading results (the ranking depth) pass a share to their neighbours (docs/retrieval.md#neighbour-context).
+  const staged = withNeighbours(db, fused, settings, opts.depth);
+  opts.timer?.mark("neighbours");
+  const rows = getMemoriesByRid(
+    db,
+    staged.map((c) => c.rid),
+  );
+  const timed = withTime(staged, rows, time, settings);
+  // After the date boost: a restatement inside the window stays below a source outside it.
+  const derived = derivedOf(
+    db,
+    timed.map((c) => c.rid),
+  );
+  const sourced = withProvenance(timed, derived, settings);
+  const { kept, dropped } = settings.qualityFilter ? qualityFilter(sourced, settings) : { kept: sourced, dropped: [] };
+  const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
+  const weighted = belowSources(
+    applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight),
+    derived,
+    settings,
+  );
+  opts.timer?.mark("filter");
+  return { rows, head: weighted.slice(0, Math.max(opts.k, TURN_LEADERS) + 1), dropped };
+}

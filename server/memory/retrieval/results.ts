@@ -1,0 +1,138 @@
+/**
+ * Stage 4 of retrieval: the head's calibrated confidence (rerank.ts `confidences`) and each candidate as a
+ * result — its row, scores, what moved it, the fact it was found through and the fact it brings to the prompt.
+ */
+import type Database from "better-sqlite3";
+import type { MemoryKind, MemoryRow } from "../store";
+import type { SpeakerSpan } from "../store/chunker";
+import type { MatchType } from "./fuse";
+import type { Features } from "./confidence-features";
+import { knownFactOf, type KnownFact } from "./fact-block";
+import type { FactKeys } from "./fact-keys";
+import type { Ranked } from "./ranking";
+import { confidences, type Staged } from "./rerank";
+import type { TimeIntent } from "./time-window";
+
+export interface ScoreBreakdown {
+  similarity: number | null;
+  ftsRank: number | null;
+  rrf: number;
+  bm25: number | null;
+  vectorRank: number | null;
+  fused: number;
+  final: number;
+  /** Calibrated confidence in [0, 1] (confidence.ts); packed and promoted only at or above minConfidence. */
+  confidence: number;
+}
+
+export interface RetrievedMemory {
+  id: string;
+  content: string;
+  timestamp: string;
+  /** When the content was last edited (null: never); recency is the later of the two (recency.ts). */
+  updatedAt?: string | null;
+  kind: MemoryKind;
+  importance: number;
+  pinned: boolean;
+  retrievalCount: number;
+  documentId: string | null;
+  chunkIndex: number | null;
+  conversationId: string | null;
+  /** Who said which part of the content (stored with it); null when not known. */
+  speakers: SpeakerSpan[] | null;
+  matchType: MatchType;
+  scores: ScoreBreakdown;
+  /** What moved it: the neighbour bonus, the date window it is in, and the largest parts of its confidence. */
+  moves: string[];
+  /** The confidence model's inputs, each in [0, 1] (Debug Search; fitting). */
+  features?: Features;
+  /** Found through one of its facts (fact-keys.ts): that fact. */
+  via?: { factId: string; text: string };
+  /** The fact it brings to the prompt's "What I know" block when packed (fact-block.ts). */
+  fact?: KnownFact;
+}
+
+type ConfidenceContext = Parameters<typeof confidences>[1] & { time: TimeIntent; facts: FactKeys };
+
+function toResult(
+  db: Database.Database,
+  c: Staged & { norms?: Record<string, number> },
+  m: MemoryRow | undefined,
+  scores: { final: number; confidence: number },
+  because: string[],
+  fk: FactKeys,
+  time: TimeIntent,
+  f?: Features,
+): RetrievedMemory | null {
+  if (!m || m.softDeleted) return null;
+  const { similarity, ftsRank, rrf, bm25, vectorRank, fused } = c;
+  const via = fk.found.has(c.rid) ? fk.best.get(c.rid) : undefined;
+  const fact = knownFactOf(db, fk, c.rid, f, time);
+  return {
+    id: m.id,
+    content: m.content,
+    timestamp: m.timestamp,
+    updatedAt: m.updatedAt,
+    kind: m.kind,
+    importance: m.importance,
+    pinned: m.pinned,
+    retrievalCount: m.retrievalCount,
+    documentId: m.documentId,
+    chunkIndex: m.chunkIndex,
+    conversationId: m.conversationId,
+    speakers: m.speakers,
+    matchType: c.matchType,
+    scores: { similarity, ftsRank, rrf, bm25, vectorRank, fused, ...scores },
+    moves: [...c.moves, ...because],
+    ...(f ? { features: f } : {}),
+    ...(via ? { via: { factId: via.id, text: via.text } } : {}),
+    ...(fact ? { fact } : {}),
+  };
+}
+
+/** The first k of the head with their confidence (read given the whole head: the last one's gap needs the next). */
+export function rankedResults(
+  db: Database.Database,
+  head: Ranked[],
+  k: number,
+  ctx: ConfidenceContext,
+): RetrievedMemory[] {
+  const conf = confidences(head, ctx);
+  return head
+    .slice(0, k)
+    .map((c, i) =>
+      toResult(
+        db,
+        c,
+        ctx.rows.get(c.rid),
+        { final: c.final, confidence: conf[i]!.confidence },
+        [
+          ...conf[i]!.because.slice(0, 3).map((b) => `confidence: ${b.feature} +${b.logit.toFixed(2)}`),
+          ...(conf[i]!.turnLift >= 0.005
+            ? [`confidence: a strong match in this turn +${conf[i]!.turnLift.toFixed(2)}`]
+            : []),
+        ],
+        ctx.facts,
+        ctx.time,
+        conf[i]!.features,
+      ),
+    )
+    .filter((r): r is RetrievedMemory => r !== null);
+}
+
+/** What the quality filter removed (the first 50), with the reason. */
+export function droppedResults(
+  db: Database.Database,
+  dropped: (Staged & { reason: string })[],
+  rows: Map<number, MemoryRow>,
+  fk: FactKeys,
+  time: TimeIntent,
+): (RetrievedMemory & { reason: string })[] {
+  return dropped
+    .slice(0, 50)
+    .map((c) => {
+      const r = toResult(db, c, rows.get(c.rid), { final: c.fused, confidence: 0 }, [], fk, time);
+      return r ? { ...r, reason: c.reason } : null;
+    })
+    .filter((r): r is RetrievedMemory & { reason: string } => r !== null);
+}
