@@ -86,6 +86,10 @@ test("restates: the replaced fact's text, or every word of its replaced value; t
   assert.ok(!restates("The user's sister lives in Cork", f));
   assert.ok(personSaid("we are back in Ghent!", f));
   assert.ok(!personSaid("where do I live these days?", f));
+  // One word of a two-word value is not the value.
+  const banjo = { text: "The user is learning the banjo", successor: "The user is taking saxophone lessons" };
+  assert.ok(!personSaid("Which language am I learning?", banjo));
+  assert.ok(personSaid("I'm learning banjo again", banjo));
   // Nothing differs from the successor (a value that only lost words): the person must say all of it.
   const g = { text: "The user is vegan", successor: "The user is vegan and gluten-free" };
   assert.ok(restates("the user is vegan", g));

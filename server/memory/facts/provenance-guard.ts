@@ -14,8 +14,8 @@
  *   recalled for the reply (`messages.recalled`) — or in what was recalled for a stored reply it recalled,
  *   and so on (a copy of a copy); an exchange with no such record (the OpenAI-compatible API stores none)
  *   is taken as given everything;
- * - **the person did not say it**: the replaced value's words are not in the person's own part of the
- *   exchange (the user message, or the stored speaker spans of the person).
+ * - **the person did not say it**: most of the replaced value's words are not in the person's own part of
+ *   the exchange (the user message, or the stored speaker spans of the person).
  * No word is named here: the values compared come from the person's own facts and words.
  */
 import type Database from "better-sqlite3";
@@ -68,12 +68,17 @@ export function restates(text: string, f: { text: string; successor: string }): 
   return [...value].every((w) => t.has(w));
 }
 
-/** Whether the person's own words carry the replaced fact's value. */
+/**
+ * Whether the person's own words carry the replaced fact's value: more than half of its words (one shared
+ * word of two is not the value: "learning" in "which language am I learning?" is not "learning the banjo").
+ * A replaced fact whose words its successor all has: all of them.
+ */
 export function personSaid(personWords: string, f: { text: string; successor: string }): boolean {
   const said = termsOf(personWords);
   const value = replacedValue(f);
-  const need = value.size ? [...value] : [...termsOf(f.text)];
-  return value.size ? need.some((w) => said.has(w)) : need.every((w) => said.has(w));
+  if (!value.size) return [...termsOf(f.text)].every((w) => said.has(w));
+  const carried = [...value].filter((w) => said.has(w)).length;
+  return carried * 2 > value.size;
 }
 
 function replacedFacts(db: Database.Database, spaceId: string): ReplacedFact[] {
