@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start`: build if the build is missing or older than the sources, then serve.
+// `npm start`: build if the build is missing or older than the sources, then serve (`--build-only`: do not serve).
 // PORT (default 3000), MEMO_HOST (default 127.0.0.1) and MEMO_DATA_DIR change port, address and data folder.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -72,7 +72,11 @@ if (!fs.existsSync(buildId) || fs.statSync(buildId).mtimeMs < sources) {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
   });
   if (r.status !== 0) process.exit(r.status ?? 1);
+} else if (process.argv.includes("--build-only")) {
+  console.log("[memo] the build is up to date");
 }
+// `--build-only` (.ci/run's build phase): build when stale, as above, and stop there.
+if (process.argv.includes("--build-only")) process.exit(0);
 
 console.log(`[memo] serving on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
 const child = spawn(
