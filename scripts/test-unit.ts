@@ -5,8 +5,9 @@
  *
  * Each test file runs in its own process (node:test's default isolation), so environment variables and globals
  * never leak between files. What files can still share is the machine: each file makes its own data folder
- * (fs.mkdtempSync under os.tmpdir(), e.g. server/test/temp-store.ts) and takes its ports from the OS
- * (listen(0)), never a fixed name or number. A file that cannot (it measures wall-clock behaviour a busy
+ * (fs.mkdtempSync under os.tmpdir(), e.g. server/test/temp-store.ts; a file that names none gets a fresh
+ * MEMO_DATA_DIR from server/test/own-data-dir.ts, preloaded here) and takes its ports from the OS (listen(0)),
+ * never a fixed name or number. A file that cannot (it measures wall-clock behaviour a busy
  * neighbour would distort) goes into SERIAL with the reason.
  *
  *   MEMO_TEST_CONCURRENCY=N   files at once (default 3: many tests wait on timers, children and I/O)
@@ -46,6 +47,8 @@ function runBatch(batch: string[], atOnce: number): boolean {
     [
       "--import",
       "tsx",
+      "--import",
+      "./server/test/own-data-dir.ts",
       "--test",
       `--test-concurrency=${atOnce}`,
       "--test-reporter=spec",
