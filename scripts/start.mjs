@@ -42,12 +42,16 @@ async function ownerPasswordSet() {
   }
 }
 
+/** Files that are not part of the built app: tests, their harnesses and fixtures, docs (a change to them needs no build). */
+const notBuilt = (p, name) => name.endsWith(".test.ts") || name.endsWith(".md") || p === path.join("server", "test");
+
 function newestMtime(dir) {
   let newest = 0;
   if (!fs.existsSync(dir)) return 0;
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     if (e.name === "node_modules" || e.name.startsWith(".")) continue;
     const p = path.join(dir, e.name);
+    if (notBuilt(p, e.name)) continue;
     newest = Math.max(newest, e.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
   }
   return newest;
