@@ -19,7 +19,13 @@ import path from "node:path";
 import { type FileTiming, formatSlowest, saveTimings, seconds, TIMING_DIR } from "./test-report/format";
 
 /** Files that run alone, after the others, and why. */
-const SERIAL: Record<string, string> = {};
+const SERIAL: Record<string, string> = {
+  "server/embedder/faults.test.ts":
+    "the real embedding server killed and hung: its replacement must be back within 5 s, a wall-clock promise",
+  "server/embedder/llama-embed.test.ts":
+    "a killed llama.cpp embedding server restarted within the supervisor's deadlines",
+  "scripts/bench.test.ts": "the extraction bench times replies and counts what was learned in the gaps between them",
+};
 
 const root = path.resolve(import.meta.dirname, "..");
 process.chdir(root);

@@ -10,11 +10,10 @@ import { type FileTiming, formatSlowest, saveTimings, seconds } from "../../scri
  */
 export default class TimingReporter implements Reporter {
   private readonly specs = new Map<string, FileTiming>();
-  private started = performance.now();
+  private readonly started = performance.now(); // made before the web servers start: their start is counted
   private whole = true;
 
   onBegin(config: FullConfig, suite: Suite): void {
-    this.started = performance.now();
     const testDir = config.projects[0]?.testDir ?? "e2e";
     const planned = new Set(suite.allTests().map((t) => t.location.file));
     this.whole = planned.size === fs.globSync(path.join(testDir, "**", "*.spec.ts")).length;
