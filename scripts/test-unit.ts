@@ -24,7 +24,8 @@ const SERIAL: Record<string, string> = {
     "the real embedding server killed and hung: its replacement must be back within 5 s, a wall-clock promise",
   "server/embedder/llama-embed.test.ts":
     "a killed llama.cpp embedding server restarted within the supervisor's deadlines",
-  "scripts/bench.test.ts": "the extraction bench times replies and counts what was learned in the gaps between them",
+  "scripts/bench-extraction.test.ts":
+    "the extraction bench times replies and counts what was learned in the gaps between them",
 };
 
 const root = path.resolve(import.meta.dirname, "..");

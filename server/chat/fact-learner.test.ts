@@ -223,7 +223,7 @@ test("a reply that begins while the runner looks up known facts: no call starts,
     return embedQueries(texts);
   };
   first.end();
-  await waitUntil(() => ({ reply: reply !== undefined, ...queueCounts(h.db) }), {
+  await waitUntil(() => ({ reply: reply !== undefined, ...queueCounts(h!.db) }), {
     what: "the runner's look-up to meet the reply and give the job back",
     done: (c) => c.reply && c.running === 0,
   });
@@ -256,7 +256,7 @@ test("a reply that begins during the look-up waits for one text's embedding at m
     return embedQueries(texts);
   };
   first.end();
-  await waitUntil(() => ({ reply: reply !== undefined, ...queueCounts(h.db) }), {
+  await waitUntil(() => ({ reply: reply !== undefined, ...queueCounts(h!.db) }), {
     what: "the runner's look-up to meet the reply and give the job back",
     done: (c) => c.reply && c.running === 0,
   });
