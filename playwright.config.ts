@@ -38,7 +38,8 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  reporter: "list",
+  // `list` as before; the timing reporter adds the 15 slowest specs at the end (the test-time report, .ci/run).
+  reporter: [["list"], ["./e2e/support/timing-reporter.ts"]],
   globalTeardown: "./e2e/global-teardown.ts",
   use: {
     baseURL,

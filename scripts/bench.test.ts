@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +6,7 @@ import { after, test } from "node:test";
 import { openDb } from "../server/db";
 import { STAGES } from "../server/memory/retrieval/stages";
 import { vec0Search } from "../server/memory/retrieval/vector-search";
+import { benchDirs, finite, runJson } from "../server/test/bench-smoke";
 import { rng, streamOffset } from "./bench/synthetic";
 
 /**
@@ -14,41 +14,8 @@ import { rng, streamOffset } from "./bench/synthetic";
  * right shape) by the committed code. Speed is not asserted here; that is what the benchmarks are for.
  */
 
-const root = path.resolve(import.meta.dirname, "..");
-const dirs: string[] = [];
+const dirs = benchDirs;
 after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-
-function runJson(
-  script: string,
-  args: string[],
-  env: Record<string, string> = {},
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-bench-smoke-")),
-): Promise<Record<string, any>> {
-  dirs.push(dataDir);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-      cwd: root,
-      env: { ...process.env, MEMO_DATA_DIR: dataDir, MEMO_OFFLINE: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`${script} exited ${code}:\n${err.slice(-2000)}`));
-      try {
-        resolve(JSON.parse(out));
-      } catch (e) {
-        reject(new Error(`${script} printed no JSON: ${String(e)}\n${out.slice(-1000)}`));
-      }
-    });
-  });
-}
-
-const finite = (x: unknown, what: string) =>
-  assert.ok(typeof x === "number" && Number.isFinite(x), `${what} is a finite number (${String(x)})`);
 
 /** Every `recallAt10` in the bench's output, by its path (e.g. "fitted.widthSweep.0.recallAt10"). */
 function recallFigures(o: unknown, at = ""): Map<string, number> {
@@ -198,31 +165,6 @@ test("npm run bench: whole-turn timings and stage costs for both profiles, recal
   const freshQueries = recallLogOf(freshLog)[0]!.queries;
   assert.equal(freshQueries.filter((q) => before.has(q.join())).length, 0, "the fresh queries are new ones");
   checkRecallFigures(fresh.sizes[0], freshLog, dataDir);
-});
-
-test("npm run bench: the extraction cost — queue throughput, bytes per fact, the reply with learning on and off", async () => {
-  const r = await runJson("scripts/bench.ts", [
-    "--sizes",
-    "0",
-    "--no-embed-cost",
-    "--extraction-exchanges",
-    "9",
-    "--extraction-turns",
-    "5",
-  ]);
-  const x = r.extractionCost;
-  assert.equal(x.queue.exchanges, 9);
-  assert.equal(x.queue.done, 9, "every exchange learned from");
-  assert.equal(x.queue.calls, 3, "9 exchanges in calls of 4, 4 and 1");
-  finite(x.queue.exchangesPerSec, "queue.exchangesPerSec");
-  finite(x.queue.providerCall.p50, "queue.providerCall.p50");
-  assert.ok(x.store.facts >= 9, "facts were written");
-  finite(x.store.bytesPerFact, "store.bytesPerFact");
-  assert.ok(x.store.bytesPerFact >= x.store.vectorBytesPerFact, "a fact's bytes include its vector");
-  finite(x.store.queueBytesPerExchange, "store.queueBytesPerExchange");
-  for (const mode of ["on", "off"]) finite(x.reply[mode].p50, `reply.${mode}.p50`);
-  finite(x.reply.ratios.p50OnOverOff, "reply.ratios.p50OnOverOff");
-  assert.ok(x.reply.learnedBetweenTurns > 0, "learning ran between the learning-on turns");
 });
 
 test("streamOffset: seeds whose streams are shifts of each other, by the number of draws", () => {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start`: build if the build is missing or older than the sources, then serve.
+// `npm start`: build if the build is missing or older than the sources, then serve (`--build-only`: do not serve).
 // PORT (default 3000), MEMO_HOST (default 127.0.0.1) and MEMO_DATA_DIR change port, address and data folder.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -42,12 +42,16 @@ async function ownerPasswordSet() {
   }
 }
 
+/** Files that are not part of the built app: tests, their harnesses and fixtures, docs (a change to them needs no build). */
+const notBuilt = (p, name) => name.endsWith(".test.ts") || name.endsWith(".md") || p === path.join("server", "test");
+
 function newestMtime(dir) {
   let newest = 0;
   if (!fs.existsSync(dir)) return 0;
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     if (e.name === "node_modules" || e.name.startsWith(".")) continue;
     const p = path.join(dir, e.name);
+    if (notBuilt(p, e.name)) continue;
     newest = Math.max(newest, e.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
   }
   return newest;
@@ -72,7 +76,11 @@ if (!fs.existsSync(buildId) || fs.statSync(buildId).mtimeMs < sources) {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
   });
   if (r.status !== 0) process.exit(r.status ?? 1);
+} else if (process.argv.includes("--build-only")) {
+  console.log("[memo] the build is up to date");
 }
+// `--build-only` (.ci/run's build phase): build when stale, as above, and stop there.
+if (process.argv.includes("--build-only")) process.exit(0);
 
 console.log(`[memo] serving on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
 const child = spawn(

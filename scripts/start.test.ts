@@ -105,3 +105,35 @@ test("set-password reads stdin, stores only an scrypt hash, and then npm start g
   const again = await run(["scripts/start.mjs"], { MEMO_HOST: "0.0.0.0", MEMO_DATA_DIR: data, PORT: "39125" });
   assert.equal(again.code, 2);
 });
+
+test("a build newer than the app's sources is not redone when only a test file or a test harness changed", async () => {
+  const dist = `.next-starttest-stale-${process.pid}`;
+  fs.mkdirSync(path.join(root, dist), { recursive: true });
+  dirs.push(path.join(root, dist));
+  const buildId = path.join(root, dist, "BUILD_ID");
+  fs.writeFileSync(buildId, "test");
+  // A test file and a harness edited after the build (their times set ahead of it, then put back).
+  const edited = ["server/chat/turn.test.ts", "server/test/temp-store.ts"].map((f) => path.join(root, f));
+  const times = edited.map((f) => fs.statSync(f));
+  const later = new Date(Date.now() + 60_000);
+  try {
+    for (const f of edited) fs.utimesSync(f, later, later);
+    fs.utimesSync(buildId, new Date(Date.now() + 30_000), new Date(Date.now() + 30_000));
+    // A stale build would start `next build` here: stop at its first line rather than build.
+    const out = await new Promise<string>((resolve) => {
+      const child = spawn(process.execPath, ["scripts/start.mjs", "--build-only"], {
+        cwd: root,
+        env: { ...process.env, MEMO_NEXT_DIST_DIR: dist, MEMO_DATA_DIR: tempDir() },
+      });
+      let text = "";
+      child.stdout.on("data", (d) => {
+        text += d;
+        if (text.includes("building")) child.kill("SIGKILL");
+      });
+      child.on("exit", () => resolve(text));
+    });
+    assert.match(out, /the build is up to date/);
+  } finally {
+    edited.forEach((f, i) => fs.utimesSync(f, times[i]!.atime, times[i]!.mtime));
+  }
+});

@@ -19,6 +19,7 @@ import {
 import { factHistory, listFacts } from "../memory/facts/store";
 import { chatParts, saidText } from "../memory/store/chunker";
 import { learningHarness, type LearningHarness } from "../test/learning-harness";
+import { waitUntil } from "../test/wait-until";
 import { FactLearner, type LearningSent } from "./fact-learner";
 import type { TurnEvent } from "./turn";
 
@@ -222,7 +223,10 @@ test("a reply that begins while the runner looks up known facts: no call starts,
     return embedQueries(texts);
   };
   first.end();
-  await new Promise((r) => setTimeout(r, 400));
+  await waitUntil(() => ({ reply: reply !== undefined, ...queueCounts(h!.db) }), {
+    what: "the runner's look-up to meet the reply and give the job back",
+    done: (c) => c.reply && c.running === 0,
+  });
   assert.ok(reply, "the runner looked its known facts up");
   assert.equal(h.learner.status().calls, 0, "no call started while the reply was in flight");
   assert.equal(h.factCalls(), 0);
@@ -252,7 +256,10 @@ test("a reply that begins during the look-up waits for one text's embedding at m
     return embedQueries(texts);
   };
   first.end();
-  await new Promise((r) => setTimeout(r, 400));
+  await waitUntil(() => ({ reply: reply !== undefined, ...queueCounts(h!.db) }), {
+    what: "the runner's look-up to meet the reply and give the job back",
+    done: (c) => c.reply && c.running === 0,
+  });
   assert.ok(reply, "the runner began its look-up");
   assert.deepEqual(
     lookups.map((t) => t.length),

@@ -11,6 +11,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { factsRequest } from "../memory/facts/extract";
 import { writeTinyLlamaGguf } from "../test/gguf/write-tiny-llama";
+import { waitUntil } from "../test/wait-until";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { currentLocalChatServer, getLocalChatServer, stopLocalChatServer } from "./local-server";
@@ -210,10 +211,9 @@ test("learning facts with the local model: the schema as a grammar; a reply that
   // A long answer allowed: the call is still generating when a reply begins.
   const slow = new FactLearner(() => memo, { log: () => undefined, quietMs: 0, maxTokensPerExchange: 4000 });
   slow.wake();
-  while (job().status !== "running") await new Promise((r) => setTimeout(r, 10));
-  await new Promise((r) => setTimeout(r, 300));
+  await waitUntil(() => slow.status(), { what: "the model call to start", done: (st) => st.calls >= 1 });
   const reply = beginRequest();
-  await new Promise((r) => setTimeout(r, 300));
+  await waitUntil(job, { what: "the job to be given back", done: (j) => j.status === "queued", timeoutMs: 30_000 });
   assert.deepEqual([job().status, job().attempts], ["queued", 0], "given back untried: the reply has the model");
   assert.deepEqual(attemptsOf(store.sqlite, job().id), []);
   await slow.stop();

@@ -11,6 +11,7 @@ import { openDb } from "../db";
 import { setMeta } from "../core/meta";
 import type { MemoContext } from "../core/context";
 import { openTempStore, type TempStore } from "../test/temp-store";
+import { waitUntil } from "../test/wait-until";
 import { hashedVector, TEST_MODEL_A, TestDimEmbedder } from "../test/test-dim-embedder";
 import { insertMemories } from "../memory/store";
 import { runConsolidateJob, runDecayJob } from "./jobs";
@@ -40,7 +41,16 @@ test("two schedulers sharing a store run each scheduled slot once", async () => 
   const s2 = mk(p.b);
   s1.start();
   s2.start();
-  await new Promise((r) => setTimeout(r, 2600));
+  // Until two slots each have both schedulers' records (a tick a second; a busy machine only delays them).
+  await waitUntil(() => listRuns(p.a.db, { job: "decay", limit: 100 }), {
+    what: "two slots that both schedulers tried",
+    done: (runs) => {
+      const perSlot = new Map<string, number>();
+      for (const r of runs) perSlot.set(String(r.result?.slot), (perSlot.get(String(r.result?.slot)) ?? 0) + 1);
+      return [...perSlot.values()].filter((n) => n >= 2).length >= 2;
+    },
+    show: (runs) => runs.map((r) => [r.result?.slot, r.status]),
+  });
   await Promise.all([s1.stop(), s2.stop()]);
   p.close();
   const runs = listRuns(p.a.db, { job: "decay", limit: 100 });

@@ -8,6 +8,7 @@ import { retrieve } from "../memory/retrieval/retrieve";
 import { defaultSettingsFor } from "../memory/retrieval/settings";
 import { checkInvariant, insertMemories } from "../memory/store";
 import { inProcessEmbedder } from "../test/in-process-embedder";
+import { waitUntil } from "../test/wait-until";
 import { openTempStore } from "../test/temp-store";
 import { backupDatabase } from "./backup";
 
@@ -39,7 +40,12 @@ test("a backup taken while another process writes is consistent, restorable and 
       ],
       { stdio: "inherit", cwd: process.cwd() },
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // The backup starts once the writer is writing (its first row committed), however long its start took.
+    await waitUntil(() => (s.sqlite.prepare("SELECT count(*) AS n FROM memories").get() as { n: number }).n, {
+      what: "the second process's first write",
+      done: (n) => n > texts.length,
+      timeoutMs: 30_000,
+    });
     const dest = path.join(s.dir, "backups", "copy.db");
     const r = await backupDatabase(s.file, dest);
     await new Promise((resolve) => writer.once("exit", resolve));

@@ -193,6 +193,8 @@ function live(opts: {
     else if (kind === "SPAWNED") run.embedderPid = (JSON.parse(data) as { embedderPid: number | null }).embedderPid;
     else if (kind === "READY") {
       run.ready = JSON.parse(data);
+      clearTimeout(guard);
+      guard = setTimeout(() => child.kill("SIGKILL"), opts.drain ? 60_000 : 20_000);
       if (!opts.drain)
         timer = setTimeout(
           () => ((run.signalledAt = Date.now()), child.kill(opts.signal ?? "SIGKILL")),
@@ -205,7 +207,9 @@ function live(opts: {
     } else run.log.push(line);
   });
   child.stderr!.on("data", (d: Buffer) => run.log.push(d.toString()));
-  const guard = setTimeout(() => child.kill("SIGKILL"), opts.drain ? 60_000 : 20_000);
+  // A start gets as long as a busy machine needs (a CI run saw 20 s pass at load 25 before READY); once ready,
+  // a life is bounded as before. The guard is a safety net: a life normally ends by its own kill or SIGTERM.
+  let guard = setTimeout(() => child.kill("SIGKILL"), 120_000);
   const closed = new Promise<void>((r) => rl.once("close", r)); // the last lines may still be in the pipe at exit
   const leaked = () => run.log.some((l) => l.includes(SECRET));
   return new Promise((resolve) => {

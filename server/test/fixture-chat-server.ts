@@ -37,6 +37,8 @@ export class FixtureChatServer {
   mode: FixtureChatMode = "ok";
   /** Milliseconds to wait before answering (to see that callers stay responsive). */
   delayMs = 0;
+  /** While set, chat answers wait for it (to see that callers stay responsive while a request is held). */
+  hold: Promise<unknown> | null = null;
   url = "";
   private server: http.Server;
 
@@ -89,6 +91,7 @@ export class FixtureChatServer {
     if (path !== "/v1/chat/completions" || req.method !== "POST")
       return send(404, { error: { message: "not found", type: "invalid_request_error" } });
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+    if (this.hold) await this.hold;
     if (this.mode === "status-500") return send(500, { error: { message: "fixture failure", type: "server_error" } });
     const text = this.answer(body);
     const model = body?.model ?? this.model;
