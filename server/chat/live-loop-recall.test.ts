@@ -186,3 +186,32 @@ test("an exchange stored through the OpenAI-compatible API keeps what its reply 
   const row = derivedRow(ctx, id!);
   assert.ok(row.d && row.novelty !== null && row.novelty < 0.2, JSON.stringify(row));
 });
+
+test("a young store: a question that matches a current fact is answered from it from the first exchanges on", async () => {
+  const ctx = await store();
+  const [moved] = await say(
+    ctx,
+    "We moved to Lisbon last month, the flat is near the river.",
+    "Congratulations on the move!",
+    "2026-11-01T10:00:00.000Z",
+  );
+  await say(
+    ctx,
+    "Can you suggest a pasta recipe for tonight?",
+    "Try a carbonara with eggs and pecorino.",
+    "2026-11-02T10:00:00.000Z",
+  );
+  await fact(ctx, "The user lives in Lisbon", [moved!], "2026-10-01T00:00:00.000Z");
+  await setting(ctx, { profileTokens: 0 }); // the facts leg alone
+  const r = await recallForPrompt(ctx, { space: SPACE, query: "Where do I live these days?", context: [], at: NOW });
+  assert.match(r.block, /\[What I know\]\n- The user lives in Lisbon \(since 2026-10-01\)/);
+  assert.ok(r.facts.some((f) => f.text === "The user lives in Lisbon"));
+  // The leg is what brought it: the exchange behind it packs nothing on its own words here.
+  await setting(ctx, { profileTokens: 0, factMinConfidence: 1 });
+  const off = await recallForPrompt(ctx, { space: SPACE, query: "Where do I live these days?", context: [], at: NOW });
+  assert.doesNotMatch(off.block, /lives in Lisbon/, "without the facts leg nothing states it (the test can fail)");
+  // A question the store knows nothing of gets no fact from the leg.
+  await setting(ctx, { profileTokens: 0 });
+  const none = await recallForPrompt(ctx, { space: SPACE, query: "How tall is Mount Everest?", context: [], at: NOW });
+  assert.equal(none.facts.length, 0);
+});

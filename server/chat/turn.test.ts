@@ -276,7 +276,7 @@ test("packing: memories that do not fit the budget are left out and not listed a
     ["a"],
     "topN counts candidates, in rank order",
   );
-  assert.deepEqual(packRecalled([], 6, 120), { block: "", included: [] });
+  assert.deepEqual(packRecalled([], 6, 120), { block: "", included: [], facts: [] });
 });
 
 test("/remember and /forget work with no provider configured; forget lists what it matched and can be undone", async () => {
