@@ -1,8 +1,9 @@
 "use client";
 
-import { useIsMutating, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../_trpc/client";
+import { retryUnlessGone, useChatDeleting } from "./poll-guard";
 
 /**
  * Under a reply, like "Sent to": whether Memo learned facts from this exchange, and what that extraction
@@ -17,11 +18,11 @@ export function LearnedLine({ messageId, createdAt }: { messageId: string; creat
   const age = () => (createdAt ? Date.now() - Date.parse(createdAt) : Infinity);
   // While a chat is being deleted its replies may vanish under a poll (a 404): the polls wait for it,
   // and a reply that is gone is not asked for again.
-  const deleting = useIsMutating({ mutationKey: trpc.conversations.delete.mutationKey() }) > 0;
+  const deleting = useChatDeleting();
   const q = useQuery({
     ...trpc.learning.reply.queryOptions({ messageId }),
     enabled: !deleting,
-    retry: (failures, e) => failures < 3 && (e as { data?: { httpStatus?: number } }).data?.httpStatus !== 404,
+    retry: retryUnlessGone,
     refetchInterval: (s) => {
       const st = s.state.data?.status;
       // No job yet: one is queued as the exchange is stored (within seconds), or none comes (learning off,
