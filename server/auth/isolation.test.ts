@@ -308,6 +308,7 @@ const TRPC: Record<string, Case> = {
   "documents.cancel": { kind: "missing", id: "document", input: (id) => ({ id }) },
   "documents.delete": { kind: "missing", id: "document", input: (id) => ({ id }) },
   "documents.reingest": { kind: "missing", id: "document", input: (id) => ({ id }) },
+  "documents.restore": { kind: "missing", id: "document", input: (id) => ({ id }) },
   "documents.limits": { kind: "own", why: "the server's upload limits" },
   "health.get": { kind: "own", why: "B's own counts and the model, no content (checked below)" },
   "jobs.run": { kind: "forbidden", input: { job: "decay" } },
@@ -485,6 +486,7 @@ const REST: Record<string, RestCase> = {
   "DELETE /api/v1/documents/[id]": { kind: "missing", id: "document", req: (id) => ({ params: { id } }) },
   "POST /api/v1/documents/[id]/cancel": { kind: "missing", id: "document", req: (id) => ({ params: { id } }) },
   "POST /api/v1/documents/[id]/reingest": { kind: "missing", id: "document", req: (id) => ({ params: { id } }) },
+  "POST /api/v1/documents/[id]/restore": { kind: "missing", id: "document", req: (id) => ({ params: { id } }) },
   "GET /api/v1/export": { kind: "own", req: () => ({}), why: "B's memories" },
   "POST /api/v1/forget": {
     kind: "own",

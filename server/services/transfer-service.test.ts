@@ -141,7 +141,7 @@ test("a bad file is a 400 naming the problem, and nothing is written", async () 
   const cases: [unknown, RegExp][] = [
     [null, /not a Memo export/],
     ["text", /not a Memo export/],
-    [[{ mapping: {} }], /ChatGPT conversations\.json use the ChatGPT import/],
+    [[{ mapping: {} }], /for a ChatGPT or Claude conversations\.json use its import/],
     [{ ...good, format: "something-else" }, /format must be "memo-export"/],
     [{ ...good, version: 2 }, /version 2; this Memo reads version 1/],
     [{ ...good, version: 0 }, /unsupported export version 0/],

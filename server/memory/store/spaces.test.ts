@@ -75,6 +75,7 @@ test("rename moves memories, vectors, conversations and documents in one transac
       "documents.space_id",
       "fact_jobs.space_id",
       "fact_learn_runs.space_id",
+      "fact_proposals.space_id",
       "fact_vectors.space_id",
       "facts.space_id",
       "keyword_tables.space_id",
@@ -93,6 +94,7 @@ test("rename moves memories, vectors, conversations and documents in one transac
       documents: 1,
       fact_jobs: 0,
       fact_learn_runs: 0,
+      fact_proposals: 0,
       fact_vectors: 0, // facts follow (server/memory/facts/spaces.test.ts)
       facts: 0,
       keyword_tables: 1,
@@ -262,6 +264,7 @@ test("delete removes the space's memories from every table, its conversations (w
       documents: 1,
       fact_jobs: 0,
       fact_learn_runs: 0,
+      fact_proposals: 0,
       fact_vectors: 0,
       facts: 0,
       keyword_tables: 0, // dropped with the space's keyword tables before the rows that refer to it
