@@ -6,9 +6,9 @@
  * cap is a 413 naming the setting; the worker is ended and a fresh one serves the next file. One file at a time.
  */
 import path from "node:path";
-import { Worker } from "node:worker_threads";
 import { acting } from "../core/acting";
 import { ServiceError, type ServiceStatus } from "../core/errors";
+import { WorkerSlot } from "../core/worker-slot";
 import type { ImportPlan } from "../services/transfer-service";
 import type { ImportFormatId } from "../services/import/formats";
 import type { PlanRequest } from "./import-plan-worker";
@@ -41,38 +41,18 @@ const IDLE_MS = 30_000;
 
 type Reply = { id: number; plan?: ImportPlan; error?: { status: number; message: string } };
 
-let worker: { w: Worker; memoryMb: number } | null = null;
 let idle: NodeJS.Timeout | null = null;
 let seq = 0;
 let tail: Promise<unknown> = Promise.resolve();
 
-function workerFor(memoryMb: number): Worker {
-  if (worker && worker.memoryMb === memoryMb) return worker.w;
-  if (worker) void worker.w.terminate();
-  // Loaded from the source tree, compiled by tsx, like the document parser's worker (parse-thread.ts).
-  const file = path.join(/* turbopackIgnore: true */ process.cwd(), "server", "http", "import-plan-worker.ts");
-  const w = new Worker(file, {
-    execArgv: ["--import", "tsx"],
-    resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.min(64, memoryMb / 4) },
-  });
-  w.on("error", () => undefined); // each file listens for its own; this keeps an idle worker's failure quiet
-  w.on("exit", () => {
-    if (worker?.w === w) worker = null;
-  });
-  worker = { w, memoryMb };
-  return w;
-}
-
-function stopWorker(): void {
-  const w = worker?.w;
-  worker = null;
-  if (w) void w.terminate();
-}
+const slot = new WorkerSlot(
+  path.join(/* turbopackIgnore: true */ process.cwd(), "server", "http", "import-plan-worker.ts"),
+);
 
 function planInWorker(req: Omit<PlanRequest, "id">, limits: ImportParseLimits): Promise<ImportPlan> {
   if (idle) clearTimeout(idle);
   idle = null;
-  const w = workerFor(limits.memoryMb);
+  const w = slot.get(limits.memoryMb);
   w.ref();
   const id = ++seq;
   return new Promise<ImportPlan>((resolve, reject) => {
@@ -81,12 +61,12 @@ function planInWorker(req: Omit<PlanRequest, "id">, limits: ImportParseLimits): 
       w.off("message", onMessage);
       w.off("error", onError);
       w.off("exit", onExit);
-      if (killWorker && worker?.w === w) stopWorker();
+      if (killWorker && slot.current === w) slot.stop();
       else {
         w.unref(); // an idle worker never keeps the process alive
         idle = setTimeout(() => {
           idle = null;
-          stopWorker();
+          slot.stop();
         }, IDLE_MS).unref();
       }
       fn();

@@ -5,7 +5,8 @@
  * health checks, searches and chats keep being answered meanwhile. Files are parsed one at a time.
  */
 import path from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { WorkerSlot } from "../core/worker-slot";
 import { IngestError } from "./detect";
 import type { ParsedDocument } from "./parse";
 import { parseLimits, type ParseLimits } from "./parse-limits";
@@ -26,44 +27,23 @@ interface Job {
 
 type Reply = { id: number; parsed?: ParsedDocument; error?: { code?: IngestError["code"]; message: string } };
 
-let worker: { w: Worker; memoryMb: number } | null = null;
 let idle: NodeJS.Timeout | null = null;
 let busy = false;
 let seq = 0;
 const queue: Job[] = [];
 
-function workerFor(memoryMb: number): Worker {
-  if (worker && worker.memoryMb === memoryMb) return worker.w;
-  if (worker) void worker.w.terminate();
-  // Loaded from the source tree like the embedding server (server/embedder/supervisor.ts): the worker is a
-  // separate module graph that the Next bundle does not contain, and tsx compiles it.
-  const file = path.join(/* turbopackIgnore: true */ process.cwd(), "server", "ingest", "parse-worker.ts");
-  const w = new Worker(file, {
-    execArgv: ["--import", "tsx"],
-    resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.min(64, memoryMb / 4) },
-  });
-  w.on("error", () => undefined); // each job listens for its own; this keeps an idle worker's failure quiet
-  w.on("exit", () => {
-    if (worker?.w === w) worker = null;
-  });
-  worker = { w, memoryMb };
-  return w;
-}
-
-function stopWorker(): void {
-  const w = worker?.w;
-  worker = null;
-  if (w) void w.terminate();
-}
+const slot = new WorkerSlot(
+  path.join(/* turbopackIgnore: true */ process.cwd(), "server", "ingest", "parse-worker.ts"),
+);
 
 function next(): void {
   if (busy) return;
   const job = queue.shift();
   if (!job) {
-    worker?.w.unref(); // an idle worker never keeps the process alive
+    slot.current?.unref(); // an idle worker never keeps the process alive
     idle ??= setTimeout(() => {
       idle = null;
-      if (!busy) stopWorker();
+      if (!busy) slot.stop();
     }, IDLE_MS).unref();
     return;
   }
@@ -82,7 +62,7 @@ function run(job: Job): void {
   }
   let w: Worker;
   try {
-    w = workerFor(job.limits.memoryMb);
+    w = slot.get(job.limits.memoryMb);
   } catch (e) {
     busy = false;
     job.reject(e);
@@ -100,7 +80,7 @@ function run(job: Job): void {
     w.off("error", onError);
     w.off("exit", onExit);
     job.signal?.removeEventListener("abort", onAbort);
-    if (killWorker && worker?.w === w) stopWorker();
+    if (killWorker && slot.current === w) slot.stop();
     busy = false;
     fn();
     next();
