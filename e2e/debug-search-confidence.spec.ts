@@ -22,9 +22,14 @@ test("each result shows its confidence and what moved it; the would-be-packed li
   space,
   debugSearch,
 }) => {
-  // Stored three days ago: "a few days ago" in the query names the window they are in.
+  // The tortoise stored three days ago: "a few days ago" in the query names the window it is in. The others
+  // are older: a window holding most of a space is no signal (issue 47), so it must hold a minority here.
   const at = new Date(Date.now() - 3 * 86_400_000).toISOString();
-  await api.addMemories([DOG, CSS, TAX].map((text) => ({ text, space, timestamp: at })));
+  const older = new Date(Date.now() - 60 * 86_400_000).toISOString();
+  await api.addMemories([
+    { text: DOG, space, timestamp: at },
+    ...[CSS, TAX].map((text) => ({ text, space, timestamp: older })),
+  ]);
   const query = "What did I tell you about my tortoise a few days ago?";
   const viaApi = (await api.search({ query, space })) as unknown as {
     results: { content: string; scores: { confidence: number }; moves: string[] }[];
@@ -92,12 +97,23 @@ test.describe("in the browser's time zone", () => {
     space,
     debugSearch,
   }) => {
-    // 20:30 on 9 March in California; searched as of 09:00 local on 10 March.
+    // 20:30 on 9 March in California; searched as of 09:00 local on 10 March. Two older memories: the window
+    // must hold a minority of the space to count (issue 47).
     await api.addMemories([
       {
         text: "User: The greenhouse heater tripped the fuse again.\nAssistant: Put it on its own circuit.",
         space,
         timestamp: "2026-03-10T03:30:00.000Z",
+      },
+      {
+        text: "User: The gutters need clearing.\nAssistant: Do it after the leaves fall.",
+        space,
+        timestamp: "2026-01-12T10:00:00.000Z",
+      },
+      {
+        text: "User: Book the boiler service.\nAssistant: Autumn is the quiet season.",
+        space,
+        timestamp: "2026-01-20T10:00:00.000Z",
       },
     ]);
     await debugSearch.goto();

@@ -10,6 +10,29 @@ import { test, expect } from "./chat-fixtures";
 type Structured = Record<string, unknown>;
 const token = () => Math.random().toString(36).slice(2, 8);
 
+/**
+ * Two memories from two months ago in the space: a date window ("last week") is a signal only while it holds a
+ * minority of the space (issue 47: a window covering most of a space carries no information).
+ */
+async function olderMemories(
+  api: { addMemories: (m: { text: string; space: string; timestamp: string }[]) => Promise<unknown> },
+  space: string,
+) {
+  const timestamp = new Date(Date.now() - 60 * 86_400_000).toISOString();
+  await api.addMemories([
+    {
+      text: "User: The tomatoes need staking before the wind picks up.\nAssistant: Bamboo canes work well.",
+      space,
+      timestamp,
+    },
+    {
+      text: "User: My library books are due on Friday.\nAssistant: Renew them online if you need longer.",
+      space,
+      timestamp,
+    },
+  ]);
+}
+
 /** Adds a fact about a memory (POST /api/v1/facts, as an import or a script does), returning its id. */
 type AddFact = (space: string, text: string, source: string) => Promise<string>;
 
@@ -79,6 +102,7 @@ test.describe("MCP server", () => {
     const client = new Client({ name: "memo-e2e", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${baseURL}/mcp`)));
     try {
+      await olderMemories(api, space);
       await exercise(client, space, factAdder(request));
       // An error is a tool error with a readable message.
       const bad = await client.callTool({
@@ -108,6 +132,7 @@ test.describe("MCP server", () => {
     const client = new Client({ name: "memo-e2e-stdio", version: "1.0.0" });
     await client.connect(transport);
     try {
+      await olderMemories(api, space);
       await exercise(client, space, factAdder(request));
       const code = token();
       await client.callTool({ name: "remember", arguments: { text: `The bike lock combination is ${code}`, space } });
