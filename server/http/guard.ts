@@ -5,6 +5,7 @@
  * legitimately contains one, and SQLite/FTS5 and C libraries treat it as an end of string). Used by readBody
  * (server/http/rest.ts), the tRPC endpoint and the MCP endpoint.
  */
+import { ServiceError } from "../core/errors";
 
 export type Rejection = { status: 400 | 413; message: string };
 
@@ -128,4 +129,21 @@ export function withBody(req: Request, text: string): Request {
   headers.delete("content-length");
   headers.delete("transfer-encoding");
   return new Request(req.url, { method: req.method, headers, body: text, signal: req.signal });
+}
+
+/** A request body as JSON: a 400 that says which, when it is not UTF-8 or not JSON (REST bodies, import files). */
+export function decodeJson(bytes: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ServiceError(400, "request body is not valid UTF-8");
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new ServiceError(400, "request body is not valid JSON");
+  }
+  return data;
 }

@@ -6,7 +6,7 @@
 import { parentPort } from "node:worker_threads";
 import { type Acting, runAs } from "../core/acting";
 import { asServiceError, ServiceError } from "../core/errors";
-import { badTextMessage, findBadText } from "./guard";
+import { badTextMessage, decodeJson, findBadText } from "./guard";
 import type { ImportFormatId } from "../services/import/formats";
 import { planImport } from "../services/import/registry";
 
@@ -19,18 +19,7 @@ export interface PlanRequest {
 }
 
 function readJson(bytes: Uint8Array): unknown {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new ServiceError(400, "request body is not valid UTF-8");
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new ServiceError(400, "request body is not valid JSON");
-  }
+  const data = decodeJson(bytes);
   const bad = findBadText(data);
   if (bad) throw new ServiceError(400, badTextMessage(bad));
   return data;

@@ -1,6 +1,6 @@
 import { ZodError, type ZodType } from "zod";
 import { asServiceError, ServiceError } from "../core/errors";
-import { badTextMessage, findBadText, isRejection, readBytesCapped } from "./guard";
+import { badTextMessage, decodeJson, findBadText, isRejection, readBytesCapped } from "./guard";
 
 export const MAX_JSON_BYTES = 2 * 1024 * 1024;
 
@@ -21,18 +21,7 @@ export async function readBody<T>(req: Request, schema: ZodType<T>, maxBytes = M
   if (declared > maxBytes) throw new ServiceError(413, `request body is larger than ${maxBytes} bytes`);
   const buf = await readCapped(req, maxBytes);
   if (buf.byteLength === 0) throw new ServiceError(400, "request body is empty; send a JSON object");
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
-  } catch {
-    throw new ServiceError(400, "request body is not valid UTF-8");
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new ServiceError(400, "request body is not valid JSON");
-  }
+  const data = decodeJson(buf);
   const parsed = schema.safeParse(data);
   if (!parsed.success) throw new ServiceError(400, formatZod(parsed.error));
   // Whatever the schema: no NUL or lone surrogate in any string (server/http/guard.ts).
