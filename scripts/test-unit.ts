@@ -11,7 +11,7 @@
  * neighbour would distort) goes into SERIAL with the reason.
  *
  *   MEMO_TEST_CONCURRENCY=N   files at once (default 3: many tests wait on timers, children and I/O)
- *   extra arguments           test files (default: every server/ and scripts/ *.test.ts) and node --test flags
+ *   extra arguments           test files (default: every server/, scripts/ and app/ *.test.ts) and node --test flags
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -35,7 +35,7 @@ process.chdir(root);
 const args = process.argv.slice(2);
 const flags = args.filter((a) => a.startsWith("--"));
 const named = args.filter((a) => !a.startsWith("--"));
-const files = (named.length ? named : fs.globSync(["server/**/*.test.ts", "scripts/**/*.test.ts"]))
+const files = (named.length ? named : fs.globSync(["server/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts"]))
   .map((f) => path.relative(root, path.resolve(f)))
   .sort();
 const concurrency = Number(process.env.MEMO_TEST_CONCURRENCY ?? 3);

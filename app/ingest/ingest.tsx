@@ -8,6 +8,7 @@ import { useTRPC } from "../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { BTN, INPUT } from "../_ui/styles";
 import { localDateTime } from "../_ui/local-time";
+import { overallPercent, stepPercent } from "./progress-percent";
 
 const BTN_PRIMARY =
   "cursor-pointer rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900";
@@ -121,14 +122,8 @@ function timeLeft(stage: NonNullable<DocumentView["stage"]>, now: number): strin
 function Progress({ doc }: { doc: DocumentView }) {
   const stage = doc.status === "processing" ? doc.stage : null;
   const reading = doc.status === "processing" && (!stage || stage.name === "reading" || stage.total === 0);
-  const pct =
-    doc.status === "done"
-      ? 100
-      : stage && stage.total > 0
-        ? Math.floor((stage.done / stage.total) * 100)
-        : doc.chunksTotal > 0
-          ? Math.floor((doc.chunksDone / doc.chunksTotal) * 100)
-          : 0;
+  const pct = stepPercent(doc);
+  const overall = overallPercent(doc);
   const left = stage ? timeLeft(stage, Date.now()) : null;
   const label =
     doc.status === "done"
@@ -149,13 +144,13 @@ function Progress({ doc }: { doc: DocumentView }) {
         aria-label={`Progress of ${doc.name}`}
         aria-valuemin={0}
         aria-valuemax={100}
-        aria-valuenow={reading ? undefined : pct}
+        aria-valuenow={reading ? undefined : overall}
         aria-valuetext={label}
         className="h-2 min-w-32 flex-1 overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800"
       >
         <div
           className={`h-2 rounded transition-[width] duration-300 ${doc.status === "done" ? "bg-emerald-600" : "bg-sky-600"} ${reading ? "w-1/4 animate-pulse" : ""}`}
-          style={reading ? undefined : { width: `${pct}%` }}
+          style={reading ? undefined : { width: `${overall}%` }}
         />
       </div>
       <span className="shrink-0 text-right tabular-nums text-zinc-600 dark:text-zinc-400" data-testid="progress-text">

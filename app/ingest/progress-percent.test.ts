@@ -1,0 +1,32 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { overallPercent, stepPercent, type ProgressInput } from "./progress-percent";
+
+const processing = (name: "counting" | "embedding", done: number, total: number): ProgressInput => ({
+  status: "processing",
+  chunksTotal: name === "embedding" ? total : 0,
+  chunksDone: name === "embedding" ? done : 0,
+  stage: { name, done, total },
+});
+
+test("the bar never goes back from counting to embedding, while the label's step percentage restarts", () => {
+  const sequence: ProgressInput[] = [
+    { status: "queued", chunksTotal: 0, chunksDone: 0, stage: null },
+    processing("counting", 0, 300),
+    processing("counting", 200, 300),
+    processing("counting", 300, 300),
+    processing("embedding", 0, 12),
+    processing("embedding", 6, 12),
+    processing("embedding", 12, 12),
+    { status: "done", chunksTotal: 12, chunksDone: 12, stage: null },
+  ];
+  const bar = sequence.map(overallPercent);
+  assert.deepEqual(bar, [0, 0, 33, 50, 50, 75, 100, 100]);
+  assert.deepEqual(
+    bar,
+    [...bar].sort((a, b) => a - b),
+  );
+  // The step's own figure (shown in the label) restarts at 0 % for embedding: that is the label's job, not the bar's.
+  assert.equal(stepPercent(processing("counting", 200, 300)), 66);
+  assert.equal(stepPercent(processing("embedding", 0, 12)), 0);
+});
