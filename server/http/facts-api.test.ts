@@ -48,7 +48,10 @@ describe("facts API", () => {
       return ((await res.json()) as { facts: Fact[] }).facts;
     };
 
-    const first = await api.post("/api/v1/facts", { space, items: [{ text: "Lives in Berlin", sources: [berlinMemory] }] });
+    const first = await api.post("/api/v1/facts", {
+      space,
+      items: [{ text: "Lives in Berlin", sources: [berlinMemory] }],
+    });
     assert.equal(first.status, 201);
     const [berlin] = ((await first.json()) as { ids: string[] }).ids;
     const second = await api.post("/api/v1/facts", {

@@ -206,7 +206,7 @@ describe("HTTP API", () => {
     );
   });
 
-  test('a search\'s `at` is the turn\'s date: an imported conversation\'s "last week" is the week before it', async (t) => {
+  test("a search's `at` is the turn's date: an imported conversation's \"last week\" is the week before it", async (t) => {
     const space = uniqueSpace(t.name);
     const [[before], [lastWeek]] = await api.addMemories([
       {

@@ -100,7 +100,9 @@ async function exercise(client: Client, space: string): Promise<void> {
     name: "search_memory",
     arguments: { query: "where is the boat moored", space },
   });
-  assert.ok(!((afterForget.structuredContent as Structured).results as { id: string }[]).map((x) => x.id).includes(ids[0]!));
+  assert.ok(
+    !((afterForget.structuredContent as Structured).results as { id: string }[]).map((x) => x.id).includes(ids[0]!),
+  );
   assert.ok(!(await listFacts()).map((x) => x.id).includes(factId));
 }
 

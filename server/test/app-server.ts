@@ -102,7 +102,9 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
           : new Response(null, { status: 405, headers: { Allow: allowed(found.route.module) } });
       }
     }
-    await send(response, res);
+    // An answer given before the body was read whole (a 413 on a large upload): this connection ends with it, as
+    // Next's does, so the client does not send its next request down a socket whose upload was cut off.
+    await send(response, res, !req.complete);
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -166,17 +168,20 @@ function match(routes: Route[], pathname: string): { route: Route; params: Recor
 }
 
 function allowed(mod: Record<string, unknown>): string {
-  return ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter((m) => typeof mod[m] === "function").join(", ");
+  return ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+    .filter((m) => typeof mod[m] === "function")
+    .join(", ");
 }
 
 /** Write a web Response to the socket, streaming its body (SSE replies arrive piece by piece). */
-async function send(response: Response, res: http.ServerResponse): Promise<void> {
+async function send(response: Response, res: http.ServerResponse, closeAfter: boolean): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((v, k) => {
     if (k !== "set-cookie") headers[k] = v;
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length) headers["set-cookie"] = cookies;
+  if (closeAfter) headers.connection = "close";
   res.writeHead(response.status, headers);
   if (!response.body) return void res.end();
   const reader = response.body.getReader();

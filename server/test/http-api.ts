@@ -2,13 +2,7 @@
  * TEST CLIENT: the app's HTTP API (`/api/health`, `/api/v1/*`) as the integration tests use it over real HTTP
  * (server/test/app-server.ts): typed, with status checks — the node:test twin of e2e/support/memo-api.ts.
  */
-import type {
-  ApiError,
-  Health,
-  NewMemory,
-  SearchResponse,
-  StoreCounts,
-} from "../../e2e/support/memo-api";
+import type { ApiError, Health, NewMemory, SearchResponse, StoreCounts } from "../../e2e/support/memo-api";
 
 export type { ApiError, Health, NewMemory, SearchResponse, StoreCounts };
 
@@ -59,7 +53,11 @@ export class HttpApi {
   /** POST a raw body (string, for invalid JSON; bytes as they are) or a value (sent as JSON), no status check. */
   postRaw(path: string, body: string | unknown, contentType = "application/json"): Promise<Response> {
     const data =
-      typeof body === "string" ? Buffer.from(body, "utf8") : Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
+      typeof body === "string"
+        ? Buffer.from(body, "utf8")
+        : Buffer.isBuffer(body)
+          ? body
+          : Buffer.from(JSON.stringify(body));
     return this.fetch(path, { method: "POST", body: data, headers: { "content-type": contentType } });
   }
 
@@ -139,12 +137,14 @@ export class HttpApi {
         if (found) return found;
         last = JSON.stringify(results.map((r) => r.content));
       } else last = `HTTP ${res.status}`;
-      if (Date.now() > deadline) throw new Error(`no memory matching ${text} in ${space} after ${timeoutMs} ms; last saw ${last}`);
+      if (Date.now() > deadline)
+        throw new Error(`no memory matching ${text} in ${space} after ${timeoutMs} ms; last saw ${last}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
 }
 
 async function expectStatus(res: Response, status: number, what: string): Promise<void> {
-  if (res.status !== status) throw new Error(`${what}: expected HTTP ${status}, got ${res.status}: ${await res.text()}`);
+  if (res.status !== status)
+    throw new Error(`${what}: expected HTTP ${status}, got ${res.status}: ${await res.text()}`);
 }
