@@ -49,7 +49,6 @@ interface Snapshot {
   tokens: number;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the answers' shapes are read field by field below
 async function json(path: string): Promise<any> {
   const res = await api.get(path);
   assert.equal(res.status, 200, path);
@@ -597,7 +596,7 @@ describe("bad input", { timeout: 120_000 }, () => {
     const res = await api.fetch("/api/v1/documents", {
       method: "POST",
       headers: { "content-type": `multipart/form-data; boundary=${B}` },
-      body,
+      body: new Uint8Array(body),
     });
     assert.equal(res.status, 202);
     const rows = ((await res.json()) as { documents: { id: string; name: string; status: string; error?: string }[] })

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 
 /**
- * TEST CORPUS, the bad-input corpus (server/http/bad-input.test.ts, over real HTTP; was e2e/support/bad-input.ts): requests that every API of Memo must refuse with a clear
+ * TEST CORPUS, the bad-input corpus (server/http/bad-input.test.ts, over real HTTP; was e2e/support/bad-input.ts):
+ * requests that every API of Memo must refuse with a clear
  * 4xx — or, for hostile-but-valid input such as FTS5 syntax in a query, answer normally — without
  * changing anything. A case names its request and what must come back; `runCase` sends it and checks the
  * status, that the answer is JSON in the API's own error shape, and that the message is a sentence (not a
@@ -86,7 +87,7 @@ export async function send(baseURL: string, c: BadCase): Promise<Response> {
   // The path as written (encoded traversal and NUL bytes stay encoded): `new URL` would keep them too.
   return fetch(`${baseURL}${c.path}`, {
     method,
-    body: data,
+    body: data && new Uint8Array(data),
     headers,
     redirect: "manual",
     signal: AbortSignal.timeout(60_000),
