@@ -58,7 +58,7 @@ export class HttpApi {
         : Buffer.isBuffer(body)
           ? body
           : Buffer.from(JSON.stringify(body));
-    return this.fetch(path, { method: "POST", body: data, headers: { "content-type": contentType } });
+    return this.fetch(path, { method: "POST", body: new Uint8Array(data), headers: { "content-type": contentType } });
   }
 
   async health(): Promise<Health> {
