@@ -125,7 +125,7 @@ export class HttpApi {
     space: string,
     query: string,
     text: string | RegExp,
-    timeoutMs = 15_000,
+    timeoutMs = 30_000,
   ): Promise<{ id: string; content: string; kind?: string }> {
     const deadline = Date.now() + timeoutMs;
     let last = "";
