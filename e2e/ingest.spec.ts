@@ -31,16 +31,6 @@ function markdownFile(name = "field-guide.md"): UploadFile {
   return { name, mimeType: "text/markdown", buffer: Buffer.from(md, "utf8") };
 }
 
-interface DocumentJson {
-  id: string;
-  name: string;
-  status: string;
-  error: string | null;
-  chunksTotal: number;
-  chunksDone: number;
-  memories: number;
-}
-
 test.describe("Ingest page", () => {
   test("upload two files, watch both progress bars reach 100%, find the PDF's phrase in Debug Search", async ({
     page,
@@ -202,70 +192,5 @@ test.describe("Ingest page", () => {
 
     await page.setViewportSize({ width: 390, height: 844 });
     await expectNoHorizontalScroll(page, "no horizontal scrolling on a phone-sized screen");
-  });
-});
-
-test.describe("Documents API", () => {
-  test("POST several files → 202 with a row per file; GET status; re-upload adds nothing; DELETE keeps the store consistent", async ({
-    request,
-    space,
-    api,
-  }) => {
-    const form = new FormData();
-    form.append("space", space);
-    form.append(
-      "file",
-      new Blob([Buffer.from(`# Notes\n\n${englishText(2000, "api-md")}`)], { type: "text/markdown" }),
-      "notes.md",
-    );
-    form.append("file", new Blob([new Uint8Array(0)]), "empty.txt");
-    const res = await request.post("/api/v1/documents", { multipart: form });
-    expect(res.status()).toBe(202);
-    const { documents } = (await res.json()) as {
-      documents: { id: string; name: string; status: string; error?: string }[];
-    };
-    expect(documents.map((d) => [d.name, d.status])).toEqual([
-      ["notes.md", "queued"],
-      ["empty.txt", "failed"],
-    ]);
-    expect(documents[1]!.error).toBe("the file is empty (0 bytes)");
-
-    const id = documents[0]!.id;
-    await expect
-      .poll(async () => ((await (await request.get(`/api/v1/documents/${id}`)).json()) as DocumentJson).status, {
-        timeout: 60_000,
-      })
-      .toBe("done");
-    const doc = (await (await request.get(`/api/v1/documents/${id}`)).json()) as DocumentJson;
-    expect(doc.chunksDone).toBe(doc.chunksTotal);
-    expect(doc.memories).toBe(doc.chunksTotal);
-
-    const list = (await (await request.get(`/api/v1/documents?space=${space}`)).json()) as {
-      documents: DocumentJson[];
-    };
-    expect(list.documents.map((d) => d.name).sort()).toEqual(["empty.txt", "notes.md"]);
-
-    const countsBefore = await api.counts();
-    const again = new FormData();
-    again.append("file", new Blob([Buffer.from(`# Notes\n\n${englishText(2000, "api-md")}`)]), "notes.md");
-    const res2 = await request.post(`/api/v1/documents?space=${space}`, { multipart: again });
-    expect(res2.status()).toBe(202);
-    expect(((await res2.json()) as { documents: { id: string; duplicateOf?: string }[] }).documents[0]).toMatchObject({
-      id,
-      duplicateOf: id,
-    });
-    expect(await api.counts()).toEqual(countsBefore);
-
-    const del = await request.delete(`/api/v1/documents/${id}`);
-    expect(del.status()).toBe(200);
-    expect(await del.json()).toEqual({ id, deleted: true, memories: doc.chunksTotal });
-    expect((await request.get(`/api/v1/documents/${id}`)).status()).toBe(404);
-    const countsAfter = await api.counts();
-    expect(countsAfter.consistent).toBe(true);
-    expect(countsAfter.memories).toBe(countsBefore.memories - doc.chunksTotal);
-
-    const bad = await request.post("/api/v1/documents", { data: { file: "not multipart" } });
-    expect(bad.status()).toBe(400);
-    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/multipart\/form-data/);
   });
 });

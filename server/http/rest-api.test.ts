@@ -1,12 +1,14 @@
 /**
  * The HTTP API for scripts over real HTTP (moved down from e2e/api.spec.ts: no page involved): invalid input
  * is a 400 with a readable message and writes nothing; search, forget, restore and delete keep the store's
- * memories, vectors and keyword rows consistent. The app runs in this process (server/test/app-server.ts:
+ * memories, vectors and keyword rows consistent; the documents API (moved down from e2e/ingest.spec.ts's
+ * "Documents API") ingests, deduplicates and deletes uploads. The app runs in this process (server/test/app-server.ts:
  * the real start-up, handlers and access gate) on a data folder and port of its own.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type AppServer, startAppServer } from "../test/app-server";
+import { englishText } from "../test/english-text";
 import { type ApiError, HttpApi, type SearchResponse, type StoreCounts, uniqueSpace } from "../test/http-api";
 
 const FTS_SYNTAX = `"AND( NEAR *`;
@@ -320,5 +322,82 @@ describe("HTTP API", () => {
     expectConsistent(after);
     assert.equal(after.memories, before.memories + 1);
     await expectReadable400(await api.postRaw("/api/v1/remember", { text: " ", space }), /text must not be empty/);
+  });
+});
+
+interface DocumentJson {
+  id: string;
+  name: string;
+  status: string;
+  error: string | null;
+  chunksTotal: number;
+  chunksDone: number;
+  memories: number;
+}
+
+describe("Documents API", () => {
+  test("POST several files → 202 with a row per file; GET status; re-upload adds nothing; DELETE keeps the store consistent", async (t) => {
+    const space = uniqueSpace(t.name);
+    const form = new FormData();
+    form.append("space", space);
+    form.append(
+      "file",
+      new Blob([Buffer.from(`# Notes\n\n${englishText(2000, "api-md")}`)], { type: "text/markdown" }),
+      "notes.md",
+    );
+    form.append("file", new Blob([new Uint8Array(0)]), "empty.txt");
+    const res = await api.fetch("/api/v1/documents", { method: "POST", body: form });
+    assert.equal(res.status, 202);
+    const { documents } = (await res.json()) as {
+      documents: { id: string; name: string; status: string; error?: string }[];
+    };
+    assert.deepEqual(
+      documents.map((d) => [d.name, d.status]),
+      [
+        ["notes.md", "queued"],
+        ["empty.txt", "failed"],
+      ],
+    );
+    assert.equal(documents[1]!.error, "the file is empty (0 bytes)");
+
+    const id = documents[0]!.id;
+    const status = async () => ((await (await api.get(`/api/v1/documents/${id}`)).json()) as DocumentJson).status;
+    const deadline = Date.now() + 60_000;
+    let seen = await status();
+    while (seen !== "done" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = await status();
+    }
+    assert.equal(seen, "done", "the document was ingested within 60 s");
+    const doc = (await (await api.get(`/api/v1/documents/${id}`)).json()) as DocumentJson;
+    assert.equal(doc.chunksDone, doc.chunksTotal);
+    assert.equal(doc.memories, doc.chunksTotal);
+
+    const list = (await (await api.get(`/api/v1/documents?space=${space}`)).json()) as {
+      documents: DocumentJson[];
+    };
+    assert.deepEqual(list.documents.map((d) => d.name).sort(), ["empty.txt", "notes.md"]);
+
+    const countsBefore = await api.counts();
+    const again = new FormData();
+    again.append("file", new Blob([Buffer.from(`# Notes\n\n${englishText(2000, "api-md")}`)]), "notes.md");
+    const res2 = await api.fetch(`/api/v1/documents?space=${space}`, { method: "POST", body: again });
+    assert.equal(res2.status, 202);
+    const dup = ((await res2.json()) as { documents: { id: string; duplicateOf?: string }[] }).documents[0];
+    assert.equal(dup?.id, id);
+    assert.equal(dup?.duplicateOf, id);
+    assert.deepEqual(await api.counts(), countsBefore);
+
+    const del = await api.delete(`/api/v1/documents/${id}`);
+    assert.equal(del.status, 200);
+    assert.deepEqual(await del.json(), { id, deleted: true, memories: doc.chunksTotal });
+    assert.equal((await api.get(`/api/v1/documents/${id}`)).status, 404);
+    const countsAfter = await api.counts();
+    assert.equal(countsAfter.consistent, true);
+    assert.equal(countsAfter.memories, countsBefore.memories - doc.chunksTotal);
+
+    const bad = await api.post("/api/v1/documents", { file: "not multipart" });
+    assert.equal(bad.status, 400);
+    assert.match(((await bad.json()) as { error: { message: string } }).error.message, /multipart\/form-data/);
   });
 });
