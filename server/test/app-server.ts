@@ -111,7 +111,15 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
   const { port } = server.address() as AddressInfo;
 
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilHealthy(url);
+  try {
+    await waitUntilHealthy(url);
+  } catch (e) {
+    // Stop what boot() started, so that the failing test file ends instead of waiting on the children.
+    server.closeAllConnections();
+    server.close();
+    await stopApp().catch(() => undefined);
+    throw e;
+  }
   return {
     url,
     dataDir,
