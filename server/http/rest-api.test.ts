@@ -38,6 +38,19 @@ function expectConsistent(c: StoreCounts): void {
 }
 
 describe("HTTP API", () => {
+  test("the access gate runs in front of the handlers, as proxy.ts runs it: a cross-site mutation is refused", async (t) => {
+    const space = uniqueSpace(t.name);
+    const before = await api.counts();
+    const res = await api.post(
+      "/api/v1/remember",
+      { text: "cross-site attempt", space },
+      { origin: "https://evil.example" },
+    );
+    assert.equal(res.status, 403);
+    assert.match(((await res.json()) as ApiError).error.message, /cross-site request refused/);
+    assert.deepEqual(await api.counts(), before);
+  });
+
   test("GET /api/health reports a ready embedder and a consistent store", async () => {
     const h = await api.health();
     assert.equal(h.ok, true);
