@@ -47,7 +47,7 @@ export function SharedSpacesPicker({ target }: { target: SharedSpacesTarget }) {
       <summary className="cursor-pointer select-none text-zinc-500">
         Shared{current.length ? ` (${current.length})` : ""}
       </summary>
-      <fieldset className="absolute left-0 z-10 sm:right-0 sm:left-auto mt-1 min-w-56 space-y-1 rounded border border-zinc-300 bg-white p-2 shadow dark:border-zinc-700 dark:bg-zinc-900">
+      <fieldset className="fixed inset-x-3 z-10 sm:absolute sm:inset-x-auto sm:right-0 mt-1 min-w-56 space-y-1 rounded border border-zinc-300 bg-white p-2 shadow dark:border-zinc-700 dark:bg-zinc-900">
         <legend className="sr-only">Spaces shared with you that this conversation also recalls from</legend>
         {withMe.map((s) => (
           <label key={s.space} className="flex items-center gap-2 whitespace-nowrap">
