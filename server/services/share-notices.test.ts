@@ -4,12 +4,15 @@
  * is shared, until B dismisses it or adds the space to a chat; a new mode tells B again; C sees nothing.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { after, before, test } from "node:test";
 import { TRPCError } from "@trpc/server";
-import { setDb } from "../db";
+import { openDb, setDb } from "../db";
 import type { MemoContext } from "../core/context";
 import { setAppContext } from "../context";
 import { createCaller } from "../api/root";
+import { migrationsBefore } from "../test/migrations-before";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { TestDimEmbedder } from "../test/test-dim-embedder";
 import { createPerson } from "../auth/people";
@@ -108,5 +111,28 @@ test("adding the shared space to a chat is seeing it; a space not shared with yo
       who.spaces.dismissShareNotice({ space }),
       (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND" && /is not shared with you/.test(e.message),
     );
+  }
+});
+
+test("a share made before migration 0025 is news to its person once after the upgrade", async () => {
+  const dir = migrationsBefore(25);
+  const file = path.join(dir, "memory.db");
+  try {
+    const old = openDb(file, dir);
+    old.sqlite
+      .prepare("INSERT INTO people (id, name, login, role, password_hash) VALUES ('p1', 'P', 'p', 'member', 'x')")
+      .run();
+    old.sqlite.prepare("INSERT INTO spaces (id, person_id) VALUES ('garden', 'owner')").run();
+    old.sqlite.prepare("INSERT INTO space_shares (space_id, person_id, mode) VALUES ('garden', 'p1', 'read')").run();
+    old.sqlite.close();
+    const now = openDb(file);
+    try {
+      const rows = now.sqlite.prepare("SELECT space_id AS s, seen_at AS seenAt FROM space_shares").all();
+      assert.deepEqual(rows, [{ s: "garden", seenAt: null }]);
+    } finally {
+      now.sqlite.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
