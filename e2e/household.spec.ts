@@ -155,6 +155,55 @@ test("a space the owner shares (Settings → Spaces → Share) is read by that p
   await expect(row).toContainText("Owner");
   await shoot(kim, kim.getByTestId("spaces-section"), "settings-shared-with-me");
 
+  // Kim is told on the chat page (issue 48), with whose space it is and how it is shared, and can pick it in
+  // a new chat before its first message (the "Shared" picker in the chat's options).
+  const kimChat = new ChatPage(kim);
+  const notice = kim.getByTestId("share-notice");
+  const picker = kim.getByTestId("shared-spaces-picker");
+  const viewport = kim.viewportSize();
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await kim.setViewportSize({ width, height });
+    await kimChat.goto();
+    await expect(notice).toHaveText(/^Owner shared the space “recipes” with you \(read-only\)\./);
+    await kim.screenshot({ path: `test-results/screenshots/chat-share-notice-${width}.png` });
+    if (await kimChat.optionsButton.isVisible()) await kimChat.optionsButton.click();
+    await picker.locator("summary").click();
+    await expect(picker.getByRole("checkbox", { name: "recipes (Owner’s, read-only)" })).not.toBeChecked();
+    await kim.screenshot({ path: `test-results/screenshots/chat-shared-picker-new-${width}.png` });
+  }
+  if (viewport) await kim.setViewportSize(viewport);
+  await picker.getByRole("checkbox", { name: /^recipes/ }).check();
+  await expect(picker.locator("summary")).toHaveText("Shared (1)");
+  const picked = await kimChat.send(RECIPE_Q);
+  await expect(await kimChat.openRecalled(picked)).toContainText("cumin");
+  const conversationId = await kimChat.conversationId();
+  const addedSpaces = await kim.request.get(
+    `/api/trpc/conversations.spaces?input=${encodeURIComponent(JSON.stringify({ id: conversationId }))}`,
+  );
+  expect(await addedSpaces.text()).toContain('"spaces":["owner~recipes"]');
+  await expect(notice, "adding the space to a chat is seeing it").toHaveCount(0);
+
+  // A second share, dismissed: gone for good (the seen state is stored, not the page's).
+  const kept2 = await owner.request.post("/api/v1/remember", {
+    data: { text: "The roses want pruning in March.", space: "garden" },
+  });
+  expect(kept2.status(), await kept2.text()).toBe(201);
+  const garden = await owner.request.post("/api/trpc/spaces.share", {
+    data: JSON.stringify({ space: "garden", person: "kim", mode: "write" }),
+    headers: { "content-type": "application/json" },
+  });
+  expect(garden.status(), await garden.text()).toBe(200);
+  await kimChat.goto();
+  await expect(notice).toHaveText(/^Owner shared the space “garden” with you \(read-write\)\./);
+  await notice.getByRole("button", { name: "Dismiss: Owner shared garden with you" }).click();
+  await expect(notice).toHaveCount(0);
+  await kimChat.goto();
+  await expect(kimChat.emptyHint).toBeVisible();
+  await expect(notice).toHaveCount(0);
+
   // A lookup by id runs the store's SQL check of who acts (acting_person()) in the built app's bundles.
   const recipeId = ((await kept.json()) as { ids: string[] }).ids[0]!;
   expect((await kim.request.get(`/api/v1/memories/${recipeId}`)).status()).toBe(200);

@@ -16,6 +16,7 @@ import { useShortcuts } from "./use-shortcuts";
 import { useStickToBottom } from "./use-stick-to-bottom";
 import { useMessageAnchor } from "./use-message-anchor";
 import { MessageView } from "./message-view";
+import { ShareNotices } from "./share-notices";
 import { ConversationMemoryBar, SharingConsentDialog, type SharingQuestion } from "./privacy-chat";
 
 /**
@@ -48,11 +49,14 @@ export function ChatApp({
   }, [qc, trpc]);
 
   const [temporary, setTemporary] = useState(false);
+  // A new chat's shared spaces, picked before its first message and sent with it (cleared once it starts).
+  const [pendingShared, setPendingShared] = useState<string[]>([]);
   const [sharingQuestion, setSharingQuestion] = useState<SharingQuestion | null>(null);
   const turn = useChatTurn({
     conversationId,
     space,
     temporary,
+    sharedSpaces: pendingShared,
     onConsent: setSharingQuestion,
     onStart: (c: Conversation) => {
       loadedFor.current = c.id;
@@ -61,7 +65,9 @@ export function ChatApp({
         window.history.replaceState(null, "", `/c/${c.id}`);
       }
       setSpace(c.spaceId);
+      setPendingShared([]);
       void qc.invalidateQueries({ queryKey: trpc.conversations.list.queryKey() });
+      void qc.invalidateQueries({ queryKey: trpc.spaces.shareNotices.queryKey() });
     },
     onEnd: refreshLists,
     onRefused: (text) => setDraft(text),
@@ -107,6 +113,7 @@ export function ChatApp({
     setMessages([]);
     setEditingId(null);
     setTemporary(false);
+    setPendingShared([]);
     setDrawer(false);
     router.push(space === "personal" ? "/" : `/?space=${encodeURIComponent(space)}`);
     inputRef.current?.focus();
@@ -189,7 +196,7 @@ export function ChatApp({
           title={conversationId ? (conversation.data?.conversation.title ?? "Conversation") : "New conversation"}
           space={space}
           spaceLocked={Boolean(conversationId)}
-          conversationId={conversationId}
+          sharedSpaces={conversationId ? { conversationId } : { pending: pendingShared, onPending: setPendingShared }}
           onSpace={setSpace}
           onOpenDrawer={() => setDrawer(true)}
           health={st?.health}
@@ -216,6 +223,7 @@ export function ChatApp({
           />
         )}
         <div className="shrink-0 space-y-1 empty:hidden">
+          <ShareNotices />
           {st && !st.ready && <ConnectModelCard problem={st.problem} />}
           {st && st.persist.failed.length > 0 && (
             <p className="mx-3 mt-2 rounded border border-red-300 bg-red-50 px-3 py-2 text-xs text-red-800 dark:bg-red-950 dark:text-red-200">

@@ -5,7 +5,7 @@ import { useEffect, useId, useState, type ReactNode } from "react";
 import { useTRPC } from "../_trpc/client";
 import { ProviderChip, type Health } from "./provider-chip";
 import { ProviderPicker } from "./provider-picker";
-import { SharedSpacesPicker } from "./shared-spaces";
+import { SharedSpacesPicker, type SharedSpacesTarget } from "./shared-spaces";
 
 /**
  * One compact row above the conversation: drawer button (phone), title, provider's live state, and the
@@ -16,7 +16,7 @@ export function ChatToolbar({
   title,
   space,
   spaceLocked,
-  conversationId,
+  sharedSpaces,
   onSpace,
   onOpenDrawer,
   health,
@@ -25,8 +25,8 @@ export function ChatToolbar({
   title: string;
   space: string;
   spaceLocked: boolean;
-  /** The open conversation (none yet for a new chat): spaces shared with the person can be added to it. */
-  conversationId?: string;
+  /** The open conversation, or a new chat's picks held until its first message: spaces shared with the person it adds. */
+  sharedSpaces: SharedSpacesTarget;
   onSpace: (s: string) => void;
   onOpenDrawer: () => void;
   health: Health | undefined;
@@ -87,7 +87,7 @@ export function ChatToolbar({
               ))}
             </select>
           </label>
-          {conversationId && <SharedSpacesPicker conversationId={conversationId} />}
+          <SharedSpacesPicker target={sharedSpaces} />
           <ProviderPicker />
         </div>
       </div>

@@ -26,6 +26,8 @@ export interface TurnHooks {
   onRefused: (text: string) => void;
   /** Start the new conversation as a temporary chat (privacy-chat.tsx). */
   temporary?: boolean;
+  /** Spaces shared with the person that the new conversation also recalls from (shared-spaces.tsx). */
+  sharedSpaces?: string[];
   /** A remote provider would get memories and nobody decided yet: nothing was stored; ask, then send again. */
   onConsent?: (q: SharingQuestion) => void;
 }
@@ -111,6 +113,7 @@ export function useChatTurn(h: TurnHooks) {
       } else {
         if (!conversationId) body.space = space;
         if (!conversationId && hooks.current.temporary) body.temporary = true;
+        if (!conversationId && hooks.current.sharedSpaces?.length) body.sharedSpaces = hooks.current.sharedSpaces;
         setMessages((ms) => [...ms, user, pendingReply]);
       }
     }

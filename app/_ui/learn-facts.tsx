@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../_trpc/client";
+import { runLine } from "./learn-run-line";
 import { BTN, BTN_PRIMARY } from "./styles";
 
 type Kind = "document" | "import" | "backfill";
@@ -105,8 +106,7 @@ export function LearnFacts({
       {run && !asked && (
         <p className="flex flex-wrap items-center gap-x-2 text-zinc-600 dark:text-zinc-400" data-testid="learn-last">
           <span>
-            {run.status === "stopped" ? "Stopped" : "Learned"}: {run.factsAdded} fact{run.factsAdded === 1 ? "" : "s"}{" "}
-            from {run.done} of {run.total} memor{run.total === 1 ? "y" : "ies"}
+            {runLine(run)}
             {run.proposed > 0 && (
               <>
                 {" "}

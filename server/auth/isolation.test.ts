@@ -356,6 +356,12 @@ const TRPC: Record<string, Case> = {
     input: () => ({ space: SECRET.space, person: "owner" }),
     why: "B's own space of that name",
   },
+  "spaces.shareNotices": { kind: "own", why: "the shares with B that B has not seen (none of A's until A shares)" },
+  "spaces.dismissShareNotice": {
+    kind: "own",
+    input: () => ({ space: "owner~personal" }),
+    why: "A's space not shared with B: 404 'not shared with you', as for one that does not exist",
+  },
   "retrievalSettings.get": { kind: "own", why: "B's settings" },
   "retrievalSettings.save": { kind: "own", input: () => ({}), why: "B's settings" },
   "retrievalSettings.reset": { kind: "own", why: "B's settings" },

@@ -95,6 +95,8 @@ async function bOutputs(): Promise<Record<string, string>> {
   out.healthTrpc = stable(JSON.parse((await callProcedure(memo, "health.get", bHeaders)).body));
   out.analytics = stable(JSON.parse((await callProcedure(memo, "analytics.overview", bHeaders, {})).body));
   out.chatStatus = stable(JSON.parse((await callProcedure(memo, "chat.status", bHeaders)).body));
+  // A sharing a space with C tells C, and B nothing (issue 48).
+  out.shareNotices = (await callProcedure(memo, "spaces.shareNotices", bHeaders)).body;
   return out;
 }
 

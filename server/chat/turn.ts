@@ -1,7 +1,7 @@
 import { touchTemporaryChat } from "./temporary-chats";
+import { startConversation } from "./conversation-start";
 import {
   appendMessages,
-  createConversation,
   deleteConversation,
   getConversationOr404,
   previousUserMessages,
@@ -73,6 +73,8 @@ export interface TurnInput {
   temporary?: boolean;
   /** The person's time zone (minutes east of UTC): the days of "yesterday", the block's dates, today's date; default the server's. */
   tzOffsetMinutes?: number;
+  /** A new conversation only: spaces shared with the person (keys) that its recall also reads (conversation-start.ts). */
+  sharedSpaces?: string[];
 }
 
 export interface TurnDeps {
@@ -142,6 +144,11 @@ export function checkTurnInput(input: TurnInput): void {
 /** Resolve (or create) the conversation of a turn; throws 404 for an unknown id. */
 export function turnConversation(memo: MemoContext, input: TurnInput): Conversation {
   if (input.conversationId) {
+    if (input.sharedSpaces?.length)
+      throw new ServiceError(
+        400,
+        "sharedSpaces can only be chosen when a conversation starts; add them to this one with conversations.setSpaces",
+      );
     const conv = getConversationOr404(memo.db, input.conversationId);
     if (input.temporary && !conv.temporary)
       throw new ServiceError(400, "temporary can only be chosen when a conversation starts; this one is not temporary");
@@ -149,11 +156,11 @@ export function turnConversation(memo: MemoContext, input: TurnInput): Conversat
     return conv;
   }
   const readMemory = loadPrivacySettings(memo.db).temporaryReadsMemory;
-  return createConversation(memo.db, {
-    space: input.space ?? mySpace(DEFAULT_SPACE),
-    temporary: input.temporary,
-    readMemory,
-  });
+  return startConversation(
+    memo.db,
+    { space: input.space ?? mySpace(DEFAULT_SPACE), temporary: input.temporary, readMemory },
+    input.sharedSpaces,
+  );
 }
 
 /**

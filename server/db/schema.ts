@@ -236,6 +236,8 @@ export const spaceShares = sqliteTable(
       .notNull()
       .default("read"),
     createdAt: text("created_at").notNull().default(now),
+    /** When its person saw the share (dismissed the notice, added the space to a chat); null: not yet (drizzle/0025). */
+    seenAt: text("seen_at"),
   },
   (t) => [primaryKey({ columns: [t.spaceId, t.personId] }), index("space_shares_person_idx").on(t.personId)],
 );

@@ -20,6 +20,7 @@ import { obeyInjectedInstructions } from "../test/obedient-facts-model";
 import { acceptProposal, dismissProposal, factProposals } from "./fact-proposals-service";
 import { importFacts } from "./facts-service";
 import { learningRunOr404, startLearning, undoLearning } from "./learning-service";
+import { runLine } from "../../app/_ui/learn-run-line";
 
 let h: LearningHarness | undefined;
 afterEach(async () => {
@@ -95,6 +96,7 @@ test("a document whose text tells the model to replace every known fact: nothing
   dismissProposal(h.memo, proposals[0]!.id);
   assert.deepEqual(factProposals(h.memo).proposals, []);
   assert.deepEqual(h.currentTexts(), [...KNOWN].sort());
+  assert.equal(runLine(learningRunOr404(h.memo, run.id)), "Learned: 0 facts from 1 of 1 memory · 1 dismissed");
 });
 
 test("an accepted proposal replaces the facts; undoing the run brings them all back and takes its facts away", async () => {
@@ -105,6 +107,10 @@ test("an accepted proposal replaces the facts; undoing the run brings them all b
   const [p] = factProposals(h.memo).proposals;
   await acceptProposal(h.memo, p!.id);
   assert.deepEqual(h.currentTexts(), [INJECTED], "the person accepted it: it replaced the four");
+  // The run's line says what happened (issue 48: it said "Learned: 0 facts" alone).
+  const accepted = learningRunOr404(h.memo, run.id);
+  assert.deepEqual([accepted.factsAdded, accepted.proposed, accepted.accepted], [0, 0, 1]);
+  assert.equal(runLine(accepted), "Learned: 0 facts from 1 of 1 memory · 1 proposed change accepted");
   const undone = undoLearning(h.memo, run.id);
   assert.deepEqual([undone.forgotten, undone.restored], [1, 4]);
   assert.deepEqual(h.currentTexts(), [...KNOWN].sort(), "the run is undone as a whole");

@@ -13,6 +13,7 @@ import { getMessage } from "../chat/conversations";
 import { actingPersonId, isMine } from "../core/acting";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
+import { stmt } from "../core/statements";
 import { DEFAULT_SPACE, spacePersonOf } from "../core/space-name";
 import { spaceName } from "../core/validators";
 import {
@@ -178,14 +179,34 @@ export function startLearning(memo: MemoContext, t: LearnTarget): LearnRun {
   return getRun(memo.db, id)!;
 }
 
-export function learningRunOr404(memo: MemoContext, id: string): LearnRun {
-  const run = getRun(memo.db, id);
-  if (!run) throw new ServiceError(404, `learning run ${id} not found`);
-  return run;
+/** A run as its line shows it: with what the person decided of its proposals (issue 48: an accepted one is news). */
+export type LearnRunView = LearnRun & { accepted: number; dismissed: number };
+
+/** How many of a run's proposals its person accepted and dismissed. */
+function proposalDecisionsOf(db: MemoContext["db"], runId: string): { accepted: number; dismissed: number } {
+  return stmt(
+    db,
+    `SELECT coalesce(sum(status = 'accepted'), 0) AS accepted, coalesce(sum(status = 'dismissed'), 0) AS dismissed
+       FROM fact_proposals WHERE run_id = ?`,
+  ).get(runId) as { accepted: number; dismissed: number };
 }
 
-export function learningRuns(memo: MemoContext, o: { kind?: LearnTarget["kind"]; target?: string } = {}): LearnRun[] {
-  return listRuns(memo.db, o);
+const withDecisions = (memo: MemoContext, run: LearnRun): LearnRunView => ({
+  ...run,
+  ...proposalDecisionsOf(memo.db, run.id),
+});
+
+export function learningRunOr404(memo: MemoContext, id: string): LearnRunView {
+  const run = getRun(memo.db, id);
+  if (!run) throw new ServiceError(404, `learning run ${id} not found`);
+  return withDecisions(memo, run);
+}
+
+export function learningRuns(
+  memo: MemoContext,
+  o: { kind?: LearnTarget["kind"]; target?: string } = {},
+): LearnRunView[] {
+  return listRuns(memo.db, o).map((r) => withDecisions(memo, r));
 }
 
 /** Stop a run: what is queued is not asked; a call in flight finishes. */

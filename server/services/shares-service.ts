@@ -23,6 +23,7 @@ import {
   type ShareMode,
 } from "../memory/store";
 import { getConversationOr404 } from "../chat/conversations";
+import { markSharesSeen, markShareUnseen } from "./share-notices";
 
 const person = z
   .string()
@@ -87,7 +88,10 @@ export function shareSpace(
 ): { space: string; personId: string; name: string; mode: ShareMode } {
   const space = ownSpace(db, input.space);
   const p = shareeOf(db, input.person);
+  const before = sharesOf(db, actingPersonId()).find((s) => s.spaceId === space && s.personId === p.id);
   setShare(db, space, p.id, input.mode);
+  // A new share, or read ↔ write: the person is told (again) on their chat page (share-notices.ts).
+  if (before?.mode !== input.mode) markShareUnseen(db, space, p.id);
   return { space, personId: p.id, name: p.name, mode: input.mode };
 }
 
@@ -117,6 +121,7 @@ export function setSpacesOfConversation(
   for (const s of added)
     if (isMine(s)) throw new ServiceError(400, "only spaces shared with you can be added to a conversation");
   setConversationSpaces(db, conv.id, added);
+  markSharesSeen(db, added); // adding a space to a chat is seeing that it was shared
   return addedSpaces(db, conv.id);
 }
 

@@ -8,8 +8,9 @@ import { handle, readBody } from "@/server/http/rest";
 import { beginRequest, closing, CLOSING_MESSAGE } from "@/server/ops/inflight";
 import { appContext } from "@/server/context";
 import { ServiceError } from "@/server/core/errors";
-import { spaceName, tzOffsetMinutes } from "@/server/core/validators";
+import { sharedSpaceName, spaceName, tzOffsetMinutes } from "@/server/core/validators";
 import { asPerson } from "@/server/http/person";
+import { markSharesSeen } from "@/server/services/share-notices";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -30,6 +31,8 @@ const chatInput = z.strictObject({
   tzOffsetMinutes: tzOffsetMinutes.optional(),
   /** The page's id for this turn: POST /api/chat/stop { turnId } stops it. */
   turnId: z.string().uuid("turnId must be a UUID").optional(),
+  /** A new conversation only: spaces shared with the person ('<owner id>~<name>') that its recall also reads. */
+  sharedSpaces: z.array(sharedSpaceName).max(20, "at most 20 added spaces").optional(),
 });
 
 function replacement(input: z.infer<typeof chatInput>): Replacement | undefined {
@@ -43,7 +46,7 @@ function replacement(input: z.infer<typeof chatInput>): Replacement | undefined 
 }
 
 /**
- * POST /api/chat { conversationId?, space?, message, provider?, model?, regenerate?, editMessageId?, temporary?, tzOffsetMinutes?, turnId? } → text/event-stream
+ * POST /api/chat { conversationId?, space?, message, provider?, model?, regenerate?, editMessageId?, temporary?, tzOffsetMinutes?, turnId?, sharedSpaces? } → text/event-stream
  * One JSON object per event (TurnEvent): start, recall, provider, sent, delta…, then done | command | stopped | error;
  * or only `consent` when a remote provider would get memories and the owner has not decided yet
  * (nothing was stored, and a conversation this message would have started is deleted again; save a
@@ -62,6 +65,7 @@ export const POST = asPerson(function POST(req: Request) {
     const memo = appContext();
     const replace = replacement(input);
     const conversation = turnConversation(memo, input);
+    if (!input.conversationId && input.sharedSpaces) markSharesSeen(memo.db, input.sharedSpaces);
     if (replace) prepareReplacement(memo.db, conversation.id, replace, input.message, { dryRun: true }); // 4xx before any event
     const control = new TurnControl();
     const unregister = input.turnId ? registerTurn(input.turnId, control) : () => undefined;

@@ -1,6 +1,7 @@
 import { createTRPCRouter, publicProcedure } from "../trpc";
 import * as spaces from "../../services/spaces-service";
 import * as shares from "../../services/shares-service";
+import * as notices from "../../services/share-notices";
 
 /** Spaces for Settings: list with counts, create, rename, delete (with the name repeated as confirmation), sharing. */
 export const spacesRouter = createTRPCRouter({
@@ -18,6 +19,12 @@ export const spacesRouter = createTRPCRouter({
   shares: publicProcedure.query(({ ctx }) => shares.listShares(ctx.memo.db)),
   /** Share one of my spaces with a person (sign-in name or id), read-only or read-write; again to change the mode. */
   share: publicProcedure.input(shares.shareInput).mutation(({ ctx, input }) => shares.shareSpace(ctx.memo.db, input)),
+  /** Spaces shared with me that I have not seen yet (the chat page's notices). */
+  shareNotices: publicProcedure.query(({ ctx }) => notices.shareNotices(ctx.memo.db)),
+  /** I saw that this space was shared with me: its notice goes. */
+  dismissShareNotice: publicProcedure
+    .input(notices.dismissShareNoticeInput)
+    .mutation(({ ctx, input }) => notices.dismissShareNotice(ctx.memo.db, input)),
   /** Stop sharing one of my spaces with a person. */
   unshare: publicProcedure
     .input(shares.unshareInput)
