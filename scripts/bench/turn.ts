@@ -7,7 +7,13 @@
 import type Database from "better-sqlite3";
 import { recallForPrompt } from "../../server/chat/turn-recall";
 import type { Embedder } from "../../server/core/context";
-import { defaultSettingsFor, saveRetrievalSettings } from "../../server/memory/retrieval/settings";
+import { factBlock } from "../../server/memory/retrieval/fact-block";
+import { estimateTokens } from "../../server/memory/retrieval/pack";
+import {
+  defaultSettingsFor,
+  saveRetrievalSettings,
+  type RetrievalSettings,
+} from "../../server/memory/retrieval/settings";
 import type { MemoContext } from "../../server/core/context";
 import { STAGES, StageTimer, type Stage } from "../../server/memory/retrieval/stages";
 import { insertMemories, purgeMemories } from "../../server/memory/store";
@@ -56,8 +62,10 @@ function stats(xs: number[]) {
 
 /**
  * Time `turns` through recallForPrompt with the retrieval settings of `profile` (saved as the store's
- * settings for its model, as a person would in Settings). Returns p50/p95 in ms, query embedding excluded,
- * and `stages`: the p50 of each stage of the pipeline (server/memory/retrieval/stages.ts) over the same turns.
+ * settings for its model, as a person would in Settings), `overrides` laid over them. Returns p50/p95 in ms,
+ * query embedding excluded, `stages`: the p50 of each stage of the pipeline (server/memory/retrieval/stages.ts)
+ * over the same turns, and per turn (mean) the facts the block states and the tokens of its `[What I know]`
+ * and of the whole block.
  * As in a conversation, each turn's exchange is written before the next turn (untimed; purged at the end)
  * and the next turn comes `gapMs` later on the process's clock (Date.now is advanced, nothing waits): every
  * turn finds the store changed and the clock moved since the last, as a real one's caches do. (A turn
@@ -72,14 +80,18 @@ export async function timeTurns(
   profile: string,
   turns: BenchTurn[],
   gapMs = 30_000,
+  overrides: Partial<RetrievalSettings> = {},
 ) {
-  saveRetrievalSettings(db, model, defaultSettingsFor(profile));
+  saveRetrievalSettings(db, model, { ...defaultSettingsFor(profile), ...overrides });
   const embedder = new PrecomputedQueryEmbedder(model, dim);
   const memo: MemoContext = { db, embedder };
   const times: number[] = [];
   const perStage = new Map<Stage, number[]>(STAGES.map((s) => [s, []]));
   let queries = 0;
   let recalled = 0;
+  let facts = 0;
+  let factTokens = 0;
+  let blockTokens = 0;
   const written: string[] = [];
   const clock = Date.now;
   let later = 0;
@@ -101,6 +113,10 @@ export async function timeTurns(
       }
       queries += r.queries.length;
       recalled += r.memories.length;
+      facts += r.facts.length;
+      // The same lines as the block's "[What I know]" (packRecalled built it from these facts within its budget).
+      factTokens += r.facts.length ? estimateTokens(factBlock(r.facts, Number.MAX_SAFE_INTEGER).block) : 0;
+      blockTokens += r.block ? estimateTokens(r.block) : 0;
       written.push(...insertMemories(db, [{ spaceId: space, content: t.message }], [t.vectors[0]!], model));
     }
   } finally {
@@ -112,6 +128,10 @@ export async function timeTurns(
     ...stats(times),
     queriesPerTurn: +(queries / turns.length).toFixed(2),
     packedPerTurn: +(recalled / turns.length).toFixed(2),
+    factsPerTurn: +(facts / turns.length).toFixed(2),
+    /** Tokens of the block's "[What I know]" and of the whole block (estimateTokens, as packing counts them). */
+    factTokensPerTurn: +(factTokens / turns.length).toFixed(1),
+    blockTokensPerTurn: +(blockTokens / turns.length).toFixed(1),
     /** p50 ms of each stage; `embed` is what is left of it once the precomputed vectors' hand-over is taken out. */
     stages: Object.fromEntries(STAGES.map((s) => [s, stats(perStage.get(s)!).p50])) as Record<Stage, number>,
   };
