@@ -2,7 +2,7 @@
  * `npm run bench`'s `factsCost` (issue 47): what the facts leg and the profile cost a chat turn. The bench's
  * store gets `count` current facts, each learned from one of its memories (a few of that memory's words, a
  * vector near its own, as a learned fact restates what was said); the same turns are then timed three times
- * through recallForPrompt on the same store: facts leg and profile off (factMinConfidence 1, profileTokens 0),
+ * through recallForPrompt on the same store (in rounds, the order reversed each round): facts leg and profile off (factMinConfidence 1, profileTokens 0),
  * the leg alone, and both (the shipped settings). Facts stay keys of their memories in all three (factVector,
  * factFts as shipped), so the difference is the leg's and the profile's. The facts are purged afterwards:
  * the cached store is left as it was.
@@ -13,7 +13,7 @@ import { insertFacts } from "../../server/memory/facts/store";
 import { MAX_FACTS_PER_CALL } from "../../server/memory/facts/rows";
 import { defaultSettingsFor } from "../../server/memory/retrieval/settings";
 import { gauss } from "./synthetic";
-import { timeTurns, type BenchTurn } from "./turn";
+import { noSamples, sampleTurns, summarise, type BenchTurn } from "./turn";
 
 /** Seed `count` current facts in `space`, each from a memory drawn with `r`. Returns their ids. */
 export function seedFacts(
@@ -79,17 +79,39 @@ export async function factsCost(
 ) {
   const ids = seedFacts(db, space, model, dim, count, r);
   const shipped = defaultSettingsFor(profile);
+  const configs = {
+    off: { factMinConfidence: 1, profileTokens: 0 },
+    legOnly: { profileTokens: 0 },
+    on: {},
+  } as const;
+  type Config = keyof typeof configs;
+  const samples = { off: noSamples(), legOnly: noSamples(), on: noSamples() };
   try {
-    const off = await timeTurns(db, model, dim, space, profile, turns, undefined, {
-      factMinConfidence: 1,
-      profileTokens: 0,
-    });
-    const leg = await timeTurns(db, model, dim, space, profile, turns, undefined, { profileTokens: 0 });
-    const on = await timeTurns(db, model, dim, space, profile, turns);
+    // In rounds, the order reversed each round (off, leg, on, then on, leg, off…): a machine whose load drifts
+    // during the run weighs on the three alike, so the ratios hold better than one long run each would.
+    const rounds = Math.max(1, Math.min(4, Math.floor(turns.length / 15)));
+    const size = Math.ceil(turns.length / rounds);
+    for (let i = 0; i < rounds; i++) {
+      const order: Config[] = i % 2 ? ["on", "legOnly", "off"] : ["off", "legOnly", "on"];
+      for (const c of order)
+        await sampleTurns(
+          db,
+          model,
+          dim,
+          space,
+          profile,
+          turns.slice(i * size, (i + 1) * size),
+          undefined,
+          configs[c],
+          samples[c],
+        );
+    }
+    const [off, leg, on] = [summarise(samples.off), summarise(samples.legOnly), summarise(samples.on)];
     const ratio = (a: number, b: number) => +(a / b).toFixed(3);
     return {
       facts: ids.length,
       settings: { factMinConfidence: shipped.factMinConfidence, profileTokens: shipped.profileTokens },
+      rounds,
       off,
       legOnly: leg,
       on,
