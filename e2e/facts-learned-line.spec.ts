@@ -67,6 +67,9 @@ test("the Facts line lists the fact learned and what it replaced; Undo brings th
     `Undone: “${lisbon}” is forgotten; “${porto}” is current again.`,
   );
   await expect(page.getByTestId("learned-fact")).toHaveCount(1);
+  // The second reply's summary counts the learning taken back, now and after a reload.
+  const secondSummary = page.getByTestId("learned-summary").nth(1);
+  await expect(secondSummary).toContainText("learned 1 fact · 1 undone");
   await shot(page, "undone-390");
   const facts = (await (await request.get(`/api/v1/facts?space=${space}`)).json()) as { facts: { text: string }[] };
   const texts = facts.facts.map((f) => f.text);
@@ -74,4 +77,6 @@ test("the Facts line lists the fact learned and what it replaced; Undo brings th
   expect(texts).not.toContain(lisbon);
   await page.reload();
   await expect(portoFact.getByTestId("learned-undo")).toHaveCount(1, { timeout: 15_000 });
+  await expect(secondSummary).toContainText("learned 1 fact · 1 undone");
+  await expect(page.getByTestId("learned-summary").first()).not.toContainText("undone");
 });

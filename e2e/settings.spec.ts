@@ -56,6 +56,46 @@ test.describe("Settings page", () => {
     await expect(settings.retrievalSaved).toHaveText(`Saved for ${model}.`);
   });
 
+  test("the live loop's settings (facts leg, profile, restated replies, date windows): defaults shown, saved, read back", async ({
+    settings,
+    request,
+    page,
+  }) => {
+    await settings.goto();
+    const loop = settings.retrievalForm.getByTestId("live-loop-settings");
+    const field = (name: string) => loop.getByRole("spinbutton", { name });
+    // The shipped defaults (server/memory/retrieval/settings.ts), each named in its hint.
+    await expect(field("Facts: minimum confidence")).toHaveValue("0.5");
+    await expect(field("Profile (tokens)")).toHaveValue("120");
+    await expect(field("Restated replies' weight")).toHaveValue("0.3");
+    await expect(field("Date window: largest share")).toHaveValue("0.5");
+    await expect(loop).toContainText("default 120");
+    await expect(settings.retrievalForm.getByTestId("retrieval-summary")).toContainText(
+      "facts on their own evidence, a profile of 120 tokens",
+    );
+    await loop.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: "test-results/screenshots/settings-live-loop-1280.png" });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await loop.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: "test-results/screenshots/settings-live-loop-390.png" });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      await field("Profile (tokens)").fill("0");
+      await field("Facts: minimum confidence").fill("1");
+      await settings.retrievalForm.getByRole("button", { name: "Save retrieval settings" }).click();
+      await expect(settings.retrievalSaved).toHaveText(/^Saved for /);
+      const got = (await (await request.get("/api/trpc/retrievalSettings.get")).json()) as {
+        result: { data: { settings: { profileTokens: number; factMinConfidence: number; derivedWeight: number } } };
+      };
+      expect(got.result.data.settings).toMatchObject({ profileTokens: 0, factMinConfidence: 1, derivedWeight: 0.3 });
+      await page.reload();
+      await expect(field("Profile (tokens)")).toHaveValue("0");
+      await expect(settings.retrievalForm.getByTestId("retrieval-summary")).not.toContainText("profile");
+    } finally {
+      await request.post("/api/trpc/retrievalSettings.reset", { data: {} });
+    }
+  });
+
   test("create, rename (memories move with it) and delete a space", async ({
     settings,
     api,

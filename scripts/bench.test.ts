@@ -74,7 +74,7 @@ function checkRecallFigures(s: unknown, recallLog: string, dataDir: string) {
   assert.deepEqual([...checked].sort(), [...reported.keys()].sort(), "every recall figure was checked");
 }
 
-test("npm run bench: whole-turn timings and stage costs for both profiles, recall on both vector sets against an exact scan, and catch-up after another process's writes", async () => {
+test("npm run bench: whole-turn timings and stage costs for both profiles, the facts leg and profile on and off, recall on both vector sets against an exact scan, and catch-up after another process's writes", async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-bench-smoke-"));
   const recallLog = path.join(dataDir, "recall.json");
   const r = await runJson(
@@ -137,6 +137,30 @@ test("npm run bench: whole-turn timings and stage costs for both profiles, recal
       o.ratios.turnOverLegs.nomic,
       +(o.turnNomic.p50 / (o.stagesNomic.vector + o.stagesNomic.keyword)).toFixed(3),
     );
+  }
+
+  // The facts leg and the profile (issue 47): the same turns with both off, the leg alone, both on, over a store
+  // with facts seeded; the profile fills its budget every turn, and the facts are gone from the cached store after.
+  const fc = s.factsCost;
+  assert.ok(fc.facts > 250 && fc.facts <= 300, `facts seeded (${fc.facts})`);
+  for (const key of ["off", "legOnly", "on"]) {
+    finite(fc[key].p50, `factsCost.${key}.p50`);
+    finite(fc[key].factTokensPerTurn, `factsCost.${key}.factTokensPerTurn`);
+  }
+  assert.equal(fc.ratios.onOverOff, +(fc.on.p50 / fc.off.p50).toFixed(3));
+  assert.equal(fc.ratios.legOverOff, +(fc.legOnly.p50 / fc.off.p50).toFixed(3));
+  assert.equal(fc.off.stages.profile < fc.on.stages.profile, true, "the profile is read only when on");
+  assert.ok(fc.on.factsPerTurn > fc.legOnly.factsPerTurn, "the profile's facts are stated");
+  assert.ok(
+    fc.profileTokensPerTurn > 60 && fc.profileTokensPerTurn <= fc.settings.profileTokens,
+    `the profile fills its budget (${fc.profileTokensPerTurn} of ${fc.settings.profileTokens} tokens)`,
+  );
+  assert.equal(fc.profileTokensPerTurn, +(fc.on.factTokensPerTurn - fc.legOnly.factTokensPerTurn).toFixed(1));
+  const cached = openDb(path.join(dataDir, "bench", "store-400-d768.db"));
+  try {
+    assert.equal((cached.sqlite.prepare("SELECT count(*) AS n FROM facts").get() as { n: number }).n, 0);
+  } finally {
+    cached.sqlite.close();
   }
 
   // Every recall figure in the output is the share of an exact scan's top 10 that its search found.

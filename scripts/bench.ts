@@ -22,6 +22,11 @@
  * the exact scan's answers and what each recall figure's search returned, so that a test can check every
  * recall figure against an exact scan of its own (scripts/bench.test.ts).
  *
+ * `factsCost` (scripts/bench/facts-cost.ts, issue 47; clustered set): the offline profile's turn on the same store
+ * with `--facts` current facts seeded (default 300; 0 leaves it out), facts leg and profile off / the leg alone /
+ * both on: p50s, `ratios.onOverOff`, and the tokens of "[What I know]" per turn (`profileTokensPerTurn`: what
+ * the profile adds).
+ *
  * `extractionCost` (scripts/bench/extraction.ts, issue 42): learning facts with the fixture model — the queue's
  * exchanges/s catching up `--extraction-exchanges` (default 200), the store's bytes per learned fact, and the
  * chat turn's time to done with learning on vs off over `--extraction-turns` turns each (default 20), `--extraction-gap-ms` apart (default 1000), with
@@ -51,6 +56,7 @@ import { vec0Search, vectorSearchWithSource } from "../server/memory/retrieval/v
 import { CLUSTERS, rng, streamOffset, text, vectorSpace, zipfSampler, type VectorSet } from "./bench/synthetic";
 import { timeTurns, type BenchTurn } from "./bench/turn";
 import { extractionCost } from "./bench/extraction";
+import { factsCost } from "./bench/facts-cost";
 
 /** The ranked hits alone. */
 const keywordSearch = (...a: Parameters<typeof keywordSearchScored>) => keywordSearchScored(...a).hits;
@@ -78,6 +84,8 @@ const { values } = parseArgs({
     "extraction-turns": { type: "string", default: "20" },
     /** Between the reply measurement's turns (ms): a shorter gap than the default 1 s has replies begin during the runner's look-up. */
     "extraction-gap-ms": { type: "string", default: "1000" },
+    /** Facts seeded for `factsCost` (scripts/bench/facts-cost.ts, clustered set); 0 leaves it out. */
+    facts: { type: "string", default: "300" },
   },
   allowNegative: true,
 });
@@ -387,6 +395,8 @@ async function benchSet(n: number, set: VectorSet) {
   // The turn over its own two legs: what everything after the search costs, as a multiple of the search.
   const overLegs = (t: { p50: number }, s: typeof stages) => +(t.p50 / (s.vector + s.keyword)).toFixed(3);
   out.ratios = { turnOverLegs: { offline: overLegs(turn, stages), nomic: overLegs(turnNomic, stagesNomic) } };
+  if (set === "clustered" && Number(values.facts) > 0)
+    out.factsCost = await factsCost(db, MODEL, DIM, SPACE, OFFLINE_PROFILE, turns, Number(values.facts), r);
   if (set === "clustered") {
     const hybrid: number[] = [];
     const vec0: number[] = [];

@@ -42,7 +42,7 @@ export function LearnedLine({ messageId, createdAt }: { messageId: string; creat
   if (!r) return null;
   const what =
     r.status === "done"
-      ? `learned ${r.factsAdded} fact${r.factsAdded === 1 ? "" : "s"}`
+      ? `learned ${r.factsAdded} fact${r.factsAdded === 1 ? "" : "s"}${r.factsUndone ? ` · ${r.factsUndone} undone` : ""}`
       : r.status === "queued" || r.status === "running"
         ? r.lastError
           ? `will try again (${r.lastError})`

@@ -3,13 +3,19 @@
 import type { SentMemory } from "@/server/chat/memory-policy";
 
 /**
- * Under a reply: what memory left the machine with its prompt — "Sent to <provider>", with the exact
+ * Under a reply: what memory left the machine with its prompt — "Sent to <provider>: 2 memories · 3 facts", with the exact
  * memory block that went into the prompt (or "none", and why: not shared with a remote provider, recall
  * off for the conversation, a temporary chat that does not read memory).
  */
 export function SentTo({ sent }: { sent: SentMemory }) {
   const n = sent.ids.length;
-  const what = sent.block ? `${n} memor${n === 1 ? "y" : "ies"}` : "none";
+  const f = sent.facts?.length ?? 0;
+  // The facts the block states ("[What I know]") count apart: the facts leg's and the profile's may come with no memory.
+  const what = sent.block
+    ? [n || !f ? `${n} memor${n === 1 ? "y" : "ies"}` : "", f ? `${f} fact${f === 1 ? "" : "s"}` : ""]
+        .filter(Boolean)
+        .join(" · ")
+    : "none";
   return (
     <details
       className="mt-1 rounded border border-zinc-200 text-xs dark:border-zinc-800"

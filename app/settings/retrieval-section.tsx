@@ -27,6 +27,11 @@ interface Draft {
   packSpeakers: boolean;
   assistantMaxChars: string;
   tokenBudget: string;
+  /** The live loop (docs/retrieval.md#the-facts-leg, #the-profile, #provenance). */
+  factMinConfidence: string;
+  profileTokens: string;
+  derivedWeight: string;
+  maxWindowShare: string;
 }
 
 interface Settings extends Record<TechniqueKey, number | boolean> {
@@ -44,6 +49,10 @@ interface Settings extends Record<TechniqueKey, number | boolean> {
   packSpeakers: boolean;
   assistantMaxChars: number;
   tokenBudget: number;
+  factMinConfidence: number;
+  profileTokens: number;
+  derivedWeight: number;
+  maxWindowShare: number;
 }
 
 const toDraft = (s: Settings): Draft => ({
@@ -66,6 +75,10 @@ const toDraft = (s: Settings): Draft => ({
   packSpeakers: s.packSpeakers,
   assistantMaxChars: String(s.assistantMaxChars),
   tokenBudget: String(s.tokenBudget),
+  factMinConfidence: String(s.factMinConfidence),
+  profileTokens: String(s.profileTokens),
+  derivedWeight: String(s.derivedWeight),
+  maxWindowShare: String(s.maxWindowShare),
 });
 
 /** One line of what recall does now: how much it packs, how sure it must be, and which techniques are on. */
@@ -77,6 +90,8 @@ export function retrievalSummary(draft: Draft): string {
   if (draft.anchorQuery) on.push("anchor query");
   if (draft.qualityFilter) on.push("quality filter");
   if (draft.packSpeakers) on.push("who said what");
+  if (Number(draft.factMinConfidence) < 1) on.push("facts on their own evidence");
+  if (Number(draft.profileTokens) > 0) on.push(`a profile of ${draft.profileTokens} tokens`);
   return (
     `Up to ${draft.topN} memories per reply at confidence ${draft.minConfidence} or more, within ${draft.tokenBudget} tokens; ` +
     `${draft.fusion === "rrf" ? "reciprocal rank fusion" : "linear fusion"}; on: ${on.length ? on.join(", ") : "nothing else"}.`
@@ -166,6 +181,10 @@ export function RetrievalSection() {
       packSpeakers: draft.packSpeakers,
       assistantMaxChars: Number(draft.assistantMaxChars),
       tokenBudget: Number(draft.tokenBudget),
+      factMinConfidence: Number(draft.factMinConfidence),
+      profileTokens: Number(draft.profileTokens),
+      derivedWeight: Number(draft.derivedWeight),
+      maxWindowShare: Number(draft.maxWindowShare),
     });
   };
   const error = save.error ?? reset.error ?? q.error;
@@ -416,6 +435,52 @@ export function RetrievalSection() {
                     </span>
                   </span>
                 </label>
+              </fieldset>
+              <fieldset className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" data-testid="live-loop-settings">
+                <legend className="mb-1 text-sm font-medium">
+                  Facts and the live loop{" "}
+                  <span className="font-normal text-zinc-500">(what Memo knows, and its own replies as memories)</span>
+                </legend>
+                <NumberField
+                  id="rs-factminconf"
+                  label="Facts: minimum confidence"
+                  hint={`A current fact that matches the question at least this surely is stated on its own (0–1); 1 = off; default ${d.factMinConfidence}`}
+                  value={draft.factMinConfidence}
+                  onChange={(v) => set("factMinConfidence", v)}
+                  min={0}
+                  max={1}
+                  step={0.01}
+                />
+                <NumberField
+                  id="rs-profiletokens"
+                  label="Profile (tokens)"
+                  hint={`Your most important current facts, carried by every reply within this many tokens; 0 = off; default ${d.profileTokens}`}
+                  value={draft.profileTokens}
+                  onChange={(v) => set("profileTokens", v)}
+                  min={0}
+                  max={2000}
+                  step={10}
+                />
+                <NumberField
+                  id="rs-derivedweight"
+                  label="Restated replies' weight"
+                  hint={`A stored reply that restated what it was given counts this much plus what it added; 1 = off; default ${d.derivedWeight}`}
+                  value={draft.derivedWeight}
+                  onChange={(v) => set("derivedWeight", v)}
+                  min={0}
+                  max={1}
+                  step={0.05}
+                />
+                <NumberField
+                  id="rs-maxwindowshare"
+                  label="Date window: largest share"
+                  hint={`A date the question names that covers more than this share of the space is no signal; 1 = always a signal; default ${d.maxWindowShare}`}
+                  value={draft.maxWindowShare}
+                  onChange={(v) => set("maxWindowShare", v)}
+                  min={0.01}
+                  max={1}
+                  step={0.01}
+                />
               </fieldset>
               <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
                 <label className="flex items-center gap-2">

@@ -7,7 +7,13 @@
 import type Database from "better-sqlite3";
 import { recallForPrompt } from "../../server/chat/turn-recall";
 import type { Embedder } from "../../server/core/context";
-import { defaultSettingsFor, saveRetrievalSettings } from "../../server/memory/retrieval/settings";
+import { factBlock } from "../../server/memory/retrieval/fact-block";
+import { estimateTokens } from "../../server/memory/retrieval/pack";
+import {
+  defaultSettingsFor,
+  saveRetrievalSettings,
+  type RetrievalSettings,
+} from "../../server/memory/retrieval/settings";
 import type { MemoContext } from "../../server/core/context";
 import { STAGES, StageTimer, type Stage } from "../../server/memory/retrieval/stages";
 import { insertMemories, purgeMemories } from "../../server/memory/store";
@@ -54,17 +60,40 @@ function stats(xs: number[]) {
   return { p50: +q(0.5).toFixed(3), p95: +q(0.95).toFixed(3) };
 }
 
+/** What a run of turns measured, turn by turn (timeTurns summarises it; runs of the same turns can be merged). */
+export interface TurnSamples {
+  /** ms per timed turn (the first 5 of a run warm caches and are not timed). */
+  ms: number[];
+  perStage: Map<Stage, number[]>;
+  turns: number;
+  queries: number;
+  recalled: number;
+  facts: number;
+  factTokens: number;
+  blockTokens: number;
+}
+
+export const noSamples = (): TurnSamples => ({
+  ms: [],
+  perStage: new Map(STAGES.map((s) => [s, []])),
+  turns: 0,
+  queries: 0,
+  recalled: 0,
+  facts: 0,
+  factTokens: 0,
+  blockTokens: 0,
+});
+
 /**
  * Time `turns` through recallForPrompt with the retrieval settings of `profile` (saved as the store's
- * settings for its model, as a person would in Settings). Returns p50/p95 in ms, query embedding excluded,
- * and `stages`: the p50 of each stage of the pipeline (server/memory/retrieval/stages.ts) over the same turns.
+ * settings for its model, as a person would in Settings), `overrides` laid over them, adding to `into`.
  * As in a conversation, each turn's exchange is written before the next turn (untimed; purged at the end)
  * and the next turn comes `gapMs` later on the process's clock (Date.now is advanced, nothing waits): every
  * turn finds the store changed and the clock moved since the last, as a real one's caches do. (A turn
  * loop with neither hid the caches that expire between a person's turns: 30 s apart, a turn at 100K
  * memories cost twice the loop's figure, and ten minutes apart four times; docs/benchmarks.md.)
  */
-export async function timeTurns(
+export async function sampleTurns(
   db: Database.Database,
   model: string,
   dim: number,
@@ -72,14 +101,12 @@ export async function timeTurns(
   profile: string,
   turns: BenchTurn[],
   gapMs = 30_000,
-) {
-  saveRetrievalSettings(db, model, defaultSettingsFor(profile));
+  overrides: Partial<RetrievalSettings> = {},
+  into: TurnSamples = noSamples(),
+): Promise<TurnSamples> {
+  saveRetrievalSettings(db, model, { ...defaultSettingsFor(profile), ...overrides });
   const embedder = new PrecomputedQueryEmbedder(model, dim);
   const memo: MemoContext = { db, embedder };
-  const times: number[] = [];
-  const perStage = new Map<Stage, number[]>(STAGES.map((s) => [s, []]));
-  let queries = 0;
-  let recalled = 0;
   const written: string[] = [];
   const clock = Date.now;
   let later = 0;
@@ -96,11 +123,16 @@ export async function timeTurns(
       if (r.error) throw new Error(`turn recall failed: ${r.error}`);
       if (i >= 5) {
         // the first turns warm statement caches and the JIT
-        times.push(ms);
-        for (const s of STAGES) perStage.get(s)!.push(s === "embed" ? timer.ms[s] - embedder.ms : timer.ms[s]);
+        into.ms.push(ms);
+        for (const s of STAGES) into.perStage.get(s)!.push(s === "embed" ? timer.ms[s] - embedder.ms : timer.ms[s]);
       }
-      queries += r.queries.length;
-      recalled += r.memories.length;
+      into.turns++;
+      into.queries += r.queries.length;
+      into.recalled += r.memories.length;
+      into.facts += r.facts.length;
+      // The same lines as the block's "[What I know]" (packRecalled built it from these facts within its budget).
+      into.factTokens += r.facts.length ? estimateTokens(factBlock(r.facts, Number.MAX_SAFE_INTEGER).block) : 0;
+      into.blockTokens += r.block ? estimateTokens(r.block) : 0;
       written.push(...insertMemories(db, [{ spaceId: space, content: t.message }], [t.vectors[0]!], model));
     }
   } finally {
@@ -108,11 +140,30 @@ export async function timeTurns(
   }
   purgeMemories(db, written);
   db.prepare("DELETE FROM settings WHERE key = ?").run(`retrieval:${model}`);
+  return into;
+}
+
+/**
+ * p50/p95 in ms, query embedding excluded; `stages`: the p50 of each stage of the pipeline
+ * (server/memory/retrieval/stages.ts) over the same turns; per turn (mean) the memories packed, the facts the
+ * block states and the tokens of its "[What I know]" and of the whole block.
+ */
+export function summarise(x: TurnSamples) {
+  const per = (v: number, digits: number) => +(v / x.turns).toFixed(digits);
   return {
-    ...stats(times),
-    queriesPerTurn: +(queries / turns.length).toFixed(2),
-    packedPerTurn: +(recalled / turns.length).toFixed(2),
+    ...stats(x.ms),
+    queriesPerTurn: per(x.queries, 2),
+    packedPerTurn: per(x.recalled, 2),
+    factsPerTurn: per(x.facts, 2),
+    /** Tokens of the block's "[What I know]" and of the whole block (estimateTokens, as packing counts them). */
+    factTokensPerTurn: per(x.factTokens, 1),
+    blockTokensPerTurn: per(x.blockTokens, 1),
     /** p50 ms of each stage; `embed` is what is left of it once the precomputed vectors' hand-over is taken out. */
-    stages: Object.fromEntries(STAGES.map((s) => [s, stats(perStage.get(s)!).p50])) as Record<Stage, number>,
+    stages: Object.fromEntries(STAGES.map((s) => [s, stats(x.perStage.get(s)!).p50])) as Record<Stage, number>,
   };
+}
+
+/** sampleTurns once, summarised. */
+export async function timeTurns(...args: Parameters<typeof sampleTurns>) {
+  return summarise(await sampleTurns(...args));
 }

@@ -44,7 +44,7 @@ export async function keepCutShortExchange(
     timestamp: prev.createdAt,
     source: "kept chat",
     record: { messageId },
-    recalled: provenanceOfRecalled(m.recalled),
+    recalled: provenanceOfRecalled(m.recalled, m.sent),
   });
   if (!ids) throw new ServiceError(503, "it could not be written to memory now; Memo writes it at the next start");
   return { ids };

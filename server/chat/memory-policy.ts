@@ -261,12 +261,18 @@ export interface SentMemory {
   /** The exact memory text added to the prompt ("" when none). */
   block: string;
   ids: string[];
+  /**
+   * The facts the block states ("[What I know]": the facts leg's, the memories', the profile's), by id: what
+   * the reply was given beside its memories (its provenance, docs/retrieval.md#provenance). Absent on
+   * replies stored before it was kept.
+   */
+  facts?: string[];
   reason: string | null;
   /** Whether the exchange may become memory (start-up recovery skips the ones that may not). */
   stored: boolean;
 }
 
-export function sentMemory(plan: TurnMemoryPlan, block: string, ids: string[]): SentMemory {
+export function sentMemory(plan: TurnMemoryPlan, block: string, ids: string[], facts: string[] = []): SentMemory {
   return {
     provider: `${plan.endpoint.label} (${plan.endpoint.host})`,
     host: plan.endpoint.host,
@@ -274,6 +280,7 @@ export function sentMemory(plan: TurnMemoryPlan, block: string, ids: string[]): 
     sharing: plan.sharing,
     block,
     ids,
+    facts,
     reason: plan.reason,
     stored: plan.store,
   };

@@ -27,7 +27,7 @@ import { spacePersonOf } from "../core/space-name";
 import { factLearner, type FactLearner } from "./fact-learner";
 import { queueLearning, type LearnFrom } from "./learn-exchange";
 import { exchangeNovelty, hasSources, recordProvenance, type Provenance } from "../memory/store/provenance";
-import { parseRecalledList, provenanceOfRecalled } from "./exchange-provenance";
+import { parseRecalledList, parseSentFacts, provenanceOfRecalled } from "./exchange-provenance";
 
 /** Where an exchange's persistence is recorded. */
 export type ExchangeRecord = { messageId: string } | { pendingId: string };
@@ -418,7 +418,7 @@ export function recoverUnpersisted(ctx: MemoContext, queue: PersistQueue, days =
       source: "recovered chat",
       record: { messageId: a.id },
       learn: { provider: null },
-      recalled: provenanceOfRecalled(parseRecalledList(a.recalled)),
+      recalled: provenanceOfRecalled(parseRecalledList(a.recalled), parseSentFacts(a.sent)),
     });
     queued++;
   }

@@ -293,6 +293,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     plan,
     recall.block,
     recall.memories.map((m) => m.id),
+    recall.facts.map((f) => f.id),
   );
   yield { type: "provider", id: provider.id, label: provider.label, model: input.model ?? provider.model };
   yield { type: "sent", sent };

@@ -109,6 +109,7 @@ export async function prepareCompletion(
       plan,
       memory,
       recall.memories.map((m) => m.id),
+      memory ? recall.facts.map((f) => f.id) : [],
     ),
     maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
     temperature: body.temperature ?? undefined,

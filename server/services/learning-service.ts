@@ -25,7 +25,7 @@ import {
   jobOfMessage,
   replyJob,
 } from "../memory/facts/queue";
-import { factsTaughtBy, type TaughtFact, undoLearnedFact } from "../memory/facts/reply-facts";
+import { factsTaughtBy, factsUndoneOf, type TaughtFact, undoLearnedFact } from "../memory/facts/reply-facts";
 import {
   countLearnable,
   createRun,
@@ -229,10 +229,20 @@ export function replyLearning(memo: MemoContext, messageId: string): ReplyLearni
   const j = replyJob(memo.db, messageId);
   if (!j) return null;
   const job = jobOfMessage(memo.db, messageId);
-  return { ...j, sent: j.sent as LearningSent | null, facts: job ? factsTaughtBy(memo.db, job.id) : [] };
+  return {
+    ...j,
+    sent: j.sent as LearningSent | null,
+    facts: job ? factsTaughtBy(memo.db, job.id) : [],
+    factsUndone: job ? factsUndoneOf(memo.db, job.id) : 0,
+  };
 }
 
-export type ReplyLearning = Omit<ConversationJob, "sent"> & { sent: LearningSent | null; facts: TaughtFact[] };
+export type ReplyLearning = Omit<ConversationJob, "sent"> & {
+  sent: LearningSent | null;
+  facts: TaughtFact[];
+  /** Of the facts learned (factsAdded), how many the person took back since (Undo, or forgetting the fact). */
+  factsUndone: number;
+};
 
 /** Undo one fact a reply's exchange taught (the Facts line's Undo): it goes, what it replaced is current again. */
 export function undoReplyLearning(memo: MemoContext, messageId: string, factId: string): ReplyLearning {

@@ -53,8 +53,16 @@ test("undo: the learned fact goes, what it replaced is current again; not before
     () => undoReplyLearning(h.memo, replies[0]!, valencia.id),
     (e: ServiceError) => e.status === 404,
   );
+  assert.deepEqual(
+    [replyLearning(h.memo, replies[1]!)!.factsAdded, replyLearning(h.memo, replies[1]!)!.factsUndone],
+    [1, 0],
+  );
   const after = undoReplyLearning(h.memo, replies[1]!, valencia.id);
   assert.deepEqual(after.facts, []);
+  // The job wrote one fact and the person took it back: the Facts line says so, then and after a reload.
+  assert.deepEqual([after.factsAdded, after.factsUndone], [1, 1]);
+  assert.equal(replyLearning(h.memo, replies[1]!)!.factsUndone, 1);
+  assert.equal(replyLearning(h.memo, replies[0]!)!.factsUndone, 0, "the other reply's learning is untouched");
   assert.deepEqual(h.currentTexts(), ["The user has a flat", "The user lives in Ghent"]);
   assert.deepEqual(factProblems(h.db), []);
   const first = replyLearning(h.memo, replies[0]!)!;

@@ -44,6 +44,24 @@ export function factsTaughtBy(db: Database.Database, jobId: number): TaughtFact[
   }));
 }
 
+/**
+ * How many of the facts a job wrote were taken back by the person since (its Undo, or forgetting the fact):
+ * the job's count of facts learned stays what it wrote, so the Facts line says what is left of it.
+ */
+export function factsUndoneOf(db: Database.Database, jobId: number): number {
+  return (
+    stmt(
+      db,
+      `SELECT count(DISTINCT f.id) AS n
+         FROM fact_jobs j JOIN fact_job_sources s ON s.job_id = j.id
+         JOIN fact_sources fs ON fs.memory_id = s.memory_id
+         JOIN facts f ON f.id = fs.fact_id
+        WHERE j.id = ? AND f.origin = 'learned' AND f.deleted_at IS NOT NULL AND f.deleted_reason = 'person'
+          AND f.space_id = j.space_id AND f.recorded_at >= j.created_at`,
+    ).get(jobId) as { n: number }
+  ).n;
+}
+
 export type UndoLearning =
   | { ok: true; undone: string; restored: string[] }
   | { ok: false; reason: "not_found" | "replaced_since" };

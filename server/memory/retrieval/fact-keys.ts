@@ -65,6 +65,14 @@ export const NO_FACT_KEYS: FactKeys = {
 const cache = new WeakMap<Database.Database, Map<string, { version: string; facts: FactKey[] }>>();
 
 /**
+ * The live source memories of the space's live facts. Memories are read by id (the unary + keeps SQLite off
+ * the space's memory index, which scanned every memory of the space for each fact; docs/benchmarks.md).
+ */
+export const FACT_SOURCES_SQL = `SELECT s.fact_id AS factId, m.rid FROM fact_sources s JOIN facts f ON f.id = s.fact_id
+       JOIN memories m ON m.id = s.memory_id
+     WHERE f.space_id = ? AND f.deleted_at IS NULL AND +m.soft_deleted = 0 AND +m.space_id = f.space_id ORDER BY m.rid`;
+
+/**
  * The space's live facts with their live sources and vectors, cached until the space's facts or memories
  * change (its own fact_writes and writes: another space's never refresh it).
  */
@@ -84,12 +92,7 @@ export function spaceFacts(db: Database.Database, spaceId: string, model: string
      WHERE f.space_id = ? AND f.deleted_at IS NULL ORDER BY f.rid`,
   ).all(spaceId) as (Omit<FactKey, "sources" | "vector"> & { model: string; embedding: Buffer | null })[];
   const sources = new Map<string, number[]>();
-  for (const s of stmt(
-    db,
-    `SELECT s.fact_id AS factId, m.rid FROM fact_sources s JOIN facts f ON f.id = s.fact_id
-       JOIN memories m ON m.id = s.memory_id
-     WHERE f.space_id = ? AND f.deleted_at IS NULL AND m.soft_deleted = 0 AND m.space_id = f.space_id ORDER BY m.rid`,
-  ).all(spaceId) as { factId: string; rid: number }[])
+  for (const s of stmt(db, FACT_SOURCES_SQL).all(spaceId) as { factId: string; rid: number }[])
     sources.set(s.factId, [...(sources.get(s.factId) ?? []), s.rid]);
   const facts = rows
     .map(({ model: m, embedding, ...f }) => ({

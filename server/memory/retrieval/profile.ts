@@ -24,21 +24,25 @@ const RECENT_DAYS = 30;
 const CANDIDATES = 200;
 
 /**
+ * The space's current facts with their live sources. Memories are read by id for each source (the unary +
+ * keeps SQLite off the space's memory index, which made it scan every memory of the space for each fact:
+ * 25 ms a turn at 400 memories and 300 facts, growing with the store; docs/benchmarks.md).
+ */
+export const PROFILE_SQL = `SELECT f.id, f.text, f.valid_from AS validFrom, f.recorded_at AS recordedAt,
+          (f.confirmed_at IS NOT NULL OR f.origin = 'person') AS confirmed,
+          sum(m.retrieval_count) AS recalls, max(coalesce(m.last_retrieved_at, '')) AS lastUsed,
+          json_group_array(json_array(m.id, m.pinned)) AS sources
+     FROM facts f JOIN fact_sources s ON s.fact_id = f.id
+     JOIN memories m ON m.id = s.memory_id AND +m.soft_deleted = 0 AND +m.space_id = f.space_id
+    WHERE f.space_id = ? AND f.deleted_at IS NULL AND f.superseded_by IS NULL AND f.valid_to IS NULL
+    GROUP BY f.id`;
+
+/**
  * The space's current facts, most important first: confirmed (+2), log(1 + recalls of its sources), and
  * recency (1 now, ½ after RECENT_DAYS) of the later of when it was learned and when a source was last recalled.
  */
 export function rankedProfile(db: Database.Database, spaceId: string, nowMs = Date.now()): ProfileFact[] {
-  const rows = stmt(
-    db,
-    `SELECT f.id, f.text, f.valid_from AS validFrom, f.recorded_at AS recordedAt,
-            (f.confirmed_at IS NOT NULL OR f.origin = 'person') AS confirmed,
-            sum(m.retrieval_count) AS recalls, max(coalesce(m.last_retrieved_at, '')) AS lastUsed,
-            json_group_array(json_array(m.id, m.pinned)) AS sources
-       FROM facts f JOIN fact_sources s ON s.fact_id = f.id
-       JOIN memories m ON m.id = s.memory_id AND m.soft_deleted = 0 AND m.space_id = f.space_id
-      WHERE f.space_id = ? AND f.deleted_at IS NULL AND f.superseded_by IS NULL AND f.valid_to IS NULL
-      GROUP BY f.id`,
-  ).all(spaceId) as {
+  const rows = stmt(db, PROFILE_SQL).all(spaceId) as {
     id: string;
     text: string;
     validFrom: string;
