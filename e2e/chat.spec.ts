@@ -141,6 +141,10 @@ test.describe("Chat", () => {
     await providers.save();
     await expect(providers.state).toContainText("No chat provider is configured");
     await page.screenshot({ path: "test-results/settings-providers.png", fullPage: true });
+    // The provider form is built from the family registry (families.ts): the phone layout too.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await providers.section.screenshot({ path: "test-results/settings-providers-390.png" });
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await chat.goto(space);
     await expect(chat.noProvider).toContainText("Connect a model");

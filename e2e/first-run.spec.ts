@@ -26,7 +26,9 @@ test.describe("First run", () => {
     await expect(checklist).toContainText("Chat provider: OpenAI-compatible · fixture-echo (configured)");
     await checklist.getByRole("button", { name: "Test the chat provider" }).click();
     await expect(checklist.getByRole("status")).toContainText("OK: fixture-echo answered");
-    await expect(checklist).toContainText("Import your ChatGPT history");
+    // Every importer of another app's export, named from the import registry (formats.ts).
+    await expect(checklist).toContainText("Import your ChatGPT or Claude history");
+    await expect(checklist).toContainText("in Claude: Settings → Privacy → Export data");
     await expect(checklist).toContainText("npm run backup");
 
     // The banner is on every page, not only the chat page; the checklist only on the chat page.

@@ -57,6 +57,7 @@ import { CLUSTERS, rng, streamOffset, text, vectorSpace, zipfSampler, type Vecto
 import { timeTurns, type BenchTurn } from "./bench/turn";
 import { extractionCost } from "./bench/extraction";
 import { factsCost } from "./bench/facts-cost";
+import { exactTopK, loadMatrix, recallAt, stats, time } from "./bench/exact";
 
 /** The ranked hits alone. */
 const keywordSearch = (...a: Parameters<typeof keywordSearchScored>) => keywordSearchScored(...a).hits;
@@ -149,71 +150,6 @@ async function buildStore(n: number, set: VectorSet) {
   }
   db.pragma("wal_checkpoint(TRUNCATE)");
   return { opened, built: true, buildMs: performance.now() - t0 };
-}
-
-/** All live vectors of the space in one contiguous array, for the exact baseline. */
-function loadMatrix(db: import("better-sqlite3").Database) {
-  const rows = db
-    .prepare("SELECT rowid AS rid, embedding FROM memory_vec WHERE space_id = ?")
-    .iterate(SPACE) as Iterable<{ rid: number; embedding: Buffer }>;
-  const count = (
-    db.prepare("SELECT count(*) AS n FROM memories WHERE space_id = ? AND soft_deleted = 0").get(SPACE) as { n: number }
-  ).n;
-  const mat = new Float32Array(count * DIM);
-  const rids = new Int32Array(count);
-  let i = 0;
-  for (const row of rows) {
-    mat.set(new Float32Array(row.embedding.buffer, row.embedding.byteOffset, DIM), i * DIM);
-    rids[i++] = row.rid;
-  }
-  return { mat, rids: rids.subarray(0, i) };
-}
-
-/** Exact top-k by dot product (vectors are unit length) with a small insertion-sorted heap. */
-function exactTopK(mat: Float32Array, rids: Int32Array, q: Float32Array, k: number): number[] {
-  const n = rids.length;
-  const bestS = new Float64Array(k).fill(-Infinity);
-  const bestI = new Int32Array(k).fill(-1);
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    const off = i * DIM;
-    for (let d = 0; d < DIM; d++) s += mat[off + d]! * q[d]!;
-    if (s > bestS[k - 1]!) {
-      let j = k - 1;
-      while (j > 0 && bestS[j - 1]! < s) {
-        bestS[j] = bestS[j - 1]!;
-        bestI[j] = bestI[j - 1]!;
-        j--;
-      }
-      bestS[j] = s;
-      bestI[j] = i;
-    }
-  }
-  return Array.from(bestI)
-    .filter((i) => i >= 0)
-    .map((i) => rids[i]!);
-}
-
-/** Share of the exact scan's top k found in each search's top k, over all queries. */
-function recallAt(found: number[][], exact: number[][], k: number): number {
-  let hits = 0;
-  found.forEach((f, i) => {
-    const got = new Set(f.slice(0, k));
-    hits += exact[i]!.filter((x) => got.has(x)).length;
-  });
-  return +(hits / (exact.length * k)).toFixed(4);
-}
-
-function stats(xs: number[]) {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))]!;
-  return { p50: +q(0.5).toFixed(3), p95: +q(0.95).toFixed(3) };
-}
-
-function time<T>(fn: () => T): [number, T] {
-  const t = process.hrtime.bigint();
-  const v = fn();
-  return [Number(process.hrtime.bigint() - t) / 1e6, v];
 }
 
 /** Start the served index: loaded from its saved files when current, else built (and the build timed). */
@@ -333,7 +269,7 @@ async function benchSet(n: number, set: VectorSet) {
     return { topic, vec: space.point(topic, r), text: text(r, zipf, 4 + Math.floor(r() * 6), topic) };
   });
   const index = await startIndex(db, opened.file);
-  const { mat, rids } = loadMatrix(db);
+  const { mat, rids } = loadMatrix(db, SPACE, DIM);
   const k = 10;
   const pool = 50;
   for (const q of queries.slice(0, 10)) {

@@ -18,7 +18,6 @@
  * JSON on stdout (and --out), then the Markdown tables; progress on stderr.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { confidenceModelFor, fitLogistic } from "../server/memory/retrieval/confidence";
 import { FEATURES } from "../server/memory/retrieval/confidence-features";
@@ -27,15 +26,7 @@ import { switchedOff, TECHNIQUES, techniqueOn } from "../server/memory/retrieval
 import { generateLife, LIFE_TYPES, type LifeQuestion } from "../server/test/retrieval-eval/life";
 import { asNamedSpeakers } from "../server/test/retrieval-eval/named-speakers";
 import { asNoPerson } from "../server/test/retrieval-eval/no-person";
-import { createRng } from "../server/test/retrieval-eval/rng";
-import type { EmbeddingModelChoice } from "../server/embedder/models";
-import {
-  DEFAULT_CACHE_DIR,
-  openLifeStore,
-  prepareQueries,
-  USE_LITE,
-  USE_LITE_CHOICE,
-} from "../server/test/retrieval-eval/life-harness";
+import { DEFAULT_CACHE_DIR, openLifeStore, prepareQueries, USE_LITE } from "../server/test/retrieval-eval/life-harness";
 import {
   bootstrapIntervals,
   calibrationRows,
@@ -44,6 +35,9 @@ import {
   type Evaluation,
   type PerQuestion,
 } from "../server/test/retrieval-eval/life-metrics";
+import { fittedBlockFor, modelChoice, writeFitted } from "./eval-retrieval/model";
+import { quietThreshold } from "./eval-retrieval/quiet-threshold";
+import { markdown } from "./eval-retrieval/report";
 
 const { values } = parseArgs({
   options: {
@@ -420,13 +414,6 @@ const withoutQuestionMarks = (q: LifeQuestion): LifeQuestion => ({
   context: q.context.map(unmark),
 });
 
-/** `n` resamples (with replacement) of the indexes 0…size−1, from a fixed seed. */
-function bootstrapSamples(size: number, n: number): number[][] {
-  const rng = createRng(0x9e3779b9);
-  if (size === 0) return [];
-  return Array.from({ length: n }, () => Array.from({ length: size }, () => rng.int(0, size - 1)));
-}
-
 function countTypes(qs: LifeQuestion[]) {
   return Object.fromEntries(LIFE_TYPES.map((t) => [t, qs.filter((q) => q.type === t).length]));
 }
@@ -435,146 +422,6 @@ function countTypes(qs: LifeQuestion[]) {
 const TURN_SHARES = [0, 0.2, 0.33, 0.5, 0.67];
 /** How much better (in answerable questions' worth of recall@10 + 0.1 × MRR) a knob's value must score to move it. */
 const MIN_GAIN_QUESTIONS = 0.5;
-
-/**
- * The lowest minimum confidence that keeps unanswerable turns at ≤ 1 packed memory of 6. The tuning half
- * has ~32 unanswerable turns: the lowest threshold that meets ≤ 1.0 on them once is mostly luck. Chosen
- * instead: the lowest that meets it in 90% of 500 bootstrap resamples of those turns (seeded, so a rerun
- * chooses the same). Steps of 0.01: between two coarse steps unanswerable turns can go from 1.2 to 0.4.
- */
-function quietThreshold(store: Parameters<typeof figures>[0], rows: PerQuestion[]) {
-  const sweep = Array.from({ length: 81 }, (_, i) => i / 100).map((t) => ({ t, e: figures(store, rows, t) }));
-  const unanswerable = rows.filter((r) => r.q.gold.length === 0);
-  const boot = bootstrapSamples(unanswerable.length, 500);
-  const holds = (t: number) => {
-    const packed = unanswerable.map((r) => Math.min(6, r.confidences.filter((c) => c >= t).length));
-    const ok = boot.filter((idx) => idx.reduce((a, i) => a + packed[i]!, 0) / idx.length <= 1.0).length;
-    return ok / boot.length >= 0.9;
-  };
-  const quiet = sweep.find((x) => holds(x.t));
-  return { t: quiet ? quiet.t : sweep[sweep.length - 1]!.t, sweep };
-}
-
-/** `--model`: the bundled USE-lite (default, or "use-lite"), or a GGUF file served through llama.cpp. */
-function modelChoice(arg: string | undefined): EmbeddingModelChoice {
-  if (!arg || arg === "use-lite") return USE_LITE_CHOICE;
-  if (!/\.gguf$/i.test(arg) || !fs.existsSync(arg))
-    throw new Error(`--model ${arg}: not a GGUF file here (download one with \`npm run models:pull\` when online)`);
-  return { kind: "gguf", path: path.resolve(arg), reason: "--model" };
-}
-
-const MODELS_FILE = path.join(process.cwd(), "server/memory/retrieval/confidence-models.ts");
-
-/** The fitted block of confidence-models.ts that --fit rewrites for this model (checked before the run). */
-function fittedBlockFor(choice: EmbeddingModelChoice): string {
-  const id = choice.kind === "use-lite" ? USE_LITE : path.basename(choice.path);
-  const name = /universal-sentence-encoder/i.test(id) ? "USE_LITE" : /nomic-embed-text/i.test(id) ? "NOMIC" : null;
-  if (!name || !fs.readFileSync(MODELS_FILE, "utf8").includes(`// BEGIN FITTED ${name}`))
-    throw new Error(`--fit: confidence-models.ts has no fitted block for ${id}; add one (and its match) first`);
-  return name;
-}
-
-function writeFitted(
-  name: string,
-  bias: number,
-  weights: Record<string, number>,
-  range: [number, number],
-  turnShare: number,
-) {
-  const src = fs.readFileSync(MODELS_FILE, "utf8");
-  const w = FEATURES.map((f) => `${f}: ${weights[f]}`).join(", ");
-  const head = src.match(new RegExp(`// BEGIN FITTED ${name}[^\\n]*`))![0];
-  const block = `${head}\nconst ${name}: ConfidenceModel = {\n  bias: ${bias},\n  weights: { ${w} },\n  similarityRange: [${range[0]}, ${range[1]}],\n  turnShare: ${turnShare},\n};\n// END FITTED ${name}`;
-  fs.writeFileSync(
-    MODELS_FILE,
-    src.replace(new RegExp(`// BEGIN FITTED ${name}[\\s\\S]*?// END FITTED ${name}`), block),
-  );
-}
-
-function markdown(
-  model: string,
-  memories: number,
-  report: Record<string, Record<string, Evaluation>>,
-  intervals: Record<string, ReturnType<typeof bootstrapIntervals>>,
-  techniques: {
-    label: string;
-    halves: Record<string, { off: Evaluation; gainRecall10: { lo: number; hi: number } }>;
-  }[],
-  namedReport: Record<string, Record<string, Evaluation>>,
-  noPersonReport: Record<string, Record<string, Evaluation>> = {},
-): string {
-  const lines = [
-    `### Retrieval eval (${model === USE_LITE ? "USE-lite" : model}, ${memories} memories in one space; \`npm run eval:retrieval${model === USE_LITE ? "" : " -- --model …"}\`)`,
-    "",
-    "Answerable: recall@10 / recall@6 / MRR@10, packed recall@6 (at the minimum confidence), memories packed of 6 and how many of them are not the question's gold. Unanswerable: memories packed of 6. Per-type columns: recall@10; short replies: the single-hop questions answered by a short reply in the next exchange.",
-    "",
-    ...figuresTable(report),
-  ];
-  const iv = (x: { lo: number; hi: number }, d = 3) => `${x.lo.toFixed(d)}–${x.hi.toFixed(d)}`;
-  lines.push(
-    "",
-    "95% bootstrap intervals of the shipped defaults (1,000 resamples of the topics; unanswerable turns one by one):",
-    "",
-    ...Object.entries(intervals).map(
-      ([half, x]) =>
-        `- ${half}: recall@10 ${iv(x.recall10)}, gain over the previous defaults ${iv(x.recall10MinusBaseline)}, unanswerable packed ${iv(x.unanswerablePacked, 2)}`,
-    ),
-  );
-  if (techniques.length) {
-    const shipped = report["shipped defaults"]!;
-    const arrow = (off: number, on: number, d = 3) => `${off.toFixed(d)} → ${on.toFixed(d)}`;
-    lines.push(
-      "",
-      "What each memory technique is worth: each switched off alone, the rest shipped (off → shipped; the gain's 95% interval is paired by topic, 1,000 resamples). Settings → Retrieval and Debug Search switch the same techniques.",
-      "",
-      "| technique | half | recall@10 | gain (95%) | recall@6 | packed r@6 | unanswerable packed |",
-      "|---|---|---:|---:|---:|---:|---:|",
-    );
-    for (const t of techniques) {
-      for (const half of ["reporting", "tuning"]) {
-        const x = t.halves[half]!;
-        const on = shipped[half]!;
-        lines.push(
-          `| ${t.label} | ${half} | ${arrow(x.off.answerable.recall10, on.answerable.recall10)} | ${x.gainRecall10.lo.toFixed(3)} to ${x.gainRecall10.hi.toFixed(3)} | ${arrow(x.off.answerable.recall6, on.answerable.recall6)} | ${arrow(x.off.answerable.packedRecall6, on.answerable.packedRecall6)} | ${arrow(x.off.unanswerable.packed, on.unanswerable.packed, 2)} |`,
-        );
-      }
-    }
-  }
-  if (Object.keys(namedReport).length)
-    lines.push(
-      "",
-      'The same history as an imported conversation between two named people (`named-speakers.ts`: every exchange "<persona>: … Robin: …", the questions about the persona by name, in the third person; general-knowledge turns as asked), the shape of the public long-conversation benchmarks:',
-      "",
-      ...figuresTable(namedReport),
-    );
-  if (Object.keys(noPersonReport).length)
-    lines.push(
-      "",
-      'The questions whose only words for the person are "my"/"our", asked without them (`no-person.ts`: "Which breed is the four-legged buddy?", "When is Dad\'s knee replacement?"), beside the same questions as asked; same history and gold:',
-      "",
-      ...figuresTable(noPersonReport),
-    );
-  return `${lines.join("\n")}\n`;
-}
-
-/** The figures table: one row per half and configuration. */
-function figuresTable(report: Record<string, Record<string, Evaluation>>): string[] {
-  const f = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
-  const types = LIFE_TYPES.filter((t) => t !== "unanswerable");
-  const lines = [
-    `| half | configuration | recall@10 | recall@6 | MRR | packed r@6 | answerable packed (not gold) | unanswerable packed | ${types.join(" | ")} | short replies |`,
-    `|---|---|---:|---:|---:|---:|---:|---:|${types.map(() => "---:").join("|")}|---:|`,
-  ];
-  for (const half of ["reporting", "tuning"]) {
-    for (const [name, byHalf] of Object.entries(report)) {
-      const e = byHalf[half]!;
-      lines.push(
-        `| ${half} | ${name} | ${f(e.answerable.recall10)} | ${f(e.answerable.recall6)} | ${f(e.answerable.mrr)} | ${f(e.answerable.packedRecall6)} | ${e.answerable.packed.toFixed(2)} (${e.answerable.packedOther.toFixed(2)}) | ${e.unanswerable.packed.toFixed(2)} | ${types.map((t) => f(e.perType[t]?.recall10)).join(" | ")} | ${f(e.shortReplies.n ? e.shortReplies.recall10 : undefined)} |`,
-      );
-    }
-  }
-  return lines;
-}
 
 main().catch((e) => {
   console.error(e);

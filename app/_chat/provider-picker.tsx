@@ -14,7 +14,7 @@ export function ProviderPicker() {
   const active = status.data?.providers.find((p) => p.id === status.data?.active);
   const models = useQuery({
     ...trpc.providers.models.queryOptions({ provider: active?.id ?? "openai" }),
-    enabled: Boolean(active?.configured && active.id !== "llama"),
+    enabled: Boolean(active?.configured && active.modelChoice),
     staleTime: 60_000,
   });
   const select = useMutation(
@@ -37,7 +37,7 @@ export function ProviderPicker() {
           className={SELECT}
           value={active?.configured ? active.id : ""}
           disabled={select.isPending}
-          onChange={(e) => select.mutate({ provider: e.target.value as "llama" | "openai" | "anthropic" })}
+          onChange={(e) => select.mutate({ provider: e.target.value as (typeof configured)[number]["id"] })}
         >
           {!active?.configured && <option value="">Choose…</option>}
           {configured.map((p) => (
@@ -54,7 +54,7 @@ export function ProviderPicker() {
             aria-label="Model"
             className={SELECT}
             value={active.model ?? ""}
-            disabled={select.isPending || active.id === "llama"}
+            disabled={select.isPending || !active.modelChoice}
             onChange={(e) => select.mutate({ provider: active.id, model: e.target.value })}
             title={models.data?.error ?? undefined}
           >

@@ -7,6 +7,11 @@ import { useState } from "react";
 import { useTRPC } from "../_trpc/client";
 import { eta, mb, pct } from "./format";
 import { useSetupStatus } from "./use-setup-status";
+import { namesList, otherAppImports } from "@/server/services/import/formats";
+
+/** The importers of other apps' exports (server/services/import/formats.ts), named from the registry. */
+const IMPORTS = otherAppImports();
+const IMPORT_FILES = namesList([...new Set(IMPORTS.map((f) => f.exportFrom.file))], "or");
 
 function Item({ done, title, children }: { done: boolean; title: string; children: React.ReactNode }) {
   return (
@@ -30,7 +35,7 @@ function Item({ done, title, children }: { done: boolean; title: string; childre
 
 /**
  * First-run checklist: the embedding model and its download, the chat provider (with a Test button),
- * importing ChatGPT history, and where the data lives and how to back it up. Shown on the chat page until
+ * importing another app's chat history (every importer in the registry), and where the data lives and how to back it up. Shown on the chat page until
  * dismissed; Settings → Models shows it again (`always`).
  */
 export function FirstRunChecklist({ always = false }: { always?: boolean }) {
@@ -164,8 +169,19 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
             </>
           )}
         </Item>
-        <Item done={false} title="Import your ChatGPT history (optional)">
-          In ChatGPT: Settings → Data controls → Export; unzip it and import <code>conversations.json</code> on{" "}
+        <Item
+          done={false}
+          title={`Import your ${namesList(
+            IMPORTS.map((f) => f.name),
+            "or",
+          )} history (optional)`}
+        >
+          {IMPORTS.map((f, i) => (
+            <span key={f.id}>
+              {i === 0 ? "In" : "; in"} {f.name}: {f.exportFrom.steps}
+            </span>
+          ))}
+          . Unzip the export and import its <code>{IMPORT_FILES}</code> on{" "}
           <Link href="/memory/manager" className="underline">
             Memory → Manager
           </Link>{" "}

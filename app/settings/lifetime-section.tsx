@@ -5,12 +5,19 @@ import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { ErrorAlert, Field, Muted, Notice, SettingsSection } from "../_ui/ui";
 import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
+import { DECAY_DAY_FIELDS } from "@/server/jobs/lifetime-fields";
+import { namesList, otherAppImports } from "@/server/services/import/formats";
 
+const IMPORTERS = namesList(
+  otherAppImports().map((f) => f.name),
+  "or",
+);
 const KINDS = [
   ["chat", "Chat exchanges"],
   ["consolidated", "Consolidated (merged) memories"],
   ["remember", "/remember (pinned facts)"],
-  ["import", "Imported (ChatGPT or Claude export, Memo import)"],
+  // Every importer of another app's export, named from the import registry (formats.ts).
+  ["import", `Imported (${IMPORTERS} export, Memo import)`],
 ] as const;
 type Kind = (typeof KINDS)[number][0];
 
@@ -20,17 +27,6 @@ interface Draft {
   retentionDays: string;
   lifetime: Record<Kind, "decay" | "keep">;
 }
-
-const DAYS = [
-  ["idleDays", "lifetime-idle", "Idle days before decay", "Not recalled this long: −1 importance per day; default 14"],
-  ["zeroDays", "lifetime-zero", "Days at importance 0", "Then soft-deleted (restorable); default 7"],
-  [
-    "retentionDays",
-    "lifetime-retention",
-    "Retention of deleted memories",
-    "Days before soft-deleted memories are purged for good; default 30",
-  ],
-] as const;
 
 /**
  * Settings → Lifetime of your memories: each person's own decay days and which of their kinds decay (the
@@ -100,18 +96,20 @@ export function LifetimeSection() {
       {draft && (
         <form onSubmit={submit} aria-label="Lifetime of your memories" className="space-y-4">
           <div className="grid gap-4 sm:grid-cols-3">
-            {DAYS.map(([key, id, label, hint]) => (
-              <Field key={key} id={id} label={label} hint={hint}>
+            {/* One input per declared field (server/jobs/lifetime-fields.ts): label, help, unit, range, default. */}
+            {DECAY_DAY_FIELDS.map((f) => (
+              <Field key={f.key} id={f.inputId} label={f.label} hint={`${f.help}; default ${f.default}`}>
                 <input
-                  id={id}
+                  id={f.inputId}
                   type="number"
-                  min={1}
-                  max={3650}
+                  min={f.min}
+                  max={f.max}
                   step={1}
                   required
-                  value={draft[key]}
-                  onChange={(e) => change({ [key]: e.target.value })}
+                  value={draft[f.key]}
+                  onChange={(e) => change({ [f.key]: e.target.value })}
                   className={INPUT}
+                  title={`${f.min}–${f.max} ${f.unit}`}
                 />
               </Field>
             ))}

@@ -1,5 +1,7 @@
 "use client";
 
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/api/root";
 import { ErrorAlert, SettingsSection } from "../_ui/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
@@ -7,8 +9,11 @@ import { useTRPC } from "../_trpc/client";
 import { MemorySharing } from "./memory-sharing";
 import { BTN_MD as BTN, BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
 
-type ProviderId = "llama" | "openai" | "anthropic";
 type Source = "settings" | "env" | "default" | "detected" | null;
+type Family = inferRouterOutputs<AppRouter>["providers"]["status"]["providers"][number];
+type ProviderId = Family["id"];
+type Field = Family["form"]["fields"][number];
+type SettingsPatch = inferRouterInputs<AppRouter>["providers"]["save"];
 
 const SOURCE: Record<string, string> = {
   settings: "saved here",
@@ -26,16 +31,14 @@ function SourceTag({ source }: { source: Source }) {
   );
 }
 
-/** Edits to send: only fields the person changed. Keys: "" clears a saved key; absent keeps it. */
+/** Edits to send: only fields the person changed, per family. Keys: "" clears a saved key; absent keeps it. */
 interface Draft {
   active?: ProviderId | null;
-  openai: { baseUrl?: string; apiKey?: string; model?: string };
-  anthropic: { apiKey?: string; model?: string; baseUrl?: string };
-  llama: { modelPath?: string };
+  sections: Record<string, Record<string, string>>;
   timeoutSec?: string;
   maxTokens?: string;
 }
-const emptyDraft = (): Draft => ({ openai: {}, anthropic: {}, llama: {} });
+const emptyDraft = (): Draft => ({ sections: {} });
 
 /**
  * Settings → Providers: which provider answers chat, and each provider's endpoint, key and model. Values
@@ -116,29 +119,24 @@ export function ProvidersSection() {
         )}
       </section>
     );
-  const p = Object.fromEntries(s.providers.map((x) => [x.id, x])) as Record<ProviderId, (typeof s.providers)[number]>;
+  const p = Object.fromEntries(s.providers.map((x) => [x.id, x])) as Record<ProviderId, Family>;
   const active = draft.active !== undefined ? draft.active : s.active;
 
-  const set = <K extends "openai" | "anthropic" | "llama">(section: K, field: keyof Draft[K], value: string) =>
-    setDraft((d) => ({ ...d, [section]: { ...d[section], [field]: value } }));
-  const val = <K extends "openai" | "anthropic" | "llama">(
-    section: K,
-    field: keyof Draft[K],
-    current: string | null | undefined,
-  ) => (draft[section][field] as string | undefined) ?? current ?? "";
+  const set = (family: string, field: string, value: string) =>
+    setDraft((d) => ({ ...d, sections: { ...d.sections, [family]: { ...d.sections[family], [field]: value } } }));
+  const draftOf = (family: string, field: string) => draft.sections[family]?.[field];
 
-  const clean = <T extends Record<string, string | undefined>>(o: T) => (Object.keys(o).length ? o : undefined);
+  const clean = (o: Record<string, string> | undefined) => (o && Object.keys(o).length ? o : undefined);
   // The form's values as a settings patch: what Save stores, and what Test tries before saving.
-  const patch = () => ({
-    ...(draft.active !== undefined ? { active: draft.active } : {}),
-    openai: clean(draft.openai),
-    anthropic: clean(draft.anthropic),
-    llama: clean(draft.llama),
-    ...(draft.timeoutSec !== undefined
-      ? { timeoutSec: draft.timeoutSec === "" ? null : Number(draft.timeoutSec) }
-      : {}),
-    ...(draft.maxTokens !== undefined ? { maxTokens: draft.maxTokens === "" ? null : Number(draft.maxTokens) } : {}),
-  });
+  const patch = () =>
+    ({
+      ...(draft.active !== undefined ? { active: draft.active } : {}),
+      ...Object.fromEntries(s.providers.map((f) => [f.id, clean(draft.sections[f.id])])),
+      ...(draft.timeoutSec !== undefined
+        ? { timeoutSec: draft.timeoutSec === "" ? null : Number(draft.timeoutSec) }
+        : {}),
+      ...(draft.maxTokens !== undefined ? { maxTokens: draft.maxTokens === "" ? null : Number(draft.maxTokens) } : {}),
+    }) as SettingsPatch;
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     setTestResult(null);
@@ -146,33 +144,50 @@ export function ProvidersSection() {
   };
   const dirty = JSON.stringify(draft) !== JSON.stringify(emptyDraft());
 
-  const keyField = (section: "openai" | "anthropic", id: string, label: string) => {
-    const info = p[section];
-    return (
-      <div>
-        <label htmlFor={id} className="block text-sm font-medium">
-          {label}
-          <SourceTag source={info.apiKeySource} />
-        </label>
-        <div className="flex gap-1">
-          <input
-            id={id}
-            type="password"
-            autoComplete="off"
-            value={draft[section].apiKey ?? ""}
-            onChange={(e) => set(section, "apiKey", e.target.value)}
-            placeholder={info.apiKeySet ? "•••••••• (set; type to replace)" : "not set"}
-            className={INPUT}
-          />
-          {info.apiKeySource === "settings" && (
-            <button type="button" className={BTN} onClick={() => save.mutate({ [section]: { apiKey: "" } })}>
-              Clear
-            </button>
-          )}
-        </div>
+  // Each family's fields come from its descriptor (server/chat/providers/families.ts), through the status.
+  const keyField = (family: ProviderId, f: Field) => (
+    <div key={f.name}>
+      <label htmlFor={f.inputId} className="block text-sm font-medium">
+        {f.label}
+        <SourceTag source={f.source} />
+      </label>
+      <div className="flex gap-1">
+        <input
+          id={f.inputId}
+          type="password"
+          autoComplete="off"
+          value={draftOf(family, f.name) ?? ""}
+          onChange={(e) => set(family, f.name, e.target.value)}
+          placeholder={f.set ? "•••••••• (set; type to replace)" : "not set"}
+          className={INPUT}
+        />
+        {f.source === "settings" && (
+          <button
+            type="button"
+            className={BTN}
+            onClick={() => save.mutate({ [family]: { [f.name]: "" } } as SettingsPatch)}
+          >
+            Clear
+          </button>
+        )}
       </div>
-    );
-  };
+    </div>
+  );
+  const textField = (family: ProviderId, f: Field) => (
+    <div key={f.name}>
+      <label htmlFor={f.inputId} className="block text-sm font-medium">
+        {f.label}
+        <SourceTag source={f.source} />
+      </label>
+      <input
+        id={f.inputId}
+        value={draftOf(family, f.name) ?? f.value ?? ""}
+        onChange={(e) => set(family, f.name, e.target.value)}
+        placeholder={f.placeholder}
+        className={INPUT}
+      />
+    </div>
+  );
 
   return (
     <SettingsSection
@@ -204,7 +219,7 @@ export function ProvidersSection() {
             Chat with <SourceTag source={draft.active !== undefined ? "settings" : s.activeSource} />
           </legend>
           <div className="flex flex-wrap gap-4 text-sm">
-            {(["llama", "openai", "anthropic"] as const).map((id) => (
+            {s.providers.map(({ id }) => (
               <label key={id} className="flex items-center gap-1">
                 <input
                   type="radio"
@@ -230,89 +245,22 @@ export function ProvidersSection() {
           </div>
         </fieldset>
 
-        <fieldset className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800">
-          <legend className="px-1 text-sm font-semibold">OpenAI-compatible endpoint</legend>
-          <p className="text-xs text-zinc-500">
-            Ollama (http://localhost:11434/v1), LM Studio (http://localhost:1234/v1), llama-server, vLLM, OpenAI
-            (https://api.openai.com/v1).
-          </p>
-          <div className="grid gap-2 sm:grid-cols-2">
-            <div>
-              <label htmlFor="openai-base" className="block text-sm font-medium">
-                Base URL
-                <SourceTag source={p.openai.baseUrlSource} />
-              </label>
-              <input
-                id="openai-base"
-                value={val("openai", "baseUrl", p.openai.baseUrl)}
-                onChange={(e) => set("openai", "baseUrl", e.target.value)}
-                placeholder="http://localhost:11434/v1"
-                className={INPUT}
-              />
+        {s.providers.map((family) => (
+          <fieldset key={family.id} className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800">
+            <legend className="px-1 text-sm font-semibold">{family.form.title}</legend>
+            {family.form.help && <p className="text-xs text-zinc-500">{family.form.help}</p>}
+            <div className={family.form.fields.length > 1 ? "grid gap-2 sm:grid-cols-2" : undefined}>
+              {family.form.fields.map((f) => (f.kind === "secret" ? keyField(family.id, f) : textField(family.id, f)))}
             </div>
-            <div>
-              <label htmlFor="openai-model" className="block text-sm font-medium">
-                Model
-                <SourceTag source={p.openai.modelSource} />
-              </label>
-              <input
-                id="openai-model"
-                value={val("openai", "model", p.openai.model)}
-                onChange={(e) => set("openai", "model", e.target.value)}
-                placeholder="(the endpoint's first model)"
-                className={INPUT}
-              />
-            </div>
-            {keyField("openai", "openai-key", "API key")}
-          </div>
-        </fieldset>
-
-        <fieldset className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800">
-          <legend className="px-1 text-sm font-semibold">Anthropic</legend>
-          <div className="grid gap-2 sm:grid-cols-2">
-            {keyField("anthropic", "anthropic-key", "API key")}
-            <div>
-              <label htmlFor="anthropic-model" className="block text-sm font-medium">
-                Model
-                <SourceTag source={p.anthropic.modelSource} />
-              </label>
-              <input
-                id="anthropic-model"
-                value={val("anthropic", "model", p.anthropic.model)}
-                onChange={(e) => set("anthropic", "model", e.target.value)}
-                className={INPUT}
-              />
-            </div>
-          </div>
-        </fieldset>
-
-        <fieldset className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800">
-          <legend className="px-1 text-sm font-semibold">Local llama.cpp</legend>
-          <p className="text-xs text-zinc-500">
-            A GGUF chat model on this machine, served by a supervised llama.cpp process on its own port (a native
-            llama-server when MEMO_LLAMA_SERVER points at one).
-          </p>
-          <div>
-            <label htmlFor="llama-path" className="block text-sm font-medium">
-              GGUF file
-              <SourceTag source={p.llama.modelPathSource ?? null} />
-            </label>
-            <input
-              id="llama-path"
-              value={val("llama", "modelPath", p.llama.modelPath)}
-              onChange={(e) => set("llama", "modelPath", e.target.value)}
-              placeholder="/path/to/model.gguf"
-              className={INPUT}
-            />
-          </div>
-          {s.local && (
-            <p className="text-xs text-zinc-500" data-testid="local-server">
-              Local server: {s.local.state}
-              {s.local.engine ? ` · ${s.local.engine}` : ""}
-              {s.local.lastError && s.local.state !== "ready" ? ` · ${s.local.lastError}` : ""}
-            </p>
-          )}
-        </fieldset>
+            {family.form.localServer && s.local && (
+              <p className="text-xs text-zinc-500" data-testid="local-server">
+                Local server: {s.local.state}
+                {s.local.engine ? ` · ${s.local.engine}` : ""}
+                {s.local.lastError && s.local.state !== "ready" ? ` · ${s.local.lastError}` : ""}
+              </p>
+            )}
+          </fieldset>
+        ))}
 
         <div className="grid gap-2 sm:grid-cols-2">
           <div>

@@ -4,7 +4,7 @@ import { stmt } from "../core/statements";
 import { OWNER_ID } from "../core/space-name";
 
 /**
- * The auth tables (server/db/schema.ts: auth_owner, auth_sessions, api_tokens; sign-in attempts and known
+ * The auth tables (server/db/schema-auth.ts: auth_owner, auth_sessions, api_tokens; sign-in attempts and known
  * devices are server/auth/sign-in-attempts.ts's). Secrets are never stored: sessions and API tokens are 256-bit random values of which only the SHA-256 is kept
  * (a fast hash is right for random secrets; the memory-hard KDF is for the owner's password, which is
  * not random). Everything takes the store's connection, so the app, the proxy and scripts share it.

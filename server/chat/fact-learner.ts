@@ -43,7 +43,7 @@ import { chatParts, saidText } from "../memory/store/chunker";
 import { stripCutNote } from "./cut-short";
 import { chooseFactModel, type FactModelChoice, learnersOf } from "./fact-model";
 import { logPrompt } from "./prompt-log";
-import type { ProviderId } from "./providers";
+import { type ProviderId, providerFamily } from "./providers";
 
 export interface FactLearnerOptions {
   /** Exchanges per call when catching up. */
@@ -346,12 +346,12 @@ export class FactLearner {
     let raw: string;
     this.st.calls++;
     this.st.lastCallAt = new Date(this.o.now()).toISOString();
-    // The local chat server has one slot: a reply that begins meanwhile gets it, this call is asked again later.
+    // A family with one slot (families.ts: the local chat server): a reply that begins meanwhile gets it,
+    // this call is asked again later.
     const yieldCall = new AbortController();
-    const unsubscribe =
-      choice.provider.id === "llama"
-        ? onRequestBegin(() => yieldCall.abort(new Error("a reply needs the model")))
-        : null;
+    const unsubscribe = providerFamily(choice.provider.id).learning.oneSlot
+      ? onRequestBegin(() => yieldCall.abort(new Error("a reply needs the model")))
+      : null;
     try {
       const r = await choice.provider.complete(req.messages, {
         jsonSchema: req.jsonSchema,

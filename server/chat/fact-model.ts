@@ -24,8 +24,8 @@ import {
   type ChatProvider,
   createProvider,
   isConfigured,
-  PROVIDER_IDS,
   type ProviderId,
+  providerFamilies,
   resolveProviderConfig,
 } from "./providers";
 
@@ -96,9 +96,13 @@ export function chooseFactModel(
   people: readonly string[],
 ): FactModelChoice {
   const cfg = resolveProviderConfig(db);
-  if (isConfigured(cfg, "llama").ok) {
-    const e = providerEndpoint(cfg, "llama");
-    if (!refusal(db, e, people)) return { ok: true, provider: createProvider(cfg, "llama"), endpoint: e };
+  // A family that learning prefers (families.ts: the local model, which costs nothing) first.
+  for (const id of providerFamilies()
+    .filter((f) => f.learning.preferred)
+    .map((f) => f.id as ProviderId)) {
+    if (!isConfigured(cfg, id).ok) continue;
+    const e = providerEndpoint(cfg, id);
+    if (!refusal(db, e, people)) return { ok: true, provider: createProvider(cfg, id), endpoint: e };
   }
   const id = conversationProvider ?? cfg.active.value;
   if (!id || !isConfigured(cfg, id).ok)
@@ -140,16 +144,19 @@ export function learnersOf(db: Database.Database, spaceId: string, memoryIds: re
 export function learningStatus(db: Database.Database): LearningProviderStatus[] {
   const cfg = resolveProviderConfig(db);
   const s = loadLearningSettings(db);
-  return PROVIDER_IDS.filter((id) => isConfigured(cfg, id).ok).map((id) => {
-    const e = providerEndpoint(cfg, id);
-    const on = learningOn(s, e);
-    const why = refusal(db, e);
-    return {
-      ...e,
-      on,
-      isDefault: s.providers[e.key] === undefined,
-      blocked: on ? why : null,
-      active: cfg.active.value === id,
-    };
-  });
+  const ids = providerFamilies().map((f) => f.id as ProviderId);
+  return ids
+    .filter((id) => isConfigured(cfg, id).ok)
+    .map((id) => {
+      const e = providerEndpoint(cfg, id);
+      const on = learningOn(s, e);
+      const why = refusal(db, e);
+      return {
+        ...e,
+        on,
+        isDefault: s.providers[e.key] === undefined,
+        blocked: on ? why : null,
+        active: cfg.active.value === id,
+      };
+    });
 }

@@ -1,11 +1,18 @@
 /**
  * The chat page's provider chip: is the selected provider configured, and does it answer right now?
- * "Configured" alone said "ready" while the endpoint was down; this asks the provider for its model list
- * (cheap, no tokens spent) with a short deadline, and remembers the answer briefly so that every open
+ * "Configured" alone said "ready" while the endpoint was down; this runs the family's health check (the
+ * built-in ones ask for the model list: cheap, no tokens spent) with a short deadline, and remembers the answer briefly so that every open
  * page polling the status does not become a request to the provider.
  */
 import type Database from "better-sqlite3";
-import { createProvider, ProviderError, providerStatus, resolveProviderConfig, type ProviderId } from "./providers";
+import {
+  createProvider,
+  ProviderError,
+  type ProviderId,
+  providerFamily,
+  providerStatus,
+  resolveProviderConfig,
+} from "./providers";
 
 export type ProviderState = "ready" | "unreachable" | "not_configured";
 
@@ -42,7 +49,9 @@ export async function providerHealth(db: Database.Database, opts: { fresh?: bool
   if (!opts.fresh && hit && hit.key === key && Date.now() - hit.at < CACHE_MS) return hit.value;
   const value = (async (): Promise<ProviderHealth> => {
     try {
-      await createProvider(resolveProviderConfig(db), active.id).listModels(AbortSignal.timeout(PROBE_MS));
+      const provider = createProvider(resolveProviderConfig(db), active.id);
+      // Its family's own check (families.ts): the built-in ones ask for the model list.
+      await providerFamily(active.id).healthCheck(provider, AbortSignal.timeout(PROBE_MS));
       return { state: "ready", provider: active.id, label: active.label, detail: null, checkedAt: now() };
     } catch (e) {
       const detail = e instanceof ProviderError || e instanceof Error ? e.message : String(e);

@@ -12,10 +12,14 @@ import { actingPersonId } from "../core/acting";
 import { readSetting, type SettingScope, writeSetting } from "../core/settings-store";
 import type { DecayRules } from "../memory/lifecycle/decay";
 import { OWNER_ID } from "../core/space-name";
+import { type DayField, dayField } from "./lifetime-fields";
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "a time of day as HH:MM (24-hour)");
 
 export const DEFAULT_CONSOLIDATION_THRESHOLD = 0.92;
+
+/** A decay-days field's number, its range from its declaration (lifetime-fields.ts). */
+const days = (key: DayField["key"]) => z.number().int().min(dayField(key).min).max(dayField(key).max);
 
 /** Per kind: "decay" (loses importance when idle, soft-deleted at 0, purged later) or "keep" (never decays). */
 export const lifetimePolicy = z.enum(["decay", "keep"]);
@@ -35,11 +39,11 @@ export const jobSettingsSchema = z.strictObject({
     /** Daily, at this local time. */
     time: hhmm,
     /** A memory not retrieved for this many days loses 1 importance per daily run. */
-    idleDays: z.number().int().min(1).max(3650),
+    idleDays: days("idleDays"),
     /** A memory at importance 0 for this many days is soft-deleted. */
-    zeroDays: z.number().int().min(1).max(3650),
+    zeroDays: days("zeroDays"),
     /** Soft-deleted memories are purged from every table after this many days. */
-    retentionDays: z.number().int().min(1).max(3650),
+    retentionDays: days("retentionDays"),
   }),
   consolidate: z.strictObject({
     enabled: z.boolean(),
@@ -57,7 +61,13 @@ export const jobSettingsSchema = z.strictObject({
 export type JobSettings = z.infer<typeof jobSettingsSchema>;
 
 export const DEFAULT_JOB_SETTINGS: JobSettings = {
-  decay: { enabled: true, time: "03:00", idleDays: 14, zeroDays: 7, retentionDays: 30 },
+  decay: {
+    enabled: true,
+    time: "03:00",
+    idleDays: dayField("idleDays").default,
+    zeroDays: dayField("zeroDays").default,
+    retentionDays: dayField("retentionDays").default,
+  },
   consolidate: { enabled: true, time: "after-decay", thresholds: {}, maxPerSpace: 200 },
   lifetime: { chat: "decay", consolidated: "decay", remember: "keep", import: "keep" },
 };

@@ -4,6 +4,7 @@ import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } f
 import Link from "next/link";
 import { useState } from "react";
 import { DEFAULT_SPACE } from "@/server/core/space-name";
+import { IMPORT_FORMAT_IDS, IMPORT_FORMATS, namesList } from "@/server/services/import/formats";
 import { useTRPC } from "../../_trpc/client";
 import { INPUT } from "../../_ui/styles";
 import { ErrorAlert } from "../../_ui/ui";
@@ -14,6 +15,10 @@ import { Proposals } from "./proposals";
 import type { Fact, SpaceGroup } from "./fact-types";
 
 const LINK = "text-blue-700 underline dark:text-blue-400";
+/** The imports that can teach facts on request (conversation exports: formats.ts), named from the registry. */
+const IMPORT_NAMES = IMPORT_FORMAT_IDS.filter((id) => IMPORT_FORMATS[id].conversationPrefix).map(
+  (id) => IMPORT_FORMATS[id].name,
+);
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** The reader's own facts by space (personal first), then each space shared with them that holds facts. */
@@ -53,7 +58,7 @@ function EmptyState() {
           Settings → Learning facts
         </Link>{" "}
         (on by default for a model on this machine, off for a remote one, since it costs an extra call per exchange).
-        Documents and ChatGPT imports teach facts only when you ask, on the{" "}
+        Documents and {namesList(IMPORT_NAMES, "and")} imports teach facts only when you ask, on the{" "}
         <Link href="/ingest" className={LINK}>
           Ingest
         </Link>{" "}

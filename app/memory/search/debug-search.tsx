@@ -3,68 +3,16 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
-import { ConfidenceLine, WouldBePacked } from "./confidence";
-import { isoLocalDate as localDate, isoLocalDateTime as localDateTime } from "../../_ui/local-time";
+import { DebugSearchResults } from "./debug-search-results";
 import { candidatePool, rankDepth } from "@/server/memory/retrieval/query-builder";
 import { TECHNIQUES, techniqueOn, type Technique, type TechniqueOverrides } from "@/server/memory/retrieval/techniques";
-import { WhoseBadge } from "../../_ui/whose-badge";
-
-const BADGE: Record<string, string> = {
-  hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
-  vector: "bg-sky-100 text-sky-800 dark:bg-sky-900 dark:text-sky-100",
-  fts: "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-100",
-  neighbour: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
-  fact: "bg-rose-100 text-rose-800 dark:bg-rose-900 dark:text-rose-100",
-};
 
 const INPUT = "rounded border border-zinc-300 bg-white px-2 py-1 dark:border-zinc-700 dark:bg-zinc-900";
 
-function Bar({
-  label,
-  value,
-  max,
-  text,
-  tone = "bg-zinc-600 dark:bg-zinc-300",
-}: {
-  label: string;
-  value: number | null;
-  max: number;
-  text: string;
-  tone?: string;
-}) {
-  const pct = value === null || max <= 0 ? 0 : Math.max(2, Math.min(100, (value / max) * 100));
-  return (
-    <div className="flex items-center gap-2 text-xs" title={`${label}: ${text}`}>
-      <span className="w-20 shrink-0 text-zinc-500">{label}</span>
-      <div
-        className="h-2 flex-1 rounded bg-zinc-200 dark:bg-zinc-800"
-        role="meter"
-        aria-label={label}
-        aria-valuenow={value ?? 0}
-        aria-valuemin={0}
-        aria-valuemax={max}
-      >
-        <div className={`h-2 rounded ${tone}`} style={{ width: `${pct}%` }} />
-      </div>
-      <span className="w-16 shrink-0 text-right tabular-nums">{text}</span>
-    </div>
-  );
-}
-
-/** A stage of the pipeline with its time, as a bar relative to the whole search. */
-function StageTime({ label, ms, total }: { label: string; ms: number; total: number }) {
-  const pct = total > 0 ? Math.max(1, Math.min(100, (ms / total) * 100)) : 0;
-  return (
-    <div className="flex items-center gap-2 text-xs" data-testid="stage">
-      <span className="w-28 shrink-0 text-zinc-600 dark:text-zinc-400">{label}</span>
-      <div className="h-2 flex-1 rounded bg-zinc-200 dark:bg-zinc-800" aria-hidden="true">
-        <div className="h-2 rounded bg-emerald-600 dark:bg-emerald-400" style={{ width: `${pct}%` }} />
-      </div>
-      <span className="w-20 shrink-0 text-right tabular-nums">{ms.toFixed(2)} ms</span>
-    </div>
-  );
-}
-
+/**
+ * Memory → Search: one search with every pipeline option at hand (space, k, pool, date, context, fusion,
+ * techniques for this search only); what it found is shown by DebugSearchResults (debug-search-results.tsx).
+ */
 export function DebugSearch() {
   const trpc = useTRPC();
   const [draft, setDraft] = useState("");
@@ -132,15 +80,11 @@ export function DebugSearch() {
   // A numeric technique that is on shows its value beside its label.
   const shownValue = (t: Technique) =>
     typeof t.off === "boolean" || !isOn(t) ? undefined : (techniques[t.key] ?? savedSettings?.[t.key]);
-  const techniquesOff = data ? TECHNIQUES.filter((t) => !techniqueOn(t, data.settings)) : [];
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(draft);
   };
-  const rrfMax = Math.max(1e-9, ...(data?.results.map((r) => r.scores.rrf) ?? [0]));
-  const finalMax = Math.max(1e-9, ...(data?.results.map((r) => r.scores.final) ?? [0]));
-  const poolUsed = data?.pool ?? 20;
   const defaultPool = candidatePool(rankDepth(k));
 
   return (
@@ -326,206 +270,7 @@ export function DebugSearch() {
       )}
       {result.isFetching && <p className="text-sm text-zinc-500">Searching…</p>}
 
-      {data && (
-        <section aria-label="Results" className="space-y-3">
-          <p className="text-xs text-zinc-500" data-testid="timings">
-            {data.results.length} results · model {data.model} · fusion {data.settings.fusion} · pool {poolUsed} · embed{" "}
-            {data.timings.embedMs.toFixed(1)} ms · vector {data.timings.vectorMs.toFixed(1)} ms · keyword{" "}
-            {data.timings.keywordMs.toFixed(1)} ms · fuse {data.timings.fuseMs.toFixed(1)} ms
-          </p>
-
-          {data.notice && (
-            <div
-              role="status"
-              className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100"
-              data-testid="search-notice"
-            >
-              {data.notice}
-            </div>
-          )}
-          <div className="grid gap-3 md:grid-cols-2">
-            <div className="rounded border border-zinc-200 p-3 dark:border-zinc-800" data-testid="stage-timings">
-              <h2 className="mb-2 text-sm font-semibold">Timings per stage</h2>
-              <div className="space-y-1">
-                <StageTime label="Embed queries" ms={data.timings.embedMs} total={data.timings.totalMs} />
-                <StageTime label="Vector KNN" ms={data.timings.vectorMs} total={data.timings.totalMs} />
-                <StageTime label="Keyword (FTS5)" ms={data.timings.keywordMs} total={data.timings.totalMs} />
-                <StageTime label="Fuse + filter" ms={data.timings.fuseMs} total={data.timings.totalMs} />
-                <StageTime label="Total" ms={data.timings.totalMs} total={data.timings.totalMs} />
-              </div>
-              <div className="mt-2 text-xs" data-testid="vector-source">
-                Vector leg served by{" "}
-                {data.vectorSource === "ann" ? (
-                  <strong>the in-memory ANN index (HNSW)</strong>
-                ) : data.vectorSource === "vec0" ? (
-                  <strong>vec0 exact scan (the index is not ready)</strong>
-                ) : (
-                  <strong>nothing (vector weight 0)</strong>
-                )}
-              </div>
-            </div>
-            <div className="rounded border border-zinc-200 p-3 text-xs dark:border-zinc-800" data-testid="queries">
-              <h2 className="mb-2 text-sm font-semibold">Queries and settings</h2>
-              <ol className="space-y-1">
-                {data.queries.map((q, i) => (
-                  <li key={i} className="flex gap-2">
-                    <span className="shrink-0 self-start rounded bg-zinc-200 px-1.5 font-medium dark:bg-zinc-800">
-                      {q.role}
-                    </span>
-                    <div className="min-w-0">
-                      <span className="whitespace-pre-wrap break-words">{q.text}</span>
-                      {data.dense?.[i] !== undefined && data.dense[i] !== q.text && (
-                        <span className="block whitespace-pre-wrap break-words text-zinc-500" data-testid="dense-text">
-                          embedded as “{data.dense[i]}”
-                        </span>
-                      )}
-                    </div>
-                  </li>
-                ))}
-              </ol>
-              <dl className="mt-2 grid grid-cols-2 gap-x-3 gap-y-0.5 text-zinc-600 dark:text-zinc-400">
-                <dt>candidate pool</dt>
-                <dd className="tabular-nums">{poolUsed} per list</dd>
-                <dt>context messages</dt>
-                <dd>{data.settings.contextMessages}</dd>
-                <dt>anchor query</dt>
-                <dd>{data.settings.anchorQuery ? "on" : "off"}</dd>
-                <dt>quality filter</dt>
-                <dd>
-                  {data.settings.qualityFilter
-                    ? `on (similarity ≥ ${data.settings.minSimilarity}, FTS ≥ ${data.settings.ftsFloor})`
-                    : "off"}
-                </dd>
-                <dt>weights</dt>
-                <dd>
-                  vector {data.settings.weights.vector} · FTS {data.settings.weights.fts} · anchor{" "}
-                  {data.settings.weights.anchor}
-                </dd>
-                <dt>importance weight</dt>
-                <dd>{data.settings.importanceWeight}</dd>
-                <dt>minimum confidence</dt>
-                <dd>{data.minConfidence}</dd>
-                <dt>memory techniques</dt>
-                <dd data-testid="techniques-off">
-                  {techniquesOff.length
-                    ? `off: ${techniquesOff.map((t) => t.label.toLowerCase()).join(", ")}`
-                    : "all on"}
-                </dd>
-                <dt>dates in the query</dt>
-                <dd data-testid="time-windows">
-                  {data.time.windows.length
-                    ? data.time.windows.map((w) => `“${w.text}” ${localDate(w.start)}…${localDate(w.end)}`).join("; ")
-                    : "none"}
-                </dd>
-              </dl>
-            </div>
-          </div>
-
-          {data.results.length === 0 ? (
-            <p className="text-sm">No memory matched.</p>
-          ) : (
-            <WouldBePacked
-              results={data.results}
-              minConfidence={data.minConfidence}
-              topN={data.settings.topN}
-              pool={data.pool}
-              chatPool={candidatePool(rankDepth(data.settings.topN))}
-            />
-          )}
-          <ol className="space-y-3">
-            {data.results.map((r, i) => (
-              <li key={r.id} data-testid="result" className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
-                <div className="mb-1 flex flex-wrap items-center gap-2 text-xs">
-                  <span className="font-semibold tabular-nums text-zinc-500">#{i + 1}</span>
-                  <span data-testid="match-badge" className={`rounded px-2 py-0.5 font-medium ${BADGE[r.matchType]}`}>
-                    {r.matchType}
-                  </span>
-                  <time dateTime={r.timestamp} title={r.timestamp} suppressHydrationWarning>
-                    {localDateTime(r.timestamp)}
-                  </time>
-                  <span>importance {r.importance}</span>
-                  <span>retrieved {r.retrievalCount}×</span>
-                  {r.pinned && <span className="rounded bg-zinc-200 px-1 dark:bg-zinc-800">pinned</span>}
-                  <span className="text-zinc-500">{r.kind}</span>
-                  <WhoseBadge whose={r.whose} />
-                  {r.documentName && (
-                    <span
-                      data-testid="result-source"
-                      title="The ingested document this memory came from"
-                      className="min-w-0 break-all rounded bg-emerald-100 px-1.5 py-0.5 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100"
-                    >
-                      from {r.documentName}
-                      {r.chunkIndex !== null && ` · chunk ${r.chunkIndex + 1}`}
-                    </span>
-                  )}
-                </div>
-                <p className="whitespace-pre-wrap break-words text-sm">{r.content}</p>
-                {(r.via || r.fact) && (
-                  <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400" data-testid="debug-fact">
-                    {r.via && <span>found through the fact “{r.via.text}”</span>}
-                    {r.via && r.fact && " · "}
-                    {r.fact && (
-                      <span>
-                        packs “{r.fact.text}” {r.fact.current ? "as current" : "as it held then"}
-                      </span>
-                    )}
-                  </p>
-                )}
-                <div className="mt-2 space-y-1">
-                  <Bar
-                    label="similarity"
-                    value={r.scores.similarity}
-                    max={1}
-                    text={r.scores.similarity === null ? "—" : r.scores.similarity.toFixed(3)}
-                    tone="bg-sky-600 dark:bg-sky-400"
-                  />
-                  <Bar
-                    label="FTS rank"
-                    value={r.scores.ftsRank === null ? null : poolUsed + 1 - r.scores.ftsRank}
-                    max={poolUsed}
-                    text={r.scores.ftsRank === null ? "—" : `#${r.scores.ftsRank}`}
-                    tone="bg-amber-600 dark:bg-amber-400"
-                  />
-                  <Bar
-                    label="RRF"
-                    value={r.scores.rrf}
-                    max={rrfMax}
-                    text={r.scores.rrf.toFixed(4)}
-                    tone="bg-violet-600 dark:bg-violet-400"
-                  />
-                  {/* The score the results are ranked by: the configured fusion (RRF or linear) plus importance. */}
-                  <Bar label="score" value={r.scores.final} max={finalMax} text={r.scores.final.toFixed(3)} />
-                  <ConfidenceLine confidence={r.scores.confidence} minConfidence={data.minConfidence} moves={r.moves} />
-                </div>
-              </li>
-            ))}
-          </ol>
-          {data.dropped.length > 0 && (
-            <details
-              open
-              className="rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800"
-              data-testid="dropped"
-            >
-              <summary className="cursor-pointer">
-                {data.dropped.length} candidates dropped by the quality filter
-              </summary>
-              <ul className="mt-2 space-y-2">
-                {data.dropped.map((d) => (
-                  <li key={d.id} className="text-xs" data-testid="dropped-item">
-                    <div className="flex flex-wrap items-center gap-2">
-                      <span className={`rounded px-2 py-0.5 font-medium ${BADGE[d.matchType]}`}>{d.matchType}</span>
-                      <span className="text-zinc-500">{d.reason}</span>
-                    </div>
-                    <div className="mt-0.5 break-words text-zinc-700 dark:text-zinc-300">
-                      {d.content.length > 200 ? `${d.content.slice(0, 200)}…` : d.content}
-                    </div>
-                  </li>
-                ))}
-              </ul>
-            </details>
-          )}
-        </section>
-      )}
+      {data && <DebugSearchResults data={data} />}
     </div>
   );
 }

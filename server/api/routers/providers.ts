@@ -7,6 +7,7 @@ import {
   createProvider,
   PROVIDER_IDS,
   ProviderError,
+  providerFamily,
   providerSettingsPatchSchema,
   providerStatus,
   resetProviderSettings,
@@ -82,7 +83,9 @@ export const providersRouter = createTRPCRouter({
     .input(z.strictObject({ provider: providerId, model: z.string().trim().min(1).max(200).optional() }))
     .mutation(({ ctx, input }) => {
       const patch: Parameters<typeof saveProviderSettings>[1] = { active: input.provider };
-      if (input.model && input.provider !== "llama") patch[input.provider] = { model: input.model };
+      // Only a family whose endpoint offers a choice of models has a model to save (families.ts).
+      if (input.model && providerFamily(input.provider).modelChoice)
+        (patch as Record<string, unknown>)[input.provider] = { model: input.model };
       saveProviderSettings(ctx.memo.db, patch);
       return status(ctx.memo.db);
     }),

@@ -6,10 +6,15 @@ import { z } from "zod";
 import { modelsDir } from "../../core/config";
 import { detectedServer, type DetectedServer } from "../detect-local";
 import { deleteSetting, readSetting, writeSetting } from "../../core/settings-store";
-import { PROVIDER_IDS, PROVIDER_LABELS, ProviderError, type ProviderId } from "./types";
 import {
   DEFAULT_ANTHROPIC_BASE_URL,
   DEFAULT_OPENAI_BASE_URL,
+  type ProviderField,
+  providerFamilies,
+  providerFamily,
+} from "./families";
+import { PROVIDER_IDS, type ProviderConfig, ProviderError, type ProviderId, type Source, type Sourced } from "./types";
+import {
   hasEnvKey,
   openSection,
   REMOTE_IDS,
@@ -25,9 +30,7 @@ import {
 const SETTINGS_KEY = "chat.providers";
 export const DEFAULT_TIMEOUT_SEC = 120;
 export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
-export { DEFAULT_OPENAI_BASE_URL };
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
-export const DEFAULT_MAX_TOKENS = 2048;
 
 const trimmed = z.string().trim().max(2000);
 /** A remote provider's saved settings (OpenAI-compatible or Anthropic), and the local one's. */
@@ -116,8 +119,9 @@ export function saveProviderSettings(db: Database.Database, patch: ProviderSetti
         else target[k] = v;
       }
       // A key goes only to the origin it was entered for: a new base URL drops a key not given with it.
-      const bound =
-        section === "llama" ? target : (rebindKey(section, target as StoredRemote, Boolean(patchSection.apiKey)) ?? {});
+      const bound = providerFamily(section).remote
+        ? (rebindKey(section, target as StoredRemote, Boolean(patchSection.apiKey)) ?? {})
+        : target;
       (next as Record<string, unknown>)[section] = Object.keys(bound).length ? bound : undefined;
     }
     for (const k of ["timeoutSec", "maxTokens", "temperature"] as const) {
@@ -147,36 +151,11 @@ function checkBaseUrl(url: string, what: string): void {
     throw new ProviderError("bad_request", `${what} must start with http:// or https://`);
 }
 
-/** Ollama and LM Studio are often given without /v1: an endpoint URL with no path gets /v1. */
-export function normalizeOpenAIBaseUrl(url: string): string {
-  const u = new URL(url);
-  if (u.pathname === "/" || u.pathname === "") u.pathname = "/v1";
-  return u.toString().replace(/\/+$/, "");
-}
-
-/** "detected": a local OpenAI-compatible server found on loopback (server/chat/detect-local.ts). */
-export type Source = "settings" | "env" | "default" | "detected" | null;
-
-interface Sourced<T> {
-  value: T;
-  source: Source;
-}
-
 function pick<T>(saved: T | undefined, env: T | undefined, fallback?: T): Sourced<T | null> {
   if (saved !== undefined && saved !== "") return { value: saved, source: "settings" };
   if (env !== undefined && env !== "") return { value: env, source: "env" };
   if (fallback !== undefined) return { value: fallback, source: "default" };
   return { value: null, source: null };
-}
-
-export interface ProviderConfig {
-  active: Sourced<ProviderId | null>;
-  openai: { baseUrl: Sourced<string | null>; apiKey: Sourced<string | null>; model: Sourced<string | null> };
-  anthropic: { baseUrl: Sourced<string | null>; apiKey: Sourced<string | null>; model: Sourced<string | null> };
-  llama: { modelPath: Sourced<string | null> };
-  timeoutMs: number;
-  maxTokens: number | null;
-  temperature: number | null;
 }
 
 /** A chat GGUF in data/models/chat/ (the first by name), when no path is configured. */
@@ -193,8 +172,9 @@ function discoveredChatModel(): string | undefined {
 function envProvider(): ProviderId | undefined {
   const v = process.env.MEMO_PROVIDER?.trim().toLowerCase();
   if (!v) return undefined;
-  if ((PROVIDER_IDS as readonly string[]).includes(v)) return v as ProviderId;
-  console.warn(`[chat] MEMO_PROVIDER='${process.env.MEMO_PROVIDER}' is not one of ${PROVIDER_IDS.join(", ")}; ignored`);
+  const ids = providerFamilies().map((f) => f.id);
+  if (ids.includes(v)) return v as ProviderId;
+  console.warn(`[chat] MEMO_PROVIDER='${process.env.MEMO_PROVIDER}' is not one of ${ids.join(", ")}; ignored`);
   return undefined;
 }
 
@@ -239,9 +219,10 @@ export function resolveProviderConfig(db: Database.Database): ProviderConfig {
     else {
       // Nothing chosen: the first provider set up in Settings or the environment, else one found on disk
       // (a chat GGUF in data/models/chat/), else a local server found on loopback.
+      const ids = providerFamilies().map((f) => f.id as ProviderId);
       const first =
-        PROVIDER_IDS.find((id) => isConfigured(cfg, id).ok && explicitlySet(cfg, id)) ??
-        PROVIDER_IDS.find((id) => isConfigured(cfg, id).ok);
+        ids.find((id) => isConfigured(cfg, id).ok && providerFamily(id).explicitlySet(cfg)) ??
+        ids.find((id) => isConfigured(cfg, id).ok);
       cfg.active = { value: first ?? null, source: first ? "default" : null };
       if (!first) useDetected(cfg, detectedServer(db));
     }
@@ -252,16 +233,6 @@ export function resolveProviderConfig(db: Database.Database): ProviderConfig {
   return cfg;
 }
 
-function explicitlySet(cfg: ProviderConfig, id: ProviderId): boolean {
-  const src =
-    id === "llama"
-      ? cfg.llama.modelPath.source
-      : id === "openai"
-        ? cfg.openai.baseUrl.source
-        : cfg.anthropic.apiKey.source;
-  return src === "settings" || src === "env" || (id === "openai" && cfg.openai.apiKey.source !== null);
-}
-
 /** No provider configured: chat through the detected local server (with its first listed model unless one was picked). */
 function useDetected(cfg: ProviderConfig, d: DetectedServer | null, activate = true): void {
   if (!d) return;
@@ -270,25 +241,9 @@ function useDetected(cfg: ProviderConfig, d: DetectedServer | null, activate = t
   if (activate) cfg.active = { value: "openai", source: "detected" };
 }
 
-/** Whether a provider has what it needs, and if not, what is missing (for people). */
+/** Whether a provider has what it needs, and if not, what is missing (for people): its family says. */
 export function isConfigured(cfg: ProviderConfig, id: ProviderId): { ok: boolean; missing: string | null } {
-  switch (id) {
-    case "llama": {
-      const p = cfg.llama.modelPath.value;
-      if (!p)
-        return { ok: false, missing: "a chat model GGUF (MEMO_CHAT_MODEL, Settings, or a .gguf in data/models/chat/)" };
-      if (!fs.existsSync(p)) return { ok: false, missing: `the chat model file ${p} (it does not exist)` };
-      return { ok: true, missing: null };
-    }
-    case "openai":
-      return cfg.openai.baseUrl.value
-        ? { ok: true, missing: null }
-        : { ok: false, missing: "a base URL (MEMO_OPENAI_BASE_URL) or an API key (MEMO_OPENAI_API_KEY)" };
-    case "anthropic":
-      return cfg.anthropic.apiKey.value
-        ? { ok: true, missing: null }
-        : { ok: false, missing: "an API key (MEMO_ANTHROPIC_API_KEY)" };
-  }
+  return providerFamily(id).configured(cfg);
 }
 
 export const HOW_TO_CONFIGURE =
@@ -321,23 +276,57 @@ export interface ProviderStatus {
     apiKeySource: Source;
     modelPath?: string | null;
     modelPathSource?: Source;
+    /** The chat page's picker may choose among the models its endpoint lists. */
+    modelChoice: boolean;
+    /** Its part of Settings → Providers, from its family's descriptor (families.ts), with each field's value. */
+    form: { title: string; help: string | null; localServer: boolean; fields: ProviderFieldStatus[] };
   }[];
 }
 
-/** A remote provider's row of the status (OpenAI-compatible or Anthropic: a model, a base URL and a key). */
-function remoteStatus(cfg: ProviderConfig, id: "openai" | "anthropic"): ProviderStatus["providers"][number] {
-  const { ok, missing } = isConfigured(cfg, id);
+/** A form field with what is in force for it (a secret's value is never sent: only whether one is set). */
+export interface ProviderFieldStatus extends ProviderField {
+  value: string | null;
+  set: boolean;
+  source: Source;
+}
+
+/** A value of a family's resolved section (families without one of their own have none). */
+function sectionValue(cfg: ProviderConfig, id: string, name: string): Sourced<string | null> {
+  const section = (cfg as unknown as Record<string, Record<string, Sourced<string | null>> | undefined>)[id];
+  return section?.[name] ?? { value: null, source: null };
+}
+
+/** A family's row of the status, everything read from its descriptor. */
+function familyStatus(cfg: ProviderConfig, id: ProviderId): ProviderStatus["providers"][number] {
+  const family = providerFamily(id);
+  const { ok, missing } = family.configured(cfg);
+  const model = family.model(cfg);
+  const baseUrl = sectionValue(cfg, id, "baseUrl");
+  const apiKey = sectionValue(cfg, id, "apiKey");
+  const fields = family.form.fields.map((f): ProviderFieldStatus => {
+    const v = sectionValue(cfg, id, f.name);
+    return { ...f, value: f.kind === "secret" ? null : v.value, set: Boolean(v.value), source: v.source };
+  });
+  const modelPath = fields.find((f) => f.name === "modelPath");
   return {
     id,
-    label: PROVIDER_LABELS[id],
+    label: family.label,
     configured: ok,
     missing,
-    model: cfg[id].model.value,
-    modelSource: cfg[id].model.source,
-    baseUrl: cfg[id].baseUrl.value,
-    baseUrlSource: cfg[id].baseUrl.source,
-    apiKeySet: Boolean(cfg[id].apiKey.value),
-    apiKeySource: cfg[id].apiKey.source,
+    model: model.value,
+    modelSource: model.source,
+    baseUrl: baseUrl.value,
+    baseUrlSource: baseUrl.source,
+    apiKeySet: Boolean(apiKey.value),
+    apiKeySource: apiKey.source,
+    ...(modelPath ? { modelPath: modelPath.value, modelPathSource: modelPath.source } : {}),
+    modelChoice: family.modelChoice,
+    form: {
+      title: family.form.title,
+      help: family.form.help ?? null,
+      localServer: Boolean(family.form.localServer),
+      fields,
+    },
   };
 }
 
@@ -354,27 +343,10 @@ export function providerStatus(db: Database.Database): ProviderStatus {
       ? HOW_TO_CONFIGURE
       : activeOk!.ok
         ? null
-        : `${PROVIDER_LABELS[active]} is selected but needs ${activeOk!.missing}. ${HOW_TO_CONFIGURE}`,
+        : `${providerFamily(active).label} is selected but needs ${activeOk!.missing}. ${HOW_TO_CONFIGURE}`,
     timeoutSec: Math.round(cfg.timeoutMs / 1000),
     maxTokens: cfg.maxTokens,
     temperature: cfg.temperature,
-    providers: [
-      {
-        id: "llama",
-        label: PROVIDER_LABELS.llama,
-        configured: c("llama").ok,
-        missing: c("llama").missing,
-        model: cfg.llama.modelPath.value ? path.basename(cfg.llama.modelPath.value).replace(/\.gguf$/i, "") : null,
-        modelSource: cfg.llama.modelPath.source,
-        baseUrl: null,
-        baseUrlSource: null,
-        apiKeySet: false,
-        apiKeySource: null,
-        modelPath: cfg.llama.modelPath.value,
-        modelPathSource: cfg.llama.modelPath.source,
-      },
-      remoteStatus(cfg, "openai"),
-      remoteStatus(cfg, "anthropic"),
-    ],
+    providers: providerFamilies().map((f) => familyStatus(cfg, f.id as ProviderId)),
   };
 }

@@ -7,8 +7,7 @@ import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { ACME_FAMILY, registerTestFamilies } from "../../test/provider-family-double";
 import { providerEndpoint } from "../memory-policy";
-import type { ProviderConfig } from "./config";
-import type { ProviderId } from "./types";
+import type { ProviderConfig, ProviderId } from "./types";
 import { providerFamilies, providerFamily, registerProviderFamily } from "./families";
 import { envKeyOrigin, hasEnvKey, keyBaseUrl, rebindKey, usableKey } from "./stored-keys";
 

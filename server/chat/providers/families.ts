@@ -1,12 +1,32 @@
 /**
  * The provider-family registry (docs/architecture.md#provider-families): one descriptor per family of chat
- * provider (so far its id, label, whether it is remote, its environment variables and default address),
- * read by the places that must not guess — where a family's key comes from and may go
- * (stored-keys.ts) and where its prompts go (memory-policy.ts providerEndpoint). An id nobody registered
- * is an error there, never another family's key or address (before, any id but "openai" took Anthropic's
- * branch). A test registers a third family (server/test/provider-family-double.ts) to show it.
+ * provider carrying everything a family differs in — its id and label, whether it is remote, its environment
+ * variables and default address (where its key may go: stored-keys.ts; where its prompts go: memory-policy.ts
+ * providerEndpoint), when it has what it needs, the client it builds (which streams, completes and answers
+ * structured output for fact learning in its own API: openai.ts, anthropic.ts), its health check, how fact
+ * learning treats it, and the fields of its Settings form. The call sites (createProvider, providerStatus,
+ * providerHealth, chooseFactModel and the fact learner, Settings → Providers) read the descriptor instead of
+ * switching on the id, so a new family is one entry here (plus its id in PROVIDER_IDS, which the API's
+ * schemas accept; families.test.ts checks the two agree). An id nobody registered is an error, never another
+ * family's key or address. Tests register families of their own (server/test/provider-family-double.ts).
  */
-import { PROVIDER_LABELS } from "./types";
+import fs from "node:fs";
+import path from "node:path";
+import { getLocalChatServer } from "../local-server";
+import { AnthropicProvider } from "./anthropic";
+import { OpenAICompatibleProvider } from "./openai";
+import { type ChatProvider, PROVIDER_LABELS, type ProviderConfig, type Sourced } from "./types";
+
+/** One field of a family's Settings form: a key of its saved section (and of its resolved config section). */
+export interface ProviderField {
+  name: string;
+  label: string;
+  /** "secret": write-only, the form only learns whether one is set. */
+  kind: "text" | "secret";
+  /** The input's element id (stable: the e2e page objects and labels use it). */
+  inputId: string;
+  placeholder?: string;
+}
 
 export interface ProviderFamily {
   id: string;
@@ -22,10 +42,46 @@ export interface ProviderFamily {
    * address, or nowhere (the OpenAI-compatible family: config.ts supplies api.openai.com only with a key).
    */
   withoutBaseUrl: "default-address" | "nowhere";
+  /** Whether it has what it needs, and if not, what is missing (for people). */
+  configured(cfg: ProviderConfig): { ok: boolean; missing: string | null };
+  /** Set up on purpose (Settings or environment), not by a default: such a family is chosen first when none is. */
+  explicitlySet(cfg: ProviderConfig): boolean;
+  /** The model the status shows (a local family's is its file's name). */
+  model(cfg: ProviderConfig): Sourced<string | null>;
+  /** Its client, configured (call only when `configured` is ok): streaming and structured output are its API's. */
+  create(cfg: ProviderConfig, common: ClientCommon): ChatProvider;
+  /** Does it answer right now? Cheap, no tokens spent (the chat page's provider chip: provider-health.ts). */
+  healthCheck(provider: ChatProvider, signal: AbortSignal): Promise<void>;
+  learning: {
+    /** Fact learning tries it before the conversation's own provider (the local model costs nothing). */
+    preferred: boolean;
+    /** It serves one request at a time: a learning call gives way when a reply begins (fact-learner.ts). */
+    oneSlot: boolean;
+  };
+  /** Whether the chat page's picker may choose among the models its endpoint lists. */
+  modelChoice: boolean;
+  /** Its part of Settings → Providers. `localServer`: the supervised local server's state is shown in it. */
+  form: { title: string; help?: string; fields: ProviderField[]; localServer?: boolean };
+}
+
+/** What every client gets from the shared settings. */
+export interface ClientCommon {
+  timeoutMs: number;
+  maxTokens: number | null;
+  temperature: number | null;
 }
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+/** The local model's reply cap when none is set (a CPU is slow to finish a long one). */
+export const DEFAULT_MAX_TOKENS = 2048;
+
+/** Ollama and LM Studio are often given without /v1: an endpoint URL with no path gets /v1. */
+export function normalizeOpenAIBaseUrl(url: string): string {
+  const u = new URL(url);
+  if (u.pathname === "/" || u.pathname === "") u.pathname = "/v1";
+  return u.toString().replace(/\/+$/, "");
+}
 
 // Per module instance (Next bundles this module more than once; each registers the same built-ins).
 const families = new Map<string, ProviderFamily>();
@@ -48,13 +104,65 @@ export function providerFamilies(): ProviderFamily[] {
   return [...families.values()];
 }
 
-for (const f of [
+const listModels = async (p: ChatProvider, signal: AbortSignal) => void (await p.listModels(signal));
+const isSet = (s: Sourced<unknown>) => s.source === "settings" || s.source === "env";
+const MODEL_FIELD = { name: "model", label: "Model", kind: "text" } as const;
+const KEY_FIELD = { name: "apiKey", label: "API key", kind: "secret" } as const;
+const modelName = (modelPath: string) => path.basename(modelPath).replace(/\.gguf$/i, "");
+
+const BUILT_IN: ProviderFamily[] = [
   {
     id: "llama",
     label: PROVIDER_LABELS.llama,
     remote: false,
     defaultBaseUrl: null,
     withoutBaseUrl: "nowhere",
+    configured(cfg) {
+      const p = cfg.llama.modelPath.value;
+      if (!p)
+        return { ok: false, missing: "a chat model GGUF (MEMO_CHAT_MODEL, Settings, or a .gguf in data/models/chat/)" };
+      if (!fs.existsSync(p)) return { ok: false, missing: `the chat model file ${p} (it does not exist)` };
+      return { ok: true, missing: null };
+    },
+    explicitlySet: (cfg) => isSet(cfg.llama.modelPath),
+    model: (cfg) => ({
+      value: cfg.llama.modelPath.value ? modelName(cfg.llama.modelPath.value) : null,
+      source: cfg.llama.modelPath.source,
+    }),
+    create(cfg, common) {
+      const modelPath = cfg.llama.modelPath.value!;
+      const model = modelName(modelPath);
+      return new OpenAICompatibleProvider({
+        id: "llama",
+        label: `${PROVIDER_LABELS.llama} (${model})`,
+        baseUrl: async (signal) => `${await getLocalChatServer(modelPath).ensureHealthy(common.timeoutMs, signal)}/v1`,
+        apiKey: null,
+        model,
+        // The local server is slow to start a long prompt on a CPU; the default local max is its own.
+        ...common,
+        maxTokens: common.maxTokens ?? DEFAULT_MAX_TOKENS,
+        onTransportError: () => getLocalChatServer(modelPath).reportFailure(),
+      });
+    },
+    healthCheck: listModels,
+    learning: { preferred: true, oneSlot: true },
+    modelChoice: false,
+    form: {
+      title: "Local llama.cpp",
+      help:
+        "A GGUF chat model on this machine, served by a supervised llama.cpp process on its own port (a native " +
+        "llama-server when MEMO_LLAMA_SERVER points at one).",
+      fields: [
+        {
+          name: "modelPath",
+          label: "GGUF file",
+          kind: "text",
+          inputId: "llama-path",
+          placeholder: "/path/to/model.gguf",
+        },
+      ],
+      localServer: true,
+    },
   },
   {
     id: "openai",
@@ -65,6 +173,44 @@ for (const f of [
     // (stored-keys.ts keyBaseUrl uses this default for where a key may go).
     defaultBaseUrl: DEFAULT_OPENAI_BASE_URL,
     withoutBaseUrl: "nowhere",
+    configured: (cfg) =>
+      cfg.openai.baseUrl.value
+        ? { ok: true, missing: null }
+        : { ok: false, missing: "a base URL (MEMO_OPENAI_BASE_URL) or an API key (MEMO_OPENAI_API_KEY)" },
+    // A key alone counts: it brings api.openai.com with it.
+    explicitlySet: (cfg) => isSet(cfg.openai.baseUrl) || cfg.openai.apiKey.source !== null,
+    model: (cfg) => cfg.openai.model,
+    create(cfg, common) {
+      const base = normalizeOpenAIBaseUrl(cfg.openai.baseUrl.value!);
+      return new OpenAICompatibleProvider({
+        id: "openai",
+        label: PROVIDER_LABELS.openai,
+        baseUrl: async () => base,
+        apiKey: cfg.openai.apiKey.value,
+        model: cfg.openai.model.value,
+        ...common,
+      });
+    },
+    healthCheck: listModels,
+    learning: { preferred: false, oneSlot: false },
+    modelChoice: true,
+    form: {
+      title: "OpenAI-compatible endpoint",
+      help:
+        "Ollama (http://localhost:11434/v1), LM Studio (http://localhost:1234/v1), llama-server, vLLM, OpenAI " +
+        "(https://api.openai.com/v1).",
+      fields: [
+        {
+          name: "baseUrl",
+          label: "Base URL",
+          kind: "text",
+          inputId: "openai-base",
+          placeholder: "http://localhost:11434/v1",
+        },
+        { ...MODEL_FIELD, inputId: "openai-model", placeholder: "(the endpoint's first model)" },
+        { ...KEY_FIELD, inputId: "openai-key" },
+      ],
+    },
   },
   {
     id: "anthropic",
@@ -73,6 +219,29 @@ for (const f of [
     env: { apiKey: "MEMO_ANTHROPIC_API_KEY", baseUrl: "MEMO_ANTHROPIC_BASE_URL" },
     defaultBaseUrl: DEFAULT_ANTHROPIC_BASE_URL,
     withoutBaseUrl: "default-address",
+    configured: (cfg) =>
+      cfg.anthropic.apiKey.value
+        ? { ok: true, missing: null }
+        : { ok: false, missing: "an API key (MEMO_ANTHROPIC_API_KEY)" },
+    explicitlySet: (cfg) => isSet(cfg.anthropic.apiKey),
+    model: (cfg) => cfg.anthropic.model,
+    create: (cfg, common) =>
+      new AnthropicProvider({
+        apiKey: cfg.anthropic.apiKey.value!,
+        model: cfg.anthropic.model.value!,
+        baseUrl: cfg.anthropic.baseUrl.value,
+        ...common,
+      }),
+    healthCheck: listModels,
+    learning: { preferred: false, oneSlot: false },
+    modelChoice: true,
+    form: {
+      title: "Anthropic",
+      fields: [
+        { ...KEY_FIELD, inputId: "anthropic-key" },
+        { ...MODEL_FIELD, inputId: "anthropic-model" },
+      ],
+    },
   },
-] as const satisfies ProviderFamily[])
-  registerProviderFamily(f);
+];
+for (const f of BUILT_IN) registerProviderFamily(f);

@@ -11,28 +11,18 @@
  *
  * This index is the one entry point: types.ts (the interface and ProviderError), config.ts (Settings over
  * environment, status), streaming.ts (request building, stream parsing, error mapping, deadlines shared by
- * both clients), openai.ts and anthropic.ts (one file per API).
+ * both clients), openai.ts and anthropic.ts (one file per API), families.ts (the provider-family registry:
+ * one descriptor per family, which builds its client and says everything else a family differs in).
  */
-import path from "node:path";
 import type Database from "better-sqlite3";
 import { getDb } from "../../db";
-import { getLocalChatServer } from "../local-server";
-import { AnthropicProvider } from "./anthropic";
-import {
-  DEFAULT_MAX_TOKENS,
-  HOW_TO_CONFIGURE,
-  type ProviderConfig,
-  isConfigured,
-  normalizeOpenAIBaseUrl,
-  providerStatus,
-  resolveProviderConfig,
-} from "./config";
-import { OpenAICompatibleProvider } from "./openai";
+import { HOW_TO_CONFIGURE, isConfigured, providerStatus, resolveProviderConfig } from "./config";
+import { providerFamily } from "./families";
 import {
   type ChatMessage,
   type ChatProvider,
   type GenerateOptions,
-  PROVIDER_LABELS,
+  type ProviderConfig,
   ProviderError,
   type ProviderId,
 } from "./types";
@@ -41,44 +31,14 @@ import {
 export function createProvider(cfg: ProviderConfig, id: ProviderId): ChatProvider {
   const conf = isConfigured(cfg, id);
   if (!conf.ok)
-    throw new ProviderError("not_configured", `${PROVIDER_LABELS[id]} needs ${conf.missing}. ${HOW_TO_CONFIGURE}`, id);
+    throw new ProviderError(
+      "not_configured",
+      `${providerFamily(id).label} needs ${conf.missing}. ${HOW_TO_CONFIGURE}`,
+      id,
+    );
   const common = { timeoutMs: cfg.timeoutMs, maxTokens: cfg.maxTokens, temperature: cfg.temperature };
-  switch (id) {
-    case "llama": {
-      const modelPath = cfg.llama.modelPath.value!;
-      const modelName = path.basename(modelPath).replace(/\.gguf$/i, "");
-      const label = `${PROVIDER_LABELS.llama} (${modelName})`;
-      return new OpenAICompatibleProvider({
-        id,
-        label,
-        baseUrl: async (signal) => `${await getLocalChatServer(modelPath).ensureHealthy(cfg.timeoutMs, signal)}/v1`,
-        apiKey: null,
-        model: modelName,
-        // The local server is slow to start a long prompt on a CPU; the default local max is its own.
-        ...common,
-        maxTokens: cfg.maxTokens ?? DEFAULT_MAX_TOKENS,
-        onTransportError: () => getLocalChatServer(modelPath).reportFailure(),
-      });
-    }
-    case "openai": {
-      const base = normalizeOpenAIBaseUrl(cfg.openai.baseUrl.value!);
-      return new OpenAICompatibleProvider({
-        id,
-        label: PROVIDER_LABELS.openai,
-        baseUrl: async () => base,
-        apiKey: cfg.openai.apiKey.value,
-        model: cfg.openai.model.value,
-        ...common,
-      });
-    }
-    case "anthropic":
-      return new AnthropicProvider({
-        apiKey: cfg.anthropic.apiKey.value!,
-        model: cfg.anthropic.model.value!,
-        baseUrl: cfg.anthropic.baseUrl.value,
-        ...common,
-      });
-  }
+  // The family builds its own client (families.ts): how it streams and answers structured output is its API's.
+  return providerFamily(id).create(cfg, common);
 }
 
 /** The selected provider (or `id`), ready to use; a ProviderError (not_configured) says how to set one up. */
@@ -111,3 +71,15 @@ export * from "./config";
 export * from "./streaming";
 export * from "./openai";
 export * from "./anthropic";
+export {
+  DEFAULT_ANTHROPIC_BASE_URL,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_OPENAI_BASE_URL,
+  normalizeOpenAIBaseUrl,
+  providerFamilies,
+  providerFamily,
+  registerProviderFamily,
+  type ClientCommon,
+  type ProviderFamily,
+  type ProviderField,
+} from "./families";

@@ -12,6 +12,25 @@ export const PROVIDER_LABELS: Record<ProviderId, string> = {
   anthropic: "Anthropic",
 };
 
+/** Where a configured value came from; "detected": a local OpenAI-compatible server found on loopback. */
+export type Source = "settings" | "env" | "default" | "detected" | null;
+
+export interface Sourced<T> {
+  value: T;
+  source: Source;
+}
+
+/** The effective configuration (config.ts resolveProviderConfig): Settings over environment over defaults. */
+export interface ProviderConfig {
+  active: Sourced<ProviderId | null>;
+  openai: { baseUrl: Sourced<string | null>; apiKey: Sourced<string | null>; model: Sourced<string | null> };
+  anthropic: { baseUrl: Sourced<string | null>; apiKey: Sourced<string | null>; model: Sourced<string | null> };
+  llama: { modelPath: Sourced<string | null> };
+  timeoutMs: number;
+  maxTokens: number | null;
+  temperature: number | null;
+}
+
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
   content: string;

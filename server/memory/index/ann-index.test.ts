@@ -278,9 +278,9 @@ test("an index update that fails schedules a rebuild: vec0 serves meanwhile, the
   await ann.build();
   assert.equal(vectorSearchWithSource(s.sqlite, "personal", randomUnit(r), 5).source, "ann");
   // Inject a failure into the graph the next write updates (the rebuild makes new graphs, without it).
-  const graph = (ann as unknown as { spaces: Map<string, { index: { add: (...a: unknown[]) => void } }> }).spaces.get(
-    "personal",
-  )!.index;
+  // (The graphs are space-graphs.ts's, held by the index.)
+  type Graphs = { spaces: Map<string, { index: { add: (...a: unknown[]) => void } }> };
+  const graph = (ann as unknown as { graphs: Graphs }).graphs.spaces.get("personal")!.index;
   graph.add = () => {
     throw new Error("injected: out of memory");
   };

@@ -1,37 +1,9 @@
 import type Database from "better-sqlite3";
-import { availableParallelism } from "node:os";
-import usearch from "usearch";
 import { onVectorWrite, vecLogSeq, type VectorWrite } from "../store";
 import { getMeta } from "../../core/meta";
-import { dropGraphs, dropSavedGraphs, loadGraphs, saveGraphs, type SpaceIndex, type UIndex } from "./ann-files";
-import {
-  type AnnSearchHit,
-  type AnnState,
-  BACKOFF_MS,
-  BUILD_THREADS,
-  CONNECTIVITY,
-  EXPANSION_ADD,
-  POLL_MS,
-  SLICE,
-  SYNC_REPLAY,
-  searchWidth,
-} from "./ann-params";
-
-const { Index, MetricKind, ScalarKind } = usearch;
-
-/** Threads a batched search may use: one per query, up to the machine's cores. */
-const SEARCH_THREADS = Math.max(1, availableParallelism());
-
-/** The first k finite matches of one query, best first. */
-function hitsOf(m: { keys: BigUint64Array; distances: Float32Array }, k: number): AnnSearchHit[] {
-  const out: AnnSearchHit[] = [];
-  for (let i = 0; i < Math.min(k, m.keys.length); i++) {
-    const d = m.distances[i]!;
-    if (!Number.isFinite(d)) continue;
-    out.push({ rid: Number(m.keys[i]), similarity: 1 - d });
-  }
-  return out;
-}
+import { dropGraphs, dropSavedGraphs, loadGraphs, saveGraphs } from "./ann-files";
+import { SpaceGraphs } from "./space-graphs";
+import { type AnnSearchHit, type AnnState, BACKOFF_MS, POLL_MS, SLICE, SYNC_REPLAY } from "./ann-params";
 
 /**
  * In-memory HNSW index (usearch, f16) over memory_vec, one graph per space. vec0 stays the durable
@@ -47,11 +19,12 @@ function hitsOf(m: { keys: BigUint64Array; distances: Float32Array }, k: number)
  * - self-healing: an update that fails (or a build that fails) schedules a background rebuild; vec0
  *   serves meanwhile, then the index again.
  * The search widens with the space's size (searchWidth). An f32 rescoring pass was measured and dropped:
- * no recall@10 change, ~1.5 ms more per query (docs/retrieval.md#hybrid-search). Saved form: ann-files.ts.
+ * no recall@10 change, ~1.5 ms more per query (docs/retrieval.md#hybrid-search). Saved form: ann-files.ts;
+ * the graphs themselves (add, remove, search per space): space-graphs.ts. This class keeps them in step.
  */
 
 export class AnnIndex {
-  private spaces = new Map<string, SpaceIndex>();
+  private graphs: SpaceGraphs;
   /** The store generation and the last vec_log entry the index reflects. */
   private generation = 0;
   private appliedSeq = 0;
@@ -81,26 +54,8 @@ export class AnnIndex {
     readonly dim: number,
     private readonly dir: string | null,
   ) {
+    this.graphs = new SpaceGraphs(dim);
     this.unsubscribe = onVectorWrite(db, (w) => this.apply(w));
-  }
-
-  private newIndex(): UIndex {
-    return new Index({
-      dimensions: this.dim,
-      metric: MetricKind.Cos,
-      quantization: ScalarKind.F16,
-      connectivity: CONNECTIVITY,
-      expansion_add: EXPANSION_ADD,
-      // The search width is set per query (searchWidth: usearch searches max(this, wanted) candidates).
-      expansion_search: 16,
-      multi: false,
-    });
-  }
-
-  private space(spaceId: string): SpaceIndex {
-    let s = this.spaces.get(spaceId);
-    if (!s) this.spaces.set(spaceId, (s = { index: this.newIndex(), size: 0 }));
-    return s;
   }
 
   private storeGeneration(): number {
@@ -119,48 +74,20 @@ export class AnnIndex {
   }
 
   size(): number {
-    let n = 0;
-    for (const s of this.spaces.values()) n += s.size;
-    return n;
+    return this.graphs.size();
   }
 
   /** Approximate memory held by the graphs and f16 vectors, in MB. */
   memoryMB(): number {
-    const n = this.size();
-    return +((n * (this.dim * 2 + CONNECTIVITY * 2 * 4 * 1.1 + 16)) / 1048576).toFixed(1);
-  }
-
-  private add(spaceId: string, rid: number, vector: Float32Array): void {
-    const s = this.space(spaceId);
-    const key = BigInt(rid);
-    if (s.index.contains(key)) {
-      s.index.remove(key);
-      s.size--;
-    }
-    // usearch reads typed arrays from offset 0 of their buffer: always pass a compact copy.
-    s.index.add(
-      key,
-      vector.byteOffset === 0 && vector.length === vector.buffer.byteLength / 4 ? vector : vector.slice(),
-    );
-    s.size++;
-  }
-
-  private remove(spaceId: string, rid: number): void {
-    const s = this.spaces.get(spaceId);
-    if (!s) return;
-    const key = BigInt(rid);
-    if (s.index.contains(key)) {
-      s.index.remove(key);
-      s.size--;
-    }
+    return this.graphs.memoryMB();
   }
 
   /** Called by the store after each committed write of this connection. */
   private apply(w: VectorWrite): void {
     if (this.state === "failed" || this.state === "stale" || this.state === "empty") return; // a rebuild will read it
     try {
-      for (const r of w.removed) this.remove(r.spaceId, r.rid);
-      for (const a of w.added) this.add(a.spaceId, a.rid, a.vector);
+      for (const r of w.removed) this.graphs.remove(r.spaceId, r.rid);
+      for (const a of w.added) this.graphs.add(a.spaceId, a.rid, a.vector);
     } catch (e) {
       this.scheduleRebuild(`index update failed: ${e instanceof Error ? e.message : String(e)}`);
       return;
@@ -178,29 +105,10 @@ export class AnnIndex {
     return this.searchMany(spaceId, [query], k, width)?.[0] ?? null;
   }
 
-  /**
-   * Search one space for several queries (a turn's main and anchor query) in one call, on up to one
-   * thread per query: the same graph search per query as `search`, so the same hits. usearch searches
-   * each on a free thread slot of the index and fails the call when none is free (its thread slots
-   * are reserved by the insertions): then the queries are searched one after the other instead.
-   */
+  /** Search one space for several queries in one call (space-graphs.ts searchMany); null as `search`. */
   searchMany(spaceId: string, queries: Float32Array[], k: number, width?: number): AnnSearchHit[][] | null {
     if (!this.isFresh()) return null;
-    const s = this.spaces.get(spaceId);
-    if (!s || s.size === 0) return queries.map(() => []);
-    const wanted = Math.min(Math.max(k, width ?? searchWidth(s.size, k)), s.size);
-    const compact = (q: Float32Array) => (q.byteOffset === 0 && q.length === q.buffer.byteLength / 4 ? q : q.slice());
-    const one = (q: Float32Array) => hitsOf(s.index.search(compact(q), wanted, 1), k);
-    if (queries.length === 1) return [one(queries[0]!)];
-    const matrix = new Float32Array(queries.length * this.dim);
-    queries.forEach((q, i) => matrix.set(q, i * this.dim));
-    let batch: InstanceType<typeof usearch.BatchMatches>;
-    try {
-      batch = s.index.search(matrix, wanted, Math.min(queries.length, SEARCH_THREADS)) as typeof batch;
-    } catch {
-      return queries.map(one);
-    }
-    return queries.map((_, i) => hitsOf(batch.get(i), k));
+    return this.graphs.searchMany(spaceId, queries, k, width);
   }
 
   /**
@@ -210,7 +118,7 @@ export class AnnIndex {
   private tryLoad(): boolean {
     if (!this.dir) return false;
     const loaded = loadGraphs(this.dir, { dim: this.dim, storeGeneration: this.storeGeneration() }, () =>
-      this.newIndex(),
+      this.graphs.newIndex(),
     );
     if (!loaded) return false;
     // Graphs of spaces the store no longer has (a person removed just before a crash): gone from disk now.
@@ -220,7 +128,7 @@ export class AnnIndex {
       for (const id of gone) loaded.spaces.delete(id);
       loaded.manifest = dropGraphs(this.dir, loaded.manifest, gone);
     }
-    this.spaces = loaded.spaces;
+    this.graphs.spaces = loaded.spaces;
     this.generation = loaded.manifest.generation;
     this.appliedSeq = loaded.manifest.seq ?? vecLogSeq(this.db);
     this.verifyCounts = true;
@@ -232,14 +140,14 @@ export class AnnIndex {
    * disk, now — not at the next save (issue 43: nothing of a removed person stays on disk).
    */
   dropSpaces(spaceIds: string[]): void {
-    for (const id of spaceIds) this.spaces.delete(id);
+    for (const id of spaceIds) this.graphs.spaces.delete(id);
     if (this.dir) dropSavedGraphs(this.dir, spaceIds);
   }
 
   /** Save the graphs with the generation and log position they reflect. */
   save(): void {
     if (!this.dir || this.state !== "ready") return;
-    saveGraphs(this.dir, this.spaces, { generation: this.generation, seq: this.appliedSeq, dim: this.dim });
+    saveGraphs(this.dir, this.graphs.spaces, { generation: this.generation, seq: this.appliedSeq, dim: this.dim });
   }
 
   /**
@@ -292,7 +200,7 @@ export class AnnIndex {
     const snapshot = this.db.transaction(() => ({ generation: this.storeGeneration(), seq: vecLogSeq(this.db) }))();
     this.generation = snapshot.generation;
     this.appliedSeq = snapshot.seq;
-    this.spaces = new Map();
+    this.graphs.spaces = new Map();
     const page = this.db.prepare("SELECT rid FROM memories WHERE rid > ? AND soft_deleted = 0 ORDER BY rid LIMIT ?");
     const vec = this.db.prepare("SELECT space_id AS spaceId, embedding FROM memory_vec WHERE rowid = ?");
     let after = 0;
@@ -306,19 +214,13 @@ export class AnnIndex {
         const row = vec.get(BigInt(rid)) as { spaceId: string; embedding: Buffer } | undefined;
         if (!row) continue;
         const key = BigInt(rid);
-        if (this.space(row.spaceId).index.contains(key)) continue; // added by the write hook during the build
+        if (this.graphs.space(row.spaceId).index.contains(key)) continue; // added by the write hook during the build
         let g = groups.get(row.spaceId);
         if (!g) groups.set(row.spaceId, (g = { keys: [], vectors: [] }));
         g.keys.push(key);
         g.vectors.push(new Float32Array(row.embedding.buffer, row.embedding.byteOffset, this.dim));
       }
-      for (const [spaceId, g] of groups) {
-        const matrix = new Float32Array(g.keys.length * this.dim);
-        g.vectors.forEach((v, i) => matrix.set(v, i * this.dim));
-        const s = this.space(spaceId);
-        s.index.add(BigUint64Array.from(g.keys), matrix, BUILD_THREADS);
-        s.size += g.keys.length;
-      }
+      for (const [spaceId, g] of groups) this.graphs.addMany(spaceId, g.keys, g.vectors);
       after = rids[rids.length - 1]!.rid;
       await new Promise((r) => setImmediate(r));
     }
@@ -424,10 +326,9 @@ export class AnnIndex {
     const row = live
       ? (this.resyncStmts.vec.get(key) as { spaceId: string; embedding: Buffer } | undefined)
       : undefined;
-    for (const [spaceId, s] of this.spaces)
-      if (spaceId !== row?.spaceId && s.index.contains(key)) this.remove(spaceId, rid);
+    this.graphs.removeOutside(rid, row?.spaceId ?? null);
     if (row)
-      this.add(
+      this.graphs.add(
         row.spaceId,
         rid,
         new Float32Array(
@@ -451,8 +352,8 @@ export class AnnIndex {
     if (snap.generation !== this.generation) return; // moved on meanwhile: check once caught up
     this.verifyCounts = false;
     const want = new Map(snap.rows.map((r) => [r.spaceId, r.n]));
-    const mismatch = [...new Set([...want.keys(), ...this.spaces.keys()])].some(
-      (sp) => (want.get(sp) ?? 0) !== (this.spaces.get(sp)?.size ?? 0),
+    const mismatch = [...new Set([...want.keys(), ...this.graphs.spaces.keys()])].some(
+      (sp) => (want.get(sp) ?? 0) !== (this.graphs.spaces.get(sp)?.size ?? 0),
     );
     if (mismatch) this.scheduleRebuild("the saved index does not match the store");
   }

@@ -21,6 +21,11 @@ export interface ImportFormatInfo {
    * memory row says where it came from; such an import can teach facts on request (LearnFacts).
    */
   conversationPrefix: string | null;
+  /**
+   * For another app's export: where in that app it is made and the file to import from it (the first-run
+   * checklist and the "What Memo knows" page name every such importer from here); null for Memo's own.
+   */
+  exportFrom: { steps: string; file: string } | null;
 }
 
 export const IMPORT_FORMATS = {
@@ -32,6 +37,7 @@ export const IMPORT_FORMATS = {
     defaultLabel: "request body",
     defaultSpace: null,
     conversationPrefix: null,
+    exportFrom: null,
   },
   chatgpt: {
     name: "ChatGPT",
@@ -41,6 +47,7 @@ export const IMPORT_FORMATS = {
     defaultLabel: "conversations.json",
     defaultSpace: "personal",
     conversationPrefix: "chatgpt:",
+    exportFrom: { steps: "Settings → Data controls → Export", file: "conversations.json" },
   },
   claude: {
     name: "Claude",
@@ -50,6 +57,7 @@ export const IMPORT_FORMATS = {
     defaultLabel: "conversations.json",
     defaultSpace: "personal",
     conversationPrefix: "claude:",
+    exportFrom: { steps: "Settings → Privacy → Export data", file: "conversations.json" },
   },
 } as const satisfies Record<string, ImportFormatInfo>;
 
@@ -59,6 +67,22 @@ export const IMPORT_FORMAT_IDS = Object.keys(IMPORT_FORMATS) as ImportFormatId[]
 
 export function isImportFormat(id: string): id is ImportFormatId {
   return Object.hasOwn(IMPORT_FORMATS, id);
+}
+
+/** The formats that import another app's export (ChatGPT, Claude, …), in the registry's order. */
+export function otherAppImports(): (ImportFormatInfo & {
+  id: ImportFormatId;
+  exportFrom: { steps: string; file: string };
+})[] {
+  return IMPORT_FORMAT_IDS.flatMap((id) => {
+    const f: ImportFormatInfo = IMPORT_FORMATS[id];
+    return f.exportFrom ? [{ ...f, id, exportFrom: f.exportFrom }] : [];
+  });
+}
+
+/** "ChatGPT", "ChatGPT or Claude", "ChatGPT, Claude or X" (`word`: "or" / "and"). */
+export function namesList(names: readonly string[], word: "or" | "and"): string {
+  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} ${word} ${names.at(-1)}`;
 }
 
 /** The format whose import stored this conversation id (`chatgpt:…`), or null for Memo's own chats. */
