@@ -377,6 +377,9 @@ async function main() {
                 // The [What I know] block per turn (first asking): facts stated and their tokens.
                 facts: summarise(live.first)[h]!.all!.facts,
                 factTokens: summarise(live.first)[h]!.all!.factTokens,
+                // What the prompt carried (first asking): evidence in its packed memories, a fact from the evidence stated.
+                packed: summarise(live.first)[h]!.all!.packed,
+                evidenceFact: summarise(live.first)[h]!.all!.evidenceFact,
               },
             ]),
         )

@@ -79,11 +79,17 @@ export function packRecalled<T extends Sourced>(
   // their own evidence (fact-leg.ts), the facts of the results that qualify, then the profile (profile.ts)
   // within its own budget; the exchanges that back them get the rest. A fact whose result is then left out goes too.
   const leg = opts.facts?.leg ?? [];
+  // Chosen by importance within its budget, then stated most relevant to the question first (what a reader
+  // takes first, and what the block keeps when the third runs out).
+  const strength = opts.facts?.strengths;
   const profile = withinTokens(
     (opts.facts?.profile ?? []).filter((p) => !leg.some((f) => f.id === p.id)),
     opts.facts?.profileTokens ?? 0,
     opts.tzOffsetMinutes,
-  );
+  )
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => (strength?.get(b.f.id) ?? 0) - (strength?.get(a.f.id) ?? 0) || a.i - b.i)
+    .map(({ f }) => f);
   const candidates = (packed: T[]) => {
     const seen = new Set<string>();
     return [...leg, ...factsToPack(packed), ...profile].filter((f) => !seen.has(f.id) && seen.add(f.id));
@@ -104,6 +110,8 @@ export interface TurnFacts {
   /** The profile's facts, most important first; `profileTokens` of them are carried. */
   profile: KnownFact[];
   profileTokens: number;
+  /** The question's strength for each current fact (retrieve.ts factStrengths): the profile's lines are stated by it. */
+  strengths?: Map<string, number>;
 }
 
 /** The memories alone under a budget, and which of them made it in. */
@@ -250,7 +258,7 @@ export async function recallForPrompt(
       speakers: r.settings.packSpeakers,
       assistantMaxChars: r.settings.assistantMaxChars,
       tzOffsetMinutes: input.tzOffsetMinutes,
-      facts: { leg, profile, profileTokens: r.settings.profileTokens },
+      facts: { leg, profile, profileTokens: r.settings.profileTokens, strengths: r.factStrengths },
     });
     const recall: Recall = {
       block,

@@ -279,6 +279,37 @@ test("packing: memories that do not fit the budget are left out and not listed a
   assert.deepEqual(packRecalled([], 6, 120), { block: "", included: [], facts: [] });
 });
 
+test("packRecalled: the profile is chosen by importance within its budget, then stated most relevant to the question first", () => {
+  const fact = (id: string, text: string) => ({
+    id,
+    text,
+    validFrom: "2026-01-01T00:00:00Z",
+    validTo: null,
+    current: true,
+  });
+  // Importance order (the profile's): a, b, c; the budget holds two of them; the question matches b best.
+  const profile = [fact("a", "The user keeps bees"), fact("b", "The user lives in Lisbon"), fact("c", "The user rows")];
+  const perLine = Math.ceil("- The user lives in Lisbon (since 1 Jan 2026)".length / 4) + 1;
+  const strengths = new Map([
+    ["a", 0.1],
+    ["b", 0.9],
+    ["c", 1.5],
+  ]);
+  const r = packRecalled([], 6, 1500, { facts: { leg: [], profile, profileTokens: 2 * perLine, strengths } });
+  // c is the strongest but outside the budget (chosen by importance first); b leads, a follows.
+  assert.deepEqual(
+    r.facts.map((f) => f.id),
+    ["b", "a"],
+  );
+  assert.ok(r.block.indexOf("Lisbon") < r.block.indexOf("bees"));
+  // Without strengths the importance order stands.
+  const plain = packRecalled([], 6, 1500, { facts: { leg: [], profile, profileTokens: 2 * perLine } });
+  assert.deepEqual(
+    plain.facts.map((f) => f.id),
+    ["a", "b"],
+  );
+});
+
 test("/remember and /forget work with no provider configured; forget lists what it matched and can be undone", async () => {
   const s = setup({ provider: "none" });
   const r = await turn(s, { message: "/remember My passport number ends in 4471" });

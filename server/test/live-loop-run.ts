@@ -21,7 +21,7 @@
 import assert from "node:assert/strict";
 import { listFacts } from "../memory/facts/store";
 import type { FixtureMessage } from "../../e2e/support/openai-fixture";
-import { knownLines, memoryPart } from "./assistant-doubles";
+import { firstRecalled, knownLines, memoryPart } from "./assistant-doubles";
 import { inProcessEmbedder } from "./in-process-embedder";
 import { learningHarness } from "./learning-harness";
 import { LOOP_SCENARIOS, type LoopScenario, UNRELATED_TURNS } from "./live-loop-scenarios";
@@ -42,6 +42,9 @@ export interface LoopMetrics {
   rightAfter: number;
   currentInPromptBefore: number;
   currentInPromptAfter: number;
+  /** The prompt leads with the current value: its first stated fact (else its first recalled memory) gives it. */
+  promptLeadsBefore: number;
+  promptLeadsAfter: number;
   /** Asks after the change whose answer leads with the replaced value. */
   staleAnswer: number;
   /** Asks after the change whose [What I know] states the replaced value as current. */
@@ -59,6 +62,9 @@ const at = (t: string, v: string) => t.toLowerCase().indexOf(v.toLowerCase());
 /** The answer gives `cur`, and before `old` where it gives both. */
 const leadsWith = (t: string, cur: string, old: string | null) =>
   has(t, cur) && (old === null || !has(t, old) || at(t, cur) < at(t, old));
+
+/** The first thing the prompt's memory part states: its first current fact, else its first recalled memory. */
+const leadLine = (memory: string) => knownLines(memory)[0] ?? firstRecalled(memory) ?? "";
 
 export async function runLoop(run: string, reply: Reply, naive: boolean): Promise<LoopMetrics> {
   const h = await learningHarness({ embedder: await inProcessEmbedder() });
@@ -111,6 +117,8 @@ export async function runLoop(run: string, reply: Reply, naive: boolean): Promis
       rightAfter: share(later, (a) => leadsWith(a.reply, a.s.now, a.s.was)),
       currentInPromptBefore: share(before, (a) => has(a.memory, a.s.was)),
       currentInPromptAfter: share(later, (a) => has(a.memory, a.s.now)),
+      promptLeadsBefore: share(before, (a) => has(leadLine(a.memory), a.s.was)),
+      promptLeadsAfter: share(later, (a) => has(leadLine(a.memory), a.s.now)),
       staleAnswer: later.filter((a) => has(a.reply, a.s.was) && !leadsWith(a.reply, a.s.now, a.s.was)).length,
       staleKnown: later.filter((a) => knownLines(a.memory).some((l) => has(l, a.s.was))).length,
       resurrected: LOOP_SCENARIOS.filter((s) => replaced(s.state.fact) && current.some((t) => has(t, s.was))).map(
@@ -130,6 +138,7 @@ export function metricsLine(m: LoopMetrics): string {
   return (
     `${m.run.padEnd(26)} right before ${pct(m.rightBefore).padStart(5)}, after ${pct(m.rightAfter).padStart(5)}; ` +
     `current in prompt before ${pct(m.currentInPromptBefore).padStart(5)}, after ${pct(m.currentInPromptAfter).padStart(5)}; ` +
+    `prompt leads with it before ${pct(m.promptLeadsBefore).padStart(5)}, after ${pct(m.promptLeadsAfter).padStart(5)}; ` +
     `stale as current: answer ${m.staleAnswer}, known ${m.staleKnown}; resurrected ${m.resurrected.length}${m.resurrected.length ? ` (${m.resurrected.join(", ")})` : ""}; not learned ${m.notLearned}, not replaced ${m.notReplaced.length}${m.notReplaced.length ? ` (${m.notReplaced.join(", ")})` : ""}`
   );
 }

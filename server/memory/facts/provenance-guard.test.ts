@@ -51,13 +51,16 @@ async function world() {
     MODEL,
   );
   /** A chat reply whose prompt was given `recalled`, stored with its exchange and its learning job. */
-  const reply = async (user: string, assistant: string, recalled: string[]) => {
+  const reply = async (user: string, assistant: string, recalled: string[], sentFacts?: string[]) => {
     const conv = createConversation(db, { space: "personal" });
     const rec = recalled.map((id) => ({ id, content: "", timestamp: "", kind: "chat" }) as unknown as RecalledMemory);
     const [, a] = appendMessages(db, conv.id, [
       { role: "user", content: user },
       { role: "assistant", content: assistant, recalled: rec },
     ]);
+    // The Sent to record lists the facts the prompt stated on their own (the facts leg's, the profile's).
+    if (sentFacts)
+      db.prepare("UPDATE messages SET sent = ? WHERE id = ?").run(JSON.stringify({ facts: sentFacts }), a!.id);
     const ids = await exchange(user, assistant);
     const job = enqueueFactJob(db, {
       spaceId: "personal",
@@ -117,6 +120,16 @@ test("a reply that restated a replaced value from recall does not teach it again
   // A reply given nothing of the Ghent fact cannot have restated it from recall.
   const blind = await w.reply("Tell me about Belgian towns", "Ghent has canals.", []);
   assert.deepEqual(guardRestatedValues(w.db, "personal", blind.job, [planned("The user lives in Ghent")]).keep, [0]);
+});
+
+test("a reply whose prompt stated the replaced fact on its own (the profile, the facts leg: its Sent to record) is guarded too", async () => {
+  const w = await world();
+  // No memory of Ghent was recalled; the fact was stated while it was still current (the change not learned yet).
+  const profiled = await w.reply("What's new?", "From what I know: The user lives in Ghent", [], [w.ghent]);
+  assert.deepEqual(guardRestatedValues(w.db, "personal", profiled.job, [planned("The user lives in Ghent")]).keep, []);
+  // Without the record, nothing says the reply was given it.
+  const bare = await w.reply("What's new?", "From what I know: The user lives in Ghent", []);
+  assert.deepEqual(guardRestatedValues(w.db, "personal", bare.job, [planned("The user lives in Ghent")]).keep, [0]);
 });
 
 test("a copy of a copy: a reply that restated an earlier stored reply, which restated the replaced value, is guarded too", async () => {

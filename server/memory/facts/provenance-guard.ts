@@ -106,15 +106,15 @@ function jobOf(db: Database.Database, jobId: number): { origin: string; messageI
 function replyOf(
   db: Database.Database,
   messageId: string,
-): { user: string | null; recalled: string | null } | undefined {
+): { user: string | null; recalled: string | null; sent: string | null } | undefined {
   return stmt(
     db,
-    `SELECT a.recalled,
+    `SELECT a.recalled, a.sent,
             (SELECT u.content FROM messages u WHERE u.conversation_id = a.conversation_id AND u.role = 'user'
                AND (u.created_at < a.created_at OR (u.created_at = a.created_at AND u.rowid < a.rowid))
              ORDER BY u.created_at DESC, u.rowid DESC LIMIT 1) AS user
        FROM messages a WHERE a.id = ? AND a.role = 'assistant'`,
-  ).get(messageId) as { user: string | null; recalled: string | null } | undefined;
+  ).get(messageId) as { user: string | null; recalled: string | null; sent: string | null } | undefined;
 }
 
 /** The person's words stored with a job's source memories (their speaker spans of role user). */
@@ -141,16 +141,16 @@ function personWordsOfSources(db: Database.Database, jobId: number): string | nu
 const COPY_DEPTH = 8;
 
 /** What was recalled for the stored chat reply whose exchange memory this is (messages.memory_ids). */
-function recalledOfExchangeMemory(db: Database.Database, memoryId: string): string | null {
+function recalledOfExchangeMemory(db: Database.Database, memoryId: string): ExchangeProvenance["given"] {
   const r = stmt(
     db,
-    `SELECT a.recalled FROM memories m
+    `SELECT a.recalled, a.sent FROM memories m
        JOIN messages a ON a.conversation_id = m.conversation_id AND a.role = 'assistant' AND a.recalled IS NOT NULL
       WHERE m.id = ? AND a.memory_ids IS NOT NULL AND json_valid(a.memory_ids)
         AND EXISTS (SELECT 1 FROM json_each(a.memory_ids) j WHERE j.value = m.id)
       LIMIT 1`,
-  ).get(memoryId) as { recalled: string } | undefined;
-  return r?.recalled ?? null;
+  ).get(memoryId) as { recalled: string; sent: string | null } | undefined;
+  return r ? givenOf(r.recalled, r.sent) : null;
 }
 
 /**
@@ -163,7 +163,7 @@ function givenThrough(db: Database.Database, first: ExchangeProvenance["given"])
   for (let depth = 0; depth < COPY_DEPTH && frontier.length; depth++) {
     const next: string[] = [];
     for (const m of frontier) {
-      const more = givenOf(recalledOfExchangeMemory(db, m));
+      const more = recalledOfExchangeMemory(db, m);
       for (const f of more?.facts ?? []) first.facts.add(f);
       for (const id of more?.memories ?? [])
         if (!first.memories.has(id)) {
@@ -176,13 +176,18 @@ function givenThrough(db: Database.Database, first: ExchangeProvenance["given"])
   return first;
 }
 
-function givenOf(recalled: string | null): ExchangeProvenance["given"] {
+/**
+ * What a reply was given: its recalled memories and the facts they carried (messages.recalled), and the
+ * facts its prompt stated on their own — the facts leg's and the profile's, listed in its Sent to record
+ * (messages.sent `facts`).
+ */
+function givenOf(recalled: string | null, sent: string | null = null): ExchangeProvenance["given"] {
   if (!recalled) return null;
   try {
     const list = JSON.parse(recalled) as unknown;
-    if (!Array.isArray(list)) return { memories: new Set(), facts: new Set() }; // a command's reply: given nothing
     const memories = new Set<string>();
-    const facts = new Set<string>();
+    const facts = new Set<string>(sentFacts(sent));
+    if (!Array.isArray(list)) return { memories, facts }; // a command's reply: given no memory
     for (const m of list as { id?: unknown; fact?: { id?: unknown } }[]) {
       if (typeof m?.id === "string") memories.add(m.id);
       if (typeof m?.fact?.id === "string") facts.add(m.fact.id);
@@ -193,12 +198,23 @@ function givenOf(recalled: string | null): ExchangeProvenance["given"] {
   }
 }
 
+/** The fact ids a Sent to record lists (none when it has none or is damaged). */
+function sentFacts(sent: string | null): string[] {
+  if (!sent) return [];
+  try {
+    const v = JSON.parse(sent) as { facts?: unknown };
+    return Array.isArray(v?.facts) ? v.facts.filter((f): f is string => typeof f === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 /** What a job's exchange says about provenance (stored structure only). */
 export function exchangeProvenance(db: Database.Database, jobId: number): ExchangeProvenance {
   const job = jobOf(db, jobId);
   if (!job || (job.origin !== "chat" && job.origin !== "api")) return { personWords: null, given: null };
   const reply = job.messageId ? replyOf(db, job.messageId) : undefined;
-  if (reply?.user) return { personWords: reply.user, given: givenThrough(db, givenOf(reply.recalled)) };
+  if (reply?.user) return { personWords: reply.user, given: givenThrough(db, givenOf(reply.recalled, reply.sent)) };
   return { personWords: personWordsOfSources(db, jobId), given: null };
 }
 

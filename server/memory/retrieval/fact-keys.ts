@@ -105,6 +105,19 @@ export function spaceFacts(db: Database.Database, spaceId: string, model: string
   return facts;
 }
 
+/** How strongly a fact matches the query: its keyword share plus its cosine (both in [0, 1]-ish units). */
+export function factStrength(f: Pick<ScoredFact, "keyword" | "cosine">, ceiling: number): number {
+  return (ceiling > 0 ? f.keyword / ceiling : 0) + Math.max(0, f.cosine ?? 0);
+}
+
+/** Each current fact's strength for the query, by fact id (what orders the profile's lines in a prompt). */
+export function currentFactStrengths(fk: FactKeys): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const f of fk.facts.values())
+    if (f.validTo === null && f.supersededBy === null) out.set(f.id, factStrength(f, fk.ceiling));
+  return out;
+}
+
 /**
  * Score the space's facts for one query and lift the scores to their source memories. `pool`: how many
  * facts each leg may bring into the union (their sources join it).
@@ -129,7 +142,7 @@ export function factKeys(
   out.known = kw.known;
   out.facts = scored;
   // The fact that speaks for a memory: the best by keyword share plus cosine (both in [0, 1]-ish units).
-  const strength = (f: ScoredFact) => (kw.ceiling > 0 ? f.keyword / kw.ceiling : 0) + Math.max(0, f.cosine ?? 0);
+  const strength = (f: ScoredFact) => factStrength(f, kw.ceiling);
   for (const f of scored.values())
     for (const rid of f.sources) {
       if (f.keyword > 0) out.keyword.set(rid, Math.max(out.keyword.get(rid) ?? 0, f.keyword));

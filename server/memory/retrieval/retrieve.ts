@@ -16,6 +16,7 @@ import { rankUnion } from "./ranking";
 import { informativeWindows } from "./window-coverage";
 import { backgroundOf } from "./background";
 import { factLeg, type LegFact } from "./fact-leg";
+import { currentFactStrengths } from "./fact-keys";
 import { droppedResults, rankedResults } from "./results";
 
 export interface RetrieveRequest {
@@ -61,6 +62,8 @@ export interface RetrieveResult {
   facts: KnownFact[];
   /** Current facts the question matched on their own evidence (fact-leg.ts), best first. */
   factLeg: LegFact[];
+  /** Every current fact's strength for the question (fact-keys.ts factStrength), by id: orders the profile's lines. */
+  factStrengths: Map<string, number>;
 }
 
 /** The results a prompt gets: at or above the minimum confidence. */
@@ -192,6 +195,7 @@ export function searchWithVectors(
     dropped: droppedResults(db, dropped, rows, c.facts, time),
     facts: factsToPack(results),
     factLeg: legFacts,
+    factStrengths: currentFactStrengths(c.scoredFacts),
     queries,
     pool,
     vectorSource: c.vectorSource,

@@ -59,7 +59,7 @@ export const retrievalSettingsSchema = z.object({
   /** The facts leg: a current fact matching the question on its own evidence at or above this confidence reaches the prompt (1 = off). */
   factMinConfidence: z.number().min(0).max(1).default(0.5),
   /** Tokens of the profile (the person's most important current facts) every turn carries (0 = off). */
-  profileTokens: z.number().int().min(0).max(2000).default(120),
+  profileTokens: z.number().int().min(0).max(2000).default(500),
 });
 
 export type RetrievalSettings = z.infer<typeof retrievalSettingsSchema>;
@@ -92,7 +92,7 @@ const BASE: RetrievalSettings = {
   derivedWeight: 0.3,
   maxWindowShare: 0.5,
   factMinConfidence: 0.5,
-  profileTokens: 120,
+  profileTokens: 500,
 };
 
 /**

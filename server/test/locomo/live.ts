@@ -43,11 +43,20 @@ async function askAndStore(store: LocomoStore, c: Conversation, q: Question): Pr
   });
   // What the prompt's [What I know] block cost (the facts leg's, the memories' and the profile's facts).
   const known = recall.block.startsWith("[What I know]") ? recall.block.split("\n\n[Relevant Memories]")[0]! : "";
+  // What the prompt carried: the packed memories' turns, and the turns behind the facts it stated.
+  const packed = recall.memories.map((m) => store.turnsOf.get(m.id) ?? []);
+  const sourceOf = store.db.prepare("SELECT memory_id AS id FROM fact_sources WHERE fact_id = ?");
+  const factTurns = recall.facts.flatMap((f) =>
+    (sourceOf.all(f.id) as { id: string }[]).flatMap((s) => store.turnsOf.get(s.id) ?? []),
+  );
   return {
     half: c.half,
     category: q.category,
     values: {
       recall10: recallAt(q.evidence, ranked, 10),
+      // Share of the evidence in the packed memories, and whether a stated fact came from the evidence.
+      packed: recallAt(q.evidence, packed, packed.length || 1),
+      evidenceFact: q.evidence.some((e) => factTurns.includes(e)) ? 1 : 0,
       factTokens: known ? estimateTokens(known) : 0,
       facts: recall.facts.length,
     },
