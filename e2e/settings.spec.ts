@@ -66,12 +66,12 @@ test.describe("Settings page", () => {
     const field = (name: string) => loop.getByRole("spinbutton", { name });
     // The shipped defaults (server/memory/retrieval/settings.ts), each named in its hint.
     await expect(field("Facts: minimum confidence")).toHaveValue("0.5");
-    await expect(field("Profile (tokens)")).toHaveValue("120");
+    await expect(field("Profile (tokens)")).toHaveValue("500");
     await expect(field("Restated replies' weight")).toHaveValue("0.3");
     await expect(field("Date window: largest share")).toHaveValue("0.5");
-    await expect(loop).toContainText("default 120");
+    await expect(loop).toContainText("default 500");
     await expect(settings.retrievalForm.getByTestId("retrieval-summary")).toContainText(
-      "facts on their own evidence, a profile of 120 tokens",
+      "facts on their own evidence, a profile of 500 tokens",
     );
     await loop.scrollIntoViewIfNeeded();
     await page.screenshot({ path: "test-results/screenshots/settings-live-loop-1280.png" });
