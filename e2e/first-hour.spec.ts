@@ -326,10 +326,10 @@ test.describe("Smaller things", () => {
     await expect
       .poll(
         async () => {
-          if ((await row.count()) === 0) return "none";
-          const status = await ingest.status("big.md").textContent();
-          const text = (await row.getByTestId("progress-text").textContent()) ?? "";
-          if (status === "processing") labels.push(text);
+          const seen = await ingest.statusAndLabel("big.md");
+          if (!seen) return "none";
+          const { status, label } = seen;
+          if (status === "processing") labels.push(label);
           expect(await row.textContent(), "the row never says '— chunks'").not.toContain("— chunks");
           if (labels.length === 8) await shot(page, "ingest-progress-1280");
           return status;

@@ -95,6 +95,19 @@ export class IngestPage {
     return v === null ? null : Number(v);
   }
 
+  /**
+   * A row's status and progress label read together, from one render: read one after the other, a poll can
+   * see "processing" and then the done row's "157 chunks".
+   */
+  async statusAndLabel(name: string): Promise<{ status: string; label: string } | null> {
+    const row = this.row(name);
+    if ((await row.count()) === 0) return null;
+    return row.evaluate((el) => ({
+      status: el.getAttribute("data-status") ?? "",
+      label: el.querySelector('[data-testid="progress-text"]')?.textContent ?? "",
+    }));
+  }
+
   async delete(name: string): Promise<void> {
     await this.row(name)
       .getByRole("button", { name: `Delete ${name}` })
