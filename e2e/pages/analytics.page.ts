@@ -28,6 +28,10 @@ export class AnalyticsPage {
     await this.page.goto("/memory/analytics");
     await expect(this.heading).toBeVisible();
     await expect(this.stat("memories")).toBeVisible();
+    // Every part has loaded (the lifetime panel and the jobs' status come from their own queries and push what
+    // is below them down when they arrive), so a layout read after this is the page's settled layout.
+    await expect(this.page.getByTestId("lifetime-panel")).toBeVisible();
+    await expect(this.jobsPanel).toHaveAttribute("aria-busy", "false");
   }
 
   async showSpace(space: string): Promise<void> {

@@ -76,7 +76,7 @@ export function JobsPanel() {
   const pending = run.isPending ? run.variables?.job : undefined;
 
   return (
-    <section aria-labelledby="jobs-heading" className="space-y-3" data-testid="jobs-panel">
+    <section aria-labelledby="jobs-heading" aria-busy={!s} className="space-y-3" data-testid="jobs-panel">
       <h2 id="jobs-heading" className="text-lg font-semibold">
         Background jobs
       </h2>
