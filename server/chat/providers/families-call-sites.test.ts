@@ -29,6 +29,7 @@ import {
 } from "./index";
 import { readSetting } from "../../core/settings-store";
 import { providerEndpoint } from "../memory-policy";
+import { listModels } from "../../http/openai-compat-request";
 
 const ENV = [
   "MEMO_PROVIDER",
@@ -102,6 +103,8 @@ test("a family registered later is picked up by every call site without them nam
     jsonSchema: { name: "facts", schema: { type: "object" } },
   });
   assert.equal(json.text, '{"facts":[]}');
+  // The OpenAI-compatible endpoint's model list (GET /v1/models) offers its model too.
+  assert.ok(listModels(db).data.some((m) => m.id === "acme:echo-1" && m.owned_by === "acme"));
   // What it needs, for people, is its own.
   assert.throws(() => createProvider(cfg, "bare" as ProviderId), /Bare \(test double\) needs a base URL/);
 
