@@ -96,6 +96,54 @@ test.describe("Settings page", () => {
     }
   });
 
+  test("background jobs: the form shows the declared defaults, saves a change and reads it back", async ({
+    settings,
+    request,
+    page,
+  }) => {
+    await settings.goto();
+    const section = page.getByTestId("jobs-section");
+    const form = section.getByRole("form", { name: "Background job settings" });
+    const decay = form.getByRole("group", { name: "Decay" });
+    const cons = form.getByRole("group", { name: "Consolidation" });
+    // The defaults of server/jobs/schedule-fields.ts, each named in its hint.
+    await expect(decay.getByRole("checkbox", { name: "Run daily" })).toBeChecked();
+    await expect(decay.getByLabel("At")).toHaveValue("03:00");
+    await expect(decay).toContainText("24-hour time; default 03:00");
+    await expect(cons.getByRole("checkbox", { name: "Right after decay" })).toBeChecked();
+    await expect(cons.getByLabel("At", { exact: true })).toBeDisabled();
+    await expect(cons.getByRole("spinbutton", { name: "Memories compared per space" })).toHaveValue("200");
+    await expect(cons).toContainText("The most recent ones; default 200");
+    await expect(cons).toContainText("Or right after decay (default)");
+    await section.scrollIntoViewIfNeeded();
+    await section.screenshot({ path: "test-results/screenshots/settings-jobs-1280.png" });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await section.screenshot({ path: "test-results/screenshots/settings-jobs-390.png" });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      await decay.getByLabel("At").fill("04:15");
+      await cons.getByRole("checkbox", { name: "Right after decay" }).uncheck();
+      await cons.getByLabel("At", { exact: true }).fill("05:45");
+      await cons.getByRole("spinbutton", { name: "Memories compared per space" }).fill("150");
+      await form.getByRole("button", { name: "Save job settings" }).click();
+      await expect(section.getByTestId("jobs-saved")).toContainText("Saved. Next decay");
+      const got = (await (await request.get("/api/trpc/jobs.settings")).json()) as {
+        result: { data: { settings: { decay: { time: string }; consolidate: { time: string; maxPerSpace: number } } } };
+      };
+      expect(got.result.data.settings.decay.time).toBe("04:15");
+      expect(got.result.data.settings.consolidate).toMatchObject({ time: "05:45", maxPerSpace: 150 });
+      await page.reload();
+      await expect(decay.getByLabel("At")).toHaveValue("04:15");
+      await expect(cons.getByRole("checkbox", { name: "Right after decay" })).not.toBeChecked();
+      await expect(cons.getByLabel("At", { exact: true })).toHaveValue("05:45");
+      await expect(cons.getByRole("spinbutton", { name: "Memories compared per space" })).toHaveValue("150");
+    } finally {
+      await request.post("/api/trpc/jobs.saveSettings", {
+        data: { decay: { time: "03:00" }, consolidate: { time: "after-decay", maxPerSpace: 200 } },
+      });
+    }
+  });
+
   test("create, rename (memories move with it) and delete a space", async ({
     settings,
     api,

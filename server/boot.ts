@@ -12,7 +12,7 @@ import { onShutdownSignal, shutdown } from "./ops/shutdown";
 import { embedRequestsDone } from "./embedder/client";
 import { startModelDownload, stopModelDownload } from "./services/model-download-service";
 import { getLocalDetector } from "./chat/detect-local";
-import { resolveProviderConfig, sealStoredProviderKeys } from "./chat/providers";
+import { resolveProviderConfig, sealStoredProviderKeys, sectionValue } from "./chat/providers";
 import { secretKey } from "./core/secret-box";
 import { warnIfPromptLogging } from "./chat/prompt-log";
 import { sweepTemporaryChats } from "./chat/temporary-chats";
@@ -52,7 +52,7 @@ export function boot(): void {
     return (
       !c.active.value ||
       c.active.source === "detected" ||
-      (c.active.value === "openai" && c.openai.baseUrl.source === "detected")
+      (c.active.value !== null && sectionValue(c, c.active.value, "baseUrl").source === "detected")
     );
   });
   warnIfPromptLogging();

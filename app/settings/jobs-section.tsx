@@ -5,35 +5,55 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
+import {
+  AFTER_DECAY,
+  JOB_FIELDS,
+  JOB_SECTIONS,
+  type JobField,
+  jobFieldHint,
+  type JobSectionKey,
+} from "@/server/jobs/schedule-fields";
 
-interface Draft {
-  decayEnabled: boolean;
-  decayTime: string;
-  consolidateEnabled: boolean;
-  afterDecay: boolean;
-  consolidateTime: string;
-  threshold: string;
-  maxPerSpace: string;
-}
+/** The form's values by field ("<section>.<key>"); an after-decay time also keeps "<…>#after". */
+type Draft = Record<string, string | boolean>;
+type Sections = Record<JobSectionKey, Record<string, unknown>>;
 
 interface Loaded {
-  settings: {
-    decay: { enabled: boolean; time: string };
-    consolidate: { enabled: boolean; time: string; maxPerSpace: number };
-  };
+  settings: Sections;
   model: string | null;
   threshold: number;
 }
 
-const toDraft = (d: Loaded): Draft => ({
-  decayEnabled: d.settings.decay.enabled,
-  decayTime: d.settings.decay.time,
-  consolidateEnabled: d.settings.consolidate.enabled,
-  afterDecay: d.settings.consolidate.time === "after-decay",
-  consolidateTime: d.settings.consolidate.time === "after-decay" ? "03:30" : d.settings.consolidate.time,
-  threshold: String(d.threshold),
-  maxPerSpace: String(d.settings.consolidate.maxPerSpace),
-});
+const id = (f: JobField) => `${f.section}.${f.key}`;
+const AFTER = "#after";
+
+/** Each declared field's value as the form holds it (a per-model value: the store's model's). */
+const toDraft = (d: Loaded): Draft => {
+  const draft: Draft = {};
+  for (const f of JOB_FIELDS as readonly JobField[]) {
+    const v = d.settings[f.section][f.key];
+    if (f.control === "toggle") draft[id(f)] = Boolean(v);
+    else if (f.control === "time") {
+      const after = Boolean(f.orAfterDecay) && v === AFTER_DECAY;
+      draft[id(f)] = after && f.orAfterDecay ? f.orAfterDecay.time : String(v);
+      if (f.orAfterDecay) draft[id(f) + AFTER] = after;
+    } else draft[id(f)] = String(f.perModel ? d.threshold : v);
+  }
+  return draft;
+};
+
+/** The form's values as a settings patch, field by field from the declaration. */
+const toPatch = (draft: Draft, model: string | null) => {
+  const patch: Record<JobSectionKey, Record<string, unknown>> = { decay: {}, consolidate: {} };
+  for (const f of JOB_FIELDS as readonly JobField[]) {
+    const v = draft[id(f)];
+    if (f.control === "toggle") patch[f.section][f.key] = v;
+    else if (f.control === "time") patch[f.section][f.key] = draft[id(f) + AFTER] ? AFTER_DECAY : v;
+    else if (!f.perModel) patch[f.section][f.key] = Number(v);
+    else if (model) patch[f.section][f.key] = { [model]: Number(v) };
+  }
+  return patch;
+};
 
 /**
  * Settings → Background jobs (admins): when decay and consolidation run, and consolidation's parameters
@@ -61,7 +81,7 @@ export function JobsSection() {
       onError: () => setSaved(null),
     }),
   );
-  const set = <K extends keyof Draft>(k: K, v: Draft[K]) => {
+  const set = (k: string, v: string | boolean) => {
     setSaved(null);
     setDraft((prev) => (prev ? { ...prev, [k]: v } : prev));
   };
@@ -69,18 +89,7 @@ export function JobsSection() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!draft) return;
-    save.mutate({
-      decay: {
-        enabled: draft.decayEnabled,
-        time: draft.decayTime,
-      },
-      consolidate: {
-        enabled: draft.consolidateEnabled,
-        time: draft.afterDecay ? "after-decay" : draft.consolidateTime,
-        maxPerSpace: Number(draft.maxPerSpace),
-        ...(model ? { thresholds: { [model]: Number(draft.threshold) } } : {}),
-      },
-    });
+    save.mutate(toPatch(draft, model));
   };
   const error = save.error ?? q.error;
   if (admin === null && !me.error) return null;
@@ -122,97 +131,36 @@ export function JobsSection() {
       {!draft && !error && <p className="text-sm text-zinc-500">Loading…</p>}
       {draft && (
         <form onSubmit={submit} aria-label="Background job settings" className="space-y-4">
-          <fieldset className="space-y-3">
-            <legend className="text-sm font-semibold">Decay</legend>
-            <label className="flex items-center gap-2 text-sm">
-              <input
-                type="checkbox"
-                checked={draft.decayEnabled}
-                onChange={(e) => set("decayEnabled", e.target.checked)}
-              />
-              Run daily
-            </label>
-            <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-              <Field id="jobs-decay-time" label="At" hint="24-hour time; default 03:00">
-                <input
-                  id="jobs-decay-time"
-                  type="time"
-                  required
-                  value={draft.decayTime}
-                  onChange={(e) => set("decayTime", e.target.value)}
-                  className={INPUT}
-                />
-              </Field>
-            </div>
-            <p className="text-xs text-zinc-500">
-              Each run applies each person&apos;s own lifetime rules (Lifetime of your memories, above).
-            </p>
-          </fieldset>
-          <fieldset className="space-y-3">
-            <legend className="text-sm font-semibold">Consolidation</legend>
-            <label className="flex items-center gap-2 text-sm">
-              <input
-                type="checkbox"
-                checked={draft.consolidateEnabled}
-                onChange={(e) => set("consolidateEnabled", e.target.checked)}
-              />
-              Merge near-duplicate memories daily (needs a chat provider)
-            </label>
-            <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-              <Field id="jobs-cons-time" label="At" hint="Or right after decay (default)">
-                <label className="mb-1 flex items-center gap-2 text-sm">
-                  <input
-                    type="checkbox"
-                    checked={draft.afterDecay}
-                    onChange={(e) => set("afterDecay", e.target.checked)}
-                  />
-                  Right after decay
-                </label>
-                <input
-                  id="jobs-cons-time"
-                  type="time"
-                  disabled={draft.afterDecay}
-                  value={draft.consolidateTime}
-                  onChange={(e) => set("consolidateTime", e.target.value)}
-                  className={INPUT}
-                />
-              </Field>
-              <Field
-                id="jobs-threshold"
-                label="Similarity threshold"
-                hint={
-                  model
-                    ? `Cosine ≥ this merges; for ${model}; default 0.92`
-                    : "Set once the store has an embedding model; default 0.92"
-                }
-              >
-                <input
-                  id="jobs-threshold"
-                  type="number"
-                  min={0.5}
-                  max={1}
-                  step={0.01}
-                  disabled={!model}
-                  value={draft.threshold}
-                  onChange={(e) => set("threshold", e.target.value)}
-                  className={INPUT}
-                />
-              </Field>
-              <Field id="jobs-max" label="Memories compared per space" hint="The most recent ones; default 200">
-                <input
-                  id="jobs-max"
-                  type="number"
-                  min={2}
-                  max={2000}
-                  step={1}
-                  required
-                  value={draft.maxPerSpace}
-                  onChange={(e) => set("maxPerSpace", e.target.value)}
-                  className={INPUT}
-                />
-              </Field>
-            </div>
-          </fieldset>
+          {JOB_SECTIONS.map((section) => {
+            const fields = (JOB_FIELDS as readonly JobField[]).filter((f) => f.section === section.key);
+            return (
+              <fieldset key={section.key} className="space-y-3">
+                <legend className="text-sm font-semibold">{section.legend}</legend>
+                {fields.map((f) =>
+                  f.control === "toggle" ? (
+                    <label key={f.key} className="flex items-center gap-2 text-sm">
+                      <input
+                        type="checkbox"
+                        checked={Boolean(draft[id(f)])}
+                        onChange={(e) => set(id(f), e.target.checked)}
+                      />
+                      {f.label}
+                    </label>
+                  ) : null,
+                )}
+                <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+                  {fields.map((f) =>
+                    f.control === "toggle" ? null : (
+                      <Field key={f.key} id={f.inputId} label={f.label} hint={jobFieldHint(f, model)}>
+                        <DeclaredInput field={f} draft={draft} model={model} set={set} />
+                      </Field>
+                    ),
+                  )}
+                </div>
+                {section.note && <p className="text-xs text-zinc-500">{section.note}</p>}
+              </fieldset>
+            );
+          })}
           <div className="flex flex-wrap items-center gap-2">
             <button type="submit" className={BTN_PRIMARY} disabled={save.isPending}>
               {save.isPending ? "Saving…" : "Save job settings"}
@@ -228,5 +176,51 @@ export function JobsSection() {
         </form>
       )}
     </section>
+  );
+}
+
+/** The input of a declared time or number field (server/jobs/schedule-fields.ts). */
+function DeclaredInput(props: {
+  field: Exclude<JobField, { control: "toggle" }>;
+  draft: Draft;
+  model: string | null;
+  set: (k: string, v: string | boolean) => void;
+}) {
+  const { field: f, draft, set } = props;
+  if (f.control === "time") {
+    const after = f.orAfterDecay ? Boolean(draft[id(f) + AFTER]) : false;
+    return (
+      <>
+        {f.orAfterDecay && (
+          <label className="mb-1 flex items-center gap-2 text-sm">
+            <input type="checkbox" checked={after} onChange={(e) => set(id(f) + AFTER, e.target.checked)} />
+            {f.orAfterDecay.label}
+          </label>
+        )}
+        <input
+          id={f.inputId}
+          type="time"
+          required={!f.orAfterDecay}
+          disabled={after}
+          value={String(draft[id(f)])}
+          onChange={(e) => set(id(f), e.target.value)}
+          className={INPUT}
+        />
+      </>
+    );
+  }
+  return (
+    <input
+      id={f.inputId}
+      type="number"
+      min={f.min}
+      max={f.max}
+      step={f.step}
+      required={!f.perModel}
+      disabled={f.perModel && !props.model}
+      value={String(draft[id(f)])}
+      onChange={(e) => set(id(f), e.target.value)}
+      className={INPUT}
+    />
   );
 }

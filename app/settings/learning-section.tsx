@@ -5,6 +5,7 @@ import { useId, useState } from "react";
 import { useTRPC } from "../_trpc/client";
 import { LearnFacts } from "../_ui/learn-facts";
 import { INPUT } from "../_ui/styles";
+import { LEARNING_SETTING, learningHint } from "@/server/chat/learning-fields";
 import { ErrorAlert, SettingsSection } from "../_ui/ui";
 
 /**
@@ -72,12 +73,10 @@ export function LearningSection() {
                 aria-describedby={`${p.key}-learning-cost`}
               />
               <span className="min-w-0">
-                Learn facts with <span className="font-medium">{p.label}</span>{" "}
+                {LEARNING_SETTING.field.label} <span className="font-medium">{p.label}</span>{" "}
                 <code className="break-all text-xs">{p.host}</code>{" "}
                 <span className="text-xs text-zinc-500" id={`${p.key}-learning-cost`}>
-                  {p.local
-                    ? "· on this machine (on by default)"
-                    : "· remote: costs one extra call per exchange, and sends it the exchange with your known facts (off by default)"}
+                  {learningHint(p.local)}
                 </span>
               </span>
             </label>

@@ -74,8 +74,8 @@ test("a local OpenAI-compatible server on a port in MEMO_DETECT_PORTS is found a
 
   const cfg = resolveProviderConfig(store.sqlite);
   assert.deepEqual(cfg.active, { value: "openai", source: "detected" });
-  assert.equal(cfg.openai.baseUrl.value, local.url);
-  assert.equal(cfg.openai.model.value, "local-llama3");
+  assert.equal(cfg.sections.openai.baseUrl.value, local.url);
+  assert.equal(cfg.sections.openai.model.value, "local-llama3");
   const st = providerStatus(store.sqlite);
   assert.equal(st.ready, true);
   assert.equal(st.activeSource, "detected");
@@ -92,8 +92,8 @@ test("a model picked in the chat page's picker keeps chatting through the detect
   saveProviderSettings(store.sqlite, { active: "openai", openai: { model: "another-model" } });
   const cfg = resolveProviderConfig(store.sqlite);
   assert.deepEqual(cfg.active, { value: "openai", source: "settings" });
-  assert.equal(cfg.openai.baseUrl.value, local.url);
-  assert.equal(cfg.openai.model.value, "another-model");
+  assert.equal(cfg.sections.openai.baseUrl.value, local.url);
+  assert.equal(cfg.sections.openai.model.value, "another-model");
   assert.equal(providerStatus(store.sqlite).ready, true);
 });
 
@@ -104,7 +104,7 @@ test("a configured provider is preferred over a detected one", async () => {
   const cfg = resolveProviderConfig(store.sqlite);
   assert.equal(cfg.active.value, "openai");
   assert.notEqual(cfg.active.source, "detected");
-  assert.equal(cfg.openai.baseUrl.value, configured.url);
+  assert.equal(cfg.sections.openai.baseUrl.value, configured.url);
   const reply = await getProvider(store.sqlite).complete([{ role: "user", content: "which one?" }]);
   assert.equal(reply.text, "fixture reply: which one?");
   assert.equal(configured.requests.filter((r) => r.path === "/v1/chat/completions").length, 1);

@@ -19,6 +19,7 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import { readSetting, writeSetting } from "../core/settings-store";
 import { OWNER_ID, spacePersonOf } from "../core/space-name";
+import { LEARNING_SETTING, learningDefault } from "./learning-fields";
 import { loadPrivacySettings, providerEndpoint, sharingFor, type ProviderEndpoint } from "./memory-policy";
 import {
   type ChatProvider,
@@ -29,11 +30,13 @@ import {
   resolveProviderConfig,
 } from "./providers";
 
-const SETTINGS_KEY = "facts.learning";
+const SETTINGS_KEY = LEARNING_SETTING.key;
+const FIELD = LEARNING_SETTING.field;
 
+/** Its schema, from its declaration (learning-fields.ts). */
 export const learningSettingsSchema = z.strictObject({
-  /** Per "<provider>@<host>": learning on or off (absent: the default — on for this machine, off for remote). */
-  providers: z.record(z.string().min(1).max(300), z.boolean()).default({}),
+  /** Per "<provider>@<host>": learning on or off (absent: the declared default by where the endpoint is). */
+  [FIELD.name]: z.record(z.string().min(1).max(FIELD.keyMaxLength), z.boolean()).default({}),
 });
 export type LearningSettings = z.infer<typeof learningSettingsSchema>;
 
@@ -56,7 +59,7 @@ export function setLearning(db: Database.Database, key: string, on: boolean | nu
 
 /** Whether learning is on for an endpoint: the saved choice, else on for this machine and off for remote. */
 export function learningOn(settings: LearningSettings, endpoint: ProviderEndpoint): boolean {
-  return settings.providers[endpoint.key] ?? endpoint.local;
+  return settings.providers[endpoint.key] ?? learningDefault(endpoint.local);
 }
 
 export type FactModelChoice =

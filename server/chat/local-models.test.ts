@@ -74,7 +74,7 @@ test("with no provider configured, the chat GGUF in data/models/chat/ answers th
 }, async () => {
   const cfg = resolveProviderConfig(store.sqlite);
   assert.deepEqual(cfg.active, { value: "llama", source: "default" });
-  assert.equal(cfg.llama.modelPath.value, chatModel);
+  assert.equal(cfg.sections.llama.modelPath.value, chatModel);
   const provider = getProvider(store.sqlite);
   assert.equal(provider.label, "Local llama.cpp (tiny-chat-a)");
   const r = await provider.complete([{ role: "user", content: "hello" }], { maxTokens: 4, temperature: 0 });
@@ -90,7 +90,7 @@ test("a provider configured in the environment wins over the discovered GGUF; on
     saveProviderSettings(store.sqlite, { active: "llama", llama: { modelPath: other } });
     const cfg = resolveProviderConfig(store.sqlite);
     assert.deepEqual(cfg.active, { value: "llama", source: "settings" });
-    assert.equal(cfg.llama.modelPath.value, other);
+    assert.equal(cfg.sections.llama.modelPath.value, other);
   } finally {
     delete process.env.MEMO_OPENAI_BASE_URL;
   }

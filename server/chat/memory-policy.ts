@@ -13,7 +13,7 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { resolveProviderConfig, type ProviderConfig, type ProviderId } from "./providers";
+import { resolveProviderConfig, type ProviderConfig, type ProviderId, sectionValue } from "./providers";
 import { providerFamily } from "./providers/families";
 import { readSetting, writeSetting } from "../core/settings-store";
 import { isMine, spaceRef } from "../core/acting";
@@ -86,8 +86,7 @@ export function providerEndpoint(cfg: ProviderConfig, id: ProviderId): ProviderE
   if (!family.remote) return { provider: id, label, host: "this machine", local: true, key: `${id}@local` };
   let host: string;
   try {
-    const section = (cfg as unknown as Record<string, { baseUrl?: { value: string | null } } | undefined>)[id];
-    const base = section?.baseUrl?.value || null;
+    const base = sectionValue(cfg, id, "baseUrl").value || null;
     const fallback = family.withoutBaseUrl === "default-address" ? family.defaultBaseUrl : null;
     host = base || fallback ? new URL((base || fallback)!).host.toLowerCase() : "(not set)";
   } catch {

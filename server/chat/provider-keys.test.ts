@@ -152,7 +152,7 @@ test("providers.test with another base URL sends no stored or environment key th
     assert.ok(!catcher.seen.some((h) => h.includes(k)), `${k} was sent: ${catcher.seen.join(" | ")}`);
   assert.ok(catcher.seen.length >= 2, "the OpenAI-compatible tests did reach the listener, keyless");
   // Nothing was saved by Test.
-  assert.equal(resolveProviderConfig(store.sqlite).openai.baseUrl.value, "https://api.openai.com/v1");
+  assert.equal(resolveProviderConfig(store.sqlite).sections.openai.baseUrl.value, "https://api.openai.com/v1");
 });
 
 test("providers.save: a new base URL origin (scheme, host or port) clears the saved key unless one comes with it", async () => {

@@ -414,15 +414,15 @@ test("environment variables configure a provider; Settings override them field b
   process.env.MEMO_OPENAI_API_KEY = "sk-secret-env";
   let cfg = resolveProviderConfig(store.sqlite);
   assert.deepEqual([cfg.active.value, cfg.active.source], ["openai", "env"]);
-  assert.deepEqual([cfg.openai.model.value, cfg.openai.model.source], ["llama3.2", "env"]);
+  assert.deepEqual([cfg.sections.openai.model.value, cfg.sections.openai.model.source], ["llama3.2", "env"]);
   saveProviderSettings(store.sqlite, { openai: { model: "qwen2.5" } });
   cfg = resolveProviderConfig(store.sqlite);
-  assert.deepEqual([cfg.openai.model.value, cfg.openai.model.source], ["qwen2.5", "settings"]);
-  assert.equal(cfg.openai.baseUrl.source, "env");
+  assert.deepEqual([cfg.sections.openai.model.value, cfg.sections.openai.model.source], ["qwen2.5", "settings"]);
+  assert.equal(cfg.sections.openai.baseUrl.source, "env");
   assert.equal(createProvider(cfg, "openai").model, "qwen2.5");
   // "" clears a saved value: the environment applies again
   saveProviderSettings(store.sqlite, { openai: { model: "" } });
-  assert.equal(resolveProviderConfig(store.sqlite).openai.model.value, "llama3.2");
+  assert.equal(resolveProviderConfig(store.sqlite).sections.openai.model.value, "llama3.2");
   saveProviderSettings(store.sqlite, { active: "anthropic", anthropic: { apiKey: "sk-ant-saved" } });
   assert.equal(resolveProviderConfig(store.sqlite).active.value, "anthropic");
   resetProviderSettings(store.sqlite);
@@ -448,8 +448,8 @@ test("with no choice made, the first provider that has what it needs is used; a 
   process.env.MEMO_OPENAI_API_KEY = "sk-x";
   const cfg = resolveProviderConfig(store.sqlite);
   assert.deepEqual([cfg.active.value, cfg.active.source], ["openai", "default"]);
-  assert.equal(cfg.openai.baseUrl.value, "https://api.openai.com/v1");
-  assert.equal(cfg.openai.model.value, "gpt-4o-mini");
+  assert.equal(cfg.sections.openai.baseUrl.value, "https://api.openai.com/v1");
+  assert.equal(cfg.sections.openai.model.value, "gpt-4o-mini");
 });
 
 test("the local provider needs an existing GGUF; a chat model in data/models/chat is found", () => {
@@ -475,5 +475,5 @@ test("saving rejects what cannot work with a readable message", () => {
   );
   assert.throws(() => saveProviderSettings(store.sqlite, { openai: { baseUrl: "ftp://x" } }), /must start with http/);
   assert.throws(() => saveProviderSettings(store.sqlite, { timeoutSec: 0 } as never));
-  assert.deepEqual(resolveProviderConfig(store.sqlite).openai.baseUrl.value, null, "nothing was saved");
+  assert.deepEqual(resolveProviderConfig(store.sqlite).sections.openai.baseUrl.value, null, "nothing was saved");
 });

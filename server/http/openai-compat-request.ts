@@ -11,8 +11,8 @@ import { ServiceError } from "../core/errors";
 import {
   createProvider,
   isConfigured,
-  PROVIDER_IDS,
   ProviderError,
+  providerFamilies,
   resolveProviderConfig,
   type ChatProvider,
   type ProviderId,
@@ -201,7 +201,7 @@ export function listModels(db: Database.Database): {
   const data: { id: string; object: "model"; created: number; owned_by: string }[] = [];
   if (cfg.active.value && isConfigured(cfg, cfg.active.value).ok)
     data.push({ id: MEMO_MODEL, object: "model", created: 0, owned_by: `memo (${cfg.active.value})` });
-  for (const id of PROVIDER_IDS) {
+  for (const id of providerFamilies().map((f) => f.id as ProviderId)) {
     if (!isConfigured(cfg, id).ok) continue;
     const p = createProvider(cfg, id);
     if (p.model) data.push({ id: `${id}:${p.model}`, object: "model", created: 0, owned_by: id });

@@ -6,6 +6,8 @@
  */
 export interface DayField {
   key: "idleDays" | "zeroDays" | "retentionDays";
+  /** Each person's own (the household's schedule: schedule-fields.ts). */
+  scope: "personal";
   /** The input's element id. */
   inputId: string;
   label: string;
@@ -19,6 +21,7 @@ export interface DayField {
 export const DECAY_DAY_FIELDS = [
   {
     key: "idleDays",
+    scope: "personal",
     inputId: "lifetime-idle",
     label: "Idle days before decay",
     help: "Not recalled this long: −1 importance per day",
@@ -29,6 +32,7 @@ export const DECAY_DAY_FIELDS = [
   },
   {
     key: "zeroDays",
+    scope: "personal",
     inputId: "lifetime-zero",
     label: "Days at importance 0",
     help: "Then soft-deleted (restorable)",
@@ -39,6 +43,7 @@ export const DECAY_DAY_FIELDS = [
   },
   {
     key: "retentionDays",
+    scope: "personal",
     inputId: "lifetime-retention",
     label: "Retention of deleted memories",
     help: "Days before soft-deleted memories are purged for good",

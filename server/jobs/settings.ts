@@ -13,10 +13,14 @@ import { readSetting, type SettingScope, writeSetting } from "../core/settings-s
 import type { DecayRules } from "../memory/lifecycle/decay";
 import { OWNER_ID } from "../core/space-name";
 import { type DayField, dayField } from "./lifetime-fields";
+import { AFTER_DECAY, jobField } from "./schedule-fields";
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "a time of day as HH:MM (24-hour)");
 
-export const DEFAULT_CONSOLIDATION_THRESHOLD = 0.92;
+export const DEFAULT_CONSOLIDATION_THRESHOLD = jobField("consolidate", "thresholds").default;
+const THRESHOLD = jobField("consolidate", "thresholds");
+const threshold = z.number().min(THRESHOLD.min).max(THRESHOLD.max);
+const MAX_PER_SPACE = jobField("consolidate", "maxPerSpace");
 
 /** A decay-days field's number, its range from its declaration (lifetime-fields.ts). */
 const days = (key: DayField["key"]) => z.number().int().min(dayField(key).min).max(dayField(key).max);
@@ -48,11 +52,11 @@ export const jobSettingsSchema = z.strictObject({
   consolidate: z.strictObject({
     enabled: z.boolean(),
     /** "after-decay": right after each scheduled decay run; else its own daily time. */
-    time: z.union([z.literal("after-decay"), hhmm]),
+    time: z.union([z.literal(AFTER_DECAY), hhmm]),
     /** Cosine similarity at or above which two memories are merged, per embedding model. */
-    thresholds: z.record(z.string().min(1).max(200), z.number().min(0.5).max(1)),
+    thresholds: z.record(z.string().min(1).max(200), threshold),
     /** Memories compared per space (the most recent live ones). */
-    maxPerSpace: z.number().int().min(2).max(2000),
+    maxPerSpace: z.number().int().min(MAX_PER_SPACE.min).max(MAX_PER_SPACE.max),
   }),
   /** What decays, by kind (docs/storage.md "What Memo keeps, and for how long"). */
   lifetime: lifetimeSchema,
@@ -62,13 +66,18 @@ export type JobSettings = z.infer<typeof jobSettingsSchema>;
 
 export const DEFAULT_JOB_SETTINGS: JobSettings = {
   decay: {
-    enabled: true,
-    time: "03:00",
+    enabled: jobField("decay", "enabled").default,
+    time: jobField("decay", "time").default,
     idleDays: dayField("idleDays").default,
     zeroDays: dayField("zeroDays").default,
     retentionDays: dayField("retentionDays").default,
   },
-  consolidate: { enabled: true, time: "after-decay", thresholds: {}, maxPerSpace: 200 },
+  consolidate: {
+    enabled: jobField("consolidate", "enabled").default,
+    time: jobField("consolidate", "time").default,
+    thresholds: {},
+    maxPerSpace: MAX_PER_SPACE.default,
+  },
   lifetime: { chat: "decay", consolidated: "decay", remember: "keep", import: "keep" },
 };
 
@@ -79,7 +88,7 @@ export const jobSettingsPatchSchema = z.strictObject({
     .strictObject({
       enabled: z.boolean().optional(),
       time: jobSettingsSchema.shape.consolidate.shape.time.optional(),
-      thresholds: z.record(z.string().min(1).max(200), z.number().min(0.5).max(1).nullable()).optional(),
+      thresholds: z.record(z.string().min(1).max(200), threshold.nullable()).optional(),
       maxPerSpace: jobSettingsSchema.shape.consolidate.shape.maxPerSpace.optional(),
     })
     .optional(),
@@ -92,19 +101,19 @@ const KEY = "jobs";
 const LIFETIME_KEY = "lifetime";
 
 /**
- * Whose each field of the job settings is, declared once (issue 32: decay runs over everyone's memories, by
- * each person's settings): the household's record (`jobs`: the schedule, consolidation) or each person's
- * (`lifetime`: the decay days and which kinds decay; a personal field of `decay` is stored flat there).
- * Reading merges and saving splits by this, and the person's schema is cut from it; a field added to the
- * schema without a scope here is a type error.
+ * Whose each field of the job settings is (issue 32: decay runs over everyone's memories, by each person's
+ * settings), read from each field's declaration (schedule-fields.ts, lifetime-fields.ts): the household's
+ * record (`jobs`: the schedule, consolidation) or each person's (`lifetime`: the decay days and which kinds
+ * decay; a personal field of `decay` is stored flat there). Reading merges and saving splits by this, and
+ * the person's schema is cut from it; a field added to the schema without one here is a type error.
  */
 export const JOB_SETTING_SCOPES = {
   decay: {
-    enabled: "household",
-    time: "household",
-    idleDays: "personal",
-    zeroDays: "personal",
-    retentionDays: "personal",
+    enabled: jobField("decay", "enabled").scope,
+    time: jobField("decay", "time").scope,
+    idleDays: dayField("idleDays").scope,
+    zeroDays: dayField("zeroDays").scope,
+    retentionDays: dayField("retentionDays").scope,
   },
   consolidate: "household",
   lifetime: "personal",

@@ -12,7 +12,7 @@ import { storageProblem } from "../core/storage-fault";
 import { getLocalDetector, type DetectionStatus } from "../chat/detect-local";
 import { listLocalGgufs, type LocalGguf } from "../chat/local-models";
 import { currentLocalChatServer } from "../chat/local-server";
-import { PROVIDER_LABELS, providerStatus, type ProviderId, type Source } from "../chat/providers";
+import { providerFamily, providerStatus, type ProviderId, type Source } from "../chat/providers";
 import { reindexStatus, type ShownReindexProgress } from "../memory/index/reindex-job";
 import { modelDownloadStatus, type ModelDownloadStatus } from "./model-download-service";
 import type { MemoContext } from "../core/context";
@@ -91,7 +91,7 @@ export function setupStatus(ctx: MemoContext): SetupStatus {
     reindex: { active: ri.active, progress: ri.progress },
     chat: {
       provider: p.active,
-      label: p.active ? PROVIDER_LABELS[p.active] : null,
+      label: p.active ? providerFamily(p.active).label : null,
       model: active?.model ?? null,
       source: p.activeSource,
       ready: p.ready,

@@ -35,7 +35,7 @@ class EchoProvider implements ChatProvider {
 }
 
 function double(
-  f: Pick<ProviderFamily, "id" | "label" | "remote" | "env" | "defaultBaseUrl" | "withoutBaseUrl"> &
+  f: Pick<ProviderFamily, "id" | "label" | "remote" | "settings" | "defaultBaseUrl" | "withoutBaseUrl"> &
     Partial<ProviderFamily>,
 ): ProviderFamily {
   return {
@@ -51,9 +51,15 @@ function double(
     },
     learning: { preferred: false, oneSlot: false },
     modelChoice: true,
+    // A form field per declared setting (the key write-only), as a family's own file would list them.
     form: {
       title: `${f.label} endpoint`,
-      fields: [{ name: "apiKey", label: "API key", kind: "secret", inputId: `${f.id}-key` }],
+      fields: f.settings.map((s) => ({
+        name: s.name,
+        label: s.name,
+        kind: s.name === "apiKey" ? ("secret" as const) : ("text" as const),
+        inputId: `${f.id}-${s.name}`,
+      })),
     },
     ...f,
   };
@@ -63,7 +69,11 @@ export const ACME_FAMILY: ProviderFamily = double({
   id: "acme",
   label: "Acme (test double)",
   remote: true,
-  env: { apiKey: "MEMO_ACME_API_KEY", baseUrl: "MEMO_ACME_BASE_URL" },
+  settings: [
+    { name: "baseUrl", env: "MEMO_ACME_BASE_URL" },
+    { name: "model", env: "MEMO_ACME_MODEL", fallback: () => "echo-1" },
+    { name: "apiKey", env: "MEMO_ACME_API_KEY" },
+  ],
   defaultBaseUrl: "https://api.acme.test/v2",
   withoutBaseUrl: "default-address",
 });
@@ -73,7 +83,10 @@ export const BARE_FAMILY: ProviderFamily = double({
   id: "bare",
   label: "Bare (test double)",
   remote: true,
-  env: { apiKey: "MEMO_BARE_API_KEY", baseUrl: "MEMO_BARE_BASE_URL" },
+  settings: [
+    { name: "baseUrl", env: "MEMO_BARE_BASE_URL" },
+    { name: "apiKey", env: "MEMO_BARE_API_KEY" },
+  ],
   defaultBaseUrl: null,
   withoutBaseUrl: "nowhere",
   configured: () => ({ ok: false, missing: "a base URL (MEMO_BARE_BASE_URL)" }),
@@ -84,6 +97,7 @@ export const LOOPY_FAMILY: ProviderFamily = double({
   id: "loopy",
   label: "Loopy (test double)",
   remote: false,
+  settings: [{ name: "modelPath", env: "MEMO_LOOPY_MODEL" }],
   defaultBaseUrl: null,
   withoutBaseUrl: "nowhere",
   learning: { preferred: true, oneSlot: true },

@@ -8,7 +8,7 @@ import {
   sharingFor,
   SHARING_MODES,
 } from "../../chat/memory-policy";
-import { isConfigured, PROVIDER_IDS, resolveProviderConfig } from "../../chat/providers";
+import { isConfigured, providerFamilies, type ProviderId, resolveProviderConfig } from "../../chat/providers";
 import { getConversationOr404 } from "../../chat/conversations";
 import { setConversationMemory, TEMPORARY_HEARTBEAT_MS, touchTemporaryChat } from "../../chat/temporary-chats";
 
@@ -23,10 +23,13 @@ export const privacyRouter = createTRPCRouter({
   status: publicProcedure.query(({ ctx }) => {
     const cfg = resolveProviderConfig(ctx.memo.db);
     const settings = loadPrivacySettings(ctx.memo.db);
-    const providers = PROVIDER_IDS.filter((id) => isConfigured(cfg, id).ok).map((id) => {
-      const e = providerEndpoint(cfg, id);
-      return { ...e, sharing: sharingFor(settings, e), active: cfg.active.value === id };
-    });
+    const providers = providerFamilies()
+      .map((f) => f.id as ProviderId)
+      .filter((id) => isConfigured(cfg, id).ok)
+      .map((id) => {
+        const e = providerEndpoint(cfg, id);
+        return { ...e, sharing: sharingFor(settings, e), active: cfg.active.value === id };
+      });
     return { providers, temporaryReadsMemory: settings.temporaryReadsMemory, heartbeatMs: TEMPORARY_HEARTBEAT_MS };
   }),
   /** Save what a remote provider endpoint may receive (null: forget the choice, ask again). */

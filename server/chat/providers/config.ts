@@ -1,86 +1,101 @@
-/** Provider configuration: Settings (key `chat.providers`) over environment over defaults, and the status the browser sees. */
-import fs from "node:fs";
-import path from "node:path";
+/**
+ * Provider configuration: Settings (key `chat.providers`) over environment over defaults, and the status the
+ * browser sees. Nothing here names a family: each family's saved section, its environment variables, its
+ * fallbacks and its form come from its descriptor (families.ts), so a family registered later is saved,
+ * resolved and shown like the built-in ones, and a section or field no family declares is refused.
+ */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { modelsDir } from "../../core/config";
 import { detectedServer, type DetectedServer } from "../detect-local";
 import { deleteSetting, readSetting, writeSetting } from "../../core/settings-store";
+import { type ProviderFamily, type ProviderField, providerFamilies, providerFamily } from "./families";
 import {
-  DEFAULT_ANTHROPIC_BASE_URL,
-  DEFAULT_OPENAI_BASE_URL,
-  type ProviderField,
-  providerFamilies,
-  providerFamily,
-} from "./families";
-import { PROVIDER_IDS, type ProviderConfig, ProviderError, type ProviderId, type Source, type Sourced } from "./types";
-import {
-  hasEnvKey,
-  openSection,
-  REMOTE_IDS,
-  rebindKey,
-  sealSection,
-  usableKey,
-  type StoredRemote,
-} from "./stored-keys";
+  type ProviderConfig,
+  ProviderError,
+  type ProviderId,
+  type ProviderSection,
+  type Source,
+  type Sourced,
+  sectionValue,
+} from "./types";
+import { hasKeyField, openSection, rebindKey, sealSection, usableKey, type StoredRemote } from "./stored-keys";
+
+export { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL } from "./families";
 
 // ---------------------------------------------------------------------------------------------------------
-// Configuration: Settings over environment
+// Saved settings: the shared values, and one section per registered family under its id
 
 const SETTINGS_KEY = "chat.providers";
 export const DEFAULT_TIMEOUT_SEC = 120;
-export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
-export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 
 const trimmed = z.string().trim().max(2000);
-/** A remote provider's saved settings (OpenAI-compatible or Anthropic), and the local one's. */
-const remoteSettings = z
-  .strictObject({ baseUrl: trimmed.optional(), apiKey: trimmed.optional(), model: trimmed.optional() })
-  .optional();
-/** As stored: with the origin the saved key may be sent to (server/chat/providers/stored-keys.ts). */
-const storedRemoteSettings = z
-  .strictObject({
-    baseUrl: trimmed.optional(),
-    apiKey: trimmed.optional(),
-    model: trimmed.optional(),
-    keyOrigin: z.string().max(2000).optional(),
-  })
-  .optional();
-const llamaSettings = z.strictObject({ modelPath: trimmed.optional() }).optional();
-export const savedProviderSettingsSchema = z.strictObject({
-  active: z.enum(PROVIDER_IDS).nullable().optional(),
-  openai: storedRemoteSettings,
-  anthropic: storedRemoteSettings,
-  llama: llamaSettings,
-  timeoutSec: z.number().int().min(1).max(3600).optional(),
-  maxTokens: z.number().int().min(1).max(200_000).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-});
-export type SavedProviderSettings = z.infer<typeof savedProviderSettingsSchema>;
+const isFamilyId = (v: unknown): v is ProviderId => typeof v === "string" && providerFamilies().some((f) => f.id === v);
+const familyId = z.custom<ProviderId>(isFamilyId, { message: "not a registered provider family" });
 
-/** A change from the Settings page: "" clears a saved value (the environment applies again); undefined keeps it. */
-export const providerSettingsPatchSchema = z.strictObject({
-  active: z.enum(PROVIDER_IDS).nullable().optional(),
-  openai: remoteSettings,
-  anthropic: remoteSettings,
-  llama: llamaSettings,
-  timeoutSec: z.number().int().min(1).max(3600).nullable().optional(),
-  maxTokens: z.number().int().min(1).max(200_000).nullable().optional(),
-  temperature: z.number().min(0).max(2).nullable().optional(),
-});
+/** A family's saved section: the fields its descriptor declares, and (as stored) the origin its key may go to. */
+function sectionSchema(f: ProviderFamily, stored: boolean) {
+  const shape: Record<string, z.ZodType> = Object.fromEntries(f.settings.map((x) => [x.name, trimmed.optional()]));
+  if (stored && hasKeyField(f.id)) shape.keyOrigin = z.string().max(2000).optional();
+  return z.strictObject(shape).optional();
+}
+
+/** The shared values: `null` in a patch clears a saved one. */
+const common = (clearable: boolean) => {
+  const c = <T extends z.ZodType>(t: T) => (clearable ? t.nullable().optional() : t.optional());
+  return {
+    active: familyId.nullable().optional(),
+    timeoutSec: c(z.number().int().min(1).max(3600)),
+    maxTokens: c(z.number().int().min(1).max(200_000)),
+    temperature: c(z.number().min(0).max(2)),
+  };
+};
+
+/** The stored value's schema, with a section for each family registered now. */
+function savedSchema() {
+  return z.strictObject({
+    ...common(false),
+    ...Object.fromEntries(providerFamilies().map((f) => [f.id, sectionSchema(f, true)])),
+  });
+}
+
+/** A family's saved section (keys opened), field → value. */
+export type SavedSection = Record<string, string | undefined>;
+export type SavedProviderSettings = {
+  active?: ProviderId | null;
+  timeoutSec?: number;
+  maxTokens?: number;
+  temperature?: number;
+} & Record<string, unknown>;
+
+const savedSection = (s: SavedProviderSettings, id: string) => s[id] as SavedSection | undefined;
+
+/**
+ * A change from the Settings page: "" clears a saved value (the environment applies again); undefined keeps
+ * it; a family's section is under its id. The router's schema checks the shared values; saveProviderSettings
+ * checks each section against the families registered when it runs (strictPatchSchema).
+ */
+export const providerSettingsPatchSchema = z.looseObject(common(true));
 export type ProviderSettingsPatch = z.infer<typeof providerSettingsPatchSchema>;
+
+function strictPatchSchema() {
+  return z.strictObject({
+    ...common(true),
+    ...Object.fromEntries(providerFamilies().map((f) => [f.id, sectionSchema(f, false)])),
+  });
+}
 
 /** The saved settings with their keys opened; a key still stored in plain text is sealed in place. */
 export function loadSavedProviderSettings(db: Database.Database): SavedProviderSettings {
   const saved = readSetting(db, SETTINGS_KEY);
   if (saved === undefined) return {};
-  const parsed = savedProviderSettingsSchema.safeParse(saved);
+  const parsed = savedSchema().safeParse(saved);
   if (!parsed.success) return {};
-  const s = parsed.data;
+  const s = parsed.data as SavedProviderSettings;
   let migrate = false;
-  for (const id of REMOTE_IDS) {
-    const opened = openSection(id, s[id]);
-    s[id] = opened.section;
+  for (const f of providerFamilies()) {
+    if (!hasKeyField(f.id)) continue;
+    const opened = openSection(f.id, savedSection(s, f.id));
+    s[f.id] = opened.section;
     migrate ||= opened.migrate;
   }
   if (migrate) writeSaved(db, s);
@@ -88,11 +103,10 @@ export function loadSavedProviderSettings(db: Database.Database): SavedProviderS
 }
 
 function writeSaved(db: Database.Database, s: SavedProviderSettings): void {
-  writeSetting(db, SETTINGS_KEY, {
-    ...s,
-    openai: sealSection("openai", s.openai),
-    anthropic: sealSection("anthropic", s.anthropic),
-  });
+  const sealed: SavedProviderSettings = { ...s };
+  for (const f of providerFamilies())
+    if (hasKeyField(f.id)) sealed[f.id] = sealSection(f.id, savedSection(s, f.id) as StoredRemote | undefined);
+  writeSetting(db, SETTINGS_KEY, sealed);
 }
 
 /** Seal any provider key still stored in plain text (at start; reads do it too). */
@@ -102,33 +116,38 @@ export function sealStoredProviderKeys(db: Database.Database): void {
 
 /** Apply a patch to the saved settings (one statement, so one transaction). */
 export function saveProviderSettings(db: Database.Database, patch: ProviderSettingsPatch): SavedProviderSettings {
-  const p = providerSettingsPatchSchema.parse(patch);
-  if (p.openai?.baseUrl) checkBaseUrl(p.openai.baseUrl, "OpenAI-compatible base URL");
-  if (p.anthropic?.baseUrl) checkBaseUrl(p.anthropic.baseUrl, "Anthropic base URL");
+  const parsed = strictPatchSchema().safeParse(patch);
+  if (!parsed.success)
+    throw new ProviderError("bad_request", `Provider settings: ${z.prettifyError(parsed.error).replace(/\n/g, " ")}`);
+  const p = parsed.data as SavedProviderSettings;
+  const families = providerFamilies().filter((f) => p[f.id] !== undefined);
+  for (const f of families) {
+    const base = savedSection(p, f.id)?.baseUrl;
+    if (base) checkBaseUrl(base, `${f.label} base URL`);
+  }
   const tx = db.transaction(() => {
     const cur = loadSavedProviderSettings(db);
     const next: SavedProviderSettings = structuredClone(cur);
     if (p.active !== undefined) next.active = p.active;
-    for (const section of ["openai", "anthropic", "llama"] as const) {
-      const patchSection = p[section] as Record<string, string | undefined> | undefined;
-      if (!patchSection) continue;
-      const target = { ...((next[section] as Record<string, string | undefined> | undefined) ?? {}) };
+    for (const f of families) {
+      const patchSection = savedSection(p, f.id)!;
+      const target: SavedSection = { ...(savedSection(next, f.id) ?? {}) };
       for (const [k, v] of Object.entries(patchSection)) {
         if (v === undefined) continue;
         if (v === "") delete target[k];
         else target[k] = v;
       }
       // A key goes only to the origin it was entered for: a new base URL drops a key not given with it.
-      const bound = providerFamily(section).remote
-        ? (rebindKey(section, target as StoredRemote, Boolean(patchSection.apiKey)) ?? {})
+      const bound = hasKeyField(f.id)
+        ? (rebindKey(f.id, target as StoredRemote, Boolean(patchSection.apiKey)) ?? {})
         : target;
-      (next as Record<string, unknown>)[section] = Object.keys(bound).length ? bound : undefined;
+      next[f.id] = Object.keys(bound).length ? bound : undefined;
     }
     for (const k of ["timeoutSec", "maxTokens", "temperature"] as const) {
       if (p[k] === null) delete next[k];
       else if (p[k] !== undefined) next[k] = p[k] as number;
     }
-    const clean = savedProviderSettingsSchema.parse(JSON.parse(JSON.stringify(next)));
+    const clean = savedSchema().parse(JSON.parse(JSON.stringify(next))) as SavedProviderSettings;
     writeSaved(db, clean);
     return clean;
   });
@@ -151,6 +170,9 @@ function checkBaseUrl(url: string, what: string): void {
     throw new ProviderError("bad_request", `${what} must start with http:// or https://`);
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Resolution: Settings over environment over each family's fallbacks
+
 function pick<T>(saved: T | undefined, env: T | undefined, fallback?: T): Sourced<T | null> {
   if (saved !== undefined && saved !== "") return { value: saved, source: "settings" };
   if (env !== undefined && env !== "") return { value: env, source: "env" };
@@ -158,22 +180,38 @@ function pick<T>(saved: T | undefined, env: T | undefined, fallback?: T): Source
   return { value: null, source: null };
 }
 
-/** A chat GGUF in data/models/chat/ (the first by name), when no path is configured. */
-function discoveredChatModel(): string | undefined {
-  const dir = path.join(modelsDir(), "chat");
-  if (!fs.existsSync(dir)) return undefined;
-  const f = fs
-    .readdirSync(dir)
-    .filter((n) => n.toLowerCase().endsWith(".gguf"))
-    .sort()[0];
-  return f ? path.join(dir, f) : undefined;
+/**
+ * A family's section from its declaration: each field from Settings, else its own environment variable,
+ * else its fallback; its key last, and only the key bound to the address in force (its base URL, else its
+ * default address when prompts go there without one: stored-keys.ts usableKey).
+ */
+export function resolveSection(f: ProviderFamily, saved: SavedSection | undefined, env = process.env): ProviderSection {
+  const envValue = (name: string) => {
+    const v = f.settings.find((x) => x.name === name)?.env;
+    return (v ? env[v]?.trim() : undefined) || undefined;
+  };
+  const resolved: ProviderSection = {};
+  for (const field of f.settings) {
+    if (field.name === "apiKey") continue;
+    resolved[field.name] = pick(
+      saved?.[field.name],
+      envValue(field.name),
+      field.fallback?.({ saved, envValue, resolved }),
+    );
+  }
+  if (hasKeyField(f.id)) {
+    const address =
+      resolved.baseUrl?.value ?? (f.withoutBaseUrl === "default-address" ? f.defaultBaseUrl : null) ?? null;
+    resolved.apiKey = usableKey(f.id, saved as StoredRemote | undefined, address, env) ?? { value: null, source: null };
+  }
+  return resolved;
 }
 
 function envProvider(): ProviderId | undefined {
   const v = process.env.MEMO_PROVIDER?.trim().toLowerCase();
   if (!v) return undefined;
+  if (isFamilyId(v)) return v;
   const ids = providerFamilies().map((f) => f.id);
-  if (ids.includes(v)) return v as ProviderId;
   console.warn(`[chat] MEMO_PROVIDER='${process.env.MEMO_PROVIDER}' is not one of ${ids.join(", ")}; ignored`);
   return undefined;
 }
@@ -182,32 +220,9 @@ function envProvider(): ProviderId | undefined {
 export function resolveProviderConfig(db: Database.Database): ProviderConfig {
   const s = loadSavedProviderSettings(db);
   const env = process.env;
-  const openaiBase = pick(
-    s.openai?.baseUrl,
-    env.MEMO_OPENAI_BASE_URL,
-    s.openai?.apiKey || hasEnvKey("openai") ? DEFAULT_OPENAI_BASE_URL : undefined,
-  );
-  const anthropicBase = pick(s.anthropic?.baseUrl, env.MEMO_ANTHROPIC_BASE_URL);
-  // Each key only for the origin it was entered for (stored-keys.ts).
-  const keyFor = (id: "openai" | "anthropic", base: string | null): Sourced<string | null> =>
-    usableKey(id, s[id], base) ?? { value: null, source: null };
   const cfg: ProviderConfig = {
     active: { value: null, source: null },
-    openai: {
-      baseUrl: openaiBase,
-      apiKey: keyFor("openai", openaiBase.value),
-      model: pick(
-        s.openai?.model,
-        env.MEMO_OPENAI_MODEL,
-        openaiBase.value === DEFAULT_OPENAI_BASE_URL ? DEFAULT_OPENAI_MODEL : undefined,
-      ),
-    },
-    anthropic: {
-      baseUrl: anthropicBase,
-      apiKey: keyFor("anthropic", anthropicBase.value ?? DEFAULT_ANTHROPIC_BASE_URL),
-      model: pick(s.anthropic?.model, env.MEMO_ANTHROPIC_MODEL, DEFAULT_ANTHROPIC_MODEL),
-    },
-    llama: { modelPath: pick(s.llama?.modelPath, env.MEMO_CHAT_MODEL, discoveredChatModel()) },
+    sections: Object.fromEntries(providerFamilies().map((f) => [f.id, resolveSection(f, savedSection(s, f.id), env)])),
     timeoutMs: (s.timeoutSec ?? (Number(env.MEMO_PROVIDER_TIMEOUT_SEC) || DEFAULT_TIMEOUT_SEC)) * 1000,
     maxTokens: s.maxTokens ?? null,
     temperature: s.temperature ?? null,
@@ -227,18 +242,22 @@ export function resolveProviderConfig(db: Database.Database): ProviderConfig {
       if (!first) useDetected(cfg, detectedServer(db));
     }
   }
-  // OpenAI-compatible picked (e.g. a model chosen in the chat page's picker) but given no endpoint of its
-  // own: the detected local server still serves it.
-  if (cfg.active.value === "openai" && !cfg.openai.baseUrl.value) useDetected(cfg, detectedServer(db), false);
+  // A family the detected server serves, picked (e.g. a model chosen in the chat page's picker) but given no
+  // endpoint of its own: the detected local server still serves it.
+  const active = cfg.active.value;
+  if (active && providerFamily(active).servesDetected && !sectionValue(cfg, active, "baseUrl").value)
+    useDetected(cfg, detectedServer(db), false);
   return cfg;
 }
 
 /** No provider configured: chat through the detected local server (with its first listed model unless one was picked). */
 function useDetected(cfg: ProviderConfig, d: DetectedServer | null, activate = true): void {
-  if (!d) return;
-  cfg.openai.baseUrl = { value: d.baseUrl, source: "detected" };
-  if (!cfg.openai.model.value) cfg.openai.model = { value: d.model, source: "detected" };
-  if (activate) cfg.active = { value: "openai", source: "detected" };
+  const f = providerFamilies().find((x) => x.servesDetected);
+  if (!d || !f) return;
+  const section = (cfg.sections[f.id] ??= {});
+  section.baseUrl = { value: d.baseUrl, source: "detected" };
+  if (!section.model?.value) section.model = { value: d.model, source: "detected" };
+  if (activate) cfg.active = { value: f.id as ProviderId, source: "detected" };
 }
 
 /** Whether a provider has what it needs, and if not, what is missing (for people): its family says. */
@@ -288,12 +307,6 @@ export interface ProviderFieldStatus extends ProviderField {
   value: string | null;
   set: boolean;
   source: Source;
-}
-
-/** A value of a family's resolved section (families without one of their own have none). */
-function sectionValue(cfg: ProviderConfig, id: string, name: string): Sourced<string | null> {
-  const section = (cfg as unknown as Record<string, Record<string, Sourced<string | null>> | undefined>)[id];
-  return section?.[name] ?? { value: null, source: null };
 }
 
 /** A family's row of the status, everything read from its descriptor. */

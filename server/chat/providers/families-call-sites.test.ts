@@ -22,10 +22,26 @@ import {
   providerFamilies,
   providerFamily,
   providerStatus,
+  loadSavedProviderSettings,
+  resetProviderSettings,
   resolveProviderConfig,
+  saveProviderSettings,
 } from "./index";
+import { readSetting } from "../../core/settings-store";
+import { providerEndpoint } from "../memory-policy";
+import { listModels } from "../../http/openai-compat-request";
 
-const ENV = ["MEMO_PROVIDER", "MEMO_DATA_DIR", "MEMO_CHAT_MODEL", "MEMO_OPENAI_BASE_URL", "MEMO_OPENAI_API_KEY"];
+const ENV = [
+  "MEMO_PROVIDER",
+  "MEMO_DATA_DIR",
+  "MEMO_CHAT_MODEL",
+  "MEMO_OPENAI_BASE_URL",
+  "MEMO_OPENAI_API_KEY",
+  "MEMO_ANTHROPIC_API_KEY",
+  "MEMO_ANTHROPIC_BASE_URL",
+  "MEMO_ACME_API_KEY",
+  "MEMO_ACME_BASE_URL",
+];
 const saved: Record<string, string | undefined> = {};
 let store: TempStore;
 
@@ -87,6 +103,8 @@ test("a family registered later is picked up by every call site without them nam
     jsonSchema: { name: "facts", schema: { type: "object" } },
   });
   assert.equal(json.text, '{"facts":[]}');
+  // The OpenAI-compatible endpoint's model list (GET /v1/models) offers its model too.
+  assert.ok(listModels(db).data.some((m) => m.id === "acme:echo-1" && m.owned_by === "acme"));
   // What it needs, for people, is its own.
   assert.throws(() => createProvider(cfg, "bare" as ProviderId), /Bare \(test double\) needs a base URL/);
 
@@ -94,7 +112,15 @@ test("a family registered later is picked up by every call site without them nam
   const row = providerStatus(db).providers.find((p) => p.id === ("acme" as ProviderId))!;
   assert.deepEqual(
     [row.configured, row.form.title, row.form.fields.map((f) => [f.inputId, f.kind, f.value])],
-    [true, "Acme (test double) endpoint", [["acme-key", "secret", null]]],
+    [
+      true,
+      "Acme (test double) endpoint",
+      [
+        ["acme-baseUrl", "text", null],
+        ["acme-model", "text", "echo-1"],
+        ["acme-apiKey", "secret", null],
+      ],
+    ],
   );
 
   // The health check: its own, when it is the chosen family.
@@ -111,11 +137,98 @@ test("a family registered later is picked up by every call site without them nam
   assert.equal(providerFamily(choice.provider.id).learning.oneSlot, true);
 });
 
+test("a family registered later is saved, read back and resolved from its declaration, with its own key and address", () => {
+  registerTestFamilies();
+  const db = store.sqlite;
+  resetProviderSettings(db);
+  // Other families' keys and addresses in the environment: none of them may become the new family's.
+  process.env.MEMO_ANTHROPIC_API_KEY = "sk-ant-env";
+  process.env.MEMO_ANTHROPIC_BASE_URL = "https://anthropic.example";
+  process.env.MEMO_OPENAI_API_KEY = "sk-openai-env";
+  try {
+    const before = resolveProviderConfig(db).sections;
+    assert.deepEqual(before.acme, {
+      baseUrl: { value: null, source: null },
+      model: { value: "echo-1", source: "default" },
+      apiKey: { value: null, source: null },
+    });
+    assert.deepEqual(before.bare, { baseUrl: { value: null, source: null }, apiKey: { value: null, source: null } });
+    // The built-in ones still get theirs (the OpenAI-compatible key brings api.openai.com with it).
+    assert.deepEqual(before.anthropic.apiKey, { value: "sk-ant-env", source: "env" });
+    assert.equal(before.openai.baseUrl.value, "https://api.openai.com/v1");
+
+    // Write: its section under its id, the key sealed and bound to the family's own default address.
+    saveProviderSettings(db, { active: "acme" as ProviderId, acme: { apiKey: "acme-saved", model: "m2" } });
+    const raw = readSetting(db, "chat.providers") as Record<string, Record<string, string>>;
+    assert.equal(raw.active as unknown, "acme");
+    assert.equal(raw.acme.keyOrigin, "https://api.acme.test");
+    assert.equal(raw.acme.model, "m2");
+    assert.ok(!JSON.stringify(raw).includes("acme-saved"), "the saved key is sealed");
+    // Read back: the key opened, used for its own address only.
+    assert.equal((loadSavedProviderSettings(db).acme as Record<string, string>).apiKey, "acme-saved");
+    let cfg = resolveProviderConfig(db);
+    assert.deepEqual(cfg.active, { value: "acme", source: "settings" });
+    assert.deepEqual(cfg.sections.acme.apiKey, { value: "acme-saved", source: "settings" });
+    assert.deepEqual(cfg.sections.acme.model, { value: "m2", source: "settings" });
+    assert.deepEqual(cfg.sections.anthropic.apiKey, { value: "sk-ant-env", source: "env" }, "Anthropic's is its own");
+    assert.equal(providerEndpoint(cfg, "acme" as ProviderId).host, "api.acme.test");
+    const row = providerStatus(db).providers.find((p) => p.id === ("acme" as ProviderId))!;
+    assert.deepEqual(
+      row.form.fields.map((f) => [f.name, f.value, f.set, f.source]),
+      [
+        ["baseUrl", null, false, null],
+        ["model", "m2", true, "settings"],
+        ["apiKey", null, true, "settings"],
+      ],
+    );
+
+    // A new address without a new key: the saved key does not follow it there.
+    saveProviderSettings(db, { acme: { baseUrl: "https://anthropic.example/v1" } });
+    cfg = resolveProviderConfig(db);
+    assert.equal(cfg.sections.acme.baseUrl.value, "https://anthropic.example/v1");
+    assert.deepEqual(cfg.sections.acme.apiKey, { value: null, source: null });
+    assert.equal(providerEndpoint(cfg, "acme" as ProviderId).host, "anthropic.example");
+
+    // A family with no default address: a saved key goes nowhere until it has one, not to another family's.
+    saveProviderSettings(db, { bare: { apiKey: "bare-saved" } });
+    cfg = resolveProviderConfig(db);
+    assert.deepEqual(cfg.sections.bare.apiKey, { value: null, source: null });
+    assert.equal(cfg.sections.bare.baseUrl.value, null);
+    assert.equal(providerEndpoint(cfg, "bare" as ProviderId).host, "(not set)");
+
+    // A local family's section: no key, nothing sealed.
+    saveProviderSettings(db, { loopy: { modelPath: "/models/loopy.gguf" } });
+    assert.deepEqual(
+      readSetting(db, "chat.providers") && (readSetting(db, "chat.providers") as Record<string, unknown>).loopy,
+      {
+        modelPath: "/models/loopy.gguf",
+      },
+    );
+    assert.deepEqual(resolveProviderConfig(db).sections.loopy.modelPath, {
+      value: "/models/loopy.gguf",
+      source: "settings",
+    });
+
+    // Bad input: a field its declaration does not have, a family nobody registered, an address that is not one.
+    assert.throws(() => saveProviderSettings(db, { acme: { modelPath: "/x.gguf" } }), /Provider settings: .*modelPath/);
+    assert.throws(() => saveProviderSettings(db, { nobody: { apiKey: "k" } }), /Provider settings: .*nobody/);
+    assert.throws(
+      () => saveProviderSettings(db, { active: "nobody" as ProviderId }),
+      /not a registered provider family/,
+    );
+    assert.throws(
+      () => saveProviderSettings(db, { acme: { baseUrl: "ftp://x" } }),
+      /Acme \(test double\) base URL must/,
+    );
+    assert.equal(resolveProviderConfig(db).sections.acme.baseUrl.value, "https://anthropic.example/v1", "nothing lost");
+  } finally {
+    resetProviderSettings(db);
+    for (const k of ["MEMO_ANTHROPIC_API_KEY", "MEMO_ANTHROPIC_BASE_URL", "MEMO_OPENAI_API_KEY"]) delete process.env[k];
+  }
+});
+
 /** The product files that may still name a family's id in a comparison, and why. */
 const ALLOWED: Record<string, string> = {
-  // The OpenAI-compatible family's local server found on loopback (detect-local.ts) stands in for its endpoint.
-  "server/chat/providers/config.ts": "openai",
-  "server/boot.ts": "openai",
   // A route class named after the OpenAI-compatible API Memo serves, not a provider family.
   "server/auth/access.ts": "openai",
   // Settings → Models lists GGUF files, which only the local llama.cpp family runs.

@@ -22,8 +22,10 @@ before(() => registerTestFamilies());
 
 /** A resolved config with only the built-in sections (a new family has none of its own yet). */
 const cfg = {
-  openai: { baseUrl: { value: "https://openai.example/v1", source: "env" } },
-  anthropic: { baseUrl: { value: "https://anthropic.example", source: "env" } },
+  sections: {
+    openai: { baseUrl: { value: "https://openai.example/v1", source: "env" } },
+    anthropic: { baseUrl: { value: "https://anthropic.example", source: "env" } },
+  },
 } as unknown as ProviderConfig;
 
 test("the built-in families are registered with their own descriptors", () => {
@@ -78,8 +80,7 @@ test("a third family's prompts go to its own address (or nowhere), never Anthrop
   assert.equal(providerEndpoint(cfg, "openai").host, "openai.example");
   assert.equal(providerEndpoint(cfg, "llama").host, "this machine");
   const none = {
-    openai: { baseUrl: { value: null } },
-    anthropic: { baseUrl: { value: null } },
+    sections: { openai: { baseUrl: { value: null } }, anthropic: { baseUrl: { value: null } } },
   } as unknown as ProviderConfig;
   assert.equal(providerEndpoint(none, "anthropic").host, "api.anthropic.com");
   assert.equal(providerEndpoint(none, "openai").host, "(not set)");

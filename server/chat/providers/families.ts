@@ -12,10 +12,18 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { modelsDir } from "../../core/config";
 import { getLocalChatServer } from "../local-server";
 import { AnthropicProvider } from "./anthropic";
 import { OpenAICompatibleProvider } from "./openai";
-import { type ChatProvider, PROVIDER_LABELS, type ProviderConfig, type Sourced } from "./types";
+import {
+  type ChatProvider,
+  PROVIDER_LABELS,
+  type ProviderConfig,
+  type ProviderSection,
+  type Sourced,
+  sectionValue,
+} from "./types";
 
 /** One field of a family's Settings form: a key of its saved section (and of its resolved config section). */
 export interface ProviderField {
@@ -28,13 +36,38 @@ export interface ProviderField {
   placeholder?: string;
 }
 
+/**
+ * One value of a family's saved section (Settings → Providers, key `chat.providers`, under the family's id)
+ * and of its resolved configuration: Settings over its environment variable over its fallback. By
+ * convention a remote family's address is its `baseUrl` field and its key its `apiKey` field (sealed when
+ * saved, sent only to the origin it was entered for: stored-keys.ts).
+ */
+export interface ProviderSetting {
+  name: string;
+  /** Its environment variable, if it has one. */
+  env?: string;
+  /** The value when neither Settings nor the environment give one (may read the fields resolved before it). */
+  fallback?: (ctx: FallbackContext) => string | undefined;
+}
+
+export interface FallbackContext {
+  /** The family's saved section (keys opened). */
+  saved: Record<string, string | undefined> | undefined;
+  /** The family's own environment variable of a field. */
+  envValue(name: string): string | undefined;
+  /** The fields resolved so far (declaration order; the key comes last). */
+  resolved: ProviderSection;
+}
+
 export interface ProviderFamily {
   id: string;
   label: string;
   /** Prompts leave the machine unless its address is loopback (llama.cpp's child server never does). */
   remote: boolean;
-  /** The environment variables of its API key and base URL (remote families). */
-  env?: { apiKey: string; baseUrl: string };
+  /** Its saved section's fields, their environment variables and fallbacks (see ProviderSetting). */
+  settings: ProviderSetting[];
+  /** A local OpenAI-compatible server found on loopback (detect-local.ts) serves it when it has no address. */
+  servesDetected?: boolean;
   /** Where its key may go when no base URL is set (stored-keys.ts); null: nowhere until one is. */
   defaultBaseUrl: string | null;
   /**
@@ -109,28 +142,42 @@ const isSet = (s: Sourced<unknown>) => s.source === "settings" || s.source === "
 const MODEL_FIELD = { name: "model", label: "Model", kind: "text" } as const;
 const KEY_FIELD = { name: "apiKey", label: "API key", kind: "secret" } as const;
 const modelName = (modelPath: string) => path.basename(modelPath).replace(/\.gguf$/i, "");
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
+export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+
+/** A chat GGUF in data/models/chat/ (the first by name), when no path is configured. */
+function discoveredChatModel(): string | undefined {
+  const dir = path.join(modelsDir(), "chat");
+  if (!fs.existsSync(dir)) return undefined;
+  const f = fs
+    .readdirSync(dir)
+    .filter((n) => n.toLowerCase().endsWith(".gguf"))
+    .sort()[0];
+  return f ? path.join(dir, f) : undefined;
+}
 
 const BUILT_IN: ProviderFamily[] = [
   {
     id: "llama",
     label: PROVIDER_LABELS.llama,
     remote: false,
+    settings: [{ name: "modelPath", env: "MEMO_CHAT_MODEL", fallback: discoveredChatModel }],
     defaultBaseUrl: null,
     withoutBaseUrl: "nowhere",
     configured(cfg) {
-      const p = cfg.llama.modelPath.value;
+      const p = sectionValue(cfg, "llama", "modelPath").value;
       if (!p)
         return { ok: false, missing: "a chat model GGUF (MEMO_CHAT_MODEL, Settings, or a .gguf in data/models/chat/)" };
       if (!fs.existsSync(p)) return { ok: false, missing: `the chat model file ${p} (it does not exist)` };
       return { ok: true, missing: null };
     },
-    explicitlySet: (cfg) => isSet(cfg.llama.modelPath),
-    model: (cfg) => ({
-      value: cfg.llama.modelPath.value ? modelName(cfg.llama.modelPath.value) : null,
-      source: cfg.llama.modelPath.source,
-    }),
+    explicitlySet: (cfg) => isSet(sectionValue(cfg, "llama", "modelPath")),
+    model: (cfg) => {
+      const p = sectionValue(cfg, "llama", "modelPath");
+      return { value: p.value ? modelName(p.value) : null, source: p.source };
+    },
     create(cfg, common) {
-      const modelPath = cfg.llama.modelPath.value!;
+      const modelPath = sectionValue(cfg, "llama", "modelPath").value!;
       const model = modelName(modelPath);
       return new OpenAICompatibleProvider({
         id: "llama",
@@ -168,26 +215,42 @@ const BUILT_IN: ProviderFamily[] = [
     id: "openai",
     label: PROVIDER_LABELS.openai,
     remote: true,
-    env: { apiKey: "MEMO_OPENAI_API_KEY", baseUrl: "MEMO_OPENAI_BASE_URL" },
+    settings: [
+      // No base URL: api.openai.com when a key is given (saved or in the environment), else none.
+      {
+        name: "baseUrl",
+        env: "MEMO_OPENAI_BASE_URL",
+        fallback: ({ saved, envValue }) => (saved?.apiKey || envValue("apiKey") ? DEFAULT_OPENAI_BASE_URL : undefined),
+      },
+      {
+        name: "model",
+        env: "MEMO_OPENAI_MODEL",
+        fallback: ({ resolved }) =>
+          resolved.baseUrl?.value === DEFAULT_OPENAI_BASE_URL ? DEFAULT_OPENAI_MODEL : undefined,
+      },
+      { name: "apiKey", env: "MEMO_OPENAI_API_KEY" },
+    ],
+    servesDetected: true,
     // No key and no base URL: an OpenAI-compatible provider goes nowhere; with a key, to api.openai.com
     // (stored-keys.ts keyBaseUrl uses this default for where a key may go).
     defaultBaseUrl: DEFAULT_OPENAI_BASE_URL,
     withoutBaseUrl: "nowhere",
     configured: (cfg) =>
-      cfg.openai.baseUrl.value
+      sectionValue(cfg, "openai", "baseUrl").value
         ? { ok: true, missing: null }
         : { ok: false, missing: "a base URL (MEMO_OPENAI_BASE_URL) or an API key (MEMO_OPENAI_API_KEY)" },
     // A key alone counts: it brings api.openai.com with it.
-    explicitlySet: (cfg) => isSet(cfg.openai.baseUrl) || cfg.openai.apiKey.source !== null,
-    model: (cfg) => cfg.openai.model,
+    explicitlySet: (cfg) =>
+      isSet(sectionValue(cfg, "openai", "baseUrl")) || sectionValue(cfg, "openai", "apiKey").source !== null,
+    model: (cfg) => sectionValue(cfg, "openai", "model"),
     create(cfg, common) {
-      const base = normalizeOpenAIBaseUrl(cfg.openai.baseUrl.value!);
+      const base = normalizeOpenAIBaseUrl(sectionValue(cfg, "openai", "baseUrl").value!);
       return new OpenAICompatibleProvider({
         id: "openai",
         label: PROVIDER_LABELS.openai,
         baseUrl: async () => base,
-        apiKey: cfg.openai.apiKey.value,
-        model: cfg.openai.model.value,
+        apiKey: sectionValue(cfg, "openai", "apiKey").value,
+        model: sectionValue(cfg, "openai", "model").value,
         ...common,
       });
     },
@@ -216,20 +279,24 @@ const BUILT_IN: ProviderFamily[] = [
     id: "anthropic",
     label: PROVIDER_LABELS.anthropic,
     remote: true,
-    env: { apiKey: "MEMO_ANTHROPIC_API_KEY", baseUrl: "MEMO_ANTHROPIC_BASE_URL" },
+    settings: [
+      { name: "baseUrl", env: "MEMO_ANTHROPIC_BASE_URL" },
+      { name: "model", env: "MEMO_ANTHROPIC_MODEL", fallback: () => DEFAULT_ANTHROPIC_MODEL },
+      { name: "apiKey", env: "MEMO_ANTHROPIC_API_KEY" },
+    ],
     defaultBaseUrl: DEFAULT_ANTHROPIC_BASE_URL,
     withoutBaseUrl: "default-address",
     configured: (cfg) =>
-      cfg.anthropic.apiKey.value
+      sectionValue(cfg, "anthropic", "apiKey").value
         ? { ok: true, missing: null }
         : { ok: false, missing: "an API key (MEMO_ANTHROPIC_API_KEY)" },
-    explicitlySet: (cfg) => isSet(cfg.anthropic.apiKey),
-    model: (cfg) => cfg.anthropic.model,
+    explicitlySet: (cfg) => isSet(sectionValue(cfg, "anthropic", "apiKey")),
+    model: (cfg) => sectionValue(cfg, "anthropic", "model"),
     create: (cfg, common) =>
       new AnthropicProvider({
-        apiKey: cfg.anthropic.apiKey.value!,
-        model: cfg.anthropic.model.value!,
-        baseUrl: cfg.anthropic.baseUrl.value,
+        apiKey: sectionValue(cfg, "anthropic", "apiKey").value!,
+        model: sectionValue(cfg, "anthropic", "model").value!,
+        baseUrl: sectionValue(cfg, "anthropic", "baseUrl").value,
         ...common,
       }),
     healthCheck: listModels,

@@ -12,15 +12,18 @@ import { DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_OPENAI_BASE_URL, providerFamily } f
 
 export { DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_OPENAI_BASE_URL };
 
-export type RemoteId = "openai" | "anthropic";
-export const REMOTE_IDS: readonly RemoteId[] = ["openai", "anthropic"];
-/** A remote family's id: the built-in two, or one registered later (families.ts). */
-type FamilyId = RemoteId | (string & {});
+/** A family's id: a built-in one, or one registered later (families.ts). */
+type FamilyId = string;
 
-/** A family's environment variable, read from the registry's descriptor; a family that is not remote has none. */
+/** A family's environment variable of a field, read from the registry's descriptor (none: undefined). */
 function envOf(id: FamilyId, which: "apiKey" | "baseUrl", env: NodeJS.ProcessEnv): string | undefined {
-  const name = providerFamily(id).env?.[which];
+  const name = providerFamily(id).settings.find((f) => f.name === which)?.env;
   return (name ? env[name]?.trim() : undefined) || undefined;
+}
+
+/** Whether a family keeps an API key (its `apiKey` field): only such sections are sealed and bound to an origin. */
+export function hasKeyField(id: FamilyId): boolean {
+  return providerFamily(id).settings.some((f) => f.name === "apiKey");
 }
 
 /** "https://api.openai.com" for any URL on that origin; null for no URL or one that does not parse. */
@@ -101,10 +104,10 @@ export function rebindKey(
   return rest;
 }
 
-const context = (id: RemoteId) => `chat.providers.${id}.apiKey`;
+const context = (id: FamilyId) => `chat.providers.${id}.apiKey`;
 
 /** For storing: the key sealed. */
-export function sealSection(id: RemoteId, s: StoredRemote | undefined): StoredRemote | undefined {
+export function sealSection(id: FamilyId, s: StoredRemote | undefined): StoredRemote | undefined {
   if (!s?.apiKey || isSealed(s.apiKey)) return s;
   return { ...s, apiKey: seal(s.apiKey, context(id)) };
 }
@@ -115,7 +118,7 @@ export function sealSection(id: RemoteId, s: StoredRemote | undefined): StoredRe
  * key file) is dropped with a warning: it must be entered again.
  */
 export function openSection(
-  id: RemoteId,
+  id: FamilyId,
   s: StoredRemote | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): { section: StoredRemote | undefined; migrate: boolean } {
@@ -131,8 +134,8 @@ export function openSection(
   return { section: rest, migrate: false };
 }
 
-const warned = new Set<RemoteId>();
-function warnUnreadable(id: RemoteId): void {
+const warned = new Set<FamilyId>();
+function warnUnreadable(id: FamilyId): void {
   if (warned.has(id)) return;
   warned.add(id);
   console.warn(

@@ -20,15 +20,22 @@ export interface Sourced<T> {
   source: Source;
 }
 
+/** A family's resolved values, by the names its descriptor declares (families.ts `settings`). */
+export type ProviderSection = Record<string, Sourced<string | null>>;
+
 /** The effective configuration (config.ts resolveProviderConfig): Settings over environment over defaults. */
 export interface ProviderConfig {
   active: Sourced<ProviderId | null>;
-  openai: { baseUrl: Sourced<string | null>; apiKey: Sourced<string | null>; model: Sourced<string | null> };
-  anthropic: { baseUrl: Sourced<string | null>; apiKey: Sourced<string | null>; model: Sourced<string | null> };
-  llama: { modelPath: Sourced<string | null> };
+  /** Each registered family's section, by family id. */
+  sections: Record<string, ProviderSection>;
   timeoutMs: number;
   maxTokens: number | null;
   temperature: number | null;
+}
+
+/** One value of a family's section; a family or field with none reads as not set. */
+export function sectionValue(cfg: ProviderConfig, id: string, name: string): Sourced<string | null> {
+  return cfg.sections[id]?.[name] ?? { value: null, source: null };
 }
 
 export interface ChatMessage {
