@@ -30,6 +30,7 @@ import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { exchangePersisted } from "../chat/persist";
 import { checkInvariant } from "../memory/store";
+import { type BundledHarness, bundleHarness } from "../test/bundle-harness";
 import { FixtureChatServer } from "../test/fixture-chat-server";
 import { createRng } from "../test/retrieval-eval/rng";
 
@@ -55,6 +56,8 @@ const DIE_POINTS = [
 
 let fixture: FixtureChatServer;
 let dataDir: string;
+/** The harness compiled once for the file's 38 starts (server/test/bundle-harness.ts says why). */
+let harness: BundledHarness;
 /**
  * The real embedding server (bundled model), started once and shared by most lives to save its start-up
  * time; every 4th life starts its own under the real supervisor instead (and must take it down when killed).
@@ -63,6 +66,7 @@ let shared: ChildProcess;
 let sharedUrl: string;
 
 before(async () => {
+  harness = await bundleHarness(HARNESS);
   fixture = await FixtureChatServer.start();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-crash-"));
   shared = spawn(
@@ -85,6 +89,7 @@ after(async () => {
   shared.kill("SIGTERM");
   await fixture.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
+  harness?.dispose();
 });
 
 interface Ack {
@@ -145,7 +150,7 @@ function live(opts: {
   ownEmbedder?: boolean;
   signal?: NodeJS.Signals;
 }): Promise<Run> {
-  const args = ["--import", "tsx", HARNESS, "--seed", opts.seed];
+  const args = [harness.file, "--seed", opts.seed];
   if (opts.scenario) {
     args.push("--scenario", opts.scenario);
     opts = { ...opts, drain: true }; // it says DRAINED when done (or dies inside a statement first)
@@ -194,7 +199,9 @@ function live(opts: {
     else if (kind === "READY") {
       run.ready = JSON.parse(data);
       clearTimeout(guard);
-      guard = setTimeout(() => child.kill("SIGKILL"), opts.drain ? 60_000 : 20_000);
+      // A draining life first finishes the documents earlier lives left queued (28–33 after the 30 kills):
+      // the share-delete life took 20–38 s at load 6–10 and was cut at 60 s once at load 11.
+      guard = setTimeout(() => child.kill("SIGKILL"), opts.drain ? 180_000 : 20_000);
       if (!opts.drain)
         timer = setTimeout(
           () => ((run.signalledAt = Date.now()), child.kill(opts.signal ?? "SIGKILL")),
