@@ -12,7 +12,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { build } from "esbuild";
+import { pathToFileURL } from "node:url";
+import { build, type Plugin } from "esbuild";
 
 /** Packages loaded from node_modules rather than bundled: native add-ons, or files found beside their code. */
 const NATIVE = [
@@ -24,6 +25,25 @@ const NATIVE = [
   "@energetic-ai/*",
   "@tensorflow/*",
 ];
+
+/**
+ * Each module's `import.meta.url` / `dirname` / `filename` stay its own source file's (a worker's URL, a data
+ * file beside the code, createRequire), not the bundle's.
+ */
+const ownImportMeta: Plugin = {
+  name: "own-import-meta",
+  setup(b) {
+    b.onLoad({ filter: /\.[cm]?ts$/ }, (args) => {
+      const source = fs.readFileSync(args.path, "utf8");
+      if (!source.includes("import.meta.")) return undefined;
+      const contents = source
+        .replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href))
+        .replaceAll("import.meta.dirname", JSON.stringify(path.dirname(args.path)))
+        .replaceAll("import.meta.filename", JSON.stringify(args.path));
+      return { contents, loader: "ts" };
+    });
+  },
+};
 
 export interface BundledHarness {
   /** The compiled harness, to run as `node <file> …`. */
@@ -44,6 +64,7 @@ export async function bundleHarness(entry: string): Promise<BundledHarness> {
     format: "esm",
     target: "node24",
     external: NATIVE,
+    plugins: [ownImportMeta],
     // Bundled CommonJS packages call require() (of Node's built-ins): give the ES module one.
     banner: {
       js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
