@@ -56,7 +56,7 @@ const DIE_POINTS = [
 
 let fixture: FixtureChatServer;
 let dataDir: string;
-/** The harness compiled once for the file's 38 starts (server/test/bundle-harness.ts says why). */
+/** The harness compiled once for the file's 40 starts (server/test/bundle-harness.ts says why). */
 let harness: BundledHarness;
 /**
  * The real embedding server (bundled model), started once and shared by most lives to save its start-up

@@ -4,7 +4,7 @@
  * `node file.mjs`. Started as `node --import tsx file.ts`, a start spent most of its time in Node's module
  * loader: resolving and reading the package.json scopes of some thousand modules (the server's, openai's,
  * zod's, drizzle's…), 1.4–2.3 s to READY against 0.3 s bundled (crash-harness.ts, load 8, median of five).
- * crash-safety.test.ts starts its harness 38 times. What the harness runs is unchanged: the same sources
+ * crash-safety.test.ts starts its harness 40 times. What the harness runs is unchanged: the same sources
  * and package code, the same start-up. Packages with native code or files of their own (SQLite, sqlite-vec,
  * usearch, the model runtimes) stay outside, loaded from node_modules; the file lies inside the repository
  * (.cache/, ignored by git) so that they resolve. Worker threads and child processes the app starts (parse
