@@ -2,11 +2,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, test } from "node:test";
+import { after, before, test } from "node:test";
 import { openDb } from "../server/db";
 import { STAGES } from "../server/memory/retrieval/stages";
 import { vec0Search } from "../server/memory/retrieval/vector-search";
 import { benchDirs, finite, runJson } from "../server/test/bench-smoke";
+import { type BundledHarness, bundleHarness } from "../server/test/bundle-harness";
 import { rng, streamOffset } from "./bench/synthetic";
 
 /**
@@ -15,7 +16,15 @@ import { rng, streamOffset } from "./bench/synthetic";
  */
 
 const dirs = benchDirs;
-after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+/** scripts/bench.ts compiled once for its two runs (server/test/bundle-harness.ts says why). */
+let bench: BundledHarness;
+before(async () => {
+  bench = await bundleHarness("scripts/bench.ts");
+});
+after(() => {
+  dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
+  bench?.dispose();
+});
 
 /** Every `recallAt10` in the bench's output, by its path (e.g. "fitted.widthSweep.0.recallAt10"). */
 function recallFigures(o: unknown, at = ""): Map<string, number> {
@@ -78,7 +87,7 @@ test("npm run bench: whole-turn timings and stage costs for both profiles, the f
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-bench-smoke-"));
   const recallLog = path.join(dataDir, "recall.json");
   const r = await runJson(
-    "scripts/bench.ts",
+    bench.file,
     [
       "--sizes",
       "400",
@@ -172,7 +181,7 @@ test("npm run bench: whole-turn timings and stage costs for both profiles, the f
   assert.equal(r.querySeed, 1234, "the default seed: the queries earlier figures were measured on");
   const freshLog = path.join(dataDir, "recall-fresh.json");
   const fresh = await runJson(
-    "scripts/bench.ts",
+    bench.file,
     [
       ...["--sizes", "400", "--sets", "fitted", "--queries", "12", "--no-embed-cost", "--widths", "10,400"],
       ...["--query-seed", "77", "--recall-log", freshLog],

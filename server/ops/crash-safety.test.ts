@@ -30,6 +30,7 @@ import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { exchangePersisted } from "../chat/persist";
 import { checkInvariant } from "../memory/store";
+import { type BundledHarness, bundleHarness } from "../test/bundle-harness";
 import { FixtureChatServer } from "../test/fixture-chat-server";
 import { createRng } from "../test/retrieval-eval/rng";
 
@@ -55,6 +56,8 @@ const DIE_POINTS = [
 
 let fixture: FixtureChatServer;
 let dataDir: string;
+/** The harness compiled once for the file's 40 starts (server/test/bundle-harness.ts says why). */
+let harness: BundledHarness;
 /**
  * The real embedding server (bundled model), started once and shared by most lives to save its start-up
  * time; every 4th life starts its own under the real supervisor instead (and must take it down when killed).
@@ -63,6 +66,7 @@ let shared: ChildProcess;
 let sharedUrl: string;
 
 before(async () => {
+  harness = await bundleHarness(HARNESS);
   fixture = await FixtureChatServer.start();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-crash-"));
   shared = spawn(
@@ -85,6 +89,7 @@ after(async () => {
   shared.kill("SIGTERM");
   await fixture.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
+  harness?.dispose();
 });
 
 interface Ack {
@@ -145,7 +150,7 @@ function live(opts: {
   ownEmbedder?: boolean;
   signal?: NodeJS.Signals;
 }): Promise<Run> {
-  const args = ["--import", "tsx", HARNESS, "--seed", opts.seed];
+  const args = [harness.file, "--seed", opts.seed];
   if (opts.scenario) {
     args.push("--scenario", opts.scenario);
     opts = { ...opts, drain: true }; // it says DRAINED when done (or dies inside a statement first)
@@ -194,7 +199,9 @@ function live(opts: {
     else if (kind === "READY") {
       run.ready = JSON.parse(data);
       clearTimeout(guard);
-      guard = setTimeout(() => child.kill("SIGKILL"), opts.drain ? 60_000 : 20_000);
+      // A draining life first finishes the documents earlier lives left queued (28–33 after the 30 kills):
+      // the share-delete life took 20–38 s at load 6–10 and was cut at 60 s once at load 11.
+      guard = setTimeout(() => child.kill("SIGKILL"), opts.drain ? 180_000 : 20_000);
       if (!opts.drain)
         timer = setTimeout(
           () => ((run.signalledAt = Date.now()), child.kill(opts.signal ?? "SIGKILL")),
@@ -366,10 +373,17 @@ const expected = new Expected();
 function checkDying(db: Database.Database, dying: NonNullable<Run["dying"]>): string[] {
   if (!dying.inTx) return [];
   const problems: string[] = [];
+  const stateOf = (rid: number) =>
+    (db.prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(rid) as { sd: number } | undefined)?.sd ??
+    null;
   if (dying.sql.startsWith('INSERT INTO "kw_m_')) {
+    // insertMemories (the memory, written just before in the same transaction, must be gone) or a restore
+    // (restoreMemories indexes the words of a soft-deleted memory before it clears the flag: still so)
     const rid = dying.args[0] as number;
-    if (db.prepare("SELECT 1 FROM memories WHERE rid = ?").get(rid))
-      problems.push(`died inserting memory rid ${rid}, yet it is there`);
+    const now = stateOf(rid);
+    if (dying.before === 1 && now !== 1)
+      problems.push(`died restoring memory rid ${rid}'s words, yet it is ${now === null ? "gone" : "live"}`);
+    if (dying.before !== 1 && now !== null) problems.push(`died inserting memory rid ${rid}, yet it is there`);
   }
   if (dying.sql.startsWith('INSERT INTO "kw_f_')) {
     const rid = dying.args[0] as number;
@@ -378,9 +392,6 @@ function checkDying(db: Database.Database, dying: NonNullable<Run["dying"]>): st
     if (db.prepare("SELECT 1 FROM fact_vectors WHERE rid = ?").get(rid))
       problems.push(`died inserting fact rid ${rid}, yet its vector is there`);
   }
-  const stateOf = (rid: number) =>
-    (db.prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(rid) as { sd: number } | undefined)?.sd ??
-    null;
   if (dying.sql.startsWith("INSERT INTO memory_vec (")) {
     // a restore (the memory was soft-deleted: still so) or insertMemories (its row, written just before in
     // the same transaction, must be gone)
@@ -503,8 +514,9 @@ async function dieThenFinish(
   scenario: string,
   dieAt: string,
   check: (dead: Run, db: Database.Database) => string[],
+  name = scenario,
 ): Promise<Run> {
-  const dead = await live({ seed: `${SEED}-${scenario}-die`, scenario, dieAt, killAfterMs: 0 });
+  const dead = await live({ seed: `${SEED}-${name}-die`, scenario, dieAt, killAfterMs: 0 });
   assert.equal(dead.signal, "SIGKILL", `${scenario}: died inside "${dieAt}"\n${dead.log.join("\n").slice(-3000)}`);
   assert.ok(dead.dying?.inTx, `${scenario}: the kill was inside a write transaction`);
   assert.deepEqual(dead.errors, []);
@@ -519,7 +531,7 @@ async function dieThenFinish(
   } finally {
     db.close();
   }
-  const done = await live({ seed: `${SEED}-${scenario}-done`, scenario, killAfterMs: 0 });
+  const done = await live({ seed: `${SEED}-${name}-done`, scenario, killAfterMs: 0 });
   assert.ok(done.drained, `${scenario}: finished\n${done.log.join("\n").slice(-3000)}`);
   assert.deepEqual(done.errors, []);
   expected.add(done.acks);
@@ -587,6 +599,22 @@ test("a kill inside a consolidation undo leaves the run as it was; the undo then
   } finally {
     db.close();
   }
+});
+
+test("a kill inside an undo's restore, between re-indexing an original's words and marking it live: it stays soft-deleted", async () => {
+  // restoreMemories indexes an original's words before it clears soft_deleted. The random lives die there too,
+  // at times: checkDying once read it as an insert ("died inserting memory rid N, yet it is there").
+  await dieThenFinish(
+    "undo",
+    'INSERT INTO "kw_m_|1|soft-deleted',
+    (dead, db) => {
+      const rid = dead.dying!.args[0] as number;
+      if (dead.dying!.before !== 1) return [`died inside ${JSON.stringify(dead.dying)}, not a restore`];
+      const now = db.prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(rid) as { sd: number };
+      return now?.sd === 1 ? [] : [`the original rid ${rid} is ${now ? "live" : "gone"} although its restore died`];
+    },
+    "undo-restore",
+  );
 });
 
 test("a kill inside writing a fact that replaces another: no half fact, the old one still current; the write then goes through", async () => {

@@ -13,6 +13,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { after, before, test } from "node:test";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
+import { type BundledHarness, bundleHarness } from "../test/bundle-harness";
 import { englishText } from "../test/english-text";
 
 const HARNESS = path.join(process.cwd(), "server", "test", "crash-harness.ts");
@@ -23,8 +24,11 @@ process.env.MEMO_ANN = "off";
 let embedServer: ChildProcess;
 let embedUrl: string;
 let fixture: OpenAIFixtureServer;
+/** The harness compiled once for the file's starts (server/test/bundle-harness.ts says why). */
+let harness: BundledHarness;
 
 before(async () => {
+  harness = await bundleHarness(HARNESS);
   fixture = await OpenAIFixtureServer.start();
   embedServer = spawn(
     process.execPath,
@@ -46,12 +50,13 @@ after(async () => {
   embedServer.kill("SIGTERM");
   await fixture.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
+  harness?.dispose();
 });
 
 /** Start the app on the data folder, let its start-up recovery finish, stop it with SIGTERM. */
 function restartApp(): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", HARNESS, "--drain", "--embed-url", embedUrl], {
+    const child = spawn(process.execPath, [harness.file, "--drain", "--embed-url", embedUrl], {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, MEMO_DATA_DIR: dataDir, MEMO_EMBED_MODEL: "use-lite", MEMO_ANN: "off" },
     });

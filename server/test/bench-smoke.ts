@@ -20,7 +20,9 @@ export function runJson(
 ): Promise<Record<string, any>> {
   benchDirs.push(dataDir);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    // A TypeScript script runs under tsx; a compiled one (bundleHarness) as it is.
+    const run = script.endsWith(".ts") ? ["--import", "tsx", script] : [script];
+    const child = spawn(process.execPath, [...run, ...args], {
       cwd: root,
       env: { ...process.env, MEMO_DATA_DIR: dataDir, MEMO_OFFLINE: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],

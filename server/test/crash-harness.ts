@@ -16,7 +16,8 @@
  *
  *   --seed N          workload seed
  *   --die-at SQL|N    SIGKILL itself on the N-th run of a statement whose SQL contains SQL (a kill INSIDE a
- *                     write transaction); prints `DYING {…}` first with what it was writing
+ *                     write transaction); prints `DYING {…}` first with what it was writing. SQL|N|soft-deleted:
+ *                     the N-th run on a memory that is soft-deleted (a restore)
  *   --embed-url URL   use this already running embedding server (the real one, shared by several lives
  *                     to save its start-up time) instead of starting a supervised one
  *   --drain           no new work: finish what recovery queued (documents, exchanges), print `DRAINED`,
@@ -79,7 +80,8 @@ const { sqlite } = getDb();
 
 if (values["die-at"]) {
   // Wrap prepare() so that the N-th run of the chosen statement kills the process mid-transaction.
-  const [needle, nth] = values["die-at"].split("|") as [string, string];
+  // `SQL|N|soft-deleted`: count only runs on a memory that is soft-deleted (a restore, not an insert).
+  const [needle, nth, only] = values["die-at"].split("|") as [string, string, string | undefined];
   let runs = 0;
   const prepare = sqlite.prepare.bind(sqlite);
   (sqlite as unknown as { prepare: Database.Database["prepare"] }).prepare = ((sql: string) => {
@@ -87,15 +89,19 @@ if (values["die-at"]) {
     if (!sql.includes(needle)) return st;
     const run = st.run.bind(st);
     (st as unknown as { run: (...a: unknown[]) => unknown }).run = (...args: unknown[]) => {
-      if (++runs === Number(nth)) {
-        const inTx = sqlite.inTransaction;
-        // The memory a rid-keyed statement touches, as it was before: a rolled-back write must leave it so.
+      // The memory a rid-keyed statement touches, as it was before: a rolled-back write must leave it so.
+      const beforeOf = () => {
         const rid = typeof args[0] === "bigint" ? Number(args[0]) : typeof args[1] === "number" ? args[1] : null;
         const row =
           rid === null
             ? undefined
             : (prepare("SELECT soft_deleted AS sd FROM memories WHERE rid = ?").get(rid) as { sd: number } | undefined);
-        const before = row ? row.sd : null;
+        return row ? row.sd : null;
+      };
+      if (only === "soft-deleted" && beforeOf() !== 1) return run(...args);
+      if (++runs === Number(nth)) {
+        const inTx = sqlite.inTransaction;
+        const before = beforeOf();
         const r = run(...args); // the statement itself happens, its transaction never commits
         out(
           `DYING ${JSON.stringify({ sql: sql.replace(/\s+/g, " ").slice(0, 80), args: JSON.parse(JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? Number(v) : Buffer.isBuffer(v) ? "<blob>" : v))), inTx, before })}`,

@@ -67,7 +67,7 @@ const leadsWith = (t: string, cur: string, old: string | null) =>
 const leadLine = (memory: string) => knownLines(memory)[0] ?? firstRecalled(memory) ?? "";
 
 export async function runLoop(run: string, reply: Reply, naive: boolean): Promise<LoopMetrics> {
-  const h = await learningHarness({ embedder: await inProcessEmbedder() });
+  const h = await learningHarness({ embedder: await inProcessEmbedder({ remember: true }) });
   try {
     let given: FixtureMessage[] = [];
     h.fixture.replyWith = (m) => {
