@@ -17,6 +17,7 @@ import { secretKey } from "./core/secret-box";
 import { warnIfPromptLogging } from "./chat/prompt-log";
 import { sweepTemporaryChats } from "./chat/temporary-chats";
 import { resumePendingScrub } from "./db/scrub";
+import { repairStoredTimes } from "./memory/store/stored-times";
 import { factLearner, startFactLearner } from "./chat/fact-learner";
 
 /**
@@ -31,6 +32,9 @@ export function boot(): void {
   sealStoredProviderKeys(sqlite);
   // A person's removal that stopped before its scrub of the store's files (server/db/scrub.ts) finishes it.
   resumePendingScrub(sqlite);
+  // Times Memo cannot compute with (stored before input was checked, or by hand) are repaired and logged:
+  // one such memory used to fail search and recall for its whole space (issue 58).
+  repairStoredTimes(sqlite);
   const bound = boundModel(sqlite);
   if (bound) startVectorIndex(sqlite, bound.dim);
   const sup = getEmbedder();

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { mySpaceOf, sharedSpaceOf } from "./acting";
+import { dateRangeMessage, keptIso } from "./dates";
 
 /** Zod schemas shared by the tRPC routers and the REST routes: one definition of valid input. */
 
@@ -41,12 +42,16 @@ export const memoryText = z
   .refine((s) => s.length <= MAX_MEMORY_CHARS, `text must be at most ${MAX_MEMORY_CHARS} characters`)
   .refine(noNul, "text must not contain NUL characters");
 
-/** An ISO-8601 date or date-time, normalised to UTC; `field` names it in the error. */
+/**
+ * An ISO-8601 date or date-time, normalised to UTC; `field` names it in the error. Only dates Memo keeps
+ * (years 0001–9999: server/core/dates.ts) pass, so no stored time breaks a later computation (issue 58).
+ */
 export const isoDateTime = (field: string) =>
   z
     .string()
     .refine((s) => s.length <= 64 && !Number.isNaN(Date.parse(s)), `${field} must be an ISO-8601 date or date-time`)
-    .transform((s) => new Date(Date.parse(s)).toISOString());
+    .refine((s) => keptIso(s) !== null, dateRangeMessage(field))
+    .transform((s) => keptIso(s)!);
 
 export const isoTimestamp = isoDateTime("timestamp");
 

@@ -12,6 +12,7 @@ import type { MemoryKind } from "../memory/store";
 import { SOFT_DELETE_RETENTION_DAYS } from "./manager-service";
 import { spaceName } from "../core/validators";
 import { acting, mineScan } from "../core/acting";
+import { isReadableStoredTime, logUnreadableTime } from "../core/dates";
 
 export const KINDS: MemoryKind[] = ["chat", "document", "remember", "import", "consolidated"];
 const DAY = 86_400_000;
@@ -118,10 +119,19 @@ export function memoriesOverTime(
   const col = basis === "created" ? "created_at" : "timestamp";
   const rows = db
     .prepare(
-      `SELECT ${col} AS t, kind FROM memories WHERE soft_deleted = 0 AND (@space IS NULL OR space_id = @space) AND ${mineScan("space_id")}`,
+      `SELECT id, ${col} AS t, kind FROM memories WHERE soft_deleted = 0 AND (@space IS NULL OR space_id = @space) AND ${mineScan("space_id")}`,
     )
-    .all({ space }) as { t: string; kind: MemoryKind }[];
-  const times = rows.map((r) => Date.parse(r.t)).filter((t) => Number.isFinite(t));
+    .all({ space })
+    // A row whose time cannot be computed with is left out and logged, never the whole chart (issue 58).
+    .filter(
+      (r) =>
+        isReadableStoredTime((r as { t: unknown }).t) ||
+        logUnreadableTime("memory", (r as { id: string }).id, (r as { t: unknown }).t),
+    ) as {
+    t: string;
+    kind: MemoryKind;
+  }[];
+  const times = rows.map((r) => Date.parse(r.t));
   if (times.length === 0)
     return {
       basis,
@@ -150,7 +160,6 @@ export function memoriesOverTime(
   let earlierCount = 0;
   for (const r of rows) {
     const t = Date.parse(r.t);
-    if (!Number.isFinite(t)) continue;
     if (t < start) {
       earlier[r.kind] = (earlier[r.kind] ?? 0) + 1;
       earlierCount++;

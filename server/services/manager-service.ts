@@ -22,6 +22,7 @@ import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { memoryKind, memoryText, sharedSpaceName } from "../core/validators";
+import { dateRangeMessage, keptIso } from "../core/dates";
 import { mineScan, visibleMemoryScan, writableMemoryScan } from "../core/acting";
 
 /** Soft-deleted memories are purged this many days after deleted_at (docs/storage.md#what-each-job-may-change default). */
@@ -30,7 +31,8 @@ export const SOFT_DELETE_RETENTION_DAYS = 30;
 const dateBound = z
   .string()
   .max(64)
-  .refine((s) => !Number.isNaN(Date.parse(s)), "must be a date (YYYY-MM-DD) or an ISO-8601 date-time");
+  .refine((s) => !Number.isNaN(Date.parse(s)), "must be a date (YYYY-MM-DD) or an ISO-8601 date-time")
+  .refine((s) => keptIso(s) !== null, dateRangeMessage("the date"));
 
 export const memoryIdsInput = z
   .array(z.string().uuid("ids must be memory ids"))

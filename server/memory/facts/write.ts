@@ -7,6 +7,7 @@ import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { StoreError } from "../../core/errors";
 import { stmt } from "../../core/statements";
+import { dateRangeMessage, keptIso } from "../../core/dates";
 import { contentHash, nowIso, vecBlob } from "../store/rows";
 import { requireWritableSpace, writerFor } from "../store/shares";
 import { ensureSpace } from "../store/spaces";
@@ -73,7 +74,9 @@ function checkItem(
     const t = Date.parse(it.validFrom);
     if (typeof it.validFrom !== "string" || Number.isNaN(t))
       throw invalid(`${at}.validFrom must be an ISO-8601 date or date-time`);
-    validFrom = new Date(t).toISOString();
+    const kept = keptIso(it.validFrom);
+    if (kept === null) throw invalid(dateRangeMessage(`${at}.validFrom`));
+    validFrom = kept;
   } else validFrom = deriveValidFrom(text, times);
   return { text, hash: contentHash(text), sources, validFrom, replaces, origin: it.origin };
 }

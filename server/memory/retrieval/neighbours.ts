@@ -1,3 +1,4 @@
+import { isReadableStoredTime } from "../../core/dates";
 import type Database from "better-sqlite3";
 
 /**
@@ -62,8 +63,8 @@ export function loadNeighbours(db: Database.Database, rids: number[], gapMinutes
   for (const rid of rids) {
     const m = s.self.get(rid) as { rid: number; timestamp: string; conv: string | null; space: string } | undefined;
     if (!m) continue;
+    if (!isReadableStoredTime(m.timestamp)) continue; // left out of the answer by getMemoriesByRid too
     const t = Date.parse(m.timestamp);
-    if (!Number.isFinite(t)) continue;
     const lo = new Date(t - gap).toISOString();
     const hi = new Date(t + gap).toISOString();
     const adj: number[] = [];

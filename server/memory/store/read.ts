@@ -1,4 +1,5 @@
 /** The read path: memories by id or rid, substring matches for /forget, counts and the consistency check. */
+import { EARLIEST_DATE, isReadableStoredTime, logUnreadableTime } from "../../core/dates";
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { indexedTotal, keywordSpaces } from "./keyword-index";
@@ -35,7 +36,14 @@ export function getMemoriesByRid(db: Database.Database, rids: number[]): Map<num
     db,
     `SELECT ${COLUMNS} FROM memories WHERE rid IN (SELECT value FROM json_each(?)) AND ${visibleMemoryScan("space_id", "soft_deleted")}`,
   ).all(JSON.stringify(rids)) as Record<string, unknown>[];
-  for (const r of rows) out.set(r.rid as number, rowToMemory(r));
+  for (const r of rows) {
+    // A row whose time cannot be computed with is left out (and logged), never the whole answer (issue 58).
+    const bad = [r.timestamp, r.updatedAt ?? EARLIEST_DATE, r.lastRetrievedAt ?? EARLIEST_DATE].find(
+      (t) => !isReadableStoredTime(t),
+    );
+    if (bad !== undefined) logUnreadableTime("memory", r.id as string, bad);
+    else out.set(r.rid as number, rowToMemory(r));
+  }
   return out;
 }
 

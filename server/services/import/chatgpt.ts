@@ -13,6 +13,7 @@
  * exchange; its text ("User: …\nAssistant: …", as chat stores one) is chunked like a chat exchange (300 words, 50 overlap)
  * into `chat` memories stamped with the user message's ORIGINAL time, in the chosen space.
  */
+import { dateRangeMessage, keptIso } from "../../core/dates";
 import type { ImportPlan } from "../transfer-service";
 import {
   cleanText,
@@ -44,11 +45,13 @@ interface RawMessage {
 const TEXT_TYPES = new Set(["text", "multimodal_text"]);
 
 /** Unix seconds (float) → ISO, or null. */
-function epochToIso(v: unknown): string | null {
+function epochToIso(v: unknown, field: string): string | null {
   if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) return null;
   const ms = v > 1e12 ? v : v * 1000; // seconds in the export; tolerate milliseconds
-  const d = new Date(ms);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+  // A time outside the dates Memo keeps (server/core/dates.ts) makes its conversation a problem line.
+  const kept = keptIso(ms);
+  if (kept === null) throw new MalformedConversation(dateRangeMessage(field));
+  return kept;
 }
 
 /** The text of a message, or null when it is not something a person said or read. */
@@ -69,7 +72,7 @@ function messageText(m: RawMessage): ReadMessage | null {
     .filter((p) => p.trim().length > 0);
   const text = cleanText(parts.join("\n"));
   if (!text) return null;
-  return { role, text, time: epochToIso(m.create_time) };
+  return { role, text, time: epochToIso(m.create_time, "a message's create_time") };
 }
 
 /** The nodes of the conversation as shown: current_node up to the root; without it, the newest branch from the root. */
@@ -113,7 +116,7 @@ function readConversation(conv: unknown, i: number): ReadConversation {
   return {
     id,
     title: typeof conv.title === "string" ? conv.title : "",
-    time: epochToIso(conv.create_time) ?? epochToIso(conv.update_time),
+    time: epochToIso(conv.create_time, "create_time") ?? epochToIso(conv.update_time, "update_time"),
     // Malformed nodes inside a conversation are left out, not fatal (exports vary across years).
     messages: activePath(conv.mapping as Record<string, RawNode>, conv.current_node)
       .filter((node) => isObj(node.message))

@@ -8,6 +8,7 @@
  * Claude said as text is kept: the text parts of `content` when it has any, else `text`; attachments,
  * files, tool calls and thinking are left out. Times are ISO strings.
  */
+import { dateRangeMessage, keptIso } from "../../core/dates";
 import type { ImportPlan } from "../transfer-service";
 import {
   cleanText,
@@ -22,11 +23,17 @@ import {
 } from "./conversations";
 import { IMPORT_FORMATS } from "./formats";
 
-/** An ISO (or other Date-readable) time string → ISO, or null. */
-function isoTime(v: unknown): string | null {
+/**
+ * An ISO (or other Date-readable) time string → ISO, or null when there is none. A readable time outside
+ * the dates Memo keeps (server/core/dates.ts) makes its conversation a problem line, never a stored time.
+ */
+function isoTime(v: unknown, field: string): string | null {
   if (typeof v !== "string" || v.length > 64) return null;
   const d = new Date(v);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+  if (Number.isNaN(d.getTime())) return null;
+  const kept = keptIso(v);
+  if (kept === null) throw new MalformedConversation(dateRangeMessage(field));
+  return kept;
 }
 
 /** The text of a message, or null when it is not text a person or Claude said. */
@@ -40,7 +47,7 @@ function messageText(m: unknown): ReadMessage | null {
   const raw = parts.some((p) => p.trim()) ? parts.join("\n") : typeof m.text === "string" ? m.text : "";
   const text = cleanText(raw);
   if (!text) return null;
-  return { role, text, time: isoTime(m.created_at) };
+  return { role, text, time: isoTime(m.created_at, "a message's created_at") };
 }
 
 function readConversation(conv: unknown, i: number): ReadConversation {
@@ -50,7 +57,7 @@ function readConversation(conv: unknown, i: number): ReadConversation {
   return {
     id: typeof conv.uuid === "string" && conv.uuid ? conv.uuid : `index-${i}`,
     title: typeof conv.name === "string" ? conv.name : "",
-    time: isoTime(conv.created_at) ?? isoTime(conv.updated_at),
+    time: isoTime(conv.created_at, "created_at") ?? isoTime(conv.updated_at, "updated_at"),
     messages: conv.chat_messages.map(messageText),
   };
 }
