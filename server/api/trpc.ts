@@ -103,13 +103,19 @@ export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
   return next();
 });
 
-/** A person's own account (their API tokens): their session or the owner at the machine; never a token. */
+/**
+ * A person's own choices about who can read or write what and where their memory goes (API tokens, password,
+ * shares, memory sharing, learning, retrieval and lifetime settings): their session or the owner at the
+ * machine; never an API token (issue 58: a token that could share a space gave access away, and the share
+ * outlived the token). server/auth/token-scope.test.ts walks every procedure and route to keep it so.
+ */
 export const personalProcedure = publicProcedure.use(({ ctx, next }) => {
   const p = ctx.principal;
   if (!p || p.kind === "token" || p.kind === "public")
     throw new TRPCError({
       code: "FORBIDDEN",
-      message: "sign in with your password to manage your API tokens; API tokens cannot",
+      message:
+        "sign in with your password to change who can read your memory or where it goes (tokens, shares, privacy, learning, settings); API tokens cannot",
     });
   return next();
 });
