@@ -30,10 +30,21 @@ async function api<T>(url: string, method = "GET", body?: unknown): Promise<T> {
   return data as T;
 }
 
+/** Save text as a file the browser downloads. */
+function saveFile(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 /**
  * Settings → People (admins): the household's people — add one (initial password, optionally to be changed
  * at first sign-in), disable or enable (their sessions and tokens stop at once), reset a password, remove
- * (everything of theirs is deleted), and see each account's failed sign-ins (issue 43). A member sees only
+ * (everything of theirs is deleted; "Export and remove" saves their memories as they go, the only way another
+ * person's memory leaves Memo, issue 58), and see each account's failed sign-ins (issue 43). A member sees only
  * their own password form.
  */
 const personStatus = (p: { disabled: boolean; mustChangePassword: boolean }) =>
@@ -88,15 +99,23 @@ export function PeopleSection() {
     onSuccess: done,
     onError: failed,
   });
+  // Another person's memory leaves Memo only with their removal (issue 58): "Export and remove" gets their
+  // export file in the removal's answer and saves it here; there is no export of a person who stays.
   const remove = useMutation({
-    mutationFn: (p: PersonRow) =>
-      api<{ backups: string[] }>(`/api/v1/people/${encodeURIComponent(p.id)}`, "DELETE").then(
-        (r) =>
+    mutationFn: ({ p, withExport }: { p: PersonRow; withExport: boolean }) =>
+      api<{ backups: string[]; export?: { fileName: string; file: unknown } }>(
+        `/api/v1/people/${encodeURIComponent(p.id)}${withExport ? "?export=1" : ""}`,
+        "DELETE",
+      ).then((r) => {
+        if (r.export) saveFile(r.export.fileName, JSON.stringify(r.export.file, null, 1));
+        return (
           `Removed ${p.login} and all their data.` +
+          (r.export ? ` Their memories were saved as ${r.export.fileName}.` : "") +
           (r.backups.length
             ? ` ${r.backups.length} backup${r.backups.length === 1 ? "" : "s"} made before (data/backups) still hold it: delete them to remove it there too.`
-            : ""),
-      ),
+            : "")
+        );
+      }),
     onSuccess: done,
     onError: failed,
   });
@@ -304,24 +323,31 @@ export function PeopleSection() {
                         >
                           Reset password
                         </button>
-                        <a
-                          href={`/api/v1/people/${encodeURIComponent(p.id)}/export`}
-                          download
-                          className={BTN}
-                          title={`Download ${p.login}'s memories as an export file (before removing them)`}
+                        <button
+                          type="button"
+                          className={BTN_DANGER}
+                          title={`Remove ${p.login} and download their memories as an export file`}
+                          onClick={() => {
+                            if (
+                              window.confirm(
+                                `Remove ${p.login} and download their memories? Every memory, conversation, document and token of theirs is deleted for good; their memories are saved as an export file as they are removed. (A person's memory leaves Memo only this way: to keep them in Memo, ask them to export from the Manager.)`,
+                              )
+                            )
+                              remove.mutate({ p, withExport: true });
+                          }}
                         >
-                          Export
-                        </a>
+                          Export and remove
+                        </button>
                         <button
                           type="button"
                           className={BTN_DANGER}
                           onClick={() => {
                             if (
                               window.confirm(
-                                `Remove ${p.login}? Every memory, conversation, document and token of theirs is deleted for good. Use "Export" beside it first if their memories should be kept.`,
+                                `Remove ${p.login}? Every memory, conversation, document and token of theirs is deleted for good, and no copy is kept (use "Export and remove" to keep their memories).`,
                               )
                             )
-                              remove.mutate(p);
+                              remove.mutate({ p, withExport: false });
                           }}
                         >
                           Remove

@@ -547,7 +547,6 @@ const REST: Record<string, RestCase> = {
     req: () => ({ params: { id: "owner" }, body: { disabled: true } }),
   },
   "DELETE /api/v1/people/[id]": { kind: "forbidden", req: () => ({ params: { id: "owner" } }) },
-  "GET /api/v1/people/[id]/export": { kind: "forbidden", req: () => ({ params: { id: "owner" } }) },
   "POST /api/v1/tokens": { kind: "own", req: () => ({ body: { name: "b rest token" } }), why: "B's token" },
   "POST /mcp": {
     kind: "own",

@@ -14,7 +14,6 @@ import { createCaller } from "../api/root";
 import { POST as login } from "../../app/api/auth/login/route";
 import { GET as listPeople, POST as addPerson } from "../../app/api/v1/people/route";
 import { DELETE as removePerson, PATCH as patchPerson } from "../../app/api/v1/people/[id]/route";
-import { GET as exportPerson } from "../../app/api/v1/people/[id]/export/route";
 import { insertMemories } from "../memory/store";
 import { spaceKey } from "../core/space-name";
 import { axisVector } from "../test/temp-store";
@@ -150,7 +149,7 @@ test("people: add, sign in by name, tokens act as their person, disable stops th
   );
   assert.equal(allowed("/api/v1/search", owner).ok, true, "the owner's session is untouched");
 
-  // Before removal an admin can download the person's export: their memories, nobody else's.
+  // An admin gets the person's export only with their removal (issue 58): their memories, nobody else's.
   insertMemories(
     store.sqlite,
     [
@@ -160,25 +159,22 @@ test("people: add, sign in by name, tokens act as their person, disable stops th
     [axisVector(768, 1), axisVector(768, 2)],
     "test-model",
   );
-  const exp = await exportPerson(req(`/api/v1/people/${bob.id}/export`, "GET", undefined, owner), params(bob.id));
-  assert.equal(exp.status, 200);
-  assert.match(exp.headers.get("content-disposition") ?? "", /attachment; filename="memo-export-bob-/);
-  const file = (await exp.json()) as { memories: { content: string }[] };
-  assert.deepEqual(
-    file.memories.map((m) => m.content),
-    ["bob keeps bees on the roof"],
-  );
   assert.equal(
-    (await exportPerson(req("/api/v1/people/nobody/export", "GET", undefined, owner), params("nobody"))).status,
+    (await removePerson(req("/api/v1/people/nobody?export=1", "DELETE", undefined, owner), params("nobody"))).status,
     404,
   );
-
   // Removal: the person and their sessions and tokens are gone, and their sign-in attempts and known browsers.
   const n = (sql: string) => (store.sqlite.prepare(sql).get(bob.id) as { n: number }).n;
   assert.ok(n("SELECT count(*) AS n FROM login_devices WHERE person_id = ?") > 0, "bob's browsers were known");
   assert.ok(n("SELECT count(*) AS n FROM login_attempts WHERE account = ?") > 0, "bob's sign-ins were counted");
-  const rm = await removePerson(req(`/api/v1/people/${bob.id}`, "DELETE", undefined, owner), params(bob.id));
+  const rm = await removePerson(req(`/api/v1/people/${bob.id}?export=1`, "DELETE", undefined, owner), params(bob.id));
   assert.equal(rm.status, 200);
+  const exp = (await rm.json()) as { export: { fileName: string; file: { memories: { content: string }[] } } };
+  assert.match(exp.export.fileName, /^memo-export-bob-/);
+  assert.deepEqual(
+    exp.export.file.memories.map((m) => m.content),
+    ["bob keeps bees on the roof"],
+  );
   assert.equal(n("SELECT count(*) AS n FROM login_devices WHERE person_id = ?"), 0);
   assert.equal(n("SELECT count(*) AS n FROM login_attempts WHERE account = ?"), 0);
   assert.equal(n("SELECT count(*) AS n FROM people WHERE id = ?"), 0);

@@ -3,8 +3,9 @@
  *   POST   /api/v1/people { name, login, password, role, mustChangePassword? } → 201 { id, login }   (admin)
  *   GET    /api/v1/people → { people: [{ …, signIn }], unknownNames }: with failed sign-ins            (admin)
  *   PATCH  /api/v1/people/<id> { disabled?, password?, mustChangePassword?, role? } → the person        (admin)
- *   DELETE /api/v1/people/<id> → { removed, files }: all of that person's data, one transaction         (admin)
- *   GET    /api/v1/people/<id>/export → that person's export file (what removal deletes), as an attachment (admin)
+ *   DELETE /api/v1/people/<id>[?export=1] → { removed, files, backups, scrub[, export: { fileName, file }] }:
+ *          all of that person's data, one transaction; with export=1 their export file too, made as they are
+ *          removed: another person's memory leaves Memo only with their removal, never the owner's  (admin)
  *   POST   /api/v1/tokens { name } → 201 { token, id, name, prefix }: a token acting as the signed-in person
  * Admin means a session of a person whose role is admin, or the owner at the machine; never an API token.
  */
@@ -113,34 +114,29 @@ export function patchPersonHandler(req: Request, id: string): Promise<Response> 
   });
 }
 
+/**
+ * Remove a person and all their data. With `?export=1` the answer also holds their export file (what they
+ * would download themselves: every live memory of every space of theirs, made as them so the store's
+ * chokepoints narrow it to their data alone). That is the only way another person's memory leaves Memo
+ * (issue 58: nothing one person does is observable by another): the file is made and the person removed in
+ * one synchronous step, and it is sent only once the removal has committed — a refused removal (the owner,
+ * an unknown id, a running import) sends none. The owner cannot be removed, so the owner's memory never
+ * leaves this way; a person exports their own from the Manager.
+ */
 export function deletePersonHandler(req: Request, id: string): Promise<Response> {
   return handle(() => {
     requireAdminSession(req);
-    return json(removePersonData(getDb().sqlite, id));
-  });
-}
-
-/**
- * The export a person would download themselves (Manager → Export: every live memory of every space of
- * theirs), made as that person so the store's chokepoints narrow it to their data alone. Offered before
- * removal, which deletes all of it.
- */
-export function exportPersonHandler(req: Request, id: string): Promise<Response> {
-  return handle(() => {
-    requireAdminSession(req);
     const db = getDb().sqlite;
-    const person = getPerson(db, id);
-    if (!person) throw new ServiceError(404, "no person with this id");
+    const withExport = ["1", "true"].includes(new URL(req.url).searchParams.get("export") ?? "");
+    const person = withExport ? getPerson(db, id) : undefined;
     const now = new Date();
-    const file = runAs({ personId: id, admin: false }, () => exportMemories(db, null, now));
-    const name = `memo-export-${person.login}-${now.toISOString().slice(0, 10)}.json`;
-    return new Response(JSON.stringify(file, null, 1), {
-      status: 200,
-      headers: {
-        "content-type": "application/json; charset=utf-8",
-        "content-disposition": `attachment; filename="${name}"`,
-        "cache-control": "no-store",
-      },
+    const file =
+      person && id !== OWNER_ID ? runAs({ personId: id, admin: false }, () => exportMemories(db, null, now)) : null;
+    const removed = removePersonData(db, id);
+    if (!file || !person) return json(removed);
+    return json({
+      ...removed,
+      export: { fileName: `memo-export-${person.login}-${now.toISOString().slice(0, 10)}.json`, file },
     });
   });
 }
