@@ -49,8 +49,11 @@ export const memoryText = z
 export const isoDateTime = (field: string) =>
   z
     .string()
-    .refine((s) => s.length <= 64 && !Number.isNaN(Date.parse(s)), `${field} must be an ISO-8601 date or date-time`)
-    .refine((s) => keptIso(s) !== null, dateRangeMessage(field))
+    .superRefine((s, ctx) => {
+      if (s.length > 64 || Number.isNaN(Date.parse(s)))
+        ctx.addIssue({ code: "custom", message: `${field} must be an ISO-8601 date or date-time` });
+      else if (keptIso(s) === null) ctx.addIssue({ code: "custom", message: dateRangeMessage(field) });
+    })
     .transform((s) => keptIso(s)!);
 
 export const isoTimestamp = isoDateTime("timestamp");

@@ -31,8 +31,11 @@ export const SOFT_DELETE_RETENTION_DAYS = 30;
 const dateBound = z
   .string()
   .max(64)
-  .refine((s) => !Number.isNaN(Date.parse(s)), "must be a date (YYYY-MM-DD) or an ISO-8601 date-time")
-  .refine((s) => keptIso(s) !== null, dateRangeMessage("the date"));
+  .superRefine((s, ctx) => {
+    if (Number.isNaN(Date.parse(s)))
+      ctx.addIssue({ code: "custom", message: "must be a date (YYYY-MM-DD) or an ISO-8601 date-time" });
+    else if (keptIso(s) === null) ctx.addIssue({ code: "custom", message: dateRangeMessage("the date") });
+  });
 
 export const memoryIdsInput = z
   .array(z.string().uuid("ids must be memory ids"))
