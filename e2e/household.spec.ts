@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import type { Browser, Locator, Page } from "@playwright/test";
 import { test, expect } from "./fixtures";
 import { ChatPage } from "./pages/chat.page";
@@ -270,6 +271,43 @@ test("a member sets their own memory lifetime in Settings (decay days and kinds)
     owner.getByTestId("lifetime-section").getByRole("spinbutton", { name: "Idle days before decay" }),
   ).toHaveValue("14");
   await shoot(owner, owner.getByTestId("jobs-section"), "settings-jobs-admin");
+});
+
+const RIA_PASSWORD = "ria's own long password";
+const RIA_FACT = "Ria's bike lock code is 4471.";
+
+test("another person's memory leaves only with their removal: Settings → People has Export and remove, no Export", async ({
+  browser,
+}) => {
+  const owner = await signedIn(browser, "", LAN_PASSWORD);
+  const added = await owner.request.post("/api/v1/people", {
+    data: { name: "Ria", login: "ria", password: RIA_PASSWORD, role: "member" },
+  });
+  expect(added.status(), await added.text()).toBe(201);
+  const ria = await signedIn(browser, "ria", RIA_PASSWORD);
+  const res = await ria.request.post("/api/v1/remember", { data: { text: RIA_FACT } });
+  expect(res.status(), await res.text()).toBe(201);
+
+  await owner.goto("/settings#people");
+  const people = owner.getByTestId("people-section");
+  const row = people.getByRole("row").filter({ hasText: "ria" });
+  await expect(row.getByRole("button", { name: "Export and remove" })).toBeVisible();
+  await expect(people).toContainText("a person's memories leave Memo only with their removal");
+  // No standing export of a person who stays (issue 58), and none of the owner at all.
+  await expect(people.getByRole("link", { name: "Export" })).toHaveCount(0);
+  await expect(people.getByRole("row").filter({ hasText: "owner" }).getByRole("button")).toHaveCount(0);
+  await shoot(owner, people, "settings-people-export-and-remove");
+
+  owner.once("dialog", (d) => void d.accept());
+  const [download] = await Promise.all([
+    owner.waitForEvent("download"),
+    row.getByRole("button", { name: "Export and remove" }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(/^memo-export-ria-\d{4}-\d{2}-\d{2}\.json$/);
+  const file = JSON.parse(fs.readFileSync((await download.path())!, "utf8")) as { memories: { content: string }[] };
+  expect(file.memories.map((m) => m.content)).toEqual([RIA_FACT]);
+  await expect(people).toContainText("Their memories were saved as memo-export-ria-");
+  await expect(people.getByRole("row").filter({ hasText: "ria" })).toHaveCount(0);
 });
 
 /** The element at 1280×800 and 390×844, into test-results/screenshots/<name>-<width>.png; the viewport restored. */

@@ -155,6 +155,8 @@ export function PeopleSection() {
           Each person has their own memory, conversations, documents, API tokens and personal settings. Chat providers
           and their keys, local models, jobs and access are the household&apos;s, managed by admins.
           {admin && " Adding the first person turns sign-in on, on this machine too: sign in with the owner password."}
+          {admin &&
+            " An admin manages people, not their memory: a person's memories leave Memo only with their removal (Export and remove), and the owner's never."}
         </Muted>
       }
     >
