@@ -17,6 +17,7 @@ import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { chatParts, chunkSaid } from "../memory/store/chunker";
 import { contentHash, ensureSpace, findLiveByHash } from "../memory/store";
+import { stmt } from "../core/statements";
 import { MAX_TITLE, titleFrom } from "./conversations";
 
 /** One message as the export had it; `time` null when the file gave none. */
@@ -97,18 +98,21 @@ export function writeImportedConversation(
     conv.title.replace(/\s+/g, " ").trim().slice(0, MAX_TITLE) ||
     (firstUser ? titleFrom(firstUser.content) : "Imported conversation");
   return db.transaction((): WrittenConversation => {
-    const existing = db
-      .prepare("SELECT id, title FROM conversations WHERE space_id = ? AND import_source = ?")
-      .get(space, conv.source) as { id: string; title: string } | undefined;
+    const existing = stmt(db, "SELECT id, title FROM conversations WHERE space_id = ? AND import_source = ?").get(
+      space,
+      conv.source,
+    ) as { id: string; title: string } | undefined;
     if (existing) return { id: existing.id, title: existing.title, created: false, messages: 0 };
     ensureSpace(db, space);
     const times = orderedTimes(conv, now.toISOString());
     const created = times[0] ?? conv.time ?? now.toISOString();
     const updated = times.at(-1) ?? created;
-    db.prepare(
+    stmt(
+      db,
       "INSERT INTO conversations (id, space_id, title, created_at, updated_at, imported_from, import_source) VALUES (?, ?, ?, ?, ?, ?, ?)",
     ).run(id, space, title, created, updated, conv.from, conv.source);
-    const insert = db.prepare(
+    const insert = stmt(
+      db,
       "INSERT INTO messages (id, conversation_id, role, content, created_at, persisted_at, memory_ids) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
     const settled = now.toISOString();
@@ -149,18 +153,22 @@ export interface ImportedConversationsSummary {
 /** How many conversations an import result names (and links to); the others are counted. */
 export const LINKED_CONVERSATIONS = 20;
 
-/** Write an import's conversations (each in its own transaction: see writeImportedConversation). */
-export function writeImportedConversations(
+/** Conversations written between yields to the event loop: a file of many stalls no chat or health check. */
+const YIELD_EVERY = 64;
+
+/** Write an import's conversations, each in its own transaction (see writeImportedConversation). */
+export async function writeImportedConversations(
   db: Database.Database,
   list: readonly { space: string; conversation: ImportedConversation }[],
   now = new Date(),
-): ImportedConversationsSummary {
+): Promise<ImportedConversationsSummary> {
   const out: ImportedConversationsSummary = { total: 0, created: 0, first: [] };
   for (const { space, conversation } of list) {
     const w = writeImportedConversation(db, space, conversation, now);
     out.total++;
     if (w.created) out.created++;
     if (out.first.length < LINKED_CONVERSATIONS) out.first.push({ id: w.id, title: w.title });
+    if (out.total % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
   }
   return out;
 }

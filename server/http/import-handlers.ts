@@ -38,7 +38,6 @@ export function namingTheFile(e: unknown, label: string, format: ImportFormatId)
     "request body is not valid UTF-8": `${name} could not be read: it is not valid UTF-8 text. ${choose}`,
     "request body is empty; send a JSON object": `${name} could not be read: its body is empty. ${choose}`,
   };
-
   return new ServiceError(e.status, plain[e.message] ?? `${name} was not imported: ${e.message}`);
 }
 

@@ -128,7 +128,7 @@ export function enqueueImport(
       const r = await importGroups(ctx, plan.groups, (p) => Object.assign(job, p));
       reg.ids.set(job.id, r.ids);
       // Once their memories are stored, the conversations become chats (linked to them).
-      if (plan.conversations) job.conversations = writeImportedConversations(ctx.db, plan.conversations);
+      if (plan.conversations) job.conversations = await writeImportedConversations(ctx.db, plan.conversations);
       Object.assign(job, {
         total: r.total,
         done: r.done,

@@ -29,6 +29,7 @@ import { mySpace } from "../core/acting";
 import type { SpeakerSpan } from "../memory/store/chunker";
 import type { ImportedConversation } from "../chat/imported-conversations";
 import { mineScan } from "../core/acting";
+import { stmt } from "../core/statements";
 
 export const EXPORT_FORMAT = "memo-export";
 export const EXPORT_VERSION = 1;
@@ -240,11 +241,11 @@ export function planExportImport(data: unknown, targetSpace?: string): ImportPla
  */
 function ownSources(db: Database.Database, m: NewMemory): NewMemory {
   const doc =
-    m.documentId && db.prepare("SELECT 1 FROM documents WHERE id = ? AND space_id = ?").get(m.documentId, m.spaceId)
+    m.documentId && stmt(db, "SELECT 1 FROM documents WHERE id = ? AND space_id = ?").get(m.documentId, m.spaceId)
       ? m.documentId
       : null;
   const conv = m.conversationId
-    ? (db.prepare("SELECT space_id AS space FROM conversations WHERE id = ?").get(m.conversationId) as
+    ? (stmt(db, "SELECT space_id AS space FROM conversations WHERE id = ?").get(m.conversationId) as
         | { space: string }
         | undefined)
     : undefined;
