@@ -94,6 +94,7 @@ test("a Claude import's conversation is in the chat sidebar: found by search, ma
 
   // Continued: a new message appends a live turn.
   await chat.gotoConversation(id);
+  await expect(chat.replies).toHaveCount(2);
   const reply = await chat.send(`What did you tell me about ${word}?`);
   await expect(reply).toContainText("Fixture reply to:");
   await expect(chat.userMessages).toHaveCount(3);

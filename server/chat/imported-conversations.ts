@@ -92,7 +92,6 @@ export function writeImportedConversation(
   conv: ImportedConversation,
   now = new Date(),
 ): WrittenConversation {
-  const id = importedConversationId(space, conv.source);
   const firstUser = conv.messages.find((m) => m.role === "user");
   const title =
     conv.title.replace(/\s+/g, " ").trim().slice(0, MAX_TITLE) ||
@@ -104,6 +103,9 @@ export function writeImportedConversation(
     ) as { id: string; title: string } | undefined;
     if (existing) return { id: existing.id, title: existing.title, created: false, messages: 0 };
     ensureSpace(db, space);
+    // The derived id, unless a row already has it (another space's, should one ever be moved): then a fresh one.
+    const derived = importedConversationId(space, conv.source);
+    const id = stmt(db, "SELECT 1 FROM conversations WHERE id = ?").get(derived) ? crypto.randomUUID() : derived;
     const times = orderedTimes(conv, now.toISOString());
     const created = times[0] ?? conv.time ?? now.toISOString();
     const updated = times.at(-1) ?? created;
