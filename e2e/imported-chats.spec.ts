@@ -70,6 +70,8 @@ test("a Claude import's conversation is in the chat sidebar: found by search, ma
   await expect(job).toHaveAttribute("data-status", "done");
   const links = job.getByTestId("import-conversations");
   await expect(links).toContainText("1 conversation in your chats");
+  await job.scrollIntoViewIfNeeded();
+  await shot(page, "import-result-1280");
   await links.getByRole("link", { name: `${word} the tortoise` }).click();
 
   // Opened as it was: both speakers, in order.
@@ -81,6 +83,7 @@ test("a Claude import's conversation is in the chat sidebar: found by search, ma
   await expect(chat.replies.first()).toContainText("basking lamp");
   await expect(chat.userMessages.nth(1)).toContainText("how often should I bathe it");
   await expect(page.getByTestId("conversation-title")).toHaveText(`${word} the tortoise`);
+  await shot(page, "opened-1280");
   const id = await chat.conversationId();
 
   // The sidebar's search finds it, marked as imported from Claude, with its original date.
@@ -92,19 +95,22 @@ test("a Claude import's conversation is in the chat sidebar: found by search, ma
   await expect(item.locator("time")).toHaveAttribute("dateTime", "2023-04-11T08:35:06.000Z");
   await shot(page, "sidebar-1280");
 
-  // Continued: a new message appends a live turn.
-  await chat.gotoConversation(id);
-  await expect(chat.replies).toHaveCount(2);
-  const reply = await chat.send(`What did you tell me about ${word}?`);
-  await expect(reply).toContainText("Fixture reply to:");
-  await expect(chat.userMessages).toHaveCount(3);
-
   // The phone's drawer shows it the same way.
   await page.setViewportSize({ width: 390, height: 844 });
   await chat.goto();
   const nav = await chat.conversationNav();
   await nav.getByRole("searchbox", { name: "Search conversations" }).fill(word);
   const phoneItem = nav.locator(`[data-testid="conversation-item"][data-id="${id}"]`);
+  await expect(phoneItem.getByTestId("conversation-snippet")).toBeVisible();
   await expect(phoneItem.getByTestId("conversation-imported")).toHaveText("from Claude");
+  await expect(phoneItem.locator("time")).toHaveAttribute("dateTime", "2023-04-11T08:35:06.000Z");
   await shot(page, "sidebar-390");
+
+  // Continued (on the phone): a new message appends a live turn after the imported ones.
+  await chat.gotoConversation(id);
+  await expect(chat.replies).toHaveCount(2);
+  const reply = await chat.send(`What did you tell me about ${word}?`);
+  await expect(reply).toContainText("Fixture reply to:");
+  await expect(chat.userMessages).toHaveCount(3);
+  await expect(chat.userMessages.first()).toContainText(`My tortoise ${word} stopped eating dandelions`);
 });
