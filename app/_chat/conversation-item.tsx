@@ -4,6 +4,12 @@ import Link from "next/link";
 import { useState } from "react";
 import type { ConversationRow } from "./conversation-list";
 import { DeleteChatConfirm } from "./delete-chat";
+import { IMPORT_FORMATS, isImportFormat } from "@/server/services/import/formats";
+
+/** "ChatGPT", "Claude": the app an imported conversation came from (null for a chat started here). */
+export function importedFromName(from: string | null): string | null {
+  return from === null ? null : isImportFormat(from) ? IMPORT_FORMATS[from].name : from;
+}
 
 const BTN =
   "shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
@@ -56,11 +62,13 @@ export function ConversationItem({
 }) {
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
   const [title, setTitle] = useState(c.title);
+  const from = importedFromName(c.importedFrom);
   return (
     <li
       data-testid="conversation-item"
       data-id={c.id}
       data-pinned={c.pinned || undefined}
+      data-imported-from={c.importedFrom ?? undefined}
       className={`rounded px-2 py-1 ${current ? "bg-zinc-200 dark:bg-zinc-800" : "hover:bg-zinc-100 dark:hover:bg-zinc-900"}`}
     >
       {mode === "rename" ? (
@@ -119,12 +127,19 @@ export function ConversationItem({
           {c.snippet && <Snippet text={c.snippet} />}
           {/* The space name shows whole; the actions wrap under it when the row is narrow (the phone drawer). */}
           <div className="flex flex-wrap items-center gap-0.5">
-            <span
-              className="mr-auto max-w-full truncate pr-1 text-xs text-zinc-500"
-              title={c.spaceId}
-              data-testid="conversation-space"
-            >
-              {c.spaceId}
+            <span className="mr-auto flex min-w-0 max-w-full items-baseline gap-1 pr-1">
+              <span className="truncate text-xs text-zinc-500" title={c.spaceId} data-testid="conversation-space">
+                {c.spaceId}
+              </span>
+              {from && (
+                <span
+                  className="shrink-0 rounded border border-zinc-300 px-1 text-[11px] leading-4 text-zinc-600 dark:border-zinc-700 dark:text-zinc-400"
+                  title={`Imported from ${from}, with its original dates`}
+                  data-testid="conversation-imported"
+                >
+                  from {from}
+                </span>
+              )}
             </span>
             {mode === "delete" ? null : (
               <>

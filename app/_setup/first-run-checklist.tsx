@@ -170,7 +170,7 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
           )}
         </Item>
         <Item
-          done={false}
+          done={s.imports.done}
           title={`Import your ${namesList(
             IMPORTS.map((f) => f.name),
             "or",
@@ -185,7 +185,7 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
           <Link href="/memory/manager" className="underline">
             Memory → Manager
           </Link>{" "}
-          (original dates are kept).
+          (original dates are kept; its conversations join your chats).
         </Item>
         <Item done={false} title="Your data and its backup">
           Everything is in <code className="break-all">{s.data.dir}</code> (the store:{" "}

@@ -93,6 +93,11 @@ export interface Conversation {
   /** A temporary chat: never stored as memory, deleted when its tab closes or at expiresAt. */
   temporary: boolean;
   expiresAt: string | null;
+  /**
+   * The import format that wrote it ("chatgpt", "claude": server/services/import/formats.ts); null for a
+   * chat started in Memo (server/chat/imported-conversations.ts).
+   */
+  importedFrom: string | null;
 }
 
 export interface NewMessage {
@@ -120,6 +125,7 @@ export function rowToConversation(r: Row): Conversation {
     memory: { recall: r.recall_memory !== 0, store: r.store_memory !== 0 },
     temporary: r.temporary === 1,
     expiresAt: (r.expires_at as string | null) ?? null,
+    importedFrom: (r.imported_from as string | null) ?? null,
   };
 }
 
@@ -157,7 +163,7 @@ function rowToMessage(r: Row): StoredMessage {
   };
 }
 
-export const CONVERSATION_COLUMNS = `c.id, c.space_id, c.title, c.created_at, c.updated_at, c.pinned, c.recall_memory, c.store_memory, c.temporary, c.expires_at,
+export const CONVERSATION_COLUMNS = `c.id, c.space_id, c.title, c.created_at, c.updated_at, c.pinned, c.recall_memory, c.store_memory, c.temporary, c.expires_at, c.imported_from,
   (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count,
   (SELECT substr(m.content, 1, 140) FROM messages m WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.rowid DESC LIMIT 1) AS preview`;
 

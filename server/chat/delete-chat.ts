@@ -3,7 +3,8 @@
  * /api/v1/conversations/:id) offers to forget the memories its exchanges became, on by default: they go
  * to the trash with the same 7-day undo as /forget (server/memory/lifecycle/forget.ts forgetIds; restore them with
  * memory.restore or POST /api/v1/memories/restore). Kept, they stay recallable, as before.
- * A /remember typed in the chat is not the chat's memory (it carries no conversation): it stays.
+ * A /remember typed in the chat is not the chat's memory (it carries no conversation): it stays. An imported
+ * conversation's memories are its exchanges' (stored by the import), and go with it the same way.
  */
 import type Database from "better-sqlite3";
 import type { MemoContext } from "../core/context";
@@ -19,12 +20,18 @@ export interface DeleteChatResult {
   message: string;
 }
 
-/** The live memories a conversation's exchanges became. */
+/**
+ * The live memories a conversation's exchanges became: those it wrote, and for an imported conversation
+ * those its import wrote in its space (they carry the export's conversation id, server/chat/imported-conversations.ts).
+ */
 export function chatMemoryIds(db: Database.Database, conversationId: string): string[] {
   return (
     db
-      .prepare("SELECT id FROM memories WHERE conversation_id = ? AND soft_deleted = 0 ORDER BY rid")
-      .all(conversationId) as { id: string }[]
+      .prepare(
+        `SELECT id FROM memories WHERE soft_deleted = 0 AND (conversation_id = @id OR (conversation_id, space_id) IN
+           (SELECT import_source, space_id FROM conversations WHERE id = @id AND import_source IS NOT NULL)) ORDER BY rid`,
+      )
+      .all({ id: conversationId }) as { id: string }[]
   ).map((r) => r.id);
 }
 

@@ -4,7 +4,7 @@
  * background-work tables are schema-auth.ts and schema-jobs.ts; schema.ts re-exports all three.
  */
 import { sql } from "drizzle-orm";
-import { blob, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 
@@ -225,8 +225,17 @@ export const conversations = sqliteTable(
     temporary: integer("temporary", { mode: "boolean" }).notNull().default(false),
     expiresAt: text("expires_at"),
     lastSeenAt: text("last_seen_at"),
+    /** The import format that wrote it ("chatgpt", "claude"); null for Memo's own chats (drizzle/0028). */
+    importedFrom: text("imported_from"),
+    /** The conversation_id its imported memories carry ("chatgpt:<id>"); one row per space and source. */
+    importSource: text("import_source"),
   },
-  (t) => [index("conversations_temporary_idx").on(t.temporary, t.expiresAt)],
+  (t) => [
+    index("conversations_temporary_idx").on(t.temporary, t.expiresAt),
+    uniqueIndex("conversations_import_source_idx")
+      .on(t.spaceId, t.importSource)
+      .where(sql`${t.importSource} IS NOT NULL`),
+  ],
 );
 
 /** A space shared by its person with another, read-only or read-write (drizzle/0014_space_shares.sql). */

@@ -23,6 +23,24 @@ function spaceParam(url: URL): string | undefined {
   return parsed.data;
 }
 
+/**
+ * A refusal of an import file says which file, and what to choose instead, in plain words ("“notes.txt” could
+ * not be read: it is not valid JSON. Choose the conversations.json file …" rather than "request body is not
+ * valid JSON"); nothing was imported. Other errors pass.
+ */
+export function namingTheFile(e: unknown, label: string, format: ImportFormatId): unknown {
+  if (!(e instanceof ServiceError) || (e.status !== 400 && e.status !== 413)) return e;
+  const name = `“${label.slice(0, 120)}”`;
+  const expected = IMPORT_FORMATS[format].fileLabel;
+  const choose = `Choose the ${expected} (nothing was imported).`;
+  const plain: Record<string, string> = {
+    "request body is not valid JSON": `${name} could not be read: it is not valid JSON. ${choose}`,
+    "request body is not valid UTF-8": `${name} could not be read: it is not valid UTF-8 text. ${choose}`,
+    "request body is empty; send a JSON object": `${name} could not be read: its body is empty. ${choose}`,
+  };
+  return new ServiceError(e.status, plain[e.message] ?? `${name} was not imported: ${e.message}`);
+}
+
 /** `POST /api/v1/import`: a Memo export. */
 export function importHandler(format: ImportFormatId) {
   // Not behind proxy.ts (a 256 MB import would be buffered and cut at 10 MB): access is checked here first.
@@ -45,18 +63,23 @@ export function formatImportHandler() {
     });
 }
 
+async function readAndPlan(req: Request, format: ImportFormatId, space: string | undefined) {
+  const declared = Number(req.headers.get("content-length") ?? 0);
+  if (declared > MAX_IMPORT_BYTES) throw new ServiceError(413, `request body is larger than ${MAX_IMPORT_BYTES} bytes`);
+  const bytes = await readCapped(req, MAX_IMPORT_BYTES);
+  if (bytes.byteLength === 0) throw new ServiceError(400, "request body is empty; send a JSON object");
+  // Decoded, parsed and planned in a worker with a heap and time cap (server/http/import-plan-thread.ts).
+  return planOffThread(format, bytes, space);
+}
+
 function handleImport(format: ImportFormatId, req: Request) {
   return handle(async () => {
     const url = new URL(req.url);
     const space = spaceParam(url);
     const label = url.searchParams.get("filename")?.trim() || IMPORT_FORMATS[format].defaultLabel;
-    const declared = Number(req.headers.get("content-length") ?? 0);
-    if (declared > MAX_IMPORT_BYTES)
-      throw new ServiceError(413, `request body is larger than ${MAX_IMPORT_BYTES} bytes`);
-    const bytes = await readCapped(req, MAX_IMPORT_BYTES);
-    if (bytes.byteLength === 0) throw new ServiceError(400, "request body is empty; send a JSON object");
-    // Decoded, parsed and planned in a worker with a heap and time cap (server/http/import-plan-thread.ts).
-    const plan = await planOffThread(format, bytes, space);
+    const plan = await readAndPlan(req, format, space).catch((e: unknown) => {
+      throw namingTheFile(e, label, format);
+    });
     const job = enqueueImport(appContext(), format, label, importTarget(format, space), plan);
     if (!["1", "true"].includes(url.searchParams.get("wait") ?? "")) return json({ job }, 202);
     const done = await waitForImport(job.id);

@@ -33,18 +33,20 @@ const EXCERPT_CHARS = 300;
 function sourceRows(db: Database.Database, factId: string) {
   return db
     .prepare(
-      `SELECT m.id AS memoryId, m.soft_deleted AS sd, m.kind, m.timestamp, substr(m.content, 1, ${EXCERPT_CHARS}) AS excerpt,
+      `SELECT m.id AS memoryId, m.space_id AS spaceId, m.soft_deleted AS sd, m.kind, m.timestamp, substr(m.content, 1, ${EXCERPT_CHARS}) AS excerpt,
          c.id AS conversationId,
          (SELECT msg.id FROM messages msg, json_each(msg.memory_ids) j
            WHERE msg.conversation_id = c.id AND j.value = m.id LIMIT 1) AS messageId,
          coalesce(m.document_id, (SELECT l.document_id FROM document_chunks l WHERE l.memory_id = m.id ORDER BY l.rowid LIMIT 1)) AS docId
        FROM fact_sources s JOIN memories m ON m.id = s.memory_id
-       LEFT JOIN conversations c ON c.id = m.conversation_id AND ${visibleScan("c.space_id")}
+       LEFT JOIN conversations c ON (c.id = m.conversation_id OR (c.import_source = m.conversation_id AND c.space_id = m.space_id))
+         AND ${visibleScan("c.space_id")}
        WHERE s.fact_id = ? AND ${visibleMemoryScan("m.space_id", "m.soft_deleted")}
        ORDER BY m.timestamp, m.rid`,
     )
     .all(factId) as {
     memoryId: string;
+    spaceId: string;
     sd: number;
     kind: MemoryKind;
     timestamp: string;
@@ -57,11 +59,12 @@ function sourceRows(db: Database.Database, factId: string) {
 
 export function factSourcesFor(ctx: MemoContext, id: string): { factId: string; sources: FactSourceLink[] } {
   if (!getFact(ctx.db, id)) throw new ServiceError(404, `fact ${id} not found`);
-  const doc = ctx.db.prepare(`SELECT name FROM documents WHERE id = ? AND ${visibleScan("space_id")}`);
+  // A document's name is read in the memory's own space only (an imported id may name another's: issue 55).
+  const doc = ctx.db.prepare("SELECT name FROM documents WHERE id = ? AND space_id = ?");
   return {
     factId: id,
     sources: sourceRows(ctx.db, id).map((r) => {
-      const name = r.docId ? ((doc.get(r.docId) as { name: string } | undefined)?.name ?? null) : null;
+      const name = r.docId ? ((doc.get(r.docId, r.spaceId) as { name: string } | undefined)?.name ?? null) : null;
       return {
         memoryId: r.memoryId,
         live: !r.sd,

@@ -9,6 +9,7 @@ import { asServiceError } from "../core/errors";
 import { importGroups, type ImportPlan } from "./transfer-service";
 import { acting, actingPersonId } from "../core/acting";
 import type { ImportFormatId } from "./import/formats";
+import { type ImportedConversationsSummary, writeImportedConversations } from "../chat/imported-conversations";
 
 /** The import format (server/import/formats.ts). */
 export type ImportKind = ImportFormatId;
@@ -35,6 +36,8 @@ export interface ImportJob {
   error: string | null;
   /** HTTP status of the failure, for `?wait=true` callers. */
   errorStatus: number | null;
+  /** A conversation export's conversations, now chats (null: not one, or not finished). */
+  conversations: ImportedConversationsSummary | null;
   queuedAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -105,6 +108,7 @@ export function enqueueImport(
     duplicates: 0,
     error: null,
     errorStatus: null,
+    conversations: null,
     queuedAt: new Date().toISOString(),
     startedAt: null,
     finishedAt: null,
@@ -123,6 +127,8 @@ export function enqueueImport(
     try {
       const r = await importGroups(ctx, plan.groups, (p) => Object.assign(job, p));
       reg.ids.set(job.id, r.ids);
+      // Once their memories are stored, the conversations become chats (linked to them).
+      if (plan.conversations) job.conversations = await writeImportedConversations(ctx.db, plan.conversations);
       Object.assign(job, {
         total: r.total,
         done: r.done,

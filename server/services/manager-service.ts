@@ -147,7 +147,7 @@ const MANAGED_COLUMNS = `m.id, m.space_id AS spaceId, m.content, m.timestamp, m.
   m.last_retrieved_at AS lastRetrievedAt, m.pinned, m.soft_deleted AS softDeleted, m.deleted_at AS deletedAt, m.kind,
   m.conversation_id AS conversationId, m.document_id AS documentId, d.name AS documentName, m.chunk_index AS chunkIndex,
   m.embedding_model AS embeddingModel, m.created_at AS createdAt, m.updated_at AS updatedAt, m.written_by AS writtenBy,
-  (SELECT json_group_array(name) FROM (SELECT dd.name FROM document_chunks l JOIN documents dd ON dd.id = l.document_id WHERE l.memory_id = m.id ORDER BY l.rowid)) AS documentNamesJson`;
+  (SELECT json_group_array(name) FROM (SELECT dd.name FROM document_chunks l JOIN documents dd ON dd.id = l.document_id AND dd.space_id = m.space_id WHERE l.memory_id = m.id ORDER BY l.rowid)) AS documentNamesJson`;
 
 function toManaged(r: Record<string, unknown>, retentionDays: number): ManagedMemory {
   const deletedAt = (r.deletedAt as string | null) ?? null;
@@ -184,7 +184,7 @@ export function listMemories(
   const dir = f.order === "asc" ? "ASC" : "DESC";
   const rows = db
     .prepare(
-      `SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id ${where}
+      `SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id AND d.space_id = m.space_id ${where}
        ORDER BY ${SORT_COLUMNS[f.sort ?? "timestamp"]} ${dir}, m.rid ${dir} LIMIT @limit OFFSET @offset`,
     )
     .all({ ...params, limit: pageSize, offset: (page - 1) * pageSize }) as Record<string, unknown>[];
@@ -200,7 +200,7 @@ export function getManagedMemory(
 ): ManagedMemory {
   const r = db
     .prepare(
-      `SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id WHERE m.id = ? AND ${visibleMemoryScan("m.space_id", "m.soft_deleted")}`,
+      `SELECT ${MANAGED_COLUMNS} FROM memories m LEFT JOIN documents d ON d.id = m.document_id AND d.space_id = m.space_id WHERE m.id = ? AND ${visibleMemoryScan("m.space_id", "m.soft_deleted")}`,
     )
     .get(id) as Record<string, unknown> | undefined;
   if (!r) throw new ServiceError(404, `memory ${id} not found`);

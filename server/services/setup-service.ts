@@ -17,6 +17,8 @@ import { reindexStatus, type ShownReindexProgress } from "../memory/index/reinde
 import { modelDownloadStatus, type ModelDownloadStatus } from "./model-download-service";
 import type { MemoContext } from "../core/context";
 import { readSetting, writeSetting } from "../core/settings-store";
+import { mineScan } from "../core/acting";
+import { listImportJobs } from "./import-jobs";
 
 const CHECKLIST_KEY = "ui.firstRunChecklist";
 /** node-llama-cpp's prebuilt GPU builds (optional packages; present when they installed for this machine). */
@@ -53,9 +55,28 @@ export interface SetupStatus {
   localModels: LocalGguf[];
   engines: { embedder: string | null; chat: string | null; gpuBuildsInstalled: string[]; gpuEnv: string | null };
   checklistDismissed: boolean;
+  /** "Import your history": done once an import of the person's has finished (or its memories or chats are here). */
+  imports: ImportProgressOfPerson;
   data: { dir: string; db: string };
   /** Why writes cannot be saved (data folder read-only or full), or null: the app shows it in a banner. */
   storageProblem: string | null;
+}
+
+export interface ImportProgressOfPerson {
+  done: boolean;
+}
+
+/**
+ * Has the acting person imported their history? A finished import job of theirs says so; so does an
+ * imported conversation of theirs (what an import leaves in the store, after a restart too). The query
+ * reads the partial index on conversations.import_source, not every conversation.
+ */
+export function importProgress(db: Database.Database): ImportProgressOfPerson {
+  const stored =
+    db
+      .prepare(`SELECT 1 FROM conversations WHERE import_source IS NOT NULL AND ${mineScan("space_id")} LIMIT 1`)
+      .get() !== undefined;
+  return { done: stored || listImportJobs().some((j) => j.status === "done") };
 }
 
 export function checklistDismissed(db: Database.Database): boolean {
@@ -107,6 +128,7 @@ export function setupStatus(ctx: MemoContext): SetupStatus {
       gpuEnv: process.env.MEMO_LLAMA_GPU ?? null,
     },
     checklistDismissed: checklistDismissed(db),
+    imports: importProgress(db),
     data: { dir: dataDir(), db: dbPath() },
     storageProblem: storageProblem(db.name)?.message ?? null,
   };

@@ -27,7 +27,9 @@ import { ServiceError } from "../core/errors";
 import { isoTimestamp, memoryKind, memoryText, spaceName } from "../core/validators";
 import { mySpace } from "../core/acting";
 import type { SpeakerSpan } from "../memory/store/chunker";
+import type { ImportedConversation } from "../chat/imported-conversations";
 import { mineScan } from "../core/acting";
+import { stmt } from "../core/statements";
 
 export const EXPORT_FORMAT = "memo-export";
 export const EXPORT_VERSION = 1;
@@ -76,7 +78,7 @@ export function exportMemories(db: Database.Database, space: string | null = nul
       `SELECT m.space_id AS space, m.content, m.timestamp, m.importance, m.pinned, m.kind, m.conversation_id AS conversationId,
          m.document_id AS documentId, d.name AS documentName, m.chunk_index AS chunkIndex, m.created_at AS createdAt,
          m.retrieval_count AS retrievalCount, m.last_retrieved_at AS lastRetrievedAt, m.speakers
-       FROM memories m LEFT JOIN documents d ON d.id = m.document_id
+       FROM memories m LEFT JOIN documents d ON d.id = m.document_id AND d.space_id = m.space_id
        WHERE m.soft_deleted = 0 AND (@space IS NULL OR m.space_id = @space) AND ${mineScan("m.space_id")}
        ORDER BY m.timestamp, m.rid`,
     )
@@ -168,6 +170,8 @@ export interface ImportPlan {
   detail: string;
   /** What was left out as malformed, one line each ("conversation 3 (…): no 'mapping' object"); the rest is imported. */
   problems?: string[];
+  /** A conversation export's conversations, each written as a chat once the memories are (import-jobs.ts). */
+  conversations?: { space: string; conversation: ImportedConversation }[];
 }
 
 /**
@@ -230,6 +234,27 @@ export function planExportImport(data: unknown, targetSpace?: string): ImportPla
   };
 }
 
+/**
+ * Ids in an import are the importer's or nothing (issue 55): a document id is kept only when it names a
+ * document of the memory's own space, a conversation id only when no conversation of another space has it
+ * (one naming nothing here, a chat restored from another install or an export's "chatgpt:<id>", stays).
+ */
+function ownSources(db: Database.Database, m: NewMemory): NewMemory {
+  const doc =
+    m.documentId && stmt(db, "SELECT 1 FROM documents WHERE id = ? AND space_id = ?").get(m.documentId, m.spaceId)
+      ? m.documentId
+      : null;
+  const conv = m.conversationId
+    ? (stmt(db, "SELECT space_id AS space FROM conversations WHERE id = ?").get(m.conversationId) as
+        | { space: string }
+        | undefined)
+    : undefined;
+  const conversationId = conv && conv.space !== m.spaceId ? null : (m.conversationId ?? null);
+  return doc === (m.documentId ?? null) && conversationId === (m.conversationId ?? null)
+    ? m
+    : { ...m, documentId: doc, conversationId };
+}
+
 export interface ImportProgress {
   /** Memories to embed and write (after removing duplicates). */
   total: number;
@@ -260,7 +285,7 @@ export async function importGroups(
   const pending: ImportGroup[] = [];
   for (const g of groups) {
     const keep: NewMemory[] = [];
-    for (const m of g) {
+    for (const m of g.map((x) => ownSources(ctx.db, x))) {
       const hash = contentHash(m.content);
       const key = `${m.spaceId}\u0000${hash}`;
       if (seen.has(key) || findLiveByHash(ctx.db, m.spaceId, hash)) {

@@ -1,7 +1,8 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import Link from "next/link";
+import { Fragment, useEffect, useRef, useState, type FormEvent } from "react";
 import { LearnFacts } from "../../_ui/learn-facts";
 import { useTRPC } from "../../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
@@ -227,6 +228,25 @@ export function ImportExport() {
                     {j.detail} · {j.imported} imported, {j.duplicates} already stored
                     {j.status === "running" ? ` · ${j.done}/${j.total} embedded` : ""}
                   </div>
+                  {j.conversations && j.conversations.total > 0 && (
+                    <div className="mt-1 break-words" data-testid="import-conversations">
+                      {j.conversations.total} conversation{j.conversations.total === 1 ? "" : "s"} in your chats
+                      {j.conversations.created < j.conversations.total
+                        ? ` (${j.conversations.total - j.conversations.created} already there)`
+                        : ""}
+                      :{" "}
+                      {j.conversations.first.map((c, i) => (
+                        <Fragment key={c.id}>
+                          {i > 0 && ", "}
+                          <Link href={`/c/${c.id}`} className="text-blue-700 underline dark:text-blue-400">
+                            {c.title}
+                          </Link>
+                        </Fragment>
+                      ))}
+                      {j.conversations.total > j.conversations.first.length &&
+                        ` and ${j.conversations.total - j.conversations.first.length} more (in the chat list, by date)`}
+                    </div>
+                  )}
                   {j.problems.length > 0 && (
                     <details className="mt-1 text-amber-800 dark:text-amber-300" data-testid="import-problems">
                       <summary>Left out of this file ({j.problems.length})</summary>

@@ -1,17 +1,21 @@
 import type Database from "better-sqlite3";
 
-/** Names of documents by id (search results show where a memory came from). */
-export function documentNames(db: Database.Database, ids: (string | null)[]): Map<string, string> {
-  const wanted = [...new Set(ids.filter((x): x is string => typeof x === "string"))];
+/*
+ * A document's name is read only in the memory's own space: a memory whose document_id names another
+ * space's document (an import planted it, issue 55) shows no name rather than someone else's file name.
+ */
+
+/** The name of each memory's own document (memories.document_id), by memory id. */
+export function documentNames(db: Database.Database, memoryIds: string[]): Map<string, string> {
   const out = new Map<string, string>();
-  if (wanted.length === 0) return out;
+  if (memoryIds.length === 0) return out;
   const rows = db
-    .prepare("SELECT id, name FROM documents WHERE id IN (SELECT value FROM json_each(?))")
-    .all(JSON.stringify(wanted)) as {
-    id: string;
-    name: string;
-  }[];
-  for (const r of rows) out.set(r.id, r.name);
+    .prepare(
+      `SELECT m.id AS mid, d.name FROM memories m JOIN documents d ON d.id = m.document_id AND d.space_id = m.space_id
+        WHERE m.id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify([...new Set(memoryIds)])) as { mid: string; name: string }[];
+  for (const r of rows) out.set(r.mid, r.name);
   return out;
 }
 
@@ -24,7 +28,8 @@ export function documentSources(
   if (memoryIds.length === 0) return out;
   const rows = db
     .prepare(
-      `SELECT l.memory_id AS mid, d.id, d.name FROM document_chunks l JOIN documents d ON d.id = l.document_id
+      `SELECT l.memory_id AS mid, d.id, d.name FROM document_chunks l JOIN memories m ON m.id = l.memory_id
+         JOIN documents d ON d.id = l.document_id AND d.space_id = m.space_id
         WHERE l.memory_id IN (SELECT value FROM json_each(?)) ORDER BY l.rowid`,
     )
     .all(JSON.stringify([...new Set(memoryIds)])) as { mid: string; id: string; name: string }[];
@@ -43,7 +48,7 @@ export function withDocumentNames<T extends { id: string; documentId: string | n
 ): (T & { documentName: string | null; documentNames: string[] })[] {
   const names = documentNames(
     db,
-    items.map((i) => i.documentId),
+    items.filter((i) => i.documentId).map((i) => i.id),
   );
   const sources = documentSources(
     db,
@@ -51,7 +56,7 @@ export function withDocumentNames<T extends { id: string; documentId: string | n
   );
   return items.map((i) => {
     const all = (sources.get(i.id) ?? []).map((s) => s.name);
-    const first = i.documentId ? (names.get(i.documentId) ?? all[0] ?? null) : null;
+    const first = i.documentId ? (names.get(i.id) ?? all[0] ?? null) : null;
     return { ...i, documentName: first, documentNames: all.length ? all : first ? [first] : [] };
   });
 }

@@ -8,6 +8,8 @@ import { chatParts, chunkSaid, saidText } from "../../memory/store/chunker";
 import { ServiceError } from "../../core/errors";
 import { spaceName } from "../../core/validators";
 import type { ImportGroup, ImportPlan } from "../transfer-service";
+import type { ImportedConversation } from "../../chat/imported-conversations";
+import { importedFrom } from "./formats";
 
 export interface Exchange {
   conversationId: string;
@@ -27,6 +29,8 @@ export interface ConversationsParse {
   skippedMessages: number;
   /** One line per conversation left out because it is malformed ("conversation 3 (id …): no 'mapping' object"). */
   problems: string[];
+  /** The conversations read, in file order (each becomes a chat: server/chat/imported-conversations.ts). */
+  read: ReadConversation[];
 }
 
 /** One message as the exporter read it: who, the text, and its time (ISO) when the file has one. */
@@ -78,6 +82,7 @@ export function readConversations(data: unknown, format: ConversationFormat, now
   }
   const exchanges: Exchange[] = [];
   const problems: string[] = [];
+  const readList: ReadConversation[] = [];
   let skippedMessages = 0;
   data.forEach((conv, i) => {
     let read: ReadConversation;
@@ -94,6 +99,7 @@ export function readConversations(data: unknown, format: ConversationFormat, now
       problems.push(`conversation ${i + 1}${id ? ` (${id.slice(0, 80)})` : ""}: ${e.message}`);
       return;
     }
+    readList.push(read);
     const r = exchangesOf(read, now);
     exchanges.push(...r.exchanges);
     skippedMessages += r.skipped;
@@ -104,7 +110,7 @@ export function readConversations(data: unknown, format: ConversationFormat, now
       `no conversation in the file could be read (${problems[0]}${problems.length > 1 ? `; and ${problems.length - 1} more` : ""}): this is not a ${format.name} conversations.json (${format.expected})`,
     );
   }
-  return { conversations: data.length - problems.length, exchanges, skippedMessages, problems };
+  return { conversations: data.length - problems.length, exchanges, skippedMessages, problems, read: readList };
 }
 
 /** A person's message with the replies that follow it, up to their next message, is one exchange. */
@@ -183,5 +189,21 @@ export function planConversations(parse: ConversationsParse, space: string, conv
     (bad ? `, ${bad} malformed conversation${bad === 1 ? "" : "s"} left out` : "");
   const problems = parse.problems.slice(0, MAX_PROBLEMS);
   if (bad > MAX_PROBLEMS) problems.push(`and ${bad - MAX_PROBLEMS} more malformed conversations`);
-  return { groups, detail, problems };
+  return { groups, detail, problems, conversations: asConversations(parse, space, conversationPrefix) };
+}
+
+/** The conversations read, as chats to write once their memories are (a conversation with no message is left out). */
+function asConversations(
+  parse: ConversationsParse,
+  space: string,
+  conversationPrefix: string,
+): { space: string; conversation: ImportedConversation }[] {
+  const from = importedFrom(conversationPrefix);
+  if (!from) return [];
+  return parse.read.flatMap((c) => {
+    const messages = c.messages.flatMap((m) => (m ? [{ role: m.role, content: m.text, time: m.time }] : []));
+    if (!messages.length) return [];
+    const conversation = { from, source: `${conversationPrefix}${c.id}`, title: c.title, time: c.time, messages };
+    return [{ space, conversation }];
+  });
 }
