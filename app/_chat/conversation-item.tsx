@@ -4,19 +4,11 @@ import Link from "next/link";
 import { useState } from "react";
 import type { ConversationRow } from "./conversation-list";
 import { DeleteChatConfirm } from "./delete-chat";
+import { localDateTime, recentDate } from "../_ui/local-time";
 
 const BTN =
   "shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 
-/** "14:05" today, "Mon 30 Nov" this year, "30 Nov 2024" before. */
-export function shortDate(iso: string, now = new Date()): string {
-  const d = new Date(iso);
-  if (d.toDateString() === now.toDateString())
-    return d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
-  if (d.getFullYear() === now.getFullYear())
-    return d.toLocaleDateString("en-GB", { weekday: "short", day: "numeric", month: "short" });
-  return d.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" });
-}
 
 /** Renders «matched» words of a search snippet as marks. */
 function Snippet({ text }: { text: string }) {
@@ -111,9 +103,10 @@ export function ConversationItem({
             <time
               dateTime={c.updatedAt}
               className="shrink-0 text-[11px] tabular-nums text-zinc-500"
-              title={new Date(c.updatedAt).toLocaleString()}
+              title={localDateTime(c.updatedAt)}
+              suppressHydrationWarning
             >
-              {shortDate(c.updatedAt)}
+              {recentDate(c.updatedAt)}
             </time>
           </div>
           {c.snippet && <Snippet text={c.snippet} />}

@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { localTime } from "../_ui/local-time";
 
 export interface Health {
   state: "ready" | "unreachable" | "not_configured";
@@ -19,7 +20,7 @@ const STYLE: Record<Health["state"], { dot: string; text: string }> = {
 export function ProviderChip({ health }: { health: Health | undefined }) {
   if (!health) return null;
   const s = STYLE[health.state];
-  const title = `${health.label ?? "Chat provider"}: ${s.text.toLowerCase()}${health.detail ? ` — ${health.detail}` : ""} (checked ${new Date(health.checkedAt).toLocaleTimeString()})`;
+  const title = `${health.label ?? "Chat provider"}: ${s.text.toLowerCase()}${health.detail ? ` — ${health.detail}` : ""} (checked ${localTime(health.checkedAt)})`;
   return (
     <Link
       href="/settings#providers"
