@@ -22,7 +22,9 @@ async function controlBoxes(page: Page) {
     const out: { name: string; tag: string; w: number; h: number }[] = [];
     for (const el of Array.from(document.querySelectorAll<HTMLElement>(sel))) {
       if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: false })) continue;
-      const r = el.getBoundingClientRect();
+      // A checkbox or radio button in its label: the label is the target (a click on it toggles).
+      const label = el.matches("input[type=checkbox], input[type=radio]") ? el.closest("label") : null;
+      const r = (label ?? el).getBoundingClientRect();
       if (r.width <= 1 && r.height <= 1) continue; // sr-only
       if (r.right <= 0 || r.left >= window.innerWidth) continue; // a closed drawer, off screen
       const name = (el.getAttribute("aria-label") ?? el.textContent ?? "").trim().replace(/\s+/g, " ").slice(0, 40);
@@ -48,7 +50,8 @@ test.describe("chat page on a phone (390×844)", () => {
     const remembered = await chat.send(`/remember The spare key ${token} is under the blue pot`);
     await expect(remembered).toContainText("Remembered");
     const forgot = await chat.send(`/forget spare key ${token}`);
-    await expect(forgot.getByRole("button", { name: "Undo" })).toBeVisible();
+    await forgot.getByRole("button", { name: /^Forget 1 memory/ }).click();
+    await expect(page.getByRole("button", { name: "Undo", exact: true }).first()).toBeVisible();
     await expect(page.getByTestId("banner-notice").first()).toBeVisible();
     await shot(page, "chat-targets-390");
 
@@ -127,31 +130,22 @@ test.describe("Ingest page: what applies is said before the upload", () => {
 /** Text whose contrast with what is behind it is under 4.5:1 (3:1 for large text), and light boxes, in dark mode. */
 async function darkProblems(page: Page): Promise<string[]> {
   return page.evaluate(() => {
+    // Any CSS colour (rgb, oklch, oklab, color-mix…) to sRGB through a canvas, as the browser paints it.
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 1;
+    const g = canvas.getContext("2d", { willReadFrequently: true })!;
+    const cache = new Map<string, [number, number, number, number] | null>();
     const parse = (c: string): [number, number, number, number] | null => {
-      const m = /rgba?\(([\d.]+),? ([\d.]+),? ([\d.]+)(?:,? \/? ?([\d.]+))?\)/.exec(c);
-      if (m) return [Number(m[1]), Number(m[2]), Number(m[3]), m[4] === undefined ? 1 : Number(m[4])];
-      const o = /oklch\(([\d.]+)%? ([\d.]+) ([\d.]+)(?: \/ ([\d.]+))?\)/.exec(c);
-      if (!o) return null;
-      // oklch → sRGB, enough for a luminance comparison.
-      let L = Number(o[1]);
-      if (L > 1) L /= 100;
-      const C = Number(o[2]);
-      const h = (Number(o[3]) * Math.PI) / 180;
-      const a = C * Math.cos(h);
-      const b = C * Math.sin(h);
-      const l_ = (L + 0.3963377774 * a + 0.2158037573 * b) ** 3;
-      const m_ = (L - 0.1055613458 * a - 0.0638541728 * b) ** 3;
-      const s_ = (L - 0.0894841775 * a - 1.291485548 * b) ** 3;
-      const lin = [
-        4.0767416621 * l_ - 3.3077115913 * m_ + 0.2309699292 * s_,
-        -1.2684380046 * l_ + 2.6097574011 * m_ - 0.3413193965 * s_,
-        -0.0041960863 * l_ - 0.7034186147 * m_ + 1.707614701 * s_,
-      ];
-      const enc = (x: number) => {
-        const v = Math.min(1, Math.max(0, x));
-        return 255 * (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055);
-      };
-      return [enc(lin[0]!), enc(lin[1]!), enc(lin[2]!), o[4] === undefined ? 1 : Number(o[4])];
+      if (!c || c === "transparent") return null;
+      if (!cache.has(c)) {
+        g.clearRect(0, 0, 1, 1);
+        g.fillStyle = "rgba(0, 0, 0, 0)";
+        g.fillStyle = c;
+        g.fillRect(0, 0, 1, 1);
+        const [r, gr, bl, a] = g.getImageData(0, 0, 1, 1).data;
+        cache.set(c, [r!, gr!, bl!, a! / 255]);
+      }
+      return cache.get(c)!;
     };
     const lum = ([r, g, b]: number[]) => {
       const f = (v: number) => {

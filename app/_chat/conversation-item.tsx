@@ -6,8 +6,9 @@ import type { ConversationRow } from "./conversation-list";
 import { DeleteChatConfirm } from "./delete-chat";
 import { localDateTime, recentDate } from "../_ui/local-time";
 
+// At least 24 px on a phone (the drawer): TAP in _ui/styles.ts.
 const BTN =
-  "shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
+  "max-sm:inline-flex max-sm:min-h-6 max-sm:min-w-6 max-sm:items-center max-sm:justify-center shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 
 
 /** Renders «matched» words of a search snippet as marks. */
