@@ -33,8 +33,8 @@ export function ConnectModelCard({ unready, selected }: { unready: string | null
         </p>
         <p className="mt-1 break-words">
           Or start Memo with environment variables, e.g.{" "}
-          <code>MEMO_PROVIDER=openai MEMO_OPENAI_BASE_URL=http://localhost:11434/v1 MEMO_OPENAI_MODEL=llama3.2</code>, or{" "}
-          <code>MEMO_PROVIDER=llama MEMO_CHAT_MODEL=/path/to/model.gguf</code>.
+          <code>MEMO_PROVIDER=openai MEMO_OPENAI_BASE_URL=http://localhost:11434/v1 MEMO_OPENAI_MODEL=llama3.2</code>,
+          or <code>MEMO_PROVIDER=llama MEMO_CHAT_MODEL=/path/to/model.gguf</code>.
         </p>
       </details>
     </section>

@@ -10,7 +10,6 @@ import { localDateTime, recentDate } from "../_ui/local-time";
 const BTN =
   "max-sm:inline-flex max-sm:min-h-6 max-sm:min-w-6 max-sm:items-center max-sm:justify-center shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 
-
 /** Renders «matched» words of a search snippet as marks. */
 function Snippet({ text }: { text: string }) {
   return (
@@ -91,7 +90,7 @@ export function ConversationItem({
               onClick={onOpen}
               aria-current={current ? "page" : undefined}
               dir="auto"
-              className="min-w-0 flex-1 truncate text-sm"
+              className="min-w-0 flex-1 truncate text-sm max-sm:py-0.5"
               title={c.title}
             >
               {c.pinned && (

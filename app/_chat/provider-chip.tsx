@@ -24,7 +24,7 @@ export function ProviderChip({ health }: { health: Health | undefined }) {
   return (
     <Link
       href="/settings#providers"
-      className="inline-flex shrink-0 items-center gap-1.5 rounded-full border border-zinc-300 px-2 py-0.5 text-xs font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      className="inline-flex shrink-0 items-center gap-1.5 rounded-full border max-sm:min-h-6 border-zinc-300 px-2 py-0.5 text-xs font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
       data-testid="provider-chip"
       data-state={health.state}
       title={title}

@@ -27,10 +27,9 @@ export function estimateFor(bytes: number, pdf: boolean, rates: Rates | undefine
 export function speedLine(rates: Rates | undefined): string {
   const part = (r: MeasuredRate, what: string) =>
     `${what} takes ${roughDuration(r.secondsPerMB)} per MB (measured on ${r.documents} document${r.documents === 1 ? "" : "s"})`;
-  const said = [
-    rates?.text && part(rates.text, "Markdown or text"),
-    rates?.pdf && part(rates.pdf, "a PDF"),
-  ].filter(Boolean);
+  const said = [rates?.text && part(rates.text, "Markdown or text"), rates?.pdf && part(rates.pdf, "a PDF")].filter(
+    Boolean,
+  );
   if (said.length === 0)
     return "No document has been ingested here yet with this embedding model, so how long one takes is not known: the first one's progress shows its rate.";
   return `Here ${said.join("; ")}.`;
