@@ -175,7 +175,8 @@ async function darkProblems(page: Page): Promise<string[]> {
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const text = (n.textContent ?? "").trim();
       const el = n.parentElement;
-      if (!text || !el || !el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
+      if (!text || !el) continue;
+      if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
       const r = el.getBoundingClientRect();
       if (r.width <= 1 || r.height <= 1) continue;
       if (el.closest("svg, .recharts-wrapper, [disabled], [aria-disabled='true']")) continue;
