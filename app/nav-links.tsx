@@ -56,7 +56,7 @@ export function NavLinks() {
               <span
                 id={`nav-group-${gi}`}
                 data-testid="nav-group-label"
-                className="hidden cursor-default select-none text-[11px] font-medium uppercase tracking-wide text-zinc-400 sm:inline dark:text-zinc-500"
+                className="hidden cursor-default select-none text-[11px] font-medium uppercase tracking-wide text-zinc-500 sm:inline dark:text-zinc-400"
               >
                 {g.label}
               </span>

@@ -224,7 +224,7 @@ export function ChatApp({
         )}
         <div className="shrink-0 space-y-1 empty:hidden">
           <ShareNotices />
-          {st && !st.ready && <ConnectModelCard problem={st.problem} />}
+          {st && !st.ready && <ConnectModelCard unready={st.unready} selected={st.active !== null} />}
           {st && st.persist.failed.length > 0 && (
             <p className="mx-3 mt-2 rounded border border-red-300 bg-red-50 px-3 py-2 text-xs text-red-800 dark:bg-red-950 dark:text-red-200">
               {st.persist.failed.length} exchange(s) could not be saved to memory ({st.persist.failed.at(-1)?.error});

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useEffect, useState, type KeyboardEvent, type RefObject } from "react";
 import { parseCommand } from "@/server/chat/commands";
 import { MAX_MESSAGE_CHARS } from "@/server/chat/limits";
-import { BTN_MD as BTN } from "../_ui/styles";
+import { BTN_MD as BTN, TAP_FREQUENT } from "../_ui/styles";
 
 export const MAX_CHARS = MAX_MESSAGE_CHARS;
 /** The count appears from here on: well before the limit, so a long paste is not a surprise. */
@@ -142,11 +142,11 @@ export function Composer({ value, onChange, onSend, streaming, onStop, onEditLas
           className="max-h-[40dvh] min-w-0 flex-1 resize-none rounded border border-zinc-300 bg-white px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900"
         />
         {streaming ? (
-          <button type="button" className={BTN} onClick={onStop}>
+          <button type="button" className={`${BTN} ${TAP_FREQUENT}`} onClick={onStop}>
             Stop
           </button>
         ) : (
-          <button type="submit" className={BTN_PRIMARY} disabled={!value.trim() || tooLong}>
+          <button type="submit" className={`${BTN_PRIMARY} ${TAP_FREQUENT}`} disabled={!value.trim() || tooLong}>
             Send
           </button>
         )}

@@ -5,24 +5,16 @@ import { useState } from "react";
 import type { ConversationRow } from "./conversation-list";
 import { DeleteChatConfirm } from "./delete-chat";
 import { IMPORT_FORMATS, isImportFormat } from "@/server/services/import/formats";
+import { localDateTime, recentDate } from "../_ui/local-time";
 
 /** "ChatGPT", "Claude": the app an imported conversation came from (null for a chat started here). */
 export function importedFromName(from: string | null): string | null {
   return from === null ? null : isImportFormat(from) ? IMPORT_FORMATS[from].name : from;
 }
 
+// At least 24 px on a phone (the drawer): TAP in _ui/styles.ts.
 const BTN =
-  "shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
-
-/** "14:05" today, "Mon 30 Nov" this year, "30 Nov 2024" before. */
-export function shortDate(iso: string, now = new Date()): string {
-  const d = new Date(iso);
-  if (d.toDateString() === now.toDateString())
-    return d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
-  if (d.getFullYear() === now.getFullYear())
-    return d.toLocaleDateString("en-GB", { weekday: "short", day: "numeric", month: "short" });
-  return d.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" });
-}
+  "max-sm:inline-flex max-sm:min-h-6 max-sm:min-w-6 max-sm:items-center max-sm:justify-center shrink-0 whitespace-nowrap rounded px-1 py-0.5 text-xs text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 
 /** Renders «matched» words of a search snippet as marks. */
 function Snippet({ text }: { text: string }) {
@@ -106,7 +98,7 @@ export function ConversationItem({
               onClick={onOpen}
               aria-current={current ? "page" : undefined}
               dir="auto"
-              className="min-w-0 flex-1 truncate text-sm"
+              className="min-w-0 flex-1 truncate text-sm max-sm:py-0.5"
               title={c.title}
             >
               {c.pinned && (
@@ -119,9 +111,10 @@ export function ConversationItem({
             <time
               dateTime={c.updatedAt}
               className="shrink-0 text-[11px] tabular-nums text-zinc-500"
-              title={new Date(c.updatedAt).toLocaleString()}
+              title={localDateTime(c.updatedAt)}
+              suppressHydrationWarning
             >
-              {shortDate(c.updatedAt)}
+              {recentDate(c.updatedAt)}
             </time>
           </div>
           {c.snippet && <Snippet text={c.snippet} />}

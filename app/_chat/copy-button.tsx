@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { TAP_FREQUENT } from "../_ui/styles";
 
 /** Put text on the clipboard; the old execCommand path where the Clipboard API is refused (plain http on a LAN address). */
 export async function copyText(text: string): Promise<boolean> {
@@ -21,8 +22,8 @@ export async function copyText(text: string): Promise<boolean> {
   }
 }
 
-export const ACTION_BTN =
-  "rounded px-1.5 py-0.5 text-xs font-medium text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
+/** A message's action (Copy, Edit, Regenerate, Retry): on a phone a 44 px target. */
+export const ACTION_BTN = `${TAP_FREQUENT} rounded px-1.5 py-0.5 text-xs font-medium text-zinc-500 hover:bg-zinc-200 hover:text-zinc-900 disabled:opacity-50 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100`;
 
 /** A copy button whose accessible name stays `label`; what happened is announced beside it. */
 export function CopyButton({

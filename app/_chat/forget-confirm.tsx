@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import type { CommandInfo, StoredMessage } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
-import { BTN } from "../_ui/styles";
+import { BTN, TAP, TAP_FREQUENT } from "../_ui/styles";
 
 type Forget = Extract<CommandInfo, { type: "forget" }>;
 
@@ -60,7 +60,7 @@ export function ForgetConfirm({
         <div className="flex gap-2">
           <button
             type="button"
-            className={BTN}
+            className={`${BTN} ${TAP}`}
             disabled={confirm.isPending}
             onClick={() => confirm.mutate({ messageId, confirm: true })}
             data-testid="forget-confirm-yes"
@@ -69,7 +69,7 @@ export function ForgetConfirm({
           </button>
           <button
             type="button"
-            className={BTN}
+            className={`${BTN} ${TAP}`}
             disabled={confirm.isPending}
             onClick={() => confirm.mutate({ messageId, confirm: false })}
             data-testid="forget-confirm-no"
@@ -86,7 +86,12 @@ export function ForgetConfirm({
           Undone: {command.count} memor{command.count === 1 ? "y" : "ies"} restored.
         </p>
       ) : (
-        <button type="button" className={BTN} disabled={undo.isPending} onClick={() => undo.mutate({ messageId })}>
+        <button
+          type="button"
+          className={`${BTN} ${TAP_FREQUENT}`}
+          disabled={undo.isPending}
+          onClick={() => undo.mutate({ messageId })}
+        >
           Undo
         </button>
       )}

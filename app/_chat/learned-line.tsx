@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../_trpc/client";
 import { retryUnlessGone, useChatDeleting } from "./poll-guard";
+import { TAP_FREQUENT } from "../_ui/styles";
 
 /**
  * Under a reply, like "Sent to": whether Memo learned facts from this exchange, and what that extraction
@@ -98,7 +99,7 @@ export function LearnedLine({ messageId, createdAt }: { messageId: string; creat
               {f.current && (
                 <button
                   type="button"
-                  className="ml-auto rounded border border-zinc-300 px-2 py-0.5 text-zinc-700 hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
+                  className={`ml-auto rounded border border-zinc-300 px-2 py-0.5 text-zinc-700 hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800 ${TAP_FREQUENT}`}
                   disabled={undo.isPending}
                   onClick={() => {
                     setUndone({ text: f.text, replaced: f.replaced.map((o) => o.text) });

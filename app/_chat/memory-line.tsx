@@ -53,7 +53,7 @@ export function MemoryLine({
               <Link
                 key={m.id}
                 href={managerHref(m.content, space)}
-                className="text-blue-700 underline dark:text-blue-400"
+                className="text-blue-700 underline max-sm:inline-flex max-sm:min-h-6 max-sm:items-center dark:text-blue-400"
                 data-testid="remembered-link"
                 title={m.content}
               >

@@ -10,6 +10,7 @@ import type { CommandInfo, RecalledMemory } from "@/server/chat/conversations";
 import { splitCutNote } from "@/server/chat/cut-short";
 import { CopyButton } from "./copy-button";
 import { localDate } from "../_ui/local-time";
+import { TAP_FREQUENT } from "../_ui/styles";
 import { WhoseBadge } from "../_ui/whose-badge";
 
 export interface UiMessage {
@@ -241,7 +242,7 @@ export function CommandDetails({
           type="button"
           onClick={onUndo}
           disabled={undoing}
-          className="rounded border border-zinc-300 px-2 py-1 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800"
+          className={`rounded border border-zinc-300 px-2 py-1 text-xs font-medium hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800 ${TAP_FREQUENT}`}
         >
           Undo
         </button>

@@ -5,6 +5,7 @@ import { useEffect, useRef } from "react";
 import type { ProviderEndpoint, SharingMode } from "@/server/chat/memory-policy";
 import type { Conversation } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
+import { localDateTime } from "../_ui/local-time";
 
 const CHIP = "rounded-full border px-2 py-0.5 text-xs font-medium";
 const BTN_SMALL =
@@ -74,7 +75,7 @@ export function ConversationMemoryBar({
   }
   if (!conversation) return null;
   const { recall, store } = conversation.memory;
-  const until = conversation.expiresAt ? new Date(conversation.expiresAt).toLocaleString() : null;
+  const until = conversation.expiresAt ? localDateTime(conversation.expiresAt) : null;
   return (
     <div className="flex flex-wrap items-center gap-2 text-sm" data-testid="memory-bar">
       {conversation.temporary && (

@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { localTime } from "../_ui/local-time";
 
 export interface Health {
   state: "ready" | "unreachable" | "not_configured";
@@ -19,11 +20,11 @@ const STYLE: Record<Health["state"], { dot: string; text: string }> = {
 export function ProviderChip({ health }: { health: Health | undefined }) {
   if (!health) return null;
   const s = STYLE[health.state];
-  const title = `${health.label ?? "Chat provider"}: ${s.text.toLowerCase()}${health.detail ? ` — ${health.detail}` : ""} (checked ${new Date(health.checkedAt).toLocaleTimeString()})`;
+  const title = `${health.label ?? "Chat provider"}: ${s.text.toLowerCase()}${health.detail ? ` — ${health.detail}` : ""} (checked ${localTime(health.checkedAt)})`;
   return (
     <Link
       href="/settings#providers"
-      className="inline-flex shrink-0 items-center gap-1.5 rounded-full border border-zinc-300 px-2 py-0.5 text-xs font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      className="inline-flex shrink-0 items-center gap-1.5 rounded-full border max-sm:min-h-6 border-zinc-300 px-2 py-0.5 text-xs font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
       data-testid="provider-chip"
       data-state={health.state}
       title={title}

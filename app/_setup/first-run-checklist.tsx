@@ -18,7 +18,7 @@ function Item({ done, title, children }: { done: boolean; title: string; childre
     <li className="flex gap-2" data-done={done}>
       <span
         aria-hidden
-        className={`mt-0.5 inline-block h-4 w-4 shrink-0 rounded-full border text-center text-[10px] leading-[14px] ${done ? "border-emerald-500 bg-emerald-500 text-white" : "border-zinc-400"}`}
+        className={`mt-0.5 inline-block h-4 w-4 shrink-0 rounded-full border text-center text-[10px] leading-[14px] ${done ? "border-emerald-700 bg-emerald-700 text-white" : "border-zinc-400"}`}
       >
         {done ? "✓" : ""}
       </span>

@@ -48,7 +48,7 @@ function Notice({
           onClick={dismiss}
           aria-label="Dismiss this notice"
           title="Dismiss (remembered in this browser)"
-          className="shrink-0 rounded px-1 leading-5 text-zinc-500 hover:bg-black/10 hover:text-zinc-900 dark:hover:bg-white/10 dark:hover:text-zinc-100"
+          className="inline-flex min-h-6 min-w-6 shrink-0 items-center justify-center rounded px-1 leading-5 text-zinc-500 hover:bg-black/10 hover:text-zinc-900 dark:hover:bg-white/10 dark:hover:text-zinc-100"
         >
           <span aria-hidden="true">✕</span>
         </button>

@@ -20,3 +20,10 @@ export const BTN_PRIMARY_MD =
   "rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-50 dark:bg-zinc-100 dark:text-zinc-900";
 /** A bordered panel. */
 export const CARD = "rounded border border-zinc-200 p-3 dark:border-zinc-800";
+/**
+ * Target sizes on a phone (WCAG 2.2, 2.5.8): every control at least 24×24 px, the frequent ones (Copy, Edit,
+ * Regenerate, Undo, Send) 44×44; from the sm breakpoint up a pointer is precise and the compact sizes stay.
+ */
+export const TAP = "max-sm:inline-flex max-sm:min-h-6 max-sm:min-w-6 max-sm:items-center max-sm:justify-center";
+export const TAP_FREQUENT =
+  "max-sm:inline-flex max-sm:min-h-11 max-sm:min-w-11 max-sm:items-center max-sm:justify-center";

@@ -6,7 +6,7 @@ import { LearnFacts } from "../_ui/learn-facts";
 import { localDateTime } from "../_ui/local-time";
 import { BTN } from "../_ui/styles";
 import { useTRPC } from "../_trpc/client";
-import { overallPercent, stepPercent } from "./progress-percent";
+import { isReading, overallPercent, progressLabel } from "./progress-percent";
 
 /**
  * One document of the Ingest page's list: its status, its progress while it is read, counted and embedded
@@ -76,27 +76,15 @@ function timeLeft(stage: NonNullable<DocumentView["stage"]>, now: number): strin
 }
 
 /**
- * A document's bar and label: queued (and how many ahead), then each stage with its percentage and time
- * left — counting the text's tokens (step 1 of 2), then embedding its chunks (step 2 of 2) — then done.
+ * A document's bar and label, one figure (progress-percent.ts): queued (and how many ahead), then the whole's
+ * percentage with the step — counting the text's tokens (step 1 of 2), embedding its chunks (step 2 of 2) —
+ * and its time left, then done.
  */
 function Progress({ doc }: { doc: DocumentView }) {
   const stage = doc.status === "processing" ? doc.stage : null;
-  const reading = doc.status === "processing" && (!stage || stage.name === "reading" || stage.total === 0);
-  const pct = stepPercent(doc);
+  const reading = isReading(doc);
   const overall = overallPercent(doc);
-  const left = stage ? timeLeft(stage, Date.now()) : null;
-  const label =
-    doc.status === "done"
-      ? `${doc.chunksTotal} chunk${doc.chunksTotal === 1 ? "" : "s"}`
-      : doc.status === "queued"
-        ? doc.queuePosition
-          ? `queued · ${doc.queuePosition} ahead`
-          : "queued"
-        : reading
-          ? "reading the file…"
-          : stage?.name === "counting"
-            ? `counting tokens ${pct}% · ${left ?? "estimating time left…"} (step 1 of 2)`
-            : `${doc.chunksDone} / ${doc.chunksTotal} chunks · ${pct}% · ${left ?? "estimating time left…"} (step 2 of 2)`;
+  const label = progressLabel(doc, stage ? timeLeft(stage, Date.now()) : null);
   return (
     <div className="mt-2 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs">
       <div

@@ -1,12 +1,13 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useId, useRef, useState, type DragEvent } from "react";
-import { refuseBeforeUpload } from "@/server/ingest/upload-check";
+import { useEffect, useId, useRef, useState, type DragEvent } from "react";
+import { needsCharCount, looksLikePdf, refuseBeforeUpload, refuseForSize } from "@/server/ingest/upload-check";
 import { useTRPC } from "../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { INPUT } from "../_ui/styles";
 import { DocumentItem, type DocumentView, formatBytes } from "./document-item";
+import { estimateFor, speedLine } from "./ingest-estimate";
 
 const BTN_PRIMARY =
   "cursor-pointer rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900";
@@ -60,7 +61,7 @@ export function Ingest() {
   const [newSpace, setNewSpace] = useState(false);
   const [notices, setNotices] = useState<string[]>([]);
   const [dragging, setDragging] = useState(false);
-  const [uploading, setUploading] = useState<{ key: string; name: string; size: number }[]>([]);
+  const [uploading, setUploading] = useState<{ key: string; name: string; size: number; pdf: boolean }[]>([]);
   const [requestErrors, setRequestErrors] = useState<string[]>([]);
   const spaces = useQuery(trpc.memory.spaces.queryOptions());
   const limits = useQuery(trpc.documents.limits.queryOptions());
@@ -76,6 +77,11 @@ export function Ingest() {
         : false,
   });
   const docs = (spaceKnown ? (list.data ?? []) : []) as DocumentView[];
+  // A document that finishes changes the measured speed the next upload is told: read it again then.
+  const doneCount = docs.filter((d) => d.status === "done").length;
+  useEffect(() => {
+    if (doneCount > 0) void queryClient.invalidateQueries({ queryKey: trpc.documents.limits.queryKey() });
+  }, [doneCount, queryClient, trpc]);
 
   const refresh = async () => {
     // A list read that began before this file was stored does not hold its row, and an invalidation
@@ -89,16 +95,28 @@ export function Ingest() {
     if (!spaceValid || picked.length === 0) return;
     setRequestErrors([]);
     setNotices([]);
-    // A file that is plainly not Markdown, text or PDF is refused here, before its bytes are sent.
-    const refused = picked.map((f) => [f, refuseBeforeUpload(f)] as const).filter(([, why]) => why !== null);
+    // A file that is plainly not Markdown, text or PDF, or over the limit for its kind, is refused here,
+    // before its bytes are sent (a text file that could be over the character limit is counted first).
+    const lim = limits.data;
+    const why = async (f: File) =>
+      refuseBeforeUpload(f) ??
+      (lim ? refuseForSize(f, lim, needsCharCount(f, lim.maxChars) ? (await f.text()).length : undefined) : null);
+    const reasons = await Promise.all(picked.map(why));
+    const refused = picked.map((f, i) => [f, reasons[i] ?? null] as const).filter(([, r]) => r !== null);
     setRequestErrors(refused.map(([f, why]) => `${f.name}: ${why}`));
     const files = picked.filter((f) => !refused.some(([r]) => r === f));
     if (files.length === 0) {
       if (fileRef.current) fileRef.current.value = "";
       return;
     }
-    const items = files.map((f, i) => ({ key: `${Date.now()}-${i}-${f.name}`, name: f.name, size: f.size, file: f }));
-    setUploading((u) => [...u, ...items.map(({ key, name, size }) => ({ key, name, size }))]);
+    const items = files.map((f, i) => ({
+      key: `${Date.now()}-${i}-${f.name}`,
+      name: f.name,
+      size: f.size,
+      pdf: looksLikePdf(f),
+      file: f,
+    }));
+    setUploading((u) => [...u, ...items.map(({ key, name, size, pdf }) => ({ key, name, size, pdf }))]);
     // One request per file, in order: each row appears as soon as its file is stored, and a huge or bad
     // file never holds the others back.
     for (const it of items) {
@@ -199,11 +217,16 @@ export function Ingest() {
             onChange={(e) => void upload(Array.from(e.target.files ?? []))}
           />
         </label>
-        <p className="text-xs text-zinc-500">
+        <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="ingest-limits">
           Into space <strong>{space || "—"}</strong>
-          {limits.data && ` · up to ${formatBytes(limits.data.maxUploadBytes)} per file`} · PDFs need a text layer
-          (scans need OCR first)
+          {limits.data &&
+            ` · Markdown and text: up to ${limits.data.maxChars.toLocaleString("en-US")} characters per file · PDF: up to ${formatBytes(limits.data.maxUploadBytes)}, ${limits.data.maxPdfPages.toLocaleString("en-US")} pages, with a text layer (scans need OCR first)`}
         </p>
+        {limits.data && (
+          <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="ingest-speed">
+            {speedLine(limits.data.rates)}
+          </p>
+        )}
       </div>
 
       {notices.length > 0 && (
@@ -245,7 +268,13 @@ export function Ingest() {
           {uploading.map((u) => (
             <li key={u.key} data-testid="uploading" className="py-3 text-sm">
               <span className="break-all font-medium">{u.name}</span>{" "}
-              <span className="text-xs text-zinc-500">{formatBytes(u.size)} · uploading…</span>
+              <span className="text-xs text-zinc-600 dark:text-zinc-400">
+                {formatBytes(u.size)} · uploading…
+                {(() => {
+                  const t = estimateFor(u.size, u.pdf, limits.data?.rates);
+                  return t ? ` · ingesting it takes ${t} here` : "";
+                })()}
+              </span>
             </li>
           ))}
           {docs.map((d) => (

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { overallPercent, stepPercent, type ProgressInput } from "./progress-percent";
+import { overallPercent, progressLabel, stepPercent, type ProgressInput } from "./progress-percent";
 
 const processing = (name: "counting" | "embedding", done: number, total: number): ProgressInput => ({
   status: "processing",
@@ -29,4 +29,26 @@ test("the bar never goes back from counting to embedding, while the label's step
   // The step's own figure (shown in the label) restarts at 0 % for embedding: that is the label's job, not the bar's.
   assert.equal(stepPercent(processing("counting", 200, 300)), 66);
   assert.equal(stepPercent(processing("embedding", 0, 12)), 0);
+});
+
+test("the label says the bar's own figure: embedding 0 of 804 chunks beside a half-full bar reads 50 %, not 0 %", () => {
+  const states = [
+    processing("counting", 0, 300),
+    processing("counting", 200, 300),
+    processing("embedding", 0, 804),
+    processing("embedding", 402, 804),
+  ];
+  for (const doc of states) {
+    const label = progressLabel(doc, null);
+    const figures = [...label.matchAll(/(\d+)\s?%/g)].map((m) => Number(m[1]));
+    assert.deepEqual(figures, [overallPercent(doc)], label);
+  }
+  assert.equal(
+    progressLabel(processing("embedding", 0, 804), "about 2 min left"),
+    "50% · step 2 of 2: embedding 0 / 804 chunks · about 2 min left",
+  );
+  assert.equal(
+    progressLabel(processing("counting", 200, 300), null),
+    "33% · step 1 of 2: counting tokens · estimating time left…",
+  );
 });

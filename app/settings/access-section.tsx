@@ -4,10 +4,11 @@ import { ErrorAlert, InlineForm, Label, Muted, Notice, SettingsSection, Settings
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
+import { localDateTime } from "../_ui/local-time";
 import { BTN, BTN_DANGER, BTN_PRIMARY_SM as BTN_PRIMARY, INPUT } from "../_ui/styles";
 
 function when(iso: string | null): string {
-  return iso ? new Date(iso).toLocaleString() : "never";
+  return localDateTime(iso, "never");
 }
 
 /** Settings → Access: how Memo is reachable, the owner password, API tokens for programs, sign out everywhere. */

@@ -4,6 +4,7 @@ import { ErrorAlert, Field } from "../_ui/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
+import { localDateTime } from "../_ui/local-time";
 import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
 import {
   AFTER_DECAY,
@@ -74,7 +75,7 @@ export function JobsSection() {
   const save = useMutation(
     trpc.jobs.saveSettings.mutationOptions({
       onSuccess: (r) => {
-        setSaved(`Saved. Next decay: ${r.next.decay ? new Date(r.next.decay).toLocaleString() : "not scheduled"}.`);
+        setSaved(`Saved. Next decay: ${localDateTime(r.next.decay, "not scheduled")}.`);
         void qc.invalidateQueries({ queryKey: trpc.jobs.settings.queryKey() });
         void qc.invalidateQueries({ queryKey: trpc.jobs.status.queryKey() });
       },

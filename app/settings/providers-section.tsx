@@ -211,7 +211,8 @@ export function ProvidersSection() {
       >
         {s.ready
           ? `Chat uses ${p[s.active!].label}${p[s.active!].model ? ` · ${p[s.active!].model}` : ""}.`
-          : s.problem}
+          : // This form is where one is set up: say why, and what to choose below, not "Open Settings → Providers".
+            `${s.unready ?? "Chat is not ready."} Choose one below: a local GGUF chat model, any OpenAI-compatible endpoint (Ollama, LM Studio, llama-server, vLLM, OpenAI) or Anthropic. /remember and /forget work without one.`}
       </p>
       <form onSubmit={onSubmit} aria-label="Provider settings" className="space-y-4">
         <fieldset className="space-y-1">

@@ -309,7 +309,7 @@ const TRPC: Record<string, Case> = {
   "documents.delete": { kind: "missing", id: "document", input: (id) => ({ id }) },
   "documents.reingest": { kind: "missing", id: "document", input: (id) => ({ id }) },
   "documents.restore": { kind: "missing", id: "document", input: (id) => ({ id }) },
-  "documents.limits": { kind: "own", why: "the server's upload limits" },
+  "documents.limits": { kind: "own", why: "the server's upload limits and how long ingesting takes here" },
   "health.get": { kind: "own", why: "B's own counts and the model, no content (checked below)" },
   "jobs.run": { kind: "forbidden", input: { job: "decay" } },
   "jobs.previewConsolidation": { kind: "forbidden" },

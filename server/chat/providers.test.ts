@@ -401,6 +401,7 @@ test("nothing configured: no provider, and the status says how to set one up", (
   assert.equal(s.active, null);
   assert.equal(s.ready, false);
   assert.match(s.problem!, /No chat provider is configured.*Settings → Providers.*MEMO_PROVIDER=openai/);
+  assert.equal(s.unready, "No chat provider is configured.");
   assert.throws(
     () => getProvider(store.sqlite),
     (e: unknown) => e instanceof ProviderError && e.kind === "not_configured" && e.status === 503,
@@ -457,6 +458,9 @@ test("the local provider needs an existing GGUF; a chat model in data/models/cha
   let s = providerStatus(store.sqlite);
   assert.equal(s.ready, false);
   assert.match(s.problem!, /\/nonexistent\/model\.gguf \(it does not exist\)/);
+  // Without the how (pages that are the how, or link to it, say it in their own place): no "Settings → Providers".
+  assert.match(s.unready!, /^Local.* is selected but needs .*\/nonexistent\/model\.gguf \(it does not exist\)\.$/);
+  assert.doesNotMatch(s.unready!, /Settings → Providers|MEMO_PROVIDER/);
   resetProviderSettings(store.sqlite);
   const dir = path.join(store.dir, "models", "chat");
   fs.mkdirSync(dir, { recursive: true });

@@ -53,6 +53,8 @@ export interface IngestOptions extends ChunkOptions {
 
 export interface IngestStats {
   kind: string;
+  /** The embedding model the chunks were embedded with. */
+  model: string;
   mime: string;
   chars: number;
   chunks: number;
@@ -197,6 +199,7 @@ export async function ingestDocument(
   const embedded = todo.map((t) => t.chunk);
   return {
     kind: parsed.kind,
+    model,
     mime: parsed.mime,
     chars: parsed.chars,
     chunks: chunks.length,

@@ -29,6 +29,7 @@ import {
   type DocumentRow,
 } from "./documents";
 import { ingestDocument, type IngestOptions, type IngestStats } from "./pipeline";
+import { recordIngestRate } from "./ingest-rate";
 import { runAsSystem } from "../core/acting";
 
 /** Where uploaded files are kept (beside the store, like the ANN index files): `<store dir>/uploads/<document id>`. */
@@ -298,12 +299,19 @@ export class IngestQueue {
         chunksTotal: stats.chunks,
         chunksDone: stats.chunks,
       });
+      // A whole run's time (nothing found already stored) is how long such a file takes here: the Ingest page
+      // says it before the next upload (ingest-rate.ts).
+      if (stats.skipped === 0 && stats.added > 0)
+        recordIngestRate(db, { model: stats.model, kind: stats.kind, bytes: row.size, ms: stats.timings.totalMs });
       this.opts.onFinished?.(getDocument(db, id)!, { status: "done", stats });
     } catch (e) {
       if (signal.aborted && !(signal.reason instanceof CancelledError)) return; // stop(): leave it for recover()
       const cancelled = signal.aborted;
       const error = cancelled ? null : failureMessage(e);
       this.finish(id, cancelled ? "cancelled" : "failed", error);
+      // Too large for the limits in force: ingesting it again can only fail again, so the kept file goes
+      // (the row offers no Re-ingest; with a raised limit, the file is uploaded again).
+      if (e instanceof IngestError && e.code === "TOO_LARGE") fs.rmSync(this.fileOf(id), { force: true });
       const after = getDocument(db, id);
       if (after) this.opts.onFinished?.(after, { status: cancelled ? "cancelled" : "failed", error });
     } finally {

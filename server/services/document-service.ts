@@ -6,7 +6,9 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { restoreMemories, spaceExists } from "../memory/store";
+import { boundModel, restoreMemories, spaceExists } from "../memory/store";
+import { ingestRates, type MeasuredRate, type RateKind } from "../ingest/ingest-rate";
+import { parseLimits } from "../ingest/parse-limits";
 import { isMine, mySpaceOf } from "../core/acting";
 import { decodeUtf8, detectType, IngestError } from "../ingest/detect";
 import {
@@ -326,9 +328,26 @@ export function reingestDocument(ctx: MemoContext, id: string): DocumentView {
   return getDocumentOr404(ctx, id);
 }
 
-export function uploadLimits(): { maxUploadBytes: number; accept: string[] } {
+export interface UploadLimits {
+  /** Bytes any file may have (MEMO_MAX_UPLOAD_MB). */
+  maxUploadBytes: number;
+  /** Characters of text a file may yield (MEMO_INGEST_MAX_CHARS): the limit a Markdown or text file meets first. */
+  maxChars: number;
+  /** Pages a PDF may have (MEMO_INGEST_MAX_PDF_PAGES). */
+  maxPdfPages: number;
+  accept: string[];
+  /** How long a MB of each kind took here with the store's embedding model; null: nothing measured yet. */
+  rates: Record<RateKind, MeasuredRate | null>;
+}
+
+/** What the Ingest page says before an upload: the limits per kind of file, and how long one takes here. */
+export function uploadLimits(ctx: MemoContext): UploadLimits {
+  const { maxChars, maxPdfPages } = parseLimits();
   return {
     maxUploadBytes: maxUploadBytes(),
+    maxChars,
+    maxPdfPages,
     accept: [".md", ".markdown", ".txt", ".pdf", "text/markdown", "text/plain", "application/pdf"],
+    rates: ingestRates(ctx.db, boundModel(ctx.db)?.model ?? null),
   };
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
+import { periodLabel as period } from "../../_ui/local-time";
 
 export const KIND_COLORS: Record<string, string> = {
   chat: "#0284c7",
@@ -13,14 +14,9 @@ const KINDS = Object.keys(KIND_COLORS);
 
 type OverTimePoint = { period: string } & Record<string, number | string>;
 
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-/** One date style on every axis: "3 Jun 2024" for a day or week, "Jun 2024" for a month, "before …" kept. */
+/** The app's one date style on every axis (app/_ui/local-time.ts): a day or week, a month; "before …" kept. */
 export function periodLabel(p: string): string {
-  if (p.startsWith("before ")) return `before ${periodLabel(p.slice(7))}`;
-  const m = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(p);
-  if (!m) return p;
-  const month = MONTHS[Number(m[2]) - 1];
-  return m[3] ? `${Number(m[3])} ${month} ${m[1]}` : `${month} ${m[1]}`;
+  return p.startsWith("before ") ? `before ${period(p.slice(7))}` : period(p);
 }
 
 /** Stacked bars: live memories per period, by kind. */

@@ -20,6 +20,7 @@ export const chatRouter = createTRPCRouter({
     return {
       ready: p.ready,
       problem: p.problem,
+      unready: p.unready,
       active: p.active,
       label: active?.label ?? null,
       model: active?.model ?? null,

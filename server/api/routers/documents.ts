@@ -18,5 +18,5 @@ export const documentsRouter = createTRPCRouter({
   delete: publicProcedure.input(idInput).mutation(({ ctx, input }) => documents.deleteDocument(ctx.memo, input.id)),
   reingest: publicProcedure.input(idInput).mutation(({ ctx, input }) => documents.reingestDocument(ctx.memo, input.id)),
   restore: publicProcedure.input(idInput).mutation(({ ctx, input }) => documents.restoreDocument(ctx.memo, input.id)),
-  limits: publicProcedure.query(() => documents.uploadLimits()),
+  limits: publicProcedure.query(({ ctx }) => documents.uploadLimits(ctx.memo)),
 });

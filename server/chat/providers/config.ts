@@ -265,8 +265,9 @@ export function isConfigured(cfg: ProviderConfig, id: ProviderId): { ok: boolean
   return providerFamily(id).configured(cfg);
 }
 
+const NOT_CONFIGURED = "No chat provider is configured.";
 export const HOW_TO_CONFIGURE =
-  "No chat provider is configured. Open Settings → Providers and set one up (a local GGUF chat model, any " +
+  `${NOT_CONFIGURED} Open Settings → Providers and set one up (a local GGUF chat model, any ` +
   "OpenAI-compatible endpoint such as Ollama, LM Studio, llama-server, vLLM or OpenAI, or Anthropic), or start " +
   "Memo with environment variables, e.g. MEMO_PROVIDER=openai MEMO_OPENAI_BASE_URL=http://localhost:11434/v1 " +
   "MEMO_OPENAI_MODEL=llama3.2, or MEMO_PROVIDER=llama MEMO_CHAT_MODEL=/path/to/model.gguf. " +
@@ -279,6 +280,11 @@ export interface ProviderStatus {
   ready: boolean;
   /** Why chat cannot work yet, and how to fix it (null when ready). */
   problem: string | null;
+  /**
+   * Why chat cannot work yet, without how to fix it (null when ready): for pages that say the how in their
+   * own place (Settings → Providers is the form itself; the chat page links to it).
+   */
+  unready: string | null;
   timeoutSec: number;
   maxTokens: number | null;
   temperature: number | null;
@@ -348,15 +354,17 @@ export function providerStatus(db: Database.Database): ProviderStatus {
   const c = (id: ProviderId) => isConfigured(cfg, id);
   const active = cfg.active.value;
   const activeOk = active ? c(active) : null;
+  const unready = !active
+    ? NOT_CONFIGURED
+    : activeOk!.ok
+      ? null
+      : `${providerFamily(active).label} is selected but needs ${activeOk!.missing}.`;
   return {
     active,
     activeSource: cfg.active.source,
     ready: Boolean(activeOk?.ok),
-    problem: !active
-      ? HOW_TO_CONFIGURE
-      : activeOk!.ok
-        ? null
-        : `${providerFamily(active).label} is selected but needs ${activeOk!.missing}. ${HOW_TO_CONFIGURE}`,
+    problem: !active ? HOW_TO_CONFIGURE : unready && `${unready} ${HOW_TO_CONFIGURE}`,
+    unready,
     timeoutSec: Math.round(cfg.timeoutMs / 1000),
     maxTokens: cfg.maxTokens,
     temperature: cfg.temperature,
