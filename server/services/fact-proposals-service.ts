@@ -60,3 +60,29 @@ export function dismissProposal(ctx: MemoContext, id: string): { id: string; dis
   if (!decideProposal(ctx.db, id, "dismissed")) throw missing(id);
   return { id, dismissed: true };
 }
+
+/**
+ * Confirm or dismiss several proposals at once (a learning run's review: "Confirm all", "Dismiss all"). Each
+ * is decided on its own: one that cannot be confirmed (its memories are gone, it was decided meanwhile) is
+ * reported with its reason and the others still go through. At most 500 per call.
+ */
+export async function decideProposals(
+  ctx: MemoContext,
+  ids: string[],
+  decision: "accept" | "dismiss",
+): Promise<{ done: string[]; failed: { id: string; reason: string }[] }> {
+  if (ids.length > 500) throw new ServiceError(400, "at most 500 proposals at once");
+  const done: string[] = [];
+  const failed: { id: string; reason: string }[] = [];
+  for (const id of new Set(ids)) {
+    try {
+      if (decision === "accept") await acceptProposal(ctx, id);
+      else dismissProposal(ctx, id);
+      done.push(id);
+    } catch (e) {
+      if (!(e instanceof ServiceError) || e.status >= 500) throw e;
+      failed.push({ id, reason: e.message });
+    }
+  }
+  return { done, failed };
+}

@@ -42,7 +42,14 @@ export function rankUnion(
   );
   const sourced = withProvenance(timed, derived, settings);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(sourced, settings) : { kept: sourced, dropped: [] };
-  const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
+  // A reply that restated a fact since deleted, undone or replaced is not packed (issue 54): it is a copy of
+  // what the person took back, and would otherwise stand in for it.
+  const live = kept.filter((c) => {
+    if (!rows.get(c.rid) || rows.get(c.rid)!.softDeleted) return false;
+    const retired = derived.get(c.rid)?.retired;
+    if (retired) dropped.push({ ...c, reason: `restated “${retired}”, no longer current` });
+    return !retired;
+  });
   const weighted = belowSources(
     applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight),
     derived,

@@ -1,0 +1,114 @@
+/**
+ * Untrusted text proposes; the person decides (issue 54, docs/facts.md#untrusted-text-proposes). Two questions
+ * the learning write (apply.ts) asks of every planned fact, from stored structure and scores only:
+ *
+ * - **Whose words taught it.** A document, an import, the back-fill (origins), or memories another person
+ *   wrote into the space (`memories.written_by` is not the space's person): anyone may have written them, so
+ *   every fact they teach waits as a proposal, whatever the model says it replaces.
+ * - **Whether it brings back a replaced value.** A new fact is as close to a replaced fact as the learner's
+ *   own candidates (the same search, `searchFacts` with the history, the same top CANDIDATES_PER_EXCHANGE),
+ *   matching it on both legs (a shared word and its cosine), and at least as close to it as the fact that
+ *   replaced it was (the closeness at which a replacement was judged the same thing) — while it does not
+ *   replace that fact's current successor: it would stand beside the successor as current again. Such a fact
+ *   is a proposal from any path (chat, /v1, a document). A fact that does replace the successor is a change
+ *   the provenance guard already weighs (provenance-guard.ts: the person's own words decide).
+ * No word is named here.
+ */
+import type Database from "better-sqlite3";
+import { stmt } from "../../core/statements";
+import { blobToVector } from "../store/rows";
+import { CANDIDATES_PER_EXCHANGE } from "./extract";
+import { isStoredOrigin } from "./proposals";
+import type { JobOrigin } from "./queue";
+import { sameText } from "./reconcile";
+import { searchFacts } from "./search";
+
+/** Whether a job's text is someone else's than the space's person: a stored passage, or another person's memory. */
+export function untrustedJob(
+  db: Database.Database,
+  spaceId: string,
+  origin: JobOrigin | undefined,
+  sources: string[],
+): boolean {
+  if (isStoredOrigin(origin)) return true;
+  if (!sources.length) return false;
+  return Boolean(
+    stmt(
+      db,
+      `SELECT 1 FROM memories m JOIN spaces s ON s.id = ?
+        WHERE m.id IN (SELECT value FROM json_each(?)) AND m.written_by IS NOT NULL AND m.written_by <> s.person_id
+        LIMIT 1`,
+    ).get(spaceId, JSON.stringify(sources)),
+  );
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return Number.NaN;
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+function vectorOf(db: Database.Database, factId: string): Float32Array | null {
+  const r = stmt(db, "SELECT v.embedding FROM fact_vectors v JOIN facts f ON f.rid = v.rid WHERE f.id = ?").get(
+    factId,
+  ) as { embedding: Buffer } | undefined;
+  return r ? blobToVector(r.embedding) : null;
+}
+
+/** A replaced fact's current successor: followed along superseded_by to the fact that is current (or none). */
+function currentHead(db: Database.Database, id: string): string | null {
+  const next = stmt(
+    db,
+    "SELECT superseded_by AS s, (deleted_at IS NULL AND superseded_by IS NULL AND valid_to IS NULL) AS cur FROM facts WHERE id = ?",
+  );
+  let at: string | null = id;
+  for (let i = 0; at && i < 100; i++) {
+    const r = next.get(at) as { s: string | null; cur: number } | undefined;
+    if (!r) return null;
+    if (r.cur) return at;
+    at = r.s;
+  }
+  return null;
+}
+
+export interface Revival {
+  /** The replaced fact it is as close to as its replacement was, and that fact's text. */
+  id: string;
+  text: string;
+}
+
+/**
+ * The replaced fact a planned fact would make current again beside its successor, or null. `vector` is the
+ * planned fact's embedding (made with `model`); `replaces` the current facts it replaces.
+ */
+export function revivedBy(
+  db: Database.Database,
+  spaceId: string,
+  fact: { text: string; replaces: string[] },
+  vector: Float32Array,
+  model: string,
+): Revival | null {
+  const hits = searchFacts(db, spaceId, { text: fact.text, vector, model }, CANDIDATES_PER_EXCHANGE, {
+    history: true,
+  });
+  for (const h of hits) {
+    const f = h.fact;
+    if (!f.supersededBy && !f.validTo) continue; // current: the learner listed it already
+    const head = currentHead(db, f.id);
+    if (head && fact.replaces.includes(head)) continue; // a change of the current value, not a revival beside it
+    if (sameText(fact.text) === sameText(f.text)) return { id: f.id, text: f.text };
+    if (h.bm25 === null || h.cosine === null) continue; // both legs must find it
+    const own = vectorOf(db, f.id);
+    const successor = f.supersededBy ? vectorOf(db, f.supersededBy) : null;
+    if (!own || !successor) continue;
+    if (h.cosine >= cosine(own, successor)) return { id: f.id, text: f.text };
+  }
+  return null;
+}
