@@ -10,7 +10,11 @@ import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 
 /** A /forget's reply: what happened, then what was forgotten, one line each. */
-export function forgetReply(r: { message: string; count: number; items: { content: string }[] }): string {
+export function forgetReply(r: {
+  message: string;
+  count: number;
+  items: { content: string }[];
+}): string {
   return r.count
     ? `${r.message}\n\n${r.items.map((i) => `- ${i.content.replace(/\s+/g, " ").slice(0, 200)}`).join("\n")}`
     : r.message;
@@ -40,7 +44,7 @@ export function confirmForget(
       message: updateCommand(
         memo.db,
         m.id,
-        { ...cmd, pending: null, count: r.count, items: r.items, undo: r.undo },
+        { ...cmd, pending: null, count: r.count, items: r.items, undo: r.undo, facts: r.facts ?? [] },
         forgetReply(r),
       ),
       forgotten: r.count,

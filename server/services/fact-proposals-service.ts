@@ -62,9 +62,10 @@ export function dismissProposal(ctx: MemoContext, id: string): { id: string; dis
 }
 
 /**
- * Confirm or dismiss several proposals at once (a learning run's review: "Confirm all", "Dismiss all"). Each
- * is decided on its own: one that cannot be confirmed (its memories are gone, it was decided meanwhile) is
- * reported with its reason and the others still go through. At most 500 per call.
+ * Confirm or dismiss several proposals at once (a learning run's review: "Confirm all", "Dismiss all"). All
+ * must be the caller's pending proposals (else 404/409, nothing decided); then each is decided on its own:
+ * one that cannot be confirmed (its memories went meanwhile) is reported with its reason and the others
+ * still go through. At most 500 per call.
  */
 export async function decideProposals(
   ctx: MemoContext,
@@ -72,6 +73,8 @@ export async function decideProposals(
   decision: "accept" | "dismiss",
 ): Promise<{ done: string[]; failed: { id: string; reason: string }[] }> {
   if (ids.length > 500) throw new ServiceError(400, "at most 500 proposals at once");
+  // Each must be the caller's and pending: another person's reads as missing, and nothing is decided.
+  for (const id of new Set(ids)) pendingOr404(ctx, id);
   const done: string[] = [];
   const failed: { id: string; reason: string }[] = [];
   for (const id of new Set(ids)) {

@@ -21,7 +21,7 @@
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { contentHash, writeTransaction } from "../store/rows";
-import { addProposal, proposalRoom } from "./proposals";
+import { addProposal, isStoredOrigin, proposalRoom } from "./proposals";
 import { guardRestatedValues } from "./provenance-guard";
 import { finishFactJob, type JobOrigin } from "./queue";
 import type { PlannedFact } from "./reconcile";
@@ -141,11 +141,13 @@ export function applyLearnedFacts(
       // and from any path a fact that would make a replaced value current beside its successor, waits for
       // the space's person (capped).
       const untrusted = untrustedJob(db, spaceId, job.origin, sources);
+      // A stored passage's replacements are proposed whoever wrote it (issue 48).
+      const stored = isStoredOrigin(job.origin);
       let proposed = 0;
       const runKey = job.runId ?? null;
       mine = mine.filter(({ item, v }) => {
         const revives = revivedBy(db, spaceId, item, v, model);
-        if (!untrusted && !revives) return true;
+        if (!untrusted && !revives && !(stored && item.replaces.length > 0)) return true;
         const room = proposalsLeft.get(runKey) ?? proposalRoom(db, runKey);
         if (room <= 0) counts.overCap++;
         else {

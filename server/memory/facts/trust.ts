@@ -2,13 +2,16 @@
  * Untrusted text proposes; the person decides (issue 54, docs/facts.md#untrusted-text-proposes). Two questions
  * the learning write (apply.ts) asks of every planned fact, from stored structure and scores only:
  *
- * - **Whose words taught it.** A document, an import, the back-fill (origins), or memories another person
- *   wrote into the space (`memories.written_by` is not the space's person): anyone may have written them, so
- *   every fact they teach waits as a proposal, whatever the model says it replaces.
+ * - **Whose words taught it.** A document or an import (the run's kind, or the source memories' kind), or
+ *   memories another person wrote into the space (`memories.written_by` is not the space's person), also
+ *   when a back-fill reads them: anyone may have written them, so every fact they teach waits as a
+ *   proposal, whatever the model says it replaces. (A back-fill's replacements of the person's own words
+ *   are proposals too, as before: apply.ts.)
  * - **Whether it brings back a replaced value.** A new fact is as close to a replaced fact as the learner's
  *   own candidates (the same search, `searchFacts` with the history, the same top CANDIDATES_PER_EXCHANGE),
- *   matching it on both legs (a shared word and its cosine), and at least as close to it as the fact that
- *   replaced it was (the closeness at which a replacement was judged the same thing) — while it does not
+ *   matching it on both legs (a shared word and its cosine), at least as close to it as the fact that
+ *   replaced it was (the closeness at which a replacement was judged the same thing) and closer to it than
+ *   to that replacement (it states the old value, not the new one) — while it does not
  *   replace that fact's current successor: it would stand beside the successor as current again. Such a fact
  *   is a proposal from any path (chat, /v1, a document). A fact that does replace the successor is a change
  *   the provenance guard already weighs (provenance-guard.ts: the person's own words decide).
@@ -18,27 +21,34 @@ import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { blobToVector } from "../store/rows";
 import { CANDIDATES_PER_EXCHANGE } from "./extract";
-import { isStoredOrigin } from "./proposals";
 import type { JobOrigin } from "./queue";
 import { sameText } from "./reconcile";
 import { searchFacts } from "./search";
 
-/** Whether a job's text is someone else's than the space's person: a stored passage, or another person's memory. */
+/** Memory kinds whose text someone other than the person may have written: a document's chunk, an import. */
+const STORED_KINDS = ["document", "import"];
+
+/**
+ * Whether a job's text is someone else's than the space's person: a document's or an import's run, or a
+ * source memory that is a document chunk, an import, or another person's writing. A back-fill of the
+ * person's own chats and notes is their own words; a back-fill of such memories is not.
+ */
 export function untrustedJob(
   db: Database.Database,
   spaceId: string,
   origin: JobOrigin | undefined,
   sources: string[],
 ): boolean {
-  if (isStoredOrigin(origin)) return true;
+  if (origin === "document" || origin === "import") return true;
   if (!sources.length) return false;
   return Boolean(
     stmt(
       db,
       `SELECT 1 FROM memories m JOIN spaces s ON s.id = ?
-        WHERE m.id IN (SELECT value FROM json_each(?)) AND m.written_by IS NOT NULL AND m.written_by <> s.person_id
+        WHERE m.id IN (SELECT value FROM json_each(?))
+          AND (m.kind IN (SELECT value FROM json_each(?)) OR (m.written_by IS NOT NULL AND m.written_by <> s.person_id))
         LIMIT 1`,
-    ).get(spaceId, JSON.stringify(sources)),
+    ).get(spaceId, JSON.stringify(sources), JSON.stringify(STORED_KINDS)),
   );
 }
 
@@ -108,7 +118,9 @@ export function revivedBy(
     const own = vectorOf(db, f.id);
     const successor = f.supersededBy ? vectorOf(db, f.supersededBy) : null;
     if (!own || !successor) continue;
-    if (h.cosine >= cosine(own, successor)) return { id: f.id, text: f.text };
+    // As close to the replaced fact as its replacement was, and closer to it than to the replacement: it
+    // states the old value, not the new one (nor something else beside both).
+    if (h.cosine >= cosine(own, successor) && h.cosine > cosine(vector, successor)) return { id: f.id, text: f.text };
   }
   return null;
 }
