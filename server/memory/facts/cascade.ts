@@ -51,12 +51,12 @@ export function factsLeftWithout(db: Database.Database, memoryIds: string[]): { 
     db,
     `SELECT f.id, f.text FROM facts f
       WHERE f.deleted_at IS NULL AND f.superseded_by IS NULL AND f.valid_to IS NULL
-        AND f.id IN (SELECT fact_id FROM fact_sources WHERE memory_id IN (SELECT value FROM json_each(?1)))
+        AND f.id IN (SELECT fact_id FROM fact_sources WHERE memory_id IN (SELECT value FROM json_each(?)))
         AND NOT EXISTS (SELECT 1 FROM fact_sources s2 JOIN memories m ON m.id = s2.memory_id
                          WHERE s2.fact_id = f.id AND m.soft_deleted = 0
-                           AND m.id NOT IN (SELECT value FROM json_each(?1)))
+                           AND m.id NOT IN (SELECT value FROM json_each(?)))
       ORDER BY f.rid`,
-  ).all(JSON.stringify(memoryIds)) as { id: string; text: string }[];
+  ).all(JSON.stringify(memoryIds), JSON.stringify(memoryIds)) as { id: string; text: string }[];
 }
 
 /** After memories were soft-deleted: forget the facts they were the last live sources of. Returns the ids forgotten. */
