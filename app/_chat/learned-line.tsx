@@ -48,6 +48,7 @@ export function LearnedLine({ messageId, createdAt }: { messageId: string; creat
           r.factsDeleted > 0 && `${r.factsDeleted} deleted`,
           r.factsForgotten > 0 && `${r.factsForgotten} forgotten with ${r.factsForgotten === 1 ? "its" : "their"} messages`,
           r.factsReplaced > 0 && `${r.factsReplaced} replaced since`,
+          r.factsProposed > 0 && `${r.factsProposed} to confirm on What Memo knows`,
         ]
           .filter(Boolean)
           .join(" · ")

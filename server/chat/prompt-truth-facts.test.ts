@@ -256,7 +256,8 @@ test("a replaced value brought back — by a document, or by a chat fact standin
   await h.settle();
   assert.deepEqual(h.currentTexts(), ["The user drives a Tesla"], "the document did not revive it");
 
-  await say(h, "my colleague's Volvo is for sale");
+  const colleague = await say(h, "my colleague's Volvo is for sale");
+  assert.equal(replyLearning(h.memo, colleague)!.factsProposed, 1, "its Facts line says one waits to be confirmed");
   assert.deepEqual(h.currentTexts(), ["The user drives a Tesla"], "the chat did not revive it either");
   const chat = factProposals(h.memo).proposals.find((p) => p.origin === "chat");
   assert.ok(chat, "the chat's fact waits as a proposal");

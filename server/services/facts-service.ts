@@ -5,7 +5,7 @@
  * id answers exactly like a missing one: 404, `fact <id> not found`.
  */
 import { z } from "zod";
-import { isMine, mySpace, spaceRef } from "../core/acting";
+import { isMine, mineScan, mySpace, spaceRef } from "../core/acting";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { DEFAULT_SPACE } from "../core/space-name";
@@ -345,6 +345,21 @@ export function restoreFact(ctx: MemoContext, id: string, memories: string[] = [
   if (memories.length) ctx.db.transaction(run)();
   else run();
   return { fact: factHistoryFor(ctx, id).facts.find((f) => f.id === id)! };
+}
+
+/**
+ * How many facts the acting person's own spaces hold by state (issue 54: What Memo knows says "no current
+ * facts" when there were some, rather than "not learned any yet"): current, replaced, deleted or forgotten.
+ */
+export function factsSummary(ctx: MemoContext): { current: number; replaced: number; deleted: number } {
+  return ctx.db
+    .prepare(
+      `SELECT count(CASE WHEN deleted_at IS NULL AND superseded_by IS NULL AND valid_to IS NULL THEN 1 END) AS current,
+              count(CASE WHEN deleted_at IS NULL AND (superseded_by IS NOT NULL OR valid_to IS NOT NULL) THEN 1 END) AS replaced,
+              count(CASE WHEN deleted_at IS NOT NULL THEN 1 END) AS deleted
+         FROM facts WHERE ${mineScan("space_id")}`,
+    )
+    .get() as { current: number; replaced: number; deleted: number };
 }
 
 /** A person confirms a fact is right. */

@@ -238,6 +238,13 @@ export function replyLearning(memo: MemoContext, messageId: string): ReplyLearni
     factsDeleted: back.deleted,
     factsForgotten: back.forgotten,
     factsReplaced: back.replaced,
+    factsProposed: job
+      ? (
+          memo.db
+            .prepare("SELECT count(*) AS n FROM fact_proposals WHERE job_id = ? AND status = 'pending'")
+            .get(job.id) as { n: number }
+        ).n
+      : 0,
   };
 }
 
@@ -252,6 +259,8 @@ export type ReplyLearning = Omit<ConversationJob, "sent"> & {
   factsForgotten: number;
   /** … replaced since by a newer fact. */
   factsReplaced: number;
+  /** Facts it proposed that wait for the person on What Memo knows (issue 54: they are not known until then). */
+  factsProposed: number;
 };
 
 /** Undo one fact a reply's exchange taught (the Facts line's Undo): it goes, what it replaced is current again. */

@@ -24,6 +24,7 @@ export const factsRouter = createTRPCRouter({
     .input(byId.extend({ memories: z.array(z.string().uuid("memories must be memory ids")).max(1000).optional() }))
     .mutation(({ ctx, input }) => facts.restoreFact(ctx.memo, input.id, input.memories)),
   /** Replacements a document, an import or the back-fill proposed (issue 48): the person accepts or dismisses each. */
+  summary: publicProcedure.query(({ ctx }) => facts.factsSummary(ctx.memo)),
   proposals: publicProcedure
     .input(z.strictObject({ space: spaceName.optional() }).optional())
     .query(({ ctx, input }) => proposals.factProposals(ctx.memo, input?.space)),
