@@ -47,14 +47,16 @@ function deletedText(
   if (!r.sourcesForgotten) {
     const n = f?.sources.length ?? 0;
     return n
-      ? `Deleted ${short} and its history: Memo no longer states it. The ${plural(n, "message")} it came from ${n === 1 ? "is" : "are"} still in memory and can be recalled.`
-      : `Deleted ${short} and its history: Memo no longer states it.`;
+      ? `Forgot ${short} and its history. Memo no longer states it, but the ${plural(n, "message")} it came from ${n === 1 ? "is" : "are"} still in memory and can be recalled.`
+      : `Forgot ${short} and its history. Memo no longer states it.`;
   }
   const m = r.sourcesForgotten.length;
   const others = r.factsForgotten ?? [];
-  return `Deleted ${short} and its history, and forgot the ${plural(m, "message")} it came from${
-    others.length ? ` with ${plural(others.length, "other fact")} learned only from them (${others.map((o) => `“${o.text}”`).join(", ")})` : ""
-  }: Memo no longer states it or recalls ${m === 1 ? "that message" : "them"}.`;
+  return `Forgot ${short} and its history, and the ${plural(m, "message")} it came from${
+    others.length
+      ? ` with ${plural(others.length, "other fact")} learned only from them (${others.map((o) => `“${o.text}”`).join(", ")})`
+      : ""
+  }. Memo no longer states it or recalls ${m === 1 ? "that message" : "them"}.`;
 }
 
 /** No fact yet: how facts are learned, and where learning is switched. */
