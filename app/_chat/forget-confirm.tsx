@@ -59,7 +59,11 @@ export function ForgetConfirm({
       {(command.pending?.facts ?? command.facts ?? []).length > 0 && (
         <div className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="forget-facts">
           <p>
-            {command.pending ? "Forgetting them also removes" : command.undoneAt ? "Brought back with them" : "Removed with them"}{" "}
+            {command.pending
+              ? "Forgetting them also removes"
+              : command.undoneAt
+                ? "Brought back with them"
+                : "Removed with them"}{" "}
             what Memo learned only from them:
           </p>
           <ul className="ml-4 list-disc">

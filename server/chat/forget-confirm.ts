@@ -10,11 +10,7 @@ import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 
 /** A /forget's reply: what happened, then what was forgotten, one line each. */
-export function forgetReply(r: {
-  message: string;
-  count: number;
-  items: { content: string }[];
-}): string {
+export function forgetReply(r: { message: string; count: number; items: { content: string }[] }): string {
   return r.count
     ? `${r.message}\n\n${r.items.map((i) => `- ${i.content.replace(/\s+/g, " ").slice(0, 200)}`).join("\n")}`
     : r.message;

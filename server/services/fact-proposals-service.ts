@@ -1,6 +1,6 @@
 /**
- * Proposed replacements on What Memo knows (issue 48, server/memory/facts/proposals.ts): a fact a document,
- * an import or the back-fill learned that would replace known facts waits for the space's person. Accept
+ * Proposals on What Memo knows (issues 48 and 54, server/memory/facts/proposals.ts): a fact learned from
+ * untrusted text, or one that would bring back a replaced value, waits for the space's person. Accept
  * writes it (replacing those of them still current; its sources those still live), Dismiss drops it. Another
  * person's proposal, or one of a space merely shared with the caller, reads as missing.
  */

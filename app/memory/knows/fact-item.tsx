@@ -227,9 +227,7 @@ export function FactItem({
             Delete “{fact.text}”? Memo stops stating it. The {n === 1 ? "message" : `${n} messages`} it came from stay
             in memory and can still be recalled unless you forget them too.
           </p>
-          <p className="font-medium">
-            Also forget the {n === 1 ? "message" : `${n} messages`} it came from?
-          </p>
+          <p className="font-medium">Also forget the {n === 1 ? "message" : `${n} messages`} it came from?</p>
           <div className="flex flex-wrap gap-2">
             <button
               ref={firstChoice}

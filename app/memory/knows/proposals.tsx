@@ -117,7 +117,11 @@ export function Proposals({
         you accept them.
       </p>
       {byRun(items).map((g) => (
-        <div key={g.key} className="mt-2 border-t border-amber-200 pt-2 dark:border-amber-900" data-testid="proposal-run">
+        <div
+          key={g.key}
+          className="mt-2 border-t border-amber-200 pt-2 dark:border-amber-900"
+          data-testid="proposal-run"
+        >
           <div className="flex flex-wrap items-center justify-between gap-2">
             <h3 className="break-words text-sm font-medium">
               {g.label} · {g.items.length} to confirm

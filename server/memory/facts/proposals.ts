@@ -1,9 +1,11 @@
 /**
- * Replacements proposed by stored passages (issue 48, drizzle/0023_fact_proposals.sql). A document, an import
- * or the back-fill is whoever wrote it, not the person talking: a fact learned from one that would replace
- * known facts is not applied — it waits here, on What Memo knows, until the space's person accepts it (then
- * it is written and replaces them) or dismisses it. Facts such a passage adds without replacing anything are
- * written as usual. Proposals are capped per call and per run (a passage that proposes more is not worth
+ * Facts waiting for the person (issues 48 and 54, drizzle/0023_fact_proposals.sql, 0027). Untrusted text
+ * proposes; the person decides: every fact learned from text that is not the space's person's own words (a
+ * document, an import, another person's memory, a back-fill of them), a back-fill's replacements, and from
+ * any path a fact that would bring a replaced value back beside its replacement (`revives`; trust.ts) is
+ * kept here, on What Memo knows, until the space's person accepts it (then it is written, replacing what it
+ * names) or dismisses it. Until then it is no fact: not in [What I know], the profile, the facts leg or the
+ * API's current facts. Proposals are capped per call and per run (a passage that proposes more is not worth
  * reading more of); what is over the cap is dropped and said in the attempt's record.
  *
  * Everything is person-checked: a space's proposals are its person's alone (mineScan), as a shared space's
