@@ -58,7 +58,7 @@ export async function* runCommand(
               .slice(0, 50)
               .map((i) => `- ${i.pinned ? "📌 " : ""}${i.content.replace(/\s+/g, " ").slice(0, 200)}`);
             // The facts learned only from them go too (issue 54): said before the person confirms.
-            const facts = p.facts.map((f) => `- ${f.text}`);
+            const facts = (p.facts ?? []).map((f) => `- ${f.text}`);
             reply =
               `${p.count} memor${p.count === 1 ? "y matches" : "ies match"} “${cmd.pattern.trim()}”${p.pinned ? `, ${p.pinned} of them pinned` : ""}. Nothing is forgotten until you confirm.\n\n` +
               shown.join("\n") +
@@ -79,7 +79,11 @@ export async function* runCommand(
               items,
               undo: { ids: [], until: new Date().toISOString() },
               undoneAt: null,
-              pending: { ids: p.items.map((i) => i.id), pinned: p.pinned, facts: p.facts },
+              pending: {
+                ids: p.items.map((i) => i.id),
+                pinned: p.pinned,
+                ...(p.facts?.length ? { facts: p.facts } : {}),
+              },
             };
             break;
           }
@@ -96,7 +100,7 @@ export async function* runCommand(
             items: r.items,
             undo: r.undo,
             undoneAt: null,
-            facts: r.facts ?? [],
+            ...(r.facts?.length ? { facts: r.facts } : {}),
           };
           break;
         }

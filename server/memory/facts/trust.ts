@@ -7,14 +7,14 @@
  *   when a back-fill reads them: anyone may have written them, so every fact they teach waits as a
  *   proposal, whatever the model says it replaces. (A back-fill's replacements of the person's own words
  *   are proposals too, as before: apply.ts.)
- * - **Whether it brings back a replaced value.** A new fact is as close to a replaced fact as the learner's
- *   own candidates (the same search, `searchFacts` with the history, the same top CANDIDATES_PER_EXCHANGE),
- *   matching it on both legs (a shared word and its cosine), at least as close to it as the fact that
- *   replaced it was (the closeness at which a replacement was judged the same thing) and closer to it than
- *   to that replacement (it states the old value, not the new one) — while it does not
- *   replace that fact's current successor: it would stand beside the successor as current again. Such a fact
- *   is a proposal from any path (chat, /v1, a document). A fact that does replace the successor is a change
- *   the provenance guard already weighs (provenance-guard.ts: the person's own words decide).
+ * - **Whether it brings back a replaced value.** A new fact that replaces nothing, and finds a replaced fact
+ *   among the learner's own candidates (the same search, `searchFacts` with the history, the same top
+ *   CANDIDATES_PER_EXCHANGE) on both legs, carrying its replaced value (more than half of the words it had
+ *   and its replacement lacks, the provenance guard's measure), at least as close to it as its replacement
+ *   was (the closeness at which a replacement was judged the same thing) and closer to it than to that
+ *   replacement: it would stand beside the current value as current again. Such a fact is a proposal from
+ *   any path (chat, /v1, a document). A fact that replaces a current one is a change the provenance guard
+ *   already weighs (provenance-guard.ts: the person's own words decide).
  * No word is named here.
  */
 import type Database from "better-sqlite3";
@@ -22,6 +22,7 @@ import { stmt } from "../../core/statements";
 import { blobToVector } from "../store/rows";
 import { CANDIDATES_PER_EXCHANGE } from "./extract";
 import type { JobOrigin } from "./queue";
+import { replacedValue, termsOf } from "./provenance-guard";
 import { sameText } from "./reconcile";
 import { searchFacts } from "./search";
 
@@ -108,18 +109,27 @@ export function revivedBy(
   const hits = searchFacts(db, spaceId, { text: fact.text, vector, model }, CANDIDATES_PER_EXCHANGE, {
     history: true,
   });
+  // A fact that replaces a current one is a change of it, weighed by the provenance guard, not a revival.
+  if (fact.replaces.length) return null;
+  const words = termsOf(fact.text);
   for (const h of hits) {
     const f = h.fact;
     if (!f.supersededBy && !f.validTo) continue; // current: the learner listed it already
-    const head = currentHead(db, f.id);
-    if (head && fact.replaces.includes(head)) continue; // a change of the current value, not a revival beside it
+    if (!currentHead(db, f.id)) continue; // nothing current to stand beside: the value was taken back
     if (sameText(fact.text) === sameText(f.text)) return { id: f.id, text: f.text };
     if (h.bm25 === null || h.cosine === null) continue; // both legs must find it
+    const next = f.supersededBy
+      ? (stmt(db, "SELECT text FROM facts WHERE id = ?").get(f.supersededBy) as { text: string } | undefined)
+      : undefined;
     const own = vectorOf(db, f.id);
     const successor = f.supersededBy ? vectorOf(db, f.supersededBy) : null;
-    if (!own || !successor) continue;
-    // As close to the replaced fact as its replacement was, and closer to it than to the replacement: it
-    // states the old value, not the new one (nor something else beside both).
+    if (!own || !successor || !next) continue;
+    // It carries the replaced value (more than half of the words the old fact had and its replacement
+    // lacks), is as close to the old fact as its replacement was, and closer to it than to the replacement:
+    // it states the old value again, not the new one (nor something else beside both).
+    const value = replacedValue({ text: f.text, successor: next.text });
+    const carried = [...value].filter((w) => words.has(w)).length;
+    if (carried * 2 <= value.size) continue;
     if (h.cosine >= cosine(own, successor) && h.cosine > cosine(vector, successor)) return { id: f.id, text: f.text };
   }
   return null;

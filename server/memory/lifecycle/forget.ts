@@ -30,8 +30,8 @@ export interface ForgetResult {
 export interface ForgetPreview {
   count: number;
   items: { id: string; content: string; timestamp: string; kind: string; pinned: boolean }[];
-  /** The current facts forgetting them would remove (every live source among them; issue 54). */
-  facts: { id: string; text: string }[];
+  /** The current facts forgetting them would remove (every live source among them; issue 54); absent: none. */
+  facts?: { id: string; text: string }[];
   /** How many of them are pinned. */
   pinned: number;
   preview: true;
@@ -78,7 +78,7 @@ export function forgetPreview(ctx: MemoContext, pattern: string, space = mySpace
   return {
     count: items.length,
     items,
-    facts,
+    ...(facts.length ? { facts } : {}),
     pinned,
     preview: true,
     message: items.length
@@ -106,7 +106,7 @@ export function forgetIds(ctx: MemoContext, ids: string[], label: string): Forge
     count: items.length,
     items,
     undo: { ids: undoable, until },
-    facts,
+    ...(facts.length ? { facts } : {}),
     message: items.length
       ? `Forgot ${plural(items.length)} matching “${label}”${facts.length ? `, and ${factsPlural(facts.length)} learned from ${items.length === 1 ? "it" : "them"}: ${quoted(facts)}` : ""}.${undo}`
       : `No memory matches “${label}”.`,
