@@ -19,7 +19,7 @@ import { insertDocuments, linkDocumentChunks, updateDocument } from "../ingest/d
 import { listFacts } from "../memory/facts/store";
 import { addMemories } from "../memory/store/add";
 import { decideProposals, factProposals } from "../services/fact-proposals-service";
-import { deleteFact, restoreFact } from "../services/facts-service";
+import { deleteFact, factsSummary, restoreFact } from "../services/facts-service";
 import { learningRunOr404, replyLearning, startLearning } from "../services/learning-service";
 import { updateRetrievalSettings } from "../services/retrieval-settings-service";
 import { restatingReply } from "../test/assistant-doubles";
@@ -187,6 +187,8 @@ test("/forget: the preview lists the fact it will remove, and the result says it
     /^Forgot 5 memories matching “Okonkwo”, and 1 fact learned from them: “The user's dentist is Dr\. Okonkwo”\./,
   );
   assert.deepEqual(h.currentTexts(), []);
+  // What Memo knows reads this to say "No current facts" (one was learned and went), not "never learned".
+  assert.deepEqual(factsSummary(h.memo), { current: 0, replaced: 0, deleted: 1 });
 });
 
 /** A done document of one chunk in the personal space. */
