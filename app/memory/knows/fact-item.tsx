@@ -224,8 +224,10 @@ export function FactItem({
         >
           <legend className="sr-only">Delete this fact</legend>
           <p className="break-words">
-            Delete “{fact.text}”? Memo stops stating it. The {n === 1 ? "message" : `${n} messages`} it came from stay
-            in memory and can still be recalled unless you forget them too.
+            Delete “{fact.text}”? Memo stops stating it.{" "}
+            {n === 1
+              ? "The message it came from stays in memory and can still be recalled unless you forget it too."
+              : `The ${n} messages it came from stay in memory and can still be recalled unless you forget them too.`}
           </p>
           <p className="font-medium">Also forget the {n === 1 ? "message" : `${n} messages`} it came from?</p>
           <div className="flex flex-wrap gap-2">
