@@ -466,6 +466,8 @@ test.describe("What Memo knows in a household", () => {
       .fact("Grandma's lentil soup needs cumin", knows.space("recipes"))
       .getByRole("button", { name: "Delete: Grandma's lentil soup needs cumin" })
       .click();
+    // It asks whether to forget the message it came from too (issue 54): the fact only.
+    await rosa.getByTestId("fact-delete-only").click();
     await expect(knows.notice).toContainText("Only Owner can bring it back.");
     await expect(knows.undoBar).toHaveCount(0);
     await knows.settled();

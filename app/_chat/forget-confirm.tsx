@@ -56,6 +56,25 @@ export function ForgetConfirm({
           ))}
         </ul>
       )}
+      {(command.pending?.facts ?? command.facts ?? []).length > 0 && (
+        <div className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="forget-facts">
+          <p>
+            {command.pending
+              ? "Forgetting them also removes"
+              : command.undoneAt
+                ? "Brought back with them"
+                : "Removed with them"}{" "}
+            what Memo learned only from them:
+          </p>
+          <ul className="ml-4 list-disc">
+            {(command.pending?.facts ?? command.facts ?? []).map((f) => (
+              <li key={f.id} className="break-words" data-testid="forget-fact">
+                {f.text}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {command.pending ? (
         <div className="flex gap-2">
           <button

@@ -43,7 +43,17 @@ export function LearnedLine({ messageId, createdAt }: { messageId: string; creat
   if (!r) return null;
   const what =
     r.status === "done"
-      ? `learned ${r.factsAdded} fact${r.factsAdded === 1 ? "" : "s"}${r.factsUndone ? ` · ${r.factsUndone} undone` : ""}`
+      ? [
+          `learned ${r.factsAdded} fact${r.factsAdded === 1 ? "" : "s"}`,
+          r.factsUndone > 0 && `${r.factsUndone} undone`,
+          r.factsDeleted > 0 && `${r.factsDeleted} deleted`,
+          r.factsForgotten > 0 &&
+            `${r.factsForgotten} forgotten with ${r.factsForgotten === 1 ? "its" : "their"} messages`,
+          r.factsReplaced > 0 && `${r.factsReplaced} replaced since`,
+          r.factsProposed > 0 && `${r.factsProposed} to confirm on What Memo knows`,
+        ]
+          .filter(Boolean)
+          .join(" · ")
       : r.status === "queued" || r.status === "running"
         ? r.lastError
           ? `will try again (${r.lastError})`

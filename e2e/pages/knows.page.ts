@@ -84,10 +84,17 @@ export class KnowsPage {
     await expect(this.fact(text).getByTestId("fact-confirmed")).toBeVisible();
   }
 
-  async delete(text: string): Promise<void> {
-    await this.fact(text)
-      .getByRole("button", { name: `Delete: ${text}` })
-      .click();
+  /**
+   * Delete a fact. A fact with sources asks first whether to forget the messages it came from too (issue 54):
+   * `forgetSources` answers that (default: the fact only).
+   */
+  async delete(text: string, opts: { forgetSources?: boolean } = {}): Promise<void> {
+    const f = this.fact(text);
+    await f.getByRole("button", { name: `Delete: ${text}` }).click();
+    const ask = f.getByTestId("fact-delete-confirm");
+    await expect(ask.or(this.undoBar)).toBeVisible();
+    if (await ask.isVisible())
+      await ask.getByTestId(opts.forgetSources ? "fact-delete-forget" : "fact-delete-only").click();
     await expect(this.undoBar).toBeVisible();
     await this.settled();
   }

@@ -427,9 +427,11 @@ const TRPC: Record<string, Case> = {
   "facts.confirm": { kind: "missing", id: "fact", input: (id) => ({ id }) },
   "facts.delete": { kind: "missing", id: "fact", input: (id) => ({ id }) },
   "facts.restore": { kind: "missing", id: "deletedFact", input: (id) => ({ id }) },
+  "facts.summary": { kind: "own", why: "B's own counts of facts" },
   "facts.proposals": { kind: "own", why: "B's own proposals (none): A's are in A's spaces" },
   "facts.acceptProposal": { kind: "missing", id: "proposal", input: (id) => ({ id }) },
   "facts.dismissProposal": { kind: "missing", id: "proposal", input: (id) => ({ id }) },
+  "facts.decideProposals": { kind: "missing", id: "proposal", input: (id) => ({ ids: [id], decision: "accept" }) },
   "learning.undo": { kind: "missing", id: "learnRun", input: (id) => ({ id }) },
   "learning.status": { kind: "own", why: "B's own queue and calls (the provider switches hold no content)" },
   "learning.setProvider": {

@@ -57,7 +57,9 @@ export type CommandInfo =
       undo: { ids: string[]; until: string };
       undoneAt: string | null;
       /** Set while the /forget waits for confirmation (more than 3 matches, or a pinned one): what it would remove. */
-      pending?: { ids: string[]; pinned: number } | null;
+      pending?: { ids: string[]; pinned: number; facts?: { id: string; text: string }[] } | null;
+      /** The facts it removed (or, pending, would remove) with the memories: learned from them alone (issue 54). */
+      facts?: { id: string; text: string }[];
       /** The user declined the pending /forget. */
       cancelledAt?: string | null;
     }

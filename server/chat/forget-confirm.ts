@@ -40,7 +40,14 @@ export function confirmForget(
       message: updateCommand(
         memo.db,
         m.id,
-        { ...cmd, pending: null, count: r.count, items: r.items, undo: r.undo },
+        {
+          ...cmd,
+          pending: null,
+          count: r.count,
+          items: r.items,
+          undo: r.undo,
+          ...(r.facts?.length ? { facts: r.facts } : {}),
+        },
         forgetReply(r),
       ),
       forgotten: r.count,

@@ -57,10 +57,15 @@ export async function* runCommand(
             const shown = p.items
               .slice(0, 50)
               .map((i) => `- ${i.pinned ? "📌 " : ""}${i.content.replace(/\s+/g, " ").slice(0, 200)}`);
+            // The facts learned only from them go too (issue 54): said before the person confirms.
+            const facts = (p.facts ?? []).map((f) => `- ${f.text}`);
             reply =
               `${p.count} memor${p.count === 1 ? "y matches" : "ies match"} “${cmd.pattern.trim()}”${p.pinned ? `, ${p.pinned} of them pinned` : ""}. Nothing is forgotten until you confirm.\n\n` +
               shown.join("\n") +
-              (p.count > shown.length ? `\n- … and ${p.count - shown.length} more` : "");
+              (p.count > shown.length ? `\n- … and ${p.count - shown.length} more` : "") +
+              (facts.length
+                ? `\n\nForgetting them also removes ${facts.length === 1 ? "this fact" : `these ${facts.length} facts`} Memo learned from them:\n${facts.join("\n")}`
+                : "");
             const items = p.items.map((i) => ({
               id: i.id,
               content: i.content,
@@ -74,7 +79,11 @@ export async function* runCommand(
               items,
               undo: { ids: [], until: new Date().toISOString() },
               undoneAt: null,
-              pending: { ids: p.items.map((i) => i.id), pinned: p.pinned },
+              pending: {
+                ids: p.items.map((i) => i.id),
+                pinned: p.pinned,
+                ...(p.facts?.length ? { facts: p.facts } : {}),
+              },
             };
             break;
           }
@@ -84,7 +93,15 @@ export async function* runCommand(
             cmd.pattern.trim(),
           );
           reply = forgetReply(r);
-          info = { type: "forget", pattern: cmd.pattern, count: r.count, items: r.items, undo: r.undo, undoneAt: null };
+          info = {
+            type: "forget",
+            pattern: cmd.pattern,
+            count: r.count,
+            items: r.items,
+            undo: r.undo,
+            undoneAt: null,
+            ...(r.facts?.length ? { facts: r.facts } : {}),
+          };
           break;
         }
         case "help":

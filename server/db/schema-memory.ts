@@ -138,6 +138,8 @@ export const facts = sqliteTable(
     writtenBy: text("written_by"),
     deletedAt: text("deleted_at"),
     deletedReason: text("deleted_reason", { enum: ["person", "sources"] }),
+    /** Set when the person took it back with Undo under a reply (not deleted on What Memo knows); drizzle/0027. */
+    undoneAt: text("undone_at"),
     /** The fact whose forgetting took this one along (itself, or a later version of it). */
     deletedRoot: text("deleted_root"),
     embeddingModel: text("embedding_model").notNull(),

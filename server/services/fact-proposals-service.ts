@@ -1,6 +1,6 @@
 /**
- * Proposed replacements on What Memo knows (issue 48, server/memory/facts/proposals.ts): a fact a document,
- * an import or the back-fill learned that would replace known facts waits for the space's person. Accept
+ * Proposals on What Memo knows (issues 48 and 54, server/memory/facts/proposals.ts): a fact learned from
+ * untrusted text, or one that would bring back a replaced value, waits for the space's person. Accept
  * writes it (replacing those of them still current; its sources those still live), Dismiss drops it. Another
  * person's proposal, or one of a space merely shared with the caller, reads as missing.
  */
@@ -59,4 +59,33 @@ export function dismissProposal(ctx: MemoContext, id: string): { id: string; dis
   pendingOr404(ctx, id);
   if (!decideProposal(ctx.db, id, "dismissed")) throw missing(id);
   return { id, dismissed: true };
+}
+
+/**
+ * Confirm or dismiss several proposals at once (a learning run's review: "Confirm all", "Dismiss all"). All
+ * must be the caller's pending proposals (else 404/409, nothing decided); then each is decided on its own:
+ * one that cannot be confirmed (its memories went meanwhile) is reported with its reason and the others
+ * still go through. At most 500 per call.
+ */
+export async function decideProposals(
+  ctx: MemoContext,
+  ids: string[],
+  decision: "accept" | "dismiss",
+): Promise<{ done: string[]; failed: { id: string; reason: string }[] }> {
+  if (ids.length > 500) throw new ServiceError(400, "at most 500 proposals at once");
+  // Each must be the caller's and pending: another person's reads as missing, and nothing is decided.
+  for (const id of new Set(ids)) pendingOr404(ctx, id);
+  const done: string[] = [];
+  const failed: { id: string; reason: string }[] = [];
+  for (const id of new Set(ids)) {
+    try {
+      if (decision === "accept") await acceptProposal(ctx, id);
+      else dismissProposal(ctx, id);
+      done.push(id);
+    } catch (e) {
+      if (!(e instanceof ServiceError) || e.status >= 500) throw e;
+      failed.push({ id, reason: e.message });
+    }
+  }
+  return { done, failed };
 }

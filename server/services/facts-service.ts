@@ -5,14 +5,22 @@
  * id answers exactly like a missing one: 404, `fact <id> not found`.
  */
 import { z } from "zod";
-import { isMine, mySpace, spaceRef } from "../core/acting";
+import { isMine, mineScan, mySpace, spaceRef } from "../core/acting";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { DEFAULT_SPACE } from "../core/space-name";
 import { isoDateTime, MAX_QUERY_CHARS, sharedSpaceName } from "../core/validators";
 import { activeModel } from "../memory/index/model-check";
 import { backgroundOf, queryBackground } from "../memory/retrieval/background";
-import { reindexTarget, requireReadableSpace, whoseOf, type Whose } from "../memory/store";
+import {
+  nowIso,
+  reindexTarget,
+  requireReadableSpace,
+  restoreMemories,
+  softDeleteMemories,
+  whoseOf,
+  type Whose,
+} from "../memory/store";
 import {
   confirmFact,
   deleteFacts,
@@ -283,20 +291,75 @@ function liveSources(ctx: MemoContext, f: FactRow): string[] {
   return f.sources.filter((m) => live.get(m));
 }
 
-/** A person deletes (forgets) a fact with its history. */
-export function deleteFact(ctx: MemoContext, id: string): { id: string; deleted: true } {
-  if (deleteFacts(ctx.db, [id]).length === 0) throw notFound(id);
-  return { id, deleted: true };
+/** What deleting a fact did: with `sources`, also which of its memories were forgotten and what went with them. */
+export interface DeletedFact {
+  id: string;
+  deleted: true;
+  /** With ?sources=forget: the memories it came from that were forgotten now (restorable from the trash). */
+  sourcesForgotten?: string[];
+  /** Other facts learned from those memories that went with them (no live source left), with their text. */
+  factsForgotten?: { id: string; text: string }[];
 }
 
-/** Undo deleteFact; 409 when every memory the fact came from has gone since (it stays deleted). */
-export function restoreFact(ctx: MemoContext, id: string): { fact: FactView } {
-  if (restoreFacts(ctx.db, [id]).length === 0) {
-    if (isStrandedDeletedFact(ctx.db, id))
-      throw new ServiceError(409, `fact ${id} cannot come back: every memory it came from is gone`);
-    throw notFound(id);
+/**
+ * A person deletes (forgets) a fact with its history. With `forgetSources` (issue 54,
+ * `DELETE /api/v1/facts/:id?sources=forget`) the live memories it came from are forgotten too, in the same
+ * transaction — undoably, like any forgotten memory (restoreFact with them) — and the answer says exactly
+ * what went: those memories, and any other fact whose last live source they were.
+ */
+export function deleteFact(ctx: MemoContext, id: string, opts: { forgetSources?: boolean } = {}): DeletedFact {
+  if (!opts.forgetSources) {
+    if (deleteFacts(ctx.db, [id]).length === 0) throw notFound(id);
+    return { id, deleted: true };
   }
+  const f = getWritableFact(ctx.db, id);
+  if (!f) throw notFound(id);
+  const sources = liveSources(ctx, f);
+  const at = nowIso();
+  return ctx.db.transaction(() => {
+    if (deleteFacts(ctx.db, [id], at).length === 0) throw notFound(id);
+    const forgotten = softDeleteMemories(ctx.db, sources, at);
+    const others = ctx.db
+      .prepare(
+        `SELECT id, text FROM facts WHERE deleted_at = ? AND deleted_reason = 'sources' AND deleted_root = id
+           AND id <> ? AND id IN (SELECT fact_id FROM fact_sources WHERE memory_id IN (SELECT value FROM json_each(?)))`,
+      )
+      .all(at, id, JSON.stringify(forgotten)) as { id: string; text: string }[];
+    return { id, deleted: true as const, sourcesForgotten: forgotten, factsForgotten: others };
+  })();
+}
+
+/**
+ * Undo deleteFact; 409 when every memory the fact came from has gone since (it stays deleted). `memories`:
+ * the sources deleting it forgot (its answer's `sourcesForgotten`), restored first, with what went with them.
+ */
+export function restoreFact(ctx: MemoContext, id: string, memories: string[] = []): { fact: FactView } {
+  const run = () => {
+    if (memories.length) restoreMemories(ctx.db, memories);
+    if (restoreFacts(ctx.db, [id]).length === 0) {
+      if (isStrandedDeletedFact(ctx.db, id))
+        throw new ServiceError(409, `fact ${id} cannot come back: every memory it came from is gone`);
+      throw notFound(id);
+    }
+  };
+  if (memories.length) ctx.db.transaction(run)();
+  else run();
   return { fact: factHistoryFor(ctx, id).facts.find((f) => f.id === id)! };
+}
+
+/**
+ * How many facts the acting person's own spaces hold by state (issue 54: What Memo knows says "no current
+ * facts" when there were some, rather than "not learned any yet"): current, replaced, deleted or forgotten.
+ */
+export function factsSummary(ctx: MemoContext): { current: number; replaced: number; deleted: number } {
+  return ctx.db
+    .prepare(
+      `SELECT count(CASE WHEN deleted_at IS NULL AND superseded_by IS NULL AND valid_to IS NULL THEN 1 END) AS current,
+              count(CASE WHEN deleted_at IS NULL AND (superseded_by IS NOT NULL OR valid_to IS NOT NULL) THEN 1 END) AS replaced,
+              count(CASE WHEN deleted_at IS NOT NULL THEN 1 END) AS deleted
+         FROM facts WHERE ${mineScan("space_id")}`,
+    )
+    .get() as { current: number; replaced: number; deleted: number };
 }
 
 /** A person confirms a fact is right. */

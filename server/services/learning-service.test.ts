@@ -15,6 +15,7 @@ import type { ServiceError } from "../core/errors";
 import { learningHarness, type LearningHarness } from "../test/learning-harness";
 import { planChatGptImport } from "./import/chatgpt";
 import { enqueueImport, waitForImport } from "./import-jobs";
+import { decideProposals, factProposals } from "./fact-proposals-service";
 import {
   countLearning,
   learningOverview,
@@ -117,8 +118,19 @@ test("a document: opt-in once it is done, its chunks counted and learned, each f
   assert.deepEqual([count.memories, count.calls], [2, 1]);
   const run = startLearning(h.memo, { kind: "document", target: doc!.id });
   await h.learner.idle();
-  assert.equal(learningRunOr404(h.memo, run.id).factsAdded, 2);
+  // Untrusted text proposes; the person decides (issue 54): the document's two facts wait for them.
+  assert.equal(learningRunOr404(h.memo, run.id).proposed, 2);
+  assert.deepEqual(h.currentTexts(), []);
   assert.equal(h.factCalls(), 1);
+  const { proposals } = factProposals(h.memo);
+  for (const p of proposals)
+    assert.deepEqual(p.sources, [ids[p.text.includes("Miso") ? 0 : 1]], `${p.text} is sourced from its own chunk`);
+  await decideProposals(
+    h.memo,
+    proposals.map((p) => p.id),
+    "accept",
+  );
+  assert.equal(learningRunOr404(h.memo, run.id).currentFacts, 2);
   for (const f of listFacts(h.db, { spaceId: "personal" }))
     assert.deepEqual(f.sources, [ids[f.text.includes("Miso") ? 0 : 1]], `${f.text} is sourced from its own chunk`);
 });
@@ -162,6 +174,14 @@ test("a ChatGPT import: opt-in after it finished, over exactly the memories it w
   assert.deepEqual([count.memories, count.calls], [1, 1], "the import's one exchange, not the older note");
   startLearning(h.memo, { kind: "import", target: job.id });
   await h.learner.idle();
+  // An import's fact is proposed (issue 54), then current once the person confirms it.
+  assert.deepEqual(h.currentTexts(), []);
+  const { proposals } = factProposals(h.memo);
+  assert.deepEqual(
+    proposals.map((p) => [p.text, p.kind]),
+    [["The user has a pet called Biscuit.", "import"]],
+  );
+  await decideProposals(h.memo, [proposals[0]!.id], "accept");
   assert.deepEqual(h.currentTexts(), ["The user has a pet called Biscuit."]);
 });
 

@@ -25,7 +25,7 @@ import {
   jobOfMessage,
   replyJob,
 } from "../memory/facts/queue";
-import { factsTaughtBy, factsUndoneOf, type TaughtFact, undoLearnedFact } from "../memory/facts/reply-facts";
+import { factsTakenBackOf, factsTaughtBy, type TaughtFact, undoLearnedFact } from "../memory/facts/reply-facts";
 import {
   countLearnable,
   createRun,
@@ -229,19 +229,38 @@ export function replyLearning(memo: MemoContext, messageId: string): ReplyLearni
   const j = replyJob(memo.db, messageId);
   if (!j) return null;
   const job = jobOfMessage(memo.db, messageId);
+  const back = job ? factsTakenBackOf(memo.db, job.id) : { undone: 0, deleted: 0, forgotten: 0, replaced: 0 };
   return {
     ...j,
     sent: j.sent as LearningSent | null,
     facts: job ? factsTaughtBy(memo.db, job.id) : [],
-    factsUndone: job ? factsUndoneOf(memo.db, job.id) : 0,
+    factsUndone: back.undone,
+    factsDeleted: back.deleted,
+    factsForgotten: back.forgotten,
+    factsReplaced: back.replaced,
+    factsProposed: job
+      ? (
+          memo.db
+            .prepare("SELECT count(*) AS n FROM fact_proposals WHERE job_id = ? AND status = 'pending'")
+            .get(job.id) as { n: number }
+        ).n
+      : 0,
   };
 }
 
 export type ReplyLearning = Omit<ConversationJob, "sent"> & {
   sent: LearningSent | null;
   facts: TaughtFact[];
-  /** Of the facts learned (factsAdded), how many the person took back since (Undo, or forgetting the fact). */
+  /** Of the facts learned (factsAdded): taken back with Undo under the reply since. */
   factsUndone: number;
+  /** … deleted by the person (What Memo knows, the API, /forget). */
+  factsDeleted: number;
+  /** … forgotten because every memory they came from was forgotten. */
+  factsForgotten: number;
+  /** … replaced since by a newer fact. */
+  factsReplaced: number;
+  /** Facts it proposed that wait for the person on What Memo knows (issue 54: they are not known until then). */
+  factsProposed: number;
 };
 
 /** Undo one fact a reply's exchange taught (the Facts line's Undo): it goes, what it replaced is current again. */

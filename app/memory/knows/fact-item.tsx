@@ -35,12 +35,19 @@ export function FactItem({
   focus: boolean;
   onSave: (text: string) => Promise<boolean>;
   onConfirm: () => void;
-  onDelete: () => void;
+  /** Delete it; `forgetSources`: also forget the memories it came from (issue 54). */
+  onDelete: (forgetSources: boolean) => void;
 }) {
   const uid = useId();
   const [draft, setDraft] = useState<string | null>(null);
   const [history, setHistory] = useState(false);
   const [sources, setSources] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const deleteButton = useRef<HTMLButtonElement>(null);
+  const firstChoice = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (deleting) firstChoice.current?.focus();
+  }, [deleting]);
   const editButton = useRef<HTMLButtonElement>(null);
   const box = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
@@ -55,6 +62,8 @@ export function FactItem({
     }
   }, [draft]);
 
+  /** The memories it came from that the reader sees (a shared space's trash is its owner's). */
+  const n = fact.sources.length;
   const cancel = () => {
     setDraft(null);
     // The button is back on the next render.
@@ -188,16 +197,77 @@ export function FactItem({
           </button>
           {writable && (
             <button
+              ref={deleteButton}
               type="button"
               className={BTN_DANGER}
-              disabled={busy}
-              onClick={onDelete}
+              disabled={busy || deleting}
+              onClick={() => (n > 0 ? setDeleting(true) : onDelete(false))}
               aria-label={`Delete: ${fact.text}`}
+              aria-expanded={n > 0 ? deleting : undefined}
             >
               Delete
             </button>
           )}
         </div>
+      )}
+      {deleting && (
+        <fieldset
+          className="mt-2 space-y-2 rounded border border-red-300 bg-red-50 p-2 text-sm dark:border-red-900 dark:bg-red-950/40"
+          data-testid="fact-delete-confirm"
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              setDeleting(false);
+              deleteButton.current?.focus();
+            }
+          }}
+        >
+          <legend className="sr-only">Delete this fact</legend>
+          <p className="break-words">
+            Delete “{fact.text}”? Memo stops stating it.{" "}
+            {n === 1
+              ? "The message it came from stays in memory and can still be recalled unless you forget it too."
+              : `The ${n} messages it came from stay in memory and can still be recalled unless you forget them too.`}
+          </p>
+          <p className="font-medium">Also forget the {n === 1 ? "message" : `${n} messages`} it came from?</p>
+          <div className="flex flex-wrap gap-2">
+            <button
+              ref={firstChoice}
+              type="button"
+              className={BTN_DANGER}
+              disabled={busy}
+              onClick={() => {
+                setDeleting(false);
+                onDelete(true);
+              }}
+              data-testid="fact-delete-forget"
+            >
+              Delete and forget {n === 1 ? "the message" : `the ${n} messages`}
+            </button>
+            <button
+              type="button"
+              className={BTN}
+              disabled={busy}
+              onClick={() => {
+                setDeleting(false);
+                onDelete(false);
+              }}
+              data-testid="fact-delete-only"
+            >
+              Delete the fact only
+            </button>
+            <button
+              type="button"
+              className={BTN}
+              onClick={() => {
+                setDeleting(false);
+                deleteButton.current?.focus();
+              }}
+            >
+              Cancel
+            </button>
+          </div>
+        </fieldset>
       )}
       {history && <FactHistory fact={fact} own={own} id={`${uid}-history`} />}
       {sources && <FactSources factId={fact.id} space={fact.space} id={`${uid}-sources`} />}

@@ -38,14 +38,42 @@ function groupFacts(
   ];
 }
 
+/** What a delete did, exactly (issue 54): the fact, and its memories when the reader chose to forget them too. */
+function deletedText(
+  f: Fact | undefined,
+  r: { sourcesForgotten?: string[]; factsForgotten?: { text: string }[] },
+): string {
+  const short = f ? (f.text.length > 60 ? `“${f.text.slice(0, 60)}…”` : `“${f.text}”`) : "the fact";
+  if (!r.sourcesForgotten) {
+    const n = f?.sources.length ?? 0;
+    return n
+      ? `Forgot ${short} and its history. Memo no longer states it, but the ${plural(n, "message")} it came from ${n === 1 ? "is" : "are"} still in memory and can be recalled.`
+      : `Forgot ${short} and its history. Memo no longer states it.`;
+  }
+  const m = r.sourcesForgotten.length;
+  const others = r.factsForgotten ?? [];
+  return `Forgot ${short} and its history, and the ${plural(m, "message")} it came from${
+    others.length
+      ? ` with ${plural(others.length, "other fact")} learned only from them (${others.map((o) => `“${o.text}”`).join(", ")})`
+      : ""
+  }. Memo no longer states it or recalls ${m === 1 ? "that message" : "them"}.`;
+}
+
 /** No fact yet: how facts are learned, and where learning is switched. */
-function EmptyState() {
+function EmptyState({ earlier }: { earlier: number }) {
   return (
     <div
       className="space-y-2 rounded border border-dashed border-zinc-300 p-4 text-sm dark:border-zinc-700"
       data-testid="facts-empty"
     >
-      <p className="font-medium">Memo has not learned any facts yet.</p>
+      {earlier > 0 ? (
+        <p className="font-medium">
+          No current facts. The {plural(earlier, "fact")} Memo learned before {earlier === 1 ? "was" : "were"} deleted,
+          forgotten with {earlier === 1 ? "its" : "their"} memories, or replaced.
+        </p>
+      ) : (
+        <p className="font-medium">Memo has not learned any facts yet.</p>
+      )}
       <p className="text-zinc-600 dark:text-zinc-400">
         After each exchange, Memo asks a model for the short statements it contains — where you live, your work, the
         people and things you mention — and checks them against what it already knows: a new value replaces the old one,
@@ -84,11 +112,12 @@ export function Knows() {
   const query = useDebounced(text.trim(), 250);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [undo, setUndo] = useState<{ id: string; text: string } | null>(null);
+  const [undo, setUndo] = useState<{ id: string; text: string; memories: string[] } | null>(null);
   const [focusId, setFocusId] = useState<string | null>(null);
 
   const input = query ? { q: query, limit: 100 } : {};
   const shares = useQuery(trpc.spaces.shares.queryOptions());
+  const summary = useQuery(trpc.facts.summary.queryOptions());
   const own = useQuery({ ...trpc.facts.list.queryOptions(input), placeholderData: keepPreviousData });
   const withMe = shares.data?.withMe ?? [];
   const shared = useQueries({
@@ -138,12 +167,11 @@ export function Knows() {
       onSuccess: (r, v) => {
         const g = groups.find((x) => x.facts.some((y) => y.id === v.id));
         const f = g?.facts.find((x) => x.id === v.id);
-        const short = f ? (f.text.length > 60 ? `${f.text.slice(0, 60)}…` : f.text) : "the fact";
-        const what = `Forgot “${short}” and its history. Memo no longer knows it or recalls it.`;
+        const what = deletedText(f, r);
         // A shared space's trash is its owner's (issue 48): a sharee's delete cannot be undone by them.
         if (g?.ownerName) return done(`${what} Only ${g.ownerName} can bring it back.`);
         // The Undo bar says what happened (one notice, not the bar and a second line at once).
-        setUndo({ id: r.id, text: what });
+        setUndo({ id: r.id, text: what, memories: r.sourcesForgotten ?? [] });
         done(null);
       },
       onError,
@@ -151,10 +179,15 @@ export function Knows() {
   );
   const restore = useMutation(
     trpc.facts.restore.mutationOptions({
-      onSuccess: (r) => {
+      onSuccess: (r, v) => {
         setUndo(null);
         setFocusId(r.fact.id);
-        done("Brought back, with its history.");
+        const n = v.memories?.length ?? 0;
+        done(
+          n
+            ? `Brought back, with its history and the ${plural(n, "message")} it came from.`
+            : "Brought back, with its history.",
+        );
       },
       onError,
     }),
@@ -207,7 +240,7 @@ export function Knows() {
           key={undo.id}
           text={undo.text}
           busy={busy}
-          onUndo={() => restore.mutate({ id: undo.id })}
+          onUndo={() => restore.mutate({ id: undo.id, ...(undo.memories.length ? { memories: undo.memories } : {}) })}
           onClose={() => setUndo(null)}
           focusUndo
           wrap
@@ -220,7 +253,9 @@ export function Knows() {
       {/* Busy while the list is not yet the answer to what is typed (the search waits for a pause in typing). */}
       <div aria-busy={fetching || text.trim() !== query} data-query={query} data-testid="facts">
         {loading && <p className="p-6 text-center text-sm text-zinc-500">Loading what Memo knows…</p>}
-        {!loading && !loadError && total === 0 && !query && <EmptyState />}
+        {!loading && !loadError && total === 0 && !query && (
+          <EmptyState earlier={(summary.data?.replaced ?? 0) + (summary.data?.deleted ?? 0)} />
+        )}
         {!loading && total === 0 && query && (
           <p className="p-6 text-center text-sm text-zinc-500" data-testid="facts-none">
             No fact matches “{query}”.
@@ -266,7 +301,7 @@ export function Knows() {
                       }
                     }}
                     onConfirm={() => confirm.mutate({ id: f.id })}
-                    onDelete={() => del.mutate({ id: f.id })}
+                    onDelete={(forget) => del.mutate({ id: f.id, ...(forget ? { sources: "forget" as const } : {}) })}
                   />
                 ))}
               </ul>

@@ -17,9 +17,14 @@ export const factsRouter = createTRPCRouter({
     .input(facts.editFactInput)
     .mutation(({ ctx, input }) => facts.editFact(ctx.memo, input.id, input.text, input.validFrom)),
   confirm: publicProcedure.input(byId).mutation(({ ctx, input }) => facts.confirmFactFor(ctx.memo, input.id)),
-  delete: publicProcedure.input(byId).mutation(({ ctx, input }) => facts.deleteFact(ctx.memo, input.id)),
-  restore: publicProcedure.input(byId).mutation(({ ctx, input }) => facts.restoreFact(ctx.memo, input.id)),
+  delete: publicProcedure
+    .input(byId.extend({ sources: z.enum(["keep", "forget"]).optional() }))
+    .mutation(({ ctx, input }) => facts.deleteFact(ctx.memo, input.id, { forgetSources: input.sources === "forget" })),
+  restore: publicProcedure
+    .input(byId.extend({ memories: z.array(z.string().uuid("memories must be memory ids")).max(1000).optional() }))
+    .mutation(({ ctx, input }) => facts.restoreFact(ctx.memo, input.id, input.memories)),
   /** Replacements a document, an import or the back-fill proposed (issue 48): the person accepts or dismisses each. */
+  summary: publicProcedure.query(({ ctx }) => facts.factsSummary(ctx.memo)),
   proposals: publicProcedure
     .input(z.strictObject({ space: spaceName.optional() }).optional())
     .query(({ ctx, input }) => proposals.factProposals(ctx.memo, input?.space)),
@@ -29,4 +34,12 @@ export const factsRouter = createTRPCRouter({
   dismissProposal: publicProcedure
     .input(byProposal)
     .mutation(({ ctx, input }) => proposals.dismissProposal(ctx.memo, input.id)),
+  decideProposals: publicProcedure
+    .input(
+      z.strictObject({
+        ids: z.array(z.string().uuid("ids must be proposal ids")).min(1).max(500),
+        decision: z.enum(["accept", "dismiss"]),
+      }),
+    )
+    .mutation(({ ctx, input }) => proposals.decideProposals(ctx.memo, input.ids, input.decision)),
 });

@@ -8,10 +8,11 @@
  * earlier exchange of the same call already replaced, it replaces that newer fact instead (the value moved
  * twice while Memo was catching up; only the last one is current).
  *
- * A stored passage (a document, an import, the back-fill: whoever wrote it) does not silently replace what
- * the person said (issue 48): its facts that would replace listed facts are kept as proposals for the
- * person to accept or dismiss (proposals.ts, capped per call and per run); its other facts are written,
- * marked with their run so that the run can be undone as a whole (revert-run.ts).
+ * Untrusted text proposes; the person decides (issues 48 and 54, trust.ts): every fact of a stored passage
+ * (a document, an import, the back-fill) or of another person's memories, and from any path a fact that
+ * would make a replaced value current beside its successor, is kept as a proposal for the space's person to
+ * confirm or dismiss (proposals.ts, capped per call and per run). Facts of the person's own words are
+ * written, marked with their run when they have one, so that the run can be undone as a whole (revert-run.ts).
  *
  * What changed since the request was built is honoured, not overwritten: a source forgotten meanwhile is not
  * a source (no live source left: the job is skipped), and a listed fact that is no longer current (the
@@ -24,6 +25,7 @@ import { addProposal, isStoredOrigin, proposalRoom } from "./proposals";
 import { guardRestatedValues } from "./provenance-guard";
 import { finishFactJob, type JobOrigin } from "./queue";
 import type { PlannedFact } from "./reconcile";
+import { revivedBy, untrustedJob } from "./trust";
 import { insertFacts } from "./write";
 
 /** Whether a current fact of the space already says exactly this (the store's own text hash). */
@@ -135,21 +137,26 @@ export function applyLearnedFacts(
             origin: "learned" as const,
           },
         }));
-      // A stored passage does not replace what the person said: its replacements wait for them (capped).
+      // Untrusted text proposes; the person decides (trust.ts, issue 54): every fact of someone else's text,
+      // and from any path a fact that would make a replaced value current beside its successor, waits for
+      // the space's person (capped).
+      const untrusted = untrustedJob(db, spaceId, job.origin, sources);
+      // A stored passage's replacements are proposed whoever wrote it (issue 48).
+      const stored = isStoredOrigin(job.origin);
       let proposed = 0;
-      if (isStoredOrigin(job.origin)) {
-        const runKey = job.runId ?? null;
-        for (const { item } of mine.filter((m) => m.item.replaces.length > 0)) {
-          const room = proposalsLeft.get(runKey) ?? proposalRoom(db, runKey);
-          if (room <= 0) counts.overCap++;
-          else {
-            addProposal(db, { spaceId, runId: runKey, jobId: job.jobId, ...item });
-            proposalsLeft.set(runKey, room - 1);
-            proposed++;
-          }
+      const runKey = job.runId ?? null;
+      mine = mine.filter(({ item, v }) => {
+        const revives = revivedBy(db, spaceId, item, v, model);
+        if (!untrusted && !revives && !(stored && item.replaces.length > 0)) return true;
+        const room = proposalsLeft.get(runKey) ?? proposalRoom(db, runKey);
+        if (room <= 0) counts.overCap++;
+        else {
+          addProposal(db, { spaceId, runId: runKey, jobId: job.jobId, ...item, revives: revives?.id ?? null });
+          proposalsLeft.set(runKey, room - 1);
+          proposed++;
         }
-        mine = mine.filter((m) => m.item.replaces.length === 0);
-      }
+        return false;
+      });
       counts.proposed.set(job.jobId, proposed);
       const items = mine.map((m) => m.item);
       if (items.length) {

@@ -41,6 +41,24 @@ function forgetUnsupported(db: Database.Database, ids: string[], at: string): st
   return forgetWithHistory(db, unsupported, "sources", at);
 }
 
+/**
+ * The current facts that forgetting these memories would take along (their every live source is among them):
+ * what a /forget preview lists before it asks (issue 54). Reads only; the cascade itself is the trash's.
+ */
+export function factsLeftWithout(db: Database.Database, memoryIds: string[]): { id: string; text: string }[] {
+  if (memoryIds.length === 0) return [];
+  return stmt(
+    db,
+    `SELECT f.id, f.text FROM facts f
+      WHERE f.deleted_at IS NULL AND f.superseded_by IS NULL AND f.valid_to IS NULL
+        AND f.id IN (SELECT fact_id FROM fact_sources WHERE memory_id IN (SELECT value FROM json_each(?)))
+        AND NOT EXISTS (SELECT 1 FROM fact_sources s2 JOIN memories m ON m.id = s2.memory_id
+                         WHERE s2.fact_id = f.id AND m.soft_deleted = 0
+                           AND m.id NOT IN (SELECT value FROM json_each(?)))
+      ORDER BY f.rid`,
+  ).all(JSON.stringify(memoryIds), JSON.stringify(memoryIds)) as { id: string; text: string }[];
+}
+
 /** After memories were soft-deleted: forget the facts they were the last live sources of. Returns the ids forgotten. */
 export function forgetFactsOfMemories(db: Database.Database, memoryIds: string[], at: string): string[] {
   return forgetUnsupported(db, factsSourcedBy(db, memoryIds, "f.deleted_at IS NULL"), at);

@@ -1,9 +1,11 @@
 /**
- * Replacements proposed by stored passages (issue 48, drizzle/0023_fact_proposals.sql). A document, an import
- * or the back-fill is whoever wrote it, not the person talking: a fact learned from one that would replace
- * known facts is not applied — it waits here, on What Memo knows, until the space's person accepts it (then
- * it is written and replaces them) or dismisses it. Facts such a passage adds without replacing anything are
- * written as usual. Proposals are capped per call and per run (a passage that proposes more is not worth
+ * Facts waiting for the person (issues 48 and 54, drizzle/0023_fact_proposals.sql, 0027). Untrusted text
+ * proposes; the person decides: every fact learned from text that is not the space's person's own words (a
+ * document, an import, another person's memory, a back-fill of them), a back-fill's replacements, and from
+ * any path a fact that would bring a replaced value back beside its replacement (`revives`; trust.ts) is
+ * kept here, on What Memo knows, until the space's person accepts it (then it is written, replacing what it
+ * names) or dismisses it. Until then it is no fact: not in [What I know], the profile, the facts leg or the
+ * API's current facts. Proposals are capped per call and per run (a passage that proposes more is not worth
  * reading more of); what is over the cap is dropped and said in the attempt's record.
  *
  * Everything is person-checked: a space's proposals are its person's alone (mineScan), as a shared space's
@@ -20,8 +22,8 @@ export const STORED_ORIGINS: readonly JobOrigin[] = ["document", "import", "back
 export const isStoredOrigin = (o: JobOrigin | undefined): boolean => o !== undefined && STORED_ORIGINS.includes(o);
 
 /** Replacements one call may propose, and the most a run may have waiting. */
-export const MAX_PROPOSALS_PER_CALL = 4;
-export const MAX_PROPOSALS_PER_RUN = 20;
+export const MAX_PROPOSALS_PER_CALL = 8;
+export const MAX_PROPOSALS_PER_RUN = 200;
 
 export interface NewProposal {
   spaceId: string;
@@ -31,6 +33,8 @@ export interface NewProposal {
   validFrom: string;
   sources: string[];
   replaces: string[];
+  /** The replaced fact it would make current again beside its successor (trust.ts); null: none. */
+  revives?: string | null;
 }
 
 export interface FactProposal {
@@ -42,9 +46,15 @@ export interface FactProposal {
   sources: string[];
   /** The facts it would replace, with their text as they are now (gone ones are left out). */
   replaces: { id: string; text: string }[];
+  /** The replaced fact it would bring back beside its successor, with both texts as they are now; null: none. */
+  revives: { id: string; text: string; successor: string | null } | null;
   status: "pending" | "accepted" | "dismissed";
   factId: string | null;
   createdAt: string;
+  /** Where its text came from: the learning job's origin ("chat", "api", "document", "import", "backfill"). */
+  origin: string | null;
+  /** Who wrote its source memories, when not the space's person (their name); null: the person. */
+  writer: string | null;
   /** What the run learned from ("document", "import", "backfill"), its target (a document or import id), a document's name. */
   kind: string | null;
   target: string | null;
@@ -67,22 +77,46 @@ export function addProposal(db: Database.Database, p: NewProposal): string {
   const id = crypto.randomUUID();
   stmt(
     db,
-    `INSERT INTO fact_proposals (id, space_id, run_id, job_id, text, valid_from, sources, replaces)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, p.spaceId, p.runId, p.jobId, p.text, p.validFrom, JSON.stringify(p.sources), JSON.stringify(p.replaces));
+    `INSERT INTO fact_proposals (id, space_id, run_id, job_id, text, valid_from, sources, replaces, revives)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    id,
+    p.spaceId,
+    p.runId,
+    p.jobId,
+    p.text,
+    p.validFrom,
+    JSON.stringify(p.sources),
+    JSON.stringify(p.replaces),
+    p.revives ?? null,
+  );
   return id;
 }
 
 const COLS = `p.id, p.space_id AS spaceId, p.run_id AS runId, p.text, p.valid_from AS validFrom, p.sources,
-  p.replaces, p.status, p.fact_id AS factId, p.created_at AS createdAt, r.kind, r.target,
-  (SELECT d.name FROM documents d WHERE r.kind = 'document' AND d.id = r.target) AS targetName`;
+  p.replaces, p.revives, p.status, p.fact_id AS factId, p.created_at AS createdAt, r.kind, r.target,
+  (SELECT d.name FROM documents d WHERE r.kind = 'document' AND d.id = r.target) AS targetName,
+  (SELECT j.origin FROM fact_jobs j WHERE j.id = p.job_id) AS origin,
+  (SELECT pe.name FROM json_each(p.sources) e JOIN memories m ON m.id = e.value JOIN spaces s ON s.id = m.space_id
+     JOIN people pe ON pe.id = m.written_by WHERE m.written_by <> s.person_id LIMIT 1) AS writer`;
 
-type Row = Omit<FactProposal, "sources" | "replaces"> & { sources: string; replaces: string };
+type Row = Omit<FactProposal, "sources" | "replaces" | "revives"> & {
+  sources: string;
+  replaces: string;
+  revives: string | null;
+};
 
 function toProposal(db: Database.Database, r: Row): FactProposal {
   const text = stmt(db, "SELECT text FROM facts WHERE id = ? AND space_id = ? AND deleted_at IS NULL");
+  const revived = r.revives
+    ? (stmt(
+        db,
+        "SELECT f.text, s.text AS successor FROM facts f LEFT JOIN facts s ON s.id = f.superseded_by WHERE f.id = ? AND f.space_id = ?",
+      ).get(r.revives, r.spaceId) as { text: string; successor: string | null } | undefined)
+    : undefined;
   return {
     ...r,
+    revives: revived && r.revives ? { id: r.revives, ...revived } : null,
     sources: JSON.parse(r.sources) as string[],
     replaces: (JSON.parse(r.replaces) as string[]).flatMap((id) => {
       const f = text.get(id, r.spaceId) as { text: string } | undefined;

@@ -44,22 +44,41 @@ export function factsTaughtBy(db: Database.Database, jobId: number): TaughtFact[
   }));
 }
 
+/** What happened since to the facts a job wrote (the Facts line's words, issue 54). */
+export interface TakenBack {
+  /** Taken back with Undo under the reply. */
+  undone: number;
+  /** Deleted by the person (on What Memo knows, the API, or with a /forget of the fact). */
+  deleted: number;
+  /** Forgotten because every memory it came from was forgotten. */
+  forgotten: number;
+  /** Replaced since by a newer fact. */
+  replaced: number;
+}
+
 /**
- * How many of the facts a job wrote were taken back by the person since (its Undo, or forgetting the fact):
- * the job's count of facts learned stays what it wrote, so the Facts line says what is left of it.
+ * What became of the facts a job wrote: undone, deleted, forgotten with their memories, replaced since. The
+ * job's count of facts learned stays what it wrote, so the Facts line says what is left of it, in words that
+ * say what the person did.
  */
+export function factsTakenBackOf(db: Database.Database, jobId: number): TakenBack {
+  return stmt(
+    db,
+    `SELECT count(DISTINCT CASE WHEN f.deleted_reason = 'person' AND f.undone_at IS NOT NULL THEN f.id END) AS undone,
+            count(DISTINCT CASE WHEN f.deleted_reason = 'person' AND f.undone_at IS NULL THEN f.id END) AS deleted,
+            count(DISTINCT CASE WHEN f.deleted_reason = 'sources' THEN f.id END) AS forgotten,
+            count(DISTINCT CASE WHEN f.deleted_at IS NULL AND (f.superseded_by IS NOT NULL OR f.valid_to IS NOT NULL)
+                                THEN f.id END) AS replaced
+       FROM fact_jobs j JOIN fact_job_sources s ON s.job_id = j.id
+       JOIN fact_sources fs ON fs.memory_id = s.memory_id
+       JOIN facts f ON f.id = fs.fact_id
+      WHERE j.id = ? AND f.origin = 'learned' AND f.space_id = j.space_id AND f.recorded_at >= j.created_at`,
+  ).get(jobId) as TakenBack;
+}
+
+/** How many of the facts a job wrote the person took back with Undo (factsTakenBackOf's `undone`). */
 export function factsUndoneOf(db: Database.Database, jobId: number): number {
-  return (
-    stmt(
-      db,
-      `SELECT count(DISTINCT f.id) AS n
-         FROM fact_jobs j JOIN fact_job_sources s ON s.job_id = j.id
-         JOIN fact_sources fs ON fs.memory_id = s.memory_id
-         JOIN facts f ON f.id = fs.fact_id
-        WHERE j.id = ? AND f.origin = 'learned' AND f.deleted_at IS NOT NULL AND f.deleted_reason = 'person'
-          AND f.space_id = j.space_id AND f.recorded_at >= j.created_at`,
-    ).get(jobId) as { n: number }
-  ).n;
+  return factsTakenBackOf(db, jobId).undone;
 }
 
 export type UndoLearning =
@@ -83,8 +102,8 @@ export function undoLearnedFact(db: Database.Database, factId: string, at: strin
     unindexFact(db, f);
     stmt(
       db,
-      "UPDATE facts SET deleted_at = ?, deleted_reason = 'person', deleted_root = id WHERE id = ? AND deleted_at IS NULL",
-    ).run(at, factId);
+      "UPDATE facts SET deleted_at = ?, deleted_reason = 'person', deleted_root = id, undone_at = ? WHERE id = ? AND deleted_at IS NULL",
+    ).run(at, at, factId);
     stmt(
       db,
       "UPDATE facts SET superseded_by = NULL, valid_to = NULL WHERE superseded_by = ? AND deleted_at IS NULL",

@@ -13,6 +13,7 @@ import {
   type MemoryRow,
 } from "../store";
 import { isMine, mySpace } from "../../core/acting";
+import { factsLeftWithout } from "../facts/cascade";
 
 export const FORGET_UNDO_DAYS = 7;
 
@@ -22,11 +23,15 @@ export interface ForgetResult {
   /** Restore these ids (restoreMemories) until `until` to undo. */
   undo: { ids: string[]; until: string };
   message: string;
+  /** The facts that went with them (their every live source was among them; issue 54). */
+  facts?: { id: string; text: string }[];
 }
 
 export interface ForgetPreview {
   count: number;
   items: { id: string; content: string; timestamp: string; kind: string; pinned: boolean }[];
+  /** The current facts forgetting them would remove (every live source among them; issue 54); absent: none. */
+  facts?: { id: string; text: string }[];
   /** How many of them are pinned. */
   pinned: number;
   preview: true;
@@ -48,6 +53,12 @@ function matchForget(ctx: MemoContext, pattern: string, space: string, write: bo
 }
 
 const plural = (n: number) => `${n} memor${n === 1 ? "y" : "ies"}`;
+const factsPlural = (n: number) => `${n} fact${n === 1 ? "" : "s"}`;
+const quoted = (facts: { text: string }[]) =>
+  facts
+    .slice(0, 10)
+    .map((f) => `“${f.text}”`)
+    .join(", ") + (facts.length > 10 ? ` and ${facts.length - 10} more` : "");
 
 /** What `/forget <pattern>` would remove, deleting nothing. */
 export function forgetPreview(ctx: MemoContext, pattern: string, space = mySpace(DEFAULT_SPACE)): ForgetPreview {
@@ -60,13 +71,18 @@ export function forgetPreview(ctx: MemoContext, pattern: string, space = mySpace
     pinned: m.pinned,
   }));
   const pinned = items.filter((i) => i.pinned).length;
+  const facts = factsLeftWithout(
+    ctx.db,
+    items.map((i) => i.id),
+  );
   return {
     count: items.length,
     items,
+    ...(facts.length ? { facts } : {}),
     pinned,
     preview: true,
     message: items.length
-      ? `${plural(items.length)} match “${pattern.trim()}”${pinned ? ` (${pinned} pinned)` : ""}; nothing was forgotten.`
+      ? `${plural(items.length)} match “${pattern.trim()}”${pinned ? ` (${pinned} pinned)` : ""}${facts.length ? `; forgetting ${items.length === 1 ? "it" : "them"} would remove ${factsPlural(facts.length)}: ${quoted(facts)}` : ""}; nothing was forgotten.`
       : `No memory matches “${pattern.trim()}”.`,
   };
 }
@@ -74,6 +90,7 @@ export function forgetPreview(ctx: MemoContext, pattern: string, space = mySpace
 /** Soft-delete exactly these memories (a confirmed preview), those still live; restorable for 7 days. */
 export function forgetIds(ctx: MemoContext, ids: string[], label: string): ForgetResult {
   const before = new Map(ids.map((id) => [id, getMemory(ctx.db, id)]));
+  const facts = factsLeftWithout(ctx.db, ids);
   const changed = new Set(softDeleteMemories(ctx.db, ids));
   const items = ids
     .filter((id) => changed.has(id))
@@ -89,8 +106,9 @@ export function forgetIds(ctx: MemoContext, ids: string[], label: string): Forge
     count: items.length,
     items,
     undo: { ids: undoable, until },
+    ...(facts.length ? { facts } : {}),
     message: items.length
-      ? `Forgot ${plural(items.length)} matching “${label}”.${undo}`
+      ? `Forgot ${plural(items.length)} matching “${label}”${facts.length ? `, and ${factsPlural(facts.length)} learned from ${items.length === 1 ? "it" : "them"}: ${quoted(facts)}` : ""}.${undo}`
       : `No memory matches “${label}”.`,
   };
 }

@@ -18,7 +18,11 @@ const cand = (rid: number, fused: number): Staged & { final: number } => ({
   dateMatch: false,
 });
 
-const derived = (sources: number[], novelty: number): DerivedMemory => ({ sources: new Set(sources), novelty });
+const derived = (sources: number[], novelty: number): DerivedMemory => ({
+  sources: new Set(sources),
+  novelty,
+  retired: null,
+});
 
 test("a derived candidate scores × (w + (1 − w) × novelty); the person's own words are untouched", () => {
   const cands = [cand(1, 1), cand(2, 0.8), cand(3, 0.5)];

@@ -7,7 +7,7 @@ import type Database from "better-sqlite3";
 import { getMemoriesByRid, type MemoryRow } from "../store";
 import { derivedOf } from "../store/provenance";
 import { applyImportance, qualityFilter, type FusedCandidate } from "./fuse";
-import { belowSources, withProvenance } from "./provenance";
+import { belowSources, MOSTLY_RESTATED, withProvenance } from "./provenance";
 import { withNeighbours, withTime, type Staged } from "./rerank";
 import type { RetrievalSettings } from "./settings";
 import type { StageTimer } from "./stages";
@@ -42,7 +42,16 @@ export function rankUnion(
   );
   const sourced = withProvenance(timed, derived, settings);
   const { kept, dropped } = settings.qualityFilter ? qualityFilter(sourced, settings) : { kept: sourced, dropped: [] };
-  const live = kept.filter((c) => rows.get(c.rid) && !rows.get(c.rid)!.softDeleted);
+  // An exchange that is mostly a reply restating a fact since deleted, undone or replaced is not packed
+  // (issue 54): it is a copy of what the person took back, and would otherwise stand in for it. One that
+  // carries new words of the person's (novelty) stays, as their evidence.
+  const live = kept.filter((c) => {
+    if (!rows.get(c.rid) || rows.get(c.rid)!.softDeleted) return false;
+    const d = derived.get(c.rid);
+    const retired = d && d.novelty < MOSTLY_RESTATED ? d.retired : null;
+    if (retired) dropped.push({ ...c, reason: `restated “${retired}”, no longer current` });
+    return !retired;
+  });
   const weighted = belowSources(
     applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight),
     derived,

@@ -56,6 +56,59 @@ export function recordProvenance(db: Database.Database, memoryIds: string[], p: 
 export interface DerivedMemory {
   sources: Set<number>;
   novelty: number;
+  /**
+   * A fact it was given and restated is no longer current — deleted, undone or replaced (issue 54): the
+   * fact's text, so that ranking can say why it is not packed. Null: none.
+   */
+  retired: string | null;
+}
+
+/** A fact that is no longer current, with what it says that its successor (if any) does not: its value. */
+interface RetiredFact {
+  id: string;
+  value: Set<string>;
+  text: string;
+}
+
+/**
+ * The facts among `ids` that are no longer current (deleted, undone, replaced), each with its value: its
+ * content stems, less its successor's when it was replaced (what the replacement changed).
+ */
+function retiredFacts(db: Database.Database, ids: string[]): RetiredFact[] {
+  if (!ids.length) return [];
+  const rows = stmt(
+    db,
+    `SELECT f.id, f.text, s.text AS successor FROM facts f LEFT JOIN facts s ON s.id = f.superseded_by
+      WHERE f.id IN (SELECT value FROM json_each(?))
+        AND (f.deleted_at IS NOT NULL OR f.superseded_by IS NOT NULL OR f.valid_to IS NOT NULL)`,
+  ).all(JSON.stringify(ids)) as { id: string; text: string; successor: string | null }[];
+  return rows.map((r) => {
+    const next = r.successor ? contentStems(r.successor) : new Set<string>();
+    return { id: r.id, text: r.text, value: new Set([...contentStems(r.text)].filter((w) => !next.has(w))) };
+  });
+}
+
+/** The assistant's words of a stored exchange (its speaker spans of role assistant; all of it without spans). */
+function assistantWords(content: string, speakers: string | null): string {
+  let spans: { role?: string; start: number; end: number }[] = [];
+  try {
+    spans = speakers ? (JSON.parse(speakers) as typeof spans) : [];
+  } catch {
+    spans = [];
+  }
+  if (!Array.isArray(spans) || !spans.length) return content;
+  return spans
+    .filter((s) => s.role === "assistant")
+    .map((s) => content.slice(s.start, s.end))
+    .join("\n");
+}
+
+/** Whether words carry a retired fact's value: more than half of its stems (the provenance guard's measure). */
+function carries(words: Set<string>, f: RetiredFact): boolean {
+  if (!f.value.size) return false;
+  let n = 0;
+  for (const w of f.value) if (words.has(w)) n++;
+  return n * 2 > f.value.size;
 }
 
 /** The derived memories among these rids (those with recorded sources), with their source memories' rids. */
@@ -64,14 +117,29 @@ export function derivedOf(db: Database.Database, rids: number[]): Map<number, De
   if (!rids.length) return out;
   const rows = stmt(
     db,
-    `SELECT rid, derived_from AS d, novelty FROM memories
+    `SELECT rid, derived_from AS d, novelty, content, speakers FROM memories
       WHERE rid IN (SELECT value FROM json_each(?)) AND derived_from IS NOT NULL`,
-  ).all(JSON.stringify(rids)) as { rid: number; d: string; novelty: number | null }[];
+  ).all(JSON.stringify(rids)) as {
+    rid: number;
+    d: string;
+    novelty: number | null;
+    content: string;
+    speakers: string | null;
+  }[];
   if (!rows.length) return out;
+  const factsOfMemories = stmt(
+    db,
+    "SELECT DISTINCT fact_id AS id FROM fact_sources WHERE memory_id IN (SELECT value FROM json_each(?))",
+  );
   const ridOf = stmt(db, "SELECT rid FROM memories WHERE id = ?");
   const factSources = stmt(
     db,
     "SELECT m.rid FROM fact_sources s JOIN memories m ON m.id = s.memory_id WHERE s.fact_id = ?",
+  );
+  const teaches = stmt(
+    db,
+    `SELECT 1 FROM fact_sources s JOIN facts f ON f.id = s.fact_id JOIN memories m ON m.id = s.memory_id
+      WHERE m.rid = ? AND f.deleted_at IS NULL AND f.superseded_by IS NULL AND f.valid_to IS NULL LIMIT 1`,
   );
   for (const r of rows) {
     let p: Provenance;
@@ -87,7 +155,18 @@ export function derivedOf(db: Database.Database, rids: number[]): Map<number, De
     }
     for (const id of p.facts ?? [])
       for (const x of factSources.all(id) as { rid: number }[]) if (x.rid !== r.rid) sources.add(x.rid);
-    out.set(r.rid, { sources, novelty: r.novelty ?? 1 });
+    // The facts it was given: stated in its prompt, or carried by a memory recalled for it.
+    const given = new Set(p.facts ?? []);
+    if (p.memories?.length)
+      for (const x of factsOfMemories.all(JSON.stringify(p.memories)) as { id: string }[]) given.add(x.id);
+    const retired = retiredFacts(db, [...given]);
+    let restated: string | null = null;
+    // An exchange that taught a current fact is its evidence (the person's change of it, say), not a copy.
+    if (retired.length && !teaches.get(r.rid)) {
+      const words = contentStems(assistantWords(r.content, r.speakers));
+      restated = retired.find((f) => carries(words, f))?.text ?? null;
+    }
+    out.set(r.rid, { sources, novelty: r.novelty ?? 1, retired: restated });
   }
   return out;
 }

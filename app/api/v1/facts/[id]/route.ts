@@ -25,9 +25,16 @@ export const PATCH = asPerson(async function PATCH(req: Request, { params }: { p
   });
 });
 
-/** DELETE /api/v1/facts/:id → { id, deleted: true } (forgotten with its history) */
-export const DELETE = asPerson(async function DELETE(_req: Request, { params }: { params: Promise<{ id: string }> }) {
+/**
+ * DELETE /api/v1/facts/:id → { id, deleted: true } (forgotten with its history). `?sources=forget` (issue 54)
+ * also forgets, undoably, the memories it came from: → { id, deleted: true, sourcesForgotten: [memory ids],
+ * factsForgotten: [{ id, text }] } (other facts that had no other live source). `?sources=keep` is the default.
+ */
+export const DELETE = asPerson(async function DELETE(req: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   if (!UUID.test(id)) return errorResponse(400, "id must be a fact id (UUID)");
-  return handle(() => json(deleteFact(appContext(), id)));
+  const sources = new URL(req.url).searchParams.get("sources");
+  if (sources !== null && sources !== "keep" && sources !== "forget")
+    return errorResponse(400, "sources must be keep or forget");
+  return handle(() => json(deleteFact(appContext(), id, { forgetSources: sources === "forget" })));
 });
