@@ -110,6 +110,34 @@ test("another person's words are packed under their name, in their shared space;
   assert.doesNotMatch(own, /Marit (said|wrote)/);
 });
 
+test("an earlier reply that repeated what it was given is labelled as restating recall; an imported chat names its history", async () => {
+  // Marit's last turn in "pantry" was answered by echoing its memory block (the double's reply): a restating reply.
+  await asOwner(() =>
+    addMemories(
+      h.memo,
+      [
+        {
+          text: "",
+          space: "pantry",
+          timestamp: "2024-03-01T10:00:00.000Z",
+          said: [
+            { role: "user", text: "Should cannelloni rest before baking?" },
+            { role: "assistant", text: "Let them rest ten minutes so the ricotta sets." },
+          ],
+        },
+      ],
+      { conversationId: "chatgpt:c-17", kind: "import" },
+    ),
+  );
+  await asOwner(() => h.chat("Ricotta for the cannelloni: how much, and should they rest?", { space: "pantry" }));
+  const { block } = lastSystemPrompt();
+  assert.match(block, /you replied, restating what you recalled then: “Fixture reply to: How much ricotta/, block);
+  assert.match(
+    block,
+    /- 2024-03-01 \(from the user's chatgpt history\): the user said: “Should cannelloni rest before baking\?”\n {2}you replied: “Let them rest/,
+  );
+});
+
 test("a fact learned by the owner's back-fill from another person's memory records that person and says so", async () => {
   await asOwner(() =>
     addMemories(h.memo, [{ text: "The household budget sheet is in the blue folder", space: "house" }]),
