@@ -211,7 +211,9 @@ export function DebugSearchResults({ data }: { data: DebugSearchResult }) {
               <summary className="cursor-pointer text-zinc-500">
                 in a prompt: {r.source.writer ? `${r.source.writer}'s words` : "the user's own"}
                 {r.source.space ? ` · ${r.source.space.owner}'s space “${r.source.space.name}”` : ""}
-                {r.source.imported ? ` · imported (${r.source.imported})` : ""}
+                {r.source.imported
+                  ? ` · imported${r.source.imported === "imported" ? "" : ` from ${r.source.imported}`}`
+                  : ""}
                 {r.source.restated ? " · a reply restating recall" : ""}
               </summary>
               <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-words rounded bg-zinc-50 p-2 font-mono text-zinc-700 dark:bg-zinc-900 dark:text-zinc-300">

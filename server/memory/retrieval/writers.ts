@@ -16,7 +16,7 @@ export interface MemorySource {
   writer: string | null;
   /** Another person's space it came from (their name and the space's); null: the asker's own space. */
   space: { owner: string; name: string } | null;
-  /** An imported conversation: the app its stored conversation id names ("chatgpt"); null: not an import. */
+  /** An imported conversation: the app its stored conversation id names ("chatgpt", else "imported"); null: not an import. */
   imported: string | null;
   /** A stored reply that mostly restated the memories and facts it was given (store/provenance.ts). */
   restated: boolean;
@@ -38,7 +38,7 @@ export function personNames(db: Database.Database): (id: string) => string {
 function importedFrom(kind: string, conversationId: string | null): string | null {
   if (kind !== "import") return null;
   const i = conversationId?.indexOf(":") ?? -1;
-  return i > 0 ? conversationId!.slice(0, i) : "another app";
+  return i > 0 ? conversationId!.slice(0, i) : "imported"; // "from the user's imported history"
 }
 
 /** Each memory's source, relative to the acting person (the one chatting or searching). */
