@@ -213,3 +213,18 @@ test("each line names its writer relative to the person asking: another person b
     /^- 2024-06-15 \(from the user's chatgpt history\): the user said: “the boiler code is 4471”\n {2}you replied, restating what you recalled then: “Noted, 4471\.”$/m,
   );
 });
+
+test("a document in another person's space is named by its file, its text not put in their mouth", () => {
+  const source = { writer: "Signe", space: { owner: "Signe", name: "cabin" }, imported: null, restated: false };
+  const { block } = packMemories(
+    [item("Turn the water off at the main valve in October.", { documentName: "cabin-guide.md", source })],
+    6,
+    1500,
+    { speakers: true },
+  );
+  assert.match(
+    block,
+    /^- 2024-06-15 \(from cabin-guide\.md, in Signe's shared space “cabin”\): Turn the water off at the main valve/m,
+  );
+  assert.doesNotMatch(block, /Signe wrote/);
+});

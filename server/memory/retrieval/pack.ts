@@ -142,13 +142,20 @@ function entry(m: PackItem, body: string, offset?: number, timeOnDays?: Set<stri
 
 /** The line a memory is packed as (without a budget's cut): what Debug Search shows beside a result. */
 export function packedLine(m: PackItem, opts: PackOptions = {}): string {
-  const body = opts.speakers ? speakerBody(m.content, m.speakers, opts.assistantMaxChars ?? 400, m.source) : bodyOf(m);
-  return entry(m, body, opts.tzOffsetMinutes, opts.timeOnDays);
+  return entry(m, bodyWith(m, opts), opts.tzOffsetMinutes, opts.timeOnDays);
 }
 
-/** A memory's body without speaker lines: another person's words still under their name. */
+/** A memory's body without speaker lines: another person's words still under their name (a document's are its own). */
 function bodyOf(m: PackItem): string {
-  return m.source?.writer ? `${m.source.writer} wrote: “${formatBody(m.content)}”` : formatBody(m.content);
+  const writer = m.documentName ? null : m.source?.writer;
+  return writer ? `${writer} wrote: “${formatBody(m.content)}”` : formatBody(m.content);
+}
+
+/** A memory's body: its speakers' lines with `speakers` (when it has any), else bodyOf. */
+function bodyWith(m: PackItem, opts: PackOptions): string {
+  return opts.speakers && m.speakers?.length
+    ? speakerBody(m.content, m.speakers, opts.assistantMaxChars ?? 400, m.source)
+    : bodyOf(m);
 }
 
 /**
@@ -167,9 +174,7 @@ export function packMemories(
   const timeOnDays = opts.timeOnDays ?? sharedDays(items, topN, opts.tzOffsetMinutes);
   const at = (m: PackItem, body: string) => entry(m, body, opts.tzOffsetMinutes, timeOnDays);
   for (const m of items.slice(0, topN)) {
-    const body = opts.speakers
-      ? speakerBody(m.content, m.speakers, opts.assistantMaxChars ?? 400, m.source)
-      : bodyOf(m);
+    const body = bodyWith(m, opts);
     let e = at(m, body);
     let t = estimateTokens(e) + 1;
     if (tokens + t > tokenBudget) {
