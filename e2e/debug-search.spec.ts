@@ -26,6 +26,12 @@ test.describe("Debug Search page", () => {
     // The memory that shares words and meaning with the query ranks first, matched by both legs.
     await expect(debugSearch.result(0)).toContainText(DOG);
     await expect(debugSearch.result(0).getByTestId("match-badge")).toHaveText("hybrid");
+    // The line a chat prompt packs it as, with its writer: the person's own (no one else is named).
+    const packed = debugSearch.result(0).getByTestId("packed-as");
+    await expect(packed).toContainText("in a prompt: the user's own");
+    await packed.locator("summary").click();
+    await expect(packed.locator("pre")).toContainText(`: ${DOG}`);
+    await page.screenshot({ path: "test-results/screenshots/debug-search-packed-as-1280.png" });
     // Unrelated memories never outrank a related one.
     const contents = await debugSearch.contents();
     const related = [contents.indexOf(DOG), contents.indexOf(PUPPY)].filter((i) => i >= 0);

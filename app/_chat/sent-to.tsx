@@ -5,7 +5,8 @@ import type { SentMemory } from "@/server/chat/memory-policy";
 /**
  * Under a reply: what memory left the machine with its prompt — "Sent to <provider>: 2 memories · 3 facts", with the exact
  * memory block that went into the prompt (or "none", and why: not shared with a remote provider, recall
- * off for the conversation, a temporary chat that does not read memory).
+ * off for the conversation, a temporary chat that does not read memory). When nothing reached the provider
+ * (it was never asked, or no connection was made) it says "Not sent" and why.
  */
 export function SentTo({ sent }: { sent: SentMemory }) {
   const n = sent.ids.length;
@@ -23,11 +24,18 @@ export function SentTo({ sent }: { sent: SentMemory }) {
       data-sharing={sent.sharing}
     >
       <summary className="cursor-pointer select-none px-2 py-1 text-zinc-600 dark:text-zinc-400">
-        <span data-testid="sent-to-line">
-          Sent to {sent.provider}: {what}
-          {sent.reason ? ` · ${sent.reason}` : ""}
-        </span>
-        {sent.local && <span className="ml-1 text-zinc-400">(stays on this machine)</span>}
+        {sent.notSent ? (
+          <span data-testid="sent-to-line" data-not-sent="true">
+            Not sent to {sent.provider}: {sent.notSent}
+            {sent.block ? ` · ${what} stayed on this machine` : ""}
+          </span>
+        ) : (
+          <span data-testid="sent-to-line">
+            Sent to {sent.provider}: {what}
+            {sent.reason ? ` · ${sent.reason}` : ""}
+          </span>
+        )}
+        {sent.local && !sent.notSent && <span className="ml-1 text-zinc-400">(stays on this machine)</span>}
       </summary>
       {sent.block ? (
         <pre

@@ -269,6 +269,8 @@ export interface SentMemory {
   reason: string | null;
   /** Whether the exchange may become memory (start-up recovery skips the ones that may not). */
   stored: boolean;
+  /** Set when nothing reached the provider (never asked, or no connection): why; the block stayed here. */
+  notSent?: string;
 }
 
 export function sentMemory(plan: TurnMemoryPlan, block: string, ids: string[], facts: string[] = []): SentMemory {

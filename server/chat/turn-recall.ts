@@ -1,5 +1,6 @@
 /** A chat turn's recall (server/chat/turn.ts): retrieval for the prompt, packed under the token budget, and the promotion of what it found. */
-import { estimateTokens, packMemories, type PackOptions } from "../memory/retrieval/pack";
+import { estimateTokens, packMemories, sharedDays, type PackOptions } from "../memory/retrieval/pack";
+import { factWriters, type MemorySource } from "../memory/retrieval/writers";
 import { factBlock, factsToPack, type KnownFact } from "../memory/retrieval/fact-block";
 import { rankedProfile, withinTokens } from "../memory/retrieval/profile";
 import { withSources } from "../memory/retrieval/fact-leg";
@@ -37,7 +38,13 @@ export function embedOnce(embedder: Embedder): Embedder {
 }
 
 /** A recalled memory as the prompt and the reply's card name it: a document chunk by its file and section. */
-type Sourced = RetrievedMemory & { documentName?: string | null; section?: string | null; whose?: Whose | null };
+type Sourced = RetrievedMemory & {
+  documentName?: string | null;
+  section?: string | null;
+  whose?: Whose | null;
+  /** Who wrote it, relative to the person asking (writers.ts): what its packed line names. */
+  source?: MemorySource | null;
+};
 
 function withSource<T extends RetrievedMemory & { documentName?: string | null }>(r: T): T & Sourced {
   return r.documentName ? { ...r, section: chunkSection(r.content) } : r;
@@ -96,7 +103,9 @@ export function packRecalled<T extends Sourced>(
   };
   const third = Math.floor(tokenBudget / 3);
   const room = factBlock(candidates(results.slice(0, topN)), third, opts.tzOffsetMinutes);
-  const memories = packOnly(results, topN, tokenBudget - (room.block ? estimateTokens(room.block) + 1 : 0), opts);
+  // Which days carry the time is read once from the candidates, so each prefix packOnly tries labels alike.
+  const packOpts = { ...opts, timeOnDays: opts.timeOnDays ?? sharedDays(results, topN, opts.tzOffsetMinutes) };
+  const memories = packOnly(results, topN, tokenBudget - (room.block ? estimateTokens(room.block) + 1 : 0), packOpts);
   const facts = factBlock(candidates(memories.included), third, opts.tzOffsetMinutes);
   const used = new Set(facts.used.map((f) => f.id));
   const included = memories.included.map((m) => (m.fact && !used.has(m.fact.id) ? { ...m, fact: undefined } : m));
@@ -247,12 +256,22 @@ export async function recallForPrompt(
     const kept = input.exclude ? results.filter((m) => !input.exclude!(m)) : results;
     const allowed = opts.only === "pinned" ? kept.filter((m) => m.pinned) : kept;
     // Only results at or above the minimum confidence reach the prompt (none: "no memory used"), and only those count as recalled.
-    const usable = packable(allowed, r.settings.minConfidence).map(withSource);
+    const found = packable(allowed, r.settings.minConfidence).map(withSource);
     // The profile: the person's most important current facts, every turn, within its own budget (profile.ts).
-    const profile =
+    const ranked =
       r.settings.profileTokens > 0
         ? rankedProfile(memo.db, input.space).filter((f) => factAllowed(f.sources, only))
         : [];
+    // Every fact the block may state says who it is by when that is not the person asking (writers.ts).
+    const by = factWriters(memo.db, [
+      ...leg.map((f) => f.id),
+      ...ranked.map((f) => f.id),
+      ...found.flatMap((m) => (m.fact ? [m.fact.id] : [])),
+    ]);
+    const written = <F extends KnownFact>(f: F): F => (by.has(f.id) ? { ...f, by: by.get(f.id)! } : f);
+    leg = leg.map(written);
+    const profile = ranked.map(written);
+    const usable = found.map((m) => (m.fact ? { ...m, fact: written(m.fact) } : m));
     opts.timer?.mark("profile");
     const { block, included, facts } = packRecalled(usable, r.settings.topN, r.settings.tokenBudget, {
       speakers: r.settings.packSpeakers,

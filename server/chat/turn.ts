@@ -32,6 +32,7 @@ import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type P
 import { MAX_MESSAGE_CHARS } from "./limits";
 import { ms, NO_RECALL, promoteRecall, provenanceOf, recallForPrompt, type Recall } from "./turn-recall";
 import { runCommand } from "./turn-command";
+import { LABELS_LEGEND } from "../memory/retrieval/pack";
 import { cutNote, keptOnlyOnRequest, type CutReason } from "./cut-short";
 import type { TurnControl } from "./turn-control";
 import { mySpace } from "../core/acting";
@@ -126,10 +127,26 @@ export type TurnEvent =
   | { type: "stopped"; message: StoredMessage }
   | { type: "error"; kind: string; status: number; message: string; partial: StoredMessage | null };
 
-/** The system prompt: Memo's instructions, the person's date (memories are dated in their days), the memory block. */
+/**
+ * The system prompt: Memo's instructions, the person's date (memories are dated in their days), and with a
+ * memory block what its labels mean (said once, LABELS_LEGEND) and the block.
+ */
 export function systemPrompt(block: string, today?: string): string {
   const head = today ? `${SYSTEM_PROMPT}\nToday is ${today} in the user's time zone.` : SYSTEM_PROMPT;
-  return block ? `${head}\n\n${block}` : head;
+  return block ? `${head}\n${LABELS_LEGEND}\n\n${block}` : head;
+}
+
+/**
+ * Why nothing of the prompt reached the provider, or null when it may have: it was never asked (stopped
+ * first), or it failed to connect (refused, not found, its local server not running) before any reply.
+ * Any answer from it, even an error status, means the prompt arrived.
+ */
+export function notSentReason(asked: boolean, text: string, failure: ProviderError | null): string | null {
+  if (!asked) return "stopped before the provider was asked";
+  if (text || !failure) return null;
+  if (failure.kind === "unreachable" || failure.kind === "unavailable" || failure.kind === "not_configured")
+    return `the provider could not be reached (${failure.message})`;
+  return null;
 }
 
 /** Validate a turn's input before anything streams; ServiceError (4xx) otherwise. */
@@ -289,7 +306,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     ...promptHistory(memo.db, conv.id, HISTORY_TOKENS, userMessage!.id),
     { role: "user", content: message },
   ];
-  const sent = sentMemory(
+  let sent = sentMemory(
     plan,
     recall.block,
     recall.memories.map((m) => m.id),
@@ -307,8 +324,10 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   let finishReason: string | null = null;
   const tProvider = performance.now();
   let failure: ProviderError | null = null;
+  let asked = false;
   try {
     if (control?.reason) throw aborted(); // stopped before the provider was asked: it never is
+    asked = true;
     const gen = provider.stream(prompt, { model: input.model, signal: control?.signal ?? deps.signal });
     for (;;) {
       const next = await gen.next();
@@ -333,6 +352,13 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
       e instanceof ProviderError
         ? e
         : new ProviderError("upstream", e instanceof Error ? e.message : String(e), provider.id);
+  }
+
+  // Nothing reached the provider (never asked, or no connection was made): "Sent to" says so, not what would have gone.
+  const why = notSentReason(asked, text, failure);
+  if (why) {
+    sent = { ...sent, notSent: why };
+    yield { type: "sent", sent };
   }
 
   // Why the reply ended early, if it did. A cut (Stop, reload, shutdown) that comes after the reply

@@ -27,3 +27,9 @@ const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Frida
 export function weekdayAndDay(at: number, offsetMinutes: number): string {
   return `${WEEKDAYS[new Date(at + offsetMinutes * 60_000).getUTCDay()]}, ${dayIn(at, offsetMinutes)}`;
 }
+
+/** "14:05": the time of day of an instant in a zone (24-hour clock). */
+export function timeIn(at: string | number, offsetMinutes: number): string {
+  const t = typeof at === "number" ? at : Date.parse(at);
+  return new Date(t + offsetMinutes * 60_000).toISOString().slice(11, 16);
+}

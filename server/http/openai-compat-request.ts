@@ -18,10 +18,10 @@ import {
   type ProviderId,
 } from "../chat/providers";
 import { mySpaceOf } from "../core/acting";
+import { LABELS_LEGEND } from "../memory/retrieval/pack";
 
 export const MEMO_MODEL = "memo";
-export const MEMORY_PREAMBLE =
-  "Memories recalled by Memo from earlier conversations with this user (dated; use them when they help):";
+export const MEMORY_PREAMBLE = `Memories recalled by Memo from earlier conversations with this user (dated; use them when they help). ${LABELS_LEGEND}`;
 
 const contentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
 const messageSchema = z.looseObject({

@@ -40,7 +40,7 @@ export function firstRecalled(memory: string): string | null {
   if (at < 0) return null;
   const first = memory.slice(at + "[Relevant Memories]\n".length).split("\n- ")[0]!;
   const body = first
-    .replace(/^- [^:]*: /, "")
+    .replace(/^- \d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?[^:]*: /, "") // the date (and time of a shared day), its source
     .split("\n")[0]!
     .trim();
   const quoted = body.match(/said: “(.*)”$/);

@@ -206,6 +206,20 @@ export function DebugSearchResults({ data }: { data: DebugSearchResult }) {
               )}
             </div>
             <p className="whitespace-pre-wrap break-words text-sm">{r.content}</p>
+            {/* The line a chat prompt packs it as: the writer's label and date the model sees (pack.ts packedLine). */}
+            <details className="mt-1 text-xs" data-testid="packed-as">
+              <summary className="cursor-pointer text-zinc-500">
+                in a prompt: {r.source.writer ? `${r.source.writer}'s words` : "the user's own"}
+                {r.source.space ? ` · ${r.source.space.owner}'s space “${r.source.space.name}”` : ""}
+                {r.source.imported
+                  ? ` · imported${r.source.imported === "imported" ? "" : ` from ${r.source.imported}`}`
+                  : ""}
+                {r.source.restated ? " · a reply restating recall" : ""}
+              </summary>
+              <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-words rounded bg-zinc-50 p-2 font-mono text-zinc-700 dark:bg-zinc-900 dark:text-zinc-300">
+                {r.packedAs}
+              </pre>
+            </details>
             {(r.via || r.fact) && (
               <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400" data-testid="debug-fact">
                 {r.via && <span>found through the fact “{r.via.text}”</span>}

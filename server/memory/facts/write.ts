@@ -11,6 +11,7 @@ import { dateRangeMessage, keptIso } from "../../core/dates";
 import { contentHash, nowIso, vecBlob } from "../store/rows";
 import { requireWritableSpace, writerFor } from "../store/shares";
 import { ensureSpace } from "../store/spaces";
+import { spacePersonOf } from "../../core/space-name";
 import { indexFact } from "./indexing";
 import {
   FACT_ORIGINS,
@@ -82,6 +83,30 @@ function checkItem(
 }
 
 /**
+ * Who wrote a learned fact's sources, as facts.written_by says it (null: the space's person): their one
+ * writer (memories.written_by, else the space's person), or `fallback` when they have several.
+ */
+function sourcesWriter(
+  db: Database.Database,
+  spaceId: string,
+  sources: string[],
+  fallback: string | null,
+): string | null {
+  const person = spacePersonOf(spaceId);
+  const writers = new Set(
+    (
+      stmt(
+        db,
+        "SELECT DISTINCT coalesce(written_by, ?) AS w FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+      ).all(person, JSON.stringify(sources)) as { w: string }[]
+    ).map((r) => r.w),
+  );
+  if (writers.size !== 1) return fallback;
+  const [w] = writers;
+  return w === person ? null : w!;
+}
+
+/**
  * Write facts into one space with their vectors (one per item, made with `model`), in one transaction.
  * A fact whose text is already a current fact of the space (and that replaces nothing) is not stored twice:
  * its sources are added to the existing fact and that id is returned. Returns the ids in input order.
@@ -123,6 +148,9 @@ export function insertFacts(
     const recordedAt = nowIso();
     const writtenBy = writerFor(spaceId);
     return checked.map((c, i) => {
+      // A learned fact is by whoever wrote its sources (issue 54): the owner's back-fill learning from Bob's
+      // memory in the owner's space records Bob, not the owner (or nobody).
+      const by = c.origin === "learned" ? sourcesWriter(db, spaceId, c.sources, writtenBy) : writtenBy;
       const existing =
         c.replaces.length === 0 ? (sameText.get(spaceId, c.hash) as { id: string } | undefined) : undefined;
       if (existing) {
@@ -140,7 +168,7 @@ export function insertFacts(
         validFrom: c.validFrom,
         recordedAt,
         origin: c.origin,
-        writtenBy,
+        writtenBy: by,
         model,
       });
       for (const m of c.sources) addSource.run(id, m);

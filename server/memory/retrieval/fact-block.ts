@@ -23,6 +23,8 @@ export interface KnownFact {
   /** When it stopped holding; null while current. */
   validTo: string | null;
   current: boolean;
+  /** Who said it, when not the person asking (writers.ts factWriters): its line names them. */
+  by?: string;
 }
 
 /** A fact's similarity feature at or above this (2 sd above the space's chance cosine) counts as a match by meaning. */
@@ -86,12 +88,13 @@ export function factsToPack(packed: { fact?: KnownFact }[]): KnownFact[] {
   return [...out.filter((f) => f.current), ...out.filter((f) => !f.current)];
 }
 
-/** A fact's line: its text and when it held, in the person's calendar days. */
+/** A fact's line: who said it (when not the person asking), its text and when it held, in the person's calendar days. */
 export function factLine(f: KnownFact, tzOffsetMinutes?: number): string {
   const day = (iso: string) => dayIn(iso, tzOffsetMinutes ?? defaultOffsetMinutes(Date.parse(iso)));
+  const text = f.by ? `${f.by} said: ${f.text}` : f.text;
   return f.current || !f.validTo
-    ? `- ${f.text} (since ${day(f.validFrom)})`
-    : `- ${f.text} (from ${day(f.validFrom)} until ${day(f.validTo)}; no longer so)`;
+    ? `- ${text} (since ${day(f.validFrom)})`
+    : `- ${text} (from ${day(f.validFrom)} until ${day(f.validTo)}; no longer so)`;
 }
 
 /** The [What I know] block within a token budget (whole lines only); empty without facts. */

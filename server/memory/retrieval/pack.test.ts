@@ -113,7 +113,9 @@ test("chunkSection: the ATX or setext headings a chunk starts with, as a path, e
 
 test("a single overlong first memory is truncated to fit, marked with …", () => {
   const long = "word ".repeat(2000).trim();
-  const { block, used } = packMemories([item(long), item("second")], 6, 200);
+  // The second on a day of its own: the first line's day is its alone, so it carries no time (sharedDays).
+  const second = item("second", { timestamp: "2024-06-16T09:30:00.000Z" });
+  const { block, used } = packMemories([item(long), second], 6, 200);
   assert.equal(used, 1);
   assert.match(block, /^\[Relevant Memories\]\n- 2024-06-15: (word ?)+…\n {2}\(match: hybrid, importance: 5\)$/);
   assert.ok(estimateTokens(block) <= 200, `block is ${estimateTokens(block)} tokens`);
@@ -130,8 +132,9 @@ test("a truncated multi-line memory stays within the budget too", () => {
 
 test("a budget too small for a useful cut skips that memory; a later one that fits still goes in", () => {
   assert.deepEqual(packMemories([item("y".repeat(1000))], 6, 25), { block: "", used: 0 });
-  assert.deepEqual(packMemories([item("y".repeat(1000)), item("hi")], 6, 25), {
-    block: "[Relevant Memories]\n- 2024-06-15: hi\n  (match: hybrid, importance: 5)",
+  // Both fall on 2024-06-15, so the line packed carries its time too (sharedDays).
+  assert.deepEqual(packMemories([item("y".repeat(1000)), item("hi")], 6, 25, { tzOffsetMinutes: 0 }), {
+    block: "[Relevant Memories]\n- 2024-06-15 09:30: hi\n  (match: hybrid, importance: 5)",
     used: 1,
   });
 });
@@ -140,4 +143,88 @@ test("estimateTokens is ceil(chars / 4)", () => {
   assert.equal(estimateTokens(""), 0);
   assert.equal(estimateTokens("abcd"), 1);
   assert.equal(estimateTokens("abcde"), 2);
+});
+
+test("lines of a day that several candidates share carry their time in the person's zone; a lone day's line its date", () => {
+  const { block } = packMemories(
+    [
+      item("left the keys with Sunniva", { timestamp: "2026-05-04T06:05:00.000Z" }),
+      item("took the keys back from Sunniva", { timestamp: "2026-05-04T19:45:00.000Z" }),
+      item("had the keys copied", { timestamp: "2026-04-01T12:00:00.000Z" }),
+    ],
+    6,
+    1500,
+    { tzOffsetMinutes: 120 },
+  );
+  assert.match(block, /^- 2026-05-04 08:05: left the keys/m);
+  assert.match(block, /^- 2026-05-04 21:45: took the keys back/m);
+  assert.match(block, /^- 2026-04-01: had the keys copied/m);
+  // The days are the person's: 23:30 UTC on the 4th is the 5th two hours east, a day of its own.
+  const late = packMemories(
+    [item("a", { timestamp: "2026-05-04T23:30:00.000Z" }), item("b", { timestamp: "2026-05-04T10:00:00.000Z" })],
+    6,
+    1500,
+    { tzOffsetMinutes: 120 },
+  ).block;
+  assert.match(late, /^- 2026-05-05: a$/m);
+  assert.match(late, /^- 2026-05-04: b$/m);
+});
+
+test("each line names its writer relative to the person asking: another person by name, in their space; an import; a restating reply", () => {
+  const said = "User: the boiler code is 4471 Assistant: Noted, 4471.";
+  const speakers = [
+    { role: "user" as const, start: 6, end: said.indexOf(" Assistant:") },
+    { role: "assistant" as const, start: said.indexOf("Noted"), end: said.length },
+  ];
+  const theirs = packMemories(
+    [
+      item(said, {
+        speakers,
+        source: { writer: "Signe", space: { owner: "Signe", name: "cabin" }, imported: null, restated: false },
+      }),
+    ],
+    6,
+    1500,
+    { speakers: true },
+  ).block;
+  assert.match(
+    theirs,
+    /^- 2024-06-15 \(in Signe's shared space “cabin”\): Signe said: “the boiler code is 4471”\n {2}you replied: “Noted, 4471\.”$/m,
+  );
+  const note = packMemories(
+    [
+      item("The boat key hangs by the door", {
+        source: { writer: "Signe", space: { owner: "Signe", name: "cabin" }, imported: null, restated: false },
+      }),
+    ],
+    6,
+    1500,
+    { speakers: true },
+  ).block;
+  assert.match(note, /\(in Signe's shared space “cabin”\): Signe wrote: “The boat key hangs by the door”/);
+  const imported = packMemories(
+    [item(said, { speakers, source: { writer: null, space: null, imported: "chatgpt", restated: true } })],
+    6,
+    1500,
+    { speakers: true },
+  ).block;
+  assert.match(
+    imported,
+    /^- 2024-06-15 \(from the user's chatgpt history\): the user said: “the boiler code is 4471”\n {2}you replied, restating what you recalled then: “Noted, 4471\.”$/m,
+  );
+});
+
+test("a document in another person's space is named by its file, its text not put in their mouth", () => {
+  const source = { writer: "Signe", space: { owner: "Signe", name: "cabin" }, imported: null, restated: false };
+  const { block } = packMemories(
+    [item("Turn the water off at the main valve in October.", { documentName: "cabin-guide.md", source })],
+    6,
+    1500,
+    { speakers: true },
+  );
+  assert.match(
+    block,
+    /^- 2024-06-15 \(from cabin-guide\.md, in Signe's shared space “cabin”\): Turn the water off at the main valve/m,
+  );
+  assert.doesNotMatch(block, /Signe wrote/);
 });

@@ -4,14 +4,25 @@ import { DEFAULT_SPACE } from "../../core/space-name";
 import { withDocumentNames } from "./document-names";
 import { activeModel } from "../index/model-check";
 import { rankDepth } from "./query-builder";
-import { retrieve, type RetrievedMemory, type RetrieveResult } from "./retrieve";
+import { packable, retrieve, type RetrievedMemory, type RetrieveResult } from "./retrieve";
+import { chunkSection } from "./document-names";
+import { packedLine, sharedDays } from "./pack";
+import { memorySources, type MemorySource } from "./writers";
 import { loadRetrievalSettings, type RetrievalSettings } from "./settings";
 import { requireReadableSpace, whoseOf, type Whose } from "../store";
 import type { StageTimer } from "./stages";
 import { mySpace } from "../../core/acting";
 
 /** A search result; `documentName` is the source file of a memory from document ingestion, `documentNames` every file it is in. */
-type Named = { documentName: string | null; documentNames: string[]; whose?: Whose | null };
+type Named = {
+  documentName: string | null;
+  documentNames: string[];
+  whose?: Whose | null;
+  /** Who wrote it, relative to the person searching (writers.ts): what a prompt's line names. */
+  source: MemorySource;
+  /** The line a chat prompt packs it as (pack.ts packedLine, without a budget's cut): the labels the model sees. */
+  packedAs: string;
+};
 export type SearchResult = Omit<RetrieveResult, "results" | "dropped"> & {
   results: (RetrievedMemory & Named)[];
   dropped: (RetrievedMemory & { reason: string } & Named)[];
@@ -69,10 +80,30 @@ export async function search(
     );
     return items.map((m, i) => (w[i] ? { ...m, whose: w[i] } : m));
   };
+  // Each result with its writer and the line a prompt would pack it as (the days that carry a time are read
+  // from the results that reach the minimum confidence, as a turn's packing reads them).
+  const timeOnDays = sharedDays(packable(res.results, settings.minConfidence), settings.topN, input.tzOffsetMinutes);
+  const labelled = <T extends RetrievedMemory & { documentName: string | null }>(items: T[]) => {
+    const sources = memorySources(ctx.db, spaceId, items);
+    return items.map((m, i) => {
+      const source = sources[i]!;
+      const section = m.documentName ? chunkSection(m.content) : null;
+      const packedAs = packedLine(
+        { ...m, section, source },
+        {
+          speakers: settings.packSpeakers,
+          assistantMaxChars: settings.assistantMaxChars,
+          tzOffsetMinutes: input.tzOffsetMinutes,
+          timeOnDays,
+        },
+      );
+      return { ...m, source, packedAs };
+    });
+  };
   const named = {
     ...res,
-    results: whose(withDocumentNames(ctx.db, res.results)),
-    dropped: whose(withDocumentNames(ctx.db, res.dropped)),
+    results: whose(labelled(withDocumentNames(ctx.db, res.results))),
+    dropped: whose(labelled(withDocumentNames(ctx.db, res.dropped))),
     model,
     settings,
   };
