@@ -59,7 +59,8 @@ function lastPrompt(x: LearningHarness): string {
 
 /** The [What I know] block of a prompt (up to the next block header), or "". */
 function knownBlock(prompt: string): string {
-  const at = prompt.indexOf("[What I know]");
+  // The block's header starts a line (the labels' legend names it mid-sentence).
+  const at = prompt.search(/^\[What I know\]/m);
   if (at < 0) return "";
   const rest = prompt.slice(at + 1);
   const end = rest.search(/\n\[[A-Z]/);

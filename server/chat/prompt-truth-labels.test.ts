@@ -20,6 +20,7 @@ import { isFactsRequest } from "../test/fixture-facts-model";
 import { learningHarness, type LearningHarness } from "../test/learning-harness";
 import { updateRetrievalSettings } from "../services/retrieval-settings-service";
 import { listFactsFor } from "../services/facts-service";
+import { decideProposals, factProposals } from "../services/fact-proposals-service";
 import { startLearning } from "../services/learning-service";
 import { saveProviderSettings } from "./providers";
 import type { TurnEvent } from "./turn";
@@ -150,6 +151,11 @@ test("a fact learned by the owner's back-fill from another person's memory recor
   h.fixture.facts.set([{ when: "Fjordbank", facts: [{ text: "Banks with Fjordbank in Bergen." }] }]);
   await asOwner(() => startLearning(h.memo, { kind: "backfill", space: "house" }));
   await h.settle();
+  // Learned from another person's words: a proposal Marit confirms first (issue 54, "untrusted text proposes").
+  const pending = await asOwner(() => factProposals(h.memo).proposals);
+  const proposed = pending.find((p) => p.text === "Banks with Fjordbank in Bergen.");
+  assert.ok(proposed, JSON.stringify(pending.map((p) => p.text)));
+  assert.deepEqual((await asOwner(() => decideProposals(h.memo, [proposed.id], "accept"))).done, [proposed.id]);
   const facts = await asOwner(() => listFactsFor(h.memo, { space: "house" }));
   const bank = facts.facts.find((f) => f.text === "Banks with Fjordbank in Bergen.");
   assert.ok(bank, JSON.stringify(facts.facts.map((f) => f.text)));
