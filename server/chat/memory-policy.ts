@@ -14,7 +14,7 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { resolveProviderConfig, type ProviderConfig, type ProviderId, sectionValue } from "./providers";
-import { providerFamily } from "./providers/families";
+import { familyPrefixed, providerFamily } from "./providers/families";
 import { readSetting, writeSetting } from "../core/settings-store";
 import { isMine, spaceRef } from "../core/acting";
 import { spacePersonOf } from "../core/space-name";
@@ -94,6 +94,27 @@ export function providerEndpoint(cfg: ProviderConfig, id: ProviderId): ProviderE
   }
   const local = isLoopbackHost(host) && !treatedAsRemote().has(host);
   return { provider: id, label, host, local, key: `${id}@${host}` };
+}
+
+/**
+ * A provider endpoint's key as a person sends it ("<family>@<host>", as providerEndpoint makes it): the family
+ * is one registered now (read from the registry when checked, so a family added later is accepted) and, for
+ * `remote`, one whose prompts may leave the machine (only those have a sharing choice).
+ */
+export function endpointKeyInput(which: "remote" | "any") {
+  const what = which === "remote" ? "a remote provider" : "a configured provider";
+  return z
+    .string()
+    .trim()
+    .min(3)
+    .max(300)
+    .refine(
+      (key) => {
+        const m = familyPrefixed(key, "@");
+        return m !== undefined && /^\S+$/.test(m.rest) && (which === "any" || m.family.remote);
+      },
+      { message: `key must be <provider>@<host> of ${what}` },
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -137,6 +137,18 @@ export function providerFamilies(): ProviderFamily[] {
   return [...families.values()];
 }
 
+/**
+ * The registered family a name starts with, before `sep` (`<family>:<model>` on `/v1`, `<family>@<host>` for
+ * the sharing and learning keys), and the rest; undefined when no registered family's id is its prefix. Read
+ * from the registry when called, so a family registered later is recognised (never a hand-written list).
+ */
+export function familyPrefixed(name: string, sep: ":" | "@"): { family: ProviderFamily; rest: string } | undefined {
+  const at = name.indexOf(sep);
+  if (at <= 0) return undefined;
+  const family = families.get(name.slice(0, at));
+  return family ? { family, rest: name.slice(at + 1) } : undefined;
+}
+
 const listModels = async (p: ChatProvider, signal: AbortSignal) => void (await p.listModels(signal));
 const isSet = (s: Sourced<unknown>) => s.source === "settings" || s.source === "env";
 const MODEL_FIELD = { name: "model", label: "Model", kind: "text" } as const;
