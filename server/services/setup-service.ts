@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
+import { acting } from "../core/acting";
 import { dataDir, dbPath } from "../core/config";
 import { storageProblem } from "../core/storage-fault";
 import { getLocalDetector, type DetectionStatus } from "../chat/detect-local";
@@ -53,7 +54,11 @@ export interface SetupStatus {
   localModels: LocalGguf[];
   engines: { embedder: string | null; chat: string | null; gpuBuildsInstalled: string[]; gpuEnv: string | null };
   checklistDismissed: boolean;
-  data: { dir: string; db: string };
+  /**
+   * Where the data folder and the store are, for an admin (who runs the machine and its backups); null for a
+   * member, who has no use for the server's paths (issue 58: their card says how to keep their own copy).
+   */
+  data: { dir: string; db: string } | null;
   /** Why writes cannot be saved (data folder read-only or full), or null: the app shows it in a banner. */
   storageProblem: string | null;
 }
@@ -107,7 +112,7 @@ export function setupStatus(ctx: MemoContext): SetupStatus {
       gpuEnv: process.env.MEMO_LLAMA_GPU ?? null,
     },
     checklistDismissed: checklistDismissed(db),
-    data: { dir: dataDir(), db: dbPath() },
+    data: acting().admin ? { dir: dataDir(), db: dbPath() } : null,
     storageProblem: storageProblem(db.name)?.message ?? null,
   };
 }

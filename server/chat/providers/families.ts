@@ -13,6 +13,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { modelsDir } from "../../core/config";
+import { ggufFileProblem } from "../local-models";
 import { getLocalChatServer } from "../local-server";
 import { AnthropicProvider } from "./anthropic";
 import { OpenAICompatibleProvider } from "./openai";
@@ -180,8 +181,9 @@ const BUILT_IN: ProviderFamily[] = [
       const p = sectionValue(cfg, "llama", "modelPath").value;
       if (!p)
         return { ok: false, missing: "a chat model GGUF (MEMO_CHAT_MODEL, Settings, or a .gguf in data/models/chat/)" };
-      if (!fs.existsSync(p)) return { ok: false, missing: `the chat model file ${p} (it does not exist)` };
-      return { ok: true, missing: null };
+      // A GGUF file, checked by its signature only: nothing of another file's contents is ever shown.
+      const problem = ggufFileProblem(p);
+      return problem ? { ok: false, missing: problem } : { ok: true, missing: null };
     },
     explicitlySet: (cfg) => isSet(sectionValue(cfg, "llama", "modelPath")),
     model: (cfg) => {
