@@ -15,7 +15,8 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import { resolveProviderConfig, type ProviderConfig, type ProviderId, sectionValue } from "./providers";
 import { familyPrefixed, providerFamily } from "./providers/families";
-import { readSetting, writeSetting } from "../core/settings-store";
+import { loadSetting } from "../core/settings-load";
+import { writeSetting } from "../core/settings-store";
 import { isMine, spaceRef } from "../core/acting";
 import { spacePersonOf } from "../core/space-name";
 
@@ -130,10 +131,8 @@ export type PrivacySettings = z.infer<typeof privacySettingsSchema>;
 
 /** The acting person's choices, or `personId`'s (a shared space's person, whose choices follow its memories). */
 export function loadPrivacySettings(db: Database.Database, personId?: string): PrivacySettings {
-  // A damaged value reads as nothing saved: the defaults (remote providers are asked again).
-  const parsed = privacySettingsSchema.safeParse(readSetting(db, SETTINGS_KEY, personId) ?? {});
-  if (parsed.success) return parsed.data;
-  return privacySettingsSchema.parse({});
+  // Every choice that still parses is kept; one that does not is asked again (and set aside: settings-load.ts).
+  return loadSetting(db, SETTINGS_KEY, privacySettingsSchema, privacySettingsSchema.parse({}), personId);
 }
 
 function updatePrivacySettings(db: Database.Database, f: (s: PrivacySettings) => void): PrivacySettings {

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
+import { z } from "zod";
 import { acting } from "../core/acting";
 import { dataDir, dbPath } from "../core/config";
 import { storageProblem } from "../core/storage-fault";
@@ -17,9 +18,12 @@ import { providerFamily, providerStatus, type ProviderId, type Source } from "..
 import { reindexStatus, type ShownReindexProgress } from "../memory/index/reindex-job";
 import { modelDownloadStatus, type ModelDownloadStatus } from "./model-download-service";
 import type { MemoContext } from "../core/context";
-import { readSetting, writeSetting } from "../core/settings-store";
+import { loadSetting } from "../core/settings-load";
+import { writeSetting } from "../core/settings-store";
 
 const CHECKLIST_KEY = "ui.firstRunChecklist";
+/** The first-run checklist's saved state (read through the one loader, like every setting). */
+export const checklistSchema = z.object({ dismissed: z.boolean().default(false) });
 /** node-llama-cpp's prebuilt GPU builds (optional packages; present when they installed for this machine). */
 const GPU_BUILDS = [
   "linux-x64-cuda",
@@ -64,7 +68,7 @@ export interface SetupStatus {
 }
 
 export function checklistDismissed(db: Database.Database): boolean {
-  return (readSetting(db, CHECKLIST_KEY) as { dismissed?: unknown } | null | undefined)?.dismissed === true;
+  return loadSetting(db, CHECKLIST_KEY, checklistSchema, { dismissed: false }).dismissed;
 }
 
 export function setChecklistDismissed(db: Database.Database, dismissed: boolean): void {

@@ -53,7 +53,7 @@ test("a family registered later has working memory-sharing and learning switches
   const caller = createCaller({ memo, headers: new Headers() });
   process.env.MEMO_PROVIDER = "acme";
   const status = await caller.privacy.status();
-  const acme = status.providers.find((p) => p.provider === "acme");
+  const acme = status.providers.find((p) => p.provider === ("acme" as string));
   assert.ok(acme, "the test family is listed");
   assert.equal(acme.key, "acme@api.acme.test");
   assert.deepEqual(await caller.privacy.setSharing({ key: acme.key, mode: "pinned" }), {
