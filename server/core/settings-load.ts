@@ -53,10 +53,11 @@ function keep(schema: z.ZodType, fallback: unknown, stored: unknown, path: strin
     const r = schema.safeParse(undefined);
     return r.success ? r.data : undefined;
   }
-  const whole = schema.safeParse(stored);
-  if (whole.success) return whole.data;
   const inner = unwrap(schema);
   const d = defOf(inner);
+  const whole = schema.safeParse(stored);
+  // An object is walked even when it parses: a plain z.object would drop a field it no longer has unsaid.
+  if (whole.success && !(d.type === "object" && isPlainObject(stored))) return whole.data;
   if (d.type === "object" && d.shape && isPlainObject(stored)) {
     const fb = isPlainObject(fallback) ? fallback : {};
     const out: Record<string, unknown> = {};
