@@ -298,3 +298,20 @@ test("salvage: a narrowed range, a field without a default, a rule across fields
     { path: "(the whole value)", reason: "n must be above 2" },
   ]);
 });
+
+test("Settings reads what was set aside (where and why, never the saved text) and can dismiss it", async () => {
+  const { createCaller } = await import("../api/root");
+  clear();
+  writeSetting(store.sqlite, "jobs", { decay: { time: "25:99" }, consolidate: {}, lifetime: {} });
+  loadJobSettings(store.sqlite);
+  const caller = createCaller({ memo: { db: store.sqlite, embedder: undefined as never }, headers: new Headers() });
+  const list = await caller.unkeptSettings.list();
+  assert.deepEqual(
+    list.map((u) => [u.key, u.entries.map((e) => e.unkept.map((x) => x.path))]),
+    [["jobs", [["decay.time"]]]],
+  );
+  assert.ok(!JSON.stringify(list).includes("25:99"), "the saved text stays on the server");
+  assert.deepEqual(await caller.unkeptSettings.dismiss({ key: "jobs" }), { dismissed: true });
+  assert.deepEqual(await caller.unkeptSettings.list(), []);
+  await assert.rejects(caller.unkeptSettings.dismiss({ key: "nothing.like.it" }), /no setting/);
+});
