@@ -163,6 +163,36 @@ test("sign in and out in the browser: back where you were, httpOnly SameSite coo
   await context.close();
 });
 
+test("a signed-out visitor's sign-in page shows no app menu: only what they can use (issue 58)", async ({
+  browser,
+}) => {
+  const { context, page, errors } = await lanBrowser(browser);
+  const login = new LoginPage(page);
+  const nav = page.getByRole("navigation", { name: "Main" });
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.goto("/settings");
+    await expect(page).toHaveURL(/\/login\?next=%2Fsettings$/);
+    await expect(login.heading).toBeVisible();
+    await expect(nav).toContainText("Memo");
+    // Before: Chat, Ingest, Debug Search, Manager, Facts, Analytics, Settings — each one back to /login.
+    await expect(nav.getByRole("link")).toHaveCount(0);
+    await expect(login.signOut).toHaveCount(0);
+    await page.screenshot({ path: test.info().outputPath(`login-signed-out-${width}x${height}.png`), fullPage: true });
+  }
+  // Signed in, the menu is there.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await login.signIn(LAN_PASSWORD);
+  await expect(page).toHaveURL(/\/settings$/);
+  await expect(nav.getByRole("link", { name: "Chat" })).toBeVisible();
+  await expect(login.signOut).toBeVisible();
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
 test("API tokens: created in Settings and shown once, used by programs, powerless to manage access, revoked in Settings", async ({
   browser,
   playwright,
