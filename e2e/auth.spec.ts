@@ -193,6 +193,35 @@ test("a signed-out visitor's sign-in page shows no app menu: only what they can 
   await context.close();
 });
 
+test("a saved setting that no longer parses: Settings shows which part, beside its section; the rest is kept (issue 58)", async ({
+  browser,
+}) => {
+  // The job settings as an older version might have saved them: one part no schema accepts now.
+  const db = new Database(lan.dbFile);
+  db.pragma("busy_timeout = 5000");
+  db.prepare(
+    `INSERT INTO settings (key, value, updated_at) VALUES ('jobs', ?, '2026-01-01T00:00:00.000Z')
+     ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+  ).run(JSON.stringify({ decay: { enabled: true, time: "25:99" }, consolidate: { maxPerSpace: 150 }, lifetime: {} }));
+  db.close();
+  const { context, page, errors } = await lanBrowser(browser);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/settings#jobs");
+  await new LoginPage(page).signIn(LAN_PASSWORD);
+  await expect(page).toHaveURL(/\/settings/);
+  const jobs = page.getByTestId("jobs-section");
+  const notice = jobs.getByTestId("unkept-settings");
+  await expect(notice).toContainText("Some saved settings could not be kept");
+  await expect(notice).toContainText("decay.time");
+  await expect(jobs.getByLabel("Memories compared per space")).toHaveValue("150"); // the rest is in force
+  await jobs.scrollIntoViewIfNeeded();
+  await jobs.screenshot({ path: test.info().outputPath("jobs-unkept-notice.png") });
+  await notice.getByRole("button", { name: "Dismiss" }).click();
+  await expect(notice).toHaveCount(0);
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
 test("API tokens: created in Settings and shown once, used by programs, powerless to manage access, revoked in Settings", async ({
   browser,
   playwright,

@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { freePort, killOnExit } from "../ops/child-process";
-import { ggufFileProblem } from "./local-models";
+import { ggufFileProblem } from "./gguf-file";
 import { ChildServer, type ChildLaunch, type ChildServerState, type ChildServerTuning } from "../ops/child-server";
 
 export type LocalServerState = ChildServerState;

@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { modelsDir } from "../../core/config";
-import { ggufFileProblem } from "../local-models";
+import { ggufFileProblem } from "../gguf-file";
 import { getLocalChatServer } from "../local-server";
 import { AnthropicProvider } from "./anthropic";
 import { OpenAICompatibleProvider } from "./openai";
