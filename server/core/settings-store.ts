@@ -67,7 +67,8 @@ export function personalSettingsLike(personId: string): string {
 
 /**
  * The `settings` table: one JSON value per key (jobs, providers, retrieval per model, privacy, detection,
- * the setup checklist). Readers validate the value themselves and fall back to their defaults.
+ * the setup checklist). Readers go through loadSetting (settings-load.ts): each part that still parses is
+ * kept, and what is not is set aside here (setAsideUnkept), never dropped.
  */
 
 /** The saved text of `key` as stored (the acting person's, or `personId`'s), undefined when nothing is saved. */
