@@ -38,7 +38,7 @@ export function UnkeptNotice({ settings }: { settings: string[] }) {
             {u.entries.flatMap((e) =>
               e.unkept.map((x) => (
                 <li key={`${e.at}-${x.path}`}>
-                  <code className="break-all">{x.path}</code>: {x.reason} (saved before {e.at.slice(0, 10)})
+                  <code className="break-all">{x.path}</code>: {x.reason} (found {e.at.slice(0, 10)})
                 </li>
               )),
             )}
