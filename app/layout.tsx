@@ -3,7 +3,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { TRPCReactProvider } from "./_trpc/client";
 import { NavLinks } from "./nav-links";
-import { AuthNav } from "./auth-nav";
+import { AuthNav, visitorHere } from "./auth-nav";
 import { ModelBanner } from "./_setup/model-banner";
 import { FirstRunChecklist } from "./_setup/first-run-checklist";
 import "./globals.css";
@@ -13,7 +13,9 @@ export const metadata: Metadata = {
   description: "Local-first chat with persistent memory",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // A signed-out visitor (on /login) gets the name and the page, not the app's menu or its banners.
+  const signedOut = (await visitorHere()) === "signed-out";
   return (
     <html lang="en">
       <body className="min-h-screen bg-zinc-50 text-zinc-900 dark:bg-zinc-950 dark:text-zinc-100">
@@ -26,17 +28,21 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             aria-label="Main"
             className="flex h-full flex-wrap content-center items-center gap-x-2 whitespace-nowrap px-3 sm:flex-nowrap sm:gap-x-3"
           >
-            <Link href="/" className="shrink-0 font-semibold tracking-tight">
-              Memo
-            </Link>
-            <NavLinks />
+            {signedOut ? (
+              <span className="shrink-0 font-semibold tracking-tight">Memo</span>
+            ) : (
+              <Link href="/" className="shrink-0 font-semibold tracking-tight">
+                Memo
+              </Link>
+            )}
+            {!signedOut && <NavLinks />}
             <AuthNav />
           </nav>
         </header>
         <TRPCReactProvider>
-          <ModelBanner />
+          {!signedOut && <ModelBanner />}
           <main id="main" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-6 focus:outline-none">
-            <FirstRunChecklist />
+            {!signedOut && <FirstRunChecklist />}
             {children}
           </main>
         </TRPCReactProvider>

@@ -163,6 +163,65 @@ test("sign in and out in the browser: back where you were, httpOnly SameSite coo
   await context.close();
 });
 
+test("a signed-out visitor's sign-in page shows no app menu: only what they can use (issue 58)", async ({
+  browser,
+}) => {
+  const { context, page, errors } = await lanBrowser(browser);
+  const login = new LoginPage(page);
+  const nav = page.getByRole("navigation", { name: "Main" });
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.goto("/settings");
+    await expect(page).toHaveURL(/\/login\?next=%2Fsettings$/);
+    await expect(login.heading).toBeVisible();
+    await expect(nav).toContainText("Memo");
+    // Before: Chat, Ingest, Debug Search, Manager, Facts, Analytics, Settings — each one back to /login.
+    await expect(nav.getByRole("link")).toHaveCount(0);
+    await expect(login.signOut).toHaveCount(0);
+    await page.screenshot({ path: test.info().outputPath(`login-signed-out-${width}x${height}.png`), fullPage: true });
+  }
+  // Signed in, the menu is there.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await login.signIn(LAN_PASSWORD);
+  await expect(page).toHaveURL(/\/settings$/);
+  await expect(nav.getByRole("link", { name: "Chat" })).toBeVisible();
+  await expect(login.signOut).toBeVisible();
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
+test("a saved setting that no longer parses: Settings shows which part, beside its section; the rest is kept (issue 58)", async ({
+  browser,
+}) => {
+  // The job settings as an older version might have saved them: one part no schema accepts now.
+  const db = new Database(lan.dbFile);
+  db.pragma("busy_timeout = 5000");
+  db.prepare(
+    `INSERT INTO settings (key, value, updated_at) VALUES ('jobs', ?, '2026-01-01T00:00:00.000Z')
+     ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+  ).run(JSON.stringify({ decay: { enabled: true, time: "25:99" }, consolidate: { maxPerSpace: 150 }, lifetime: {} }));
+  db.close();
+  const { context, page, errors } = await lanBrowser(browser);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/settings#jobs");
+  await new LoginPage(page).signIn(LAN_PASSWORD);
+  await expect(page).toHaveURL(/\/settings/);
+  const jobs = page.getByTestId("jobs-section");
+  const notice = jobs.getByTestId("unkept-settings");
+  await expect(notice).toContainText("Some saved settings could not be kept");
+  await expect(notice).toContainText("decay.time");
+  await expect(jobs.getByLabel("Memories compared per space")).toHaveValue("150"); // the rest is in force
+  await jobs.scrollIntoViewIfNeeded();
+  await jobs.screenshot({ path: test.info().outputPath("jobs-unkept-notice.png") });
+  await notice.getByRole("button", { name: "Dismiss" }).click();
+  await expect(notice).toHaveCount(0);
+  expect(errors).toEqual([]);
+  await context.close();
+});
+
 test("API tokens: created in Settings and shown once, used by programs, powerless to manage access, revoked in Settings", async ({
   browser,
   playwright,

@@ -187,11 +187,22 @@ export function FirstRunChecklist({ always = false }: { always?: boolean }) {
           </Link>{" "}
           (original dates are kept; its conversations join your chats).
         </Item>
-        <Item done={false} title="Your data and its backup">
-          Everything is in <code className="break-all">{s.data.dir}</code> (the store:{" "}
-          <code className="break-all">{s.data.db}</code>). Back it up while Memo runs with <code>npm run backup</code>{" "}
-          (a consistent copy); <code>MEMO_DATA_DIR</code> moves the folder.
-        </Item>
+        {s.data ? (
+          <Item done={false} title="Your data and its backup">
+            Everything is in <code className="break-all">{s.data.dir}</code> (the store:{" "}
+            <code className="break-all">{s.data.db}</code>). Back it up while Memo runs with <code>npm run backup</code>{" "}
+            (a consistent copy); <code>MEMO_DATA_DIR</code> moves the folder.
+          </Item>
+        ) : (
+          <Item done={false} title="A copy of your memory">
+            Your memory is kept on this Memo server, and whoever runs it makes its backups. To keep a copy of your own,
+            export it on{" "}
+            <Link href="/memory/manager" className="underline">
+              Memory → Manager
+            </Link>
+            .
+          </Item>
+        )}
       </ul>
     </section>
   );

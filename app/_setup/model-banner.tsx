@@ -180,7 +180,8 @@ export function ModelBanner() {
         data-testid="storage-problem"
         className="rounded border border-red-300 bg-red-50 px-2 py-1 text-xs sm:text-sm dark:border-red-800 dark:bg-red-950"
       >
-        <strong>Memo cannot save anything right now</strong>: {s.storageProblem} (the data folder is {s.data.dir}).
+        <strong>Memo cannot save anything right now</strong>: {s.storageProblem}
+        {s.data ? ` (the data folder is ${s.data.dir})` : " (tell whoever runs this Memo server)"}.
       </p>,
     );
   }

@@ -1,6 +1,7 @@
 "use client";
 
 import { ErrorAlert, Field } from "../_ui/ui";
+import { UnkeptNotice } from "./unkept-notice";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
@@ -128,6 +129,7 @@ export function JobsSection() {
           now from Memory → Analytics.
         </p>
       </div>
+      <UnkeptNotice settings={["jobs"]} />
       {error && <ErrorAlert>{error.message}</ErrorAlert>}
       {!draft && !error && <p className="text-sm text-zinc-500">Loading…</p>}
       {draft && (

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { UnkeptNotice } from "./unkept-notice";
 import { useId, useState } from "react";
 import { useTRPC } from "../_trpc/client";
 import { LearnFacts } from "../_ui/learn-facts";
@@ -58,6 +59,7 @@ export function LearningSection() {
         </p>
       }
     >
+      <UnkeptNotice settings={["facts.learning"]} />
       {(status.error ?? set.error) && <ErrorAlert>{(status.error ?? set.error)!.message}</ErrorAlert>}
       {s && s.providers.length === 0 && <p className="text-sm text-zinc-500">No provider is set up.</p>}
       <ul className="space-y-2">

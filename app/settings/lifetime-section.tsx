@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { UnkeptNotice } from "./unkept-notice";
 import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { ErrorAlert, Field, Muted, Notice, SettingsSection } from "../_ui/ui";
@@ -91,6 +92,7 @@ export function LifetimeSection() {
         </Muted>
       }
     >
+      <UnkeptNotice settings={["lifetime"]} />
       {error && <ErrorAlert>{error.message}</ErrorAlert>}
       {!draft && !error && <p className="text-sm text-zinc-500">Loading…</p>}
       {draft && (

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { UnkeptNotice } from "./unkept-notice";
 import { useState } from "react";
 import { useTRPC } from "../_trpc/client";
 import { INPUT as SELECT } from "../_ui/styles";
@@ -40,6 +41,7 @@ export function MemorySharing() {
       data-testid="memory-sharing"
     >
       <legend className="px-1 text-sm font-semibold">Memory sharing</legend>
+      <UnkeptNotice settings={["privacy"]} />
       <p className="text-xs text-zinc-500">
         Recalled memories go into the prompt of the provider that answers. Memories always stay stored on this machine;
         this decides what is sent with your messages. Under each reply, “Sent to …” shows exactly what went.

@@ -1,6 +1,7 @@
 "use client";
 
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import { UnkeptNotice } from "./unkept-notice";
 import type { AppRouter } from "@/server/api/root";
 import { ErrorAlert, SettingsSection } from "../_ui/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -204,6 +205,7 @@ export function ProvidersSection() {
         </p>
       }
     >
+      <UnkeptNotice settings={["chat.providers", "chat.detectLocal"]} />
       <p
         role="status"
         data-testid="provider-state"

@@ -1,6 +1,7 @@
 "use client";
 
 import { ErrorAlert } from "../_ui/ui";
+import { UnkeptNotice } from "./unkept-notice";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
@@ -75,6 +76,7 @@ export function RetrievalSection() {
           . Try changes on Debug Search first.
         </p>
       </div>
+      <UnkeptNotice settings={["retrieval:"]} />
       {error && <ErrorAlert>{error.message}</ErrorAlert>}
       {!draft && !error && <p className="text-sm text-zinc-500">Loading…</p>}
       {draft && d && (

@@ -15,6 +15,7 @@ import { setupRouter } from "./routers/setup";
 import { privacyRouter } from "./routers/privacy";
 import { factsRouter } from "./routers/facts";
 import { learningRouter } from "./routers/learning";
+import { unkeptSettingsRouter } from "./routers/unkept-settings";
 
 export const appRouter = createTRPCRouter({
   memory: memoryRouter,
@@ -33,6 +34,7 @@ export const appRouter = createTRPCRouter({
   privacy: privacyRouter,
   facts: factsRouter,
   learning: learningRouter,
+  unkeptSettings: unkeptSettingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -439,6 +439,15 @@ const TRPC: Record<string, Case> = {
     input: () => ({ key: "openai@api.openai.com", on: true }),
     why: "B's own switch, like memory sharing: it decides learning from B's memory only (issue 48)",
   },
+  "unkeptSettings.list": {
+    kind: "own",
+    why: "what could not be kept of B's own personal settings (A's are A's), the household's only for an admin",
+  },
+  "unkeptSettings.dismiss": {
+    kind: "own",
+    input: () => ({ key: "privacy" }),
+    why: "B's own notice: a personal setting's key is B's (storedKey), never A's",
+  },
   "learning.count": { kind: "missing", id: "document", input: (id) => ({ kind: "document", target: id }) },
   "learning.start": { kind: "missing", id: "document", input: (id) => ({ kind: "document", target: id }) },
   "learning.runs": { kind: "own", why: "B's own runs" },

@@ -8,7 +8,8 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { readSetting, writeSetting } from "../core/settings-store";
+import { loadSetting } from "../core/settings-load";
+import { writeSetting } from "../core/settings-store";
 
 export const DEFAULT_DETECT_PORTS = [11434, 1234, 8080] as const;
 const KNOWN: Record<number, string> = { 11434: "Ollama", 1234: "LM Studio", 8080: "llama-server" };
@@ -46,10 +47,7 @@ const settingsSchema = z.object({
 type DetectSettings = z.infer<typeof settingsSchema>;
 
 export function loadDetectSettings(db: Database.Database): DetectSettings {
-  const saved = readSetting(db, SETTINGS_KEY);
-  if (saved === undefined) return {};
-  const p = settingsSchema.safeParse(saved);
-  return p.success ? p.data : {};
+  return loadSetting(db, SETTINGS_KEY, settingsSchema, {});
 }
 
 /** Turn detection on or off, or prefer one of the found servers (one statement). */

@@ -17,7 +17,8 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { readSetting, writeSetting } from "../core/settings-store";
+import { loadSetting } from "../core/settings-load";
+import { writeSetting } from "../core/settings-store";
 import { OWNER_ID, spacePersonOf } from "../core/space-name";
 import { LEARNING_SETTING, learningDefault } from "./learning-fields";
 import { loadPrivacySettings, providerEndpoint, sharingFor, type ProviderEndpoint } from "./memory-policy";
@@ -42,8 +43,7 @@ export type LearningSettings = z.infer<typeof learningSettingsSchema>;
 
 /** The acting person's learning choices, or `personId`'s (a job's person: server/chat/fact-learner.ts). */
 export function loadLearningSettings(db: Database.Database, personId?: string): LearningSettings {
-  const parsed = learningSettingsSchema.safeParse(readSetting(db, SETTINGS_KEY, personId) ?? {});
-  return parsed.success ? parsed.data : learningSettingsSchema.parse({});
+  return loadSetting(db, SETTINGS_KEY, learningSettingsSchema, learningSettingsSchema.parse({}), personId);
 }
 
 /** Turn learning on or off for one provider endpoint, for the acting person (null: back to its default). */

@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { freePort, killOnExit } from "../ops/child-process";
+import { ggufFileProblem } from "./gguf-file";
 import { ChildServer, type ChildLaunch, type ChildServerState, type ChildServerTuning } from "../ops/child-server";
 
 export type LocalServerState = ChildServerState;
@@ -44,6 +45,17 @@ export class LocalServerUnavailableError extends Error {
 export function nativeLlamaServer(): string | undefined {
   const p = process.env.MEMO_LLAMA_SERVER;
   return p && fs.existsSync(p) ? p : undefined;
+}
+
+/**
+ * What people see of the supervisor's last error: how the server ended, without the last lines it wrote to
+ * stderr (llama.cpp quotes what it read from the model file there; the server log keeps them, for whoever
+ * runs the machine).
+ */
+export function shownError(lastError: string | null): string | null {
+  if (lastError === null) return null;
+  const exited = /^(.*? exited \([^)]*\))(?:: .*)?$/s.exec(lastError);
+  return exited ? `${exited[1]} (the server log says why)` : lastError;
 }
 
 export class LocalChatServer {
@@ -92,7 +104,7 @@ export class LocalChatServer {
       baseUrl: s.baseUrl,
       pid: s.pid,
       restarts: s.restarts,
-      lastError: s.lastError,
+      lastError: shownError(s.lastError),
     };
   }
 
@@ -103,7 +115,9 @@ export class LocalChatServer {
   /** The command line: MEMO_LLAMA_SERVER when set, else server/chat/llama-chat-main.ts. */
   private launch(): ChildLaunch | Promise<ChildLaunch> {
     const model = this.o.modelPath;
-    if (!fs.existsSync(model)) throw new Error(`the chat model file ${model} does not exist`);
+    // Only a GGUF is handed to llama.cpp: its loader's errors quote what it read.
+    const problem = ggufFileProblem(model);
+    if (problem) throw new Error(problem.replace(/ \(it does not exist\)$/, " does not exist"));
     const native = this.o.preferNode ? undefined : nativeLlamaServer();
     const threads = this.o.threads ?? (Number(process.env.MEMO_CHAT_THREADS) || undefined);
     const ctx = this.o.contextSize ?? (Number(process.env.MEMO_CHAT_CTX) || undefined);
@@ -136,7 +150,7 @@ export class LocalChatServer {
     if (url) return url;
     const what = s.state === "starting" || s.state === "restarting" ? "is still loading the model" : `is ${s.state}`;
     throw new LocalServerUnavailableError(
-      `The local chat server (${path.basename(this.o.modelPath)}) ${what}${s.lastError ? `: ${s.lastError}` : ""}.`,
+      `The local chat server (${path.basename(this.o.modelPath)}) ${what}${s.lastError ? `: ${shownError(s.lastError)}` : ""}.`,
     );
   }
 

@@ -14,8 +14,9 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { resolveProviderConfig, type ProviderConfig, type ProviderId, sectionValue } from "./providers";
-import { providerFamily } from "./providers/families";
-import { readSetting, writeSetting } from "../core/settings-store";
+import { familyPrefixed, providerFamily } from "./providers/families";
+import { loadSetting } from "../core/settings-load";
+import { writeSetting } from "../core/settings-store";
 import { isMine, spaceRef } from "../core/acting";
 import { spacePersonOf } from "../core/space-name";
 
@@ -96,6 +97,27 @@ export function providerEndpoint(cfg: ProviderConfig, id: ProviderId): ProviderE
   return { provider: id, label, host, local, key: `${id}@${host}` };
 }
 
+/**
+ * A provider endpoint's key as a person sends it ("<family>@<host>", as providerEndpoint makes it): the family
+ * is one registered now (read from the registry when checked, so a family added later is accepted) and, for
+ * `remote`, one whose prompts may leave the machine (only those have a sharing choice).
+ */
+export function endpointKeyInput(which: "remote" | "any") {
+  const what = which === "remote" ? "a remote provider" : "a configured provider";
+  return z
+    .string()
+    .trim()
+    .min(3)
+    .max(300)
+    .refine(
+      (key) => {
+        const m = familyPrefixed(key, "@");
+        return m !== undefined && /^\S+$/.test(m.rest) && (which === "any" || m.family.remote);
+      },
+      { message: `key must be <provider>@<host> of ${what}` },
+    );
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Saved choices
 
@@ -109,10 +131,8 @@ export type PrivacySettings = z.infer<typeof privacySettingsSchema>;
 
 /** The acting person's choices, or `personId`'s (a shared space's person, whose choices follow its memories). */
 export function loadPrivacySettings(db: Database.Database, personId?: string): PrivacySettings {
-  // A damaged value reads as nothing saved: the defaults (remote providers are asked again).
-  const parsed = privacySettingsSchema.safeParse(readSetting(db, SETTINGS_KEY, personId) ?? {});
-  if (parsed.success) return parsed.data;
-  return privacySettingsSchema.parse({});
+  // Every choice that still parses is kept; one that does not is asked again (and set aside: settings-load.ts).
+  return loadSetting(db, SETTINGS_KEY, privacySettingsSchema, privacySettingsSchema.parse({}), personId);
 }
 
 function updatePrivacySettings(db: Database.Database, f: (s: PrivacySettings) => void): PrivacySettings {

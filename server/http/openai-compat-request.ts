@@ -10,6 +10,7 @@ import { DEFAULT_SPACE } from "../core/space-name";
 import { ServiceError } from "../core/errors";
 import {
   createProvider,
+  familyPrefixed,
   isConfigured,
   ProviderError,
   providerFamilies,
@@ -170,9 +171,10 @@ export function resolveModel(
   model: string,
 ): { provider: ChatProvider; model: string | undefined } {
   const cfg = resolveProviderConfig(db);
-  const m = /^(llama|openai|anthropic):(.*)$/.exec(model);
+  // "<family>:<model>" for any registered family (the registry's ids, as GET /v1/models lists them).
+  const m = familyPrefixed(model, ":");
   if (m) {
-    const id = m[1] as ProviderId;
+    const id = m.family.id as ProviderId;
     if (!isConfigured(cfg, id).ok)
       throw new OpenAIHttpError(
         404,
@@ -181,7 +183,7 @@ export function resolveModel(
         "model_not_found",
         "model",
       );
-    return { provider: createProvider(cfg, id), model: m[2] || undefined };
+    return { provider: createProvider(cfg, id), model: m.rest || undefined };
   }
   if (!cfg.active.value)
     throw new ProviderError(

@@ -9,7 +9,8 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { actingPersonId } from "../core/acting";
-import { readSetting, type SettingScope, writeSetting } from "../core/settings-store";
+import { loadSetting } from "../core/settings-load";
+import { type SettingScope, writeSetting } from "../core/settings-store";
 import type { DecayRules } from "../memory/lifecycle/decay";
 import { OWNER_ID } from "../core/space-name";
 import { type DayField, dayField } from "./lifetime-fields";
@@ -145,24 +146,8 @@ export function decayRulesOf(l: PersonLifetime): DecayRules {
 
 /** The household record as stored under `jobs`; its decay days and lifetime are the owner's from before people existed. */
 function loadHousehold(db: Database.Database): JobSettings {
-  const saved = readSetting(db, KEY) as Partial<JobSettings> | undefined;
-  const base = structuredClone(DEFAULT_JOB_SETTINGS);
-  if (saved === undefined) return base;
-  try {
-    const merged = {
-      decay: { ...base.decay, ...(saved.decay ?? {}) },
-      consolidate: {
-        ...base.consolidate,
-        ...(saved.consolidate ?? {}),
-        thresholds: { ...(saved.consolidate?.thresholds ?? {}) },
-      },
-      lifetime: { ...base.lifetime, ...(saved.lifetime ?? {}) },
-    };
-    const parsed = jobSettingsSchema.safeParse(merged);
-    return parsed.success ? parsed.data : base;
-  } catch {
-    return base;
-  }
+  // Field by field over the defaults; what no longer parses is set aside, never dropped (settings-load.ts).
+  return loadSetting(db, KEY, jobSettingsSchema, DEFAULT_JOB_SETTINGS);
 }
 
 /**
@@ -173,14 +158,7 @@ function loadHousehold(db: Database.Database): JobSettings {
 export function loadPersonLifetime(db: Database.Database, personId: string = actingPersonId()): PersonLifetime {
   const base =
     personId === OWNER_ID ? personalPart(loadHousehold(db)) : personalPart(structuredClone(DEFAULT_JOB_SETTINGS));
-  const saved = readSetting(db, LIFETIME_KEY, personId) as Partial<PersonLifetime> | undefined;
-  if (saved === undefined || saved === null || typeof saved !== "object") return base;
-  const parsed = personLifetimeSchema.safeParse({
-    ...base,
-    ...saved,
-    lifetime: { ...base.lifetime, ...(saved.lifetime ?? {}) },
-  });
-  return parsed.success ? parsed.data : base;
+  return loadSetting(db, LIFETIME_KEY, personLifetimeSchema, base, personId);
 }
 
 /** The personal fields of full settings, as a person's record holds them. */

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { factLearner, type LearnerStatus, type LearningSent } from "../chat/fact-learner";
 import { chooseFactModel, learningStatus, setLearning, type LearningProviderStatus } from "../chat/fact-model";
 import { getMessage } from "../chat/conversations";
+import { endpointKeyInput } from "../chat/memory-policy";
 import { actingPersonId, isMine } from "../core/acting";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
@@ -40,12 +41,8 @@ import { revertRun, type RevertedRun } from "../memory/facts/revert-run";
 import { getDocumentOr404 } from "./document-service";
 import { getImportJob, importedMemoryIds } from "./import-jobs";
 
-export const providerKeyInput = z
-  .string()
-  .trim()
-  .min(3)
-  .max(300)
-  .regex(/^(llama|openai|anthropic)@\S+$/, "key must be <provider>@<host> of a configured provider");
+/** "<family>@<host>" of any registered family (memory-policy.ts endpointKeyInput: from the registry). */
+export const providerKeyInput = endpointKeyInput("any");
 
 export const learnTargetInput = z.strictObject({
   kind: z.enum(RUN_KINDS),

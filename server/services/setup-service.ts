@@ -7,6 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
+import { z } from "zod";
+import { acting, mineScan } from "../core/acting";
 import { dataDir, dbPath } from "../core/config";
 import { storageProblem } from "../core/storage-fault";
 import { getLocalDetector, type DetectionStatus } from "../chat/detect-local";
@@ -16,11 +18,13 @@ import { providerFamily, providerStatus, type ProviderId, type Source } from "..
 import { reindexStatus, type ShownReindexProgress } from "../memory/index/reindex-job";
 import { modelDownloadStatus, type ModelDownloadStatus } from "./model-download-service";
 import type { MemoContext } from "../core/context";
-import { readSetting, writeSetting } from "../core/settings-store";
-import { mineScan } from "../core/acting";
+import { writeSetting } from "../core/settings-store";
+import { loadSetting } from "../core/settings-load";
 import { listImportJobs } from "./import-jobs";
 
 const CHECKLIST_KEY = "ui.firstRunChecklist";
+/** The first-run checklist's saved state (read through the one loader, like every setting). */
+export const checklistSchema = z.object({ dismissed: z.boolean().default(false) });
 /** node-llama-cpp's prebuilt GPU builds (optional packages; present when they installed for this machine). */
 const GPU_BUILDS = [
   "linux-x64-cuda",
@@ -57,7 +61,11 @@ export interface SetupStatus {
   checklistDismissed: boolean;
   /** "Import your history": done once an import of the person's has finished (or its memories or chats are here). */
   imports: ImportProgressOfPerson;
-  data: { dir: string; db: string };
+  /**
+   * Where the data folder and the store are, for an admin (who runs the machine and its backups); null for a
+   * member, who has no use for the server's paths (issue 58: their card says how to keep their own copy).
+   */
+  data: { dir: string; db: string } | null;
   /** Why writes cannot be saved (data folder read-only or full), or null: the app shows it in a banner. */
   storageProblem: string | null;
 }
@@ -80,7 +88,7 @@ export function importProgress(db: Database.Database): ImportProgressOfPerson {
 }
 
 export function checklistDismissed(db: Database.Database): boolean {
-  return (readSetting(db, CHECKLIST_KEY) as { dismissed?: unknown } | null | undefined)?.dismissed === true;
+  return loadSetting(db, CHECKLIST_KEY, checklistSchema, { dismissed: false }).dismissed;
 }
 
 export function setChecklistDismissed(db: Database.Database, dismissed: boolean): void {
@@ -129,7 +137,7 @@ export function setupStatus(ctx: MemoContext): SetupStatus {
     },
     checklistDismissed: checklistDismissed(db),
     imports: importProgress(db),
-    data: { dir: dataDir(), db: dbPath() },
+    data: acting().admin ? { dir: dataDir(), db: dbPath() } : null,
     storageProblem: storageProblem(db.name)?.message ?? null,
   };
 }

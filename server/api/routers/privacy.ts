@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createTRPCRouter, personalProcedure, publicProcedure } from "../trpc";
 import {
+  endpointKeyInput,
   loadPrivacySettings,
   providerEndpoint,
   setSharing,
@@ -36,12 +37,7 @@ export const privacyRouter = createTRPCRouter({
   setSharing: personalProcedure
     .input(
       z.strictObject({
-        key: z
-          .string()
-          .trim()
-          .min(3)
-          .max(300)
-          .regex(/^(openai|anthropic)@\S+$/, "key must be <provider>@<host> of a remote provider"),
+        key: endpointKeyInput("remote"),
         mode: z.enum(SHARING_MODES).nullable(),
       }),
     )

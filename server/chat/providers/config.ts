@@ -7,7 +7,8 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { detectedServer, type DetectedServer } from "../detect-local";
-import { deleteSetting, readSetting, writeSetting } from "../../core/settings-store";
+import { loadSetting } from "../../core/settings-load";
+import { deleteSetting, writeSetting } from "../../core/settings-store";
 import { type ProviderFamily, type ProviderField, providerFamilies, providerFamily } from "./families";
 import {
   type ProviderConfig,
@@ -86,11 +87,9 @@ function strictPatchSchema() {
 
 /** The saved settings with their keys opened; a key still stored in plain text is sealed in place. */
 export function loadSavedProviderSettings(db: Database.Database): SavedProviderSettings {
-  const saved = readSetting(db, SETTINGS_KEY);
-  if (saved === undefined) return {};
-  const parsed = savedSchema().safeParse(saved);
-  if (!parsed.success) return {};
-  const s = parsed.data as SavedProviderSettings;
+  // Each section and field that still parses is kept: a section of a family no longer registered (renamed),
+  // or a field its family no longer declares, is set aside with its sealed key, never dropped (settings-load.ts).
+  const s = loadSetting(db, SETTINGS_KEY, savedSchema(), {}) as SavedProviderSettings;
   let migrate = false;
   for (const f of providerFamilies()) {
     if (!hasKeyField(f.id)) continue;

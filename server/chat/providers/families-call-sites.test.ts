@@ -259,3 +259,95 @@ test("no product code outside the registry switches on a family's id", () => {
   walk("app");
   assert.deepEqual(found, []);
 });
+
+/**
+ * The product files that may still write a family's id as a string literal ("openai", "acme:…", "acme@…"),
+ * and why. A regular expression naming one is allowed nowhere.
+ */
+const LITERAL_ALLOWED: Record<string, { ids: string[]; why: string }> = {
+  "server/auth/access.ts": { ids: ["openai"], why: "a route class named after the OpenAI-compatible API Memo serves" },
+  "app/settings/models-section.tsx": { ids: ["llama"], why: "GGUF files, which only the local llama.cpp family runs" },
+  "server/api/routers/setup.ts": {
+    ids: ["openai", "llama"],
+    why: "the first-run steps choose a family on purpose: a detected OpenAI-compatible server, a GGUF file",
+  },
+  "server/chat/providers/openai.ts": { ids: ["openai"], why: "the OpenAI-compatible family's own client (and SDK)" },
+  "server/chat/providers/anthropic.ts": { ids: ["anthropic"], why: "the Anthropic family's own client" },
+  "server/chat/providers/streaming.ts": {
+    ids: ["openai", "anthropic"],
+    why: "the two built-in clients' stream readers (and their SDKs)",
+  },
+  "server/chat/providers/types.ts": { ids: ["llama", "openai", "anthropic"], why: "PROVIDER_IDS itself" },
+  "app/_chat/provider-picker.tsx": {
+    ids: ["openai"],
+    why: "the model query's placeholder input while no family is active (the query is disabled then)",
+  },
+};
+
+/** Each line's code with comments dropped (a line comment, or a line inside or opening a block comment). */
+function codeLines(text: string): [number, string][] {
+  return text
+    .split("\n")
+    .map((l, i) => [i + 1, l] as [number, string])
+    .filter(([, l]) => !/^\s*(\/\/|\/\*|\*)/.test(l))
+    .map(([n, l]) => [n, l.replace(/\s\/\/\s.*$/, "")]);
+}
+
+/** Family ids written by hand: a string literal that is an id or starts "<id>:" / "<id>@", or a regex naming one. */
+function handWrittenIds(text: string, ids: readonly string[]): { line: number; id: string; text: string }[] {
+  const alt = ids.join("|");
+  const literal = new RegExp(`(["'\`])(${alt})(?:[:@][^"'\`\\n]*)?\\1`, "g");
+  // A regex literal: after a token that can precede an expression, `/…/flags` (character classes allowed).
+  const regex = /(?<=(?:[(=,:[!&|?{};]|\breturn)\s*)\/(?![/*])(?:[^/\\\n[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+\/[dgimsuy]*/g;
+  const word = new RegExp(`\\b(${alt})\\b`);
+  const found: { line: number; id: string; text: string }[] = [];
+  for (const [line, code] of codeLines(text)) {
+    if (/^\s*(import|export)\b.*\bfrom\s+["']/.test(code) || /^\s*import\s+["']/.test(code)) continue; // module names
+    for (const m of code.matchAll(literal)) found.push({ line, id: m[2]!, text: m[0] });
+    for (const m of code.matchAll(regex)) {
+      const w = word.exec(m[0]);
+      if (w) found.push({ line, id: w[1]!, text: m[0] });
+    }
+    for (const m of code.matchAll(/new RegExp\(([^)]*)\)/g)) {
+      const w = word.exec(m[1]!);
+      if (w) found.push({ line, id: w[1]!, text: m[0] });
+    }
+  }
+  return found;
+}
+
+test("the scan finds family ids in regular expressions and string literals", () => {
+  const ids = ["llama", "openai", "anthropic"];
+  const hits = (s: string) => handWrittenIds(s, ids).map((h) => h.id);
+  assert.deepEqual(hits("  const m = /^(llama|openai|anthropic):(.*)$/.exec(model);"), ["llama"]);
+  assert.deepEqual(hits('    .regex(/^(openai|anthropic)@\\S+$/, "key must be …")'), ["openai"]);
+  assert.deepEqual(hits('  const r = new RegExp("^openai@");'), ["openai"]);
+  assert.deepEqual(hits('  if (key.startsWith("anthropic@")) return;'), ["anthropic"]);
+  assert.deepEqual(hits('  save({ active: "llama" });'), ["llama"]);
+  assert.deepEqual(hits('import OpenAI from "openai";'), []);
+  assert.deepEqual(hits("// openai@x and /llama/ in a comment"), []);
+  assert.deepEqual(hits('  const s = "openaiish" + a / b / c;'), []);
+});
+
+test("no product code outside the registry writes a family's id in a string literal or a regular expression", () => {
+  const root = path.resolve(import.meta.dirname, "../../..");
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory()) {
+        if (rel !== "server/test") walk(rel);
+      } else if (/\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name)) {
+        if (rel === "server/chat/providers/families.ts") continue;
+        for (const h of handWrittenIds(fs.readFileSync(path.join(root, rel), "utf8"), PROVIDER_IDS)) {
+          const isRegex = !/^["'`]/.test(h.text);
+          if (!isRegex && LITERAL_ALLOWED[rel]?.ids.includes(h.id)) continue;
+          found.push(`${rel}:${h.line}: ${h.text}`);
+        }
+      }
+    }
+  };
+  walk("server");
+  walk("app");
+  assert.deepEqual(found, []);
+});

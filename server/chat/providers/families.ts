@@ -13,6 +13,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { modelsDir } from "../../core/config";
+import { ggufFileProblem } from "../gguf-file";
 import { getLocalChatServer } from "../local-server";
 import { AnthropicProvider } from "./anthropic";
 import { OpenAICompatibleProvider } from "./openai";
@@ -137,6 +138,18 @@ export function providerFamilies(): ProviderFamily[] {
   return [...families.values()];
 }
 
+/**
+ * The registered family a name starts with, before `sep` (`<family>:<model>` on `/v1`, `<family>@<host>` for
+ * the sharing and learning keys), and the rest; undefined when no registered family's id is its prefix. Read
+ * from the registry when called, so a family registered later is recognised (never a hand-written list).
+ */
+export function familyPrefixed(name: string, sep: ":" | "@"): { family: ProviderFamily; rest: string } | undefined {
+  const at = name.indexOf(sep);
+  if (at <= 0) return undefined;
+  const family = families.get(name.slice(0, at));
+  return family ? { family, rest: name.slice(at + 1) } : undefined;
+}
+
 const listModels = async (p: ChatProvider, signal: AbortSignal) => void (await p.listModels(signal));
 const isSet = (s: Sourced<unknown>) => s.source === "settings" || s.source === "env";
 const MODEL_FIELD = { name: "model", label: "Model", kind: "text" } as const;
@@ -168,8 +181,9 @@ const BUILT_IN: ProviderFamily[] = [
       const p = sectionValue(cfg, "llama", "modelPath").value;
       if (!p)
         return { ok: false, missing: "a chat model GGUF (MEMO_CHAT_MODEL, Settings, or a .gguf in data/models/chat/)" };
-      if (!fs.existsSync(p)) return { ok: false, missing: `the chat model file ${p} (it does not exist)` };
-      return { ok: true, missing: null };
+      // A GGUF file, checked by its signature only: nothing of another file's contents is ever shown.
+      const problem = ggufFileProblem(p);
+      return problem ? { ok: false, missing: problem } : { ok: true, missing: null };
     },
     explicitlySet: (cfg) => isSet(sectionValue(cfg, "llama", "modelPath")),
     model: (cfg) => {

@@ -75,6 +75,7 @@ export {
   DEFAULT_ANTHROPIC_BASE_URL,
   DEFAULT_MAX_TOKENS,
   DEFAULT_OPENAI_BASE_URL,
+  familyPrefixed,
   normalizeOpenAIBaseUrl,
   providerFamilies,
   providerFamily,

@@ -184,7 +184,14 @@ export class OpenAICompatibleProvider implements ChatProvider {
       const { client, body: request, model } = await this.prepare(messages, opts, deadline, false, at);
       const body = request as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
       const r = await client.chat.completions.create(body, { signal: deadline.signal, timeout: timeoutMs });
-      const choice = r.choices?.[0];
+      // Something answered, but not a chat completion (a web page, another API): say so, never what it said.
+      if (!r || typeof r !== "object" || !Array.isArray(r.choices))
+        throw new ProviderError(
+          "upstream",
+          `${this.label} answered, but not with a chat completion: is ${this.lastBase || "the base URL"} an OpenAI-compatible endpoint?`,
+          this.id,
+        );
+      const choice = r.choices[0];
       return {
         text: typeof choice?.message?.content === "string" ? choice.message.content : "",
         model: r.model || model,

@@ -141,10 +141,16 @@ function innermostMessage(e: unknown): string {
   return msg;
 }
 
+/**
+ * The provider's own error message, from its JSON error shape (`{"error":{"message":…}}`), short; never the
+ * raw body nor a JSON body without one (issue 58: a base URL pointed at another service must not show its
+ * answer on the page — the SDKs put a non-JSON body, or the whole JSON, in their error's message).
+ */
 function upstreamMessage(e: unknown): string {
-  const err = (e as { error?: unknown }).error as { message?: string; error?: { message?: string } } | undefined;
-  const m = err?.message ?? err?.error?.message ?? (e instanceof Error ? e.message : String(e));
-  return String(m).replace(/\s+/g, " ").slice(0, 300);
+  const err = (e as { error?: unknown }).error as { message?: unknown; error?: { message?: unknown } } | undefined;
+  const m = typeof err?.message === "string" ? err.message : err?.error?.message;
+  if (typeof m !== "string" || !m.trim()) return "no error message in a provider's format";
+  return m.replace(/\s+/g, " ").trim().slice(0, 200);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { readSetting, writeSetting } from "../../core/settings-store";
+import { loadSetting } from "../../core/settings-load";
+import { writeSetting } from "../../core/settings-store";
 
 export const retrievalSettingsSchema = z.object({
   /** Memories packed into the prompt (default 6, 1–20; docs/retrieval.md). */
@@ -124,16 +125,12 @@ export function defaultSettingsFor(model: string): RetrievalSettings {
 
 const settingsKey = (model: string) => `retrieval:${model}`;
 
-/** The effective settings for a model: its defaults overlaid with what the person saved. */
+/**
+ * The effective settings for a model: its defaults overlaid with what the person saved, field by field (a
+ * field that no longer parses takes its default and is set aside: server/core/settings-load.ts).
+ */
 export function loadRetrievalSettings(db: Database.Database, model: string): RetrievalSettings {
-  const base = defaultSettingsFor(model);
-  const saved = readSetting(db, settingsKey(model)) as Partial<RetrievalSettings> | undefined;
-  if (saved === undefined) return base;
-  try {
-    return retrievalSettingsSchema.parse({ ...base, ...saved, weights: { ...base.weights, ...(saved.weights ?? {}) } });
-  } catch {
-    return base;
-  }
+  return loadSetting(db, settingsKey(model), retrievalSettingsSchema, defaultSettingsFor(model));
 }
 
 export function saveRetrievalSettings(
