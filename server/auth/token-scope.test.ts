@@ -101,6 +101,8 @@ const TOKEN_ALLOWED_PROCEDURES: Record<string, string> = {
   "facts.proposals": "the person's facts",
   "facts.acceptProposal": "the person's facts",
   "facts.dismissProposal": "the person's facts",
+  "facts.decideProposals": "as facts.acceptProposal and facts.dismissProposal, several at once",
+  "facts.summary": "counts of the person's facts",
   "learning.status": "reads the person's learning state",
   "learning.count": "counts what a back-fill would read",
   "learning.start":
