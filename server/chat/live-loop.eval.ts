@@ -1,11 +1,13 @@
 /**
- * The live loop (issue 47), careful learner: the facts double reads what the person said. The loop, the
- * doubles and the metrics are in server/test/live-loop-run.ts; the naive learner's runs are
- * live-loop-naive.test.ts (a file of its own, so the two run side by side).
+ * The live loop (issue 47), careful learner: the facts double reads what the person said — the full run, an eval
+ * (`npm run eval:live-loop`, docs/testing.md#evals), 32 scenarios and 128 asks a run. The loop, the doubles and the
+ * metrics are in server/test/live-loop-run.ts; the naive learner's runs are live-loop-naive.eval.ts (a file of its
+ * own, so the two run side by side); `npm test` runs a few scenarios of each through the same path
+ * (live-loop-smoke.test.ts).
  */
 import { before, describe, test } from "node:test";
 import { echoingReply, restatingReply } from "../test/assistant-doubles";
-import { assertLoopFloor, assertLoopHolds, type LoopMetrics, measureLoop } from "../test/live-loop-run";
+import { assertLoopFloor, assertLoopHolds, type LoopMetrics, measureLoop, recordLoop } from "../test/live-loop-run";
 
 // Floors: the rates measured with the profile at 500 tokens and its lines stated by their strength for the
 // question (56 / 38 % restating, 97 / 97 % echoing), less four of the 64 asks of a phase (the echo runs move by
@@ -21,6 +23,7 @@ for (const r of RUNS)
     let m: LoopMetrics;
     before(async () => {
       m = await measureLoop(r.run, r.reply, r.naive);
+      recordLoop(m, r.floor);
     });
     test("no replaced fact is current again, none stated as current, every change learned", () => assertLoopHolds(m));
     test("answered right no less often than when the recall side landed", () => assertLoopFloor(m, r.floor));
