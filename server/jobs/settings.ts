@@ -145,24 +145,31 @@ export function decayRulesOf(l: PersonLifetime): DecayRules {
 
 /** The household record as stored under `jobs`; its decay days and lifetime are the owner's from before people existed. */
 function loadHousehold(db: Database.Database): JobSettings {
-  const saved = readSetting(db, KEY) as Partial<JobSettings> | undefined;
+  const saved = readSetting(db, KEY);
   const base = structuredClone(DEFAULT_JOB_SETTINGS);
   if (saved === undefined) return base;
-  try {
-    const merged = {
-      decay: { ...base.decay, ...(saved.decay ?? {}) },
-      consolidate: {
-        ...base.consolidate,
-        ...(saved.consolidate ?? {}),
-        thresholds: { ...(saved.consolidate?.thresholds ?? {}) },
-      },
-      lifetime: { ...base.lifetime, ...(saved.lifetime ?? {}) },
-    };
-    const parsed = jobSettingsSchema.safeParse(merged);
-    return parsed.success ? parsed.data : base;
-  } catch {
-    return base;
+  return parseHousehold(overSections(base, saved)) ?? base;
+}
+
+/** The merged record checked against the schema, or null (the caller keeps the defaults). */
+function parseHousehold(merged: unknown): JobSettings | null {
+  const parsed = jobSettingsSchema.safeParse(merged);
+  return parsed.success ? parsed.data : null;
+}
+
+/**
+ * Saved sections over the defaults, field by field, for EVERY section of `base` (each job's settings section,
+ * job-kinds.ts, is one of them): a section added to the defaults keeps its saved values without an edit here. A
+ * section's fields are replaced whole (consolidation's per-model `thresholds` is the saved record).
+ */
+export function overSections<T extends object>(base: T, saved: unknown): T {
+  const out = { ...base };
+  const from = (saved && typeof saved === "object" ? saved : {}) as Record<string, unknown>;
+  for (const k of Object.keys(base) as (keyof T & string)[]) {
+    const v = from[k];
+    if (v && typeof v === "object" && !Array.isArray(v)) out[k] = { ...base[k], ...v } as T[typeof k];
   }
+  return out;
 }
 
 /**
