@@ -19,6 +19,7 @@
  * Targets: ≥ 95 % right before and after, 0 stale presented as current, 0 resurrected.
  */
 import assert from "node:assert/strict";
+import { before, describe, test } from "node:test";
 import { listFacts } from "../memory/facts/store";
 import type { FixtureMessage } from "../../e2e/support/openai-fixture";
 import { firstRecalled, knownLines, memoryPart } from "./assistant-doubles";
@@ -198,4 +199,26 @@ export function recordLoop(m: LoopMetrics, floor: { before: number; after: numbe
     atLeast: { rightBefore: floor.before, rightAfter: floor.after },
     atMost: { resurrected: 0, staleKnown: 0, staleAnswer: 0, notLearned: 0, notReplaced: 0 },
   });
+}
+
+/** One run of the eval: its assistant double, its learner and its answering floors. */
+export interface LoopEvalRun {
+  run: string;
+  reply: Reply;
+  naive: boolean;
+  floor: { before: number; after: number };
+}
+
+/** The eval's suites for these runs (live-loop.eval.ts, live-loop-naive.eval.ts): measured, reported, checked. */
+export function loopEvalSuites(runs: LoopEvalRun[]): void {
+  for (const r of runs)
+    describe(`live loop — ${r.run}`, () => {
+      let m: LoopMetrics;
+      before(async () => {
+        m = await measureLoop(r.run, r.reply, r.naive);
+        recordLoop(m, r.floor);
+      });
+      test("no replaced fact is current again, none stated as current, every change learned", () => assertLoopHolds(m));
+      test("answered right no less often than when the recall side landed", () => assertLoopFloor(m, r.floor));
+    });
 }
