@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { EVAL_SUITES } from "./eval-suites";
+import { NODE_TEST_ARGS } from "./test-report/node-test";
 
 const root = path.resolve(import.meta.dirname, "..");
 process.chdir(root);
@@ -33,19 +34,10 @@ fs.mkdirSync(path.dirname(lines), { recursive: true });
 fs.rmSync(lines, { force: true });
 
 const started = performance.now();
-const r = spawnSync(
-  process.execPath,
-  [
-    "--import",
-    "tsx",
-    "--import",
-    "./server/test/own-data-dir.ts",
-    "--test",
-    `--test-concurrency=${suite.files.length}`,
-    ...suite.files,
-  ],
-  { stdio: "inherit", env: { ...process.env, MEMO_EVAL_REPORT: lines } },
-);
+const r = spawnSync(process.execPath, [...NODE_TEST_ARGS, `--test-concurrency=${suite.files.length}`, ...suite.files], {
+  stdio: "inherit",
+  env: { ...process.env, MEMO_EVAL_REPORT: lines },
+});
 const runs = fs.existsSync(lines)
   ? fs
       .readFileSync(lines, "utf8")
