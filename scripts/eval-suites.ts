@@ -1,6 +1,6 @@
 /**
  * The evals `npm run eval:<suite>` runs (scripts/eval.ts): each suite's `*.eval.ts` files, which `npm test` never
- * runs (their smokes are `*.test.ts` files beside them). docs/testing.md#evals says when each must be run.
+ * runs (their smokes are `*.test.ts` files beside them). docs/testing.md#evals-quality-measured-when-its-subject-changes says when each must be run.
  */
 export const EVAL_SUITES: Record<string, { files: string[]; about: string }> = {
   "live-loop": {

@@ -1,7 +1,7 @@
 /**
  * `npm run eval:<suite>` (e.g. `npm run eval:live-loop`): a quality eval — a node:test file named `*.eval.ts`, which
  * `npm test` never runs (it runs their smokes) — with its floors checked by its assertions, and a JSON report of
- * what it measured: `.cache/eval/<suite>.json`, or `--out FILE`. docs/testing.md#evals says when each must be run.
+ * what it measured: `.cache/eval/<suite>.json`, or `--out FILE`. docs/testing.md#evals-quality-measured-when-its-subject-changes says when each must be run.
  *
  *   node --import tsx scripts/eval.ts <suite> [--out FILE.json]     suites: below
  *

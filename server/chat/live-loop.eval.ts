@@ -1,6 +1,6 @@
 /**
  * The live loop (issue 47), careful learner: the facts double reads what the person said — the full run, an eval
- * (`npm run eval:live-loop`, docs/testing.md#evals), 32 scenarios and 128 asks a run. The loop, the doubles and the
+ * (`npm run eval:live-loop`, docs/testing.md#evals-quality-measured-when-its-subject-changes), 32 scenarios and 128 asks a run. The loop, the doubles and the
  * metrics are in server/test/live-loop-run.ts; the naive learner's runs are live-loop-naive.eval.ts (a file of its
  * own, so the two run side by side); `npm test` runs a few scenarios of each through the same path
  * (live-loop-smoke.test.ts).

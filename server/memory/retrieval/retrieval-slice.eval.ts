@@ -1,5 +1,5 @@
 /**
- * Retrieval quality with the offline model, an eval (`npm run eval:retrieval-slice`, docs/testing.md#evals): a
+ * Retrieval quality with the offline model, an eval (`npm run eval:retrieval-slice`, docs/testing.md#evals-quality-measured-when-its-subject-changes): a
  * slice of `npm run eval:retrieval` — the REPORTING half's questions (none of which chose a default) against a
  * shorter history of the same person (every exchange a question can be about, plus 250 everyday fillers, in one
  * space), ingested through the service with the real embedding server (USE-lite; embeddings cached in
