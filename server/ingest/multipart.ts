@@ -3,6 +3,12 @@
  * on the way), so memory stays bounded whatever the upload size; a part past the per-file limit stops being
  * stored (its bytes are counted and discarded) and is reported as `tooLarge`, while the other parts of the
  * same request still go through. Request.formData() would instead buffer the whole body in memory.
+ *
+ * Kept rather than busboy (issue 56, measured with busboy 1.6.0): a file name with a NUL or another control
+ * character makes busboy fail the whole form with "Malformed part header", so the upload could not be refused
+ * with what is wrong with it (bad-input.test.ts: "a NUL in the file name" answers 400 naming the NUL); its limits
+ * truncate a file and stop counting its bytes where this reader reports the whole size (`tooLarge`), and skip
+ * files and fields past a limit where this one refuses the request (413 / 400).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
