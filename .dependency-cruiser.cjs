@@ -20,7 +20,7 @@ const layer = {
   adapters: "^server/(api|mcp)/",
   app: "^(app/|server/boot\\.ts$|instrumentation\\.ts$|proxy\\.ts$|scripts/)",
 };
-const tests = "(\\.test\\.tsx?$|^server/test/|^e2e/)";
+const tests = "(\\.(test|eval)\\.tsx?$|^server/test/|^e2e/)";
 const above = (...names) => names.map((n) => layer[n]).join("|");
 
 /** `from` may not import any of `to`. */

@@ -18,6 +18,7 @@ import readline from "node:readline";
 import { parseArgs } from "node:util";
 import { dataDir } from "../server/core/config";
 import { findLlamaServer } from "../server/embedder/models";
+import { llamaServerArgs } from "../server/embedder/supervisor";
 import { writeFullNomicGguf, writeTinyNomicGguf } from "../server/test/gguf/write-gguf";
 
 const { values } = parseArgs({
@@ -99,29 +100,10 @@ async function run(kind: "node-llama-cpp" | "llama-server", model: string, threa
   let url: string;
   if (kind === "llama-server") {
     const port = await freePort();
-    child = spawn(
-      findLlamaServer()!,
-      [
-        "-m",
-        model,
-        "--embeddings",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "-c",
-        "2048",
-        "-b",
-        "2048",
-        "-ub",
-        "2048",
-        "-t",
-        String(threads),
-        "-tb",
-        String(threads),
-      ],
-      { env, stdio: ["ignore", "ignore", "ignore"] },
-    );
+    child = spawn(findLlamaServer()!, llamaServerArgs(model, port, "2048", threads), {
+      env,
+      stdio: ["ignore", "ignore", "ignore"],
+    });
     url = `http://127.0.0.1:${port}`;
   } else {
     child = spawn(

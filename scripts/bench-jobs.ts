@@ -20,6 +20,7 @@ import { openDb } from "../server/db";
 import { disjointPairs, loadCandidates, similarPairs, type SimilarPair } from "../server/memory/lifecycle/consolidate";
 import { beginReindex, pendingBatch, storeBatch, swapVectorTables } from "../server/memory/index/reindex";
 import { bindEmbeddingModel, insertMemories } from "../server/memory/store";
+import { gauss, rng } from "./bench/synthetic";
 
 const { values } = parseArgs({
   options: {
@@ -35,18 +36,6 @@ const DIM = Number(values.dim);
 const ITER = Number(values.iterations);
 const THRESHOLD = Number(values.threshold);
 const SWAP_ROWS = Number(values["swap-rows"]);
-
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(Math.max(1e-12, r()))) * Math.cos(2 * Math.PI * r());
 
 /**
  * n unit vectors around n/4 centres; small noise makes some pairs ≥ 0.92. `shared` adds a direction

@@ -17,6 +17,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { type FileTiming, formatSlowest, saveTimings, seconds, TIMING_DIR } from "./test-report/format";
+import { NODE_TEST_ARGS } from "./test-report/node-test";
 
 /** Files that run alone, after the others, and why. */
 const SERIAL: Record<string, string> = {
@@ -54,11 +55,7 @@ function runBatch(batch: string[], atOnce: number): boolean {
   const r = spawnSync(
     process.execPath,
     [
-      "--import",
-      "tsx",
-      "--import",
-      "./server/test/own-data-dir.ts",
-      "--test",
+      ...NODE_TEST_ARGS,
       `--test-concurrency=${atOnce}`,
       "--test-reporter=spec",
       "--test-reporter-destination=stdout",

@@ -12,6 +12,7 @@ import { CopyButton } from "./copy-button";
 import { localDate } from "../_ui/local-time";
 import { TAP_FREQUENT } from "../_ui/styles";
 import { WhoseBadge } from "../_ui/whose-badge";
+import { MATCH_BADGE } from "../_ui/styles";
 
 export interface UiMessage {
   id: string;
@@ -30,14 +31,6 @@ export interface UiMessage {
   sent?: import("@/server/chat/memory-policy").SentMemory | null;
   createdAt?: string;
 }
-
-const BADGE: Record<string, string> = {
-  hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
-  vector: "bg-sky-100 text-sky-800 dark:bg-sky-900 dark:text-sky-100",
-  fts: "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-100",
-  neighbour: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
-  fact: "bg-rose-100 text-rose-800 dark:bg-rose-900 dark:text-rose-100",
-};
 
 const num = (v: number | null, digits: number) => (v === null || v === undefined ? "—" : v.toFixed(digits));
 
@@ -121,7 +114,7 @@ export function RecalledList({ memories }: { memories: RecalledMemory[] }) {
                 {localDate(m.timestamp)}
               </time>
               <span
-                className={`rounded px-1.5 py-0.5 font-medium ${BADGE[m.matchType] ?? ""}`}
+                className={`rounded px-1.5 py-0.5 font-medium ${MATCH_BADGE[m.matchType] ?? ""}`}
                 data-testid="recalled-match"
               >
                 {m.matchType}

@@ -27,3 +27,11 @@ export const CARD = "rounded border border-zinc-200 p-3 dark:border-zinc-800";
 export const TAP = "max-sm:inline-flex max-sm:min-h-6 max-sm:min-w-6 max-sm:items-center max-sm:justify-center";
 export const TAP_FREQUENT =
   "max-sm:inline-flex max-sm:min-h-11 max-sm:min-w-11 max-sm:items-center max-sm:justify-center";
+/** A result's badge colours by how it matched (vector, fts, hybrid, neighbour) or that it is a fact. */
+export const MATCH_BADGE: Record<string, string> = {
+  hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
+  vector: "bg-sky-100 text-sky-800 dark:bg-sky-900 dark:text-sky-100",
+  fts: "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-100",
+  neighbour: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
+  fact: "bg-rose-100 text-rose-800 dark:bg-rose-900 dark:text-rose-100",
+};

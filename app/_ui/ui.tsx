@@ -124,3 +124,17 @@ export function Field(props: { id: string; label: string; hint: string; children
     </div>
   );
 }
+
+/** A space picker's group of the spaces others share with the reader (nothing when there are none). */
+export function SharedSpaceOptions({ spaces }: { spaces: { space: string; name: string; ownerName: string }[] }) {
+  if (spaces.length === 0) return null;
+  return (
+    <optgroup label="Shared with you">
+      {spaces.map((s) => (
+        <option key={s.space} value={s.space}>
+          {s.name} ({s.ownerName}’s)
+        </option>
+      ))}
+    </optgroup>
+  );
+}

@@ -33,33 +33,22 @@ export interface SupervisorOptions extends ChildServerTuning {
 }
 
 function nativeLaunch(native: string, model: string, port: number): ChildLaunch {
-  const ctx = process.env.MEMO_EMBED_CTX ?? "2048";
-  const threads = String(embedThreads());
   return {
     command: native,
-    args: [
-      "-m",
-      model,
-      "--embeddings",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "-c",
-      ctx,
-      "-b",
-      ctx,
-      "-ub",
-      ctx,
-      "-t",
-      threads,
-      "-tb",
-      threads,
-    ],
+    args: llamaServerArgs(model, port, process.env.MEMO_EMBED_CTX ?? "2048", embedThreads()),
     stdin: "ignore",
     baseUrl: `http://127.0.0.1:${port}`,
     engine: `native llama-server (${native})`,
   };
+}
+
+/** llama-server's command line as an embedding server on loopback: context and batches of `ctx` tokens. */
+export function llamaServerArgs(model: string, port: number, ctx: string, threads: number): string[] {
+  const t = String(threads);
+  return [
+    ...["-m", model, "--embeddings", "--host", "127.0.0.1", "--port", String(port)],
+    ...["-c", ctx, "-b", ctx, "-ub", ctx, "-t", t, "-tb", t],
+  ];
 }
 
 /**

@@ -3,6 +3,12 @@
  * on the way), so memory stays bounded whatever the upload size; a part past the per-file limit stops being
  * stored (its bytes are counted and discarded) and is reported as `tooLarge`, while the other parts of the
  * same request still go through. Request.formData() would instead buffer the whole body in memory.
+ *
+ * Kept rather than busboy (issue 56, measured with busboy 1.6.0): a file name with a NUL or another control
+ * character makes busboy fail the whole form with "Malformed part header", so the upload could not be refused
+ * with what is wrong with it (bad-input.test.ts: "a NUL in the file name" answers 400 naming the NUL); its limits
+ * truncate a file and stop counting its bytes where this reader reports the whole size (`tooLarge`), and skip
+ * files and fields past a limit where this one refuses the request (413 / 400).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -115,24 +121,52 @@ export async function readMultipart(req: Request, opts: MultipartOptions): Promi
     throw new MultipartError(400, "send the files as multipart/form-data (field `file`, one or more files)");
   if (!req.body)
     throw new MultipartError(400, "the request has no body; send one or more files in the multipart field `file`");
-  const maxFiles = opts.maxFiles ?? 100;
-  const maxFieldBytes = opts.maxFieldBytes ?? 4096;
-  const maxFields = opts.maxFields ?? 20;
   fs.mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
+  const parts = new PartWriter(opts);
+  const scanner = new BodyScanner(boundary);
+  const reader = req.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (await scanner.feed(value, parts)) break;
+    }
+    if (!scanner.done)
+      throw new MultipartError(400, "the multipart body ended before its closing boundary (upload interrupted?)");
+    return { fields: parts.fields, files: parts.files };
+  } catch (e) {
+    await parts.abort();
+    await reader.cancel().catch(() => undefined);
+    // A full or read-only data folder is the server's fault, not the upload's: it answers 503 (errors.ts).
+    if (e instanceof MultipartError || storageFaultOf(e)) throw e;
+    throw new MultipartError(400, `the upload could not be read: ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    if (scanner.done) await reader.cancel().catch(() => undefined);
+  }
+}
 
-  const delim = Buffer.from(`\r\n--${boundary}`);
-  const files: StagedFile[] = [];
-  const fields: Record<string, string> = {};
-  let fieldCount = 0;
-  type Part =
-    | { kind: "file"; file: StagedFile; fd: fs.promises.FileHandle | null; hash: crypto.Hash }
-    | { kind: "field"; name: string; chunks: Buffer[]; size: number }
-    | { kind: "skip" };
-  let part: Part | null = null;
-  let state: "preamble" | "boundary" | "headers" | "body" | "done" = "preamble";
-  let buf: Buffer = Buffer.from(CRLF); // the first boundary has no CRLF before it: add one so one delimiter fits all
+type Part =
+  | { kind: "file"; file: StagedFile; fd: fs.promises.FileHandle | null; hash: crypto.Hash }
+  | { kind: "field"; name: string; chunks: Buffer[]; size: number }
+  | { kind: "skip" };
 
-  const startPart = async (headerText: string) => {
+/** Where the parts' bytes go: files staged on disk (hashed, cut at the limit), fields kept as text. */
+class PartWriter {
+  readonly files: StagedFile[] = [];
+  readonly fields: Record<string, string> = {};
+  private fieldCount = 0;
+  private part: Part | null = null;
+  private readonly maxFiles: number;
+  private readonly maxFieldBytes: number;
+  private readonly maxFields: number;
+
+  constructor(private readonly opts: MultipartOptions) {
+    this.maxFiles = opts.maxFiles ?? 100;
+    this.maxFieldBytes = opts.maxFieldBytes ?? 4096;
+    this.maxFields = opts.maxFields ?? 20;
+  }
+
+  async start(headerText: string): Promise<void> {
     const headers = new Map<string, string>();
     for (const line of headerText.split("\r\n")) {
       const i = line.indexOf(":");
@@ -140,36 +174,40 @@ export async function readMultipart(req: Request, opts: MultipartOptions): Promi
     }
     const params = dispositionParams(headers.get("content-disposition") ?? "");
     const name = params.name ?? "";
-    if (params.filename !== undefined) {
-      const problem = filenameProblem(params.filename);
-      if (problem) throw new MultipartError(400, problem);
-      const filename = cleanFilename(params.filename);
-      if (filename === "") return void (part = { kind: "skip" }); // a file input with nothing chosen
-      if (files.length >= maxFiles)
-        throw new MultipartError(413, `too many files in one request (at most ${maxFiles})`);
-      const staged = path.join(opts.dir, `.incoming-${crypto.randomUUID()}`);
-      const file: StagedFile = {
-        field: name,
-        filename,
-        contentType: headers.get("content-type") ?? "application/octet-stream",
-        path: staged,
-        size: 0,
-        tooLarge: false,
-        sha256: null,
-      };
-      files.push(file);
-      part = { kind: "file", file, fd: await fs.promises.open(staged, "wx", 0o600), hash: crypto.createHash("sha256") };
-    } else {
-      if (++fieldCount > maxFields) throw new MultipartError(400, `too many form fields (at most ${maxFields})`);
-      part = { kind: "field", name, chunks: [], size: 0 };
+    if (params.filename === undefined) {
+      if (++this.fieldCount > this.maxFields)
+        throw new MultipartError(400, `too many form fields (at most ${this.maxFields})`);
+      this.part = { kind: "field", name, chunks: [], size: 0 };
+      return;
     }
-  };
-  const partData = async (data: Buffer) => {
+    const problem = filenameProblem(params.filename);
+    if (problem) throw new MultipartError(400, problem);
+    const filename = cleanFilename(params.filename);
+    if (filename === "") return void (this.part = { kind: "skip" }); // a file input with nothing chosen
+    if (this.files.length >= this.maxFiles)
+      throw new MultipartError(413, `too many files in one request (at most ${this.maxFiles})`);
+    const staged = path.join(this.opts.dir, `.incoming-${crypto.randomUUID()}`);
+    const file: StagedFile = {
+      field: name,
+      filename,
+      contentType: headers.get("content-type") ?? "application/octet-stream",
+      path: staged,
+      size: 0,
+      tooLarge: false,
+      sha256: null,
+    };
+    this.files.push(file);
+    const fd = await fs.promises.open(staged, "wx", 0o600);
+    this.part = { kind: "file", file, fd, hash: crypto.createHash("sha256") };
+  }
+
+  async data(data: Buffer): Promise<void> {
+    const part = this.part;
     if (!part || data.length === 0) return;
     if (part.kind === "file") {
       const f = part.file;
       f.size += data.length;
-      if (f.size > opts.maxFileBytes) {
+      if (f.size > this.opts.maxFileBytes) {
         if (part.fd) {
           await part.fd.close();
           part.fd = null;
@@ -183,12 +221,14 @@ export async function readMultipart(req: Request, opts: MultipartOptions): Promi
       await part.fd!.write(data);
     } else if (part.kind === "field") {
       part.size += data.length;
-      if (part.size > maxFieldBytes)
-        throw new MultipartError(400, `form field '${part.name}' is longer than ${maxFieldBytes} bytes`);
+      if (part.size > this.maxFieldBytes)
+        throw new MultipartError(400, `form field '${part.name}' is longer than ${this.maxFieldBytes} bytes`);
       part.chunks.push(Buffer.from(data));
     }
-  };
-  const endPart = async () => {
+  }
+
+  async end(): Promise<void> {
+    const part = this.part;
     if (part?.kind === "file") {
       if (part.fd) {
         await part.fd.close();
@@ -196,89 +236,94 @@ export async function readMultipart(req: Request, opts: MultipartOptions): Promi
         part.file.sha256 = part.hash.digest("hex");
       }
     } else if (part?.kind === "field") {
-      fields[part.name] = Buffer.concat(part.chunks).toString("utf8");
+      this.fields[part.name] = Buffer.concat(part.chunks).toString("utf8");
     }
-    part = null;
-  };
+    this.part = null;
+  }
 
-  const reader = req.body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buf = buf.length ? Buffer.concat([buf, value]) : Buffer.from(value);
-      for (;;) {
-        if (state === "preamble") {
-          const i = buf.indexOf(delim);
-          if (i < 0) {
-            buf = buf.subarray(Math.max(0, buf.length - delim.length + 1));
-            break;
-          }
-          buf = buf.subarray(i + delim.length);
-          state = "boundary";
-        } else if (state === "boundary") {
-          if (buf.length < 2) break;
-          if (buf[0] === 0x2d && buf[1] === 0x2d) {
-            state = "done";
-            break;
-          }
-          const i = buf.indexOf(CRLF);
-          if (i < 0) {
-            if (buf.length > 256) throw new MultipartError(400, "malformed multipart body (bad boundary line)");
-            break;
-          }
-          if (buf.subarray(0, i).toString("latin1").trim() !== "")
-            throw new MultipartError(400, "malformed multipart body (bad boundary line)");
-          buf = buf.subarray(i + 2);
-          state = "headers";
-        } else if (state === "headers") {
-          let end: number;
-          let skip: number;
-          if (buf.length >= 2 && buf[0] === 0x0d && buf[1] === 0x0a) [end, skip] = [0, 2];
-          else {
-            end = buf.indexOf(HEADER_END);
-            skip = 4;
-          }
-          if (end < 0) {
-            if (buf.length > MAX_HEADER_BYTES)
-              throw new MultipartError(400, "malformed multipart body (part headers too long)");
-            break;
-          }
-          await startPart(buf.subarray(0, end).toString("utf8"));
-          buf = buf.subarray(end + skip);
-          state = "body";
-        } else if (state === "body") {
-          const i = buf.indexOf(delim);
-          if (i >= 0) {
-            await partData(buf.subarray(0, i));
-            await endPart();
-            buf = buf.subarray(i + delim.length);
-            state = "boundary";
-            continue;
-          }
-          const safe = buf.length - delim.length + 1;
-          if (safe > 0) {
-            await partData(buf.subarray(0, safe));
-            buf = buf.subarray(safe);
-          }
-          break;
-        } else break;
+  /** After an error: the open file closed, every staged file removed. */
+  async abort(): Promise<void> {
+    if (this.part?.kind === "file" && this.part.fd) await this.part.fd.close().catch(() => undefined);
+    await discardStaged(this.files);
+  }
+}
+
+/** The body's boundaries, part headers and part bytes, found chunk by chunk (a delimiter may span two chunks). */
+class BodyScanner {
+  private state: "preamble" | "boundary" | "headers" | "body" | "done" = "preamble";
+  // The first boundary has no CRLF before it: add one so one delimiter fits all.
+  private buf: Buffer = Buffer.from(CRLF);
+  private readonly delim: Buffer;
+
+  constructor(boundary: string) {
+    this.delim = Buffer.from(`\r\n--${boundary}`);
+  }
+
+  get done(): boolean {
+    return this.state === "done";
+  }
+
+  /** Take the next chunk, handing what it completes to `parts`; true once the closing boundary is read. */
+  async feed(value: Uint8Array, parts: PartWriter): Promise<boolean> {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, value]) : Buffer.from(value);
+    while (this.state !== "done" && (await this.step(parts)));
+    return this.done;
+  }
+
+  /** One step of the scan; false when it needs more bytes. */
+  private async step(parts: PartWriter): Promise<boolean> {
+    const { delim } = this;
+    if (this.state === "preamble") {
+      const i = this.buf.indexOf(delim);
+      if (i < 0) {
+        this.buf = this.buf.subarray(Math.max(0, this.buf.length - delim.length + 1));
+        return false;
       }
-      if (state === "done") break;
+      this.buf = this.buf.subarray(i + delim.length);
+      this.state = "boundary";
+    } else if (this.state === "boundary") {
+      if (this.buf.length < 2) return false;
+      if (this.buf[0] === 0x2d && this.buf[1] === 0x2d) {
+        this.state = "done";
+        return false;
+      }
+      const i = this.buf.indexOf(CRLF);
+      if (i < 0) {
+        if (this.buf.length > 256) throw new MultipartError(400, "malformed multipart body (bad boundary line)");
+        return false;
+      }
+      if (this.buf.subarray(0, i).toString("latin1").trim() !== "")
+        throw new MultipartError(400, "malformed multipart body (bad boundary line)");
+      this.buf = this.buf.subarray(i + 2);
+      this.state = "headers";
+    } else if (this.state === "headers") {
+      const bare = this.buf.length >= 2 && this.buf[0] === 0x0d && this.buf[1] === 0x0a;
+      const [end, skip] = bare ? [0, 2] : [this.buf.indexOf(HEADER_END), 4];
+      if (end < 0) {
+        if (this.buf.length > MAX_HEADER_BYTES)
+          throw new MultipartError(400, "malformed multipart body (part headers too long)");
+        return false;
+      }
+      await parts.start(this.buf.subarray(0, end).toString("utf8"));
+      this.buf = this.buf.subarray(end + skip);
+      this.state = "body";
+    } else if (this.state === "body") {
+      const i = this.buf.indexOf(delim);
+      if (i >= 0) {
+        await parts.data(this.buf.subarray(0, i));
+        await parts.end();
+        this.buf = this.buf.subarray(i + delim.length);
+        this.state = "boundary";
+        return true;
+      }
+      const safe = this.buf.length - delim.length + 1;
+      if (safe > 0) {
+        await parts.data(this.buf.subarray(0, safe));
+        this.buf = this.buf.subarray(safe);
+      }
+      return false;
     }
-    if (state !== "done")
-      throw new MultipartError(400, "the multipart body ended before its closing boundary (upload interrupted?)");
-    return { fields, files };
-  } catch (e) {
-    const open = part as Part | null; // assigned in the closures above
-    if (open?.kind === "file" && open.fd) await open.fd.close().catch(() => undefined);
-    await discardStaged(files);
-    await reader.cancel().catch(() => undefined);
-    // A full or read-only data folder is the server's fault, not the upload's: it answers 503 (errors.ts).
-    if (e instanceof MultipartError || storageFaultOf(e)) throw e;
-    throw new MultipartError(400, `the upload could not be read: ${e instanceof Error ? e.message : String(e)}`);
-  } finally {
-    if (state === "done") await reader.cancel().catch(() => undefined);
+    return true;
   }
 }
 

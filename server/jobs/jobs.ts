@@ -1,6 +1,7 @@
 /**
- * The two daily jobs as runs: settings read, lease taken, job_runs recorded (runner.ts). Used by the
- * scheduler, the "Run now" buttons (tRPC) and `POST /api/v1/jobs/<decay|consolidate>/run`.
+ * The jobs "Run now" may start (job-kinds.ts RUNNABLE_JOBS) as runs: settings read, lease taken, job_runs
+ * recorded (runner.ts). Used by the scheduler, the "Run now" buttons (tRPC) and
+ * `POST /api/v1/jobs/<decay|consolidate>/run`, all through JOB_RUNNERS.
  */
 import { runDecay, type JobCounts } from "../memory/lifecycle/decay";
 import { consolidate, type MergeFn } from "../memory/lifecycle/consolidate";
@@ -12,9 +13,9 @@ import { providerMerge } from "./merge";
 import { runExclusive, type RunRecord, type Trigger } from "../core/job-runner";
 import { OWNER_ID } from "../core/space-name";
 import { consolidationThreshold, decayRulesOf, loadJobSettings, loadPersonLifetime } from "./settings";
+import { RUNNABLE_JOBS, type RunnableJob, type ScheduledJob } from "./job-kinds";
 
-export const RUNNABLE_JOBS = ["decay", "consolidate"] as const;
-export type RunnableJob = (typeof RUNNABLE_JOBS)[number];
+export { RUNNABLE_JOBS, type RunnableJob };
 
 export interface JobRunOptions {
   trigger?: Trigger;
@@ -127,5 +128,15 @@ export function runConsolidateJob(ctx: MemoContext, opts: JobRunOptions = {}): P
  * across people), even when an admin's request starts them: they run as the household, not as that admin.
  */
 export function runJobNow(ctx: MemoContext, job: RunnableJob, opts: JobRunOptions = {}): Promise<RunRecord> {
-  return runAsSystem(() => (job === "decay" ? runDecayJob(ctx, opts) : runConsolidateJob(ctx, opts)));
+  const run = JOB_RUNNERS[job];
+  return runAsSystem(() => run(ctx, opts));
 }
+
+/** How each job "Run now" and the scheduler may start runs: a `Record`, so a runnable job without one does not compile. */
+export const JOB_RUNNERS: Record<
+  RunnableJob | ScheduledJob,
+  (ctx: MemoContext, opts?: JobRunOptions) => Promise<RunRecord>
+> = {
+  decay: runDecayJob,
+  consolidate: runConsolidateJob,
+};

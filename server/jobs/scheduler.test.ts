@@ -171,7 +171,7 @@ test("a decay tick runs consolidation right after it (default), each once per sl
   const s1 = new JobScheduler({ context: () => p.a, runOptions: { merge } });
   const s2 = new JobScheduler({ context: () => p.b, runOptions: { merge } });
   const tick = new Date("2030-01-01T03:00:00.000Z");
-  const [r1, r2] = await Promise.all([s1.decayTick(tick), s2.decayTick(tick)]);
+  const [r1, r2] = await Promise.all([s1.tick("decay", tick), s2.tick("decay", tick)]);
   const all = [...r1!, ...r2!];
   assert.equal(all.filter((r) => r.job === "decay" && r.status === "ok").length, 1);
   assert.equal(all.filter((r) => r.job === "consolidate" && r.status === "ok").length, 1);

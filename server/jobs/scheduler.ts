@@ -1,6 +1,7 @@
 /**
  * The job scheduler (docs/storage.md#what-each-job-may-change): node-cron, started once per server process (server/boot.ts), schedules
- * read from the job settings (default: decay daily at 03:00 server time, consolidation right after it).
+ * read from the job settings (default: decay daily at 03:00 server time, consolidation right after it) for every
+ * job the registry (job-kinds.ts) says runs on a schedule.
  * A tick runs its job through runner.runExclusive with the tick's time as the slot, so when several
  * processes share the store each slot runs once, and an overlapping run is refused by the job's lease.
  * Saving the job settings reschedules (reload()).
@@ -9,15 +10,16 @@ import cron, { type ScheduledTask } from "node-cron";
 import type Database from "better-sqlite3";
 import { activeModel } from "../memory/index/model-check";
 import type { MemoContext } from "../core/context";
-import { runConsolidateJob, runDecayJob, type JobRunOptions } from "./jobs";
+import { JOB_RUNNERS, type JobRunOptions } from "./jobs";
 import type { RunRecord } from "../core/job-runner";
-import { dailyCron, loadJobSettings } from "./settings";
+import { JOB_KINDS, SCHEDULED_JOBS, type ScheduledJob } from "./job-kinds";
+import { dailyCron, type JobSettings, loadJobSettings } from "./settings";
 
 export interface SchedulerOptions {
   /** The app context (store and embedder), asked for at each tick. */
   context: () => MemoContext;
   /** Cron expressions instead of the settings' daily times (tests use every-second patterns). */
-  expressions?: { decay?: string; consolidate?: string };
+  expressions?: Partial<Record<ScheduledJob, string>>;
   /** Options passed to every run (tests: a merge function, a clock). */
   runOptions?: Omit<JobRunOptions, "trigger" | "slot">;
   log?: (msg: string) => void;
@@ -29,6 +31,31 @@ export interface SchedulerOptions {
 export function slotOf(date: Date): string {
   return new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString();
 }
+
+/**
+ * When a scheduled job runs under these settings (its registry entry, job-kinds.ts): a cron expression; right
+ * after another job's run ("after-<job>" as its time, that job enabled); or never (switched off).
+ */
+export function scheduleOf(
+  job: ScheduledJob,
+  s: JobSettings,
+  expressions: SchedulerOptions["expressions"] = {},
+): { expr: string } | { after: ScheduledJob } | null {
+  const kind = JOB_KINDS[job].startedBy;
+  const own = s[kind.section];
+  if (!own.enabled) return null;
+  const given = expressions[job];
+  if (given) return { expr: given };
+  const after = "after" in kind ? (kind.after as ScheduledJob) : undefined;
+  if (after && own.time === `after-${after}`) {
+    const prev = s[JOB_KINDS[after].startedBy.section];
+    // "Right after" a job switched off: at that job's time, on its own.
+    return prev.enabled ? { after } : { expr: dailyCron(prev.time) };
+  }
+  return { expr: dailyCron(own.time) };
+}
+
+const taskName = (job: ScheduledJob) => `memo-${job}`;
 
 export class JobScheduler {
   private tasks: ScheduledTask[] = [];
@@ -57,35 +84,18 @@ export class JobScheduler {
     return run;
   }
 
-  /** A decay tick: decay, then consolidation when it is set to run right after. */
-  async decayTick(date: Date): Promise<RunRecord[]> {
-    const slot = slotOf(date);
+  /** A job's tick: its run, then the runs of the jobs set to run right after it (slot "after-<job> <slot>"). */
+  async tick(job: ScheduledJob, date: Date, slot = slotOf(date)): Promise<RunRecord[]> {
     const runs = [
-      this.report(await runDecayJob(this.opts.context(), { ...this.opts.runOptions, trigger: "schedule", slot })),
+      this.report(await JOB_RUNNERS[job](this.opts.context(), { ...this.opts.runOptions, trigger: "schedule", slot })),
     ];
-    const s = loadJobSettings(this.db).consolidate;
-    if (s.enabled && s.time === "after-decay" && !this.opts.expressions?.consolidate) {
-      runs.push(
-        this.report(
-          await runConsolidateJob(this.opts.context(), {
-            ...this.opts.runOptions,
-            trigger: "schedule",
-            slot: `after-decay ${slot}`,
-          }),
-        ),
-      );
+    const s = loadJobSettings(this.db);
+    for (const next of SCHEDULED_JOBS) {
+      const when = scheduleOf(next, s, this.opts.expressions);
+      if (when && "after" in when && when.after === job)
+        runs.push(...(await this.tick(next, date, `after-${job} ${slotOf(date)}`)));
     }
     return runs;
-  }
-
-  async consolidateTick(date: Date): Promise<RunRecord> {
-    return this.report(
-      await runConsolidateJob(this.opts.context(), {
-        ...this.opts.runOptions,
-        trigger: "schedule",
-        slot: slotOf(date),
-      }),
-    );
   }
 
   /** Schedule from the current settings (replacing any earlier schedule). */
@@ -97,24 +107,12 @@ export class JobScheduler {
       void this.track(p).catch((e) =>
         this.opts.log?.(`[jobs] ${what} tick failed: ${e instanceof Error ? e.message : String(e)}`),
       );
-    if (s.decay.enabled) {
-      const expr = this.opts.expressions?.decay ?? dailyCron(s.decay.time);
+    for (const job of SCHEDULED_JOBS) {
+      const when = scheduleOf(job, s, this.opts.expressions);
+      if (!when || !("expr" in when)) continue;
       this.tasks.push(
-        cron.schedule(expr, (c) => catching("decay", this.decayTick(c.date)), { name: "memo-decay", noOverlap: true }),
-      );
-    }
-    // "Right after decay" with decay switched off: at decay's time, on its own.
-    const consolidateExpr =
-      this.opts.expressions?.consolidate ??
-      (s.consolidate.time !== "after-decay"
-        ? dailyCron(s.consolidate.time)
-        : !s.decay.enabled
-          ? dailyCron(s.decay.time)
-          : null);
-    if (s.consolidate.enabled && consolidateExpr) {
-      this.tasks.push(
-        cron.schedule(consolidateExpr, (c) => catching("consolidate", this.consolidateTick(c.date)), {
-          name: "memo-consolidate",
+        cron.schedule(when.expr, (c) => catching(job, this.tick(job, c.date)), {
+          name: taskName(job),
           noOverlap: true,
         }),
       );
@@ -126,16 +124,20 @@ export class JobScheduler {
     if (this.started) this.start();
   }
 
-  /** When each job runs next (null: not scheduled; "after-decay": right after the next decay). */
-  nextRuns(): { decay: string | null; consolidate: string | null } {
+  /** When each scheduled job runs next (null: not scheduled; right after another: that job's next run). */
+  nextRuns(): Record<ScheduledJob, string | null> {
     const s = loadJobSettings(this.db);
-    const decayTask = this.tasks.find((t) => t.name === "memo-decay");
-    const consTask = this.tasks.find((t) => t.name === "memo-consolidate");
-    const decay = decayTask?.getNextRun()?.toISOString() ?? null;
-    const consolidate =
-      consTask?.getNextRun()?.toISOString() ??
-      (s.consolidate.enabled && s.consolidate.time === "after-decay" && decayTask ? decay : null);
-    return { decay, consolidate };
+    const next = (job: ScheduledJob): string | null => {
+      const when = scheduleOf(job, s, this.opts.expressions);
+      if (when && "after" in when) return next(when.after);
+      return (
+        this.tasks
+          .find((t) => t.name === taskName(job))
+          ?.getNextRun()
+          ?.toISOString() ?? null
+      );
+    };
+    return Object.fromEntries(SCHEDULED_JOBS.map((j) => [j, next(j)])) as Record<ScheduledJob, string | null>;
   }
 
   private stopTasks(): void {
@@ -180,6 +182,14 @@ async function checkModelAtStart(opts: SchedulerOptions): Promise<void> {
       opts.log?.(`[jobs] embedding model check deferred: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
+}
+
+/** When each scheduled job runs next, in a process without a scheduler: never. */
+export function nextRunsHere(): Record<ScheduledJob, string | null> {
+  return (
+    getScheduler()?.nextRuns() ??
+    (Object.fromEntries(SCHEDULED_JOBS.map((j) => [j, null])) as Record<ScheduledJob, string | null>)
+  );
 }
 
 export function getScheduler(): JobScheduler | undefined {

@@ -1,6 +1,6 @@
 /**
  * TEST DOUBLES — NOT MODELS: two ways a chat model answers from what Memo gave it, for the live-loop suite
- * (server/chat/live-loop.test.ts). Plugged into the OpenAI-compatible test double
+ * (server/chat/live-loop.eval.ts, `npm run eval:live-loop`; its smoke live-loop-smoke.test.ts). Plugged into the OpenAI-compatible test double
  * (e2e/support/openai-fixture.ts, `replyWith`), so the real chat path runs around them.
  *
  * - `restatingReply`: a plain assistant — it restates what it was given: the line of `[What I know]` most

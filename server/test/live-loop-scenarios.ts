@@ -1,5 +1,5 @@
 /**
- * The live-loop suite's scenarios (server/chat/live-loop.test.ts), in Memo's own wordings: a thing a person
+ * The live-loop suite's scenarios (server/chat/live-loop.eval.ts, `npm run eval:live-loop`; its smoke live-loop-smoke.test.ts), in Memo's own wordings: a thing a person
  * states in one chat, a question about it in other words, the change they tell later, and a question after
  * it in other words again. `was` and `now` are the values' words the answers are checked for (each occurs in
  * its own fact, never in the other's, and in no other scenario). The facts are what the fixture facts model

@@ -138,9 +138,7 @@ export function ConsolidationReview({ onResult }: { onResult: (text: string, ok:
                   <input
                     type="checkbox"
                     checked={picked.has(i)}
-                    onChange={(e) =>
-                      setPicked((s) => (e.target.checked ? new Set(s).add(i) : new Set([...s].filter((x) => x !== i))))
-                    }
+                    onChange={(e) => setPicked((s) => toggled(s, i, e.target.checked))}
                   />
                   <span className="min-w-0 space-y-1">
                     <span className="block text-xs text-zinc-500">1. {p.originals[0]}</span>
@@ -256,9 +254,7 @@ function FactProposals({
               <input
                 type="checkbox"
                 checked={picked.has(i)}
-                onChange={(e) =>
-                  setPicked((s) => (e.target.checked ? new Set(s).add(i) : new Set([...s].filter((x) => x !== i))))
-                }
+                onChange={(e) => setPicked((s) => toggled(s, i, e.target.checked))}
               />
               <span className="min-w-0 space-y-1 break-words">
                 <span className="block">
@@ -275,4 +271,9 @@ function FactProposals({
       </ul>
     </div>
   );
+}
+
+/** The picked indexes with `i` in (on) or out. */
+function toggled(picked: Set<number>, i: number, on: boolean): Set<number> {
+  return on ? new Set(picked).add(i) : new Set([...picked].filter((x) => x !== i));
 }

@@ -7,29 +7,24 @@ import { ConsolidationReview, UndoRunButton } from "./consolidation-review";
 import { BTN_MD as BTN, CARD } from "../../_ui/styles";
 import { localDateTime as fmt } from "../../_ui/local-time";
 
-type Job = "decay" | "consolidate";
-const LABEL: Record<Job, string> = { decay: "Decay", consolidate: "Consolidation" };
-// Each count says what happened to those memories (the legend under Last runs says why).
-const COUNT_LABELS: [string, string][] = [
-  ["promoted", "promoted by recall"],
-  ["decayed", "decayed while idle"],
-  ["softDeleted", "soft-deleted"],
-  ["purged", "purged"],
-  ["merged", "merged"],
-];
+import { countsLine, JOB_KINDS, RUNNABLE_JOBS, type RunnableJob } from "@/server/jobs/job-kinds";
 
-function countsLine(c: Record<string, number>): string {
-  return COUNT_LABELS.map(([k, label]) => `${c[k] ?? 0} ${label}`).join(" · ");
-}
+// The jobs, their labels and what each count is called come from the registry (server/jobs/job-kinds.ts); each
+// count says what happened to those memories (the legend under Last runs says why).
+type Job = RunnableJob;
 
-/** What a run's result says, in a line: its counts, or why it was skipped. */
-function resultLine(r: { status: string; result: Record<string, unknown> | null; error: string | null }): string {
+/** What a run's result says, in a line: its job's counts, or why it was skipped. */
+function resultLine(r: {
+  job: string;
+  status: string;
+  result: Record<string, unknown> | null;
+  error: string | null;
+}): string {
   const res = r.result ?? {};
   const reason = (res.reason ?? res.skippedMerging ?? res.decaySkipped) as string | undefined;
-  const counts = res.counts as Record<string, number> | undefined;
   const parts: string[] = [];
-  if (counts) parts.push(countsLine(counts));
-  if (typeof res.embedded === "number") parts.push(`${res.embedded} re-embedded`);
+  const counts = countsLine(r.job, { ...((res.counts as object | undefined) ?? {}), ...res });
+  if (counts) parts.push(counts);
   if (typeof res.pairs === "number") parts.push(`${res.pairs} similar pairs`);
   const facts = Array.isArray(res.factMerges) ? res.factMerges.length : 0;
   if (facts) parts.push(`${facts} duplicate fact${facts === 1 ? "" : "s"} merged`);
@@ -62,13 +57,14 @@ export function JobsPanel() {
         setLast({
           job: input.job,
           ok,
-          text: `${LABEL[input.job]} ${r.run.refused ? "not run" : r.run.status}: ${what || countsLine(r.counts)}`,
+          text: `${JOB_KINDS[input.job].label} ${r.run.refused ? "not run" : r.run.status}: ${what || countsLine(input.job, r.counts)}`,
         });
         void qc.invalidateQueries({ queryKey: trpc.jobs.runs.queryKey() });
         void qc.invalidateQueries({ queryKey: trpc.jobs.status.queryKey() });
         void qc.invalidateQueries({ queryKey: trpc.analytics.overview.queryKey() });
       },
-      onError: (e, input) => setLast({ job: input.job, ok: false, text: `${LABEL[input.job]}: ${e.message}` }),
+      onError: (e, input) =>
+        setLast({ job: input.job, ok: false, text: `${JOB_KINDS[input.job].label}: ${e.message}` }),
     }),
   );
   const s = status.data;
@@ -112,7 +108,7 @@ export function JobsPanel() {
 
       <div className={`${CARD} space-y-2`}>
         <div className="flex flex-wrap items-center gap-2">
-          {(["decay"] as const).map((job) => (
+          {RUNNABLE_JOBS.filter((job) => JOB_KINDS[job].runNow === "run").map((job) => (
             <button
               key={job}
               type="button"
@@ -123,7 +119,7 @@ export function JobsPanel() {
               data-testid={`run-${job}`}
             >
               {/* The label keeps its width while it runs (aria-busy says so), so nothing below moves. */}
-              Run {LABEL[job].toLowerCase()} now
+              Run {JOB_KINDS[job].label.toLowerCase()} now
               {pending === job && <span className="sr-only"> (running)</span>}
             </button>
           ))}

@@ -1,6 +1,7 @@
 "use client";
 
 import { BTN, INPUT } from "../../_ui/styles";
+import { SharedSpaceOptions } from "../../_ui/ui";
 
 export const KINDS = ["chat", "document", "remember", "import", "consolidated"] as const;
 export type Kind = (typeof KINDS)[number];
@@ -83,15 +84,7 @@ export function FilterForm({
             {spaces.map((s) => (
               <option key={s}>{s}</option>
             ))}
-            {shared.length > 0 && (
-              <optgroup label="Shared with you">
-                {shared.map((s) => (
-                  <option key={s.space} value={s.space}>
-                    {s.name} ({s.ownerName}’s)
-                  </option>
-                ))}
-              </optgroup>
-            )}
+            <SharedSpaceOptions spaces={shared} />
           </select>
         </label>
         <label className="flex items-center gap-1">

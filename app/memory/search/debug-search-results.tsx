@@ -6,18 +6,11 @@ import { candidatePool, rankDepth } from "@/server/memory/retrieval/query-builde
 import { TECHNIQUES, techniqueOn } from "@/server/memory/retrieval/techniques";
 import { isoLocalDate as localDate, isoLocalDateTime as localDateTime } from "../../_ui/local-time";
 import { WhoseBadge } from "../../_ui/whose-badge";
+import { MATCH_BADGE } from "../../_ui/styles";
 import { ConfidenceLine, WouldBePacked } from "./confidence";
 
 /** One answer of the search-debug query (server/services/memory-service.ts). */
 export type DebugSearchResult = inferRouterOutputs<AppRouter>["memory"]["search"];
-
-const BADGE: Record<string, string> = {
-  hybrid: "bg-violet-100 text-violet-800 dark:bg-violet-900 dark:text-violet-100",
-  vector: "bg-sky-100 text-sky-800 dark:bg-sky-900 dark:text-sky-100",
-  fts: "bg-amber-100 text-amber-800 dark:bg-amber-900 dark:text-amber-100",
-  neighbour: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900 dark:text-emerald-100",
-  fact: "bg-rose-100 text-rose-800 dark:bg-rose-900 dark:text-rose-100",
-};
 
 function Bar({
   label,
@@ -183,7 +176,7 @@ export function DebugSearchResults({ data }: { data: DebugSearchResult }) {
           <li key={r.id} data-testid="result" className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
             <div className="mb-1 flex flex-wrap items-center gap-2 text-xs">
               <span className="font-semibold tabular-nums text-zinc-500">#{i + 1}</span>
-              <span data-testid="match-badge" className={`rounded px-2 py-0.5 font-medium ${BADGE[r.matchType]}`}>
+              <span data-testid="match-badge" className={`rounded px-2 py-0.5 font-medium ${MATCH_BADGE[r.matchType]}`}>
                 {r.matchType}
               </span>
               <time dateTime={r.timestamp} title={r.timestamp} suppressHydrationWarning>
@@ -267,7 +260,7 @@ export function DebugSearchResults({ data }: { data: DebugSearchResult }) {
             {data.dropped.map((d) => (
               <li key={d.id} className="text-xs" data-testid="dropped-item">
                 <div className="flex flex-wrap items-center gap-2">
-                  <span className={`rounded px-2 py-0.5 font-medium ${BADGE[d.matchType]}`}>{d.matchType}</span>
+                  <span className={`rounded px-2 py-0.5 font-medium ${MATCH_BADGE[d.matchType]}`}>{d.matchType}</span>
                   <span className="text-zinc-500">{d.reason}</span>
                 </div>
                 <div className="mt-0.5 break-words text-zinc-700 dark:text-zinc-300">

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { DebugSearchResults } from "./debug-search-results";
+import { SharedSpaceOptions } from "../../_ui/ui";
 import { candidatePool, rankDepth } from "@/server/memory/retrieval/query-builder";
 import { TECHNIQUES, techniqueOn, type Technique, type TechniqueOverrides } from "@/server/memory/retrieval/techniques";
 
@@ -121,15 +122,7 @@ export function DebugSearch() {
               {(spaces.data ?? ["personal"]).map((s) => (
                 <option key={s}>{s}</option>
               ))}
-              {(shares.data?.withMe.length ?? 0) > 0 && (
-                <optgroup label="Shared with you">
-                  {shares.data!.withMe.map((s) => (
-                    <option key={s.space} value={s.space}>
-                      {s.name} ({s.ownerName}’s)
-                    </option>
-                  ))}
-                </optgroup>
-              )}
+              <SharedSpaceOptions spaces={shares.data?.withMe ?? []} />
             </select>
           </label>
           <label className="flex items-center gap-2">

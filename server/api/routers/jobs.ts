@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { runAsSystem } from "../../core/acting";
 import { adminProcedure, createTRPCRouter, ownerProcedure, personalProcedure, publicProcedure } from "../trpc";
-import { runCounts, runJobNow, RUNNABLE_JOBS } from "../../jobs/jobs";
+import { runCounts, runJobNow, RUNNABLE_JOBS, type RunnableJob } from "../../jobs/jobs";
 import { leaseHolder } from "../../core/lease";
 import { reindexStatus } from "../../memory/index/reindex-job";
 import { JOB_NAMES, listRuns } from "../../core/job-runner";
-import { getScheduler } from "../../jobs/scheduler";
+import { getScheduler, nextRunsHere } from "../../jobs/scheduler";
 import {
   consolidationThreshold,
   jobSettingsPatchSchema,
@@ -61,10 +61,10 @@ export const jobsRouter = createTRPCRouter({
     const settings = loadJobSettings(db);
     const model = boundModel(db)?.model ?? null;
     return {
-      next: getScheduler()?.nextRuns() ?? { decay: null, consolidate: null },
+      next: nextRunsHere(),
       schedulerRunning: getScheduler() !== undefined,
       running: Object.fromEntries(RUNNABLE_JOBS.map((j) => [j, leaseHolder(db, j)?.owner ?? null])) as Record<
-        (typeof RUNNABLE_JOBS)[number],
+        RunnableJob,
         string | null
       >,
       reindex: reindexStatus(db),
@@ -90,6 +90,6 @@ export const jobsRouter = createTRPCRouter({
   saveSettings: ownerProcedure.input(jobSettingsPatchSchema).mutation(({ ctx, input }) => {
     const settings = saveJobSettings(ctx.memo.db, input);
     getScheduler()?.reload();
-    return { settings, next: getScheduler()?.nextRuns() ?? { decay: null, consolidate: null } };
+    return { settings, next: nextRunsHere() };
   }),
 });

@@ -15,7 +15,7 @@ export const dynamic = "force-dynamic";
 export const POST = asPerson(async function POST(_req: Request, { params }: { params: Promise<{ job: string }> }) {
   const { job } = await params;
   if (!(RUNNABLE_JOBS as readonly string[]).includes(job))
-    return errorResponse(404, `no job '${job}'; jobs are ${RUNNABLE_JOBS.join(" and ")}`);
+    return errorResponse(404, `no job '${job}'; jobs are ${RUNNABLE_JOBS.join(" and ")}`); // the registry's (job-kinds.ts)
   return handle(async () => {
     requireAdmin();
     const run = await runJobNow(appContext(), job as RunnableJob, { trigger: "manual" });

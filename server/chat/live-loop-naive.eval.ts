@@ -1,11 +1,11 @@
 /**
  * The live loop (issue 47), naive learner: the facts double learns from the whole exchange, the assistant's
  * words too, so an echoed old statement would teach its old fact again unless Memo stops it (the provenance
- * guard, server/memory/facts/provenance-guard.ts). The loop is in server/test/live-loop-run.ts.
+ * guard, server/memory/facts/provenance-guard.ts). The full run, an eval (`npm run eval:live-loop`); the loop is in
+ * server/test/live-loop-run.ts, and `npm test`'s smoke of it in live-loop-smoke.test.ts.
  */
-import { before, describe, test } from "node:test";
 import { echoingReply, restatingReply } from "../test/assistant-doubles";
-import { assertLoopFloor, assertLoopHolds, type LoopMetrics, measureLoop } from "../test/live-loop-run";
+import { loopEvalSuites } from "../test/live-loop-run";
 
 // Floors: the rates measured with the profile at 500 tokens and its lines stated by their strength for the
 // question (56 / 38 % restating, 97 / 97 % echoing), less four of the 64 asks of a phase (the echo runs move by
@@ -15,13 +15,4 @@ const RUNS = [
   { run: "echoing, naive learner", reply: echoingReply, naive: true, floor: { before: 0.91, after: 0.91 } },
 ];
 
-// The suites are written here, not in the shared module, so the runner's timing report names this file.
-for (const r of RUNS)
-  describe(`live loop — ${r.run}`, () => {
-    let m: LoopMetrics;
-    before(async () => {
-      m = await measureLoop(r.run, r.reply, r.naive);
-    });
-    test("no replaced fact is current again, none stated as current, every change learned", () => assertLoopHolds(m));
-    test("answered right no less often than when the recall side landed", () => assertLoopFloor(m, r.floor));
-  });
+loopEvalSuites(RUNS);
