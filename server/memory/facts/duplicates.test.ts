@@ -137,7 +137,9 @@ test("never across people: a read-write sharee's fact in the owner's space is no
   setShare(db, "personal", "p2", "write");
   const m1 = memory(db, "personal", "User: I play the cello", "2024-03-01T10:00:00.000Z");
   const mine = fact(db, "personal", "Plays the cello", [m1]);
-  const theirs = runAs(P2, () => fact(db, "personal", "Plays the cello.", [m1]));
+  // p2's fact from p2's own words in the owner's space (a learned fact is its sources' writer's: issue 54).
+  const said = runAs(P2, () => memory(db, "personal", "User: I play the cello as well", "2024-03-01T11:00:00.000Z"));
+  const theirs = runAs(P2, () => fact(db, "personal", "Plays the cello.", [said]));
   assert.equal(getFact(db, theirs)!.writtenBy, "p2");
   // And p2's own space with the same statement: another space, another person.
   const m2 = memory(db, "p2~personal", "User: I play the cello too", "2024-03-02T10:00:00.000Z");
