@@ -18,6 +18,8 @@ import { warnIfPromptLogging } from "./chat/prompt-log";
 import { sweepTemporaryChats } from "./chat/temporary-chats";
 import { resumePendingScrub } from "./db/scrub";
 import { factLearner, startFactLearner } from "./chat/fact-learner";
+import { importRunner, startImportRunner } from "./services/import-jobs";
+import { planOffThread } from "./http/import-plan-thread";
 
 /**
  * Open (and migrate) the store, start building the vector index for the recorded model, start the
@@ -42,6 +44,8 @@ export function boot(): void {
   recoverOnStart();
   // Learning facts (docs/facts.md): jobs the last process left running are queued again; the runner starts.
   startFactLearner();
+  // Imports (issue 55): jobs the last process left queued or running resume from their stored cursor.
+  startImportRunner((format, bytes, space) => planOffThread(format, bytes, space));
   // Online with no nomic GGUF: download it in the background (the bundled model serves meanwhile), then
   // switch to it and re-index. Offline or MEMO_OFFLINE=1: says so in the banner and changes nothing.
   void startModelDownload();
@@ -73,7 +77,7 @@ export function boot(): void {
         db: sqlite,
         stopIngest: () => ingest.stop(),
         stopScheduler: () => (
-          clearInterval(sweeper), Promise.all([scheduler.stop(), factLearner().stop()]).then(() => undefined)
+          clearInterval(sweeper), Promise.all([scheduler.stop(), factLearner().stop(), importRunner().stop()]).then(() => undefined)
         ),
         drainPersist: () => persistQueue().drain(),
         embedIdle: embedRequestsDone,
