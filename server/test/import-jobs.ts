@@ -38,3 +38,26 @@ export async function importAndWait(
 ): Promise<ImportJob> {
   return waitForImport(ctx.db, queueImport(ctx, kind, data, space).id);
 }
+
+/** Queue an existing file (the job removes it when it ends). */
+export function queueImportFile(
+  ctx: MemoContext,
+  kind: ImportFormatId,
+  file: string,
+  space: string | null = "personal",
+): ImportJob {
+  setAppContext(ctx);
+  return enqueueImportFile(ctx.db, {
+    id: crypto.randomUUID(),
+    kind,
+    label: path.basename(file),
+    space,
+    file,
+    bytesTotal: fs.statSync(file).size,
+  });
+}
+
+/** A fresh file path in the test's temporary folder. */
+export function tempImportPath(name = "export"): string {
+  return path.join(folder, `${name}-${crypto.randomUUID()}.json`);
+}

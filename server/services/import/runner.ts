@@ -220,6 +220,6 @@ export class ImportRunner {
 
   private finished(id: string, file: string | null): void {
     this.drop(id);
-    if (file) fs.rm(file, { force: true }, () => undefined);
+    if (file) fs.rmSync(file, { force: true });
   }
 }

@@ -68,7 +68,7 @@ export async function* streamConversations(
       throw new ServiceError(400, `conversations.json must be a JSON array of conversations (${format.expected})`);
     throw new ServiceError(
       400,
-      `the file is not valid JSON ${index < 0 ? "at its start" : `after conversation ${index + 1}`} (${msg})`,
+      `the file is not valid JSON${index < 0 ? "" : ` after conversation ${index + 1}`} (${msg})`,
     );
   } finally {
     source.destroy();
