@@ -63,7 +63,8 @@ export function formatImportHandler() {
 /** Files up to this size are planned whole before they are queued (the exact 400s of the format's planner). */
 const WHOLE_CHECK_BYTES = 16 * 1024 * 1024;
 
-function handleImport(format: ImportFormatId, req: Request) {
+/** The import route after its access check (benches call it directly). */
+export function handleImport(format: ImportFormatId, req: Request) {
   return handle(async () => {
     const url = new URL(req.url);
     const space = spaceParam(url);

@@ -25,13 +25,19 @@ export function exchangeWords(n: number, words = 12): string {
   return `${out.join(" ")} #${n}`;
 }
 
+/** What exchange `n` says: the person's question and the reply (as the generated files hold them). */
+export function exchangeSaid(n: number): { user: string; assistant: string } {
+  return { user: `Question ${exchangeWords(n)}?`, assistant: `Answer about ${exchangeWords(n)}.` };
+}
+
 function claudeConversation(c: number, first: number, count: number, padding: number): unknown {
   const t = Date.UTC(2024, 0, 1) + c * 60_000;
   const msgs: unknown[] = [];
   for (let i = 0; i < count; i++) {
     const n = first + i;
-    msgs.push({ uuid: `m${n}h`, sender: "human", text: `Question ${exchangeWords(n)}?`, created_at: new Date(t + i * 1000).toISOString() });
-    msgs.push({ uuid: `m${n}a`, sender: "assistant", text: `Answer about ${exchangeWords(n)}.`, created_at: new Date(t + i * 1000 + 500).toISOString() });
+    const said = exchangeSaid(n);
+    msgs.push({ uuid: `m${n}h`, sender: "human", text: said.user, created_at: new Date(t + i * 1000).toISOString() });
+    msgs.push({ uuid: `m${n}a`, sender: "assistant", text: said.assistant, created_at: new Date(t + i * 1000 + 500).toISOString() });
   }
   const conv: Record<string, unknown> = {
     uuid: `conv-${c}`,
@@ -63,13 +69,13 @@ function chatGptConversation(c: number, first: number, count: number, padding: n
     link(`u${n}`, {
       author: { role: "user" },
       create_time: t + i,
-      content: { content_type: "text", parts: [`Question ${exchangeWords(n)}?`] },
+      content: { content_type: "text", parts: [exchangeSaid(n).user] },
       recipient: "all",
     });
     link(`a${n}`, {
       author: { role: "assistant" },
       create_time: t + i + 0.5,
-      content: { content_type: "text", parts: [`Answer about ${exchangeWords(n)}.`] },
+      content: { content_type: "text", parts: [exchangeSaid(n).assistant] },
       recipient: "all",
     });
   }
