@@ -131,7 +131,9 @@ try {
     const ms = performance.now() - t0;
     clearInterval(sampler);
     if (done.status !== "done" || done.imported !== exchanges)
-      throw new Error(`${shape}: the import ended ${done.status} with ${done.imported} of ${exchanges} (${done.error})`);
+      throw new Error(
+        `${shape}: the import ended ${done.status} with ${done.imported} of ${exchanges} (${done.error})`,
+      );
     const rawAfter = await raw();
     const rate = (exchanges / ms) * 1000;
     const rawMedian = median([rawBefore, rawAfter]);
@@ -150,7 +152,11 @@ try {
     log(`${shape}: ${JSON.stringify(results[shape])}`);
     fs.rmSync(file, { force: true });
   }
-  const per_ = Object.values(results) as { ratio: number; memoryAboveIdleMB: { rss: number }; firstConversationVisibleMs: number }[];
+  const per_ = Object.values(results) as {
+    ratio: number;
+    memoryAboveIdleMB: { rss: number };
+    firstConversationVisibleMs: number;
+  }[];
   const out = {
     bench: "import",
     model: info.model,

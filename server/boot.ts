@@ -77,7 +77,8 @@ export function boot(): void {
         db: sqlite,
         stopIngest: () => ingest.stop(),
         stopScheduler: () => (
-          clearInterval(sweeper), Promise.all([scheduler.stop(), factLearner().stop(), importRunner().stop()]).then(() => undefined)
+          clearInterval(sweeper),
+          Promise.all([scheduler.stop(), factLearner().stop(), importRunner().stop()]).then(() => undefined)
         ),
         drainPersist: () => persistQueue().drain(),
         embedIdle: embedRequestsDone,

@@ -82,7 +82,14 @@ export function handleImport(format: ImportFormatId, req: Request) {
       if (!isStreamed(format) || size <= WHOLE_CHECK_BYTES)
         await planOffThread(format, await fs.promises.readFile(file), space);
       else await checkStreamedStart(format, file);
-      job = enqueueImportFile(db, { id, kind: format, label, space: importTarget(format, space), file, bytesTotal: size });
+      job = enqueueImportFile(db, {
+        id,
+        kind: format,
+        label,
+        space: importTarget(format, space),
+        file,
+        bytesTotal: size,
+      });
     } catch (e) {
       fs.rmSync(file, { force: true });
       throw e;

@@ -664,8 +664,16 @@ test("a kill inside an import's batch: the next start resumes the job from its c
       ? []
       : [`after the kill the job is ${JSON.stringify(row)} (running, with the first batch of 32 stored)`];
   });
-  const end = done.acks.find((a) => a.t === "imported") as unknown as { status: string; imported: number; duplicates: number };
-  assert.deepEqual([end.status, end.imported, end.duplicates], ["done", 240, 0], "resumed and finished; no batch again");
+  const end = done.acks.find((a) => a.t === "imported") as unknown as {
+    status: string;
+    imported: number;
+    duplicates: number;
+  };
+  assert.deepEqual(
+    [end.status, end.imported, end.duplicates],
+    ["done", 240, 0],
+    "resumed and finished; no batch again",
+  );
   const db = openStore();
   try {
     const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;

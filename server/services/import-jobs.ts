@@ -104,7 +104,9 @@ function view(r: Omit<ImportJobRow, "detail">): ImportJob {
         : "reading the file"
       : conversationsDetail(r) + (r.status === "running" || r.status === "queued" ? " so far" : ""));
   const problems =
-    r.malformed > MAX_PROBLEMS ? [...r.problems, `and ${r.malformed - MAX_PROBLEMS} more malformed conversations`] : r.problems;
+    r.malformed > MAX_PROBLEMS
+      ? [...r.problems, `and ${r.malformed - MAX_PROBLEMS} more malformed conversations`]
+      : r.problems;
   return {
     id: r.id,
     personId: r.personId,
@@ -198,7 +200,9 @@ export function cancelImport(
 ): { job: ImportJob; forgotten: number } {
   const r = importJobRow(db, id);
   if (!r || !isOwn(r, true)) throw new ServiceError(404, `import job ${id} not found`);
-  if (!finishImportJob(db, id, { status: "cancelled", at: new Date().toISOString(), cancel: forget ? "forget" : "keep" }))
+  if (
+    !finishImportJob(db, id, { status: "cancelled", at: new Date().toISOString(), cancel: forget ? "forget" : "keep" })
+  )
     throw new ServiceError(409, `import job ${id} is ${r.status}: only a queued or running import can be cancelled`);
   importRunner().drop(id);
   if (r.file) fs.rmSync(r.file, { force: true });

@@ -37,7 +37,12 @@ function claudeConversation(c: number, first: number, count: number, padding: nu
     const n = first + i;
     const said = exchangeSaid(n);
     msgs.push({ uuid: `m${n}h`, sender: "human", text: said.user, created_at: new Date(t + i * 1000).toISOString() });
-    msgs.push({ uuid: `m${n}a`, sender: "assistant", text: said.assistant, created_at: new Date(t + i * 1000 + 500).toISOString() });
+    msgs.push({
+      uuid: `m${n}a`,
+      sender: "assistant",
+      text: said.assistant,
+      created_at: new Date(t + i * 1000 + 500).toISOString(),
+    });
   }
   const conv: Record<string, unknown> = {
     uuid: `conv-${c}`,
@@ -79,7 +84,14 @@ function chatGptConversation(c: number, first: number, count: number, padding: n
       recipient: "all",
     });
   }
-  return { id: `conv-${c}`, conversation_id: `conv-${c}`, title: `Conversation ${c}`, create_time: t, mapping, current_node: parent };
+  return {
+    id: `conv-${c}`,
+    conversation_id: `conv-${c}`,
+    title: `Conversation ${c}`,
+    create_time: t,
+    mapping,
+    current_node: parent,
+  };
 }
 
 /**

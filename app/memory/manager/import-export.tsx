@@ -236,7 +236,11 @@ export function ImportExport() {
                   <div className="mt-1 text-zinc-600 dark:text-zinc-400" data-testid="import-summary">
                     {j.detail} · {j.imported} imported, {j.duplicates} already stored
                     {j.status === "running" ? ` · ${pct}% of ${(j.bytesTotal / 1024 / 1024).toFixed(1)} MB read` : ""}
-                    {j.status === "cancelled" ? (j.cancel === "forget" ? " · cancelled, what it stored forgotten" : " · cancelled, what it stored kept") : ""}
+                    {j.status === "cancelled"
+                      ? j.cancel === "forget"
+                        ? " · cancelled, what it stored forgotten"
+                        : " · cancelled, what it stored kept"
+                      : ""}
                   </div>
                   {active && (
                     <div className="mt-1 flex flex-wrap gap-2">

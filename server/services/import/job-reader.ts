@@ -89,7 +89,16 @@ async function* conversationUnits(job: Job): AsyncGenerator<ImportUnit> {
     };
     const first = c.index === job.nextItem ? job.nextGroup : 0;
     if (groups.length === 0) {
-      yield { item: c.index, group: 0, last: true, chunks: [], credit, problem: c.problem, bytesRead: c.bytesRead, conversation: c };
+      yield {
+        item: c.index,
+        group: 0,
+        last: true,
+        chunks: [],
+        credit,
+        problem: c.problem,
+        bytesRead: c.bytesRead,
+        conversation: c,
+      };
       continue;
     }
     for (let g = first; g < groups.length; g++) {
@@ -108,7 +117,11 @@ async function* conversationUnits(job: Job): AsyncGenerator<ImportUnit> {
   }
 }
 
-async function* planUnits(job: Job, planWhole: PlanWhole, onDetail: (detail: string) => void): AsyncGenerator<ImportUnit> {
+async function* planUnits(
+  job: Job,
+  planWhole: PlanWhole,
+  onDetail: (detail: string) => void,
+): AsyncGenerator<ImportUnit> {
   const bytes = await fs.promises.readFile(job.file!);
   const plan = await planWhole(job.kind, bytes, job.space ?? undefined);
   onDetail(plan.detail);

@@ -111,10 +111,9 @@ export function unfinishedImportRows(db: Database.Database): { id: string; perso
 
 export function unfinishedImportCount(db: Database.Database, personId: string): number {
   return (
-    stmt(
-      db,
-      "SELECT count(*) AS n FROM import_jobs WHERE person_id = ? AND status IN ('queued', 'running')",
-    ).get(personId) as { n: number }
+    stmt(db, "SELECT count(*) AS n FROM import_jobs WHERE person_id = ? AND status IN ('queued', 'running')").get(
+      personId,
+    ) as { n: number }
   ).n;
 }
 
@@ -202,10 +201,9 @@ export function finishImportJob(
 
 /** Forget a removed person's import history (their file names, counts and errors). */
 export function deleteImportJobsOf(db: Database.Database, personId: string): number {
-  stmt(
-    db,
-    "DELETE FROM import_job_memories WHERE job_id IN (SELECT id FROM import_jobs WHERE person_id = ?)",
-  ).run(personId);
+  stmt(db, "DELETE FROM import_job_memories WHERE job_id IN (SELECT id FROM import_jobs WHERE person_id = ?)").run(
+    personId,
+  );
   return stmt(db, "DELETE FROM import_jobs WHERE person_id = ?").run(personId).changes;
 }
 

@@ -42,7 +42,12 @@ async function setup(msPerCall: number) {
   const embedder = new PacedEmbedder(new TestDimEmbedder(), msPerCall);
   const ctx: MemoContext = { db: s.sqlite, embedder };
   setAppContext(ctx);
-  const bo = createPerson(s.sqlite, { name: "Bo", login: `bo${stores.length}`, passwordHash: "unused", role: "member" });
+  const bo = createPerson(s.sqlite, {
+    name: "Bo",
+    login: `bo${stores.length}`,
+    passwordHash: "unused",
+    role: "member",
+  });
   return { ctx, db: s.sqlite, embedder, bo: { personId: bo.id, admin: false } };
 }
 
@@ -152,7 +157,9 @@ test("a restart resumes a job from its cursor, mid-conversation: nothing stored 
   first.wake();
   await until(() => (runAs(OWNER, () => getImportJob(db, id))?.done ?? 0) >= 300, "part of the file");
   await first.stop(); // the process ends: the job stays running in the store
-  const mid = db.prepare("SELECT status, next_item AS item, next_group AS grp FROM import_jobs WHERE id = ?").get(id) as {
+  const mid = db
+    .prepare("SELECT status, next_item AS item, next_group AS grp FROM import_jobs WHERE id = ?")
+    .get(id) as {
     status: string;
     item: number;
     grp: number;
@@ -166,7 +173,9 @@ test("a restart resumes a job from its cursor, mid-conversation: nothing stored 
   assert.deepEqual([done.status, done.imported, done.duplicates], ["done", 1000, 0]);
   assert.equal(done.detail, "200 conversations, 1000 exchanges");
   assert.equal(liveIn(db, "resume"), 1000);
-  const distinct = db.prepare("SELECT count(DISTINCT content_hash) AS n FROM memories WHERE space_id = 'resume'").get() as {
+  const distinct = db
+    .prepare("SELECT count(DISTINCT content_hash) AS n FROM memories WHERE space_id = 'resume'")
+    .get() as {
     n: number;
   };
   assert.equal(distinct.n, 1000, "no exchange stored twice");
@@ -242,7 +251,10 @@ test("a file that breaks half-way fails the job with where, keeping what was rea
   const done = await runAs(OWNER, () => waitForImport(db, job.id));
   assert.equal(done.status, "failed");
   assert.equal(done.errorStatus, 400);
-  assert.match(done.error!, /the file is not valid JSON after conversation \d+ .*; the \d+ memories read before it are kept/);
+  assert.match(
+    done.error!,
+    /the file is not valid JSON after conversation \d+ .*; the \d+ memories read before it are kept/,
+  );
   assert.ok(done.imported > 0 && liveIn(db, "broken") === done.imported);
   const obj = tempImportPath("object");
   fs.writeFileSync(obj, JSON.stringify({ conversations: [] }));

@@ -173,7 +173,7 @@ export class ImportRunner {
       for (const m of unit.chunks) {
         const key = `${m.spaceId}\u0000${contentHash(m.content)}`;
         if (inBatch.has(key) || findLiveByHash(ctx.db, m.spaceId, contentHash(m.content))) skipped++;
-        else (inBatch.add(key), chunks.push(m));
+        else inBatch.add(key), chunks.push(m);
       }
     }
     const vectors = chunks.length ? await ctx.embedder.embedDocuments(chunks.map((m) => m.content)) : [];
@@ -181,12 +181,27 @@ export class ImportRunner {
     // batch was embedding is seen here.
     const write = ctx.db.transaction(() => {
       const job = importJobRow(ctx.db, id);
-      if (!job || job.status !== "running") return false;
-      const fresh = chunks.map((m, i) => ({ m, v: vectors[i]! })).filter(({ m }) => !findLiveByHash(ctx.db, m.spaceId, contentHash(m.content)));
-      const ids = fresh.length ? insertMemories(ctx.db, fresh.map((f) => f.m), fresh.map((f) => f.v), model) : [];
+      if (job?.status !== "running") return false;
+      const fresh = chunks
+        .map((m, i) => ({ m, v: vectors[i]! }))
+        .filter(({ m }) => !findLiveByHash(ctx.db, m.spaceId, contentHash(m.content)));
+      const ids = fresh.length
+        ? insertMemories(
+            ctx.db,
+            fresh.map((f) => f.m),
+            fresh.map((f) => f.v),
+            model,
+          )
+        : [];
       addImportedMemories(ctx.db, id, ids);
       const lastUnit = taken.at(-1);
-      const counts: ConversationCounts = { conversations: 0, exchanges: 0, skippedMessages: 0, undated: 0, malformed: 0 };
+      const counts: ConversationCounts = {
+        conversations: 0,
+        exchanges: 0,
+        skippedMessages: 0,
+        undated: 0,
+        malformed: 0,
+      };
       const problems = [...job.problems];
       for (const u of taken) {
         if (u.credit) for (const k of Object.keys(counts) as (keyof ConversationCounts)[]) counts[k] += u.credit[k];
