@@ -654,15 +654,16 @@ test("a kill inside writing a fact that replaces another: no half fact, the old 
 test("a kill inside an import's batch: the next start resumes the job from its cursor; nothing stored twice, nothing acknowledged lost", async () => {
   const job = (acks: Ack[]) => acks.find((a) => a.t === "importjob") as { id: string } | undefined;
   let id = "";
-  const done = await dieThenFinish("import", "INTO import_job_memories|40", (dead, db) => {
+  // A job's first batch is 8 chunks, the next 32: the 20th memory listed is inside the second batch.
+  const done = await dieThenFinish("import", "INTO import_job_memories|20", (dead, db) => {
     id = job(dead.acks)?.id ?? "";
     if (!id) return ["the import was not queued before the kill"];
     const row = db.prepare("SELECT status, imported FROM import_jobs WHERE id = ?").get(id) as
       | { status: string; imported: number }
       | undefined;
-    return row?.status === "running" && row.imported === 32
+    return row?.status === "running" && row.imported === 8
       ? []
-      : [`after the kill the job is ${JSON.stringify(row)} (running, with the first batch of 32 stored)`];
+      : [`after the kill the job is ${JSON.stringify(row)} (running, with its first batch of 8 stored)`];
   });
   const end = done.acks.find((a) => a.t === "imported") as unknown as {
     status: string;

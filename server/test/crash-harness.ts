@@ -207,7 +207,7 @@ if (values.scenario === "share-delete") {
   let jobId = known?.id;
   if (!jobId) {
     const file = tempImportPath("crash");
-    // 3 exchanges a conversation: batches (32 chunks) end inside conversations.
+    // 3 exchanges a conversation: batches (8 chunks, then 32) end inside conversations.
     writeExport(file, "chatgpt", { exchanges: 240, perConversation: 3 });
     jobId = queueImportFile(ctx, "chatgpt", file, space).id;
     ack("importjob", { id: jobId, exchanges: 240 });

@@ -41,6 +41,9 @@ export interface ImportRunnerOptions {
 
 const nowIso = () => new Date().toISOString();
 
+/** Chunks in a job's first batch. */
+const FIRST_BATCH = 8;
+
 export class ImportRunner {
   private readers = new Map<string, ImportReader>();
   /** A unit read but left for the next batch (it did not fit in this one). */
@@ -150,7 +153,9 @@ export class ImportRunner {
 
   /** Read, embed and write one batch of a job; finish it when its file is read to the end. */
   private async batch(ctx: MemoContext, id: string): Promise<void> {
-    const size = this.opts.batchSize ?? IMPORT_BATCH;
+    // A job's first batch is small: its first conversation is stored (and visible) within a moment.
+    const full = this.opts.batchSize ?? IMPORT_BATCH;
+    const size = importJobRow(ctx.db, id)?.done === 0 ? Math.min(FIRST_BATCH, full) : full;
     const reader = this.reader(ctx, id);
     const { model } = await activeModel(ctx);
     const taken: ImportUnit[] = [];
@@ -158,7 +163,8 @@ export class ImportRunner {
     const inBatch = new Set<string>();
     let skipped = 0;
     let ended = false;
-    while (chunks.length < size) {
+    // Duplicates (a file imported again) are not embedded, but count towards a bound on what one step reads.
+    while (chunks.length < size && chunks.length + skipped < size * 8) {
       const unit = this.held.get(id) ?? (await reader.next());
       this.held.delete(id);
       if (!unit) {
