@@ -1,5 +1,5 @@
 /**
- * `npm run bench:import [-- --exchanges 100000 --per-conversation 1 --raw 1024 --shapes chatgpt,claude --out file.json]`
+ * `npm run bench:import [-- --exchanges 100000 --per-conversation 1 --padding 0 --raw 1024 --shapes chatgpt,claude --out file.json]`
  *
  * A generated export of `--exchanges` exchanges in ChatGPT's shape and in Claude's (server/test/export-generator.ts)
  * sent through the import route's own handler (server/http/import-handlers.ts: the body streamed to a file,
@@ -12,7 +12,9 @@
  *    export is never held, so it does not grow with the file;
  *  - time to the first conversation visible: from the request until the first batch of the import is
  *    stored (its memories searchable, its conversation listed).
- * Prints one JSON object.
+ * `--padding N` adds to each conversation N small objects the importers leave out (Claude attachments, a
+ * ChatGPT tool message): a file of hundreds of MB with few exchanges, to see the memory stay flat as the
+ * file grows without hours of embedding. Prints one JSON object.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     exchanges: { type: "string", default: "100000" },
     "per-conversation": { type: "string", default: "1" },
     raw: { type: "string", default: "1024" },
+    padding: { type: "string", default: "0" },
     shapes: { type: "string", default: "chatgpt,claude" },
     out: { type: "string" },
   },
@@ -48,6 +51,7 @@ type ExportShape = import("../server/test/export-generator").ExportShape;
 const exchanges = Math.max(1, Math.floor(Number(values.exchanges)));
 const per = Math.max(1, Math.floor(Number(values["per-conversation"])));
 const rawN = Math.max(32, Math.floor(Number(values.raw)));
+const padding = Math.max(0, Math.floor(Number(values.padding)));
 const shapes = values.shapes.split(",").map((s) => s.trim()) as ExportShape[];
 const OWNER = { personId: "owner", admin: true };
 const median = (xs: number[]) => {
@@ -77,10 +81,16 @@ try {
     rawFrom += rawN;
     const t = performance.now();
     for (let at = 0; at < texts.length; at += 32) {
-      const res = await fetch(`${baseUrl}/v1/embeddings`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ input: texts.slice(at, at + 32) }),
+      const send = () =>
+        fetch(`${baseUrl}/v1/embeddings`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ input: texts.slice(at, at + 32) }),
+        });
+      // A kept-alive socket the server closed while idle fails at once ("other side closed"): resend once.
+      const res = await send().catch((e: unknown) => {
+        if (e instanceof TypeError) return send();
+        throw e;
       });
       if (!res.ok) throw new Error(`raw /v1/embeddings answered ${res.status}`);
       await res.json();
@@ -93,7 +103,7 @@ try {
   let from = 0;
   for (const shape of shapes) {
     const file = path.join(dir, `${shape}-export.json`);
-    const size = writeExport(file, shape, { exchanges, perConversation: per, from });
+    const size = writeExport(file, shape, { exchanges, perConversation: per, from, padding });
     from += exchanges;
     log(`${shape}: ${mb(size)} MB file; raw run…`);
     const rawBefore = await raw();
@@ -164,6 +174,7 @@ try {
     machine: { cpus: os.cpus().length, loadavg: os.loadavg().map((l) => round(l, 1)) },
     exchanges,
     perConversation: per,
+    padding,
     shapes: results,
     medians: {
       ratio: round(median(per_.map((r) => r.ratio)), 3),

@@ -200,6 +200,8 @@ export class ImportRunner {
           )
         : [];
       addImportedMemories(ctx.db, id, ids);
+      // Each conversation read arrives once, on its first unit (`u.conversation`: the parsed conversation and
+      // its exchanges): what writes it as a conversation of its own belongs here, in the batch's transaction.
       const lastUnit = taken.at(-1);
       const counts: ConversationCounts = {
         conversations: 0,
