@@ -46,8 +46,10 @@ const FIRST_BATCH = 8;
 
 export class ImportRunner {
   private readers = new Map<string, ImportReader>();
-  /** A unit read but left for the next batch (it did not fit in this one). */
-  private held = new Map<string, ImportUnit>();
+  /** Units read ahead, or left for the next batch (they did not fit in this one); null: the file's end. */
+  private held = new Map<string, (ImportUnit | null)[]>();
+  /** The reading ahead of a job's next batch while its batch embeds (parse and embedding overlap). */
+  private ahead = new Map<string, Promise<void>>();
   private lastPerson: string | null = null;
   private loop: Promise<void> | null = null;
   private again = false;
@@ -93,6 +95,30 @@ export class ImportRunner {
     this.readers.get(id)?.close();
     this.readers.delete(id);
     this.held.delete(id);
+    this.ahead.delete(id);
+  }
+
+  private queue(id: string): (ImportUnit | null)[] {
+    let q = this.held.get(id);
+    if (!q) this.held.set(id, (q = []));
+    return q;
+  }
+
+  private async nextUnit(id: string, reader: ImportReader): Promise<ImportUnit | null> {
+    const q = this.queue(id);
+    return q.length ? q.shift()! : reader.next();
+  }
+
+  /** Read the next batch's units (about `size` chunks) into the job's queue. */
+  private async readAhead(id: string, reader: ImportReader, size: number): Promise<void> {
+    const q = this.queue(id);
+    let n = q.reduce((k, u) => k + (u?.chunks.length ?? 0), 0);
+    while (n < size && q.at(-1) !== null) {
+      const u = await reader.next();
+      q.push(u);
+      if (!u) break;
+      n += u.chunks.length;
+    }
   }
 
   private async work(): Promise<void> {
@@ -157,6 +183,10 @@ export class ImportRunner {
     const full = this.opts.batchSize ?? IMPORT_BATCH;
     const size = importJobRow(ctx.db, id)?.done === 0 ? Math.min(FIRST_BATCH, full) : full;
     const reader = this.reader(ctx, id);
+    // What was read ahead while the last batch embedded (a failure there, e.g. invalid JSON, surfaces here).
+    const pending = this.ahead.get(id);
+    this.ahead.delete(id);
+    await pending;
     const { model } = await activeModel(ctx);
     const taken: ImportUnit[] = [];
     const chunks: NewMemory[] = [];
@@ -165,14 +195,13 @@ export class ImportRunner {
     let ended = false;
     // Duplicates (a file imported again) are not embedded, but count towards a bound on what one step reads.
     while (chunks.length < size && chunks.length + skipped < size * 8) {
-      const unit = this.held.get(id) ?? (await reader.next());
-      this.held.delete(id);
+      const unit = await this.nextUnit(id, reader);
       if (!unit) {
         ended = true;
         break;
       }
       if (chunks.length > 0 && chunks.length + unit.chunks.length > size) {
-        this.held.set(id, unit); // an exchange's chunks stay in one batch
+        this.queue(id).unshift(unit); // an exchange's chunks stay in one batch
         break;
       }
       taken.push(unit);
@@ -181,6 +210,11 @@ export class ImportRunner {
         if (inBatch.has(key) || findLiveByHash(ctx.db, m.spaceId, contentHash(m.content))) skipped++;
         else inBatch.add(key), chunks.push(m);
       }
+    }
+    if (!ended) {
+      const next = this.readAhead(id, reader, full);
+      next.catch(() => undefined); // awaited by the next batch; a job dropped meanwhile never needs it
+      this.ahead.set(id, next);
     }
     const vectors = chunks.length ? await ctx.embedder.embedDocuments(chunks.map((m) => m.content)) : [];
     // Synchronous from here to the commit: nothing else writes in between, and a cancel made while the
