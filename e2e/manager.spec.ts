@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { writeExport } from "../server/test/export-generator";
 import { test, expect } from "./memory-fixtures";
 
 /** Memory Manager: pin, edit (re-embedded), delete, restore, bulk actions, export and import (Memo JSON, ChatGPT, Claude) through the page. */
@@ -265,5 +266,33 @@ test.describe("Manager page", () => {
     await expect(manager.error).toContainText("looks like a ChatGPT export");
     await expect(manager.jobs).toHaveCount(jobs);
     expect(await api.counts()).toEqual(before);
+  });
+
+  test("a large import shows how far into the file it is and can be cancelled, keeping what it stored", async ({
+    space,
+    manager,
+  }, testInfo) => {
+    const target = `${space.slice(0, 56)}-big`;
+    const file = testInfo.outputPath("big-conversations.json");
+    writeExport(file, "claude", { exchanges: 3000, from: 7_000_000 });
+    await manager.goto();
+    await manager.importFile("claude", file, target);
+    const job = manager.job(`Claude · big-conversations.json → ${target}`).first();
+    await expect(job).toHaveAttribute("data-status", "running");
+    await expect(job.getByTestId("import-summary")).toContainText(/\d+% of \d+\.\d MB read/);
+    await expect
+      .poll(async () => Number(await job.getByRole("progressbar").getAttribute("aria-valuenow")))
+      .toBeGreaterThan(0);
+    await job.scrollIntoViewIfNeeded();
+    await manager.page.screenshot({ path: "test-results/screenshots/import-running-1280.png" });
+    await manager.page.setViewportSize({ width: 390, height: 844 });
+    await job.scrollIntoViewIfNeeded();
+    await manager.page.screenshot({ path: "test-results/screenshots/import-running-390.png" });
+    await job.getByRole("button", { name: "Cancel, keep what is imported" }).click();
+    await expect(job).toHaveAttribute("data-status", "cancelled");
+    await expect(job.getByTestId("import-summary")).toContainText("cancelled, what it stored kept");
+    await expect(job.getByRole("button", { name: /Cancel/ })).toHaveCount(0);
+    await manager.showSpace(target);
+    await expect(manager.rows.first()).toBeVisible();
   });
 });

@@ -19,6 +19,8 @@ import { sweepTemporaryChats } from "./chat/temporary-chats";
 import { resumePendingScrub } from "./db/scrub";
 import { repairStoredTimes } from "./memory/store/stored-times";
 import { factLearner, startFactLearner } from "./chat/fact-learner";
+import { importRunner, startImportRunner } from "./services/import-jobs";
+import { planOffThread } from "./http/import-plan-thread";
 
 /**
  * Open (and migrate) the store, start building the vector index for the recorded model, start the
@@ -46,6 +48,8 @@ export function boot(): void {
   recoverOnStart();
   // Learning facts (docs/facts.md): jobs the last process left running are queued again; the runner starts.
   startFactLearner();
+  // Imports (issue 55): jobs the last process left queued or running resume from their stored cursor.
+  startImportRunner((format, bytes, space) => planOffThread(format, bytes, space));
   // Online with no nomic GGUF: download it in the background (the bundled model serves meanwhile), then
   // switch to it and re-index. Offline or MEMO_OFFLINE=1: says so in the banner and changes nothing.
   void startModelDownload();
@@ -77,7 +81,8 @@ export function boot(): void {
         db: sqlite,
         stopIngest: () => ingest.stop(),
         stopScheduler: () => (
-          clearInterval(sweeper), Promise.all([scheduler.stop(), factLearner().stop()]).then(() => undefined)
+          clearInterval(sweeper),
+          Promise.all([scheduler.stop(), factLearner().stop(), importRunner().stop()]).then(() => undefined)
         ),
         drainPersist: () => persistQueue().drain(),
         embedIdle: embedRequestsDone,

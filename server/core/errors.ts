@@ -1,7 +1,7 @@
 import { noteStorageFault, storageFaultOf } from "./storage-fault";
 
 /** The HTTP statuses a service error may carry. */
-export type ServiceStatus = 400 | 403 | 404 | 409 | 413 | 502 | 503;
+export type ServiceStatus = 400 | 403 | 404 | 409 | 413 | 429 | 502 | 503;
 
 /** An error with the HTTP status it maps to; the message is meant for people. */
 export class ServiceError extends Error {

@@ -118,3 +118,77 @@ export const factAttempts = sqliteTable(
   },
   (t) => [index("fact_attempts_job_idx").on(t.jobId)],
 );
+
+/**
+ * Import jobs (drizzle/0029_import_jobs.sql, server/services/import-jobs.ts): one row per received export,
+ * read from its file on disk in batches; `next_item`/`next_group` are where the next batch starts (moved
+ * with the batch's memories in one transaction), so a restart resumes there.
+ */
+export const importJobs = sqliteTable(
+  "import_jobs",
+  {
+    id: text("id").primaryKey(),
+    personId: text("person_id").notNull(),
+    admin: integer("admin").notNull().default(0),
+    kind: text("kind").notNull(),
+    label: text("label").notNull(),
+    space: text("space"),
+    file: text("file"),
+    status: text("status", { enum: ["queued", "running", "done", "failed", "cancelled"] })
+      .notNull()
+      .default("queued"),
+    detail: text("detail"),
+    problems: text("problems").notNull().default("[]"),
+    bytesTotal: integer("bytes_total").notNull().default(0),
+    bytesDone: integer("bytes_done").notNull().default(0),
+    nextItem: integer("next_item").notNull().default(0),
+    nextGroup: integer("next_group").notNull().default(0),
+    conversations: integer("conversations").notNull().default(0),
+    exchanges: integer("exchanges").notNull().default(0),
+    skippedMessages: integer("skipped_messages").notNull().default(0),
+    undated: integer("undated").notNull().default(0),
+    malformed: integer("malformed").notNull().default(0),
+    total: integer("total").notNull().default(0),
+    done: integer("done").notNull().default(0),
+    imported: integer("imported").notNull().default(0),
+    duplicates: integer("duplicates").notNull().default(0),
+    error: text("error"),
+    errorStatus: integer("error_status"),
+    cancel: text("cancel", { enum: ["keep", "forget"] }),
+    queuedAt: text("queued_at").notNull(),
+    startedAt: text("started_at"),
+    finishedAt: text("finished_at"),
+  },
+  (t) => [
+    index("import_jobs_person_idx").on(t.personId, t.queuedAt),
+    index("import_jobs_status_idx").on(t.status, t.queuedAt),
+  ],
+);
+
+/** The memories an import job wrote: what learning from the import reads, and what a cancel that forgets removes. */
+export const importJobMemories = sqliteTable(
+  "import_job_memories",
+  {
+    jobId: text("job_id")
+      .notNull()
+      .references(() => importJobs.id, { onDelete: "cascade" }),
+    memoryId: text("memory_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.memoryId] })],
+);
+
+/**
+ * The conversations an import job wrote as chats, or found already imported (`created` 0), in file order
+ * (rowid): the job's result links to them, and a cancel that forgets deletes the ones it created.
+ */
+export const importJobConversations = sqliteTable(
+  "import_job_conversations",
+  {
+    jobId: text("job_id")
+      .notNull()
+      .references(() => importJobs.id, { onDelete: "cascade" }),
+    conversationId: text("conversation_id").notNull(),
+    created: integer("created").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.conversationId] })],
+);

@@ -1,10 +1,24 @@
 /**
  * The HTTP side of imports (`POST /api/v1/import` and `POST /api/v1/import/<format>`, one per entry of
- * server/services/import/formats.ts): read the whole body (up to 256 MB) and plan it with the format's planner
- * (server/services/import/registry.ts) off the event loop (bad input: 4xx, nothing written), queue the job, and answer 202 with it, or
- * with `?wait=true` answer when it has finished (200, or the failure's status and message).
+ * server/services/import/formats.ts): the body is received to a file under the data folder as it streams in
+ * (up to MEMO_IMPORT_MAX_MB; a Memo export, read whole, up to 256 MB), checked (a file up to 16 MB is planned
+ * whole off the event loop with the format's planner, server/services/import/registry.ts; a larger
+ * conversation export has its start checked) — bad input: 4xx, nothing written — and queued as a durable job
+ * (server/services/import-jobs.ts); the answer is 202 with it, or with `?wait=true` the finished job (200, or
+ * the failure's status and message). A person past their imports in flight gets a 429 before the upload.
  */
-import { enqueueImport, waitForImport } from "../services/import-jobs";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import {
+  checkImportAllowed,
+  enqueueImportFile,
+  importMaxBytes,
+  importsFolder,
+  waitForImport,
+} from "../services/import-jobs";
+import { checkStreamedStart, isStreamed } from "../services/import/job-reader";
+import { receiveToFile } from "./receive-file";
 import { appContext } from "../context";
 import { ServiceError } from "../core/errors";
 import { spaceName } from "../core/validators";
@@ -12,7 +26,8 @@ import { MAX_IMPORT_BYTES } from "../services/transfer-service";
 import { IMPORT_FORMATS, isImportFormat, type ImportFormatId } from "../services/import/formats";
 import { importTarget } from "../services/import/registry";
 import { planOffThread } from "./import-plan-thread";
-import { errorResponse, handle, json, readCapped } from "./rest";
+import { errorResponse, handle, json } from "./rest";
+import type { ImportJob } from "../services/import-jobs";
 import { requireAccess } from "../auth/gate";
 
 function spaceParam(url: URL): string | undefined {
@@ -43,7 +58,7 @@ export function namingTheFile(e: unknown, label: string, format: ImportFormatId)
 
 /** `POST /api/v1/import`: a Memo export. */
 export function importHandler(format: ImportFormatId) {
-  // Not behind proxy.ts (a 256 MB import would be buffered and cut at 10 MB): access is checked here first.
+  // Not behind proxy.ts (a large import would be buffered and cut at 10 MB): access is checked here first.
   return (req: Request) => requireAccess(req, () => handleImport(format, req));
 }
 
@@ -63,26 +78,60 @@ export function formatImportHandler() {
     });
 }
 
-async function readAndPlan(req: Request, format: ImportFormatId, space: string | undefined) {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > MAX_IMPORT_BYTES) throw new ServiceError(413, `request body is larger than ${MAX_IMPORT_BYTES} bytes`);
-  const bytes = await readCapped(req, MAX_IMPORT_BYTES);
-  if (bytes.byteLength === 0) throw new ServiceError(400, "request body is empty; send a JSON object");
-  // Decoded, parsed and planned in a worker with a heap and time cap (server/http/import-plan-thread.ts).
-  return planOffThread(format, bytes, space);
+/** Files up to this size are planned whole before they are queued (the exact 400s of the format's planner). */
+const WHOLE_CHECK_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Receive the body to `file` and check it before it is queued: a file up to WHOLE_CHECK_BYTES (or a Memo
+ * export) is planned whole, decoded and parsed in a worker with a heap and time cap
+ * (server/http/import-plan-thread.ts); a larger conversation export has its start checked.
+ */
+async function receiveAndCheck(
+  req: Request,
+  format: ImportFormatId,
+  file: string,
+  cap: number,
+  space: string | undefined,
+): Promise<number> {
+  const size = await receiveToFile(req, file, cap);
+  if (size === 0) throw new ServiceError(400, "request body is empty; send a JSON object");
+  if (!isStreamed(format) || size <= WHOLE_CHECK_BYTES)
+    await planOffThread(format, await fs.promises.readFile(file), space);
+  else await checkStreamedStart(format, file);
+  return size;
 }
 
-function handleImport(format: ImportFormatId, req: Request) {
+/** The import route after its access check (benches call it directly). */
+export function handleImport(format: ImportFormatId, req: Request) {
   return handle(async () => {
     const url = new URL(req.url);
     const space = spaceParam(url);
     const label = url.searchParams.get("filename")?.trim() || IMPORT_FORMATS[format].defaultLabel;
-    const plan = await readAndPlan(req, format, space).catch((e: unknown) => {
-      throw namingTheFile(e, label, format);
-    });
-    const job = enqueueImport(appContext(), format, label, importTarget(format, space), plan);
+    const db = appContext().db;
+    checkImportAllowed(db);
+    const id = crypto.randomUUID();
+    const file = path.join(importsFolder(), `${id}.json`);
+    const cap = isStreamed(format) ? importMaxBytes() : Math.min(MAX_IMPORT_BYTES, importMaxBytes());
+    let job: ImportJob;
+    try {
+      // A refusal of the file (too large, empty, not JSON, not this format) names it and what to choose.
+      const size = await receiveAndCheck(req, format, file, cap, space).catch((e: unknown) => {
+        throw namingTheFile(e, label, format);
+      });
+      job = enqueueImportFile(db, {
+        id,
+        kind: format,
+        label,
+        space: importTarget(format, space),
+        file,
+        bytesTotal: size,
+      });
+    } catch (e) {
+      fs.rmSync(file, { force: true });
+      throw e;
+    }
     if (!["1", "true"].includes(url.searchParams.get("wait") ?? "")) return json({ job }, 202);
-    const done = await waitForImport(job.id);
+    const done = await waitForImport(db, job.id);
     if (done.status === "failed") return errorResponse(done.errorStatus ?? 500, done.error ?? "import failed");
     return json({ job: done }, 200);
   });

@@ -385,6 +385,12 @@ function checkDying(db: Database.Database, dying: NonNullable<Run["dying"]>): st
       problems.push(`died restoring memory rid ${rid}'s words, yet it is ${now === null ? "gone" : "live"}`);
     if (dying.before !== 1 && now !== null) problems.push(`died inserting memory rid ${rid}, yet it is there`);
   }
+  if (dying.sql.includes("INTO import_job_memories")) {
+    // an import batch's transaction: the memory it was listing for its job was written in it, so is gone
+    const id = dying.args[1] as string;
+    if (db.prepare("SELECT 1 FROM memories WHERE id = ?").get(id))
+      problems.push(`died listing memory ${id} of an import batch, yet it is there`);
+  }
   if (dying.sql.startsWith('INSERT INTO "kw_f_')) {
     const rid = dying.args[0] as number;
     if (db.prepare("SELECT 1 FROM facts WHERE rid = ?").get(rid))
@@ -640,6 +646,45 @@ test("a kill inside writing a fact that replaces another: no half fact, the old 
     assert.deepEqual(db.prepare("SELECT superseded_by AS by FROM facts WHERE id = ?").get(second.replaces), {
       by: second.id,
     });
+  } finally {
+    db.close();
+  }
+});
+
+test("a kill inside an import's batch: the next start resumes the job from its cursor; nothing stored twice, nothing acknowledged lost", async () => {
+  const job = (acks: Ack[]) => acks.find((a) => a.t === "importjob") as { id: string } | undefined;
+  let id = "";
+  // A job's first batch is 8 chunks, the next 32: the 20th memory listed is inside the second batch.
+  const done = await dieThenFinish("import", "INTO import_job_memories|20", (dead, db) => {
+    id = job(dead.acks)?.id ?? "";
+    if (!id) return ["the import was not queued before the kill"];
+    const row = db.prepare("SELECT status, imported FROM import_jobs WHERE id = ?").get(id) as
+      | { status: string; imported: number }
+      | undefined;
+    return row?.status === "running" && row.imported === 8
+      ? []
+      : [`after the kill the job is ${JSON.stringify(row)} (running, with its first batch of 8 stored)`];
+  });
+  const end = done.acks.find((a) => a.t === "imported") as unknown as {
+    status: string;
+    imported: number;
+    duplicates: number;
+  };
+  assert.deepEqual(
+    [end.status, end.imported, end.duplicates],
+    ["done", 240, 0],
+    "resumed and finished; no batch again",
+  );
+  const db = openStore();
+  try {
+    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    assert.equal(count("SELECT count(*) AS n FROM memories WHERE space_id = 'import-crash' AND soft_deleted = 0"), 240);
+    assert.equal(count("SELECT count(DISTINCT content_hash) AS n FROM memories WHERE space_id = 'import-crash'"), 240);
+    assert.equal(
+      (db.prepare("SELECT count(*) AS n FROM import_job_memories WHERE job_id = ?").get(id) as { n: number }).n,
+      240,
+      "the job lists each memory it wrote once",
+    );
   } finally {
     db.close();
   }

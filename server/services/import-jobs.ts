@@ -1,175 +1,242 @@
 /**
- * Import jobs: a validated import plan runs in the background, one job at a time (they share the
- * embedding server with chat), and reports progress that the Manager page polls. Jobs live in memory
- * (on globalThis: route handlers and the tRPC route are separate bundles); the last 20 are kept.
+ * Import jobs (issue 55): a received export is a file under the data folder (`imports/`) and a row in the
+ * store (import_jobs), worked in batches by the import runner (import/runner.ts), which takes people in turn.
+ * A job survives a restart and resumes where it stopped; its person (or an admin) can cancel it, keeping or
+ * forgetting what it already stored; a person may have a few imports in flight at once (MEMO_IMPORT_MAX_IN_FLIGHT).
+ * The runner lives on globalThis: route handlers and the tRPC route are separate bundles of one process.
  */
-import crypto from "node:crypto";
-import type { MemoContext } from "../core/context";
-import { asServiceError } from "../core/errors";
-import { importGroups, type ImportPlan } from "./transfer-service";
-import { acting, actingPersonId } from "../core/acting";
+import fs from "node:fs";
+import path from "node:path";
+import type Database from "better-sqlite3";
+import { acting, actingPersonId, runAs } from "../core/acting";
+import { dataDir } from "../core/config";
+import { ServiceError } from "../core/errors";
+import { appContext } from "../context";
+import { softDeleteMemories } from "../memory/store";
+import { conversationsDetail, MAX_PROBLEMS } from "./import/conversations";
 import type { ImportFormatId } from "./import/formats";
-import { type ImportedConversationsSummary, writeImportedConversations } from "../chat/imported-conversations";
+import { LINKED_CONVERSATIONS } from "../chat/imported-conversations";
+import { deleteConversation } from "../chat/conversations";
+import type { PlanWhole } from "./import/job-reader";
+import {
+  createdConversationsOf,
+  deleteImportJobsOf,
+  finishImportJob,
+  type ImportJob,
+  type ImportJobRow,
+  importedConversationsOf,
+  importedMemoriesOf,
+  importJobFiles,
+  importJobRow,
+  importJobRows,
+  insertImportJob,
+  pruneImportJobs,
+  unfinishedImportCount,
+} from "./import/job-rows";
+import { planImport } from "./import/registry";
+import { ImportRunner } from "./import/runner";
 
-/** The import format (server/import/formats.ts). */
+export type { ImportJob } from "./import/job-rows";
+/** The import format (server/services/import/formats.ts). */
 export type ImportKind = ImportFormatId;
 
-export interface ImportJob {
-  id: string;
-  /** Who started it: a person sees only their own import jobs. */
-  personId: string;
-  kind: ImportKind;
-  /** The file name (or "request body"). */
-  label: string;
-  /** Target space; null: each memory's own space (Memo export). */
-  space: string | null;
-  status: "queued" | "running" | "done" | "failed";
-  /** What the file held. */
-  detail: string;
-  /** Malformed parts of the file left out, one line each (the rest was imported). */
-  problems: string[];
-  /** Memories to embed and write (duplicates excluded), how many are done, written, and skipped as duplicates. */
-  total: number;
-  done: number;
-  imported: number;
-  duplicates: number;
-  error: string | null;
-  /** HTTP status of the failure, for `?wait=true` callers. */
-  errorStatus: number | null;
-  /** A conversation export's conversations, now chats (null: not one, or not finished). */
-  conversations: ImportedConversationsSummary | null;
-  queuedAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
+/** Finished jobs kept per person (the list is a history, not an archive). */
 const KEEP = 20;
-const g = globalThis as unknown as {
-  __memoImportJobs?: {
-    jobs: Map<string, ImportJob>;
-    tail: Promise<unknown>;
-    waits: Map<string, Promise<ImportJob>>;
-    /** The memories each finished job wrote (what "learn facts from this import" reads; never sent to a page). */
-    ids: Map<string, string[]>;
-  };
-};
-function registry() {
-  g.__memoImportJobs ??= { jobs: new Map(), tail: Promise.resolve(), waits: new Map(), ids: new Map() };
-  return g.__memoImportJobs;
+
+function positiveEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const v = raw === undefined || raw.trim() === "" ? Number.NaN : Number(raw);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
 }
 
-/** The acting person's import jobs (another person's read as missing). */
-const isOwn = (j: ImportJob) => acting().system || j.personId === actingPersonId();
+/** The largest export accepted, in bytes (MEMO_IMPORT_MAX_MB, default 2048: a heavy user's history with room to spare). */
+export function importMaxBytes(): number {
+  return Math.floor(positiveEnv("MEMO_IMPORT_MAX_MB", 2048) * 1024 * 1024);
+}
 
-export function listImportJobs(): ImportJob[] {
-  return [...registry().jobs.values()]
-    .filter(isOwn)
-    .sort((a, b) => b.queuedAt.localeCompare(a.queuedAt) || b.id.localeCompare(a.id));
+/** How many imports one person may have queued or running at once (MEMO_IMPORT_MAX_IN_FLIGHT, default 3). */
+export function importsInFlightLimit(): number {
+  return Math.floor(positiveEnv("MEMO_IMPORT_MAX_IN_FLIGHT", 3));
+}
+
+/** Where received files wait to be read (removed when their job ends). */
+export function importsFolder(): string {
+  return path.join(dataDir(), "imports");
+}
+
+const g = globalThis as unknown as { __memoImportRunner?: ImportRunner };
+
+/** A file planned whole on this thread: the default until the server hands its off-thread planner (server/boot.ts). */
+const planHere: PlanWhole = async (format, bytes, space) =>
+  planImport(format, JSON.parse(new TextDecoder().decode(bytes)) as unknown, space);
+
+/** The process's runner (made on first use). */
+export function importRunner(): ImportRunner {
+  g.__memoImportRunner ??= new ImportRunner({ context: appContext, planWhole: planHere });
+  return g.__memoImportRunner;
+}
+
+/**
+ * At start-up: remove received files no job names (a crash between receiving and queueing), and resume the
+ * jobs the last process left queued or running.
+ */
+export function startImportRunner(planWhole?: PlanWhole): ImportRunner {
+  const runner = importRunner();
+  if (planWhole) runner.setPlanner(planWhole);
+  const folder = importsFolder();
+  if (fs.existsSync(folder)) {
+    const named = importJobFiles(appContext().db);
+    for (const f of fs.readdirSync(folder)) {
+      const file = path.join(folder, f);
+      if (!named.has(file)) fs.rmSync(file, { force: true });
+    }
+  }
+  runner.wake();
+  return runner;
+}
+
+/** The acting person's job (another person's reads as missing; an admin may reach any for a cancel). */
+const isOwn = (j: { personId: string }, adminToo = false) =>
+  acting().system || j.personId === actingPersonId() || (adminToo && acting().admin);
+
+function view(db: Database.Database, r: Omit<ImportJobRow, "detail">): ImportJob {
+  const detail =
+    r.savedDetail ??
+    (r.kind === "memo"
+      ? r.status === "queued"
+        ? "queued"
+        : "reading the file"
+      : conversationsDetail(r) + (r.status === "running" || r.status === "queued" ? " so far" : ""));
+  const problems =
+    r.malformed > MAX_PROBLEMS
+      ? [...r.problems, `and ${r.malformed - MAX_PROBLEMS} more malformed conversations`]
+      : r.problems;
+  return {
+    id: r.id,
+    personId: r.personId,
+    kind: r.kind,
+    label: r.label,
+    space: r.space,
+    status: r.status,
+    detail,
+    problems,
+    bytesTotal: r.bytesTotal,
+    bytesDone: r.bytesDone,
+    total: r.total,
+    done: r.done,
+    imported: r.imported,
+    duplicates: r.duplicates,
+    error: r.error,
+    errorStatus: r.errorStatus,
+    cancel: r.cancel,
+    // The chats its conversations became (so far, while it runs); derived from the rows it wrote.
+    conversations: r.kind === "memo" ? null : importedConversationsOf(db, r.id, LINKED_CONVERSATIONS),
+    queuedAt: r.queuedAt,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+  };
+}
+
+export function listImportJobs(db: Database.Database): ImportJob[] {
+  return importJobRows(db, acting().system ? null : actingPersonId(), 100).map((r) => view(db, r));
+}
+
+export function getImportJob(db: Database.Database, id: string): ImportJob | undefined {
+  const r = importJobRow(db, id);
+  return r && isOwn(r) ? view(db, r) : undefined;
 }
 
 /** The memories an import of the acting person wrote (undefined: not theirs, unknown, or not finished). */
-export function importedMemoryIds(id: string): string[] | undefined {
-  return getImportJob(id) ? registry().ids.get(id) : undefined;
+export function importedMemoryIds(db: Database.Database, id: string): string[] | undefined {
+  const j = getImportJob(db, id);
+  return j?.status === "done" ? importedMemoriesOf(db, id) : undefined;
 }
 
-export function getImportJob(id: string): ImportJob | undefined {
-  const j = registry().jobs.get(id);
-  return j && isOwn(j) ? { ...j } : undefined;
+/** A 429 when the acting person already has as many imports in flight as allowed (checked before receiving a file). */
+export function checkImportAllowed(db: Database.Database): void {
+  const limit = importsInFlightLimit();
+  const n = unfinishedImportCount(db, actingPersonId());
+  if (n >= limit)
+    throw new ServiceError(
+      429,
+      `you have ${n} import${n === 1 ? "" : "s"} queued or running (at most ${limit} at once, MEMO_IMPORT_MAX_IN_FLIGHT): wait for one to finish or cancel one`,
+    );
 }
 
-/** Resolves with the job once it has finished (done or failed). */
-export function waitForImport(id: string): Promise<ImportJob> {
-  const p = registry().waits.get(id);
-  if (!p) throw new Error(`no import job ${id}`);
-  return p;
-}
-
-/** Queue a validated plan; returns the job at once (status queued or running). */
-export function enqueueImport(
-  ctx: MemoContext,
-  kind: ImportKind,
-  label: string,
-  space: string | null,
-  plan: ImportPlan,
+/** Queue a received file (already validated) for the acting person; returns the job at once. */
+export function enqueueImportFile(
+  db: Database.Database,
+  j: { id: string; kind: ImportKind; label: string; space: string | null; file: string; bytesTotal: number },
 ): ImportJob {
-  const reg = registry();
-  const job: ImportJob = {
-    id: crypto.randomUUID(),
-    personId: actingPersonId(),
-    kind,
-    label: label.slice(0, 200),
-    space,
-    status: "queued",
-    detail: plan.detail,
-    problems: plan.problems ?? [],
-    total: plan.groups.reduce((n, gr) => n + gr.length, 0),
-    done: 0,
-    imported: 0,
-    duplicates: 0,
-    error: null,
-    errorStatus: null,
-    conversations: null,
-    queuedAt: new Date().toISOString(),
-    startedAt: null,
-    finishedAt: null,
-  };
-  reg.jobs.set(job.id, job);
-  // Forget the oldest finished jobs beyond KEEP.
-  const finished = listImportJobs().filter((j) => j.status === "done" || j.status === "failed");
-  for (const old of finished.slice(KEEP)) {
-    reg.jobs.delete(old.id);
-    reg.waits.delete(old.id);
-    reg.ids.delete(old.id);
+  const personId = actingPersonId();
+  db.transaction(() => {
+    checkImportAllowed(db);
+    insertImportJob(db, {
+      ...j,
+      label: j.label.slice(0, 200),
+      personId,
+      admin: acting().admin,
+      queuedAt: new Date().toISOString(),
+    });
+    pruneImportJobs(db, personId, KEEP);
+  })();
+  importRunner().wake();
+  return getImportJob(db, j.id)!;
+}
+
+/** Resolves with the job once it has finished (done, failed or cancelled). */
+export async function waitForImport(db: Database.Database, id: string): Promise<ImportJob> {
+  for (;;) {
+    const j = getImportJob(db, id);
+    if (!j) throw new Error(`no import job ${id}`);
+    if (j.status !== "queued" && j.status !== "running") return j;
+    await new Promise((r) => setTimeout(r, 100));
   }
-  const run = async (): Promise<ImportJob> => {
-    job.status = "running";
-    job.startedAt = new Date().toISOString();
-    try {
-      const r = await importGroups(ctx, plan.groups, (p) => Object.assign(job, p));
-      reg.ids.set(job.id, r.ids);
-      // Once their memories are stored, the conversations become chats (linked to them).
-      if (plan.conversations) job.conversations = await writeImportedConversations(ctx.db, plan.conversations);
-      Object.assign(job, {
-        total: r.total,
-        done: r.done,
-        imported: r.imported,
-        duplicates: r.duplicates,
-        status: "done",
-      });
-    } catch (e) {
-      const se = asServiceError(e);
-      job.status = "failed";
-      job.error = se ? se.message : e instanceof Error ? e.message : String(e);
-      job.errorStatus = se?.status ?? 500;
-      if (!se) console.error("[import] unexpected error", e);
-    } finally {
-      job.finishedAt = new Date().toISOString();
-    }
-    return { ...job };
-  };
-  const p = reg.tail.then(run, run);
-  reg.tail = p.catch(() => undefined);
-  reg.waits.set(job.id, p);
-  return { ...job };
+}
+
+/**
+ * Cancel a queued or running import (its person's, or any for an admin). `forget`: the memories it already
+ * stored go to the trash too (restorable there like any deleted memory); otherwise they stay. A batch being
+ * embedded at that moment writes nothing (runner.ts).
+ */
+export function cancelImport(
+  db: Database.Database,
+  id: string,
+  forget: boolean,
+): { job: ImportJob; forgotten: number } {
+  const r = importJobRow(db, id);
+  if (!r || !isOwn(r, true)) throw new ServiceError(404, `import job ${id} not found`);
+  if (
+    !finishImportJob(db, id, { status: "cancelled", at: new Date().toISOString(), cancel: forget ? "forget" : "keep" })
+  )
+    throw new ServiceError(409, `import job ${id} is ${r.status}: only a queued or running import can be cancelled`);
+  importRunner().drop(id);
+  if (r.file) fs.rmSync(r.file, { force: true });
+  let forgotten = 0;
+  if (forget) {
+    const ids = importedMemoriesOf(db, id);
+    // As the job's person: the memories are in their spaces (an admin's cancel reaches them through them).
+    runAs({ personId: r.personId, admin: r.admin }, () => {
+      for (let i = 0; i < ids.length; i += 500) forgotten += softDeleteMemories(db, ids.slice(i, i + 500)).length;
+      // The chats it created go too (not those an earlier import wrote): they hold what was forgotten.
+      for (const c of createdConversationsOf(db, id)) {
+        try {
+          deleteConversation(db, c);
+        } catch (e) {
+          if (!(e instanceof ServiceError && e.status === 404)) throw e; // already deleted by its person
+        }
+      }
+    });
+  }
+  return { job: getImportJob(db, id) ?? view(db, importJobRow(db, id)!), forgotten };
 }
 
 /** A person's imports that are still queued or running (their removal waits for these). */
-export function unfinishedImportsOf(personId: string): number {
-  return [...registry().jobs.values()].filter(
-    (j) => j.personId === personId && (j.status === "queued" || j.status === "running"),
-  ).length;
+export function unfinishedImportsOf(db: Database.Database, personId: string): number {
+  return unfinishedImportCount(db, personId);
 }
 
 /** Forget a removed person's import history (their file names, counts and errors). */
-export function forgetImportJobsOf(personId: string): number {
-  const reg = registry();
-  let n = 0;
-  for (const j of [...reg.jobs.values()]) {
-    if (j.personId !== personId) continue;
-    reg.jobs.delete(j.id);
-    reg.waits.delete(j.id);
-    reg.ids.delete(j.id);
-    n++;
-  }
-  return n;
+export function forgetImportJobsOf(db: Database.Database, personId: string): number {
+  return deleteImportJobsOf(db, personId);
 }

@@ -16,6 +16,8 @@ import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-em
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { exportMemories, importGroups, planExportImport } from "./transfer-service";
 import { listMemories } from "./manager-service";
+import { importAndWait } from "../test/import-jobs";
+import { importedMemoryIds } from "./import-jobs";
 
 let emb: InProcessEmbedder;
 const stores: TempStore[] = [];
@@ -112,4 +114,16 @@ test("the importer's own ids are kept: their document in the memory's space, the
   const restored = await asBob(async () => importGroups(memo, planExportImport(file).groups));
   const kept = memo.db.prepare("SELECT document_id, conversation_id FROM memories WHERE id = ?").get(restored.ids[0]);
   assert.deepEqual(kept, { document_id: null, conversation_id: "chat-from-another-install" });
+});
+
+test("an import job (the route's path: a received file worked by the import runner) drops planted ids too", async () => {
+  const { memo, ownerChat, asBob } = await household();
+  const job = await asBob(async () => importAndWait(memo, "memo", planted("owner-doc", ownerChat)));
+  assert.equal(job.status, "done", job.error ?? "");
+  assert.equal(job.imported, 1);
+  const [id] = asBob(() => importedMemoryIds(memo.db, job.id)) ?? [];
+  const row = memo.db.prepare("SELECT document_id, conversation_id FROM memories WHERE id = ?").get(id);
+  assert.deepEqual(row, { document_id: null, conversation_id: null }, "another person's ids are dropped");
+  const found = await asBob(() => search(memo, { query: "allotment gate code", k: 5 }));
+  assert.ok(!JSON.stringify(found).includes(SECRET_NAME));
 });

@@ -13,8 +13,7 @@ import { addMemories } from "../memory/store/add";
 import { listFacts } from "../memory/facts/store";
 import type { ServiceError } from "../core/errors";
 import { learningHarness, type LearningHarness } from "../test/learning-harness";
-import { planChatGptImport } from "./import/chatgpt";
-import { enqueueImport, waitForImport } from "./import-jobs";
+import { importAndWait } from "../test/import-jobs";
 import { decideProposals, factProposals } from "./fact-proposals-service";
 import {
   countLearning,
@@ -168,8 +167,7 @@ test("a ChatGPT import: opt-in after it finished, over exactly the memories it w
       current_node: "c",
     },
   ];
-  const job = enqueueImport(h.memo, "chatgpt", "conversations.json", "personal", planChatGptImport(data, "personal"));
-  await waitForImport(job.id);
+  const job = await importAndWait(h.memo, "chatgpt", data, "personal");
   const count = countLearning(h.memo, { kind: "import", target: job.id });
   assert.deepEqual([count.memories, count.calls], [1, 1], "the import's one exchange, not the older note");
   startLearning(h.memo, { kind: "import", target: job.id });

@@ -104,8 +104,8 @@ function resolve(memo: MemoContext, t: LearnTarget): Resolved {
       memories: { spaceId: doc.spaceId, documentId: doc.id },
     };
   }
-  const job = getImportJob(t.target);
-  const ids = importedMemoryIds(t.target);
+  const job = getImportJob(memo.db, t.target);
+  const ids = importedMemoryIds(memo.db, t.target);
   if (!job?.space) throw new ServiceError(404, `import ${t.target} not found`);
   if (!ids) throw new ServiceError(409, `import ${t.target} is ${job.status}: learn from it once it is done`);
   return {

@@ -7,6 +7,7 @@
  * files are read after the removal and its scrub for the person's words, their FTS stems, their vectors and
  * their id.
  */
+import { insertImportJob } from "./import/job-rows";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -163,15 +164,24 @@ test("removal refuses while an import of the person's is unfinished", () => {
   const s = openTempStore({ model: TEST_MODEL_A, dim: 4 });
   stores.push(s);
   const p = createPerson(s.sqlite, { name: "Cy", login: "cy", passwordHash: "unused", role: "member" });
-  const g = globalThis as unknown as { __memoImportJobs?: { jobs: Map<string, unknown> } };
-  // The registry's shape as import-jobs.ts makes it, in case no import ran in this process yet.
-  g.__memoImportJobs ??= { jobs: new Map(), tail: Promise.resolve(), waits: new Map(), ids: new Map() } as never;
-  g.__memoImportJobs!.jobs.set("j1", { id: "j1", personId: p.id, status: "running", queuedAt: "" });
+  // The job's row as the import route makes it (drizzle/0029_import_jobs.sql); no runner works it here.
+  insertImportJob(s.sqlite, {
+    id: "j1",
+    personId: p.id,
+    admin: false,
+    kind: "chatgpt",
+    label: "conversations.json",
+    space: null,
+    file: null,
+    bytesTotal: 1,
+    queuedAt: "",
+  });
+  s.sqlite.prepare("UPDATE import_jobs SET status = 'running' WHERE id = 'j1'").run();
   assert.throws(() => removePersonData(s.sqlite, p.id), /still running/);
-  g.__memoImportJobs!.jobs.set("j1", { id: "j1", personId: p.id, status: "done", queuedAt: "" });
+  s.sqlite.prepare("UPDATE import_jobs SET status = 'done' WHERE id = 'j1'").run();
   const r = removePersonData(s.sqlite, p.id);
   assert.equal(r.removed.import_jobs, 1, "their finished import is forgotten");
-  assert.equal(g.__memoImportJobs!.jobs.size, 0);
+  assert.equal((s.sqlite.prepare("SELECT count(*) AS n FROM import_jobs").get() as { n: number }).n, 0);
 });
 
 /** Which of the store's files (db, -wal, -shm) contain these bytes. */

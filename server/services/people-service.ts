@@ -52,7 +52,7 @@ export function removePersonData(
 ): RemovalResult {
   if (personId === OWNER_ID) throw new ServiceError(400, "the owner cannot be removed");
   // An import still writing into their spaces would make them again after the removal.
-  if (unfinishedImportsOf(personId) > 0)
+  if (unfinishedImportsOf(db, personId) > 0)
     throw new ServiceError(409, "an import of this person's is still running: remove them once it has finished");
   const spaces = (db.prepare("SELECT id FROM spaces WHERE person_id = ?").all(personId) as { id: string }[]).map(
     (r) => r.id,
@@ -99,7 +99,7 @@ export function removePersonData(
     removed.people = db.prepare("DELETE FROM people WHERE id = ?").run(personId).changes;
     markScrubPending(db);
   })();
-  removed.import_jobs = forgetImportJobsOf(personId);
+  removed.import_jobs = forgetImportJobsOf(db, personId);
   testSeam.afterCommitBeforeFiles?.();
   // After the commit: a file the rows no longer name is unreachable; one that cannot be deleted now is
   // removed by the ingest queue's sweep of unnamed upload files at the next start (server/ingest/queue.ts).

@@ -11,8 +11,9 @@ import { createPerson } from "../auth/people";
 import { writeImportedConversation } from "../chat/imported-conversations";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { enqueueImport, forgetImportJobsOf, waitForImport } from "./import-jobs";
-import { planImport } from "./import/registry";
+import { importAndWait } from "../test/import-jobs";
+import { forgetImportJobsOf } from "./import-jobs";
+import { importTarget } from "./import/registry";
 import { importProgress, setupStatus } from "./setup-service";
 
 let emb: InProcessEmbedder;
@@ -41,10 +42,7 @@ test("an import's end ticks 'Import your history' for its person, not for anothe
   const bob = createPerson(s.sqlite, { name: "Bob", login: "bob", role: "member", passwordHash: "x" }).id;
   const asBob = <T>(fn: () => T) => runAs({ personId: bob, admin: false }, fn);
   assert.equal(asBob(() => setupStatus(memo)).imports.done, false);
-  const job = await asBob(async () => {
-    const j = enqueueImport(memo, "claude", "conversations.json", null, planImport("claude", file, undefined));
-    return waitForImport(j.id);
-  });
+  const job = await asBob(async () => importAndWait(memo, "claude", file, importTarget("claude", undefined)));
   assert.equal(job.status, "done", job.error ?? "");
   assert.equal(asBob(() => setupStatus(memo)).imports.done, true);
   assert.equal(
@@ -53,7 +51,7 @@ test("an import's end ticks 'Import your history' for its person, not for anothe
     "not the owner's",
   );
   // After a restart the job list is empty; the conversations the import left still say it was done.
-  forgetImportJobsOf(bob);
+  forgetImportJobsOf(s.sqlite, bob);
   assert.equal(asBob(() => importProgress(s.sqlite)).done, true);
 });
 

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { acting, mineScan } from "../core/acting";
+import { acting, actingPersonId, mineScan } from "../core/acting";
 import { dataDir, dbPath } from "../core/config";
 import { storageProblem } from "../core/storage-fault";
 import { getLocalDetector, type DetectionStatus } from "../chat/detect-local";
@@ -20,7 +20,7 @@ import { modelDownloadStatus, type ModelDownloadStatus } from "./model-download-
 import type { MemoContext } from "../core/context";
 import { writeSetting } from "../core/settings-store";
 import { loadSetting } from "../core/settings-load";
-import { listImportJobs } from "./import-jobs";
+import { hasFinishedImport } from "./import/job-rows";
 
 const CHECKLIST_KEY = "ui.firstRunChecklist";
 /** The first-run checklist's saved state (read through the one loader, like every setting). */
@@ -75,8 +75,8 @@ export interface ImportProgressOfPerson {
 }
 
 /**
- * Has the acting person imported their history? A finished import job of theirs says so; so does an
- * imported conversation of theirs (what an import leaves in the store, after a restart too). The query
+ * Has the acting person imported their history? A finished import job of theirs says so (a row, kept
+ * across restarts); so does an imported conversation of theirs (what an import leaves in the store). The query
  * reads the partial index on conversations.import_source, not every conversation.
  */
 export function importProgress(db: Database.Database): ImportProgressOfPerson {
@@ -84,7 +84,7 @@ export function importProgress(db: Database.Database): ImportProgressOfPerson {
     db
       .prepare(`SELECT 1 FROM conversations WHERE import_source IS NOT NULL AND ${mineScan("space_id")} LIMIT 1`)
       .get() !== undefined;
-  return { done: stored || listImportJobs().some((j) => j.status === "done") };
+  return { done: stored || hasFinishedImport(db, actingPersonId()) };
 }
 
 export function checklistDismissed(db: Database.Database): boolean {

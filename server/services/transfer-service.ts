@@ -239,7 +239,7 @@ export function planExportImport(data: unknown, targetSpace?: string): ImportPla
  * document of the memory's own space, a conversation id only when no conversation of another space has it
  * (one naming nothing here, a chat restored from another install or an export's "chatgpt:<id>", stays).
  */
-function ownSources(db: Database.Database, m: NewMemory): NewMemory {
+export function ownSources(db: Database.Database, m: NewMemory): NewMemory {
   const doc =
     m.documentId && stmt(db, "SELECT 1 FROM documents WHERE id = ? AND space_id = ?").get(m.documentId, m.spaceId)
       ? m.documentId

@@ -25,7 +25,8 @@
  *   --scenario NAME   instead of the random workload, one sequence, then `DRAINED` and wait:
  *                     `share-delete` (two documents sharing chunks ingested, then the first deleted) or
  *                     `undo` (a near-duplicate pair added, consolidated, then the run undone) or
- *                     `facts` (a memory, a fact from it, then a fact replacing that one)
+ *                     `facts` (a memory, a fact from it, then a fact replacing that one) or
+ *                     `import` (a ChatGPT export queued as an import job, then waited for; a later life resumes it)
  *
  * Environment: MEMO_DATA_DIR, MEMO_EMBED_MODEL=use-lite, MEMO_PROVIDER=openai, MEMO_OPENAI_BASE_URL, MEMO_OPENAI_MODEL.
  */
@@ -191,6 +192,38 @@ if (values.scenario === "share-delete") {
     "learned",
   );
   ack("fact", { id: second, replaces: first });
+  out("DRAINED");
+} else if (values.scenario === "import") {
+  // A ChatGPT export queued once (its job and file outlive the process); every life then waits for the
+  // job — the one after a kill resumes it at start-up from its stored cursor.
+  const { writeExport } = await import("./export-generator");
+  const { queueImportFile, tempImportPath } = await import("./import-jobs");
+  const { waitForImport } = await import("../services/import-jobs");
+  const { importedMemoriesOf } = await import("../services/import/job-rows");
+  const space = "import-crash";
+  const known = ctx.db.prepare("SELECT id FROM import_jobs WHERE space = ? ORDER BY queued_at LIMIT 1").get(space) as
+    | { id: string }
+    | undefined;
+  let jobId = known?.id;
+  if (!jobId) {
+    const file = tempImportPath("crash");
+    // 3 exchanges a conversation: batches (8 chunks, then 32) end inside conversations.
+    writeExport(file, "chatgpt", { exchanges: 240, perConversation: 3 });
+    jobId = queueImportFile(ctx, "chatgpt", file, space).id;
+    ack("importjob", { id: jobId, exchanges: 240 });
+  }
+  // What each committed batch wrote, acknowledged as it appears in the store.
+  const acked = new Set<string>();
+  const poll = () => {
+    const fresh = importedMemoriesOf(ctx.db, jobId!).filter((id) => !acked.has(id));
+    for (const id of fresh) acked.add(id);
+    if (fresh.length) ack("add", { ids: fresh });
+  };
+  const timer = setInterval(poll, 20);
+  const done = await waitForImport(ctx.db, jobId);
+  clearInterval(timer);
+  poll();
+  ack("imported", { id: jobId, status: done.status, imported: done.imported, duplicates: done.duplicates });
   out("DRAINED");
 } else if (values.drain) {
   // Recovery (boot) queued the unfinished documents and unpersisted exchanges: wait for them.

@@ -1,13 +1,13 @@
 "use client";
 
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { Fragment, useEffect, useRef, useState, type FormEvent } from "react";
 import { LearnFacts } from "../../_ui/learn-facts";
 import { useTRPC } from "../../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { IMPORT_FORMAT_IDS, IMPORT_FORMATS, type ImportFormatId } from "@/server/services/import/formats";
-import { BTN_PRIMARY_MD as BTN_PRIMARY, INPUT } from "../../_ui/styles";
+import { BTN_MD as BTN, BTN_PRIMARY_MD as BTN_PRIMARY, INPUT } from "../../_ui/styles";
 
 /** POST a file to an import route; resolves with the error message, or null when the job was queued. */
 async function upload(url: string, file: File): Promise<string | null> {
@@ -131,7 +131,7 @@ export function ImportExport() {
   // When an import finishes, the table, the space lists and analytics are out of date.
   const finished = useRef<Set<string> | null>(null);
   useEffect(() => {
-    const done = (jobs.data ?? []).filter((j) => j.status === "done" || j.status === "failed").map((j) => j.id);
+    const done = (jobs.data ?? []).filter((j) => j.status !== "queued" && j.status !== "running").map((j) => j.id);
     if (finished.current === null) {
       finished.current = new Set(done);
       return;
@@ -144,6 +144,7 @@ export function ImportExport() {
     void qc.invalidateQueries({ queryKey: trpc.analytics.overview.queryKey() });
   }, [jobs.data, qc, trpc]);
   const queued = () => void qc.invalidateQueries({ queryKey: trpc.manager.imports.queryKey() });
+  const cancel = useMutation(trpc.manager.cancelImport.mutationOptions({ onSettled: queued }));
   const spaceList = spaces.data ?? [];
 
   return (
@@ -186,7 +187,16 @@ export function ImportExport() {
           <h3 className="mb-1 text-sm font-semibold">Imports</h3>
           <ul className="space-y-2" aria-live="polite">
             {jobs.data!.map((j) => {
-              const pct = j.total > 0 ? Math.round((j.done / j.total) * 100) : j.status === "done" ? 100 : 0;
+              // A streamed file's progress is how far into it the stored memories reach.
+              const pct =
+                j.status === "done"
+                  ? 100
+                  : j.bytesTotal > 0
+                    ? Math.floor((j.bytesDone / j.bytesTotal) * 100)
+                    : j.total > 0
+                      ? Math.round((j.done / j.total) * 100)
+                      : 0;
+              const active = j.status === "queued" || j.status === "running";
               return (
                 <li
                   key={j.id}
@@ -226,7 +236,12 @@ export function ImportExport() {
                   </div>
                   <div className="mt-1 text-zinc-600 dark:text-zinc-400" data-testid="import-summary">
                     {j.detail} · {j.imported} imported, {j.duplicates} already stored
-                    {j.status === "running" ? ` · ${j.done}/${j.total} embedded` : ""}
+                    {j.status === "running" ? ` · ${pct}% of ${(j.bytesTotal / 1024 / 1024).toFixed(1)} MB read` : ""}
+                    {j.status === "cancelled"
+                      ? j.cancel === "forget"
+                        ? " · cancelled, what it stored forgotten"
+                        : " · cancelled, what it stored kept"
+                      : ""}
                   </div>
                   {j.conversations && j.conversations.total > 0 && (
                     <div className="mt-1 break-words" data-testid="import-conversations">
@@ -245,6 +260,26 @@ export function ImportExport() {
                       ))}
                       {j.conversations.total > j.conversations.first.length &&
                         ` and ${j.conversations.total - j.conversations.first.length} more (in the chat list, by date)`}
+                    </div>
+                  )}
+                  {active && (
+                    <div className="mt-1 flex flex-wrap gap-2">
+                      <button
+                        type="button"
+                        className={BTN}
+                        disabled={cancel.isPending}
+                        onClick={() => cancel.mutate({ id: j.id, forget: false })}
+                      >
+                        Cancel, keep what is imported
+                      </button>
+                      <button
+                        type="button"
+                        className={BTN}
+                        disabled={cancel.isPending}
+                        onClick={() => cancel.mutate({ id: j.id, forget: true })}
+                      >
+                        Cancel and forget it
+                      </button>
                     </div>
                   )}
                   {j.problems.length > 0 && (

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
-import { listImportJobs } from "../../services/import-jobs";
+import { cancelImport, listImportJobs } from "../../services/import-jobs";
 import * as manager from "../../services/manager-service";
 import { loadJobSettings } from "../../jobs/settings";
 
@@ -35,5 +35,9 @@ export const managerRouter = createTRPCRouter({
   delete: publicProcedure.input(ids).mutation(({ ctx, input }) => manager.softDeleteMany(ctx.memo.db, input.ids)),
   restore: publicProcedure.input(ids).mutation(({ ctx, input }) => manager.restoreMany(ctx.memo.db, input.ids)),
   purge: publicProcedure.input(ids).mutation(({ ctx, input }) => manager.purgeMany(ctx.memo.db, input.ids)),
-  imports: publicProcedure.query(() => listImportJobs()),
+  imports: publicProcedure.query(({ ctx }) => listImportJobs(ctx.memo.db)),
+  /** Stop a queued or running import, keeping what it stored or (forget) sending it to the trash. */
+  cancelImport: publicProcedure
+    .input(z.object({ id: z.string().uuid("id must be an import job id"), forget: z.boolean().default(false) }))
+    .mutation(({ ctx, input }) => cancelImport(ctx.memo.db, input.id, input.forget)),
 });

@@ -23,9 +23,11 @@ import { requireWritableSpace, writerFor } from "./shares";
 import { mineScan, writableMemoryScan } from "../../core/acting";
 
 export function findLiveByHash(db: Database.Database, spaceId: string, hash: string): MemoryRow | undefined {
+  // `+soft_deleted`: look the hash up in memories_hash_idx; without statistics SQLite chose the (space, live)
+  // index and scanned every live memory of the space per lookup (an import of n exchanges took O(n²)).
   const r = stmt(
     db,
-    `SELECT ${COLUMNS} FROM memories WHERE space_id = ? AND content_hash = ? AND soft_deleted = 0 LIMIT 1`,
+    `SELECT ${COLUMNS} FROM memories WHERE space_id = ? AND content_hash = ? AND +soft_deleted = 0 LIMIT 1`,
   ).get(spaceId, hash) as Record<string, unknown> | undefined;
   return r ? rowToMemory(r) : undefined;
 }

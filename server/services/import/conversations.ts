@@ -90,13 +90,7 @@ export function readConversations(data: unknown, format: ConversationFormat, now
       read = format.read(conv, i);
     } catch (e) {
       if (!(e instanceof MalformedConversation)) throw e;
-      const id =
-        isObj(conv) && typeof conv.uuid === "string"
-          ? conv.uuid
-          : isObj(conv) && typeof conv.id === "string"
-            ? conv.id
-            : null;
-      problems.push(`conversation ${i + 1}${id ? ` (${id.slice(0, 80)})` : ""}: ${e.message}`);
+      problems.push(problemLine(conv, i, e));
       return;
     }
     readList.push(read);
@@ -104,17 +98,31 @@ export function readConversations(data: unknown, format: ConversationFormat, now
     exchanges.push(...r.exchanges);
     skippedMessages += r.skipped;
   });
-  if (data.length > 0 && problems.length === data.length) {
-    throw new ServiceError(
-      400,
-      `no conversation in the file could be read (${problems[0]}${problems.length > 1 ? `; and ${problems.length - 1} more` : ""}): this is not a ${format.name} conversations.json (${format.expected})`,
-    );
-  }
+  if (data.length > 0 && problems.length === data.length) throw noneReadable(format, problems[0]!, problems.length);
   return { conversations: data.length - problems.length, exchanges, skippedMessages, problems, read: readList };
 }
 
+/** The problem line of a malformed conversation: its number, its id when it has one, and what is wrong. */
+export function problemLine(conv: unknown, i: number, e: MalformedConversation): string {
+  const id =
+    isObj(conv) && typeof conv.uuid === "string"
+      ? conv.uuid
+      : isObj(conv) && typeof conv.id === "string"
+        ? conv.id
+        : null;
+  return `conversation ${i + 1}${id ? ` (${id.slice(0, 80)})` : ""}: ${e.message}`;
+}
+
+/** The 400 for a file none of whose conversations could be read (`malformed` of them, the first `first`). */
+export function noneReadable(format: ConversationFormat, first: string, malformed: number): ServiceError {
+  return new ServiceError(
+    400,
+    `no conversation in the file could be read (${first}${malformed > 1 ? `; and ${malformed - 1} more` : ""}): this is not a ${format.name} conversations.json (${format.expected})`,
+  );
+}
+
 /** A person's message with the replies that follow it, up to their next message, is one exchange. */
-function exchangesOf(conv: ReadConversation, now: Date): { exchanges: Exchange[]; skipped: number } {
+export function exchangesOf(conv: ReadConversation, now: Date): { exchanges: Exchange[]; skipped: number } {
   const exchanges: Exchange[] = [];
   let skipped = 0;
   let current: { user: string; assistant: string[]; time: string | null } | null = null;
@@ -166,27 +174,15 @@ export const MAX_PROBLEMS = 20;
 export function planConversations(parse: ConversationsParse, space: string, conversationPrefix: string): ImportPlan {
   const sp = spaceName.safeParse(space);
   if (!sp.success) throw new ServiceError(400, "space must be 1–64 letters, digits, '-' or '_'");
-  const groups: ImportGroup[] = parse.exchanges.map((e) => {
-    // Who said what comes from the export's author roles, stored as spans with each chunk.
-    const chunks = chunkSaid(chatParts(e.user, e.assistant), 300, 50);
-    return chunks.map(({ content, speakers }, i) => ({
-      spaceId: space,
-      content,
-      speakers,
-      timestamp: e.timestamp,
-      // kind "import": imported history decays only if the user opts in (Settings → Background jobs).
-      kind: "import" as const,
-      conversationId: `${conversationPrefix}${e.conversationId}`,
-      chunkIndex: chunks.length > 1 ? i : null,
-    }));
-  });
-  const undated = parse.exchanges.filter((e) => e.undated).length;
+  const groups: ImportGroup[] = parse.exchanges.map((e) => exchangeGroup(e, space, conversationPrefix));
   const bad = parse.problems.length;
-  const detail =
-    `${parse.conversations} conversation${parse.conversations === 1 ? "" : "s"}, ${parse.exchanges.length} exchange${parse.exchanges.length === 1 ? "" : "s"}` +
-    (parse.skippedMessages ? `, ${parse.skippedMessages} system/tool/non-text messages left out` : "") +
-    (undated ? `, ${undated} without a time (stamped with the import time)` : "") +
-    (bad ? `, ${bad} malformed conversation${bad === 1 ? "" : "s"} left out` : "");
+  const detail = conversationsDetail({
+    conversations: parse.conversations,
+    exchanges: parse.exchanges.length,
+    skippedMessages: parse.skippedMessages,
+    undated: parse.exchanges.filter((e) => e.undated).length,
+    malformed: bad,
+  });
   const problems = parse.problems.slice(0, MAX_PROBLEMS);
   if (bad > MAX_PROBLEMS) problems.push(`and ${bad - MAX_PROBLEMS} more malformed conversations`);
   return { groups, detail, problems, conversations: asConversations(parse, space, conversationPrefix) };
@@ -198,12 +194,58 @@ function asConversations(
   space: string,
   conversationPrefix: string,
 ): { space: string; conversation: ImportedConversation }[] {
-  const from = importedFrom(conversationPrefix);
-  if (!from) return [];
   return parse.read.flatMap((c) => {
-    const messages = c.messages.flatMap((m) => (m ? [{ role: m.role, content: m.text, time: m.time }] : []));
-    if (!messages.length) return [];
-    const conversation = { from, source: `${conversationPrefix}${c.id}`, title: c.title, time: c.time, messages };
-    return [{ space, conversation }];
+    const conversation = asImportedConversation(c, conversationPrefix);
+    return conversation ? [{ space, conversation }] : [];
   });
+}
+
+/**
+ * A conversation as read, as the chat it becomes (server/chat/imported-conversations.ts); null when it has
+ * no message left, or the prefix is no conversation format's.
+ */
+export function asImportedConversation(c: ReadConversation, conversationPrefix: string): ImportedConversation | null {
+  const from = importedFrom(conversationPrefix);
+  if (!from) return null;
+  const messages = c.messages.flatMap((m) => (m ? [{ role: m.role, content: m.text, time: m.time }] : []));
+  if (!messages.length) return null;
+  return { from, source: `${conversationPrefix}${c.id}`, title: c.title, time: c.time, messages };
+}
+
+/**
+ * One exchange as an import group: its chunks (300/50 words like a chat exchange), `kind` "import", stamped
+ * with the exchange's original time, in conversation `<prefix><id>`.
+ */
+export function exchangeGroup(e: Exchange, space: string, conversationPrefix: string): ImportGroup {
+  // Who said what comes from the export's author roles, stored as spans with each chunk.
+  const chunks = chunkSaid(chatParts(e.user, e.assistant), 300, 50);
+  return chunks.map(({ content, speakers }, i) => ({
+    spaceId: space,
+    content,
+    speakers,
+    timestamp: e.timestamp,
+    // kind "import": imported history decays only if the user opts in (Settings → Background jobs).
+    kind: "import" as const,
+    conversationId: `${conversationPrefix}${e.conversationId}`,
+    chunkIndex: chunks.length > 1 ? i : null,
+  }));
+}
+
+/** What a conversation file held so far, counted (a job keeps these as it reads). */
+export interface ConversationCounts {
+  conversations: number;
+  exchanges: number;
+  skippedMessages: number;
+  undated: number;
+  malformed: number;
+}
+
+/** "4 conversations, 6 exchanges, 4 system/tool/non-text messages left out": what the file held, for people. */
+export function conversationsDetail(c: ConversationCounts): string {
+  return (
+    `${c.conversations} conversation${c.conversations === 1 ? "" : "s"}, ${c.exchanges} exchange${c.exchanges === 1 ? "" : "s"}` +
+    (c.skippedMessages ? `, ${c.skippedMessages} system/tool/non-text messages left out` : "") +
+    (c.undated ? `, ${c.undated} without a time (stamped with the import time)` : "") +
+    (c.malformed ? `, ${c.malformed} malformed conversation${c.malformed === 1 ? "" : "s"} left out` : "")
+  );
 }

@@ -22,9 +22,7 @@ import { PersistQueue, recoverUnpersisted } from "../../chat/persist";
 import { saveProviderSettings } from "../../chat/providers";
 import { runTurn, type TurnEvent } from "../../chat/turn";
 import { searchConversations } from "../conversation-extras";
-import { enqueueImport, waitForImport } from "../import-jobs";
-import { planChatGptImport } from "./chatgpt";
-import { planClaudeImport } from "./claude";
+import { importAndWait } from "../../test/import-jobs";
 
 const CHATGPT = path.join(import.meta.dirname, "../../test/fixtures/chatgpt-conversations.json");
 const chatgptFile = () => JSON.parse(fs.readFileSync(CHATGPT, "utf8")) as unknown;
@@ -84,9 +82,7 @@ function ctx(): MemoContext {
 }
 
 async function importFile(memo: MemoContext, format: "chatgpt" | "claude", data: unknown) {
-  const plan = format === "chatgpt" ? planChatGptImport(data, "personal") : planClaudeImport(data, "personal");
-  const job = enqueueImport(memo, format, "conversations.json", "personal", plan);
-  const done = await waitForImport(job.id);
+  const done = await importAndWait(memo, format, data, "personal");
   assert.equal(done.status, "done", done.error ?? "");
   return done;
 }

@@ -1,7 +1,9 @@
 /**
  * The importer registry (docs/architecture.md#importers): what each import format does with a file.
- * parse → plan here; then the shared pipeline: import-jobs.ts queues the plan, transfer-service.ts's
- * importGroups skips duplicates, embeds and writes it in batches. A new format is its entry in formats.ts,
+ * parse → plan here (the whole-file check of a received file, and a Memo export's plan); then the shared
+ * pipeline: import-jobs.ts queues the received file as a job, runner.ts reads it (job-reader.ts: a
+ * conversation export as a stream), skips duplicates, embeds and writes it in batches. A conversation
+ * format is also listed in job-reader.ts to be streamed. A new format is its entry in formats.ts,
  * its planner here (the Record type makes a missing one a compile error), its own file and its tests; the
  * route (`app/api/v1/import/[format]`), the proxy's exclusion, the Manager's form and the job list follow.
  */
