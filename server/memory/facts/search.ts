@@ -35,7 +35,8 @@ export interface FactHit {
 /** RRF's constant (the memories' fusion uses the same). */
 const RRF_K = 60;
 
-function cosine(a: Float32Array, b: Float32Array): number {
+/** Cosine of two vectors (NaN for different lengths, 0 for a zero vector). */
+export function cosine(a: Float32Array, b: Float32Array): number {
   if (a.length !== b.length) return Number.NaN;
   let dot = 0;
   let na = 0;

@@ -24,7 +24,7 @@ import { CANDIDATES_PER_EXCHANGE } from "./extract";
 import type { JobOrigin } from "./queue";
 import { replacedValue, termsOf } from "./provenance-guard";
 import { sameText } from "./reconcile";
-import { searchFacts } from "./search";
+import { cosine, searchFacts } from "./search";
 
 /** Memory kinds whose text someone other than the person may have written: a document's chunk, an import. */
 const STORED_KINDS = ["document", "import"];
@@ -51,19 +51,6 @@ export function untrustedJob(
         LIMIT 1`,
     ).get(spaceId, JSON.stringify(sources), JSON.stringify(STORED_KINDS)),
   );
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) return Number.NaN;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
 function vectorOf(db: Database.Database, factId: string): Float32Array | null {
