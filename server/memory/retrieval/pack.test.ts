@@ -189,7 +189,7 @@ test("each line names its writer relative to the person asking: another person b
   ).block;
   assert.match(
     theirs,
-    /^- 2024-06-15 \(in Signe's shared space “cabin”\): Signe said: “the boiler code is 4471”\n {2}you replied: “Noted, 4471\.”$/m,
+    /^- 2024-06-15 \(in Signe's shared space “cabin”\): Signe said: “the boiler code is 4471”\n {2}you replied to Signe: “Noted, 4471\.”$/m,
   );
   const note = packMemories(
     [

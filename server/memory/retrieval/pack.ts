@@ -26,7 +26,7 @@ export interface PackItem {
 export const LABELS_LEGEND =
   "Each recalled line names who wrote it. “The user” is the person you are talking to now; anyone else is named " +
   "(“Ana said”, “Ana wrote”: Ana's words, not the user's, e.g. from Ana's shared space). “You replied” is an earlier " +
-  "answer of yours (“restating what you recalled then” when it mostly repeated what you were given, not anything new); " +
+  "answer of yours, to the user or “to Ana” (“restating what you recalled then” when it mostly repeated what you were given, not anything new); " +
   "“from <file>” is a document's text, “from … history” an imported chat history. In [What I know], “Ana said:” marks " +
   "a fact learned from Ana's words; unmarked facts are the user's own. Dates are the user's days, with the time of day " +
   "where two recalled lines share a day.";
@@ -105,14 +105,18 @@ export function speakerBody(
   assistantMaxChars: number,
   source?: MemorySource | null,
 ): string {
+  // A reply answered whoever spoke before it: another person's exchange says so ("you replied to Marit").
+  let askedBy: string | null = null;
   const lines = (speakers ?? []).flatMap((s) => {
     const words = content.slice(s.start, s.end).trim();
     if (s.role === "assistant") {
       const reply = trimAssistant(words.replace(/\s*\n\s*/g, " "), assistantMaxChars);
-      const how = source?.restated ? "you replied, restating what you recalled then" : "you replied";
+      const to = askedBy ? ` to ${askedBy}` : "";
+      const how = source?.restated ? `you replied${to}, restating what you recalled then` : `you replied${to}`;
       return reply ? [`${how}: “${reply}”`] : [];
     }
-    return words ? [`${s.name ?? source?.writer ?? "the user"} said: “${formatBody(words)}”`] : [];
+    askedBy = s.name ?? source?.writer ?? null;
+    return words ? [`${askedBy ?? "the user"} said: “${formatBody(words)}”`] : [];
   });
   if (lines.length) return lines.join("\n  ");
   return source?.writer ? `${source.writer} wrote: “${formatBody(content)}”` : formatBody(content);
