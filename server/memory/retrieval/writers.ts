@@ -50,11 +50,10 @@ export function memorySources(
   if (!items.length) return [];
   const rows = new Map(
     (
-      db
-        .prepare(
-          "SELECT id, written_by AS w, derived_from AS d, novelty FROM memories WHERE id IN (SELECT value FROM json_each(?))",
-        )
-        .all(JSON.stringify(items.map((m) => m.id))) as {
+      stmt(
+        db,
+        "SELECT id, written_by AS w, derived_from AS d, novelty FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+      ).all(JSON.stringify(items.map((m) => m.id))) as {
         id: string;
         w: string | null;
         d: string | null;
@@ -85,9 +84,10 @@ export function memorySources(
 export function factWriters(db: Database.Database, ids: string[]): Map<string, string> {
   const out = new Map<string, string>();
   if (!ids.length) return out;
-  const rows = db
-    .prepare("SELECT id, space_id AS s, written_by AS w FROM facts WHERE id IN (SELECT value FROM json_each(?))")
-    .all(JSON.stringify([...new Set(ids)])) as { id: string; s: string; w: string | null }[];
+  const rows = stmt(
+    db,
+    "SELECT id, space_id AS s, written_by AS w FROM facts WHERE id IN (SELECT value FROM json_each(?))",
+  ).all(JSON.stringify([...new Set(ids)])) as { id: string; s: string; w: string | null }[];
   const me = actingPersonId();
   const nameOf = personNames(db);
   for (const r of rows) {
