@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { FactLearner } from "../../server/chat/fact-learner";
-import { PersistQueue } from "../../server/chat/persist";
+import { PersistQueue } from "../../server/chat/exchange-queue";
 import { saveProviderSettings } from "../../server/chat/providers";
 import { runTurn } from "../../server/chat/turn";
 import type { MemoContext } from "../../server/core/context";

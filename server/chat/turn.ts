@@ -25,7 +25,7 @@ import {
   type SentMemory,
 } from "./memory-policy";
 import { logPrompt } from "./prompt-log";
-import { markExchangeSettled, persistQueue, type PersistQueue } from "./persist";
+import { markExchangeSettled, persistQueue, type PersistQueue } from "./exchange-queue";
 import { prepareReplacement, replacedMemory, type Replacement } from "./replace";
 import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type ProviderId } from "./providers";
 

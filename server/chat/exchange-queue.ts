@@ -1,5 +1,5 @@
 /**
- * Persisting chat exchanges as memories (docs/architecture.md#a-chat-turn), off the reply path: the exchange (user message
+ * The queue that persists chat exchanges as memories (docs/architecture.md#a-chat-turn), off the reply path: the exchange (user message
  * + assistant reply, concatenated) is chunked 300/50, embedded with the document prefix and written to
  * memories, memory_vec and the keyword index in one transaction (memory-service addMemories).
  *
@@ -24,17 +24,9 @@ import { factLearner, type FactLearner } from "./fact-learner";
 import { hasSources, type Provenance } from "../memory/store/provenance";
 import { parseRecalledList, parseSentFacts, provenanceOfRecalled } from "./exchange-provenance";
 
-import {
-  type ExchangeJob,
-  type ExchangeRecord,
-  exchangePersisted,
-  markExchangeSettled,
-  persistExchange,
-  removeExchangeMemories,
-  stripInterruptedNote,
-} from "./persist-exchange";
+import { type ExchangeJob, markExchangeSettled, persistExchange, stripInterruptedNote } from "./write-exchange";
 
-// Writing one exchange is persist-exchange.ts; its names are used through here too.
+// Writing one exchange is write-exchange.ts; its names are used through here too.
 export {
   type ExchangeJob,
   type ExchangeRecord,
@@ -43,7 +35,7 @@ export {
   persistExchange,
   removeExchangeMemories,
   stripInterruptedNote,
-};
+} from "./write-exchange";
 
 export interface PersistQueueOptions {
   maxAttempts?: number;

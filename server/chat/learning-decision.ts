@@ -1,6 +1,6 @@
 /**
  * A stored exchange becomes a fact-learning job (docs/facts.md) in the same transaction that writes its
- * memories (persist.ts), so an exchange is either stored with its job or not at all — and a job is queued
+ * memories (write-exchange.ts), so an exchange is either stored with its job or not at all — and a job is queued
  * only when a model may learn from it now (fact-model.ts: learning on for the provider, memory sharing
  * allowing it — both the choices of the person whose space it is). Temporary chats and turns whose memory switch is off never get here: they store nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * Writing one chat exchange as memories (the queue that retries it is persist.ts): the exchange and where
+ * Writing one chat exchange as memories (the queue that retries it is exchange-queue.ts): the exchange and where
  * its persistence is recorded, the write itself (one transaction that also records it, removes the
  * exchanges it replaces and queues fact learning), and the records read by recovery and the chat page.
  */
@@ -10,7 +10,7 @@ import { nowIso, purgeMemories, writeTransaction } from "../memory/store";
 import { addMemories } from "../memory/store/add";
 import { exchangeNovelty, hasSources, recordProvenance, type Provenance } from "../memory/store/provenance";
 import { stripCutNote } from "./cut-short";
-import { queueLearning, type LearnFrom } from "./learn-exchange";
+import { queueLearning, type LearnFrom } from "./learning-decision";
 
 /** Where an exchange's persistence is recorded. */
 export type ExchangeRecord = { messageId: string } | { pendingId: string };
