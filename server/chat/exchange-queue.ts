@@ -20,6 +20,7 @@ import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { runAsSystem } from "../core/acting";
 import { spacePersonOf } from "../core/space-name";
+import { EmbeddedTexts } from "./embedded-texts";
 import { factLearner, type FactLearner } from "./fact-learner";
 import { hasSources, type Provenance } from "../memory/store/provenance";
 import { parseRecalledList, parseSentFacts, provenanceOfRecalled } from "./exchange-provenance";
@@ -163,9 +164,10 @@ export class PersistQueue {
     let lastError = "";
     for (let attempt = 1; attempt <= this.o.maxAttempts; attempt++) {
       try {
-        const ids = await persistExchange(this.ctx(), job);
+        const embedded = job.embedded ?? new EmbeddedTexts();
+        const ids = await persistExchange(this.ctx(), job, embedded);
         bump(this.persisted, spacePersonOf(job.space));
-        if (job.learn) this.learner?.().wake();
+        if (job.learn) this.learner?.().offer(embedded).wake(); // the learner reuses the exchange's vectors
         if (attempt > 1) this.o.log("info", `persisted the ${describe(job)} on attempt ${attempt}`);
         return ids;
       } catch (e) {
