@@ -16,11 +16,25 @@ import path from "node:path";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { FactLearner } from "../../server/chat/fact-learner";
 import { PersistQueue } from "../../server/chat/exchange-queue";
-import { saveProviderSettings } from "../../server/chat/providers";
+import { providerResolutions, saveProviderSettings } from "../../server/chat/providers";
 import { runTurn } from "../../server/chat/turn";
 import type { MemoContext } from "../../server/core/context";
 import { openDb } from "../../server/db";
 import { inProcessEmbedder } from "../../server/test/in-process-embedder";
+
+/**
+ * The same measurement on main before issue 56's straight turn (510fd80, 2 cores, load ~3.9 — other runs beside
+ * it), by `npm run bench -- --sizes 0 --no-embed-cost --no-extraction`: printed beside the current figures.
+ */
+const BEFORE = {
+  commit: "510fd80",
+  command: "npm run bench -- --sizes 0 --no-embed-cost --no-extraction",
+  embeddedTextsPerTurn: 6.95,
+  embeddedQueriesPerTurn: 4,
+  embeddedDocumentsPerTurn: 2.95,
+  cpuMsPerTurn: { p50: 198.41, p95: 221.41 },
+  providerResolutionsPerTurn: 4,
+};
 
 const CITIES = ["Lisbon", "Porto", "Berlin", "Madrid", "Oslo", "Riga", "Turin", "Ghent"];
 
@@ -58,10 +72,17 @@ export async function turnCost(o: { turns: number; warm?: number }) {
     );
     const learner = new FactLearner(() => memo, { log: quiet, quietMs: 0 });
     const persist = new PersistQueue(() => memo, { log: quiet, learner: () => learner });
-    const per = { queries: [] as number[], documents: [] as number[], texts: [] as number[], cpuMs: [] as number[] };
+    const per = {
+      queries: [] as number[],
+      documents: [] as number[],
+      texts: [] as number[],
+      cpuMs: [] as number[],
+      resolutions: [] as number[],
+    };
     let conversationId: string | undefined;
     for (const [i, m] of messages.entries()) {
       const calls0 = embedder.calls.length;
+      const resolved0 = providerResolutions();
       const cpu0 = process.cpuUsage();
       for await (const ev of runTurn({ memo, persist }, { conversationId, message: m.text })) {
         if (ev.type === "start") conversationId = ev.conversation.id;
@@ -78,6 +99,7 @@ export async function turnCost(o: { turns: number; warm?: number }) {
       per.documents.push(count("document"));
       per.texts.push(count("query") + count("document"));
       per.cpuMs.push((cpu.user + cpu.system) / 1000);
+      per.resolutions.push(providerResolutions() - resolved0);
     }
     await learner.stop();
     const mean = (xs: number[]) => +(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)).toFixed(2);
@@ -93,7 +115,10 @@ export async function turnCost(o: { turns: number; warm?: number }) {
       embeddedDocumentsPerTurn: mean(per.documents),
       /** process.cpuUsage per turn, ms (user + system, all threads), the reply through the learner's idle. */
       cpuMsPerTurn: stats(per.cpuMs),
+      /** resolveProviderConfig calls per turn (the turn and its write: one; the runner: one per claim). */
+      providerResolutionsPerTurn: mean(per.resolutions),
       note: "a whole turn: runTurn, the exchange written (persist queue), its facts learned (runner); first turns not counted",
+      before: BEFORE,
     };
   } finally {
     await fixture.close();
