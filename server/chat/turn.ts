@@ -265,6 +265,20 @@ async function* endReply(e: ReplyEnd): AsyncGenerator<TurnEvent> {
   yield { type: "done", message: assistant!, timings, finishReason: reply.finishReason };
 }
 
+/** A replaced exchange whose successor stores no memory still leaves memory: a removal-only job. */
+function dropReplacedMemory(persist: PersistQueue, conv: Conversation, replacedIds: string[]): void {
+  if (!replacedIds.length) return;
+  void persist.enqueue({
+    space: conv.spaceId,
+    conversationId: conv.id,
+    user: "",
+    assistant: "",
+    timestamp: new Date().toISOString(),
+    source: "chat",
+    replaces: replacedIds,
+  });
+}
+
 /**
  * Run one turn: a PreparedTurn (turn-input.ts: the route prepared it) or a turn's input, prepared here — input
  * errors (empty message, unknown conversation) are thrown before the first event; everything after the first
@@ -275,19 +289,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput | PreparedTurn):
   const turn = isPrepared(input) ? input : prepareTurn(memo, input);
   const { conv, rep, message } = turn;
   const persist = deps.persist ?? persistQueue();
-  const replacedIds = rep?.memoryIds ?? [];
-  // A replaced exchange whose successor stores no memory still leaves memory (a removal-only job).
-  const dropReplaced = () =>
-    replacedIds.length &&
-    void persist.enqueue({
-      space: conv.spaceId,
-      conversationId: conv.id,
-      user: "",
-      assistant: "",
-      timestamp: new Date().toISOString(),
-      source: "chat",
-      replaces: replacedIds,
-    });
+  const dropReplaced = () => dropReplacedMemory(persist, conv, rep?.memoryIds ?? []);
 
   const cmd = parseCommand(message);
   if (cmd) {
