@@ -201,3 +201,14 @@ export function maxFactRid(db: Database.Database): number {
 export function reassignFactsWrittenBy(db: Database.Database, personId: string, replacement: string): number {
   return stmt(db, "UPDATE facts SET written_by = ? WHERE written_by = ?").run(replacement, personId).changes;
 }
+
+/**
+ * The facts `factId` replaced are current again (insertFacts' supersession undone: the later fact is being
+ * undone or forgotten by a person). Returns how many.
+ */
+export function reopenReplacedBy(db: Database.Database, factId: string): number {
+  return stmt(
+    db,
+    "UPDATE facts SET superseded_by = NULL, valid_to = NULL WHERE superseded_by = ? AND deleted_at IS NULL",
+  ).run(factId).changes;
+}
