@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run lint`: Biome (format check + lint, zero warnings), then the dependency rule (dependency-cruiser).
+// `npm run lint`: Biome (format check + lint, zero warnings), then the dependency rule (dependency-cruiser), then
+// the unit lengths (scripts/lint-units.ts: server/scripts functions ≤ 120 lines, app components ≤ 250).
 // dependency-cruiser refuses Node < 22; when npm was started by an older Node (these machines ship 20), the
 // Node 24 that .ci/run installs (MEMO_NODE24_DIR, default ~/.local/node24) runs the checks instead.
 import { spawnSync } from "node:child_process";
@@ -33,6 +34,7 @@ const steps = [
     "--config",
     ".dependency-cruiser.cjs",
   ],
+  ["--import", "tsx", path.join("scripts", "lint-units.ts")],
 ];
 for (const args of steps) {
   const r = spawnSync(node, args, { stdio: "inherit" });
