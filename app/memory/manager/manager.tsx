@@ -135,6 +135,18 @@ export function Manager() {
       return next;
     });
 
+  // The undo sits after the row above the deleted one (`null`: above the table).
+  const undoRowAfter = (afterId: string | null) =>
+    undo &&
+    undo.afterId === afterId && (
+      <UndoRow
+        text={undo.text}
+        busy={busy}
+        onUndo={() => restore.mutate({ ids: undo.ids })}
+        onClose={() => setUndo(null)}
+      />
+    );
+
   return (
     <div className="space-y-4">
       <LifetimePanel space={f.space || undefined} compact />
@@ -195,14 +207,7 @@ export function Manager() {
             </tr>
           </thead>
           <tbody>
-            {undo && undo.afterId === null && (
-              <UndoRow
-                text={undo.text}
-                busy={busy}
-                onUndo={() => restore.mutate({ ids: undo.ids })}
-                onClose={() => setUndo(null)}
-              />
-            )}
+            {undoRowAfter(null)}
             {data?.items.map((m) => {
               return (
                 <Fragment key={m.id}>
@@ -222,14 +227,7 @@ export function Manager() {
                     onRestore={() => restore.mutate({ ids: [m.id] })}
                     onDelete={() => del.mutate({ ids: [m.id] })}
                   />
-                  {undo && undo.afterId === m.id && (
-                    <UndoRow
-                      text={undo.text}
-                      busy={busy}
-                      onUndo={() => restore.mutate({ ids: undo.ids })}
-                      onClose={() => setUndo(null)}
-                    />
-                  )}
+                  {undoRowAfter(m.id)}
                 </Fragment>
               );
             })}
