@@ -59,14 +59,21 @@ type FieldProps = {
   onClear: (field: string) => void;
 };
 
+/** A field's label with where its value comes from. */
+function FieldLabel({ f }: { f: Field }) {
+  return (
+    <label htmlFor={f.inputId} className="block text-sm font-medium">
+      {f.label}
+      <SourceTag source={f.source} />
+    </label>
+  );
+}
+
 /** A write-only key: the page only learns whether one is set; Clear forgets a key saved here. */
 function KeyField({ f, draft, set, onClear }: FieldProps) {
   return (
     <div>
-      <label htmlFor={f.inputId} className="block text-sm font-medium">
-        {f.label}
-        <SourceTag source={f.source} />
-      </label>
+      <FieldLabel f={f} />
       <div className="flex gap-1">
         <input
           id={f.inputId}
@@ -90,10 +97,7 @@ function KeyField({ f, draft, set, onClear }: FieldProps) {
 function TextField({ f, draft, set }: FieldProps) {
   return (
     <div>
-      <label htmlFor={f.inputId} className="block text-sm font-medium">
-        {f.label}
-        <SourceTag source={f.source} />
-      </label>
+      <FieldLabel f={f} />
       <input
         id={f.inputId}
         value={draft ?? f.value ?? ""}
