@@ -199,7 +199,7 @@ export function DebugSearchResults({ data }: { data: DebugSearchResult }) {
               )}
             </div>
             <p className="whitespace-pre-wrap break-words text-sm">{r.content}</p>
-            {/* The line a chat prompt packs it as: the writer's label and date the model sees (pack.ts packedLine). */}
+            {/* The line a chat prompt packs it as: the writer's label and date the model sees (memory-block.ts packedLine). */}
             <details className="mt-1 text-xs" data-testid="packed-as">
               <summary className="cursor-pointer text-zinc-500">
                 in a prompt: {r.source.writer ? `${r.source.writer}'s words` : "the user's own"}

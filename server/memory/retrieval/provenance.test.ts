@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { DerivedMemory } from "../store/provenance";
 import { belowSources, withProvenance } from "./provenance";
-import type { Staged } from "./rerank";
+import type { Staged } from "./boosts";
 
 const cand = (rid: number, fused: number): Staged & { final: number } => ({
   rid,

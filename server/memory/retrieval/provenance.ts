@@ -6,7 +6,7 @@
  * best of its sources that the query found. Read from stored structure and scores only.
  */
 import type { DerivedMemory } from "../store/provenance";
-import type { Staged } from "./rerank";
+import type { Staged } from "./boosts";
 import type { RetrievalSettings } from "./settings";
 
 /** Below this novelty an exchange is mostly what it was given: it ranks after its sources. */

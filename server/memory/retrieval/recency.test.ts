@@ -11,8 +11,9 @@ import { addMemories } from "../store/add";
 import type { MemoContext } from "../../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../../test/temp-store";
-import { applyImportance, type FusedCandidate } from "./fuse";
-import { packMemories } from "./pack";
+import { applyImportance } from "./quality-importance";
+import type { FusedCandidate } from "./union-fusion";
+import { packMemories } from "./memory-block";
 import { recencyOf } from "./recency";
 import { getMemory } from "../store";
 

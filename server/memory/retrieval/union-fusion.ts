@@ -3,10 +3,37 @@
  * the union is SCORED on every signal (its stored vector's cosine, its bm25), each min–max normalised over
  * the union, and fused. A candidate one leg missed keeps its true score there (0 cost ~0.05 recall@10).
  */
-import { unscored, type FusedCandidate } from "./fuse";
+
+/**
+ * "neighbour": found by neither leg, recalled as the adjacent exchange of a match (neighbours.ts); "fact":
+ * found only through one of its facts (fact-keys.ts).
+ */
+export type MatchType = "vector" | "fts" | "hybrid" | "neighbour" | "fact";
+
+export interface FusedCandidate {
+  rid: number;
+  matchType: MatchType;
+  /** Best cosine similarity over the vector lists, or null if only keyword search found it. */
+  similarity: number | null;
+  /** Best 1-based position in a keyword list, or null. */
+  ftsRank: number | null;
+  /** Best (lowest) bm25 over the keyword lists, or null. */
+  bm25: number | null;
+  /** Best 1-based position in a vector list, or null. */
+  vectorRank: number | null;
+  /** Σ w_i / (k + rank_i) over the union's signals (fuseUnion): shown in the breakdown whichever method orders. */
+  rrf: number;
+  /** The fusion method's score (rrf, or the weighted sum of min–max normalised signals). */
+  fused: number;
+}
+
+/** A candidate not yet scored by any list (fusion fills it in; reranking stages neighbours with it). */
+export function unscored(rid: number, matchType: MatchType): FusedCandidate {
+  return { rid, matchType, similarity: null, ftsRank: null, bm25: null, vectorRank: null, rrf: 0, fused: 0 };
+}
 
 /** One signal over the union: a raw score per candidate (higher is better) and its fusion weight. */
-export interface Signal {
+export interface UnionSignal {
   /** The memory's own vector or words, or its facts' (fact-keys.ts). */
   kind: "vector" | "fts" | "factVector" | "factFts";
   weight: number;
@@ -26,17 +53,10 @@ export function minMax(values: number[]): number[] {
   return hi > lo ? values.map((v) => (v - lo) / (hi - lo)) : values.map(() => 1);
 }
 
-/** Cosine of unit vectors: their dot product. */
-export const dot = (a: Float32Array, b: Float32Array) => {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-};
-
 export interface UnionInput {
   /** Candidates, with which leg's pool found them and at which rank (1-based); factRank: the fact legs'. */
   found: Map<number, { vectorRank: number | null; ftsRank: number | null; factRank?: number | null }>;
-  signals: Signal[];
+  signals: UnionSignal[];
   /** The main query's cosine and −bm25 per rid (the breakdown Debug Search shows). */
   similarity: Map<number, number>;
   keyword: Map<number, number>;

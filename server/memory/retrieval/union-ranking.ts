@@ -6,9 +6,10 @@
 import type Database from "better-sqlite3";
 import { getMemoriesByRid, type MemoryRow } from "../store";
 import { derivedOf } from "../store/provenance";
-import { applyImportance, qualityFilter, type FusedCandidate } from "./fuse";
+import { applyImportance, qualityFilter } from "./quality-importance";
+import type { FusedCandidate } from "./union-fusion";
 import { belowSources, MOSTLY_RESTATED, withProvenance } from "./provenance";
-import { withNeighbours, withTime, type Staged } from "./rerank";
+import { withNeighbours, withTime, type Staged } from "./boosts";
 import type { RetrievalSettings } from "./settings";
 import type { StageTimer } from "./stages";
 import type { TimeIntent } from "./time-window";

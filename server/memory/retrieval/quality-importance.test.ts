@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { applyImportance, qualityFilter, type FusedCandidate } from "./fuse";
+import { applyImportance, qualityFilter } from "./quality-importance";
+import type { FusedCandidate } from "./union-fusion";
 
 const close = (a: number, b: number, what = "") => assert.ok(Math.abs(a - b) < 1e-12, `${what} ${a} ≠ ${b}`);
 
