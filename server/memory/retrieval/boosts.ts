@@ -6,10 +6,10 @@ import type { MemoryRow } from "../store";
 import { recencyOf } from "./recency";
 import { inWindows, type TimeIntent, type TimeWindow } from "./time-window";
 
-/** The ranking's boosts after fusion (union-ranking.ts): neighbour context and date windows; each is a setting and leaves a line in `moves`. */
+/** The ranking's boosts after fusion (union-ranking.ts): neighbour context and date windows; each is a setting and records its signal (signals.ts). */
 
+/** A fused candidate through the ranking's steps: its `signals` gain a line per step that moved it. */
 export interface Staged extends FusedCandidate {
-  moves: string[];
   dateMatch: boolean;
   /** The first date window of the query that holds this memory (withTime), when one does. */
   dateWindow?: TimeWindow;
@@ -22,7 +22,7 @@ export function withNeighbours(
   s: RetrievalSettings,
   sources: number,
 ): Staged[] {
-  const staged: Staged[] = cands.map((c) => ({ ...c, moves: [], dateMatch: false }));
+  const staged: Staged[] = cands.map((c) => ({ ...c, signals: [...c.signals], dateMatch: false }));
   if (s.neighbourWeight <= 0 || cands.length === 0) return staged;
   const top = cands.slice(0, sources);
   const adjacent = loadNeighbours(
@@ -37,14 +37,14 @@ export function withNeighbours(
     if (!c) {
       c = {
         ...unscored(rid, "neighbour"),
-        moves: [],
         dateMatch: false,
       };
       byRid.set(rid, c);
       staged.push(c);
     }
     c.fused = (c.fused ?? 0) + f.bonus;
-    c.moves.push(`neighbour +${f.bonus.toFixed(3)} (next to a match)`);
+    // value: the adjacent match's score it took its share of; effect: the bonus.
+    c.signals.push({ name: "neighbour", value: f.bonus / s.neighbourWeight, effect: f.bonus });
   }
   return staged.sort((a, b) => b.fused - a.fused || a.rid - b.rid);
 }
@@ -66,8 +66,8 @@ export function withTime(
       c.dateWindow = w;
       if (s.dateBoost > 0) {
         c.fused *= 1 + s.dateBoost;
-        c.moves.push(`date ×${(1 + s.dateBoost).toFixed(2)} (in “${w.text}”)`);
-      } else c.moves.push(`date: in “${w.text}”`);
+        c.signals.push({ name: "date", value: 1, effect: 1 + s.dateBoost, note: w.text });
+      } else c.signals.push({ name: "date", value: 1, note: w.text });
     }
   }
   return cands.sort((a, b) => b.fused - a.fused || a.rid - b.rid);

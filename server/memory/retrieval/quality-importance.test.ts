@@ -20,6 +20,7 @@ const cand = (
   vectorRank: similarity === null ? null : 1,
   rrf: fused,
   fused,
+  signals: [],
 });
 
 test("quality filter: vector-only below minSimilarity and fts-only below the floor go; hybrid always stays", () => {

@@ -70,6 +70,7 @@ test("among equal scores, the memory edited most recently ranks first even if it
     vectorRank: 1,
     rrf: 0.03,
     fused: 0.5,
+    signals: [],
   });
   const info = new Map([
     [1, { importance: 1, pinned: false, timestamp: "2025-01-01T00:00:00.000Z", updatedAt: null }],

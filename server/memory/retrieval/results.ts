@@ -16,6 +16,7 @@ import type { FactKeys } from "./fact-keys";
 import type { Ranked } from "./union-ranking";
 import type { Staged } from "./boosts";
 import type { TimeIntent } from "./time-window";
+import { movesOf, type CandidateSignal } from "./signals";
 
 export interface ScoreBreakdown {
   similarity: number | null;
@@ -46,7 +47,9 @@ export interface RetrievedMemory {
   speakers: SpeakerSpan[] | null;
   matchType: MatchType;
   scores: ScoreBreakdown;
-  /** What moved it: the neighbour bonus, the date window it is in, and the largest parts of its confidence. */
+  /** Each signal the stages recorded for it, in stage order (signals.ts): what Debug Search shows. */
+  signals: CandidateSignal[];
+  /** What moved it, one line per signal that has one (movesOf): the neighbour bonus, the date window it is in, the largest parts of its confidence. */
   moves: string[];
   /** The confidence model's inputs, each in [0, 1] (Debug Search; fitting). */
   features?: Features;
@@ -141,7 +144,7 @@ function toResult(
   c: Staged & { norms?: Record<string, number> },
   m: MemoryRow | undefined,
   scores: { final: number; confidence: number },
-  because: string[],
+  because: CandidateSignal[],
   fk: FactKeys,
   time: TimeIntent,
   f?: Features,
@@ -165,11 +168,27 @@ function toResult(
     speakers: m.speakers,
     matchType: c.matchType,
     scores: { similarity, ftsRank, rrf, bm25, vectorRank, fused, ...scores },
-    moves: [...c.moves, ...because],
+    signals: [...c.signals, ...because],
+    moves: movesOf([...c.signals, ...because]),
     ...(f ? { features: f } : {}),
     ...(via ? { via: { factId: via.id, text: via.text } } : {}),
     ...(fact ? { fact } : {}),
   };
+}
+
+/** The three largest parts of a result's confidence, and the turn's lift when it counts. */
+function confidenceSignals(c: Confidence): CandidateSignal[] {
+  return [
+    ...c.because.slice(0, 3).map(
+      (b): CandidateSignal => ({
+        name: "confidence",
+        value: c.features[b.feature],
+        effect: b.logit,
+        note: b.feature,
+      }),
+    ),
+    ...(c.turnLift >= 0.005 ? [{ name: "turnLift" as const, value: c.confidence, effect: c.turnLift }] : []),
+  ];
 }
 
 /** The first k of the head with their confidence (read given the whole head: the last one's gap needs the next). */
@@ -188,12 +207,7 @@ export function rankedResults(
         c,
         ctx.rows.get(c.rid),
         { final: c.final, confidence: conf[i]!.confidence },
-        [
-          ...conf[i]!.because.slice(0, 3).map((b) => `confidence: ${b.feature} +${b.logit.toFixed(2)}`),
-          ...(conf[i]!.turnLift >= 0.005
-            ? [`confidence: a strong match in this turn +${conf[i]!.turnLift.toFixed(2)}`]
-            : []),
-        ],
+        confidenceSignals(conf[i]!),
         ctx.facts,
         ctx.time,
         conf[i]!.features,

@@ -53,11 +53,13 @@ export function rankUnion(
     if (retired) dropped.push({ ...c, reason: `restated “${retired}”, no longer current` });
     return !retired;
   });
-  const weighted = belowSources(
-    applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight),
-    derived,
-    settings,
-  );
+  const nudged = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
+  for (const c of nudged) {
+    const importance = rows.get(c.rid)?.importance ?? 0;
+    const factor = 1 + settings.importanceWeight * (importance / 5);
+    if (factor !== 1) c.signals.push({ name: "importance", value: importance, effect: factor });
+  }
+  const weighted = belowSources(nudged, derived, settings);
   opts.timer?.mark("filter");
   return { rows, head: weighted.slice(0, Math.max(opts.k, TURN_LEADERS) + 1), dropped };
 }
