@@ -16,7 +16,6 @@ export const COMPONENT_LIMIT = 250;
 export const TEMPORARILY_ALLOWED_LONG_UNITS: readonly string[] = [
   "server/chat/turn.ts runTurn",
   "server/chat/fact-learner.ts FactLearner.call",
-  "app/memory/search/debug-search.tsx DebugSearch",
 ];
 
 export type UnitKind = "function" | "component";
