@@ -48,6 +48,13 @@ test.describe("Debug Search page", () => {
       .evaluateAll((els) => els.map((e) => Number(e.getAttribute("aria-valuenow"))));
     expect(scores, "results are shown in score order").toEqual([...scores].sort((a, b) => b - a));
     await expect(debugSearch.timings).toContainText(`${types.length} results`);
+    // Every signal the stages recorded, by its declared label (server/memory/retrieval/signals.ts): a hybrid
+    // match has both legs' signals, each with the part of the fused score it gave.
+    const signals = debugSearch.result(0).getByTestId("signals");
+    await signals.locator("summary").click();
+    await expect(signals.locator('[data-signal="vector"]')).toContainText("vector");
+    await expect(signals.locator('[data-signal="fts"]')).toContainText("keyword");
+    await expect(signals.locator('[data-signal="confidence"]').first()).toContainText("confidence");
 
     await page.screenshot({ path: "test-results/debug-search.png", fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });

@@ -5,18 +5,13 @@
  *   node --import tsx scripts/bench-person-filter.ts [N=500000]
  */
 import { mineScan, runAs } from "../server/core/acting";
+import { insertBareMemories } from "../server/test/bare-memories";
 import { openTempStore } from "../server/test/temp-store";
 
 const N = Number(process.argv[2] ?? 500_000);
 const s = openTempStore();
 const db = s.sqlite;
-db.exec("INSERT OR IGNORE INTO spaces (id) VALUES ('personal')");
-const ins = db.prepare(
-  "INSERT INTO memories (id, rid, space_id, content, timestamp, content_hash, embedding_model) VALUES (?, ?, 'personal', 'x', '2026-01-01', ?, 'm')",
-);
-db.transaction(() => {
-  for (let i = 1; i <= N; i++) ins.run(`id${i}`, i, `h${i}`);
-})();
+insertBareMemories(db, N);
 const base = "SELECT count(*) AS n FROM memories m WHERE m.soft_deleted = 0";
 const queries: [string, string][] = [
   ["no filter", base],

@@ -300,6 +300,66 @@ function table(title: string, legs: Record<string, ReturnType<typeof summarise>>
   return lines.join("\n");
 }
 
+type Summary = ReturnType<typeof summarise>;
+
+/** The live loop's recall@10 per half beside the static figure, and what its prompts carried (first asking). */
+function liveLoopFigures(results: Record<string, Summary>, live: Awaited<ReturnType<typeof replayLive>>) {
+  return Object.fromEntries(
+    (["tuning", "reporting"] as const)
+      .filter((h) => results.shipped![h])
+      .map((h) => [
+        h,
+        {
+          static: results.shipped![h]!.all!.recall10,
+          first: summarise(live.first)[h]!.all!.recall10,
+          second: summarise(live.second)[h]!.all!.recall10,
+          // The [What I know] block per turn (first asking): facts stated and their tokens.
+          facts: summarise(live.first)[h]!.all!.facts,
+          factTokens: summarise(live.first)[h]!.all!.factTokens,
+          // What the prompt carried (first asking): evidence in its packed memories, a fact from the evidence stated.
+          packed: summarise(live.first)[h]!.all!.packed,
+          evidenceFact: summarise(live.first)[h]!.all!.evidenceFact,
+        },
+      ]),
+  );
+}
+
+/** The report as Markdown: recall tables, packed-where-none-is-wanted and the live loop's recall. */
+function reportMarkdown(
+  model: string,
+  results: Record<string, Summary>,
+  foreign: Awaited<ReturnType<typeof packedForeign>> | Record<string, never>,
+  loop: ReturnType<typeof liveLoopFigures> | null,
+): string {
+  return [
+    `## LoCoMo retrieval (${model}, exchange unit, categories 1–4)`,
+    "",
+    table("Evidence recall@10", results, "recall10"),
+    "",
+    table("Evidence recall@5", results, "recall5"),
+    "",
+    table("Packed recall@6 (at the minimum confidence)", { shipped: results.shipped! }, "packedRecall6"),
+    "",
+    "### Memories packed of 6 where none is wanted",
+    "",
+    "| half | another conversation's questions | 60 everyday prompts |",
+    "|---|---|---|",
+    ...Object.entries(foreign).map(([h, f]) => `| ${h} | ${f.foreign.toFixed(3)} | ${f.everyday.toFixed(3)} |`),
+    ...(loop
+      ? [
+          "",
+          "### The live loop: recall@10 asked through the chat path (stored before the next question)",
+          "",
+          "| half | static (nothing stored) | first asking | second asking |",
+          "|---|---|---|---|",
+          ...Object.entries(loop).map(
+            ([h, l]) => `| ${h} | ${l.static.toFixed(3)} | ${l.first.toFixed(3)} | ${l.second.toFixed(3)} |`,
+          ),
+        ]
+      : []),
+  ].join("\n");
+}
+
 async function main() {
   const loaded = loadLocomo(values.data!);
   if (values.half && values.half !== "tuning" && values.half !== "reporting")
@@ -364,26 +424,7 @@ async function main() {
     // The live replay writes into the store: it comes after every static figure.
     if (values.live && values["live-patch"]) useSettings(store, JSON.parse(values["live-patch"]) as Patch);
     const live = values.live ? await replayLive(store, convs, log) : null;
-    const loop = live
-      ? Object.fromEntries(
-          (["tuning", "reporting"] as const)
-            .filter((h) => results.shipped![h])
-            .map((h) => [
-              h,
-              {
-                static: results.shipped![h]!.all!.recall10,
-                first: summarise(live.first)[h]!.all!.recall10,
-                second: summarise(live.second)[h]!.all!.recall10,
-                // The [What I know] block per turn (first asking): facts stated and their tokens.
-                facts: summarise(live.first)[h]!.all!.facts,
-                factTokens: summarise(live.first)[h]!.all!.factTokens,
-                // What the prompt carried (first asking): evidence in its packed memories, a fact from the evidence stated.
-                packed: summarise(live.first)[h]!.all!.packed,
-                evidenceFact: summarise(live.first)[h]!.all!.evidenceFact,
-              },
-            ]),
-        )
-      : null;
+    const loop = live ? liveLoopFigures(results, live) : null;
     if (loop) log(`live recall@10: ${JSON.stringify(loop)}`);
     const report = {
       model: store.model,
@@ -393,33 +434,7 @@ async function main() {
       ...(loop ? { live: loop } : {}),
       ms: Date.now() - t0,
     };
-    const md = [
-      `## LoCoMo retrieval (${store.model}, exchange unit, categories 1–4)`,
-      "",
-      table("Evidence recall@10", results, "recall10"),
-      "",
-      table("Evidence recall@5", results, "recall5"),
-      "",
-      table("Packed recall@6 (at the minimum confidence)", { shipped: results.shipped! }, "packedRecall6"),
-      "",
-      "### Memories packed of 6 where none is wanted",
-      "",
-      "| half | another conversation's questions | 60 everyday prompts |",
-      "|---|---|---|",
-      ...Object.entries(foreign).map(([h, f]) => `| ${h} | ${f.foreign.toFixed(3)} | ${f.everyday.toFixed(3)} |`),
-      ...(loop
-        ? [
-            "",
-            "### The live loop: recall@10 asked through the chat path (stored before the next question)",
-            "",
-            "| half | static (nothing stored) | first asking | second asking |",
-            "|---|---|---|---|",
-            ...Object.entries(loop).map(
-              ([h, l]) => `| ${h} | ${l.static.toFixed(3)} | ${l.first.toFixed(3)} | ${l.second.toFixed(3)} |`,
-            ),
-          ]
-        : []),
-    ].join("\n");
+    const md = reportMarkdown(store.model, results, foreign, loop);
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n\n${md}\n`);
     if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`);
     if (values.markdown) fs.writeFileSync(values.markdown, `${md}\n`);

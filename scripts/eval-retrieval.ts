@@ -95,6 +95,295 @@ const KNOBS: { name: string; values: Patch[] }[] = [
   { name: "minSimilarity", values: [0, 0.1, 0.2].map((v) => ({ qualityFilter: v > 0, minSimilarity: v })) },
 ];
 
+type LifeStore = Awaited<ReturnType<typeof openLifeStore>>;
+type Life = ReturnType<typeof generateLife>;
+type EvalOn = (qs: LifeQuestion[], s: RetrievalSettings) => Promise<PerQuestion[]>;
+type ConfidenceModel = ReturnType<typeof confidenceModelFor>;
+type Halves = { tuning: LifeQuestion[]; reporting: LifeQuestion[] };
+type Report = Record<string, Record<string, Evaluation>>;
+type Technique = {
+  key: string;
+  label: string;
+  halves: Record<string, { off: Evaluation; gainRecall10: { lo: number; hi: number } }>;
+};
+
+const score = (e: Evaluation) => e.answerable.recall10 + 0.1 * e.answerable.mrr;
+
+/**
+ * 1. Tuning half: coordinate ascent over the knobs, from the previous defaults (not from the shipped ones, so
+ *    what this run chooses does not depend on what an earlier run shipped).
+ */
+async function tuneKnobs(store: LifeStore, tuning: LifeQuestion[], previous: RetrievalSettings, evalOn: EvalOn) {
+  let chosen = previous;
+  const tuningLog: { knob: string; value: string; recall10: number; mrr: number }[] = [];
+  // Two passes: a knob chosen late (the personal boost) can change what suits an earlier one.
+  // A knob only moves when the best value beats the current one by at least half a question's
+  // recall (MIN_GAIN): smaller differences are one question's luck, and following them made the
+  // choice flip between near-ties (RRF vs linear fusion by 0.003).
+  const minGain = MIN_GAIN_QUESTIONS / tuning.filter((q) => q.gold.length > 0).length;
+  for (const knob of [...KNOBS, ...KNOBS]) {
+    let best: { s: RetrievalSettings; e: Evaluation } | null = null;
+    let current: { s: RetrievalSettings; e: Evaluation } | null = null;
+    for (const v of knob.values) {
+      const s = apply(chosen, v);
+      const e = figures(store, await evalOn(tuning, s), 0);
+      tuningLog.push({
+        knob: knob.name,
+        value: JSON.stringify(v),
+        recall10: e.answerable.recall10,
+        mrr: e.answerable.mrr,
+      });
+      if (!best || score(e) > score(best.e) + 1e-9) best = { s, e };
+      if (!current && JSON.stringify(s) === JSON.stringify(chosen)) current = { s, e };
+    }
+    if (current && score(best!.e) < score(current.e) + minGain) best = current;
+    chosen = best!.s;
+    log(
+      `tuning: ${knob.name} → ${JSON.stringify(knob.values.find((v) => JSON.stringify(apply(chosen, v)) === JSON.stringify(chosen)))} (recall@10 ${best!.e.answerable.recall10}, MRR ${best!.e.answerable.mrr})`,
+    );
+  }
+  return { chosen, tuningLog };
+}
+
+/** 2. Confidence model, fitted on the tuning half's results under the chosen settings. */
+async function fitConfidence(store: LifeStore, ds: Life, tuning: LifeQuestion[], chosen: RetrievalSettings) {
+  const rows = await calibrationRows(store, ds, tuning, chosen);
+  const fitted = fitLogistic(rows);
+  const fit = {
+    bias: round(fitted.bias),
+    weights: Object.fromEntries(FEATURES.map((f) => [f, round(fitted.weights[f])])),
+    loss: round(fitted.loss),
+    rows: rows.length,
+    positives: rows.filter((r) => r.y).length,
+  };
+  log(
+    `confidence fit on ${rows.length} results (${fit.positives} gold): ${JSON.stringify(fit.weights)} bias ${fit.bias}`,
+  );
+  return fit;
+}
+
+/**
+ * 3. Minimum confidence, on tuning: the lowest that keeps unanswerable turns at ≤ 1 packed memory
+ *    (the precision target: memories that do not matter stay out of the prompt), so that packed
+ *    recall@6 stays as high as it can. Whether packed recall@6 then stays within 2 points of
+ *    unfiltered is reported, not assumed (the two targets can conflict).
+ *    The turn's share is chosen with it: each share gets its own lowest quiet threshold, and the
+ *    share whose threshold keeps the most gold in the prompt (packed recall@6) wins (ties: the smaller).
+ *    Both are chosen under the SHIPPED retrieval settings (still on tuning): a threshold is for what
+ *    ships, and the shipped settings may differ from the ascent's choice by documented reasons
+ *    (settings.ts), which move the confidences it cuts. Leaves `model.turnShare` at the last share tried.
+ */
+async function chooseTurnShare(
+  store: LifeStore,
+  tuning: LifeQuestion[],
+  shipped: RetrievalSettings,
+  model: ConfidenceModel,
+  evalOn: EvalOn,
+) {
+  const turnSweep: { turnShare: number; minConfidence: number; packedRecall6: number; unanswerablePacked: number }[] =
+    [];
+  let best: { turnShare: number; rows: PerQuestion[]; threshold: ReturnType<typeof quietThreshold> } | null = null;
+  for (const turnShare of TURN_SHARES) {
+    model.turnShare = turnShare;
+    const rowsAt = await evalOn(tuning, shipped);
+    const threshold = quietThreshold(store, rowsAt);
+    const e = figures(store, rowsAt, threshold.t);
+    turnSweep.push({
+      turnShare,
+      minConfidence: threshold.t,
+      packedRecall6: e.answerable.packedRecall6,
+      unanswerablePacked: e.unanswerable.packed,
+    });
+    log(
+      `tuning: turnShare ${turnShare}: minConfidence ${threshold.t}, packed recall@6 ${e.answerable.packedRecall6}, unanswerable ${e.unanswerable.packed}`,
+    );
+    const p6 = (b: typeof best) => figures(store, b!.rows, b!.threshold.t).answerable.packedRecall6;
+    if (!best || e.answerable.packedRecall6 > p6(best) + 1e-9) best = { turnShare, rows: rowsAt, threshold };
+  }
+  return { turnSweep, turnShare: best!.turnShare, sweep: best!.threshold.sweep, minConfidence: best!.threshold.t };
+}
+
+/** 4. The configurations both halves are reported under: the shipped defaults, the previous ones, each leg, … */
+function reportConfigs(
+  shipped: RetrievalSettings,
+  previous: RetrievalSettings,
+  chosen: RetrievalSettings,
+  turnShare: number,
+  ownEvidenceMinConfidence: number,
+): { name: string; s: RetrievalSettings; turnShare?: number; unmarked?: boolean }[] {
+  return [
+    { name: "shipped defaults", s: shipped },
+    { name: "previous defaults", s: previous },
+    { name: "vector leg (shipped settings)", s: apply(shipped, LEG_VECTOR) },
+    { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
+    { name: "chosen on tuning (this run)", s: chosen, turnShare },
+    { name: "neighbour context off", s: apply(shipped, { neighbourWeight: 0 }) },
+    // People often leave the "?" off: the same questions typed without it .
+    { name: 'questions typed without "?"', s: shipped, unmarked: true },
+    // What the turn's evidence changes: each result on its own evidence, at that share's own threshold.
+    {
+      name: "own evidence only (turnShare 0)",
+      s: { ...shipped, minConfidence: ownEvidenceMinConfidence },
+      turnShare: 0,
+    },
+  ];
+}
+
+/** 4. Both halves under each configuration (each with its turn share; `model.turnShare` is left at the last). */
+async function reportHalves(
+  store: LifeStore,
+  halves: Halves,
+  configs: ReturnType<typeof reportConfigs>,
+  model: ConfidenceModel,
+  evalOn: EvalOn,
+) {
+  const shippedShare = model.turnShare;
+  const report: Report = {};
+  const rowsOf: Record<string, Record<string, PerQuestion[]>> = {};
+  for (const c of configs) {
+    report[c.name] = {};
+    rowsOf[c.name] = {};
+    model.turnShare = c.turnShare ?? shippedShare;
+    for (const [half, qs] of [
+      ["tuning", halves.tuning],
+      ["reporting", halves.reporting],
+    ] as const) {
+      const rows = await evalOn(c.unmarked ? qs.map(withoutQuestionMarks) : qs, c.s);
+      rowsOf[c.name]![half] = rows;
+      report[c.name]![half] = figures(store, rows, c.s.minConfidence);
+    }
+    log(
+      `${c.name}: reporting recall@10 ${report[c.name]!.reporting!.answerable.recall10}, unanswerable packed ${report[c.name]!.reporting!.unanswerable.packed}`,
+    );
+  }
+  return { report, rowsOf, shippedShare };
+}
+
+/**
+ * 4b. What each memory technique is worth: switched off alone (the rest shipped), both halves, with the
+ * 95% interval of the shipped defaults' recall@10 gain over it (paired, by topic).
+ */
+async function techniqueWorth(
+  store: LifeStore,
+  halves: Halves,
+  shipped: RetrievalSettings,
+  shippedRows: Record<string, PerQuestion[]>,
+  evalOn: EvalOn,
+): Promise<Technique[]> {
+  const techniques: Technique[] = [];
+  for (const t of TECHNIQUES.filter((x) => techniqueOn(x, shipped))) {
+    const s = switchedOff(shipped, t);
+    const byHalf: Technique["halves"] = {};
+    for (const [half, qs] of [
+      ["tuning", halves.tuning],
+      ["reporting", halves.reporting],
+    ] as const) {
+      const rows = await evalOn(qs, s);
+      byHalf[half] = {
+        off: figures(store, rows, s.minConfidence),
+        gainRecall10: bootstrapIntervals(store, shippedRows[half]!, shipped.minConfidence, {
+          rows,
+          minConfidence: s.minConfidence,
+        }).recall10MinusBaseline,
+      };
+    }
+    techniques.push({ key: t.key, label: t.label, halves: byHalf });
+    log(`${t.label} off: reporting recall@10 ${byHalf.reporting!.off.answerable.recall10}`);
+  }
+  return techniques;
+}
+
+/**
+ * 4c. The same history as an imported conversation between two named people, asked about the persona
+ *     by name (named-speakers.ts): the shape of the public long-conversation benchmarks.
+ */
+async function namedSpeakersReport(ds: Life, shipped: RetrievalSettings, choice: ReturnType<typeof modelChoice>) {
+  const named = asNamedSpeakers(ds);
+  const namedStore = await openLifeStore(named, { log, cacheDir: values.cache ?? DEFAULT_CACHE_DIR, choice });
+  const namedReport: Report = {};
+  try {
+    const namedConfigs: { name: string; s: RetrievalSettings }[] = [
+      { name: "shipped defaults", s: shipped },
+      { name: "vector leg (shipped settings)", s: apply(shipped, LEG_VECTOR) },
+      { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
+      { name: "dense-query cleaning off", s: apply(shipped, { denseMaxDocFraction: 1 }) },
+    ];
+    for (const c of namedConfigs) {
+      namedReport[c.name] = {};
+      for (const half of ["tuning", "reporting"] as const) {
+        const qs = named.questions.filter((q) => q.half === half);
+        await prepareQueries(namedStore, named, qs, [c.s]);
+        namedReport[c.name]![half] = figures(
+          namedStore,
+          await runQuestions(namedStore, named, qs, c.s),
+          c.s.minConfidence,
+        );
+      }
+      log(`named speakers, ${c.name}: reporting recall@10 ${namedReport[c.name]!.reporting!.answerable.recall10}`);
+    }
+  } finally {
+    await namedStore.close();
+  }
+  return namedReport;
+}
+
+/**
+ * 4d. The questions that speak of the person only through "my"/"our", asked without them ("Which
+ *     breed is the four-legged buddy?", no-person.ts), beside the same questions as asked: what a turn
+ *     gets when nothing in it says it is about the person.
+ */
+async function noPersonReport(store: LifeStore, ds: Life, shipped: RetrievalSettings) {
+  const noPerson = asNoPerson(ds);
+  const asAsked = new Set(noPerson.questions.map((q) => q.id.replace(/-np$/, "")));
+  const report: Report = { "as asked": {}, "without the person": {} };
+  for (const half of ["tuning", "reporting"] as const) {
+    for (const [name, d] of [
+      ["as asked", { ...ds, questions: ds.questions.filter((q) => asAsked.has(q.id)) }],
+      ["without the person", noPerson],
+    ] as const) {
+      const qs = d.questions.filter((q) => q.half === half);
+      await prepareQueries(store, d, qs, [shipped]);
+      report[name]![half] = figures(store, await runQuestions(store, d, qs, shipped), shipped.minConfidence);
+    }
+  }
+  log(
+    `without the person: reporting packed recall@6 ${report["without the person"]!.reporting!.answerable.packedRecall6}`,
+  );
+  return { report, questions: countTypes(noPerson.questions) };
+}
+
+/** The techniques' figures as the JSON summary lists them. */
+function techniqueSummary(techniques: Technique[]) {
+  return techniques.map((t) => ({
+    key: t.key,
+    label: t.label,
+    ...Object.fromEntries(
+      Object.entries(t.halves).map(([half, x]) => [
+        half,
+        {
+          recall10: x.off.answerable.recall10,
+          recall6: x.off.answerable.recall6,
+          packedRecall6: x.off.answerable.packedRecall6,
+          unanswerablePacked: x.off.unanswerable.packed,
+          shippedGainRecall10: x.gainRecall10,
+        },
+      ]),
+    ),
+  }));
+}
+
+/** The minimum-confidence sweep as the JSON summary lists it. */
+function sweepSummary(sweep: ReturnType<typeof quietThreshold>["sweep"]) {
+  return sweep.map((x) => ({
+    minConfidence: x.t,
+    packedRecall6: x.e.answerable.packedRecall6,
+    recall6: x.e.answerable.recall6,
+    answerablePacked: x.e.answerable.packed,
+    answerablePackedOther: x.e.answerable.packedOther,
+    unanswerablePacked: x.e.unanswerable.packed,
+  }));
+}
+
 async function main() {
   const tAll = Date.now();
   const ds = generateLife();
@@ -112,57 +401,15 @@ async function main() {
       `store ready in ${store.ingestMs} ms (${store.embedder.misses} passages embedded by ${modelId}, the rest cached)`,
     );
     const shipped = defaultSettingsFor(modelId);
-    const evalOn = async (qs: LifeQuestion[], s: RetrievalSettings) => {
+    const evalOn: EvalOn = async (qs, s) => {
       await prepareQueries(store, ds, qs, [s]);
       return runQuestions(store, ds, qs, s);
     };
-    const score = (e: Evaluation) => e.answerable.recall10 + 0.1 * e.answerable.mrr;
 
-    // 1. Tuning half: coordinate ascent over the knobs, from the previous defaults (not from the shipped
-    //    ones, so what this run chooses does not depend on what an earlier run shipped).
     const previous = apply(shipped, modelId === USE_LITE ? PREVIOUS_FULL : PREVIOUS);
-    let chosen = previous;
-    const tuningLog: { knob: string; value: string; recall10: number; mrr: number }[] = [];
-    // Two passes: a knob chosen late (the personal boost) can change what suits an earlier one.
-    // A knob only moves when the best value beats the current one by at least half a question's
-    // recall (MIN_GAIN): smaller differences are one question's luck, and following them made the
-    // choice flip between near-ties (RRF vs linear fusion by 0.003).
-    const minGain = MIN_GAIN_QUESTIONS / tuning.filter((q) => q.gold.length > 0).length;
-    for (const knob of [...KNOBS, ...KNOBS]) {
-      let best: { s: RetrievalSettings; e: Evaluation } | null = null;
-      let current: { s: RetrievalSettings; e: Evaluation } | null = null;
-      for (const v of knob.values) {
-        const s = apply(chosen, v);
-        const e = figures(store, await evalOn(tuning, s), 0);
-        tuningLog.push({
-          knob: knob.name,
-          value: JSON.stringify(v),
-          recall10: e.answerable.recall10,
-          mrr: e.answerable.mrr,
-        });
-        if (!best || score(e) > score(best.e) + 1e-9) best = { s, e };
-        if (!current && JSON.stringify(s) === JSON.stringify(chosen)) current = { s, e };
-      }
-      if (current && score(best!.e) < score(current.e) + minGain) best = current;
-      chosen = best!.s;
-      log(
-        `tuning: ${knob.name} → ${JSON.stringify(knob.values.find((v) => JSON.stringify(apply(chosen, v)) === JSON.stringify(chosen)))} (recall@10 ${best!.e.answerable.recall10}, MRR ${best!.e.answerable.mrr})`,
-      );
-    }
-
-    // 2. Confidence model, fitted on the tuning half's results under the chosen settings.
-    const rows = await calibrationRows(store, ds, tuning, chosen);
-    const fitted = fitLogistic(rows);
-    const fit = {
-      bias: round(fitted.bias),
-      weights: Object.fromEntries(FEATURES.map((f) => [f, round(fitted.weights[f])])),
-      loss: round(fitted.loss),
-      rows: rows.length,
-      positives: rows.filter((r) => r.y).length,
-    };
-    log(
-      `confidence fit on ${rows.length} results (${fit.positives} gold): ${JSON.stringify(fit.weights)} bias ${fit.bias}`,
-    );
+    const tuned = await tuneKnobs(store, tuning, previous, evalOn);
+    let chosen = tuned.chosen;
+    const fit = await fitConfidence(store, ds, tuning, chosen);
     const model = confidenceModelFor(modelId);
     const shippedTurnShare = model.turnShare;
     if (values.fit) {
@@ -170,39 +417,7 @@ async function main() {
       model.bias = fit.bias;
       Object.assign(model.weights, fit.weights);
     }
-
-    // 3. Minimum confidence, on tuning: the lowest that keeps unanswerable turns at ≤ 1 packed memory
-    //    (the precision target: memories that do not matter stay out of the prompt), so that packed
-    //    recall@6 stays as high as it can. Whether packed recall@6 then stays within 2 points of
-    //    unfiltered is reported, not assumed (the two targets can conflict).
-    //    The turn's share is chosen with it: each share gets its own lowest quiet threshold, and the
-    //    share whose threshold keeps the most gold in the prompt (packed recall@6) wins (ties: the smaller).
-    //    Both are chosen under the SHIPPED retrieval settings (still on tuning): a threshold is for what
-    //    ships, and the shipped settings may differ from the ascent's choice by documented reasons
-    //    (settings.ts), which move the confidences it cuts.
-    const turnSweep: { turnShare: number; minConfidence: number; packedRecall6: number; unanswerablePacked: number }[] =
-      [];
-    let best: { turnShare: number; rows: PerQuestion[]; threshold: ReturnType<typeof quietThreshold> } | null = null;
-    for (const turnShare of TURN_SHARES) {
-      model.turnShare = turnShare;
-      const rowsAt = await evalOn(tuning, shipped);
-      const threshold = quietThreshold(store, rowsAt);
-      const e = figures(store, rowsAt, threshold.t);
-      turnSweep.push({
-        turnShare,
-        minConfidence: threshold.t,
-        packedRecall6: e.answerable.packedRecall6,
-        unanswerablePacked: e.unanswerable.packed,
-      });
-      log(
-        `tuning: turnShare ${turnShare}: minConfidence ${threshold.t}, packed recall@6 ${e.answerable.packedRecall6}, unanswerable ${e.unanswerable.packed}`,
-      );
-      const p6 = (b: typeof best) => figures(store, b!.rows, b!.threshold.t).answerable.packedRecall6;
-      if (!best || e.answerable.packedRecall6 > p6(best) + 1e-9) best = { turnShare, rows: rowsAt, threshold };
-    }
-    const turnShare = best!.turnShare;
-    const sweep = best!.threshold.sweep;
-    const minConfidence = best!.threshold.t;
+    const { turnSweep, turnShare, sweep, minConfidence } = await chooseTurnShare(store, tuning, shipped, model, evalOn);
     chosen = { ...chosen, minConfidence };
     log(`tuning: turnShare → ${turnShare}, minConfidence → ${minConfidence}`);
     if (values.fit) {
@@ -218,115 +433,12 @@ async function main() {
     // The shipped model from here on (with --fit, the one just written), except for "chosen on tuning".
     model.turnShare = values.fit ? turnShare : shippedTurnShare;
 
-    // 4. Report both halves under the shipped defaults, the previous defaults and each leg.
-    const configs: { name: string; s: RetrievalSettings; turnShare?: number; unmarked?: boolean }[] = [
-      { name: "shipped defaults", s: shipped },
-      { name: "previous defaults", s: previous },
-      { name: "vector leg (shipped settings)", s: apply(shipped, LEG_VECTOR) },
-      { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
-      { name: "chosen on tuning (this run)", s: chosen, turnShare },
-      { name: "neighbour context off", s: apply(shipped, { neighbourWeight: 0 }) },
-      // People often leave the "?" off: the same questions typed without it .
-      { name: 'questions typed without "?"', s: shipped, unmarked: true },
-      // What the turn's evidence changes: each result on its own evidence, at that share's own threshold.
-      {
-        name: "own evidence only (turnShare 0)",
-        s: { ...shipped, minConfidence: turnSweep[0]!.minConfidence },
-        turnShare: 0,
-      },
-    ];
-    const shippedShare = model.turnShare;
-    const report: Record<string, Record<string, Evaluation>> = {};
-    const rowsOf: Record<string, Record<string, PerQuestion[]>> = {};
-    for (const c of configs) {
-      report[c.name] = {};
-      rowsOf[c.name] = {};
-      model.turnShare = c.turnShare ?? shippedShare;
-      for (const [half, qs] of [
-        ["tuning", tuning],
-        ["reporting", reporting],
-      ] as const) {
-        const rows = await evalOn(c.unmarked ? qs.map(withoutQuestionMarks) : qs, c.s);
-        rowsOf[c.name]![half] = rows;
-        report[c.name]![half] = figures(store, rows, c.s.minConfidence);
-      }
-      log(
-        `${c.name}: reporting recall@10 ${report[c.name]!.reporting!.answerable.recall10}, unanswerable packed ${report[c.name]!.reporting!.unanswerable.packed}`,
-      );
-    }
-    // 4b. What each memory technique is worth: switched off alone (the rest shipped), both halves, with the
-    // 95% interval of the shipped defaults' recall@10 gain over it (paired, by topic).
-    const techniques: {
-      key: string;
-      label: string;
-      halves: Record<string, { off: Evaluation; gainRecall10: { lo: number; hi: number } }>;
-    }[] = [];
-    for (const t of TECHNIQUES.filter((x) => techniqueOn(x, shipped))) {
-      const s = switchedOff(shipped, t);
-      const halves: (typeof techniques)[number]["halves"] = {};
-      for (const [half, qs] of [
-        ["tuning", tuning],
-        ["reporting", reporting],
-      ] as const) {
-        const rows = await evalOn(qs, s);
-        halves[half] = {
-          off: figures(store, rows, s.minConfidence),
-          gainRecall10: bootstrapIntervals(store, rowsOf["shipped defaults"]![half]!, shipped.minConfidence, {
-            rows,
-            minConfidence: s.minConfidence,
-          }).recall10MinusBaseline,
-        };
-      }
-      techniques.push({ key: t.key, label: t.label, halves });
-      log(`${t.label} off: reporting recall@10 ${halves.reporting!.off.answerable.recall10}`);
-    }
-    // 4c. The same history as an imported conversation between two named people, asked about the persona
-    //     by name (named-speakers.ts): the shape of the public long-conversation benchmarks.
-    const named = asNamedSpeakers(ds);
-    const namedStore = await openLifeStore(named, { log, cacheDir: values.cache ?? DEFAULT_CACHE_DIR, choice });
-    const namedReport: Record<string, Record<string, Evaluation>> = {};
-    try {
-      const namedConfigs: { name: string; s: RetrievalSettings }[] = [
-        { name: "shipped defaults", s: shipped },
-        { name: "vector leg (shipped settings)", s: apply(shipped, LEG_VECTOR) },
-        { name: "keyword leg (shipped settings)", s: apply(shipped, LEG_KEYWORD) },
-        { name: "dense-query cleaning off", s: apply(shipped, { denseMaxDocFraction: 1 }) },
-      ];
-      for (const c of namedConfigs) {
-        namedReport[c.name] = {};
-        for (const half of ["tuning", "reporting"] as const) {
-          const qs = named.questions.filter((q) => q.half === half);
-          await prepareQueries(namedStore, named, qs, [c.s]);
-          namedReport[c.name]![half] = figures(
-            namedStore,
-            await runQuestions(namedStore, named, qs, c.s),
-            c.s.minConfidence,
-          );
-        }
-        log(`named speakers, ${c.name}: reporting recall@10 ${namedReport[c.name]!.reporting!.answerable.recall10}`);
-      }
-    } finally {
-      await namedStore.close();
-    }
-    // 4d. The questions that speak of the person only through "my"/"our", asked without them ("Which
-    //     breed is the four-legged buddy?", no-person.ts), beside the same questions as asked: what a turn
-    //     gets when nothing in it says it is about the person.
-    const noPerson = asNoPerson(ds);
-    const asAsked = new Set(noPerson.questions.map((q) => q.id.replace(/-np$/, "")));
-    const noPersonReport: Record<string, Record<string, Evaluation>> = { "as asked": {}, "without the person": {} };
-    for (const half of ["tuning", "reporting"] as const) {
-      for (const [name, d] of [
-        ["as asked", { ...ds, questions: ds.questions.filter((q) => asAsked.has(q.id)) }],
-        ["without the person", noPerson],
-      ] as const) {
-        const qs = d.questions.filter((q) => q.half === half);
-        await prepareQueries(store, d, qs, [shipped]);
-        noPersonReport[name]![half] = figures(store, await runQuestions(store, d, qs, shipped), shipped.minConfidence);
-      }
-    }
-    log(
-      `without the person: reporting packed recall@6 ${noPersonReport["without the person"]!.reporting!.answerable.packedRecall6}`,
-    );
+    const halves = { tuning, reporting };
+    const configs = reportConfigs(shipped, previous, chosen, turnShare, turnSweep[0]!.minConfidence);
+    const { report, rowsOf, shippedShare } = await reportHalves(store, halves, configs, model, evalOn);
+    const techniques = await techniqueWorth(store, halves, shipped, rowsOf["shipped defaults"]!, evalOn);
+    const namedReport = await namedSpeakersReport(ds, shipped, choice);
+    const noPerson = await noPersonReport(store, ds, shipped);
     // 5. How much of it is noise: bootstrap intervals of the shipped defaults, and of their gain over the previous ones.
     const intervals = Object.fromEntries(
       (["reporting", "tuning"] as const).map((half) => [
@@ -356,35 +468,13 @@ async function main() {
       chosen,
       confidenceFit: fit,
       turnShare: { chosen: turnShare, shipped: shippedShare, sweep: turnSweep },
-      minConfidenceSweep: sweep.map((x) => ({
-        minConfidence: x.t,
-        packedRecall6: x.e.answerable.packedRecall6,
-        recall6: x.e.answerable.recall6,
-        answerablePacked: x.e.answerable.packed,
-        answerablePackedOther: x.e.answerable.packedOther,
-        unanswerablePacked: x.e.unanswerable.packed,
-      })),
-      tuningLog,
+      minConfidenceSweep: sweepSummary(sweep),
+      tuningLog: tuned.tuningLog,
       report,
       intervals,
       namedSpeakers: { persona: ds.persona, report: namedReport },
-      noPerson: { questions: countTypes(noPerson.questions), report: noPersonReport },
-      techniques: techniques.map((t) => ({
-        key: t.key,
-        label: t.label,
-        ...Object.fromEntries(
-          Object.entries(t.halves).map(([half, x]) => [
-            half,
-            {
-              recall10: x.off.answerable.recall10,
-              recall6: x.off.answerable.recall6,
-              packedRecall6: x.off.answerable.packedRecall6,
-              unanswerablePacked: x.off.unanswerable.packed,
-              shippedGainRecall10: x.gainRecall10,
-            },
-          ]),
-        ),
-      })),
+      noPerson: { questions: noPerson.questions, report: noPerson.report },
+      techniques: techniqueSummary(techniques),
       timings: {
         ingestMs: store.ingestMs,
         passagesEmbedded: store.embedder.misses,
@@ -395,7 +485,7 @@ async function main() {
     const json = JSON.stringify(summary, null, 2);
     if (values.out) fs.writeFileSync(values.out, `${json}\n`);
     process.stdout.write(`${json}\n\n`);
-    const md = markdown(modelId, summary.dataset.memories, report, intervals, techniques, namedReport, noPersonReport);
+    const md = markdown(modelId, summary.dataset.memories, report, intervals, techniques, namedReport, noPerson.report);
     if (values.markdown) fs.writeFileSync(values.markdown, md);
     process.stdout.write(md);
     if (differs.length) log(`note: the shipped defaults differ from this run's choice in: ${differs.join(", ")}`);

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// `npm run lint`: Biome (format check + lint, zero warnings), then the dependency rule (dependency-cruiser).
+// `npm run lint`: Biome (format check + lint, zero warnings), then the dependency rule (dependency-cruiser), then
+// the one write path (server/memory/store/write-path.test.ts: memories and facts written only by their homes), then
+// the unit lengths (scripts/lint-units.ts: server/scripts functions ≤ 120 lines, app components ≤ 250).
 // dependency-cruiser refuses Node < 22; when npm was started by an older Node (these machines ship 20), the
 // Node 24 that .ci/run installs (MEMO_NODE24_DIR, default ~/.local/node24) runs the checks instead.
 import { spawnSync } from "node:child_process";
@@ -33,6 +35,8 @@ const steps = [
     "--config",
     ".dependency-cruiser.cjs",
   ],
+  ["--import", "tsx", "--test", "--test-reporter=dot", "server/memory/store/write-path.test.ts"],
+  ["--import", "tsx", path.join("scripts", "lint-units.ts")],
 ];
 for (const args of steps) {
   const r = spawnSync(node, args, { stdio: "inherit" });

@@ -26,6 +26,150 @@ function stats(xs: number[]): Stats {
   return { n: s.length, p50: q(0.5), p95: q(0.95), max: Math.round(s[s.length - 1]! * 10) / 10 };
 }
 
+type LongWrite = { items: number; ms: number; status: number; from: number; to: number };
+/** What the run measured, filled in by its workers. */
+type Measures = {
+  chatMs: number[];
+  firstTokenMs: number[];
+  chatFailed: number;
+  searchMs: number[];
+  searchDuringLongWrite: number[];
+  searchFailed: number;
+  longWrite: LongWrite | null;
+  sqliteReadMs: number[];
+};
+const newMeasures = (): Measures => ({
+  chatMs: [],
+  firstTokenMs: [],
+  chatFailed: 0,
+  searchMs: [],
+  searchDuringLongWrite: [],
+  searchFailed: 0,
+  longWrite: null,
+  sqliteReadMs: [],
+});
+/** One load run: where Memo answers, the space it fills, when it ends, where failures and figures go. */
+type Run = { base: string; space: string; until: number; fail: (what: string, e: string) => void; m: Measures };
+
+/** Chat turns, one after another in one conversation, until the run ends. */
+async function chatWorker({ base, space, until, fail, m }: Run, w: number) {
+  let conversationId: string | null = null;
+  for (let turn = 0; Date.now() < until; turn++) {
+    const message = `Worker ${w}, turn ${turn}: my ${["aunt", "neighbour", "colleague", "friend"][turn % 4]} ${["Rosa", "Karim", "Eli", "Noor"][w % 4]} mentioned the ${["market", "concert", "harbour", "library"][(w + turn) % 4]} on day ${turn}`;
+    try {
+      const r = await chatTurn(base, conversationId ? { conversationId, message } : { space, message });
+      conversationId = r.conversationId ?? conversationId;
+      if (r.ok) {
+        m.chatMs.push(r.ms);
+        if (r.firstTokenMs !== null) m.firstTokenMs.push(r.firstTokenMs);
+      } else {
+        m.chatFailed++;
+        fail("chat", r.error ?? "failed");
+      }
+    } catch (e) {
+      m.chatFailed++;
+      fail("chat", e instanceof Error ? e.message : String(e));
+    }
+  }
+}
+
+/** Searches until the run ends; those that overlap the long write are counted apart. */
+async function searchWorker({ base, space, until, fail, m }: Run, w: number) {
+  for (let i = 0; Date.now() < until; i++) {
+    const startedAt = Date.now();
+    try {
+      const r = await postJson(base, "/api/v1/search", {
+        query: `what did ${["Rosa", "Karim", "Eli", "Noor"][(w + i) % 4]} say about the ${["market", "concert", "harbour", "library"][i % 4]}?`,
+        space,
+        k: 5,
+      });
+      if (r.status !== 200) {
+        m.searchFailed++;
+        fail("search", `HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+      } else {
+        m.searchMs.push(r.ms);
+        const lw = m.longWrite;
+        if (lw === null ? false : startedAt < lw.to && startedAt + r.ms > lw.from) m.searchDuringLongWrite.push(r.ms);
+      }
+    } catch (e) {
+      m.searchFailed++;
+      fail("search", e instanceof Error ? e.message : String(e));
+    }
+  }
+}
+
+/** One document of `docBytes`, uploaded at the start and polled until it is done, failed or cancelled. */
+async function ingestOneDocument({ base, space, until, fail }: Run, docBytes: number) {
+  const form = new FormData();
+  form.append("space", space);
+  form.append("file", new Blob([`# Load test document\n\n${englishText(docBytes, "load-doc")}`]), "load-doc.md");
+  const t = performance.now();
+  const res = await fetch(`${base}/api/v1/documents`, { method: "POST", body: form, headers: { origin: base } });
+  const body = (await res.json()) as { documents?: { id: string; status: string }[] };
+  if (res.status !== 202 || !body.documents?.[0]) {
+    fail("ingest", `upload answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
+    return { status: "upload failed", bytes: docBytes };
+  }
+  const id = body.documents[0].id;
+  for (;;) {
+    const r = await fetch(`${base}/api/v1/documents/${id}`);
+    const d = (await r.json()) as { status: string; chunksDone: number; chunksTotal: number; error: string | null };
+    if (d.status === "done" || d.status === "failed" || d.status === "cancelled") {
+      if (d.status !== "done") fail("ingest", `${d.status}: ${d.error}`);
+      return {
+        status: d.status,
+        bytes: docBytes,
+        chunks: d.chunksTotal,
+        seconds: +((performance.now() - t) / 1000).toFixed(1),
+        finishedWithinRun: Date.now() < until,
+      };
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** Half-way: one long write (`items` memories embedded, then written in one transaction). */
+async function longWriteHalfway({ base, space, fail, m }: Run, items: number, seconds: number) {
+  await new Promise((r) => setTimeout(r, (seconds * 1000) / 2 - 1000));
+  const from = Date.now();
+  m.longWrite = { items, ms: 0, status: 0, from, to: Number.MAX_SAFE_INTEGER };
+  const r = await postJson(base, "/api/v1/memories/batch", {
+    items: Array.from({ length: items }, (_, i) => ({
+      text: `Bulk note ${i}: ${englishText(200, `bulk-${i}`)}`,
+      space,
+    })),
+  });
+  m.longWrite = { items, ms: Math.round(r.ms), status: r.status, from, to: Date.now() };
+  if (r.status !== 201) fail("long write", `HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
+}
+
+/** The store read through another connection, as any reader would while Memo writes. */
+async function readWhileRunning({ space, until, m }: Run, readerDb: Database.Database) {
+  const q = readerDb.prepare("SELECT count(*) AS n FROM memories WHERE space_id = ? AND soft_deleted = 0");
+  while (Date.now() < until) {
+    const t = performance.now();
+    q.get(space);
+    m.sqliteReadMs.push(performance.now() - t);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Let the persistence queue write the last exchanges, then read the store's health. */
+async function settledStore(base: string) {
+  type Health = { ok: boolean; store: { memories: number; vectors: number; fts: number; consistent: boolean } };
+  let health: Health | null = null;
+  let last = -1;
+  for (let i = 0; i < 60; i++) {
+    const h = await fetch(`${base}/api/health`);
+    const now = (await h.json()) as Health;
+    health = now;
+    if (now.store.memories === last) break;
+    last = now.store.memories;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return health?.store ?? null;
+}
+
 export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> & { ok: boolean }> {
   const log = o.log ?? ((m: string) => console.error(`[load] ${m}`));
   let fixture: OpenAIFixtureServer | null = null;
@@ -60,138 +204,25 @@ export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> &
 
     const t0 = Date.now();
     const until = t0 + o.seconds * 1000;
-    const chatMs: number[] = [];
-    const firstTokenMs: number[] = [];
-    let chatFailed = 0;
-    const searchMs: number[] = [];
-    const searchDuringLongWrite: number[] = [];
-    let searchFailed = 0;
-    let longWrite: { items: number; ms: number; status: number; from: number; to: number } | null = null;
-    const sqliteReadMs: number[] = [];
-
-    const chatWorker = async (w: number) => {
-      let conversationId: string | null = null;
-      for (let turn = 0; Date.now() < until; turn++) {
-        const message = `Worker ${w}, turn ${turn}: my ${["aunt", "neighbour", "colleague", "friend"][turn % 4]} ${["Rosa", "Karim", "Eli", "Noor"][w % 4]} mentioned the ${["market", "concert", "harbour", "library"][(w + turn) % 4]} on day ${turn}`;
-        try {
-          const r = await chatTurn(base!, conversationId ? { conversationId, message } : { space: SPACE, message });
-          conversationId = r.conversationId ?? conversationId;
-          if (r.ok) {
-            chatMs.push(r.ms);
-            if (r.firstTokenMs !== null) firstTokenMs.push(r.firstTokenMs);
-          } else {
-            chatFailed++;
-            fail("chat", r.error ?? "failed");
-          }
-        } catch (e) {
-          chatFailed++;
-          fail("chat", e instanceof Error ? e.message : String(e));
-        }
-      }
-    };
-    const searchWorker = async (w: number) => {
-      for (let i = 0; Date.now() < until; i++) {
-        const startedAt = Date.now();
-        try {
-          const r = await postJson(base!, "/api/v1/search", {
-            query: `what did ${["Rosa", "Karim", "Eli", "Noor"][(w + i) % 4]} say about the ${["market", "concert", "harbour", "library"][i % 4]}?`,
-            space: SPACE,
-            k: 5,
-          });
-          if (r.status !== 200) {
-            searchFailed++;
-            fail("search", `HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
-          } else {
-            searchMs.push(r.ms);
-            if (longWrite === null ? false : startedAt < longWrite.to && startedAt + r.ms > longWrite.from)
-              searchDuringLongWrite.push(r.ms);
-          }
-        } catch (e) {
-          searchFailed++;
-          fail("search", e instanceof Error ? e.message : String(e));
-        }
-      }
-    };
+    const m = newMeasures();
+    const run: Run = { base, space: SPACE, until, fail, m };
     // One document: uploaded at the start, polled to the end.
     const docBytes = o.short ? 12_000 : 60_000;
-    const ingestion = (async () => {
-      const form = new FormData();
-      form.append("space", SPACE);
-      form.append("file", new Blob([`# Load test document\n\n${englishText(docBytes, "load-doc")}`]), "load-doc.md");
-      const t = performance.now();
-      const res = await fetch(`${base}/api/v1/documents`, { method: "POST", body: form, headers: { origin: base! } });
-      const body = (await res.json()) as { documents?: { id: string; status: string }[] };
-      if (res.status !== 202 || !body.documents?.[0]) {
-        fail("ingest", `upload answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
-        return { status: "upload failed", bytes: docBytes };
-      }
-      const id = body.documents[0].id;
-      for (;;) {
-        const r = await fetch(`${base}/api/v1/documents/${id}`);
-        const d = (await r.json()) as { status: string; chunksDone: number; chunksTotal: number; error: string | null };
-        if (d.status === "done" || d.status === "failed" || d.status === "cancelled") {
-          if (d.status !== "done") fail("ingest", `${d.status}: ${d.error}`);
-          return {
-            status: d.status,
-            bytes: docBytes,
-            chunks: d.chunksTotal,
-            seconds: +((performance.now() - t) / 1000).toFixed(1),
-            finishedWithinRun: Date.now() < until,
-          };
-        }
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    })();
-    // Half-way: one long write (many memories embedded, then written in one transaction).
-    const longWriteItems = o.short ? 60 : 300;
-    const longWriteDone = (async () => {
-      await new Promise((r) => setTimeout(r, (o.seconds * 1000) / 2 - 1000));
-      const from = Date.now();
-      longWrite = { items: longWriteItems, ms: 0, status: 0, from, to: Number.MAX_SAFE_INTEGER };
-      const r = await postJson(base!, "/api/v1/memories/batch", {
-        items: Array.from({ length: longWriteItems }, (_, i) => ({
-          text: `Bulk note ${i}: ${englishText(200, `bulk-${i}`)}`,
-          space: SPACE,
-        })),
-      });
-      longWrite = { items: longWriteItems, ms: Math.round(r.ms), status: r.status, from, to: Date.now() };
-      if (r.status !== 201) fail("long write", `HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`);
-    })();
-    // The store read through another connection, as any reader would while Memo writes.
-    const reader = (async () => {
-      if (!readerDb) return;
-      const q = readerDb.prepare("SELECT count(*) AS n FROM memories WHERE space_id = ? AND soft_deleted = 0");
-      while (Date.now() < until) {
-        const t = performance.now();
-        q.get(SPACE);
-        sqliteReadMs.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
+    const ingestion = ingestOneDocument(run, docBytes);
+    const longWriteDone = longWriteHalfway(run, o.short ? 60 : 300, o.seconds);
+    const reader = readerDb ? readWhileRunning(run, readerDb) : Promise.resolve();
     log(
       `load: ${o.chats} chat turns at a time, ${o.searchers} searchers, 1 document, 1 long write, for ${o.seconds} s`,
     );
     await Promise.all([
-      ...Array.from({ length: o.chats }, (_, w) => chatWorker(w)),
-      ...Array.from({ length: o.searchers }, (_, w) => searchWorker(w)),
+      ...Array.from({ length: o.chats }, (_, w) => chatWorker(run, w)),
+      ...Array.from({ length: o.searchers }, (_, w) => searchWorker(run, w)),
       longWriteDone,
       reader,
     ]);
     const elapsed = (Date.now() - t0) / 1000;
     const doc = await ingestion;
-    // Let the persistence queue write the last exchanges, then read the store's health.
-    type Health = { ok: boolean; store: { memories: number; vectors: number; fts: number; consistent: boolean } };
-    let health: Health | null = null;
-    let last = -1;
-    for (let i = 0; i < 60; i++) {
-      const h = await fetch(`${base}/api/health`);
-      const now = (await h.json()) as Health;
-      health = now;
-      if (now.store.memories === last) break;
-      last = now.store.memories;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    const store = (health as Health | null)?.store ?? null;
+    const store = await settledStore(base);
     const shutdown = app ? await app.stop() : null;
     const logText = app?.log() ?? "";
     const sqliteBusy = (logText.match(/SQLITE_BUSY|database is locked/g) ?? []).length;
@@ -199,11 +230,8 @@ export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> &
     const persistRetries = (logText.match(/persisting the .* failed \(attempt/g) ?? []).length;
     const persistGaveUp = (logText.match(/GAVE UP persisting/g) ?? []).length;
     const failedRequests =
-      chatFailed +
-      searchFailed +
-      (doc.status === "done" ? 0 : 1) +
-      ((longWrite as { status: number } | null)?.status === 201 ? 0 : 1);
-    const lw = longWrite as { items: number; ms: number; status: number } | null;
+      m.chatFailed + m.searchFailed + (doc.status === "done" ? 0 : 1) + (m.longWrite?.status === 201 ? 0 : 1);
+    const lw = m.longWrite;
     const report = {
       ok:
         failedRequests === 0 && sqliteBusy === 0 && Boolean(store?.consistent) && !secretInLogs && persistGaveUp === 0,
@@ -212,23 +240,23 @@ export async function runLoad(o: LoadOptions): Promise<Record<string, unknown> &
       target: o.url ? base : "started by the load script",
       chat: {
         concurrency: o.chats,
-        turns: chatMs.length,
-        failed: chatFailed,
-        turnsPerSecond: +(chatMs.length / elapsed).toFixed(2),
-        latencyMs: stats(chatMs),
-        firstTokenMs: stats(firstTokenMs),
+        turns: m.chatMs.length,
+        failed: m.chatFailed,
+        turnsPerSecond: +(m.chatMs.length / elapsed).toFixed(2),
+        latencyMs: stats(m.chatMs),
+        firstTokenMs: stats(m.firstTokenMs),
       },
       search: {
         concurrency: o.searchers,
-        requests: searchMs.length,
-        failed: searchFailed,
-        perSecond: +(searchMs.length / elapsed).toFixed(2),
-        latencyMs: stats(searchMs),
-        duringLongWriteMs: stats(searchDuringLongWrite),
+        requests: m.searchMs.length,
+        failed: m.searchFailed,
+        perSecond: +(m.searchMs.length / elapsed).toFixed(2),
+        latencyMs: stats(m.searchMs),
+        duringLongWriteMs: stats(m.searchDuringLongWrite),
       },
       ingestion: doc,
       longWrite: lw ? { items: lw.items, ms: lw.ms, status: lw.status } : null,
-      sqliteReadsMs: app ? stats(sqliteReadMs) : "only when the script started Memo",
+      sqliteReadsMs: app ? stats(m.sqliteReadMs) : "only when the script started Memo",
       failedRequests,
       sqliteBusy: app ? sqliteBusy : "only when the script started Memo",
       secretInLogs: app ? secretInLogs : "only when the script started Memo",

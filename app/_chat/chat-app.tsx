@@ -1,14 +1,13 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Conversation } from "@/server/chat/conversations";
 import { useTRPC } from "../_trpc/client";
 import { ChatToolbar } from "./chat-toolbar";
-import { ConnectModelCard } from "./connect-model";
 import { Composer } from "./composer";
+import { ChatNotices, ConversationDrawer, EmptyChatHint, JumpToLatest } from "./chat-app-parts";
 import { ConversationList } from "./conversation-list";
 import { fromStored, isStoredId, useChatTurn } from "./use-chat-turn";
 import { useDraft } from "./use-draft";
@@ -16,7 +15,6 @@ import { useShortcuts } from "./use-shortcuts";
 import { useStickToBottom } from "./use-stick-to-bottom";
 import { useMessageAnchor } from "./use-message-anchor";
 import { MessageView } from "./message-view";
-import { ShareNotices } from "./share-notices";
 import { ConversationMemoryBar, SharingConsentDialog, type SharingQuestion } from "./privacy-chat";
 
 /**
@@ -160,36 +158,7 @@ export function ChatApp({
         {list()}
       </aside>
       {drawer && (
-        <div
-          className="fixed inset-0 z-40 md:hidden"
-          role="dialog"
-          aria-modal="true"
-          aria-label="Conversations"
-          // Esc closes the drawer (and only that: a reply being written goes on).
-          onKeyDown={(e) => {
-            if (e.key !== "Escape" || e.nativeEvent.isComposing) return;
-            e.preventDefault();
-            setDrawer(false);
-          }}
-        >
-          <button
-            type="button"
-            aria-label="Close conversations"
-            className="absolute inset-0 bg-black/40"
-            onClick={() => setDrawer(false)}
-          />
-          <aside className="absolute inset-y-0 left-0 flex w-[85%] max-w-xs flex-col gap-2 bg-zinc-50 p-3 shadow-xl dark:bg-zinc-950">
-            <button
-              type="button"
-              autoFocus
-              className="self-end rounded px-2 py-1 text-sm hover:bg-zinc-200 dark:hover:bg-zinc-800"
-              onClick={() => setDrawer(false)}
-            >
-              Close
-            </button>
-            {list(() => setDrawer(false))}
-          </aside>
-        </div>
+        <ConversationDrawer onClose={() => setDrawer(false)}>{list(() => setDrawer(false))}</ConversationDrawer>
       )}
       <section aria-label="Conversation" className="flex min-w-0 flex-1 flex-col">
         <ChatToolbar
@@ -222,28 +191,7 @@ export function ChatApp({
             }}
           />
         )}
-        <div className="shrink-0 space-y-1 empty:hidden">
-          <ShareNotices />
-          {st && !st.ready && <ConnectModelCard unready={st.unready} selected={st.active !== null} />}
-          {st && st.persist.failed.length > 0 && (
-            <p className="mx-3 mt-2 rounded border border-red-300 bg-red-50 px-3 py-2 text-xs text-red-800 dark:bg-red-950 dark:text-red-200">
-              {st.persist.failed.length} exchange(s) could not be saved to memory ({st.persist.failed.at(-1)?.error});
-              they will be retried at the next start.
-            </p>
-          )}
-          {notFound && (
-            <p
-              role="alert"
-              className="mx-3 mt-2 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
-            >
-              This conversation does not exist (it may have been deleted).{" "}
-              <Link href="/" className="underline">
-                Start a new one
-              </Link>
-              .
-            </p>
-          )}
-        </div>
+        <ChatNotices status={st} notFound={notFound} />
 
         <div className="relative min-h-0 flex-1">
           <div
@@ -259,17 +207,7 @@ export function ChatApp({
               aria-live="polite"
               data-testid="messages"
             >
-              {messages.length === 0 && !notFound && (
-                <li
-                  className="rounded border border-dashed border-zinc-300 p-4 text-sm text-zinc-500 dark:border-zinc-700"
-                  data-testid="empty-chat-hint"
-                >
-                  Ask anything: what you said in earlier conversations is recalled by meaning and by keyword, and shown
-                  under each reply. Type <code>/remember &lt;text&gt;</code> to pin a fact,{" "}
-                  <code>/forget &lt;pattern&gt;</code> to forget, <code>/help</code> for commands and keyboard
-                  shortcuts.
-                </li>
-              )}
+              {messages.length === 0 && !notFound && <EmptyChatHint />}
               {messages.map((m, i) => (
                 <MessageView
                   key={m.id}
@@ -296,15 +234,7 @@ export function ChatApp({
               ))}
             </ol>
           </div>
-          {scroll.away && messages.length > 0 && (
-            <button
-              type="button"
-              onClick={scroll.toBottom}
-              className="absolute bottom-3 left-1/2 -translate-x-1/2 rounded-full border border-zinc-300 bg-white px-3 py-1 text-sm font-medium shadow hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:hover:bg-zinc-800"
-            >
-              Jump to latest <span aria-hidden="true">↓</span>
-            </button>
-          )}
+          {scroll.away && messages.length > 0 && <JumpToLatest onClick={scroll.toBottom} />}
         </div>
 
         <div className="shrink-0 border-t border-zinc-200 bg-zinc-50 pb-[env(safe-area-inset-bottom)] dark:border-zinc-800 dark:bg-zinc-950">

@@ -6,6 +6,7 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { localDateTime } from "../_ui/local-time";
 import { BTN, BTN_DANGER, BTN_PRIMARY_SM as BTN_PRIMARY, INPUT } from "../_ui/styles";
+import { OwnerPasswordForm } from "./owner-password-form";
 
 function when(iso: string | null): string {
   return localDateTime(iso, "never");
@@ -23,7 +24,6 @@ export function AccessSection() {
   const isAdmin = (me.data?.role ?? "admin") === "admin";
   const [tokenName, setTokenName] = useState("");
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
-  const [pw, setPw] = useState({ current: "", password: "", confirm: "", revokeOthers: true });
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -57,20 +57,6 @@ export function AccessSection() {
       onError,
     }),
   );
-  const setPassword = useMutation(
-    trpc.access.setPassword.mutationOptions({
-      onSuccess: (r) => {
-        setPw({ current: "", password: "", confirm: "", revokeOthers: true });
-        setError(null);
-        const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
-        setNotice(
-          `Password saved.${r.sessionsRevoked ? ` ${plural(r.sessionsRevoked, "other session")} signed out.` : ""}${r.tokensRevoked ? ` ${plural(r.tokensRevoked, "API token")} revoked.` : ""}`,
-        );
-        refresh();
-      },
-      onError,
-    }),
-  );
   const signOutAll = useMutation(
     trpc.access.signOutEverywhere.mutationOptions({
       onSuccess: () => window.location.assign("/login"),
@@ -82,15 +68,6 @@ export function AccessSection() {
   const submitToken = (e: FormEvent) => {
     e.preventDefault();
     if (tokenName.trim()) create.mutate({ name: tokenName.trim() });
-  };
-  const submitPassword = (e: FormEvent) => {
-    e.preventDefault();
-    if (pw.password !== pw.confirm) return onError({ message: "the two new passwords differ" });
-    setPassword.mutate({
-      password: pw.password,
-      revokeOthers: pw.revokeOthers,
-      ...(s?.passwordSet ? { current: pw.current } : {}),
-    });
   };
 
   return (
@@ -206,69 +183,15 @@ export function AccessSection() {
       </div>
 
       {s && isOwner && (s.passwordSet || !s.loginRequired) && (
-        <form
-          onSubmit={submitPassword}
-          aria-label={s.passwordSet ? "Change the owner password" : "Set the owner password"}
-          className="space-y-2"
-        >
-          <h3 className="font-medium">{s.passwordSet ? "Change the owner password" : "Set the owner password"}</h3>
-          {!s.passwordSet && <Muted>Needed before Memo will listen on a network address (MEMO_HOST=0.0.0.0).</Muted>}
-          <div className="flex flex-wrap items-center gap-2">
-            {s.passwordSet && (
-              <>
-                <label htmlFor="pw-current" className="text-sm">
-                  Current password
-                </label>
-                <input
-                  id="pw-current"
-                  type="password"
-                  autoComplete="current-password"
-                  value={pw.current}
-                  onChange={(e) => setPw({ ...pw, current: e.target.value })}
-                  className={`w-48 ${INPUT}`}
-                />
-              </>
-            )}
-            <label htmlFor="pw-new" className="text-sm">
-              New password
-            </label>
-            <input
-              id="pw-new"
-              type="password"
-              autoComplete="new-password"
-              minLength={8}
-              value={pw.password}
-              onChange={(e) => setPw({ ...pw, password: e.target.value })}
-              className={`w-48 ${INPUT}`}
-            />
-            <label htmlFor="pw-confirm" className="text-sm">
-              Repeat
-            </label>
-            <input
-              id="pw-confirm"
-              type="password"
-              autoComplete="new-password"
-              value={pw.confirm}
-              onChange={(e) => setPw({ ...pw, confirm: e.target.value })}
-              className={`w-48 ${INPUT}`}
-            />
-            <label className="flex items-center gap-1 text-sm">
-              <input
-                type="checkbox"
-                checked={pw.revokeOthers}
-                onChange={(e) => setPw({ ...pw, revokeOthers: e.target.checked })}
-              />
-              Sign out other sessions and revoke all API tokens
-            </label>
-            <button
-              type="submit"
-              className={BTN_PRIMARY}
-              disabled={!pw.password || setPassword.isPending || (s.passwordSet && !pw.current)}
-            >
-              Save password
-            </button>
-          </div>
-        </form>
+        <OwnerPasswordForm
+          passwordSet={s.passwordSet}
+          onSaved={(message) => {
+            setError(null);
+            setNotice(message);
+            refresh();
+          }}
+          onError={onError}
+        />
       )}
 
       {s?.loginRequired && isAdmin && (

@@ -4,7 +4,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ErrorAlert, InlineForm, Label, Muted, Notice, SettingsSection, SettingsTable, Th } from "../_ui/ui";
 import { useTRPC } from "../_trpc/client";
-import { BTN, BTN_DANGER, BTN_PRIMARY_SM as BTN_PRIMARY, INPUT } from "../_ui/styles";
+import { BTN_PRIMARY_SM as BTN_PRIMARY, INPUT } from "../_ui/styles";
+import { MyPasswordForm } from "./my-password-form";
+import { PersonActions } from "./person-actions";
 import { SignInFailuresCell, UnknownNamesNote, type SignInFailures } from "./sign-in-failures";
 
 interface PersonRow {
@@ -30,6 +32,9 @@ async function api<T>(url: string, method = "GET", body?: unknown): Promise<T> {
   return data as T;
 }
 
+const personStatus = (p: { disabled: boolean; mustChangePassword: boolean }) =>
+  p.disabled ? "disabled" : p.mustChangePassword ? "must change password" : "active";
+
 /** Save text as a file the browser downloads. */
 function saveFile(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
@@ -47,9 +52,6 @@ function saveFile(name: string, text: string): void {
  * person's memory leaves Memo, issue 58), and see each account's failed sign-ins (issue 43). A member sees only
  * their own password form.
  */
-const personStatus = (p: { disabled: boolean; mustChangePassword: boolean }) =>
-  p.disabled ? "disabled" : p.mustChangePassword ? "must change password" : "active";
-
 export function PeopleSection() {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -64,7 +66,6 @@ export function PeopleSection() {
     enabled: admin,
   });
   const [form, setForm] = useState({ name: "", login: "", password: "", role: "member", mustChange: true });
-  const [mine, setMine] = useState({ current: "", password: "" });
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const done = (msg: string) => {
@@ -119,17 +120,6 @@ export function PeopleSection() {
     onSuccess: done,
     onError: failed,
   });
-  const changeMine = useMutation(
-    trpc.access.changeMyPassword.mutationOptions({
-      onSuccess: () => {
-        setMine({ current: "", password: "" });
-        done("Password changed: your other sessions and API tokens are signed out.");
-        void qc.invalidateQueries({ queryKey: trpc.access.me.queryKey() });
-      },
-      onError: (e) => failed(new Error(e.message)),
-    }),
-  );
-
   if (!me.data) return null;
   const isOwner = me.data.id === "owner";
   if (!admin && isOwner) return null;
@@ -137,10 +127,6 @@ export function PeopleSection() {
   const submitAdd = (e: FormEvent) => {
     e.preventDefault();
     add.mutate();
-  };
-  const submitMine = (e: FormEvent) => {
-    e.preventDefault();
-    changeMine.mutate(mine);
   };
 
   return (
@@ -163,39 +149,7 @@ export function PeopleSection() {
       <Notice testId="people-notice">{notice}</Notice>
       {error && <ErrorAlert>{error}</ErrorAlert>}
 
-      {!isOwner && (
-        <div className="space-y-2">
-          <h3 className="font-medium">Your password</h3>
-          {me.data.mustChangePassword && <Muted>Your password was set by an admin: choose your own.</Muted>}
-          <InlineForm label="Change your password" onSubmit={submitMine}>
-            <Label htmlFor="my-current">Current</Label>
-            <input
-              id="my-current"
-              type="password"
-              autoComplete="current-password"
-              className={INPUT}
-              value={mine.current}
-              onChange={(e) => setMine({ ...mine, current: e.target.value })}
-            />
-            <Label htmlFor="my-new">New</Label>
-            <input
-              id="my-new"
-              type="password"
-              autoComplete="new-password"
-              className={INPUT}
-              value={mine.password}
-              onChange={(e) => setMine({ ...mine, password: e.target.value })}
-            />
-            <button
-              type="submit"
-              className={BTN_PRIMARY}
-              disabled={changeMine.isPending || !mine.current || !mine.password}
-            >
-              Change
-            </button>
-          </InlineForm>
-        </div>
-      )}
+      {!isOwner && <MyPasswordForm mustChangePassword={me.data.mustChangePassword} onChanged={done} onError={failed} />}
 
       {admin && (
         <>
@@ -294,67 +248,11 @@ export function PeopleSection() {
                   </td>
                   <td className="flex flex-wrap gap-1 py-1">
                     {p.id !== "owner" && (
-                      <>
-                        <button
-                          type="button"
-                          className={BTN}
-                          onClick={() =>
-                            patch.mutate({
-                              id: p.id,
-                              body: { disabled: !p.disabled },
-                              msg: p.disabled
-                                ? `${p.login} can sign in again.`
-                                : `${p.login} is signed out and disabled.`,
-                            })
-                          }
-                        >
-                          {p.disabled ? "Enable" : "Disable"}
-                        </button>
-                        <button
-                          type="button"
-                          className={BTN}
-                          onClick={() => {
-                            const pw = window.prompt(`A new password for ${p.login} (they change it at next sign-in):`);
-                            if (pw)
-                              patch.mutate({
-                                id: p.id,
-                                body: { password: pw, mustChangePassword: true },
-                                msg: `${p.login}'s password is reset; their sessions and tokens are signed out.`,
-                              });
-                          }}
-                        >
-                          Reset password
-                        </button>
-                        <button
-                          type="button"
-                          className={BTN_DANGER}
-                          title={`Remove ${p.login} and download their memories as an export file`}
-                          onClick={() => {
-                            if (
-                              window.confirm(
-                                `Remove ${p.login} and download their memories? Every memory, conversation, document and token of theirs is deleted for good; their memories are saved as an export file as they are removed. (A person's memory leaves Memo only this way: to keep them in Memo, ask them to export from the Manager.)`,
-                              )
-                            )
-                              remove.mutate({ p, withExport: true });
-                          }}
-                        >
-                          Export and remove
-                        </button>
-                        <button
-                          type="button"
-                          className={BTN_DANGER}
-                          onClick={() => {
-                            if (
-                              window.confirm(
-                                `Remove ${p.login}? Every memory, conversation, document and token of theirs is deleted for good, and no copy is kept (use "Export and remove" to keep their memories).`,
-                              )
-                            )
-                              remove.mutate({ p, withExport: false });
-                          }}
-                        >
-                          Remove
-                        </button>
-                      </>
+                      <PersonActions
+                        person={p}
+                        onPatch={(body, msg) => patch.mutate({ id: p.id, body, msg })}
+                        onRemove={(withExport) => remove.mutate({ p, withExport })}
+                      />
                     )}
                   </td>
                 </tr>

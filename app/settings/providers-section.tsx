@@ -8,29 +8,12 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { MemorySharing } from "./memory-sharing";
+import { ProviderFamilyFieldset, ProvidersUnreadable, SourceTag } from "./provider-fields";
 import { BTN_MD as BTN, BTN_PRIMARY_MD as BTN_PRIMARY, INPUT_WIDE as INPUT } from "../_ui/styles";
 
-type Source = "settings" | "env" | "default" | "detected" | null;
 type Family = inferRouterOutputs<AppRouter>["providers"]["status"]["providers"][number];
 type ProviderId = Family["id"];
-type Field = Family["form"]["fields"][number];
 type SettingsPatch = inferRouterInputs<AppRouter>["providers"]["save"];
-
-const SOURCE: Record<string, string> = {
-  settings: "saved here",
-  env: "from environment",
-  default: "default",
-  detected: "detected on this machine",
-};
-
-function SourceTag({ source }: { source: Source }) {
-  if (!source) return null;
-  return (
-    <span className="ml-1 rounded bg-zinc-200 px-1 text-[10px] font-normal uppercase tracking-wide text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400">
-      {SOURCE[source]}
-    </span>
-  );
-}
 
 /** Edits to send: only fields the person changed, per family. Keys: "" clears a saved key; absent keeps it. */
 interface Draft {
@@ -97,29 +80,7 @@ export function ProvidersSection() {
   );
 
   const s = status.data;
-  if (!s)
-    return (
-      <section
-        id="providers"
-        aria-labelledby="providers-heading"
-        className="rounded border border-zinc-200 p-4 dark:border-zinc-800"
-        data-testid="providers-section"
-      >
-        <h2 id="providers-heading" className="text-lg font-semibold">
-          Providers
-        </h2>
-        {/* A member may not read the household's providers (issue 48: the card was empty). */}
-        {status.error && (
-          <div className="mt-1 space-y-3">
-            <p className="text-sm text-zinc-500" data-testid="providers-admin-only">
-              The models that answer chat, and their keys, are the household&apos;s: an admin sets them up. Which of
-              your memories may go to each provider is yours to choose:
-            </p>
-            <MemorySharing />
-          </div>
-        )}
-      </section>
-    );
+  if (!s) return <ProvidersUnreadable error={Boolean(status.error)} />;
   const p = Object.fromEntries(s.providers.map((x) => [x.id, x])) as Record<ProviderId, Family>;
   const active = draft.active !== undefined ? draft.active : s.active;
 
@@ -144,51 +105,6 @@ export function ProvidersSection() {
     save.mutate(patch());
   };
   const dirty = JSON.stringify(draft) !== JSON.stringify(emptyDraft());
-
-  // Each family's fields come from its descriptor (server/chat/providers/families.ts), through the status.
-  const keyField = (family: ProviderId, f: Field) => (
-    <div key={f.name}>
-      <label htmlFor={f.inputId} className="block text-sm font-medium">
-        {f.label}
-        <SourceTag source={f.source} />
-      </label>
-      <div className="flex gap-1">
-        <input
-          id={f.inputId}
-          type="password"
-          autoComplete="off"
-          value={draftOf(family, f.name) ?? ""}
-          onChange={(e) => set(family, f.name, e.target.value)}
-          placeholder={f.set ? "•••••••• (set; type to replace)" : "not set"}
-          className={INPUT}
-        />
-        {f.source === "settings" && (
-          <button
-            type="button"
-            className={BTN}
-            onClick={() => save.mutate({ [family]: { [f.name]: "" } } as SettingsPatch)}
-          >
-            Clear
-          </button>
-        )}
-      </div>
-    </div>
-  );
-  const textField = (family: ProviderId, f: Field) => (
-    <div key={f.name}>
-      <label htmlFor={f.inputId} className="block text-sm font-medium">
-        {f.label}
-        <SourceTag source={f.source} />
-      </label>
-      <input
-        id={f.inputId}
-        value={draftOf(family, f.name) ?? f.value ?? ""}
-        onChange={(e) => set(family, f.name, e.target.value)}
-        placeholder={f.placeholder}
-        className={INPUT}
-      />
-    </div>
-  );
 
   return (
     <SettingsSection
@@ -249,20 +165,14 @@ export function ProvidersSection() {
         </fieldset>
 
         {s.providers.map((family) => (
-          <fieldset key={family.id} className="space-y-2 rounded border border-zinc-200 p-3 dark:border-zinc-800">
-            <legend className="px-1 text-sm font-semibold">{family.form.title}</legend>
-            {family.form.help && <p className="text-xs text-zinc-500">{family.form.help}</p>}
-            <div className={family.form.fields.length > 1 ? "grid gap-2 sm:grid-cols-2" : undefined}>
-              {family.form.fields.map((f) => (f.kind === "secret" ? keyField(family.id, f) : textField(family.id, f)))}
-            </div>
-            {family.form.localServer && s.local && (
-              <p className="text-xs text-zinc-500" data-testid="local-server">
-                Local server: {s.local.state}
-                {s.local.engine ? ` · ${s.local.engine}` : ""}
-                {s.local.lastError && s.local.state !== "ready" ? ` · ${s.local.lastError}` : ""}
-              </p>
-            )}
-          </fieldset>
+          <ProviderFamilyFieldset
+            key={family.id}
+            family={family}
+            local={s.local}
+            draftOf={(field) => draftOf(family.id, field)}
+            set={(field, value) => set(family.id, field, value)}
+            onClear={(field) => save.mutate({ [family.id]: { [field]: "" } } as SettingsPatch)}
+          />
         ))}
 
         <div className="grid gap-2 sm:grid-cols-2">

@@ -6,6 +6,7 @@ import { Fragment, useState, type FormEvent } from "react";
 import { useTRPC } from "../_trpc/client";
 import { SPACE_RE } from "@/server/core/space-name";
 import { BTN, BTN_DANGER, BTN_PRIMARY_SM as BTN_PRIMARY, INPUT } from "../_ui/styles";
+import { DeleteSpaceForm, RenameSpaceForm } from "./space-row-forms";
 import { SharedWithMe, SpaceSharePanel } from "./space-shares";
 
 /** Settings → Spaces: create, rename (everything in it moves), delete (everything in it goes) after typing its name. */
@@ -126,34 +127,14 @@ export function SpacesSection() {
                 >
                   <td className="py-2 pr-3">
                     {renaming?.from === s.id ? (
-                      <form
-                        onSubmit={(e) => {
-                          e.preventDefault();
-                          if (SPACE_RE.test(renaming.to)) rename.mutate({ from: s.id, to: renaming.to });
-                        }}
-                        className="flex flex-wrap items-center gap-1"
-                      >
-                        <label className="sr-only" htmlFor={`rename-${s.id}`}>
-                          New name for {s.id}
-                        </label>
-                        <input
-                          id={`rename-${s.id}`}
-                          autoFocus
-                          value={renaming.to}
-                          onChange={(e) => setRenaming({ from: s.id, to: e.target.value.trim() })}
-                          className={`w-40 ${INPUT}`}
-                        />
-                        <button
-                          type="submit"
-                          className={BTN}
-                          disabled={rename.isPending || !SPACE_RE.test(renaming.to) || renaming.to === s.id}
-                        >
-                          Save name
-                        </button>
-                        <button type="button" className={BTN} onClick={() => setRenaming(null)}>
-                          Cancel
-                        </button>
-                      </form>
+                      <RenameSpaceForm
+                        space={s.id}
+                        to={renaming.to}
+                        onChange={(to) => setRenaming({ from: s.id, to })}
+                        onSave={(to) => rename.mutate({ from: s.id, to })}
+                        onCancel={() => setRenaming(null)}
+                        pending={rename.isPending}
+                      />
                     ) : (
                       <span className="break-all font-medium">
                         {s.id}
@@ -165,42 +146,14 @@ export function SpacesSection() {
                       </span>
                     )}
                     {deleting?.name === s.id && (
-                      <form
-                        onSubmit={(e) => {
-                          e.preventDefault();
-                          if (deleting.confirm === s.id) del.mutate({ name: s.id, confirm: deleting.confirm });
-                        }}
-                        className="mt-2 space-y-1 rounded border border-red-300 bg-red-50 p-2 text-xs dark:border-red-800 dark:bg-red-950"
-                        aria-label={`Confirm deleting ${s.id}`}
-                      >
-                        <p>
-                          This deletes <strong>{s.memories + s.deleted}</strong> memories, {s.conversations}{" "}
-                          conversations and {s.documents} documents of “{s.id}” for good. Type the space name to
-                          confirm.
-                        </p>
-                        <label className="sr-only" htmlFor={`confirm-${s.id}`}>
-                          Type {s.id} to confirm
-                        </label>
-                        <input
-                          id={`confirm-${s.id}`}
-                          autoFocus
-                          value={deleting.confirm}
-                          onChange={(e) => setDeleting({ name: s.id, confirm: e.target.value })}
-                          className={`w-40 ${INPUT}`}
-                        />
-                        <div className="flex gap-1">
-                          <button
-                            type="submit"
-                            className={BTN_DANGER}
-                            disabled={deleting.confirm !== s.id || del.isPending}
-                          >
-                            Delete space
-                          </button>
-                          <button type="button" className={BTN} onClick={() => setDeleting(null)}>
-                            Cancel
-                          </button>
-                        </div>
-                      </form>
+                      <DeleteSpaceForm
+                        space={s}
+                        confirm={deleting.confirm}
+                        onChange={(confirm) => setDeleting({ name: s.id, confirm })}
+                        onDelete={(confirm) => del.mutate({ name: s.id, confirm })}
+                        onCancel={() => setDeleting(null)}
+                        pending={del.isPending}
+                      />
                     )}
                   </td>
                   <td className="py-2 pr-3 text-right tabular-nums">{s.memories}</td>

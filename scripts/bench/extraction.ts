@@ -49,6 +49,8 @@ const FACT_TABLES =
 const GAP_MS = 1000;
 const QUIET_MS = 250;
 
+const quiet = () => undefined;
+
 const CITIES = ["Lisbon", "Porto", "Berlin", "Madrid", "Oslo", "Riga", "Turin", "Ghent"];
 
 /** Bytes of the tables a name matches, from dbstat (every page of them, indexes included). */
@@ -67,7 +69,6 @@ export async function extractionCost(o: { exchanges: number; turns: number; gapM
   const opened = openDb(path.join(dir, "memory.db"));
   const memo: MemoContext = { db: opened.sqlite, embedder: await inProcessEmbedder() };
   const fixture = await OpenAIFixtureServer.start();
-  const quiet = () => undefined;
   try {
     const db = opened.sqlite;
     saveProviderSettings(db, { active: "openai", openai: { baseUrl: fixture.url, model: FIXTURE_MODEL } });
@@ -87,101 +88,40 @@ export async function extractionCost(o: { exchanges: number; turns: number; gapM
       })),
     );
 
-    // --- the queue: a backlog stored while no runner ran, then caught up
-    const persist = new PersistQueue(() => memo, { log: quiet });
-    for (const l of lines)
-      await persist.enqueue({
-        space: "personal",
-        conversationId: null,
-        user: l.user,
-        assistant: "Noted.",
-        timestamp: new Date(Date.UTC(2024, 0, 1) + l.i * 3_600_000).toISOString(),
-        source: "bench",
-        learn: { provider: "openai" },
-      });
-    const pagesBefore = tableBytes(db, (n) => FACT_TABLES.test(n));
-    const learner = new FactLearner(() => memo, { log: quiet, quietMs: 0 });
-    const calls0 = fixture.facts.calls;
-    const t0 = performance.now();
-    learner.wake();
-    await learner.idle();
-    const ms = performance.now() - t0;
-    const queueCalls = fixture.facts.calls - calls0;
-    await learner.stop();
-    const counts = queueCounts(db);
-    const facts = (db.prepare("SELECT count(*) AS n FROM facts").get() as { n: number }).n;
-    const factBytes = tableBytes(db, (n) => FACT_TABLES.test(n));
-    // The provider's own time per call, as the attempts recorded it (the fixture answers at once).
-    const callMs = (
-      db.prepare("SELECT max(ms) AS ms FROM fact_attempts GROUP BY call_id").all() as { ms: number }[]
-    ).map((r) => r.ms);
-    const queueBytes = tableBytes(db, (n) => /^(fact_jobs|fact_job_sources|fact_attempts)\w*$/.test(n));
+    const queue = await measureQueue(memo, fixture, lines);
+    const reply = await measureReply(memo, fixture, key, o.turns, gapMs);
     const dim = (await memo.embedder.info()).dim;
-
-    // --- the reply: the same turns with learning on and off, in alternating blocks, `gapMs` apart (a person
-    // reads the reply before writing again). The route's bracket (beginRequest/end) is what the runner yields to.
-    const timings = { on: [] as number[], off: [] as number[] };
-    const replyLearner = new FactLearner(() => memo, { log: quiet, quietMs: QUIET_MS });
-    const turnQueue = new PersistQueue(() => memo, { log: quiet, learner: () => replyLearner });
-    fixture.facts.set([{ when: "Turn", facts: [{ text: "The user asked a question." }] }]);
-    const callsBeforeTurns = fixture.facts.calls;
-    let learnedBetweenTurns = 0;
-    const BLOCK = 5;
-    for (let b = 0; b * BLOCK < o.turns * 2; b++) {
-      const mode = b % 2 === 0 ? "on" : "off";
-      setLearning(db, key, mode === "on");
-      for (let i = 0; i < BLOCK; i++) {
-        // Calls the runner starts (counted as it starts one; the fixture's own counter sees a call that
-        // started in the gap only when its request arrives, which may be after the next turn began).
-        const before = replyLearner.status().calls;
-        const req = beginRequest();
-        let done: Extract<TurnEvent, { type: "done" }> | undefined;
-        try {
-          for await (const ev of runTurn({ memo, persist: turnQueue }, { message: `Turn ${b}-${i}: what did I buy?` }))
-            if (ev.type === "done") done = ev;
-        } finally {
-          req.end();
-        }
-        if (!done) throw new Error("a bench turn did not finish");
-        if (replyLearner.status().calls !== before) throw new Error("an extraction call started during a reply");
-        timings[mode].push(done.timings.totalMs);
-        await turnQueue.drain(); // the exchange is stored (and, learning on, queued) as after a real turn
-        await new Promise((r) => setTimeout(r, gapMs));
-        learnedBetweenTurns = fixture.facts.calls - callsBeforeTurns;
-      }
-    }
-    await replyLearner.idle();
-    await replyLearner.stop();
-    const on = stats(timings.on);
-    const off = stats(timings.off);
     return {
       model: "fixture (TEST DOUBLE: memo_facts answered from a script, no model time)",
       embedder: `${(await memo.embedder.info()).model} (${dim}-d, in process)`,
       queue: {
         exchanges: o.exchanges,
-        calls: queueCalls,
-        done: counts.done,
-        failed: counts.failed,
-        ms: +ms.toFixed(1),
-        exchangesPerSec: +((o.exchanges / ms) * 1000).toFixed(2),
-        msPerCall: +(ms / Math.max(1, queueCalls)).toFixed(2),
-        providerCall: stats(callMs),
+        calls: queue.calls,
+        done: queue.counts.done,
+        failed: queue.counts.failed,
+        ms: +queue.ms.toFixed(1),
+        exchangesPerSec: +((o.exchanges / queue.ms) * 1000).toFixed(2),
+        msPerCall: +(queue.ms / Math.max(1, queue.calls)).toFixed(2),
+        providerCall: stats(queue.callMs),
       },
       store: {
-        facts,
-        bytesPerFact: Math.round((factBytes - pagesBefore) / Math.max(1, facts)),
+        facts: queue.facts,
+        bytesPerFact: Math.round((queue.factBytes - queue.pagesBefore) / Math.max(1, queue.facts)),
         vectorBytesPerFact: dim * 4,
-        queueBytesPerExchange: Math.round(queueBytes / Math.max(1, o.exchanges)),
+        queueBytesPerExchange: Math.round(queue.queueBytes / Math.max(1, o.exchanges)),
       },
       reply: {
         turns: o.turns,
         gapMs,
         quietMs: QUIET_MS,
         /** Extractions that ran in the gaps between the learning-on turns (never during one: checked per turn). */
-        learnedBetweenTurns,
-        on,
-        off,
-        ratios: { p50OnOverOff: +(on.p50 / off.p50).toFixed(3), p95OnOverOff: +(on.p95 / off.p95).toFixed(3) },
+        learnedBetweenTurns: reply.learnedBetweenTurns,
+        on: reply.on,
+        off: reply.off,
+        ratios: {
+          p50OnOverOff: +(reply.on.p50 / reply.off.p50).toFixed(3),
+          p95OnOverOff: +(reply.on.p95 / reply.off.p95).toFixed(3),
+        },
         note: "time to the turn's done event (recall, provider, storing the reply); learning on: each exchange's extraction runs in the quiet gap after it",
       },
     };
@@ -190,4 +130,87 @@ export async function extractionCost(o: { exchanges: number; turns: number; gapM
     opened.sqlite.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+type Exchange = { user: string; city: string; i: number };
+
+/** The queue: a backlog of `lines` stored while no runner ran, then caught up; what it cost and stored. */
+async function measureQueue(memo: MemoContext, fixture: OpenAIFixtureServer, lines: Exchange[]) {
+  const db = memo.db;
+  const persist = new PersistQueue(() => memo, { log: quiet });
+  for (const l of lines)
+    await persist.enqueue({
+      space: "personal",
+      conversationId: null,
+      user: l.user,
+      assistant: "Noted.",
+      timestamp: new Date(Date.UTC(2024, 0, 1) + l.i * 3_600_000).toISOString(),
+      source: "bench",
+      learn: { provider: "openai" },
+    });
+  const pagesBefore = tableBytes(db, (n) => FACT_TABLES.test(n));
+  const learner = new FactLearner(() => memo, { log: quiet, quietMs: 0 });
+  const calls0 = fixture.facts.calls;
+  const t0 = performance.now();
+  learner.wake();
+  await learner.idle();
+  const ms = performance.now() - t0;
+  const queueCalls = fixture.facts.calls - calls0;
+  await learner.stop();
+  const counts = queueCounts(db);
+  const facts = (db.prepare("SELECT count(*) AS n FROM facts").get() as { n: number }).n;
+  const factBytes = tableBytes(db, (n) => FACT_TABLES.test(n));
+  // The provider's own time per call, as the attempts recorded it (the fixture answers at once).
+  const callMs = (db.prepare("SELECT max(ms) AS ms FROM fact_attempts GROUP BY call_id").all() as { ms: number }[]).map(
+    (r) => r.ms,
+  );
+  const queueBytes = tableBytes(db, (n) => /^(fact_jobs|fact_job_sources|fact_attempts)\w*$/.test(n));
+  return { calls: queueCalls, counts, ms, callMs, facts, factBytes, pagesBefore, queueBytes };
+}
+
+/**
+ * The reply: the same turns with learning on and off, in alternating blocks, `gapMs` apart (a person reads the
+ * reply before writing again). The route's bracket (beginRequest/end) is what the runner yields to.
+ */
+async function measureReply(
+  memo: MemoContext,
+  fixture: OpenAIFixtureServer,
+  key: string,
+  turns: number,
+  gapMs: number,
+) {
+  const db = memo.db;
+  const timings = { on: [] as number[], off: [] as number[] };
+  const replyLearner = new FactLearner(() => memo, { log: quiet, quietMs: QUIET_MS });
+  const turnQueue = new PersistQueue(() => memo, { log: quiet, learner: () => replyLearner });
+  fixture.facts.set([{ when: "Turn", facts: [{ text: "The user asked a question." }] }]);
+  const callsBeforeTurns = fixture.facts.calls;
+  let learnedBetweenTurns = 0;
+  const BLOCK = 5;
+  for (let b = 0; b * BLOCK < turns * 2; b++) {
+    const mode = b % 2 === 0 ? "on" : "off";
+    setLearning(db, key, mode === "on");
+    for (let i = 0; i < BLOCK; i++) {
+      // Calls the runner starts (counted as it starts one; the fixture's own counter sees a call that
+      // started in the gap only when its request arrives, which may be after the next turn began).
+      const before = replyLearner.status().calls;
+      const req = beginRequest();
+      let done: Extract<TurnEvent, { type: "done" }> | undefined;
+      try {
+        for await (const ev of runTurn({ memo, persist: turnQueue }, { message: `Turn ${b}-${i}: what did I buy?` }))
+          if (ev.type === "done") done = ev;
+      } finally {
+        req.end();
+      }
+      if (!done) throw new Error("a bench turn did not finish");
+      if (replyLearner.status().calls !== before) throw new Error("an extraction call started during a reply");
+      timings[mode].push(done.timings.totalMs);
+      await turnQueue.drain(); // the exchange is stored (and, learning on, queued) as after a real turn
+      await new Promise((r) => setTimeout(r, gapMs));
+      learnedBetweenTurns = fixture.facts.calls - callsBeforeTurns;
+    }
+  }
+  await replyLearner.idle();
+  await replyLearner.stop();
+  return { on: stats(timings.on), off: stats(timings.off), learnedBetweenTurns };
 }

@@ -8,7 +8,7 @@ import type Database from "better-sqlite3";
 import { recallForPrompt } from "../../server/chat/turn-recall";
 import type { Embedder } from "../../server/core/context";
 import { factBlock } from "../../server/memory/retrieval/fact-block";
-import { estimateTokens } from "../../server/memory/retrieval/pack";
+import { estimateTokens } from "../../server/memory/retrieval/token-estimate";
 import {
   defaultSettingsFor,
   saveRetrievalSettings,

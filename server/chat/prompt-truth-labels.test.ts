@@ -15,7 +15,7 @@ import { runAs } from "../core/acting";
 import { addMemories } from "../memory/store/add";
 import { setShare } from "../memory/store";
 import { search } from "../memory/retrieval/search";
-import * as pack from "../memory/retrieval/pack";
+import * as pack from "../memory/retrieval/memory-block";
 import { isFactsRequest } from "../test/fixture-facts-model";
 import { learningHarness, type LearningHarness } from "../test/learning-harness";
 import { updateRetrievalSettings } from "../services/retrieval-settings-service";

@@ -1,5 +1,6 @@
 /** A chat turn's recall (server/chat/turn.ts): retrieval for the prompt, packed under the token budget, and the promotion of what it found. */
-import { estimateTokens, packMemories, sharedDays, type PackOptions } from "../memory/retrieval/pack";
+import { estimateTokens } from "../memory/retrieval/token-estimate";
+import { packMemories, sharedDays, type PackOptions } from "../memory/retrieval/memory-block";
 import { factWriters, type MemorySource } from "../memory/retrieval/writers";
 import { factBlock, factsToPack, type KnownFact } from "../memory/retrieval/fact-block";
 import { rankedProfile, withinTokens } from "../memory/retrieval/profile";

@@ -256,6 +256,7 @@ test("packing: memories that do not fit the budget are left out and not listed a
     conversationId: null,
     matchType: "hybrid",
     scores: { similarity: 0.9, ftsRank: 1, rrf: 0.03, bm25: -1, vectorRank: 1, fused: 1, final: 1, confidence: 1 },
+    signals: [],
     moves: [],
   });
   const items = [

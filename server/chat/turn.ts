@@ -36,7 +36,7 @@ import {
 import { MAX_MESSAGE_CHARS } from "./limits";
 import { ms, NO_RECALL, promoteRecall, provenanceOf, recallForPrompt, type Recall } from "./turn-recall";
 import { runCommand } from "./turn-command";
-import { LABELS_LEGEND } from "../memory/retrieval/pack";
+import { LABELS_LEGEND } from "../memory/retrieval/memory-block";
 import { cutNote, keptOnlyOnRequest, type CutReason } from "./cut-short";
 import type { TurnControl } from "./turn-control";
 import { conversationSpaces } from "../memory/store";

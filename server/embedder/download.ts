@@ -254,7 +254,6 @@ async function attemptOnce(
     resumedFrom: offset,
     attempt,
   });
-  let out: fs.WriteStream | null = null;
   try {
     let res: Response;
     try {
@@ -267,90 +266,120 @@ async function attemptOnce(
       if (o.signal?.aborted) throw e;
       throw new Retryable(stalled ? `no answer for ${stallMs / 1000} s` : `connection failed (${causeOf(e)})`);
     }
-    if (res.status === 416 && offset > 0) {
-      await res.body?.cancel();
-      const cr = res.headers.get("content-range")?.match(/\*\/(\d+)/);
-      if (cr && Number(cr[1]) === offset) return offset; // the part is the whole file
-      fs.rmSync(part, { force: true }); // the part is longer than the file: start again
-      throw new Retryable("the server refused the resume position; starting again");
-    }
-    if (!res.ok || !res.body) {
-      await res.body?.cancel();
-      const msg = `HTTP ${res.status} ${res.statusText} from ${o.url}`;
-      if (res.status >= 500 || res.status === 408 || res.status === 429) throw new Retryable(msg);
-      throw new DownloadError("http", `download failed: ${msg}`);
-    }
-    let total: number | null;
-    if (res.status === 206) {
-      const cr = parseContentRange(res.headers.get("content-range"));
-      if (!cr || cr.start !== offset) {
-        await res.body.cancel();
-        fs.rmSync(part, { force: true });
-        throw new Retryable(
-          `the server resumed at the wrong position (${res.headers.get("content-range")}); starting again`,
-        );
-      }
-      total = cr.total;
-      o.log?.(`resuming at ${offset} of ${total ?? "?"} bytes`);
-    } else {
-      // 200: the whole file (the server ignored Range, or there was nothing to resume).
-      if (offset > 0) o.log?.("the server does not resume downloads; starting again");
-      offset = 0;
-      const len = Number(res.headers.get("content-length") ?? 0);
-      total = len > 0 ? len : null;
-    }
-    out = fs.createWriteStream(part, { flags: offset > 0 ? "a" : "w", mode: 0o600 });
-    const speed = new Speedometer();
-    let done = offset;
-    speed.add(done);
-    let lastReport = 0;
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        touch();
-        done += chunk.byteLength;
-        speed.add(done);
-        if (!out.write(chunk)) await new Promise<void>((r) => out!.once("drain", () => r()));
-        if (Date.now() - lastReport >= 200) {
-          lastReport = Date.now();
-          const rate = speed.rate();
-          o.onProgress?.({
-            phase: "downloading",
-            done,
-            total,
-            bytesPerSec: rate,
-            etaSec: total && rate > 0 ? (total - done) / rate : null,
-            resumedFrom: offset,
-            attempt,
-          });
-        }
-      }
-    } catch (e) {
-      if (o.signal?.aborted) throw e;
-      throw new Retryable(
-        stalled
-          ? `no data for ${stallMs / 1000} s at ${done} bytes`
-          : `connection dropped at ${done} bytes (${causeOf(e)})`,
-      );
-    } finally {
-      await new Promise<void>((resolve) => out!.end(() => resolve()));
-      out = null;
-    }
-    o.onProgress?.({
-      phase: "downloading",
-      done,
-      total,
-      bytesPerSec: speed.rate(),
-      etaSec: 0,
-      resumedFrom: offset,
-      attempt,
-    });
+    const start = await resumePosition(o, res, part, offset);
+    if ("whole" in start) return start.whole;
+    offset = start.offset;
+    const { total } = start;
+    const done = await writeBody(o, res.body!, part, { offset, total, attempt }, touch, () =>
+      stalled ? `no data for ${stallMs / 1000} s` : null,
+    );
     if (total !== null && done < total) throw new Retryable(`connection closed early at ${done} of ${total} bytes`);
     return total ?? done;
   } finally {
     if (timer) clearTimeout(timer);
     o.signal?.removeEventListener("abort", onOuter);
-    out?.destroy();
   }
+}
+
+/**
+ * Where the response's bytes go in the `.part` file and the file's total size, from its status and
+ * Content-Range; `whole` when the part already is the whole file. Throws Retryable (after deleting a part that
+ * cannot be resumed) or DownloadError for a refusal.
+ */
+async function resumePosition(
+  o: DownloadOptions,
+  res: Response,
+  part: string,
+  offset: number,
+): Promise<{ whole: number } | { offset: number; total: number | null }> {
+  if (res.status === 416 && offset > 0) {
+    await res.body?.cancel();
+    const cr = res.headers.get("content-range")?.match(/\*\/(\d+)/);
+    if (cr && Number(cr[1]) === offset) return { whole: offset }; // the part is the whole file
+    fs.rmSync(part, { force: true }); // the part is longer than the file: start again
+    throw new Retryable("the server refused the resume position; starting again");
+  }
+  if (!res.ok || !res.body) {
+    await res.body?.cancel();
+    const msg = `HTTP ${res.status} ${res.statusText} from ${o.url}`;
+    if (res.status >= 500 || res.status === 408 || res.status === 429) throw new Retryable(msg);
+    throw new DownloadError("http", `download failed: ${msg}`);
+  }
+  if (res.status === 206) {
+    const cr = parseContentRange(res.headers.get("content-range"));
+    if (!cr || cr.start !== offset) {
+      await res.body.cancel();
+      fs.rmSync(part, { force: true });
+      throw new Retryable(
+        `the server resumed at the wrong position (${res.headers.get("content-range")}); starting again`,
+      );
+    }
+    o.log?.(`resuming at ${offset} of ${cr.total ?? "?"} bytes`);
+    return { offset, total: cr.total };
+  }
+  // 200: the whole file (the server ignored Range, or there was nothing to resume).
+  if (offset > 0) o.log?.("the server does not resume downloads; starting again");
+  const len = Number(res.headers.get("content-length") ?? 0);
+  return { offset: 0, total: len > 0 ? len : null };
+}
+
+/**
+ * Append the response body to the `.part` file from `at.offset`, reporting progress at most every 200 ms;
+ * returns the bytes the part holds. `touch` re-arms the stall timer; `stalledAs` names a stall once it fired.
+ */
+async function writeBody(
+  o: DownloadOptions,
+  body: ReadableStream<Uint8Array>,
+  part: string,
+  at: { offset: number; total: number | null; attempt: number },
+  touch: () => void,
+  stalledAs: () => string | null,
+): Promise<number> {
+  const { offset, total, attempt } = at;
+  const out = fs.createWriteStream(part, { flags: offset > 0 ? "a" : "w", mode: 0o600 });
+  const speed = new Speedometer();
+  let done = offset;
+  speed.add(done);
+  let lastReport = 0;
+  try {
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      touch();
+      done += chunk.byteLength;
+      speed.add(done);
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
+      if (Date.now() - lastReport >= 200) {
+        lastReport = Date.now();
+        const rate = speed.rate();
+        o.onProgress?.({
+          phase: "downloading",
+          done,
+          total,
+          bytesPerSec: rate,
+          etaSec: total && rate > 0 ? (total - done) / rate : null,
+          resumedFrom: offset,
+          attempt,
+        });
+      }
+    }
+  } catch (e) {
+    if (o.signal?.aborted) throw e;
+    const stalled = stalledAs();
+    throw new Retryable(
+      stalled ? `${stalled} at ${done} bytes` : `connection dropped at ${done} bytes (${causeOf(e)})`,
+    );
+  } finally {
+    await new Promise<void>((resolve) => out.end(() => resolve()));
+  }
+  o.onProgress?.({
+    phase: "downloading",
+    done,
+    total,
+    bytesPerSec: speed.rate(),
+    etaSec: 0,
+    resumedFrom: offset,
+    attempt,
+  });
+  return done;
 }
 
 function causeOf(e: unknown): string {

@@ -62,24 +62,39 @@ export function badTextMessage(bad: BadText): string {
     : `${where}: ${label} is not valid Unicode text (it holds a lone surrogate, e.g. an escaped \\ud800)`;
 }
 
-/** The body's bytes, counting as they stream in and stopping past maxBytes (never buffered whole). */
-export async function readBytesCapped(req: Request, maxBytes: number): Promise<Uint8Array | Rejection> {
+/**
+ * The body's chunks as they stream in, each handed to `take` (awaited before the next is read: backpressure),
+ * stopping past maxBytes, declared or counted: the bytes read, or "too large" (the rest of the stream cancelled).
+ */
+export async function streamBodyCapped(
+  req: Request,
+  maxBytes: number,
+  take: (chunk: Uint8Array) => void | Promise<void>,
+): Promise<number | "too large"> {
   const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > maxBytes) return { status: 413, message: `request body is larger than ${maxBytes} bytes` };
-  if (!req.body) return new Uint8Array(0);
+  if (declared > maxBytes) return "too large";
+  if (!req.body) return 0;
   const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    if (done) return size;
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      return { status: 413, message: `request body is larger than ${maxBytes} bytes` };
+      return "too large";
     }
-    parts.push(value);
+    await take(value);
   }
+}
+
+/** The body's bytes, counting as they stream in and stopping past maxBytes (never buffered whole). */
+export async function readBytesCapped(req: Request, maxBytes: number): Promise<Uint8Array | Rejection> {
+  const parts: Uint8Array[] = [];
+  const size = await streamBodyCapped(req, maxBytes, (chunk) => {
+    parts.push(chunk);
+  });
+  if (size === "too large") return { status: 413, message: `request body is larger than ${maxBytes} bytes` };
   const out = new Uint8Array(size);
   let at = 0;
   for (const p of parts) {

@@ -19,7 +19,7 @@ import {
   type ProviderId,
 } from "../chat/providers";
 import { mySpaceOf } from "../core/acting";
-import { LABELS_LEGEND } from "../memory/retrieval/pack";
+import { LABELS_LEGEND } from "../memory/retrieval/memory-block";
 
 export const MEMO_MODEL = "memo";
 export const MEMORY_PREAMBLE = `Memories recalled by Memo from earlier conversations with this user (dated; use them when they help). ${LABELS_LEGEND}`;

@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ServiceError } from "../core/errors";
+import { streamBodyCapped } from "./guard";
 
 export async function receiveToFile(req: Request, file: string, maxBytes: number): Promise<number> {
   const tooLarge = () =>
@@ -17,21 +18,11 @@ export async function receiveToFile(req: Request, file: string, maxBytes: number
   if (declared > maxBytes) throw tooLarge();
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const fh = await fs.promises.open(file, "wx", 0o600);
-  let size = 0;
   try {
-    if (req.body) {
-      const reader = req.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        size += value.byteLength;
-        if (size > maxBytes) {
-          await reader.cancel().catch(() => undefined);
-          throw tooLarge();
-        }
-        await fh.write(value);
-      }
-    }
+    const size = await streamBodyCapped(req, maxBytes, async (chunk) => {
+      await fh.write(chunk);
+    });
+    if (size === "too large") throw tooLarge();
     await fh.close();
     return size;
   } catch (e) {

@@ -8,7 +8,7 @@
  */
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
-import { ensureSpace, nowIso, purgeMemories } from "../memory/store";
+import { ensureSpace, handToDocument, nowIso, purgeMemories } from "../memory/store";
 
 export type DocumentStatus = "queued" | "processing" | "done" | "failed" | "cancelled";
 
@@ -155,12 +155,11 @@ export function unlinkDocument(db: Database.Database, documentId: string, only?:
     // Only document chunks go with their last document: a chat or /remember memory that happened to hold
     // the same text as a chunk was linked, not owned.
     const isChunk = db.prepare("SELECT 1 FROM memories WHERE id = ? AND kind = 'document'");
-    const hand = db.prepare("UPDATE memories SET document_id = ?, chunk_index = ? WHERE id = ? AND document_id = ?");
     const orphans: string[] = [];
     for (const id of ids) {
       del.run(documentId, id);
       const o = other.get(id) as { doc: string; idx: number | null } | undefined;
-      if (o) hand.run(o.doc, o.idx, id, documentId);
+      if (o) handToDocument(db, id, documentId, o.doc, o.idx);
       else if (isChunk.get(id)) orphans.push(id);
     }
     return orphans.length ? purgeMemories(db, orphans) : 0;

@@ -75,10 +75,13 @@ export interface IngestStats {
 
 const now = () => performance.now();
 
+type TodoChunk = { chunk: PlannedChunk; index: number };
+type IngestDoc = Pick<DocumentRow, "id" | "spaceId" | "createdAt" | "name">;
+
 /** Ingest one document. `bytes` are given away: they move to the parsing worker (see parseOffThread). */
 export async function ingestDocument(
   ctx: MemoContext,
-  doc: Pick<DocumentRow, "id" | "spaceId" | "createdAt" | "name">,
+  doc: IngestDoc,
   bytes: Uint8Array,
   options: IngestOptions = {},
 ): Promise<IngestStats> {
@@ -90,24 +93,58 @@ export async function ingestDocument(
   signal?.throwIfAborted();
   const t1 = now();
   const { model } = await activeModel(ctx);
-  const counter = new TokenCounter(ctx.embedder, options.concurrency ?? 8);
-  const charsTotal = parsed.sections.reduce((n, s) => n + s.text.length + (s.heading?.length ?? 0), 0);
-  const counting = () => options.onCounting?.({ charsDone: Math.min(counter.charsCounted, charsTotal), charsTotal });
-  counting();
-  const ticker = options.onCounting ? setInterval(counting, 250) : null;
-  let counted: Awaited<ReturnType<typeof chunkSections>>;
-  try {
-    counted = await chunkSections(parsed.sections, counter, options);
-  } finally {
-    if (ticker) clearInterval(ticker);
-  }
-  const { chunks, tokenizeCalls } = counted;
+  const { chunks, tokenizeCalls } = await countAndChunk(ctx, parsed.sections, options);
   signal?.throwIfAborted();
   const t2 = now();
 
-  // Skip chunks already stored in the space, and repeats within this document.
+  const todo = skipStoredChunks(ctx, doc, chunks);
+  options.onProgress?.({ chunksTotal: chunks.length, chunksDone: chunks.length - todo.length });
+  const { batches, writeMs } = await embedAndWriteBatches(ctx, doc, model, todo, chunks.length, options);
+  removeStaleChunks(ctx, doc.id, chunks);
+  const t3 = now();
+  const embedded = todo.map((t) => t.chunk);
+  return {
+    kind: parsed.kind,
+    model,
+    mime: parsed.mime,
+    chars: parsed.chars,
+    chunks: chunks.length,
+    added: todo.length,
+    skipped: chunks.length - todo.length,
+    tokens: chunks.reduce((n, c) => n + c.tokens, 0),
+    tokensEmbedded: embedded.reduce((n, c) => n + c.tokens, 0),
+    tokenizeCalls,
+    batches,
+    embedded,
+    timings: { parseMs: t1 - t0, chunkMs: t2 - t1, embedWriteMs: t3 - t2, writeMs, totalMs: t3 - t0 },
+  };
+}
+
+/** Cut the parsed text into token-counted chunks, reporting the counting's progress every 250 ms. */
+async function countAndChunk(
+  ctx: MemoContext,
+  sections: Parameters<typeof chunkSections>[0],
+  options: IngestOptions,
+): ReturnType<typeof chunkSections> {
+  const counter = new TokenCounter(ctx.embedder, options.concurrency ?? 8);
+  const charsTotal = sections.reduce((n, s) => n + s.text.length + (s.heading?.length ?? 0), 0);
+  const counting = () => options.onCounting?.({ charsDone: Math.min(counter.charsCounted, charsTotal), charsTotal });
+  counting();
+  const ticker = options.onCounting ? setInterval(counting, 250) : null;
+  try {
+    return await chunkSections(sections, counter, options);
+  } finally {
+    if (ticker) clearInterval(ticker);
+  }
+}
+
+/**
+ * The chunks to embed: those not already live in the space, and not repeats within this document. The ones
+ * already stored are linked to this document (so they stay when the other document is deleted).
+ */
+function skipStoredChunks(ctx: MemoContext, doc: IngestDoc, chunks: PlannedChunk[]): TodoChunk[] {
   const seen = new Set<string>();
-  const todo: { chunk: PlannedChunk; index: number }[] = [];
+  const todo: TodoChunk[] = [];
   const shared: { memoryId: string; chunkIndex: number }[] = [];
   chunks.forEach((chunk, index) => {
     const h = contentHash(chunk.content);
@@ -118,16 +155,30 @@ export async function ingestDocument(
     else todo.push({ chunk, index });
   });
   if (shared.length) linkDocumentChunks(ctx.db, doc.id, shared);
-  let done = chunks.length - todo.length;
-  options.onProgress?.({ chunksTotal: chunks.length, chunksDone: done });
+  return todo;
+}
 
+/**
+ * Embed `todo` in batches sized by time (or `options.batchSize`) and write each batch in one transaction,
+ * with the next batch's request in flight while the previous one is written.
+ */
+async function embedAndWriteBatches(
+  ctx: MemoContext,
+  doc: IngestDoc,
+  model: string,
+  todo: TodoChunk[],
+  chunksTotal: number,
+  options: IngestOptions,
+): Promise<{ batches: number[]; writeMs: number }> {
+  const signal = options.signal;
   const fixed = options.batchSize ? Math.max(1, Math.floor(options.batchSize)) : null;
   const target = options.requestTargetMs ?? requestTargetMs();
   let size = fixed ?? FIRST_BATCH;
   let msPerChunk: number | null = null;
   let pos = 0;
+  let done = chunksTotal - todo.length;
   const batches: number[] = [];
-  type Batch = { items: typeof todo; result: Promise<{ vectors: Float32Array[]; ms: number }> };
+  type Batch = { items: TodoChunk[]; result: Promise<{ vectors: Float32Array[]; ms: number }> };
   const send = (): Batch | null => {
     if (pos >= todo.length) return null;
     const items = todo.slice(pos, pos + size);
@@ -156,60 +207,53 @@ export async function ingestDocument(
       }
       inFlight = send();
       const tw = now();
-      const rows: NewMemory[] = items.map(({ chunk, index }) => ({
-        spaceId: doc.spaceId,
-        content: chunk.content,
-        timestamp: doc.createdAt,
-        kind: "document",
-        documentId: doc.id,
-        chunkIndex: index,
-      }));
-      writeTransaction(ctx.db, () => {
-        // one transaction per batch: the memories and their links to this document
-        const ids = insertMemories(ctx.db, rows, vectors, model);
-        linkDocumentChunks(
-          ctx.db,
-          doc.id,
-          ids.map((memoryId, i) => ({ memoryId, chunkIndex: rows[i]!.chunkIndex ?? null })),
-        );
-      });
+      writeBatch(ctx, doc, model, items, vectors);
       writeMs += now() - tw;
-      done += rows.length;
-      options.onProgress?.({ chunksTotal: chunks.length, chunksDone: done });
+      done += items.length;
+      options.onProgress?.({ chunksTotal, chunksDone: done });
     }
   } finally {
     inFlight?.result.catch(() => undefined); // an abandoned request must not become an unhandled rejection
   }
-  // Memories of this document from an earlier run whose chunk is not in today's plan (e.g. the chunker
-  // changed since an interrupted run) would be half of an old version: remove them (one transaction).
+  return { batches, writeMs };
+}
+
+/** One batch's memories and their links to this document, in one transaction. */
+function writeBatch(ctx: MemoContext, doc: IngestDoc, model: string, items: TodoChunk[], vectors: Float32Array[]) {
+  const rows: NewMemory[] = items.map(({ chunk, index }) => ({
+    spaceId: doc.spaceId,
+    content: chunk.content,
+    timestamp: doc.createdAt,
+    kind: "document",
+    documentId: doc.id,
+    chunkIndex: index,
+  }));
+  writeTransaction(ctx.db, () => {
+    const ids = insertMemories(ctx.db, rows, vectors, model);
+    linkDocumentChunks(
+      ctx.db,
+      doc.id,
+      ids.map((memoryId, i) => ({ memoryId, chunkIndex: rows[i]!.chunkIndex ?? null })),
+    );
+  });
+}
+
+/**
+ * Memories of this document from an earlier run whose chunk is not in today's plan (e.g. the chunker changed
+ * since an interrupted run) would be half of an old version: remove them (one transaction).
+ */
+function removeStaleChunks(ctx: MemoContext, documentId: string, chunks: PlannedChunk[]) {
   const planned = new Set(chunks.map((c) => contentHash(c.content)));
   const linked = ctx.db
     .prepare(
       "SELECT m.id, m.content_hash AS hash FROM document_chunks l JOIN memories m ON m.id = l.memory_id WHERE l.document_id = ?",
     )
-    .all(doc.id) as { id: string; hash: string }[];
+    .all(documentId) as { id: string; hash: string }[];
   const stale = linked.filter((r) => !planned.has(r.hash));
   if (stale.length)
     unlinkDocument(
       ctx.db,
-      doc.id,
+      documentId,
       stale.map((r) => r.id),
     );
-  const t3 = now();
-  const embedded = todo.map((t) => t.chunk);
-  return {
-    kind: parsed.kind,
-    model,
-    mime: parsed.mime,
-    chars: parsed.chars,
-    chunks: chunks.length,
-    added: todo.length,
-    skipped: chunks.length - todo.length,
-    tokens: chunks.reduce((n, c) => n + c.tokens, 0),
-    tokensEmbedded: embedded.reduce((n, c) => n + c.tokens, 0),
-    tokenizeCalls,
-    batches,
-    embedded,
-    timings: { parseMs: t1 - t0, chunkMs: t2 - t1, embedWriteMs: t3 - t2, writeMs, totalMs: t3 - t0 },
-  };
 }

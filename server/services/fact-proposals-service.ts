@@ -8,7 +8,7 @@ import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { activeModel } from "../memory/index/model-check";
 import { decideProposal, type FactProposal, getProposal, listProposals } from "../memory/facts/proposals";
-import { insertFacts } from "../memory/facts/store";
+import { insertFacts, markLearnedInRun, maxFactRid } from "../memory/facts/store";
 
 const missing = (id: string) => new ServiceError(404, `proposal ${id} not found`);
 
@@ -39,7 +39,7 @@ export async function acceptProposal(ctx: MemoContext, id: string): Promise<{ id
     // Checked again inside the write: a second click, or a change meanwhile, writes nothing twice.
     if (!getProposal(ctx.db, id) || getProposal(ctx.db, id)!.status !== "pending") throw missing(id);
     const replaces = p.replaces.map((r) => r.id).filter((f) => current.get(f, p.spaceId));
-    const before = (ctx.db.prepare("SELECT coalesce(max(rid), 0) AS r FROM facts").get() as { r: number }).r;
+    const before = maxFactRid(ctx.db);
     const [factId] = insertFacts(
       ctx.db,
       p.spaceId,
@@ -48,8 +48,7 @@ export async function acceptProposal(ctx: MemoContext, id: string): Promise<{ id
       model,
     );
     // Marked as the run's (undoing the run takes it back), unless the text was already a fact of the person's.
-    if (p.runId)
-      ctx.db.prepare("UPDATE facts SET learn_run_id = ? WHERE id = ? AND rid > ?").run(p.runId, factId, before);
+    if (p.runId) markLearnedInRun(ctx.db, p.runId, [factId!], before);
     decideProposal(ctx.db, id, "accepted", factId!);
     return { id, factId: factId! };
   })();

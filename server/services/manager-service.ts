@@ -12,6 +12,8 @@ import {
   getWritableMemory,
   purgeMemories,
   restoreMemories,
+  setMemoriesImportance,
+  setMemoriesPinned,
   softDeleteMemories,
   updateMemoryContent,
   whoseOf,
@@ -271,13 +273,7 @@ export async function editMemory(
 export function setPinnedMany(db: Database.Database, ids: string[], pinned: boolean): { changed: number } {
   return db.transaction(() => {
     requireAll(db, ids);
-    const r = db
-      .prepare(
-        `UPDATE memories SET pinned = @pinned, importance = CASE WHEN @pinned = 1 THEN 5 ELSE importance END
-         WHERE id IN (SELECT value FROM json_each(@ids)) AND pinned != @pinned`,
-      )
-      .run({ pinned: pinned ? 1 : 0, ids: JSON.stringify(ids) });
-    return { changed: r.changes };
+    return { changed: setMemoriesPinned(db, ids, pinned) };
   })();
 }
 
@@ -300,12 +296,7 @@ export function setImportanceMany(
         .prepare("SELECT count(*) AS n FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND pinned = 1")
         .get(json) as { n: number }
     ).n;
-    const r = db
-      .prepare(
-        "UPDATE memories SET importance = ? WHERE id IN (SELECT value FROM json_each(?)) AND pinned = 0 AND importance != ?",
-      )
-      .run(importance, json, importance);
-    return { changed: r.changes, skippedPinned };
+    return { changed: setMemoriesImportance(db, ids, importance), skippedPinned };
   })();
 }
 

@@ -14,7 +14,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
-import { deleteSpace } from "../memory/store";
+import { deleteSpace, reassignWrittenBy } from "../memory/store";
+import { reassignFactsWrittenBy } from "../memory/facts/store";
 import { OWNER_ID } from "../core/space-name";
 import { personalSettingsLike } from "../core/settings-store";
 import { uploadPath, uploadsDirFor } from "../ingest/queue";
@@ -84,13 +85,9 @@ export function removePersonData(
       (removed.retrieval_events ?? 0) +
       db.prepare("DELETE FROM retrieval_events WHERE person_id = ?").run(personId).changes;
     // What they wrote into others' spaces stays there, the space's person's, no longer naming them.
-    removed.written_by = db
-      .prepare("UPDATE memories SET written_by = ? WHERE written_by = ?")
-      .run(REMOVED_WRITER, personId).changes;
+    removed.written_by = reassignWrittenBy(db, personId, REMOVED_WRITER);
     // Facts they wrote there too (issue 48: the removal test reads the files for their id).
-    removed.facts_written_by = db
-      .prepare("UPDATE facts SET written_by = ? WHERE written_by = ?")
-      .run(REMOVED_WRITER, personId).changes;
+    removed.facts_written_by = reassignFactsWrittenBy(db, personId, REMOVED_WRITER);
     removed.settings = db.prepare("DELETE FROM settings WHERE key LIKE ?").run(personalSettingsLike(personId)).changes;
     removed.auth_sessions = db.prepare("DELETE FROM auth_sessions WHERE person_id = ?").run(personId).changes;
     removed.api_tokens = db.prepare("DELETE FROM api_tokens WHERE person_id = ?").run(personId).changes;

@@ -3,6 +3,7 @@
 import { useEffect, useId, useRef, useState } from "react";
 import { localDate } from "../../_ui/local-time";
 import { BTN, BTN_DANGER, BTN_PRIMARY, INPUT_WIDE } from "../../_ui/styles";
+import { FactDeleteChoice } from "./fact-delete-choice";
 import { FactHistory } from "./fact-history";
 import { FactSources } from "./fact-sources";
 import { type Fact, originLabel } from "./fact-types";
@@ -44,10 +45,6 @@ export function FactItem({
   const [sources, setSources] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const deleteButton = useRef<HTMLButtonElement>(null);
-  const firstChoice = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (deleting) firstChoice.current?.focus();
-  }, [deleting]);
   const editButton = useRef<HTMLButtonElement>(null);
   const box = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
@@ -211,63 +208,19 @@ export function FactItem({
         </div>
       )}
       {deleting && (
-        <fieldset
-          className="mt-2 space-y-2 rounded border border-red-300 bg-red-50 p-2 text-sm dark:border-red-900 dark:bg-red-950/40"
-          data-testid="fact-delete-confirm"
-          onKeyDown={(e) => {
-            if (e.key === "Escape") {
-              e.preventDefault();
-              setDeleting(false);
-              deleteButton.current?.focus();
-            }
+        <FactDeleteChoice
+          text={fact.text}
+          sources={n}
+          busy={busy}
+          onDelete={(forgetSources) => {
+            setDeleting(false);
+            onDelete(forgetSources);
           }}
-        >
-          <legend className="sr-only">Delete this fact</legend>
-          <p className="break-words">
-            Delete “{fact.text}”? Memo stops stating it.{" "}
-            {n === 1
-              ? "The message it came from stays in memory and can still be recalled unless you forget it too."
-              : `The ${n} messages it came from stay in memory and can still be recalled unless you forget them too.`}
-          </p>
-          <p className="font-medium">Also forget the {n === 1 ? "message" : `${n} messages`} it came from?</p>
-          <div className="flex flex-wrap gap-2">
-            <button
-              ref={firstChoice}
-              type="button"
-              className={BTN_DANGER}
-              disabled={busy}
-              onClick={() => {
-                setDeleting(false);
-                onDelete(true);
-              }}
-              data-testid="fact-delete-forget"
-            >
-              Delete and forget {n === 1 ? "the message" : `the ${n} messages`}
-            </button>
-            <button
-              type="button"
-              className={BTN}
-              disabled={busy}
-              onClick={() => {
-                setDeleting(false);
-                onDelete(false);
-              }}
-              data-testid="fact-delete-only"
-            >
-              Delete the fact only
-            </button>
-            <button
-              type="button"
-              className={BTN}
-              onClick={() => {
-                setDeleting(false);
-                deleteButton.current?.focus();
-              }}
-            >
-              Cancel
-            </button>
-          </div>
-        </fieldset>
+          onCancel={() => {
+            setDeleting(false);
+            deleteButton.current?.focus();
+          }}
+        />
       )}
       {history && <FactHistory fact={fact} own={own} id={`${uid}-history`} />}
       {sources && <FactSources factId={fact.id} space={fact.space} id={`${uid}-sources`} />}

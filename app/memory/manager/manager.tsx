@@ -1,27 +1,15 @@
 "use client";
 
 import { ErrorAlert, Th } from "../../_ui/ui";
-import { UndoBar } from "../../_ui/undo-bar";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Fragment, useEffect, useMemo, useState } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { LifetimePanel } from "../lifetime-panel";
-import { BTN, INPUT } from "../../_ui/styles";
 import { BulkBar } from "./bulk-bar";
 import { EMPTY, FilterForm, type Filters } from "./filter-form";
+import { listInput, PageNav, UndoRow, useFiltersFromUrl } from "./manager-parts";
 import { MemoryRow } from "./memory-row";
 import { useDebounced } from "../../_ui/use-debounced";
-
-/** An undo in the table itself, where the deleted row was. */
-function UndoRow(props: { text: string; busy: boolean; onUndo: () => void; onClose: () => void }) {
-  return (
-    <tr data-testid="undo-toast">
-      <td colSpan={6} className="p-1">
-        <UndoBar {...props} />
-      </td>
-    </tr>
-  );
-}
 
 export function Manager() {
   const trpc = useTRPC();
@@ -41,36 +29,9 @@ export function Manager() {
     const t = setTimeout(() => setUndo(null), 15_000);
     return () => clearTimeout(t);
   }, [undo]);
-  // Links from elsewhere (the chat's "Remembered" line) open the Manager filtered: ?text=&space=&status=
-  useEffect(() => {
-    const q = new URLSearchParams(window.location.search);
-    const status = q.get("status");
-    const from: Partial<Filters> = {
-      ...(q.get("text") ? { text: q.get("text")! } : {}),
-      ...(q.get("space") ? { space: q.get("space")! } : {}),
-      ...(status === "live" || status === "deleted" || status === "all" ? { status } : {}),
-    };
-    if (Object.keys(from).length) setF((prev) => ({ ...prev, ...from }));
-  }, []);
+  useFiltersFromUrl(setF);
 
-  const input = useMemo(
-    () => ({
-      ...(f.space ? { space: f.space } : {}),
-      ...(f.kind ? { kind: f.kind } : {}),
-      ...(f.pinned ? { pinned: f.pinned === "yes" } : {}),
-      ...(f.importanceMin !== "" ? { importanceMin: Number(f.importanceMin) } : {}),
-      ...(f.importanceMax !== "" ? { importanceMax: Number(f.importanceMax) } : {}),
-      ...(text.trim() ? { text: text.trim() } : {}),
-      ...(f.from ? { from: f.from } : {}),
-      ...(f.to ? { to: f.to } : {}),
-      status: f.status,
-      sort: f.sort,
-      order: f.order,
-      page,
-      pageSize: f.pageSize,
-    }),
-    [f, text, page],
-  );
+  const input = useMemo(() => listInput(f, text, page), [f, text, page]);
   const spaces = useQuery(trpc.memory.spaces.queryOptions());
   const shares = useQuery(trpc.spaces.shares.queryOptions());
   const list = useQuery({ ...trpc.manager.list.queryOptions(input), placeholderData: keepPreviousData });
@@ -174,6 +135,18 @@ export function Manager() {
       return next;
     });
 
+  // The undo sits after the row above the deleted one (`null`: above the table).
+  const undoRowAfter = (afterId: string | null) =>
+    undo &&
+    undo.afterId === afterId && (
+      <UndoRow
+        text={undo.text}
+        busy={busy}
+        onUndo={() => restore.mutate({ ids: undo.ids })}
+        onClose={() => setUndo(null)}
+      />
+    );
+
   return (
     <div className="space-y-4">
       <LifetimePanel space={f.space || undefined} compact />
@@ -234,14 +207,7 @@ export function Manager() {
             </tr>
           </thead>
           <tbody>
-            {undo && undo.afterId === null && (
-              <UndoRow
-                text={undo.text}
-                busy={busy}
-                onUndo={() => restore.mutate({ ids: undo.ids })}
-                onClose={() => setUndo(null)}
-              />
-            )}
+            {undoRowAfter(null)}
             {data?.items.map((m) => {
               return (
                 <Fragment key={m.id}>
@@ -261,14 +227,7 @@ export function Manager() {
                     onRestore={() => restore.mutate({ ids: [m.id] })}
                     onDelete={() => del.mutate({ ids: [m.id] })}
                   />
-                  {undo && undo.afterId === m.id && (
-                    <UndoRow
-                      text={undo.text}
-                      busy={busy}
-                      onUndo={() => restore.mutate({ ids: undo.ids })}
-                      onClose={() => setUndo(null)}
-                    />
-                  )}
+                  {undoRowAfter(m.id)}
                 </Fragment>
               );
             })}
@@ -290,34 +249,7 @@ export function Manager() {
         </table>
       </div>
 
-      {data && (
-        <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-2 text-sm">
-          <span data-testid="page-info">
-            {data.total} {data.total === 1 ? "memory" : "memories"} · page {data.page} of {data.pages}
-          </span>
-          <span className="flex items-center gap-2">
-            <label className="flex items-center gap-1">
-              Per page
-              <select value={f.pageSize} onChange={(e) => set("pageSize", Number(e.target.value))} className={INPUT}>
-                {[10, 25, 50, 100].map((n) => (
-                  <option key={n}>{n}</option>
-                ))}
-              </select>
-            </label>
-            <button type="button" className={BTN} disabled={data.page <= 1} onClick={() => setPage(data.page - 1)}>
-              Previous
-            </button>
-            <button
-              type="button"
-              className={BTN}
-              disabled={data.page >= data.pages}
-              onClick={() => setPage(data.page + 1)}
-            >
-              Next
-            </button>
-          </span>
-        </nav>
-      )}
+      {data && <PageNav page={data} pageSize={f.pageSize} onPageSize={(n) => set("pageSize", n)} onPage={setPage} />}
     </div>
   );
 }

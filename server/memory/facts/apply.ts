@@ -26,7 +26,7 @@ import { guardRestatedValues } from "./provenance-guard";
 import { finishFactJob, type JobOrigin } from "./queue";
 import type { PlannedFact } from "./reconcile";
 import { revivedBy, untrustedJob } from "./trust";
-import { insertFacts } from "./write";
+import { insertFacts, markLearnedInRun, maxFactRid } from "./write";
 
 /** Whether a current fact of the space already says exactly this (the store's own text hash). */
 export function hasCurrentText(db: Database.Database, spaceId: string, text: string): boolean {
@@ -160,7 +160,7 @@ export function applyLearnedFacts(
       counts.proposed.set(job.jobId, proposed);
       const items = mine.map((m) => m.item);
       if (items.length) {
-        const before = (stmt(db, "SELECT coalesce(max(rid), 0) AS r FROM facts").get() as { r: number }).r;
+        const before = maxFactRid(db);
         const ids = insertFacts(
           db,
           spaceId,
@@ -172,12 +172,7 @@ export function applyLearnedFacts(
           for (const r of it.replaces) chain.set(r, ids[k]!);
         });
         // The run's own new facts (not a fact it only added a source to): what undoing the run takes back.
-        if (job.runId)
-          stmt(db, "UPDATE facts SET learn_run_id = ? WHERE id IN (SELECT value FROM json_each(?)) AND rid > ?").run(
-            job.runId,
-            JSON.stringify(ids),
-            before,
-          );
+        if (job.runId) markLearnedInRun(db, job.runId, ids, before);
       }
       counts.added.set(job.jobId, items.length);
       counts.replaced.set(

@@ -7,6 +7,7 @@ import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
 import { writeTransaction } from "../store/rows";
 import { unindexFact } from "./indexing";
+import { reopenReplacedBy } from "./write";
 
 export interface TaughtFact {
   id: string;
@@ -104,10 +105,7 @@ export function undoLearnedFact(db: Database.Database, factId: string, at: strin
       db,
       "UPDATE facts SET deleted_at = ?, deleted_reason = 'person', deleted_root = id, undone_at = ? WHERE id = ? AND deleted_at IS NULL",
     ).run(at, at, factId);
-    stmt(
-      db,
-      "UPDATE facts SET superseded_by = NULL, valid_to = NULL WHERE superseded_by = ? AND deleted_at IS NULL",
-    ).run(factId);
+    reopenReplacedBy(db, factId);
     return { ok: true, undone: factId, restored } as const;
   });
 }

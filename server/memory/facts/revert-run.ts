@@ -11,6 +11,7 @@ import { nowIso } from "../store/rows";
 import { forgetWithHistory } from "./forgetting";
 import { dismissRunProposals } from "./proposals";
 import { getRun, stopRun } from "./runs";
+import { reopenReplacedBy } from "./write";
 
 export interface RevertedRun {
   /** Facts of the run forgotten, facts current again, proposals dismissed. */
@@ -29,13 +30,9 @@ export function revertRun(db: Database.Database, id: string, at: string = nowIso
         `SELECT id FROM facts WHERE learn_run_id = ? AND deleted_at IS NULL AND superseded_by IS NULL AND valid_to IS NULL`,
       ).all(id) as { id: string }[]
     ).map((r) => r.id);
-    const unreplace = stmt(
-      db,
-      "UPDATE facts SET superseded_by = NULL, valid_to = NULL WHERE superseded_by = ? AND deleted_at IS NULL",
-    );
     let restored = 0;
     // What each replaced is current again first, so forgetting the run's fact does not take it along.
-    for (const f of facts) restored += unreplace.run(f).changes;
+    for (const f of facts) restored += reopenReplacedBy(db, f);
     const forgotten = forgetWithHistory(db, facts, "person", at).length;
     return { forgotten, restored, dismissed: dismissRunProposals(db, id) };
   })();

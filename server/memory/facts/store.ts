@@ -13,7 +13,7 @@ import { getFact } from "./read";
 import type { FactRow } from "./rows";
 
 export * from "./rows";
-export { insertFacts } from "./write";
+export { insertFacts, markLearnedInRun, maxFactRid, reassignFactsWrittenBy } from "./write";
 export {
   factHistory,
   type FactKey,

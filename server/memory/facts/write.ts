@@ -178,3 +178,37 @@ export function insertFacts(
     });
   })();
 }
+
+/**
+ * Mark the facts among `ids` made after `afterRid` (the largest rid before the write) as a learning run's own:
+ * what undoing the run takes back. A fact that only gained a source (its text was already a fact) is older,
+ * so it is not taken.
+ */
+export function markLearnedInRun(db: Database.Database, runId: string, ids: string[], afterRid: number): void {
+  stmt(db, "UPDATE facts SET learn_run_id = ? WHERE id IN (SELECT value FROM json_each(?)) AND rid > ?").run(
+    runId,
+    JSON.stringify(ids),
+    afterRid,
+  );
+}
+
+/** The largest fact rid so far (0 for none): taken before a write, for markLearnedInRun. */
+export function maxFactRid(db: Database.Database): number {
+  return (stmt(db, "SELECT coalesce(max(rid), 0) AS r FROM facts").get() as { r: number }).r;
+}
+
+/** Facts written by `personId` name `replacement` instead (a removed person's facts in others' spaces). */
+export function reassignFactsWrittenBy(db: Database.Database, personId: string, replacement: string): number {
+  return stmt(db, "UPDATE facts SET written_by = ? WHERE written_by = ?").run(replacement, personId).changes;
+}
+
+/**
+ * The facts `factId` replaced are current again (insertFacts' supersession undone: the later fact is being
+ * undone or forgotten by a person). Returns how many.
+ */
+export function reopenReplacedBy(db: Database.Database, factId: string): number {
+  return stmt(
+    db,
+    "UPDATE facts SET superseded_by = NULL, valid_to = NULL WHERE superseded_by = ? AND deleted_at IS NULL",
+  ).run(factId).changes;
+}

@@ -28,7 +28,15 @@
  */
 import type Database from "better-sqlite3";
 import type { Embedder } from "../../core/context";
-import { boundModel, logVectorReset, putVector, reindexTarget } from "../store";
+import {
+  boundModel,
+  createNextVectors,
+  dropNextVectors,
+  logVectorReset,
+  reindexTarget,
+  storeNextVectors,
+  swapInNextVectors,
+} from "../store";
 import { resetStatementCache } from "../../core/statements";
 import { getMeta, setMeta } from "../../core/meta";
 import { reembedFacts } from "../facts/reembed";
@@ -79,9 +87,6 @@ function tableExists(db: Database.Database, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(name) !== undefined;
 }
 
-const createVec = (table: string, dim: number) =>
-  `CREATE VIRTUAL TABLE ${table} USING vec0(space_id text partition key, embedding float[${dim}] distance_metric=cosine)`;
-
 /**
  * Start a re-index towards `to`, or resume the one in progress for the same target (a crash or restart
  * keeps memory_vec_next and what it holds). A re-index towards another target is replaced.
@@ -107,8 +112,7 @@ export function beginReindex(db: Database.Database, to: ModelRef): ReindexProgre
         writeProgress(db, p);
         return p;
       }
-      db.exec("DROP TABLE IF EXISTS memory_vec_next");
-      db.exec(createVec("memory_vec_next", to.dim));
+      createNextVectors(db, to.dim);
       setMeta(db, "reindex_model", to.model);
       setMeta(db, "reindex_dim", String(to.dim));
       const now = new Date().toISOString();
@@ -132,7 +136,7 @@ export function beginReindex(db: Database.Database, to: ModelRef): ReindexProgre
 /** Abandon a re-index: memory_vec (the bound model's) stays as it is. */
 export function cancelReindex(db: Database.Database, reason: string): void {
   db.transaction(() => {
-    db.exec("DROP TABLE IF EXISTS memory_vec_next");
+    dropNextVectors(db);
     db.prepare("DELETE FROM meta WHERE key IN ('reindex_model', 'reindex_dim')").run();
     const p = readReindexProgress(db);
     if (p && p.status === "running")
@@ -174,17 +178,7 @@ export function pendingBatch(db: Database.Database, afterRid: number, limit: num
 export function storeBatch(db: Database.Database, rows: Pending[], vectors: Float32Array[]): number {
   return db
     .transaction(() => {
-      const cur = db.prepare("SELECT space_id AS spaceId, content_hash AS contentHash FROM memories WHERE rid = ?");
-      const has = db.prepare("SELECT 1 FROM memory_vec_next WHERE rowid = ?");
-      const ins = db.prepare("INSERT INTO memory_vec_next (rowid, space_id, embedding) VALUES (?, ?, ?)");
-      let n = 0;
-      rows.forEach((r, i) => {
-        const m = cur.get(r.rid) as { spaceId: string; contentHash: string } | undefined;
-        if (!m || m.contentHash !== r.contentHash || has.get(BigInt(r.rid))) return;
-        const v = vectors[i]!;
-        ins.run(BigInt(r.rid), m.spaceId, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
-        n++;
-      });
+      const n = storeNextVectors(db, rows, vectors);
       const p = readReindexProgress(db);
       if (p)
         writeProgress(db, {
@@ -214,22 +208,7 @@ export function swapVectorTables(db: Database.Database): boolean {
         ) > 0
       )
         return false;
-      const rows = db
-        .prepare("SELECT rid, space_id AS spaceId, soft_deleted AS sd FROM memories ORDER BY rid")
-        .all() as { rid: number; spaceId: string; sd: number }[];
-      db.exec("DROP TABLE memory_vec");
-      db.exec(createVec("memory_vec", t.dim));
-      resetStatementCache(db); // putVector's cached statement named the dropped table
-      db.exec("DELETE FROM memory_vec_rows");
-      const get = db.prepare("SELECT embedding FROM memory_vec_next WHERE rowid = ?");
-      const park = db.prepare("INSERT OR REPLACE INTO memory_vec_trash (rid, embedding) VALUES (?, ?)");
-      for (const r of rows) {
-        const e = (get.get(BigInt(r.rid)) as { embedding: Buffer }).embedding;
-        if (r.sd) park.run(r.rid, e);
-        else putVector(db, r.rid, r.spaceId, e);
-      }
-      db.exec("DROP TABLE memory_vec_next");
-      db.prepare("UPDATE memories SET embedding_model = ? WHERE embedding_model <> ?").run(t.model, t.model);
+      const moved = swapInNextVectors(db, t.model, t.dim);
       setMeta(db, "embedding_model", t.model);
       setMeta(db, "embedding_dim", String(t.dim));
       db.prepare("DELETE FROM meta WHERE key IN ('reindex_model', 'reindex_dim')").run();
@@ -241,8 +220,8 @@ export function swapVectorTables(db: Database.Database): boolean {
         writeProgress(db, {
           ...p,
           status: "done",
-          done: rows.length,
-          total: rows.length,
+          done: moved,
+          total: moved,
           updatedAt: now,
           finishedAt: now,
         });

@@ -17,7 +17,15 @@
  * the next week see the same ages. Steps 2 and 3 are idempotent by nature; step 1 by the day mark.
  */
 import type Database from "better-sqlite3";
-import { purgeMemories, softDeleteMemories, writeTransaction } from "../store";
+import {
+  decayImportance,
+  decayingScan as decaying,
+  refreshZeroMarks,
+  purgeMemories,
+  softDeleteMemories,
+  theirsScan as theirs,
+  writeTransaction,
+} from "../store";
 import { getMeta, setMeta } from "../../core/meta";
 
 /**
@@ -137,9 +145,6 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
   const nowIso = now.toISOString();
   const day = utcDay(now);
   const kindsOf = (r: { kinds?: string[] }) => (r.kinds ?? DEFAULT_DECAY_KINDS).filter((k) => k !== "document");
-  const decaying = "kind IN (SELECT value FROM json_each(@kinds))";
-  // One person's memories: those in the spaces they own.
-  const theirs = "space_id IN (SELECT id FROM spaces WHERE person_id = @person)";
 
   return writeTransaction(db, () => {
     let truncated = false;
@@ -183,32 +188,12 @@ export function runDecay(db: Database.Database, opts: DecayOptions): DecayResult
       };
 
       // 1. Importance decay.
-      if (!decaySkipped) {
-        decayed.push(
-          ...(db
-            .prepare(
-              `UPDATE memories SET importance = importance - 1,
-                 zero_importance_since = CASE WHEN importance = 1 THEN @now ELSE zero_importance_since END
-               WHERE soft_deleted = 0 AND pinned = 0 AND importance > 0 AND ${decaying} AND ${theirs}
-                 AND substr(coalesce(last_retrieved_at, created_at), 1, 10) <= @idleCutoff
-               RETURNING id, importance`,
-            )
-            .all({ now: nowIso, idleCutoff, kinds, person }) as { id: string; importance: number }[]),
-        );
-      }
+      const scope = { person, kinds: kindsOf(rules) };
+      if (!decaySkipped) decayed.push(...decayImportance(db, scope, idleCutoff, nowIso));
 
       // 2. The importance-0 mark: cleared when promoted (or pinned) since, set where missing.
       //    A kind that stopped decaying (its policy changed to keep) loses its mark too.
-      db.prepare(
-        `UPDATE memories SET zero_importance_since = NULL WHERE zero_importance_since IS NOT NULL AND ${theirs}
-           AND (importance > 0 OR pinned = 1 OR NOT ${decaying})`,
-      ).run({ kinds, person });
-      zeroMarked += db
-        .prepare(
-          `UPDATE memories SET zero_importance_since = @now WHERE soft_deleted = 0 AND pinned = 0 AND importance = 0
-             AND zero_importance_since IS NULL AND ${decaying} AND ${theirs}`,
-        )
-        .run({ now: nowIso, kinds, person }).changes;
+      zeroMarked += refreshZeroMarks(db, scope, nowIso);
       const expired = (
         db
           .prepare(

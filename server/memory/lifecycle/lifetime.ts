@@ -6,7 +6,7 @@
  */
 import type Database from "better-sqlite3";
 import { dayMinus, decayOneDay, type DecayRules, purgedBy, utcDay } from "./decay";
-import { restoreMemories, setPinned, writeTransaction } from "../store";
+import { clearZeroMarks, restoreMemories, setPinned, writeTransaction } from "../store";
 import { mineScan } from "../../core/acting";
 import { getMeta } from "../../core/meta";
 
@@ -147,9 +147,7 @@ export function keepMemories(db: Database.Database, ids: string[]): string[] {
     restoreMemories(db, ids);
     const kept: string[] = [];
     for (const id of ids) if (setPinned(db, id, true)) kept.push(id);
-    db.prepare("UPDATE memories SET zero_importance_since = NULL WHERE id IN (SELECT value FROM json_each(?))").run(
-      JSON.stringify(kept),
-    );
+    clearZeroMarks(db, kept);
     return kept;
   });
 }

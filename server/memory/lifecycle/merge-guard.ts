@@ -6,6 +6,8 @@
  * than (threshold − 0.1) similar to either original.
  */
 
+import { cosine } from "../facts/search";
+
 export const MAX_LENGTH_RATIO = 1.2;
 export const SIMILARITY_SLACK = 0.1;
 
@@ -18,18 +20,6 @@ const META_PATTERNS: RegExp[] = [
   /^(?:sure|certainly|of course|okay|ok)\b[,!.:]/i,
   /<\/?memory_[12]>/i,
 ];
-
-export function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-}
 
 /** Why the merged text is unacceptable, from the text alone (null: fine so far). */
 export function textProblem(merged: string, a: string, b: string): string | null {

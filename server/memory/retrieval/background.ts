@@ -5,7 +5,7 @@
  */
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
-import { dot } from "./score-union";
+import { unitCosine } from "./cosine";
 import { keywordKey, liveInSpace, spaceWrites, storedVectors } from "../store";
 
 export interface Background {
@@ -30,7 +30,7 @@ export function queryBackground(
   bg: Background | null,
   query: Float32Array | null,
 ): { mean: number; sd: number } | null {
-  return bg?.sample?.length && query ? spread(bg.sample.map((v) => dot(query, v))) : null;
+  return bg?.sample?.length && query ? spread(bg.sample.map((v) => unitCosine(query, v))) : null;
 }
 
 /** Memories sampled (all pairs among them: 200 → 19,900 cosines, ~10 ms). */
@@ -46,7 +46,7 @@ const SAMPLE_SQL =
 export function backgroundFrom(vectors: Float32Array[]): Background | null {
   const cosines: number[] = [];
   for (let i = 0; i < vectors.length; i++)
-    for (let j = i + 1; j < vectors.length; j++) cosines.push(dot(vectors[i]!, vectors[j]!));
+    for (let j = i + 1; j < vectors.length; j++) cosines.push(unitCosine(vectors[i]!, vectors[j]!));
   const s = spread(cosines);
   return s && { ...s, pairs: cosines.length };
 }

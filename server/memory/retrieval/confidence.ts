@@ -13,7 +13,7 @@ export interface RawSignals {
   similarity: number | null;
   /** −bm25 over the query's bm25 ceiling (0 when it matches no query term). */
   keywordShare: number;
-  /** The smaller of its two min–max scores (score-union.ts): both legs rank it. */
+  /** The smaller of its two min–max scores (union-fusion.ts): both legs rank it. */
   agreement: number;
   /** Share of the query's keyword idf the memory's words cover. */
   termShare: number;

@@ -12,7 +12,7 @@ import { dayIn, defaultOffsetMinutes } from "../../core/calendar";
 import { stmt } from "../../core/statements";
 import type { Features } from "./confidence-features";
 import type { FactKeys } from "./fact-keys";
-import { estimateTokens } from "./pack";
+import { estimateTokens } from "./token-estimate";
 import type { TimeIntent } from "./time-window";
 
 /** A fact a result carries: the one that matched it, or (when that one was replaced) the one now current. */

@@ -11,7 +11,7 @@ import { stmt } from "../../core/statements";
 import { factWrites, keywordKey, spaceWrites } from "../store";
 import { blobToVector } from "../store/rows";
 import { keywordSearchScored, type KeywordOptions } from "./keyword-search";
-import { dot } from "./score-union";
+import { unitCosine } from "./cosine";
 
 /** A live fact of the space as retrieval sees it. */
 export interface FactKey {
@@ -134,7 +134,7 @@ export function factKeys(
   const kw = keywordSearchScored(db, spaceId, query.text, pool, keywordOpts, "fact");
   const scored = new Map<number, ScoredFact>();
   for (const f of all) {
-    const cosine = query.vector && f.vector ? dot(query.vector, f.vector) : null;
+    const cosine = query.vector && f.vector ? unitCosine(query.vector, f.vector) : null;
     scored.set(f.rid, { ...f, keyword: kw.scores.get(f.rid) ?? 0, cosine });
   }
   const out: FactKeys = { ...NO_FACT_KEYS, keyword: new Map(), vector: new Map(), best: new Map(), found: new Map() };

@@ -162,7 +162,7 @@ export interface ScoredKeywordHits {
   ceiling: number;
   /** The kept query terms (Porter stems) with FTS5's idf: what a result's matched-term share is measured in. */
   terms: { stem: string; idf: number }[];
-  /** The FTS5 MATCH expression of the kept terms ("" without terms): what the union is scored with (score-union.ts). */
+  /** The FTS5 MATCH expression of the kept terms ("" without terms): what the union is scored with (union-scoring.ts). */
   match: string;
   /** Share of the query's words (stopwords aside, before pruning) the space holds at all (0 without words). */
   known: number;

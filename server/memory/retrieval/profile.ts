@@ -7,7 +7,7 @@
  */
 import type Database from "better-sqlite3";
 import { stmt } from "../../core/statements";
-import { estimateTokens } from "./pack";
+import { estimateTokens } from "./token-estimate";
 import { factLine, type KnownFact } from "./fact-block";
 
 export interface ProfileFact extends KnownFact {

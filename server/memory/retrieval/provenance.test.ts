@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { DerivedMemory } from "../store/provenance";
 import { belowSources, withProvenance } from "./provenance";
-import type { Staged } from "./rerank";
+import type { Staged } from "./boosts";
+import { movesOf } from "./signals";
 
 const cand = (rid: number, fused: number): Staged & { final: number } => ({
   rid,
@@ -14,7 +15,7 @@ const cand = (rid: number, fused: number): Staged & { final: number } => ({
   rrf: 0,
   fused,
   final: fused,
-  moves: [],
+  signals: [],
   dateMatch: false,
 });
 
@@ -35,7 +36,7 @@ test("a derived candidate scores × (w + (1 − w) × novelty); the person's own
       [1, 0.3],
     ],
   );
-  assert.match(out[2]!.moves[0]!, /^derived ×0\.30 \(0% new/);
+  assert.match(movesOf(out[2]!.signals)[0]!, /^derived ×0\.30 \(0% new/);
   const half = withProvenance([cand(1, 1)], new Map([[1, derived([2], 0.5)]]), { derivedWeight: 0.3 });
   assert.equal(+half[0]!.fused.toFixed(3), 0.65);
   // Off at 1: nothing moves.
@@ -55,7 +56,7 @@ test("a mostly restated candidate ranks just below the best of its sources that 
     [4, 2, 1, 3],
   );
   assert.ok(out[2]!.final < 0.6 && out[2]!.final > 0.59);
-  assert.deepEqual(out[2]!.moves, ["below its source (restated it)"]);
+  assert.deepEqual(movesOf(out[2]!.signals), ["below its source (restated it)"]);
   // Its sources not found at all: nothing to stay below.
   const alone = belowSources([cand(1, 1), cand(5, 0.2)], new Map([[1, derived([7], 0)]]), { derivedWeight: 0.3 });
   assert.deepEqual(

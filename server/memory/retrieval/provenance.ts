@@ -6,7 +6,7 @@
  * best of its sources that the query found. Read from stored structure and scores only.
  */
 import type { DerivedMemory } from "../store/provenance";
-import type { Staged } from "./rerank";
+import type { Staged } from "./boosts";
 import type { RetrievalSettings } from "./settings";
 
 /** Below this novelty an exchange is mostly what it was given: it ranks after its sources. */
@@ -25,9 +25,7 @@ export function withProvenance(
     const factor = s.derivedWeight + (1 - s.derivedWeight) * Math.min(1, Math.max(0, d.novelty));
     if (factor < 1) {
       c.fused *= factor;
-      c.moves.push(
-        `derived ×${factor.toFixed(2)} (${Math.round(d.novelty * 100)}% new beside what its reply was given)`,
-      );
+      c.signals.push({ name: "derived", value: d.novelty, effect: factor });
     }
   }
   return cands.sort((a, b) => b.fused - a.fused || a.rid - b.rid);
@@ -55,7 +53,7 @@ export function belowSources<T extends Staged & { final: number }>(
     }
     if (Number.isFinite(best) && c.final >= best) {
       c.final = best * (1 - 1e-6) - 1e-9;
-      c.moves.push("below its source (restated it)");
+      c.signals.push({ name: "belowSource", value: best, effect: c.final });
       moved = true;
     }
   }

@@ -11,8 +11,9 @@ import { addMemories } from "../store/add";
 import type { MemoContext } from "../../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../../test/temp-store";
-import { applyImportance, type FusedCandidate } from "./fuse";
-import { packMemories } from "./pack";
+import { applyImportance } from "./quality-importance";
+import type { FusedCandidate } from "./union-fusion";
+import { packMemories } from "./memory-block";
 import { recencyOf } from "./recency";
 import { getMemory } from "../store";
 
@@ -69,6 +70,7 @@ test("among equal scores, the memory edited most recently ranks first even if it
     vectorRank: 1,
     rrf: 0.03,
     fused: 0.5,
+    signals: [],
   });
   const info = new Map([
     [1, { importance: 1, pinned: false, timestamp: "2025-01-01T00:00:00.000Z", updatedAt: null }],

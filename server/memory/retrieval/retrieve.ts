@@ -11,8 +11,8 @@ import type { VectorSource } from "./vector-search";
 import type { StageTimer } from "./stages";
 import { factsToPack, type KnownFact } from "./fact-block";
 import { findCandidates } from "./candidates";
-import { scoreUnion } from "./union-signals";
-import { rankUnion } from "./ranking";
+import { scoreUnion } from "./union-scoring";
+import { rankUnion } from "./union-ranking";
 import { informativeWindows } from "./window-coverage";
 import { backgroundOf } from "./background";
 import { factLeg, type LegFact } from "./fact-leg";
@@ -127,7 +127,7 @@ export async function retrieve(
 
 /**
  * The part of retrieval after query embedding (what the benchmarks time), stage by stage: the legs find
- * candidates (candidates.ts), the union is scored (union-signals.ts), re-ranked (ranking.ts), given its
+ * candidates (candidates.ts), the union is scored (union-scoring.ts), re-ranked (union-ranking.ts), given its
  * confidence (results.ts); the facts leg reads the same fact scores (fact-leg.ts).
  */
 export function searchWithVectors(

@@ -6,7 +6,7 @@ import { activeModel } from "../index/model-check";
 import { rankDepth } from "./query-builder";
 import { packable, retrieve, type RetrievedMemory, type RetrieveResult } from "./retrieve";
 import { chunkSection } from "./document-names";
-import { packedLine, sharedDays } from "./pack";
+import { packedLine, sharedDays } from "./memory-block";
 import { memorySources, type MemorySource } from "./writers";
 import { loadRetrievalSettings, type RetrievalSettings } from "./settings";
 import { requireReadableSpace, whoseOf, type Whose } from "../store";
@@ -20,7 +20,7 @@ type Named = {
   whose?: Whose | null;
   /** Who wrote it, relative to the person searching (writers.ts): what a prompt's line names. */
   source: MemorySource;
-  /** The line a chat prompt packs it as (pack.ts packedLine, without a budget's cut): the labels the model sees. */
+  /** The line a chat prompt packs it as (memory-block.ts packedLine, without a budget's cut): the labels the model sees. */
   packedAs: string;
 };
 export type SearchResult = Omit<RetrieveResult, "results" | "dropped"> & {

@@ -3,7 +3,11 @@
  * since the previous mark, so the stages tile the turn. Without a timer `timer?.mark(…)` costs nothing.
  */
 
-/** The stages of a turn, in pipeline order (server/chat/turn-recall.ts → search.ts → retrieve.ts). */
+/**
+ * The stages of a turn, declared once, in pipeline order (server/chat/turn-recall.ts → search.ts → retrieve.ts
+ * → candidates.ts, union-scoring.ts, union-ranking.ts, results.ts): each marks its end, and stages.test.ts
+ * fails when one does not. A signal names the stage that records it (signals.ts).
+ */
 export const STAGES = [
   "settings", // space check, active model, the store's retrieval settings (search.ts)
   "queries", // query building, the time intent, the dense leg's cleaned texts (document frequencies)
@@ -26,6 +30,8 @@ export type Stage = (typeof STAGES)[number];
 
 export class StageTimer {
   readonly ms = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
+  /** The stages that recorded a mark: one that did not has charged its time to the next (stages.test.ts). */
+  readonly marked = new Set<Stage>();
   private last = performance.now();
 
   /** Start (or restart) the clock without charging anything: the span before is not a stage. */
@@ -37,6 +43,7 @@ export class StageTimer {
   mark(stage: Stage): void {
     const now = performance.now();
     this.ms[stage] += now - this.last;
+    this.marked.add(stage);
     this.last = now;
   }
 }

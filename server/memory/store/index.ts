@@ -15,3 +15,5 @@ export * from "./keyword-index";
 export { recencyOf } from "../retrieval/recency";
 export type { OpenedDb } from "../../db";
 export * from "./shares";
+export * from "./importance";
+export * from "./next-vectors";

@@ -192,3 +192,11 @@ export function whoseOf(
     };
   });
 }
+
+/**
+ * Memories written by `personId` (into others' shared spaces) name `replacement` instead: what stays of a
+ * removed person's writing there is the space's person's, no longer naming them.
+ */
+export function reassignWrittenBy(db: Database.Database, personId: string, replacement: string): number {
+  return stmt(db, "UPDATE memories SET written_by = ? WHERE written_by = ?").run(replacement, personId).changes;
+}

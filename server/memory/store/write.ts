@@ -1,4 +1,4 @@
-/** The write path: new memories (deduplicated by content hash), edits, retrieval counts, pins. */
+/** The write path: new memories (deduplicated by content hash), edits, retrieval counts, pins, document links. */
 import crypto from "node:crypto";
 import type Database from "better-sqlite3";
 import { StoreError } from "../../core/errors";
@@ -188,4 +188,24 @@ export function setPinned(db: Database.Database, id: string, pinned: boolean): b
     `UPDATE memories SET pinned = ?, importance = CASE WHEN ? THEN 5 ELSE importance END WHERE id = ? AND ${writableMemoryScan("space_id", "soft_deleted")}`,
   ).run(pinned ? 1 : 0, pinned ? 1 : 0, id);
   return r.changes > 0;
+}
+
+/**
+ * Hand a memory from the document its row names to another document that links it too (its chunk there):
+ * when `fromDocument` is unlinked, a shared chunk keeps naming a document that holds it. Nothing when the
+ * row names another document already.
+ */
+export function handToDocument(
+  db: Database.Database,
+  id: string,
+  fromDocument: string,
+  toDocument: string,
+  chunkIndex: number | null,
+): void {
+  stmt(db, "UPDATE memories SET document_id = ?, chunk_index = ? WHERE id = ? AND document_id = ?").run(
+    toDocument,
+    chunkIndex,
+    id,
+    fromDocument,
+  );
 }

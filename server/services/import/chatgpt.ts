@@ -14,17 +14,15 @@
  * into `chat` memories stamped with the user message's ORIGINAL time, in the chosen space.
  */
 import { dateRangeMessage, keptIso } from "../../core/dates";
-import type { ImportPlan } from "../transfer-service";
 import {
   cleanText,
   type ConversationFormat,
-  type ConversationsParse,
   isObj,
   MalformedConversation,
-  planConversations,
   type ReadConversation,
   type ReadMessage,
-  readConversations,
+  conversationImport,
+  otherFormatHint,
 } from "./conversations";
 import { IMPORT_FORMATS } from "./formats";
 
@@ -129,23 +127,20 @@ export const chatGptFormat: ConversationFormat = {
   read: readConversation,
   expected: "the file named conversations.json inside a ChatGPT data export",
   otherFormat: (data) =>
-    isObj(data) && data.format === "memo-export"
-      ? "this is a Memo export, not a ChatGPT conversations.json: use the Memo import"
-      : Array.isArray(data) && isObj(data[0]) && Array.isArray(data[0].chat_messages) && !("mapping" in data[0])
-        ? "this looks like a Claude export's conversations.json, not ChatGPT's: use the Claude import"
-        : null,
+    otherFormatHint(data, "ChatGPT", {
+      name: "Claude",
+      looksLike: (first) => Array.isArray(first.chat_messages) && !("mapping" in first),
+    }),
 };
+
+const chatGptImport = conversationImport(chatGptFormat, IMPORT_FORMATS.chatgpt.conversationPrefix);
 
 /**
  * Read conversations.json (already JSON-parsed). The top level must be the export's list of conversations;
  * anything else is a 400 that names the problem. A conversation without a `mapping` object is one problem
  * line and left out; the others are imported.
  */
-export function parseChatGptExport(data: unknown, now = new Date()): ConversationsParse {
-  return readConversations(data, chatGptFormat, now);
-}
+export const parseChatGptExport = chatGptImport.parse;
 
 /** Validate and plan a ChatGPT import into `space`: one import group (its chunks) per exchange. */
-export function planChatGptImport(data: unknown, space: string, now = new Date()): ImportPlan {
-  return planConversations(parseChatGptExport(data, now), space, IMPORT_FORMATS.chatgpt.conversationPrefix);
-}
+export const planChatGptImport = chatGptImport.plan;

@@ -9,17 +9,15 @@
  * files, tool calls and thinking are left out. Times are ISO strings.
  */
 import { dateRangeMessage, keptIso } from "../../core/dates";
-import type { ImportPlan } from "../transfer-service";
 import {
   cleanText,
   type ConversationFormat,
-  type ConversationsParse,
   isObj,
   MalformedConversation,
-  planConversations,
   type ReadConversation,
   type ReadMessage,
-  readConversations,
+  conversationImport,
+  otherFormatHint,
 } from "./conversations";
 import { IMPORT_FORMATS } from "./formats";
 
@@ -67,19 +65,16 @@ export const claudeFormat: ConversationFormat = {
   read: readConversation,
   expected: "the file named conversations.json inside a Claude data export",
   otherFormat: (data) =>
-    isObj(data) && data.format === "memo-export"
-      ? "this is a Memo export, not a Claude conversations.json: use the Memo import"
-      : Array.isArray(data) && isObj(data[0]) && isObj(data[0].mapping) && !("chat_messages" in data[0])
-        ? "this looks like a ChatGPT export's conversations.json, not Claude's: use the ChatGPT import"
-        : null,
+    otherFormatHint(data, "Claude", {
+      name: "ChatGPT",
+      looksLike: (first) => isObj(first.mapping) && !("chat_messages" in first),
+    }),
 };
 
+const claudeImport = conversationImport(claudeFormat, IMPORT_FORMATS.claude.conversationPrefix);
+
 /** Read a Claude conversations.json (already JSON-parsed); a malformed conversation is a problem line, not fatal. */
-export function parseClaudeExport(data: unknown, now = new Date()): ConversationsParse {
-  return readConversations(data, claudeFormat, now);
-}
+export const parseClaudeExport = claudeImport.parse;
 
 /** Validate and plan a Claude import into `space`: one import group (its chunks) per exchange. */
-export function planClaudeImport(data: unknown, space: string, now = new Date()): ImportPlan {
-  return planConversations(parseClaudeExport(data, now), space, IMPORT_FORMATS.claude.conversationPrefix);
-}
+export const planClaudeImport = claudeImport.plan;

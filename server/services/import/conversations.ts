@@ -70,6 +70,34 @@ export interface ConversationFormat {
 }
 
 /**
+ * A format's hint for a file of another kind (its `otherFormat`): Memo's own export, or the other service's
+ * conversations.json, told apart by the shape of its first conversation.
+ */
+export function otherFormatHint(
+  data: unknown,
+  name: string,
+  other: { name: string; looksLike: (first: Record<string, unknown>) => boolean },
+): string | null {
+  if (isObj(data) && data.format === "memo-export")
+    return `this is a Memo export, not a ${name} conversations.json: use the Memo import`;
+  if (Array.isArray(data) && isObj(data[0]) && other.looksLike(data[0]))
+    return `this looks like a ${other.name} export's conversations.json, not ${name}'s: use the ${other.name} import`;
+  return null;
+}
+
+/**
+ * A conversation format's two entry points: read its conversations.json (already JSON-parsed; a malformed
+ * conversation is a problem line, not fatal), and validate and plan its import into `space` (one import group,
+ * its chunks, per exchange).
+ */
+export function conversationImport(format: ConversationFormat, conversationPrefix: string) {
+  const parse = (data: unknown, now = new Date()): ConversationsParse => readConversations(data, format, now);
+  const plan = (data: unknown, space: string, now = new Date()): ImportPlan =>
+    planConversations(parse(data, now), space, conversationPrefix);
+  return { parse, plan };
+}
+
+/**
  * Read a conversation export's list. Not a list, or a list none of whose conversations can be read, is a
  * 400 naming the problem (nothing is written); otherwise each malformed conversation is one problem line
  * and the others are imported.

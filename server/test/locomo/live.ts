@@ -12,7 +12,7 @@ import { persistExchange } from "../../chat/exchange-queue";
 import { provenanceOf, recallForPrompt } from "../../chat/turn-recall";
 import { ask, rankedTurns, spaceOf, type LocomoStore } from "./harness";
 import { recallAt, type Conversation, type Question, type Row } from "./locomo";
-import { estimateTokens } from "../../memory/retrieval/pack";
+import { estimateTokens } from "../../memory/retrieval/token-estimate";
 
 /** TEST DOUBLE of an assistant: it restates what it was given (the first recalled memory), else does not know. */
 export function restatingReply(recalled: { content: string }[]): string {

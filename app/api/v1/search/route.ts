@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 /**
  * POST /api/v1/search { query, space?, k?, context?, tzOffsetMinutes?, at?, options? } →
- * { results: [{ id, content, timestamp, matchType, importance, scores: { similarity, ftsRank, rrf, confidence, … }, moves }],
+ * { results: [{ id, content, timestamp, matchType, importance, scores: { similarity, ftsRank, rrf, confidence, … }, moves, signals }],
  *   facts: [{ id, text, validFrom, validTo, current }], queries, dense, minConfidence, time, timings } — a chat turn packs the first topN of the first 10 results
  *   (k = 10) with scores.confidence ≥ minConfidence; every k up to 10 gets the first k of that one ranking
  *   (docs/retrieval.md#hybrid-search); `dense` is what the vector leg embedded for each query

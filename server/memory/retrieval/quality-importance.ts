@@ -1,33 +1,8 @@
 import { recencyOf } from "./recency";
 import type { RetrievalSettings } from "./settings";
+import type { FusedCandidate } from "./union-fusion";
 
-/**
- * "neighbour": found by neither leg, recalled as the adjacent exchange of a match (neighbours.ts); "fact":
- * found only through one of its facts (fact-keys.ts).
- */
-export type MatchType = "vector" | "fts" | "hybrid" | "neighbour" | "fact";
-
-export interface FusedCandidate {
-  rid: number;
-  matchType: MatchType;
-  /** Best cosine similarity over the vector lists, or null if only keyword search found it. */
-  similarity: number | null;
-  /** Best 1-based position in a keyword list, or null. */
-  ftsRank: number | null;
-  /** Best (lowest) bm25 over the keyword lists, or null. */
-  bm25: number | null;
-  /** Best 1-based position in a vector list, or null. */
-  vectorRank: number | null;
-  /** Σ w_i / (k + rank_i) over the union's signals (score-union.ts): shown in the breakdown whichever method orders. */
-  rrf: number;
-  /** The fusion method's score (rrf, or the weighted sum of min–max normalised signals). */
-  fused: number;
-}
-
-/** A candidate not yet scored by any list (fusion fills it in; reranking stages neighbours with it). */
-export function unscored(rid: number, matchType: MatchType): FusedCandidate {
-  return { rid, matchType, similarity: null, ftsRank: null, bm25: null, vectorRank: null, rrf: 0, fused: 0 };
-}
+/** The last steps of the ranking (union-ranking.ts): the quality filter and the importance nudge. */
 
 export type QualityFilterOptions = Pick<RetrievalSettings, "minSimilarity" | "ftsFloor">;
 

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { chunkSection } from "./document-names";
-import { estimateTokens, packMemories, speakerBody, type PackItem } from "./pack";
+import { estimateTokens } from "./token-estimate";
+import { packMemories, speakerBody, type PackItem } from "./memory-block";
 
 const item = (content: string, over: Partial<PackItem> = {}): PackItem => ({
   content,

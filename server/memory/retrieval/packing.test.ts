@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { packMemories, speakerBody, trimAssistant } from "./pack";
+import { packMemories, speakerBody, trimAssistant } from "./memory-block";
 import { chunkSaid } from "../store/chunker";
 import { packable } from "./retrieve";
 import { recencyOf as memoryDate } from "./recency";

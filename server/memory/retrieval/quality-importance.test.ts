@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { applyImportance, qualityFilter, type FusedCandidate } from "./fuse";
+import { applyImportance, qualityFilter } from "./quality-importance";
+import type { FusedCandidate } from "./union-fusion";
 
 const close = (a: number, b: number, what = "") => assert.ok(Math.abs(a - b) < 1e-12, `${what} ${a} ≠ ${b}`);
 
@@ -19,6 +20,7 @@ const cand = (
   vectorRank: similarity === null ? null : 1,
   rrf: fused,
   fused,
+  signals: [],
 });
 
 test("quality filter: vector-only below minSimilarity and fts-only below the floor go; hybrid always stays", () => {

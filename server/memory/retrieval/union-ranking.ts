@@ -6,9 +6,10 @@
 import type Database from "better-sqlite3";
 import { getMemoriesByRid, type MemoryRow } from "../store";
 import { derivedOf } from "../store/provenance";
-import { applyImportance, qualityFilter, type FusedCandidate } from "./fuse";
+import { applyImportance, qualityFilter } from "./quality-importance";
+import type { FusedCandidate } from "./union-fusion";
 import { belowSources, MOSTLY_RESTATED, withProvenance } from "./provenance";
-import { withNeighbours, withTime, type Staged } from "./rerank";
+import { withNeighbours, withTime, type Staged } from "./boosts";
 import type { RetrievalSettings } from "./settings";
 import type { StageTimer } from "./stages";
 import type { TimeIntent } from "./time-window";
@@ -52,11 +53,13 @@ export function rankUnion(
     if (retired) dropped.push({ ...c, reason: `restated “${retired}”, no longer current` });
     return !retired;
   });
-  const weighted = belowSources(
-    applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight),
-    derived,
-    settings,
-  );
+  const nudged = applyImportance(live, (rid) => rows.get(rid), settings.importanceWeight);
+  for (const c of nudged) {
+    const importance = rows.get(c.rid)?.importance ?? 0;
+    const factor = 1 + settings.importanceWeight * (importance / 5);
+    if (factor !== 1) c.signals.push({ name: "importance", value: importance, effect: factor });
+  }
+  const weighted = belowSources(nudged, derived, settings);
   opts.timer?.mark("filter");
   return { rows, head: weighted.slice(0, Math.max(opts.k, TURN_LEADERS) + 1), dropped };
 }

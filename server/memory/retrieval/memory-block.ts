@@ -1,5 +1,6 @@
 import { dayIn, defaultOffsetMinutes, timeIn } from "../../core/calendar";
-import type { MatchType } from "./fuse";
+import type { MatchType } from "./union-fusion";
+import { estimateTokens } from "./token-estimate";
 import type { SpeakerSpan } from "../store/chunker";
 import type { MemorySource } from "./writers";
 
@@ -30,11 +31,6 @@ export const LABELS_LEGEND =
   "“from <file>” is a document's text, “from … history” an imported chat history. In [What I know], “Ana said:” marks " +
   "a fact learned from Ana's words; unmarked facts are the user's own. Dates are the user's days, with the time of day " +
   "where two recalled lines share a day.";
-
-/** A cheap token estimate (≈4 characters per token for English); the budget is a guard, not a tokenizer. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
 
 /**
  * Content as it appears in the block: blank lines dropped, continuation lines indented under the bullet.

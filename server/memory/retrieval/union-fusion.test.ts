@@ -3,7 +3,8 @@ import { after, test } from "node:test";
 import { openTempStore } from "../../test/temp-store";
 import { buildQueries } from "./query-builder";
 import { searchWithVectors } from "./retrieve";
-import { dot, fuseUnion, minMax } from "./score-union";
+import { unitCosine } from "./cosine";
+import { fuseUnion, minMax } from "./union-fusion";
 import { keywordSearchScored } from "./keyword-search";
 import { defaultSettingsFor } from "./settings";
 import { insertMemories, storedVectors } from "../store";
@@ -103,14 +104,14 @@ test("a keyword-only candidate gets its true cosine from its stored vector, and 
   const hit = r.results.find((m) => m.id === ids.at(-1));
   assert.ok(hit, "found by the keyword leg");
   assert.equal(hit!.scores.vectorRank, null, "the vector leg's pool did not hold it");
-  assert.ok(Math.abs(hit!.scores.similarity! - dot(near, rare)) < 1e-6, "its cosine is the true one, not 0");
+  assert.ok(Math.abs(hit!.scores.similarity! - unitCosine(near, rare)) < 1e-6, "its cosine is the true one, not 0");
   // The direct reads.
   const rids = (
     s.sqlite.prepare("SELECT rid FROM memories WHERE space_id = 'u' ORDER BY rid").all() as { rid: number }[]
   ).map((x) => x.rid);
   const vecs = storedVectors(s.sqlite, rids);
   assert.equal(vecs.size, rids.length);
-  assert.ok(Math.abs(dot(vecs.get(rids.at(-1)!)!, rare) - 1) < 1e-6);
+  assert.ok(Math.abs(unitCosine(vecs.get(rids.at(-1)!)!, rare) - 1) < 1e-6);
   // The keyword leg's one statement scores every match: only the memory that holds the word, above 0.
   const bm = keywordSearchScored(s.sqlite, "u", "zeppelin", 20).scores;
   assert.ok(

@@ -1,12 +1,13 @@
 /**
  * Stage 2 of retrieval (docs/retrieval.md#the-core): every candidate of the union scored on every signal —
  * each query vector's cosine to the candidate's stored vector, each query's bm25 (the keyword leg's own
- * scores), its facts' best cosine and bm25 — and fused (score-union.ts).
+ * scores), its facts' best cosine and bm25 — and fused (union-fusion.ts `fuseUnion`).
  */
 import type Database from "better-sqlite3";
 import { storedVectors } from "../store";
 import type { Candidates } from "./candidates";
-import { dot, fuseUnion, type Signal } from "./score-union";
+import { unitCosine } from "./cosine";
+import { fuseUnion, type UnionSignal } from "./union-fusion";
 import type { RetrievalSettings } from "./settings";
 
 export function scoreUnion(db: Database.Database, c: Candidates, settings: RetrievalSettings) {
@@ -21,9 +22,9 @@ export function scoreUnion(db: Database.Database, c: Candidates, settings: Retri
     return out;
   };
   const fk = c.facts;
-  const signals: Signal[] = [
+  const signals: UnionSignal[] = [
     ...c.dense.map((d) => {
-      const scores = over((rid) => (vectors.has(rid) ? dot(d.vector, vectors.get(rid)!) : undefined));
+      const scores = over((rid) => (vectors.has(rid) ? unitCosine(d.vector, vectors.get(rid)!) : undefined));
       return { kind: "vector" as const, weight: d.weight, scores };
     }),
     // The keyword leg read every match's bm25 (keywordSearchScored's scores): the union's are looked up.
