@@ -31,6 +31,9 @@
  * exchanges/s catching up `--extraction-exchanges` (default 200), the store's bytes per learned fact, and the
  * chat turn's time to done with learning on vs off over `--extraction-turns` turns each (default 20), `--extraction-gap-ms` apart (default 1000), with
  * `ratios.p50OnOverOff`. `--no-extraction` leaves it out.
+ * `turnCost` (scripts/bench/turn-cost.ts, issue 56): a whole chat turn (reply, exchange stored, its facts learned)
+ * over `--turn-cost-turns` turns (default 20): texts embedded per turn, by kind, and process CPU ms per turn.
+ * `--no-turn-cost` leaves it out; `npm run bench -- --sizes 0 --no-embed-cost --no-extraction` runs it alone.
  *
  * `--query-seed N`: the queries (and the turns drawn from them) come from seed N + size; the stores do not
  * depend on it. The default, 1234, gives the queries every earlier figure was measured on; another seed
@@ -55,6 +58,7 @@ import { bindEmbeddingModel, insertMemories, purgeMemories, type NewMemory } fro
 import { vec0Search, vectorSearchWithSource } from "../server/memory/retrieval/vector-search";
 import { CLUSTERS, rng, streamOffset, text, vectorSpace, zipfSampler, type VectorSet } from "./bench/synthetic";
 import { timeTurns, type BenchTurn } from "./bench/turn";
+import { turnCost } from "./bench/turn-cost";
 import { extractionCost } from "./bench/extraction";
 import { factsCost } from "./bench/facts-cost";
 import { exactTopK, loadMatrix, recallAt, stats, time } from "./bench/exact";
@@ -87,6 +91,9 @@ const { values } = parseArgs({
     "extraction-gap-ms": { type: "string", default: "1000" },
     /** Facts seeded for `factsCost` (scripts/bench/facts-cost.ts, clustered set); 0 leaves it out. */
     facts: { type: "string", default: "300" },
+    /** A whole chat turn's texts embedded and CPU per turn (scripts/bench/turn-cost.ts); --no-turn-cost leaves it out. */
+    "turn-cost": { type: "boolean", default: true },
+    "turn-cost-turns": { type: "string", default: "20" },
   },
   allowNegative: true,
 });
@@ -399,6 +406,7 @@ async function main() {
     queryEmbedding: values["embed-cost"] ? await queryEmbeddingCost() : null,
     sizes: [] as unknown[],
     extractionCost: null as unknown,
+    turnCost: null as unknown,
   };
   if (values["stores-only"]) {
     for (const n of sizes) for (const set of sets) (await buildStore(n, set)).opened.sqlite.close();
@@ -422,6 +430,10 @@ async function main() {
       turns: Number(values["extraction-turns"]),
       gapMs: Number(values["extraction-gap-ms"]),
     });
+  }
+  if (values["turn-cost"]) {
+    log("a whole chat turn's embedding calls and CPU…");
+    result.turnCost = await turnCost({ turns: Number(values["turn-cost-turns"]) });
   }
   const json = JSON.stringify(result, null, 2);
   if (values.out) fs.writeFileSync(values.out, `${json}\n`);

@@ -6,7 +6,7 @@ import { startVectorIndex } from "./memory/index/model-check";
 import { appContext } from "./context";
 import { startScheduler } from "./jobs/scheduler";
 import { startIngestQueue } from "./ingest/queue";
-import { persistQueue, recoverOnStart } from "./chat/persist";
+import { persistQueue, recoverOnStart } from "./chat/exchange-queue";
 import { stopLocalChatServer } from "./chat/local-server";
 import { onShutdownSignal, shutdown } from "./ops/shutdown";
 import { embedRequestsDone } from "./embedder/client";

@@ -22,7 +22,7 @@ import path from "node:path";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { FactLearner } from "../../server/chat/fact-learner";
 import { setLearning } from "../../server/chat/fact-model";
-import { PersistQueue } from "../../server/chat/persist";
+import { PersistQueue } from "../../server/chat/exchange-queue";
 import { saveProviderSettings } from "../../server/chat/providers";
 import { runTurn, type TurnEvent } from "../../server/chat/turn";
 import type { MemoContext } from "../../server/core/context";

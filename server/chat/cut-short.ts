@@ -8,7 +8,7 @@
  *  - `shutdown`: Memo was stopping; `failed`: the provider failed mid-reply; `cancelled`: a caller of
  *    runTurn other than the chat page cancelled it (its signal).
  * A reply the person stopped or left is not stored as memory unless they keep it ("Remember this
- * anyway", server/chat/keep-exchange.ts): they did not see it finish. One cut by a failure or a
+ * anyway", server/chat/keep-cut-short.ts): they did not see it finish. One cut by a failure or a
  * shutdown is stored as memory without the note, as before.
  */
 export type CutReason = "stopped" | "reload" | "shutdown" | "cancelled" | "failed";

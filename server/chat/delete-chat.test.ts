@@ -15,7 +15,7 @@ import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-em
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { appendMessages, createConversation, getConversation } from "./conversations";
 import { chatMemoryIds, deleteChat, deleteChatPreview } from "./delete-chat";
-import { persistExchange } from "./persist";
+import { persistExchange } from "./exchange-queue";
 
 let emb: InProcessEmbedder;
 const stores: TempStore[] = [];

@@ -23,10 +23,10 @@ import type { MemoContext } from "../core/context";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { checkInvariant } from "../memory/store";
-import { PersistQueue, setPersistQueue } from "./persist";
+import { PersistQueue, setPersistQueue } from "./exchange-queue";
 import { saveProviderSettings } from "./providers";
 import { cutNote } from "./cut-short";
-import { keepCutShortExchange } from "./keep-exchange";
+import { keepCutShortExchange } from "./keep-cut-short";
 
 for (const k of [
   "MEMO_PROVIDER",

@@ -271,7 +271,17 @@ test("a reply that begins during the look-up waits for one text's embedding at m
   reply!.end();
   await h.learner.idle();
   assert.equal(h.factCalls(), 1);
-  assert.ok(lookups.length >= 4, "asked again once quiet: every text looked up");
+  // Asked again once quiet: every text looked up — the whole exchange and the reply embedded, what the person
+  // said with the vector their turn's recall made of it (embedded-texts.ts; before issue 56 it was embedded
+  // again here: `lookups.length >= 4`).
+  assert.deepEqual(
+    lookups
+      .slice(1)
+      .flat()
+      .map((t) => (t.startsWith("User: ") ? "whole" : t)),
+    ["whole", "Fixture reply to: My sister lives in Porto.\n\nNo memory block received."],
+    "asked again once quiet: every text looked up",
+  );
   assert.deepEqual(h.currentTexts(), ["The user's sister lives in Porto."]);
 });
 

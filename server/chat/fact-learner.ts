@@ -43,7 +43,8 @@ import { chatParts, saidText } from "../memory/store/chunker";
 import { stripCutNote } from "./cut-short";
 import { chooseFactModel, type FactModelChoice, learnersOf } from "./fact-model";
 import { logPrompt } from "./prompt-log";
-import { type ProviderId, providerFamily } from "./providers";
+import { type ProviderId, providerFamily, resolveProviderConfig } from "./providers";
+import type { EmbeddedTexts } from "./embedded-texts";
 
 export interface FactLearnerOptions {
   /** Exchanges per call when catching up. */
@@ -142,6 +143,7 @@ export class FactLearner {
   private readonly abort = new AbortController();
   private readonly o: Required<FactLearnerOptions>;
   private st: LearnerStatus = { state: "idle", calls: 0, lastCallAt: null, lastOutcome: null, lastError: null };
+  private embedded: EmbeddedTexts[] = [];
 
   constructor(
     private readonly ctx: () => MemoContext,
@@ -161,6 +163,15 @@ export class FactLearner {
           (level === "error" ? console.error : level === "warn" ? console.warn : console.log)(`[facts] ${msg}`)),
       now: opts.now ?? Date.now,
     };
+  }
+
+  /**
+   * The vectors a stored exchange already has (its chunks', its turn's queries): the look-up of known facts
+   * takes a text's vector from them instead of embedding it again (embedded-texts.ts). The last few are kept.
+   */
+  offer(embedded: EmbeddedTexts): this {
+    if (embedded.size) this.embedded = [embedded, ...this.embedded.filter((e) => e !== embedded)].slice(0, 16);
+    return this;
   }
 
   /** Start (or continue) working through due jobs; returns at once. */
@@ -255,8 +266,10 @@ export class FactLearner {
     // for everyone (issue 48). The jobs of one claim share a space and a provider; those whose people chose
     // the same endpoint are asked together.
     const byEndpoint = new Map<string, { choice: Extract<FactModelChoice, { ok: true }>; work: Work[] }>();
+    const cfg = resolveProviderConfig(db); // once for the claim
     for (const w of work) {
-      const choice = chooseFactModel(db, w.job.provider as ProviderId | null, learnersOf(db, w.job.spaceId, w.sources));
+      const people = learnersOf(db, w.job.spaceId, w.sources);
+      const choice = chooseFactModel(db, w.job.provider as ProviderId | null, people, cfg);
       if (!choice.ok) {
         finishFactJob(db, w.job.id, "skipped", { error: choice.reason }, this.o.now());
         continue;
@@ -293,6 +306,39 @@ export class FactLearner {
     this.st.lastError = error;
   }
 
+  /**
+   * The person's similar current facts: what each new fact may replace — looked up for the whole exchange and
+   * for what each speaker said (a long reply's words must not crowd out the message's). One text per embedding,
+   * the quiet checked before each: a reply that begins meanwhile waits for one text's embedding at most (the
+   * embedder serves one request at a time), and the jobs go back (null). A text the exchange already has a
+   * vector for (offer) is not embedded again. Null too when the look-up failed (the jobs are retried later).
+   */
+  private async knownFacts(
+    memo: MemoContext,
+    group: Work[],
+    replyBegan: () => boolean,
+  ): Promise<CandidateFact[] | null> {
+    const spaceId = group[0]!.job.spaceId;
+    try {
+      const lookups = group.flatMap((w) => [w.text, ...(w.parts ?? [])].map((t) => t.slice(0, 4000)));
+      const byId = new Map<string, CandidateFact>();
+      const { model } = await memo.embedder.info();
+      for (const text of lookups) {
+        if (replyBegan()) return null;
+        const known = this.embedded.map((e) => e.queryVector(model, text)).find(Boolean);
+        const vector = known ?? (await memo.embedder.embedQueries([text]))[0]!;
+        for (const h of searchFacts(memo.db, spaceId, { text, vector }, CANDIDATES_PER_EXCHANGE))
+          byId.set(h.fact.id, { id: h.fact.id, text: h.fact.text });
+      }
+      return [...byId.values()];
+    } catch (e) {
+      // The embedding server is down or busy: no call was made; try again later.
+      for (const w of group) this.retryOrFail(w, `could not look up known facts: ${message(e)}`, this.o.maxAttempts);
+      this.note("store_error", message(e));
+      return null;
+    }
+  }
+
   private async call(group: Work[], choice: Extract<FactModelChoice, { ok: true }>): Promise<void> {
     const memo = this.ctx();
     const db = memo.db;
@@ -306,27 +352,8 @@ export class FactLearner {
       for (const w of group) releaseFactJob(db, w.job.id);
       return true;
     };
-    let candidates: CandidateFact[];
-    try {
-      // The person's similar current facts: what each new fact may replace — looked up for the whole
-      // exchange and for what each speaker said (a long reply's words must not crowd out the message's).
-      // One text per embedding, the quiet checked before each: a reply that begins meanwhile waits for one
-      // text's embedding at most (the embedder serves one request at a time), and the jobs go back.
-      const lookups = group.flatMap((w) => [w.text, ...(w.parts ?? [])].map((t) => t.slice(0, 4000)));
-      const byId = new Map<string, CandidateFact>();
-      for (const text of lookups) {
-        if (replyBegan()) return;
-        const [vector] = await memo.embedder.embedQueries([text]);
-        for (const h of searchFacts(db, spaceId, { text, vector }, CANDIDATES_PER_EXCHANGE))
-          byId.set(h.fact.id, { id: h.fact.id, text: h.fact.text });
-      }
-      candidates = [...byId.values()];
-    } catch (e) {
-      // The embedding server is down or busy: no call was made; try again later.
-      for (const w of group) this.retryOrFail(w, `could not look up known facts: ${message(e)}`, this.o.maxAttempts);
-      this.note("store_error", message(e));
-      return;
-    }
+    const candidates = await this.knownFacts(memo, group, replyBegan);
+    if (!candidates) return;
     // The last look-up awaited the embedder: a reply may have begun meanwhile.
     if (replyBegan()) return;
     const req = factsRequest(exchanges, candidates);

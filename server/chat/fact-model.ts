@@ -26,6 +26,7 @@ import {
   type ChatProvider,
   createProvider,
   isConfigured,
+  type ProviderConfig,
   type ProviderId,
   providerFamilies,
   resolveProviderConfig,
@@ -88,32 +89,68 @@ function refusal(db: Database.Database, e: ProviderEndpoint, people?: readonly s
 }
 
 /**
+ * The endpoints that may learn from an exchange, in the order they are tried: each configured family that
+ * learning prefers (families.ts: the local model, which costs nothing), then `conversationProvider` (null: the
+ * selected one) when it is configured. Plain data: no client is built; whose choices allow which is asked apart
+ * (firstAllowed), so the write that queues a job reads only settings (learning-decision.ts).
+ */
+export function factModelCandidates(
+  cfg: ProviderConfig,
+  conversationProvider: ProviderId | null,
+): FactModelCandidate[] {
+  const out: FactModelCandidate[] = providerFamilies()
+    .filter((f) => f.learning.preferred)
+    .map((f) => f.id as ProviderId)
+    .filter((id) => isConfigured(cfg, id).ok)
+    .map((id) => ({ id, endpoint: providerEndpoint(cfg, id), preferred: true }));
+  const id = conversationProvider ?? cfg.active.value;
+  if (id && isConfigured(cfg, id).ok) out.push({ id, endpoint: providerEndpoint(cfg, id), preferred: false });
+  return out;
+}
+
+/** An endpoint that may learn: a preferred family's, or the conversation's provider (the last, not preferred). */
+export interface FactModelCandidate {
+  id: ProviderId;
+  endpoint: ProviderEndpoint;
+  preferred: boolean;
+}
+
+/**
+ * The first of the candidates every one of `people` lets learn, or why none may: the conversation's provider's
+ * refusal, or that it is not configured (a preferred family's refusal is not the reason: it was only a first try).
+ */
+export function firstAllowed(
+  db: Database.Database,
+  candidates: readonly FactModelCandidate[],
+  people: readonly string[],
+): { ok: true; candidate: FactModelCandidate } | { ok: false; reason: string; endpoint: ProviderEndpoint | null } {
+  let why: string | null = null;
+  for (const c of candidates) {
+    why = refusal(db, c.endpoint, people);
+    if (!why) return { ok: true, candidate: c };
+  }
+  const own = candidates.find((c) => !c.preferred);
+  return own
+    ? { ok: false, reason: why!, endpoint: own.endpoint }
+    : { ok: false, reason: "no chat provider is configured to learn facts with", endpoint: null };
+}
+
+/**
  * The model to learn from an exchange with: the local chat model when there is one and it may, else
  * `conversationProvider` (null: the selected one) when it may. `people`: whose choices decide — the person
  * whose space the exchange is in and anyone else who wrote it (learnersOf); each must allow the endpoint.
- * Nothing is created for a refusal.
+ * Nothing is created for a refusal. `cfg`: a provider configuration already resolved (default: resolved here).
  */
 export function chooseFactModel(
   db: Database.Database,
   conversationProvider: ProviderId | null,
   people: readonly string[],
+  cfg: ProviderConfig = resolveProviderConfig(db),
 ): FactModelChoice {
-  const cfg = resolveProviderConfig(db);
-  // A family that learning prefers (families.ts: the local model, which costs nothing) first.
-  for (const id of providerFamilies()
-    .filter((f) => f.learning.preferred)
-    .map((f) => f.id as ProviderId)) {
-    if (!isConfigured(cfg, id).ok) continue;
-    const e = providerEndpoint(cfg, id);
-    if (!refusal(db, e, people)) return { ok: true, provider: createProvider(cfg, id), endpoint: e };
-  }
-  const id = conversationProvider ?? cfg.active.value;
-  if (!id || !isConfigured(cfg, id).ok)
-    return { ok: false, reason: "no chat provider is configured to learn facts with", endpoint: null };
-  const e = providerEndpoint(cfg, id);
-  const why = refusal(db, e, people);
-  if (why) return { ok: false, reason: why, endpoint: e };
-  return { ok: true, provider: createProvider(cfg, id), endpoint: e };
+  const allowed = firstAllowed(db, factModelCandidates(cfg, conversationProvider), people);
+  if (!allowed.ok) return allowed;
+  const { id, endpoint } = allowed.candidate;
+  return { ok: true, provider: createProvider(cfg, id), endpoint };
 }
 
 export interface LearningProviderStatus extends ProviderEndpoint {

@@ -12,7 +12,7 @@ import type { MemoContext } from "../core/context";
 import { insertFacts } from "../memory/facts/store";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { PersistQueue, persistExchange } from "./persist";
+import { PersistQueue, persistExchange } from "./exchange-queue";
 import { provenanceOf, recallForPrompt } from "./turn-recall";
 import { saveRetrievalSettings, defaultSettingsFor } from "../memory/retrieval/settings";
 import { search } from "../memory/retrieval/search";

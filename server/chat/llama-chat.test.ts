@@ -15,7 +15,7 @@ import { waitUntil } from "../test/wait-until";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { currentLocalChatServer, getLocalChatServer, stopLocalChatServer } from "./local-server";
-import { PersistQueue } from "./persist";
+import { PersistQueue } from "./exchange-queue";
 import { FactLearner } from "./fact-learner";
 import { attemptsOf } from "../memory/facts/queue";
 import { beginRequest } from "../ops/inflight";

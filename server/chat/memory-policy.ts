@@ -222,14 +222,18 @@ export function planTurnMemory(
   return { ...base, recall: true, only: "all", reason: null };
 }
 
-/** The plan for a turn with a configured provider (resolves the endpoint and the saved choices). */
+/**
+ * The plan for a turn with a configured provider (its endpoint and the saved choices); `cfg`: the provider
+ * configuration the turn already resolved (default: resolved here).
+ */
 export function planFor(
   db: Database.Database,
   conv: ConversationMemory,
   provider: ProviderId,
   canAsk: boolean,
+  cfg: ProviderConfig = resolveProviderConfig(db),
 ): TurnMemoryPlan {
-  return planTurnMemory(conv, providerEndpoint(resolveProviderConfig(db), provider), loadPrivacySettings(db), canAsk);
+  return planTurnMemory(conv, providerEndpoint(cfg, provider), loadPrivacySettings(db), canAsk);
 }
 
 /** A space shared with the turn's person that its recall also reads, and which of its memories may be sent. */

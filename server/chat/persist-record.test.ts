@@ -19,7 +19,7 @@ import {
   recoverUnpersisted,
   removeExchangeMemories,
   stripInterruptedNote,
-} from "./persist";
+} from "./exchange-queue";
 
 let emb: InProcessEmbedder;
 const stores: TempStore[] = [];

@@ -25,7 +25,7 @@ import { indexedTotal } from "../memory/store";
 import { providerMerge } from "../jobs/merge";
 import { setSharing, setTemporaryReadsMemory } from "./memory-policy";
 import { completeNonStreaming, prepareCompletion, readCompletionRequest } from "../http/openai-compat";
-import { PersistQueue, recoverUnpersisted } from "./persist";
+import { PersistQueue, recoverUnpersisted } from "./exchange-queue";
 import { saveProviderSettings } from "./providers";
 import { runTurn, type TurnEvent, type TurnInput } from "./turn";
 

@@ -12,7 +12,7 @@ import { createConversation, getConversationWithMessages } from "./conversations
 import type { MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
-import { PersistQueue, persistExchange } from "./persist";
+import { PersistQueue, persistExchange } from "./exchange-queue";
 import { saveProviderSettings } from "./providers";
 import { prepareReplacement } from "./replace";
 import { runTurn, type TurnEvent, type TurnInput } from "./turn";

@@ -1,15 +1,15 @@
 /**
  * Regenerate, Retry and Edit: a new answer replaces part of a conversation. The replaced messages leave
  * the conversation when the new turn starts (one transaction); the memories made from the replaced
- * exchanges leave memory in the same transaction that writes the new exchange (persist.ts), so memory
+ * exchanges leave memory in the same transaction that writes the new exchange (write-exchange.ts), so memory
  * keeps exactly one exchange per turn.
  *
- * Which memories an exchange made is its persistence record (messages.memory_ids, persist.ts). A replaced
+ * Which memories an exchange made is its persistence record (messages.memory_ids, write-exchange.ts). A replaced
  * exchange whose write is still queued finds its message gone and writes nothing.
  */
 import type Database from "better-sqlite3";
 import { parseCommand } from "./commands";
-import { stripInterruptedNote } from "./persist";
+import { stripInterruptedNote } from "./exchange-queue";
 import { chunkWords, exchangeText } from "../memory/store/chunker";
 import { contentHash } from "../memory/store";
 import { listMessages, type StoredMessage } from "./conversations";

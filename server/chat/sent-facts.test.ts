@@ -15,7 +15,7 @@ import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-em
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { getConversationWithMessages } from "./conversations";
 import { parseRecalledList, parseSentFacts, provenanceOfRecalled } from "./exchange-provenance";
-import { PersistQueue } from "./persist";
+import { PersistQueue } from "./exchange-queue";
 import { saveProviderSettings } from "./providers";
 import { runTurn, type TurnEvent } from "./turn";
 

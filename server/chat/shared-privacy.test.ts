@@ -20,7 +20,7 @@ import { runAs } from "../core/acting";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { setSharing, type SharingMode } from "./memory-policy";
-import { PersistQueue } from "./persist";
+import { PersistQueue } from "./exchange-queue";
 import { saveProviderSettings } from "./providers";
 import { runTurn, type TurnEvent } from "./turn";
 import { createPerson } from "../auth/people";

@@ -21,8 +21,8 @@ import type { ServiceError } from "../core/errors";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { cutNote, splitCutNote } from "./cut-short";
-import { keepCutShortExchange } from "./keep-exchange";
-import { PersistQueue, setPersistQueue } from "./persist";
+import { keepCutShortExchange } from "./keep-cut-short";
+import { PersistQueue, setPersistQueue } from "./exchange-queue";
 import { saveProviderSettings } from "./providers";
 import { registerTurn, stopTurn, TurnControl } from "./turn-control";
 

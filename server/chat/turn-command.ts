@@ -11,7 +11,7 @@ import { remember } from "../memory/store/add";
 import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { COMMAND_HELP, type parseCommand, SHORTCUT_HELP } from "./commands";
-import { markExchangeSettled } from "./persist";
+import { markExchangeSettled } from "./exchange-queue";
 import { forgetReply } from "./forget-confirm";
 
 /** The events of a memory command's turn (a subset of TurnEvent, server/chat/turn.ts). */

@@ -22,7 +22,7 @@ import type { MemoContext } from "../core/context";
 import { inProcessEmbedder, type InProcessEmbedder } from "../test/in-process-embedder";
 import { openTempStore, type TempStore } from "../test/temp-store";
 import { confirmForget } from "./forget-confirm";
-import { PersistQueue, recoverUnpersisted } from "./persist";
+import { PersistQueue, recoverUnpersisted } from "./exchange-queue";
 import { saveProviderSettings } from "./providers";
 import { runTurn, SYSTEM_PROMPT, type TurnEvent, type TurnInput } from "./turn";
 import { packRecalled } from "./turn-recall";

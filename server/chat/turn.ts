@@ -1,5 +1,3 @@
-import { touchTemporaryChat } from "./temporary-chats";
-import { startConversation } from "./conversation-start";
 import {
   appendMessages,
   deleteConversation,
@@ -12,32 +10,43 @@ import {
   type StoredMessage,
 } from "./conversations";
 import { defaultOffsetMinutes, weekdayAndDay } from "../core/calendar";
-import { DEFAULT_SPACE } from "../core/space-name";
 import type { MemoContext } from "../core/context";
-import { ServiceError } from "../core/errors";
 import { parseCommand } from "./commands";
 import {
-  loadPrivacySettings,
   planAddedSpaces,
   planFor,
   sentMemory,
+  type AddedSpace,
   type ProviderEndpoint,
   type SentMemory,
+  type TurnMemoryPlan,
 } from "./memory-policy";
 import { logPrompt } from "./prompt-log";
-import { markExchangeSettled, persistQueue, type PersistQueue } from "./persist";
-import { prepareReplacement, replacedMemory, type Replacement } from "./replace";
-import { getProvider, ProviderError, type ChatMessage, type ChatProvider, type ProviderId } from "./providers";
-
+import { markExchangeSettled, persistQueue, type PersistQueue } from "./exchange-queue";
+import { replacedMemory } from "./replace";
+import {
+  ProviderError,
+  providerFrom,
+  resolveProviderConfig,
+  type ChatMessage,
+  type ChatProvider,
+  type ProviderConfig,
+  type ProviderId,
+} from "./providers";
 import { MAX_MESSAGE_CHARS } from "./limits";
 import { ms, NO_RECALL, promoteRecall, provenanceOf, recallForPrompt, type Recall } from "./turn-recall";
 import { runCommand } from "./turn-command";
 import { LABELS_LEGEND } from "../memory/retrieval/memory-block";
 import { cutNote, keptOnlyOnRequest, type CutReason } from "./cut-short";
 import type { TurnControl } from "./turn-control";
-import { mySpace } from "../core/acting";
 import { conversationSpaces } from "../memory/store";
+import { EmbeddedTexts } from "./embedded-texts";
+import { decideLearning } from "./learning-decision";
+import { isPrepared, prepareTurn, type PreparedTurn, type TurnInput } from "./turn-input";
+import { abortedBy, notSentReason, streamReply, type StreamedReply } from "./turn-reply";
 
+export { checkTurnInput, prepareTurn, turnConversation, type PreparedTurn, type TurnInput } from "./turn-input";
+export { notSentReason } from "./turn-reply";
 export { MAX_MESSAGE_CHARS };
 /** Earlier dialogue sent with each message, newest first, within this many (estimated) tokens. */
 export const HISTORY_TOKENS = Number(process.env.MEMO_CHAT_HISTORY_TOKENS) || 3000;
@@ -59,24 +68,6 @@ export const SYSTEM_PROMPT =
   "You are Memo, a helpful assistant with a long-term memory of earlier conversations with this user. " +
   "When a block headed “Relevant Memories” follows, it holds what was recalled for the current message, each with its date; " +
   "use what helps to answer, prefer newer facts when they disagree, and do not mention the block unless asked.";
-
-export interface TurnInput {
-  /** Absent: start a new conversation in `space`. */
-  conversationId?: string;
-  space?: string;
-  message: string;
-  /** Use this provider (and model) for this turn instead of the selected one. */
-  provider?: ProviderId;
-  model?: string;
-  /** Regenerate / Retry / Edit: what the new answer replaces (server/chat/replace.ts). */
-  replace?: Replacement;
-  /** Start a temporary chat (reads memory or not, per Settings; never writes any). */
-  temporary?: boolean;
-  /** The person's time zone (minutes east of UTC): the days of "yesterday", the block's dates, today's date; default the server's. */
-  tzOffsetMinutes?: number;
-  /** A new conversation only: spaces shared with the person (keys) that its recall also reads (conversation-start.ts). */
-  sharedSpaces?: string[];
-}
 
 export interface TurnDeps {
   memo: MemoContext;
@@ -136,76 +127,169 @@ export function systemPrompt(block: string, today?: string): string {
   return block ? `${head}\n${LABELS_LEGEND}\n\n${block}` : head;
 }
 
+/** The turn's provider, from the configuration it resolved once; or why there is none. */
+interface TurnProvider {
+  cfg: ProviderConfig | null;
+  provider: ChatProvider | null;
+  failure: ProviderError | null;
+}
+
 /**
- * Why nothing of the prompt reached the provider, or null when it may have: it was never asked (stopped
- * first), or it failed to connect (refused, not found, its local server not running) before any reply.
- * Any answer from it, even an error status, means the prompt arrived.
+ * Resolve the provider configuration (once a turn: the reply's provider, the memory plan and "Sent to", and
+ * the learning decision all read this one) and build the turn's provider from it.
  */
-export function notSentReason(asked: boolean, text: string, failure: ProviderError | null): string | null {
-  if (!asked) return "stopped before the provider was asked";
-  if (text || !failure) return null;
-  if (failure.kind === "unreachable" || failure.kind === "unavailable" || failure.kind === "not_configured")
-    return `the provider could not be reached (${failure.message})`;
-  return null;
-}
-
-/** Validate a turn's input before anything streams; ServiceError (4xx) otherwise. */
-export function checkTurnInput(input: TurnInput): void {
-  if (typeof input.message !== "string" || !input.message.trim())
-    throw new ServiceError(400, "message must not be empty");
-  if (input.message.length > MAX_MESSAGE_CHARS)
-    throw new ServiceError(413, `message must be at most ${MAX_MESSAGE_CHARS} characters`);
-  if (input.message.includes("\u0000")) throw new ServiceError(400, "message must not contain NUL characters");
-}
-
-/** Resolve (or create) the conversation of a turn; throws 404 for an unknown id. */
-export function turnConversation(memo: MemoContext, input: TurnInput): Conversation {
-  if (input.conversationId) {
-    if (input.sharedSpaces?.length)
-      throw new ServiceError(
-        400,
-        "sharedSpaces can only be chosen when a conversation starts; add them to this one with conversations.setSpaces",
-      );
-    const conv = getConversationOr404(memo.db, input.conversationId);
-    if (input.temporary && !conv.temporary)
-      throw new ServiceError(400, "temporary can only be chosen when a conversation starts; this one is not temporary");
-    if (conv.temporary) touchTemporaryChat(memo.db, conv.id);
-    return conv;
+function turnProvider(deps: TurnDeps, input: TurnInput): TurnProvider {
+  let cfg: ProviderConfig | null = null;
+  try {
+    cfg = resolveProviderConfig(deps.memo.db);
+    const provider = deps.provider ? deps.provider(input.provider) : providerFrom(cfg, input.provider);
+    return { cfg, provider, failure: null };
+  } catch (e) {
+    const failure =
+      e instanceof ProviderError ? e : new ProviderError("not_configured", e instanceof Error ? e.message : String(e));
+    return { cfg, provider: null, failure };
   }
-  const readMemory = loadPrivacySettings(memo.db).temporaryReadsMemory;
-  return startConversation(
-    memo.db,
-    { space: input.space ?? mySpace(DEFAULT_SPACE), temporary: input.temporary, readMemory },
-    input.sharedSpaces,
-  );
 }
 
 /**
- * Run one turn. Input errors (empty message, unknown conversation) are thrown before the first event;
- * everything after the first event is reported as an `error` event.
+ * What memory this turn may read, send and store: one decision for every way a turn runs. Regenerate and edit
+ * have already removed what they replace: they are never paused for the sharing question (an undecided remote
+ * provider gets no memories for them). The spaces shared with this person that the conversation added go as far
+ * as their owners let them go to this provider (the stricter of both choices); what was held back is said on the
+ * reply's memory line.
  */
-export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator<TurnEvent> {
-  checkTurnInput(input);
-  const { memo } = deps;
-  const t0 = performance.now();
-  const conv = turnConversation(memo, input);
-  const persist = deps.persist ?? persistQueue();
-  const rep = input.replace ? prepareReplacement(memo.db, conv.id, input.replace, input.message) : null;
-  const message = rep?.message ?? input.message;
-  const replaces = rep?.replaces ?? [];
-  const replacedIds = rep?.memoryIds ?? [];
-  // A replaced exchange whose successor stores no memory still leaves memory (a removal-only job).
-  const dropReplaced = () =>
-    replacedIds.length &&
-    void persist.enqueue({
+function planTurn(
+  memo: MemoContext,
+  turn: PreparedTurn,
+  chosen: { cfg: ProviderConfig; provider: ChatProvider },
+  canAsk: boolean,
+): { plan: TurnMemoryPlan; added: AddedSpace[] } {
+  const { conv } = turn;
+  const memory = { recall: conv.memory.recall, store: conv.memory.store, temporary: conv.temporary };
+  const personal = planFor(memo.db, memory, chosen.provider.id, canAsk && !turn.rep, chosen.cfg);
+  const shared = planAddedSpaces(memo.db, personal, conversationSpaces(memo.db, conv.id));
+  const plan =
+    shared.reason && personal.recall
+      ? { ...personal, reason: [personal.reason, shared.reason].filter(Boolean).join("; ") }
+      : personal;
+  return { plan, added: shared.added };
+}
+
+/** What the end of a reply needs: the turn, its plan, its recall and the reply as it ended. */
+interface ReplyEnd {
+  deps: TurnDeps;
+  turn: PreparedTurn;
+  persist: PersistQueue;
+  provider: ChatProvider;
+  cfg: ProviderConfig;
+  plan: TurnMemoryPlan;
+  userMessage: StoredMessage;
+  recall: Recall;
+  sent: SentMemory;
+  reply: StreamedReply;
+  embedded: EmbeddedTexts;
+  dropReplaced: () => void;
+}
+
+/**
+ * Store the reply (the partial-exchange rule: interruptedNote) and, when it may become memory, queue its
+ * exchange with the learning decision made now, from the turn's configuration (learning-decision.ts), and the
+ * vectors the turn already has; then the last event.
+ */
+async function* endReply(e: ReplyEnd): AsyncGenerator<TurnEvent> {
+  const { memo, control } = e.deps;
+  const { conv, input } = e.turn;
+  const { reply, provider } = e;
+  let text = reply.text;
+  // Nothing reached the provider (never asked, or no connection was made): "Sent to" says so, not what would have gone.
+  const why = notSentReason(reply.asked, text, reply.failure);
+  const sent = why ? { ...e.sent, notSent: why } : e.sent;
+  if (why) yield { type: "sent", sent };
+  // Why the reply ended early, if it did. A cut (Stop, reload, shutdown) that comes after the reply
+  // settled changes nothing: it is stored as it ended.
+  const { failure } = reply;
+  const cutBy = control && !control.settle() ? control.reason : null;
+  const reason: CutReason | null = cutBy ?? (failure ? (failure.kind === "aborted" ? "cancelled" : "failed") : null);
+  if (cutBy === "stopped" && control!.shown !== null) text = text.slice(0, Math.max(0, control!.shown));
+  const stopped = cutBy === "stopped";
+  const keep = stopped || !reason || text.trim().length > 0; // a cut-short reply is kept (cut-short.ts)
+  if (!keep) {
+    e.dropReplaced();
+    const f = failure ?? abortedBy(provider);
+    yield { type: "error", kind: f.kind, status: f.status, message: f.message, partial: null };
+    return;
+  }
+  const content = reason
+    ? text + cutNote(reason, failure?.message)
+    : text.trim()
+      ? text
+      : "(the model returned an empty reply)";
+  const [assistant] = appendMessages(memo.db, conv.id, [
+    { role: "assistant", content, recalled: e.recall.memories, sent },
+  ]);
+  if (text.trim() && e.plan.store && !keptOnlyOnRequest(reason)) {
+    // Not awaited: the reply is complete for the page now; the queue retries and logs failures, and the
+    // write records itself on the assistant message (recovery re-queues only unrecorded ones).
+    void e.persist.enqueue({
       space: conv.spaceId,
       conversationId: conv.id,
-      user: "",
-      assistant: "",
-      timestamp: new Date().toISOString(),
+      user: e.turn.message,
+      assistant: text,
+      timestamp: e.userMessage.createdAt,
       source: "chat",
-      replaces: replacedIds,
+      record: { messageId: assistant!.id },
+      replaces: e.turn.rep?.memoryIds ?? [],
+      learn: decideLearning(e.cfg, { provider: provider.id, model: input.model ?? null }),
+      recalled: provenanceOf(e.recall),
+      embedded: e.embedded,
     });
+  } else {
+    markExchangeSettled(memo.db, assistant!.id);
+    e.dropReplaced();
+  }
+  if (stopped) {
+    yield { type: "stopped", message: assistant! };
+    return;
+  }
+  if (reason) {
+    const f = failure ?? abortedBy(provider);
+    yield { type: "error", kind: f.kind, status: f.status, message: f.message, partial: assistant! };
+    return;
+  }
+  const timings = {
+    recallMs: e.recall.ms,
+    firstTokenMs: reply.firstTokenMs,
+    providerFirstTokenMs: reply.providerFirstTokenMs,
+    totalMs: ms(e.turn.t0),
+  };
+  yield { type: "done", message: assistant!, timings, finishReason: reply.finishReason };
+}
+
+/** A replaced exchange whose successor stores no memory still leaves memory: a removal-only job. */
+function dropReplacedMemory(persist: PersistQueue, conv: Conversation, replacedIds: string[]): void {
+  if (!replacedIds.length) return;
+  void persist.enqueue({
+    space: conv.spaceId,
+    conversationId: conv.id,
+    user: "",
+    assistant: "",
+    timestamp: new Date().toISOString(),
+    source: "chat",
+    replaces: replacedIds,
+  });
+}
+
+/**
+ * Run one turn: a PreparedTurn (turn-input.ts: the route prepared it) or a turn's input, prepared here — input
+ * errors (empty message, unknown conversation) are thrown before the first event; everything after the first
+ * event is reported as an `error` event.
+ */
+export async function* runTurn(deps: TurnDeps, input: TurnInput | PreparedTurn): AsyncGenerator<TurnEvent> {
+  const { memo } = deps;
+  const turn = isPrepared(input) ? input : prepareTurn(memo, input);
+  const { conv, rep, message } = turn;
+  const persist = deps.persist ?? persistQueue();
+  const dropReplaced = () => dropReplacedMemory(persist, conv, rep?.memoryIds ?? []);
 
   const cmd = parseCommand(message);
   if (cmd) {
@@ -214,47 +298,25 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     return;
   }
 
-  let provider: ChatProvider | null = null;
-  let providerFailure: ProviderError | null = null;
-  try {
-    provider = (deps.provider ?? ((id?: ProviderId) => getProvider(memo.db, id)))(input.provider);
-  } catch (e) {
-    providerFailure =
-      e instanceof ProviderError ? e : new ProviderError("not_configured", e instanceof Error ? e.message : String(e));
-  }
-
-  // What memory this turn may read, send and store: one decision for every way a turn runs.
-  // Regenerate and edit have already removed what they replace: they are never paused for the sharing
-  // question (an undecided remote provider gets no memories for them).
-  const canAsk = (deps.canAsk ?? true) && !rep;
-  const personal = provider
-    ? planFor(
-        memo.db,
-        { recall: conv.memory.recall, store: conv.memory.store, temporary: conv.temporary },
-        provider.id,
-        canAsk,
-      )
-    : null;
-  // The spaces shared with this person that the conversation added, as far as their owners let them go to
-  // this provider (the stricter of both choices); what was held back is said on the reply's memory line.
-  const shared = personal ? planAddedSpaces(memo.db, personal, conversationSpaces(memo.db, conv.id)) : null;
-  const plan =
-    personal && shared?.reason && personal.recall
-      ? { ...personal, reason: [personal.reason, shared.reason].filter(Boolean).join("; ") }
-      : personal;
+  const chosen = turnProvider(deps, turn.input);
+  const { cfg, provider } = chosen;
+  const planned = provider && cfg ? planTurn(memo, turn, { cfg, provider }, deps.canAsk ?? true) : null;
+  const plan = planned?.plan ?? null;
   const context = previousUserMessages(memo.db, conv.id, 3, rep?.userMessage?.id); // before this message
   // An answer given again must not be shaped by the memory of the answer it replaces.
-  const exclude = replaces.length ? replacedMemory(replaces) : undefined;
+  const exclude = rep?.replaces.length ? replacedMemory(rep.replaces) : undefined;
+  // The vectors this turn makes, kept for the fact learner (embedded-texts.ts).
+  const embedded = new EmbeddedTexts();
   const recallNow = () =>
     recallForPrompt(
-      memo,
+      { ...memo, embedder: embedded.recording(memo.embedder) },
       {
         space: conv.spaceId,
-        added: shared?.added ?? [],
+        added: planned?.added ?? [],
         query: message,
         context,
         exclude,
-        tzOffsetMinutes: input.tzOffsetMinutes,
+        tzOffsetMinutes: turn.input.tzOffsetMinutes,
       },
       { only: plan!.only, promote: false },
     );
@@ -267,21 +329,17 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
       // A conversation this message would have started is not kept empty: the answer starts it afresh.
       const empty = getConversationOr404(memo.db, conv.id).messageCount === 0;
       if (empty) deleteConversation(memo.db, conv.id);
-      yield {
-        type: "consent",
-        conversation: empty ? null : getConversationOr404(memo.db, conv.id),
-        endpoint: plan.endpoint,
-        memories: recall.memories.length,
-      };
+      const conversation = empty ? null : getConversationOr404(memo.db, conv.id);
+      yield { type: "consent", conversation, endpoint: plan.endpoint, memories: recall.memories.length };
       return;
     }
   }
 
-  const userMessage = rep?.userMessage ?? appendMessages(memo.db, conv.id, [{ role: "user", content: message }])[0];
-  yield { type: "start", conversation: getConversationOr404(memo.db, conv.id), userMessage: userMessage! };
+  const userMessage = rep?.userMessage ?? appendMessages(memo.db, conv.id, [{ role: "user", content: message }])[0]!;
+  yield { type: "start", conversation: getConversationOr404(memo.db, conv.id), userMessage };
 
-  if (!provider || !plan) {
-    const pe = providerFailure!;
+  if (!provider || !plan || !cfg) {
+    const pe = chosen.failure!;
     yield { type: "error", kind: pe.kind, status: pe.status, message: pe.message, partial: null };
     dropReplaced();
     return;
@@ -289,131 +347,43 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
 
   recall ??= plan.recall ? await recallNow() : NO_RECALL;
   if (plan.promote) promoteRecall(memo, recall);
-  yield {
-    type: "recall",
-    memories: recall.memories,
-    considered: recall.considered,
-    queries: recall.queries,
-    ms: recall.ms,
-    error: recall.error,
-  };
+  const { memories, considered, queries, error } = recall;
+  yield { type: "recall", memories, considered, queries, ms: recall.ms, error };
 
+  const today = weekdayAndDay(Date.now(), turn.input.tzOffsetMinutes ?? defaultOffsetMinutes());
   const prompt: ChatMessage[] = [
-    {
-      role: "system",
-      content: systemPrompt(recall.block, weekdayAndDay(Date.now(), input.tzOffsetMinutes ?? defaultOffsetMinutes())),
-    },
-    ...promptHistory(memo.db, conv.id, HISTORY_TOKENS, userMessage!.id),
+    { role: "system", content: systemPrompt(recall.block, today) },
+    ...promptHistory(memo.db, conv.id, HISTORY_TOKENS, userMessage.id),
     { role: "user", content: message },
   ];
-  let sent = sentMemory(
+  const ids = recall.memories.map((m) => m.id);
+  const sent = sentMemory(
     plan,
     recall.block,
-    recall.memories.map((m) => m.id),
+    ids,
     recall.facts.map((f) => f.id),
   );
-  yield { type: "provider", id: provider.id, label: provider.label, model: input.model ?? provider.model };
+  yield { type: "provider", id: provider.id, label: provider.label, model: turn.input.model ?? provider.model };
   yield { type: "sent", sent };
   logPrompt(`chat turn in conversation ${conv.id}`, sent.provider, prompt);
 
-  const control = deps.control;
-  const aborted = () => new ProviderError("aborted", "The request was cancelled.", provider!.id);
-  let text = "";
-  let firstTokenMs: number | null = null;
-  let providerFirstTokenMs: number | null = null;
-  let finishReason: string | null = null;
-  const tProvider = performance.now();
-  let failure: ProviderError | null = null;
-  let asked = false;
-  try {
-    if (control?.reason) throw aborted(); // stopped before the provider was asked: it never is
-    asked = true;
-    const gen = provider.stream(prompt, { model: input.model, signal: control?.signal ?? deps.signal });
-    for (;;) {
-      const next = await gen.next();
-      if (next.done) {
-        finishReason = next.value.finishReason;
-        break;
-      }
-      if (control?.reason) {
-        // A piece that arrived after Stop is never sent: the page stopped showing at Stop.
-        await gen.return(undefined as never).catch(() => undefined);
-        throw aborted();
-      }
-      if (firstTokenMs === null) {
-        firstTokenMs = ms(t0);
-        providerFirstTokenMs = ms(tProvider);
-      }
-      text += next.value;
-      yield { type: "delta", text: next.value };
-    }
-  } catch (e) {
-    failure =
-      e instanceof ProviderError
-        ? e
-        : new ProviderError("upstream", e instanceof Error ? e.message : String(e), provider.id);
-  }
-
-  // Nothing reached the provider (never asked, or no connection was made): "Sent to" says so, not what would have gone.
-  const why = notSentReason(asked, text, failure);
-  if (why) {
-    sent = { ...sent, notSent: why };
-    yield { type: "sent", sent };
-  }
-
-  // Why the reply ended early, if it did. A cut (Stop, reload, shutdown) that comes after the reply
-  // settled changes nothing: it is stored as it ended.
-  const cutBy = control && !control.settle() ? control.reason : null;
-  const reason: CutReason | null = cutBy ?? (failure ? (failure.kind === "aborted" ? "cancelled" : "failed") : null);
-  if (cutBy === "stopped" && control!.shown !== null) text = text.slice(0, Math.max(0, control!.shown));
-  const stopped = cutBy === "stopped";
-  const keep = stopped || !reason || text.trim().length > 0; // a cut-short reply is kept (cut-short.ts)
-  if (!keep) {
-    dropReplaced();
-    const f = failure ?? aborted();
-    yield { type: "error", kind: f.kind, status: f.status, message: f.message, partial: null };
-    return;
-  }
-  const content = reason
-    ? text + cutNote(reason, failure?.message)
-    : text.trim()
-      ? text
-      : "(the model returned an empty reply)";
-  const [assistant] = appendMessages(memo.db, conv.id, [
-    { role: "assistant", content, recalled: recall.memories, sent },
-  ]);
-  if (text.trim() && plan.store && !keptOnlyOnRequest(reason)) {
-    // Not awaited: the reply is complete for the page now; the queue retries and logs failures, and the
-    // write records itself on the assistant message (recovery re-queues only unrecorded ones).
-    void persist.enqueue({
-      space: conv.spaceId,
-      conversationId: conv.id,
-      user: message,
-      assistant: text,
-      timestamp: userMessage!.createdAt,
-      source: "chat",
-      record: { messageId: assistant!.id },
-      replaces: replacedIds,
-      learn: { provider: provider.id, model: input.model ?? null },
-      recalled: provenanceOf(recall),
-    });
-  } else {
-    markExchangeSettled(memo.db, assistant!.id);
-    dropReplaced();
-  }
-  if (stopped) {
-    yield { type: "stopped", message: assistant! };
-    return;
-  }
-  if (reason) {
-    const f = failure ?? aborted();
-    yield { type: "error", kind: f.kind, status: f.status, message: f.message, partial: assistant! };
-    return;
-  }
-  yield {
-    type: "done",
-    message: assistant!,
-    timings: { recallMs: recall.ms, firstTokenMs, providerFirstTokenMs, totalMs: ms(t0) },
-    finishReason,
-  };
+  const o = { model: turn.input.model, control: deps.control, signal: deps.signal, t0: turn.t0 };
+  const pieces = streamReply(provider, prompt, o);
+  let next = await pieces.next();
+  for (; !next.done; next = await pieces.next()) yield { type: "delta", text: next.value };
+  const reply = next.value;
+  yield* endReply({
+    deps,
+    turn,
+    persist,
+    provider,
+    cfg,
+    plan,
+    userMessage,
+    recall,
+    sent,
+    reply,
+    embedded,
+    dropReplaced,
+  });
 }

@@ -284,7 +284,7 @@ export const messages = sqliteTable(
     recalled: text("recalled"), // JSON: the memories recalled for this reply, with scores
     sent: text("sent"), // JSON SentMemory: the exact memory block sent to the provider with this reply's prompt
     createdAt: text("created_at").notNull().default(now),
-    /** On an assistant message: when its exchange became memories (server/chat/persist.ts), in the same transaction. */
+    /** On an assistant message: when its exchange became memories (server/chat/write-exchange.ts), in the same transaction. */
     persistedAt: text("persisted_at"),
     /** JSON array of the memory ids its exchange was written as. */
     memoryIds: text("memory_ids"),

@@ -21,7 +21,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { after, before, test } from "node:test";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
-import { PersistQueue } from "../chat/persist";
+import { PersistQueue } from "../chat/exchange-queue";
 import { saveProviderSettings } from "../chat/providers";
 import { runTurn, type TurnEvent } from "../chat/turn";
 import { getDocument } from "../ingest/documents";

@@ -23,7 +23,7 @@ import {
   readCompletionRequest,
   resolveModel,
 } from "./openai-compat";
-import { PersistQueue } from "../chat/persist";
+import { PersistQueue } from "../chat/exchange-queue";
 import { ProviderError, saveProviderSettings } from "../chat/providers";
 import { readSseJson } from "../chat/sse";
 

@@ -12,7 +12,7 @@ import crypto from "node:crypto";
 import type { MemoContext } from "../core/context";
 import type { RecalledMemory } from "../chat/conversations";
 import { planFor, sentMemory, type SentMemory } from "../chat/memory-policy";
-import { persistQueue, type PersistQueue } from "../chat/persist";
+import { persistQueue, type PersistQueue } from "../chat/exchange-queue";
 import { logPrompt } from "../chat/prompt-log";
 import { ProviderError, type ChatMessage, type ChatProvider, type CompletionResult } from "../chat/providers";
 import { sseFrame } from "../chat/sse";

@@ -28,7 +28,7 @@ import readline from "node:readline";
 import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
-import { exchangePersisted } from "../chat/persist";
+import { exchangePersisted } from "../chat/exchange-queue";
 import { checkInvariant } from "../memory/store";
 import { type BundledHarness, bundleHarness } from "../test/bundle-harness";
 import { FixtureChatServer } from "../test/fixture-chat-server";

@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import { POST as chatRoute } from "../../app/api/chat/route";
 import { POST as completionsRoute } from "../../app/v1/chat/completions/route";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
-import { PersistQueue, persistQueue, recoverUnpersisted, setPersistQueue } from "../chat/persist";
+import { PersistQueue, persistQueue, recoverUnpersisted, setPersistQueue } from "../chat/exchange-queue";
 import { PROMPT_LOG_WARNING } from "../chat/prompt-log";
 import { saveProviderSettings } from "../chat/providers";
 import { addMemories } from "../memory/store/add";

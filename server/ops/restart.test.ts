@@ -81,7 +81,7 @@ test("edit, purge, /forget and delete-document, each followed by a restart, leav
   const { getDb } = await import("../db");
   const { HttpEmbedClient } = await import("../embedder/client");
   const { checkInvariant, getMemory } = await import("../memory/store");
-  const { PersistQueue } = await import("../chat/persist");
+  const { PersistQueue } = await import("../chat/exchange-queue");
   const { runTurn } = await import("../chat/turn");
   const { saveProviderSettings } = await import("../chat/providers");
   const { addDocument, deleteDocument, getDocumentOr404 } = await import("../services/document-service");

@@ -11,7 +11,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { POST as completionsRoute } from "../../app/v1/chat/completions/route";
-import { PersistQueue, setPersistQueue } from "../chat/persist";
+import { PersistQueue, setPersistQueue } from "../chat/exchange-queue";
 import { complete } from "../chat/providers";
 import { runTurn, type TurnEvent } from "../chat/turn";
 import { runConsolidateJob } from "../jobs/jobs";

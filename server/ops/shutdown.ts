@@ -6,7 +6,7 @@
  *     recognised by hash); the job scheduler stops and running jobs get `graceMs` (a consolidation pair is
  *     one transaction; a run cut short is recorded as interrupted by the next);
  *  2. the chat persistence queue gets `graceMs` to write what is queued (exchanges still queued after that
- *     are in `messages` and are written at the next start: persist.ts recoverUnpersisted), and writes
+ *     are in `messages` and are written at the next start: exchange-queue.ts recoverUnpersisted), and writes
  *     waiting for their embeddings get `graceMs` to finish (the embedding server is stopped after them);
  *  3. the ANN index is saved; the embedding server and the local chat server are stopped;
  *  4. the store is closed (WAL checkpointed).

@@ -15,7 +15,7 @@ import { TestDimEmbedder } from "../test/test-dim-embedder";
 import { createPerson } from "../auth/people";
 import { hashPassword } from "../auth/password";
 import { createSession, setOwnerPasswordHash } from "../auth/store";
-import { PersistQueue, setPersistQueue } from "../chat/persist";
+import { PersistQueue, setPersistQueue } from "../chat/exchange-queue";
 import { setMeta } from "../core/meta";
 import { GET as healthRoute } from "../../app/api/health/route";
 

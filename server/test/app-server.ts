@@ -213,7 +213,7 @@ async function stopApp(): Promise<void> {
   const { getEmbedder } = await import("../embedder/supervisor");
   const { startScheduler } = await import("../jobs/scheduler");
   const { queueFor } = await import("../ingest/queue");
-  const { persistQueue } = await import("../chat/persist");
+  const { persistQueue } = await import("../chat/exchange-queue");
   const { factLearner } = await import("../chat/fact-learner");
   const { stopAnnIndex } = await import("../memory/index/ann-registry");
   const { stopLocalChatServer } = await import("../chat/local-server");

@@ -123,7 +123,7 @@ let stopping = false;
 process.on("SIGTERM", () => (stopping = true));
 const { addMemories, remember } = await import("../memory/store/add");
 const { appContext } = await import("../context");
-const { persistQueue } = await import("../chat/persist");
+const { persistQueue } = await import("../chat/exchange-queue");
 const { runTurn } = await import("../chat/turn");
 const { addDocument, deleteDocument } = await import("../services/document-service");
 const { undoConsolidationRun } = await import("../jobs/consolidation-runs");

@@ -7,7 +7,7 @@
 import type Database from "better-sqlite3";
 import { FIXTURE_MODEL, OpenAIFixtureServer } from "../../e2e/support/openai-fixture";
 import { FactLearner, type FactLearnerOptions } from "../chat/fact-learner";
-import { PersistQueue } from "../chat/persist";
+import { PersistQueue } from "../chat/exchange-queue";
 import { saveProviderSettings } from "../chat/providers";
 import { runTurn, type TurnEvent, type TurnInput } from "../chat/turn";
 import type { Embedder, MemoContext } from "../core/context";

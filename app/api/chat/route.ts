@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { sseFrame } from "@/server/chat/sse";
-import { runTurn, turnConversation, checkTurnInput, type TurnEvent } from "@/server/chat/turn";
+import { prepareTurn, runTurn, type TurnEvent } from "@/server/chat/turn";
 import { registerTurn, TurnControl } from "@/server/chat/turn-control";
 import { PROVIDER_IDS } from "@/server/chat/providers";
-import { prepareReplacement, type Replacement } from "@/server/chat/replace";
+import type { Replacement } from "@/server/chat/replace";
 import { handle, readBody } from "@/server/http/rest";
 import { beginRequest, closing, CLOSING_MESSAGE } from "@/server/ops/inflight";
 import { appContext } from "@/server/context";
@@ -60,13 +60,28 @@ function replacement(input: z.infer<typeof chatInput>): Replacement | undefined 
 export const POST = asPerson(function POST(req: Request) {
   return handle(async () => {
     const input = await readBody(req, chatInput);
-    checkTurnInput(input);
-    if (closing()) throw new ServiceError(503, CLOSING_MESSAGE);
     const memo = appContext();
-    const replace = replacement(input);
-    const conversation = turnConversation(memo, input);
+    // Checked once (turn-input.ts): the message, Memo not closing, what it replaces, its conversation — every
+    // 4xx before any event; runTurn takes the prepared turn as it is.
+    const turn = prepareTurn(
+      memo,
+      {
+        conversationId: input.conversationId,
+        space: input.space,
+        message: input.message,
+        provider: input.provider,
+        model: input.model,
+        temporary: input.temporary,
+        tzOffsetMinutes: input.tzOffsetMinutes,
+        sharedSpaces: input.sharedSpaces,
+      },
+      () => {
+        if (closing()) throw new ServiceError(503, CLOSING_MESSAGE);
+        return replacement(input);
+      },
+    );
+    const conversation = turn.conv;
     if (!input.conversationId && input.sharedSpaces) markSharesSeen(memo.db, input.sharedSpaces);
-    if (replace) prepareReplacement(memo.db, conversation.id, replace, input.message, { dryRun: true }); // 4xx before any event
     const control = new TurnControl();
     const unregister = input.turnId ? registerTurn(input.turnId, control) : () => undefined;
     const inflight = beginRequest();
@@ -74,18 +89,7 @@ export const POST = asPerson(function POST(req: Request) {
     // The client went away (Next aborts the request's signal, and cancels the body below), or Memo is stopping.
     req.signal.addEventListener("abort", () => control.cut("reload"), { once: true });
     inflight.signal.addEventListener("abort", () => control.cut("shutdown"), { once: true });
-    const events = runTurn(
-      { memo, control },
-      {
-        conversationId: conversation.id,
-        message: input.message,
-        provider: input.provider,
-        model: input.model,
-        replace,
-        temporary: input.temporary,
-        tzOffsetMinutes: input.tzOffsetMinutes,
-      },
-    )[Symbol.asyncIterator]();
+    const events = runTurn({ memo, control }, turn)[Symbol.asyncIterator]();
     const encoder = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {

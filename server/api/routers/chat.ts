@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { createTRPCRouter, publicProcedure } from "../trpc";
-import { persistQueue } from "../../chat/persist";
+import { persistQueue } from "../../chat/exchange-queue";
 import { providerHealth } from "../../chat/provider-health";
 import { providerStatus } from "../../chat/providers";
 import { getMessage, updateCommand } from "../../chat/conversations";
 import { confirmForget } from "../../chat/forget-confirm";
-import { keepCutShortExchange } from "../../chat/keep-exchange";
+import { keepCutShortExchange } from "../../chat/keep-cut-short";
 import { restore } from "../../memory/lifecycle/forget";
 import { ServiceError } from "../../core/errors";
 import { acting } from "../../core/acting";

@@ -215,8 +215,19 @@ function envProvider(): ProviderId | undefined {
   return undefined;
 }
 
+let resolutions = 0;
+
+/**
+ * How many times this process resolved the configuration (tests and the bench count a turn's: a turn resolves
+ * it once and hands it on, server/chat/turn.ts).
+ */
+export function providerResolutions(): number {
+  return resolutions;
+}
+
 /** The effective configuration: Settings over environment over defaults. */
 export function resolveProviderConfig(db: Database.Database): ProviderConfig {
+  resolutions++;
   const s = loadSavedProviderSettings(db);
   const env = process.env;
   const cfg: ProviderConfig = {

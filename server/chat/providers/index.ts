@@ -43,7 +43,11 @@ export function createProvider(cfg: ProviderConfig, id: ProviderId): ChatProvide
 
 /** The selected provider (or `id`), ready to use; a ProviderError (not_configured) says how to set one up. */
 export function getProvider(db: Database.Database, id?: ProviderId | null): ChatProvider {
-  const cfg = resolveProviderConfig(db);
+  return providerFrom(resolveProviderConfig(db), id);
+}
+
+/** `id` (default: the selected one) from a configuration already resolved (a turn resolves it once). */
+export function providerFrom(cfg: ProviderConfig, id?: ProviderId | null): ChatProvider {
   const chosen = id ?? cfg.active.value;
   if (!chosen) throw new ProviderError("not_configured", HOW_TO_CONFIGURE);
   return createProvider(cfg, chosen);

@@ -1,6 +1,6 @@
 /**
  * The fact-learning queue, persisted (drizzle/0022_fact_learning.sql): one job per exchange — a chat
- * exchange queued in the transaction that stores it (server/chat/persist.ts), or one stored memory of a
+ * exchange queued in the transaction that stores it (server/chat/write-exchange.ts), or one stored memory of a
  * document, an import or the back-fill (a run, with its count, progress and Stop). The runner that asks the
  * model lives where providers are reachable (server/chat/fact-learner.ts); this file is the jobs' SQL.
  *

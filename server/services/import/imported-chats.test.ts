@@ -18,7 +18,7 @@ import { inProcessEmbedder, type InProcessEmbedder } from "../../test/in-process
 import { openTempStore, type TempStore } from "../../test/temp-store";
 import { getConversationWithMessages, listConversations } from "../../chat/conversations";
 import { deleteChat, deleteChatPreview } from "../../chat/delete-chat";
-import { PersistQueue, recoverUnpersisted } from "../../chat/persist";
+import { PersistQueue, recoverUnpersisted } from "../../chat/exchange-queue";
 import { saveProviderSettings } from "../../chat/providers";
 import { runTurn, type TurnEvent } from "../../chat/turn";
 import { searchConversations } from "../conversation-extras";

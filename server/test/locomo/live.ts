@@ -8,7 +8,7 @@
  * asked a second time at the end (also stored). The same run's static figure is the store before any of it.
  */
 import crypto from "node:crypto";
-import { persistExchange } from "../../chat/persist";
+import { persistExchange } from "../../chat/exchange-queue";
 import { provenanceOf, recallForPrompt } from "../../chat/turn-recall";
 import { ask, rankedTurns, spaceOf, type LocomoStore } from "./harness";
 import { recallAt, type Conversation, type Question, type Row } from "./locomo";

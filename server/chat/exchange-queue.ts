@@ -1,5 +1,5 @@
 /**
- * Persisting chat exchanges as memories (docs/architecture.md#a-chat-turn), off the reply path: the exchange (user message
+ * The queue that persists chat exchanges as memories (docs/architecture.md#a-chat-turn), off the reply path: the exchange (user message
  * + assistant reply, concatenated) is chunked 300/50, embedded with the document prefix and written to
  * memories, memory_vec and the keyword index in one transaction (memory-service addMemories).
  *
@@ -20,21 +20,14 @@ import type { MemoContext } from "../core/context";
 import { asServiceError } from "../core/errors";
 import { runAsSystem } from "../core/acting";
 import { spacePersonOf } from "../core/space-name";
+import { EmbeddedTexts } from "./embedded-texts";
 import { factLearner, type FactLearner } from "./fact-learner";
 import { hasSources, type Provenance } from "../memory/store/provenance";
 import { parseRecalledList, parseSentFacts, provenanceOfRecalled } from "./exchange-provenance";
 
-import {
-  type ExchangeJob,
-  type ExchangeRecord,
-  exchangePersisted,
-  markExchangeSettled,
-  persistExchange,
-  removeExchangeMemories,
-  stripInterruptedNote,
-} from "./persist-exchange";
+import { type ExchangeJob, markExchangeSettled, persistExchange, stripInterruptedNote } from "./write-exchange";
 
-// Writing one exchange is persist-exchange.ts; its names are used through here too.
+// Writing one exchange is write-exchange.ts; its names are used through here too.
 export {
   type ExchangeJob,
   type ExchangeRecord,
@@ -43,7 +36,7 @@ export {
   persistExchange,
   removeExchangeMemories,
   stripInterruptedNote,
-};
+} from "./write-exchange";
 
 export interface PersistQueueOptions {
   maxAttempts?: number;
@@ -171,9 +164,10 @@ export class PersistQueue {
     let lastError = "";
     for (let attempt = 1; attempt <= this.o.maxAttempts; attempt++) {
       try {
-        const ids = await persistExchange(this.ctx(), job);
+        const embedded = job.embedded ?? new EmbeddedTexts();
+        const ids = await persistExchange(this.ctx(), job, embedded);
         bump(this.persisted, spacePersonOf(job.space));
-        if (job.learn) this.learner?.().wake();
+        if (job.learn) this.learner?.().offer(embedded).wake(); // the learner reuses the exchange's vectors
         if (attempt > 1) this.o.log("info", `persisted the ${describe(job)} on attempt ${attempt}`);
         return ids;
       } catch (e) {

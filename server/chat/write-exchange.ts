@@ -1,5 +1,5 @@
 /**
- * Writing one chat exchange as memories (the queue that retries it is persist.ts): the exchange and where
+ * Writing one chat exchange as memories (the queue that retries it is exchange-queue.ts): the exchange and where
  * its persistence is recorded, the write itself (one transaction that also records it, removes the
  * exchanges it replaces and queues fact learning), and the records read by recovery and the chat page.
  */
@@ -10,7 +10,9 @@ import { nowIso, purgeMemories, writeTransaction } from "../memory/store";
 import { addMemories } from "../memory/store/add";
 import { exchangeNovelty, hasSources, recordProvenance, type Provenance } from "../memory/store/provenance";
 import { stripCutNote } from "./cut-short";
-import { queueLearning, type LearnFrom } from "./learn-exchange";
+import { EmbeddedTexts } from "./embedded-texts";
+import { decideLearning, isDecided, queueLearning, type LearnFrom, type LearningDecision } from "./learning-decision";
+import { resolveProviderConfig } from "./providers";
 
 /** Where an exchange's persistence is recorded. */
 export type ExchangeRecord = { messageId: string } | { pendingId: string };
@@ -36,10 +38,13 @@ export interface ExchangeJob {
   replaces?: string[];
   /**
    * Learn facts from it (docs/facts.md): the provider (and model) the conversation used; null: the selected
-   * one. Set by turns that store memory (never by temporary chats or turns whose memory switch is off); the
-   * job is queued in the transaction that stores the exchange, when a model may learn from it now.
+   * one. Set by turns that store memory (never by temporary chats or turns whose memory switch is off); a turn
+   * hands it over decided (learning-decision.ts). The job is queued in the transaction that stores the
+   * exchange, when a model may learn from it now.
    */
-  learn?: LearnFrom;
+  learn?: LearnFrom | LearningDecision;
+  /** The vectors the turn already has (its recall's); the write adds its chunks' and the learner reuses them. */
+  embedded?: EmbeddedTexts;
   /**
    * What the reply was given: the memories and facts recalled into its prompt (docs/retrieval.md#provenance).
    * Recorded on the exchange's memories with the share of its content that is new relative to them.
@@ -127,7 +132,11 @@ function removeReplaced(db: Database.Database, job: ExchangeJob, keep: string[] 
  * Write one exchange as memories of kind "chat" (one transaction for all its chunks, which also records
  * the exchange as persisted). An exchange already recorded writes nothing and answers its recorded ids.
  */
-export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promise<string[]> {
+export async function persistExchange(
+  ctx: MemoContext,
+  job: ExchangeJob,
+  embedded: EmbeddedTexts = job.embedded ?? new EmbeddedTexts(),
+): Promise<string[]> {
   if (!job.user.trim() || !job.assistant.trim()) {
     if (job.replaces?.length) writeTransaction(ctx.db, () => removeReplaced(ctx.db, job));
     return [];
@@ -140,39 +149,35 @@ export async function persistExchange(ctx: MemoContext, job: ExchangeJob): Promi
         novelty: exchangeNovelty(ctx.db, [job.user, stripInterruptedNote(job.assistant)], job.recalled),
       }
     : null;
-  const provenance = (ids: string[]) => {
-    if (derived) recordProvenance(ctx.db, ids, derived.p, derived.novelty);
-  };
   const record = job.record;
   if (record) {
     const done = recordedIds(ctx.db, record);
     if (done) return done;
   }
+  // Whether and where to learn is decided out here (a turn hands its decision over): the transaction below
+  // resolves no provider and builds no client (learning-decision.ts).
+  const learning = !job.learn
+    ? null
+    : isDecided(job.learn)
+      ? job.learn
+      : decideLearning(resolveProviderConfig(ctx.db), job.learn);
   const [ids] = await addMemories(
-    ctx,
+    { ...ctx, embedder: embedded.recording(ctx.embedder) },
     [{ text: saidText(said), said, space: job.space, kind: "chat", timestamp: job.timestamp }],
     { spaceId: job.space, kind: "chat", conversationId: job.conversationId },
-    record
-      ? {
-          skip: () => {
-            const done = recordedIds(ctx.db, record);
-            return done ? [done] : null;
-          },
-          after: (out) => {
-            recordPersisted(ctx.db, record, out[0] ?? []);
-            provenance(out[0] ?? []);
-            // The same reply again deduplicates onto the old memory: that one stays.
-            removeReplaced(ctx.db, job, out[0] ?? []);
-            queueLearning(ctx.db, job, out[0] ?? []);
-          },
-        }
-      : {
-          after: (out) => {
-            provenance(out[0] ?? []);
-            if (job.replaces?.length) removeReplaced(ctx.db, job, out[0] ?? []);
-            queueLearning(ctx.db, job, out[0] ?? []);
-          },
-        },
+    {
+      skip: () => {
+        const done = record ? recordedIds(ctx.db, record) : null;
+        return done ? [done] : null;
+      },
+      after: ([out = []]) => {
+        if (record) recordPersisted(ctx.db, record, out);
+        if (derived) recordProvenance(ctx.db, out, derived.p, derived.novelty);
+        // The same reply again deduplicates onto the old memory: that one stays.
+        removeReplaced(ctx.db, job, out);
+        queueLearning(ctx.db, job, out, learning);
+      },
+    },
   );
   return ids!;
 }

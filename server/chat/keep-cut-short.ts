@@ -7,7 +7,7 @@ import type { MemoContext } from "../core/context";
 import { ServiceError } from "../core/errors";
 import { getConversationOr404, getMessage, listMessages } from "./conversations";
 import { keptOnlyOnRequest, splitCutNote } from "./cut-short";
-import { persistQueue, type PersistQueue } from "./persist";
+import { persistQueue, type PersistQueue } from "./exchange-queue";
 import { provenanceOfRecalled } from "./exchange-provenance";
 
 export async function keepCutShortExchange(
