@@ -28,12 +28,9 @@ test("a server function of 121 lines fails, one of 120 passes", () => {
     found.map((u) => [u.name, u.line, u.lines]),
     [["tooLong", 122, 121]],
   );
-  assert.equal(judge(found, []).ok, false);
-  assert.match(
-    judge(found, []).lines[0],
-    /^server\/x\/fixture\.ts:122 function tooLong spans 121 lines \(limit 120\)$/,
-  );
-  assert.equal(judge(longUnits("server/x/fixture.ts", fn("fits", 120), "function"), []).ok, true);
+  assert.equal(judge(found).ok, false);
+  assert.match(judge(found).lines[0], /^server\/x\/fixture\.ts:122 function tooLong spans 121 lines \(limit 120\)$/);
+  assert.equal(judge(longUnits("server/x/fixture.ts", fn("fits", 120), "function")).ok, true);
 });
 
 test("arrows, methods and callbacks are measured and named too", () => {
@@ -56,21 +53,7 @@ test("an app component of 251 lines fails, one of 250 passes, and non-components
     found.map((u) => [u.name, u.lines, u.limit]),
     [["TooLong", 251, 250]],
   );
-  assert.match(judge(found, []).lines[0], /component TooLong spans 251 lines \(limit 250\)/);
-});
-
-test("the temporary allow-list names units; they are reported but do not fail the check", () => {
-  const found = longUnits("server/chat/turn.ts", fn("runTurn", 200), "function");
-  const verdict = judge(found, ["server/chat/turn.ts runTurn"]);
-  assert.equal(verdict.ok, true);
-  assert.match(verdict.lines[0], /runTurn spans 200 lines .*temporarily allowed/);
-  assert.equal(judge(longUnits("server/chat/other.ts", fn("runTurn", 200), "function")).ok, false);
-  // Once split, the entry is named as one to remove (and still passes).
-  const split = judge([], ["server/chat/turn.ts runTurn"]);
-  assert.equal(split.ok, true);
-  assert.deepEqual(split.lines, [
-    "server/chat/turn.ts runTurn is within its limit now: remove it from TEMPORARILY_ALLOWED_LONG_UNITS",
-  ]);
+  assert.match(judge(found).lines[0], /component TooLong spans 251 lines \(limit 250\)/);
 });
 
 const dirs: string[] = [];

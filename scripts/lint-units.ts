@@ -9,12 +9,6 @@ import ts from "typescript";
 export const SERVER_FUNCTION_LIMIT = 120;
 export const COMPONENT_LIMIT = 250;
 
-/**
- * TEMPORARY: units that other issue-56 branches are splitting while this check lands. They are still listed
- * in the report but do not fail it. The lead removes this constant once those branches are merged.
- */
-export const TEMPORARILY_ALLOWED_LONG_UNITS: readonly string[] = [];
-
 export type UnitKind = "function" | "component";
 export type LongUnit = { file: string; line: number; name: string; lines: number; kind: UnitKind; limit: number };
 
@@ -108,21 +102,13 @@ export function scanRepository(root: string): LongUnit[] {
   ];
 }
 
-export const unitKey = (u: LongUnit) => `${u.file} ${u.name}`;
-
 /** The report's lines and whether the check passes, given the long units found. */
-export function judge(units: LongUnit[], allowed: readonly string[] = TEMPORARILY_ALLOWED_LONG_UNITS) {
+export function judge(units: LongUnit[]) {
   const lines = units.map((u) => {
-    const note = allowed.includes(unitKey(u)) ? "  (temporarily allowed: TEMPORARILY_ALLOWED_LONG_UNITS)" : "";
     const what = u.kind === "component" ? "component" : "function";
-    return `${u.file}:${u.line} ${what} ${u.name} spans ${u.lines} lines (limit ${u.limit})${note}`;
+    return `${u.file}:${u.line} ${what} ${u.name} spans ${u.lines} lines (limit ${u.limit})`;
   });
-  // An allowed unit that is no longer long (split, renamed or moved): say so, so the entry gets removed.
-  for (const key of allowed)
-    if (!units.some((u) => unitKey(u) === key))
-      lines.push(`${key} is within its limit now: remove it from TEMPORARILY_ALLOWED_LONG_UNITS`);
-  const failing = units.filter((u) => !allowed.includes(unitKey(u)));
-  return { lines, ok: failing.length === 0, failing };
+  return { lines, ok: units.length === 0, failing: units };
 }
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("lint-units.ts")) {
@@ -135,5 +121,5 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
     );
     process.exit(1);
   }
-  console.log(`lint-units: no unit over its limit${lines.length ? " but the temporarily allowed ones above" : ""}.`);
+  console.log("lint-units: no unit over its limit.");
 }
