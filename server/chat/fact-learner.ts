@@ -89,6 +89,11 @@ interface Work {
   sources: string[];
   /** What each speaker said (a chat exchange's message and reply), when the exchange has that structure. */
   parts?: string[];
+  /**
+   * The text to look the whole exchange up by: its one stored memory's text when it was stored whole (the text
+   * the store embedded, whitespace folded), so the vector the write made serves the look-up too; else `text`.
+   */
+  lookup?: string;
 }
 
 /** The exchange a job learns from, verbatim: the chat messages when they are there, else its live memories. */
@@ -110,7 +115,13 @@ function exchangeText(
       .get(job.messageId) as { assistant: string; user: string | null } | undefined;
     if (r?.user) {
       const reply = stripCutNote(r.assistant);
-      return { text: saidText(chatParts(r.user, reply)), sources: sources.map((s) => s.id), parts: [r.user, reply] };
+      const lookup = sources.length === 1 ? sources[0]!.content : undefined;
+      return {
+        text: saidText(chatParts(r.user, reply)),
+        sources: sources.map((s) => s.id),
+        parts: [r.user, reply],
+        lookup,
+      };
     }
   }
   return { text: sources.map((s) => s.content).join("\n"), sources: sources.map((s) => s.id) };
@@ -320,7 +331,7 @@ export class FactLearner {
   ): Promise<CandidateFact[] | null> {
     const spaceId = group[0]!.job.spaceId;
     try {
-      const lookups = group.flatMap((w) => [w.text, ...(w.parts ?? [])].map((t) => t.slice(0, 4000)));
+      const lookups = group.flatMap((w) => [w.lookup ?? w.text, ...(w.parts ?? [])].map((t) => t.slice(0, 4000)));
       const byId = new Map<string, CandidateFact>();
       const { model } = await memo.embedder.info();
       for (const text of lookups) {

@@ -8,7 +8,6 @@ import { FactLearner } from "./fact-learner";
 import { EmbeddedTexts } from "./embedded-texts";
 import { providerResolutions } from "./providers";
 import type { TurnEvent } from "./turn";
-import { chatParts, saidText } from "../memory/store/chunker";
 import { inProcessEmbedder } from "../test/in-process-embedder";
 import { learningHarness, type LearningHarness } from "../test/learning-harness";
 
@@ -18,10 +17,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-const exchangeOf = (events: TurnEvent[], user: string) => {
+const replyOf = (events: TurnEvent[]) => {
   const done = events.find((e) => e.type === "done");
-  const reply = done?.type === "done" ? done.message.content : "";
-  return { whole: saidText(chatParts(user, reply)), reply };
+  return done?.type === "done" ? done.message.content : "";
 };
 
 test("a turn resolves the provider configuration once: its provider, its memory plan, the learning decision of its write", async () => {
@@ -46,7 +44,7 @@ test("a turn resolves the provider configuration once: its provider, its memory 
   assert.deepEqual(h.currentTexts(), ["The user's cat is called Aurora."]);
 });
 
-test("the learner does not embed again what the turn embedded alone: the message its recall asked with", async () => {
+test("the learner does not embed again what the turn embedded alone: the message its recall asked with, the stored exchange", async () => {
   const embedder = await inProcessEmbedder();
   h = await learningHarness({ embedder });
   h.fixture.facts.set([{ when: "Aurora", facts: [{ text: "The user's cat is called Aurora." }] }]);
@@ -54,7 +52,7 @@ test("the learner does not embed again what the turn embedded alone: the message
   const events = await h.chat(user);
   await h.settle();
   assert.deepEqual(h.currentTexts(), ["The user's cat is called Aurora."]);
-  const { whole, reply } = exchangeOf(events, user);
+  const reply = replyOf(events);
   const texts = (kind: "query" | "document") => embedder.calls.filter((c) => c.kind === kind).flatMap((c) => c.texts);
   // The recall's query was the message itself: the learner's look-up for what the person said took its vector.
   assert.deepEqual(
@@ -62,10 +60,12 @@ test("the learner does not embed again what the turn embedded alone: the message
     [user],
     "the message is embedded once a turn",
   );
-  // The whole exchange and the reply are looked up as before (the stored chunk is the exchange on one line:
-  // another text, another vector), and the chunk and the learned fact are stored.
-  assert.deepEqual(texts("query"), [user, whole, reply]);
-  assert.equal(texts("document").length, 2);
+  // The whole exchange is looked up by the text the store embedded (its one chunk, whitespace folded; USE-lite
+  // has no task prefixes, so the chunk's vector is the look-up's): only the reply is embedded again.
+  const [chunk] = texts("document");
+  assert.equal(chunk, h.db.prepare("SELECT content FROM memories WHERE kind = 'chat'").pluck().get());
+  assert.deepEqual(texts("query"), [user, reply]);
+  assert.equal(texts("document").length, 2, "the exchange's chunk and the learned fact are stored");
 });
 
 test("a recorded vector is exactly the one a look-up would get; never a document's for a model with prefixes", async () => {
