@@ -17,10 +17,13 @@
  * reported beside its wall time.
  *
  *   MEMO_TEST_CONCURRENCY=N   files at once (default 3: many tests wait on timers, children and I/O)
+ *   --with-e2e                (`npm test`) `playwright test` beside the shared files; the files in SERIAL after both
  *   extra arguments           test files (default: every server/, scripts/ and app/ *.test.ts) and node --test flags
  */
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import readline from "node:readline";
 import { PassThrough } from "node:stream";
 import { run } from "node:test";
 import { spec } from "node:test/reporters";
@@ -68,7 +71,9 @@ const LONG = [
 const root = path.resolve(import.meta.dirname, "..");
 process.chdir(root);
 const args = process.argv.slice(2);
-const flags = args.filter((a) => a.startsWith("--"));
+/** `--with-e2e` (`npm test`): the Playwright e2e run beside the shared files, the files that run alone after both. */
+const withE2e = args.includes("--with-e2e");
+const flags = args.filter((a) => a.startsWith("--") && a !== "--with-e2e");
 const named = args.filter((a) => !a.startsWith("--"));
 const files = (named.length ? named : fs.globSync(["server/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts"]))
   .map((f) => path.relative(root, path.resolve(f)))
@@ -122,8 +127,31 @@ async function runBatch(batch: string[], atOnce: number): Promise<boolean> {
   return ok;
 }
 
+/**
+ * `playwright test` as a child, its lines prefixed "[e2e] ". The unit files mostly wait on timers, children and
+ * I/O, and one browser and one app leave a core partly idle: run side by side, the two fill both cores.
+ */
+function startE2e(): Promise<boolean> {
+  const env = { ...process.env };
+  delete env.MEMO_TEST_TIMING_FILE;
+  delete env.MEMO_TEST_CPU_FILE;
+  const child = spawn(process.execPath, [path.join(root, "node_modules", "playwright", "cli.js"), "test"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env,
+  });
+  const prefix = (from: NodeJS.ReadableStream, to: NodeJS.WriteStream) =>
+    readline.createInterface({ input: from }).on("line", (l) => to.write(`[e2e] ${l}\n`));
+  prefix(child.stdout!, process.stdout);
+  prefix(child.stderr!, process.stderr);
+  return new Promise((resolve) => child.on("exit", (code) => resolve(code === 0)));
+}
+
 const serial = files.filter((f) => f in SERIAL);
+const e2e = withE2e ? startE2e() : Promise.resolve(true);
 const parallelOk = await runBatch(longestFirst(files.filter((f) => !(f in SERIAL))), concurrency);
+if (withE2e)
+  console.log("\n[test:unit] the shared files are done; waiting for the e2e run before the files that run alone");
+const e2eOk = await e2e;
 if (serial.length) console.log(`\n[test:unit] ${serial.length} files that run alone: ${serial.join(", ")}`);
 const serialOk = await runBatch(serial, 1);
 
@@ -146,10 +174,12 @@ for (const r of rows) if (cpuOf.has(r.file)) r.cpuMs = cpuOf.get(r.file);
 if (!named.length) saveTimings("unit", rows);
 const cpu = childrenCpuMs();
 console.log(
-  `\n[test:unit] ${files.length} files in ${seconds(performance.now() - started)} wall${cpu === null ? "" : `, ${seconds(cpu)} CPU`} (${concurrency} at once, ${serial.length} alone)`,
+  `\n[test:unit] ${files.length} files in ${seconds(performance.now() - started)} wall${cpu === null ? "" : `, ${seconds(cpu)} CPU${withE2e ? " (the e2e run's included)" : ""}`} (${concurrency} at once, ${serial.length} alone)`,
 );
 console.log(formatSlowest("unit test files", rows));
-process.exit(parallelOk && serialOk ? 0 : 1);
+if (withE2e)
+  console.log(`[test:unit] the e2e run ${e2eOk ? "passed" : "FAILED"} (its report is above, as [e2e] lines)`);
+process.exit(parallelOk && serialOk && e2eOk ? 0 : 1);
 
 /** CPU time (user + system) of every finished child process and theirs (Linux: /proc), or null elsewhere. */
 function childrenCpuMs(): number | null {
