@@ -22,7 +22,6 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { PassThrough } from "node:stream";
@@ -31,9 +30,6 @@ import { spec } from "node:test/reporters";
 import { type FileTiming, formatSlowest, loadTimings, saveTimings, seconds, TIMING_DIR } from "./test-report/format";
 import { TEST_FILE_PRELOADS } from "./test-report/node-test";
 import timingReporter from "./test-report/node-timing-reporter.mjs";
-
-/** The nice value of the unit files that run beside the e2e run (`--with-e2e`). */
-const E2E_BESIDE_NICE = 5;
 
 /** Files that run alone, after the others, and why. */
 const SERIAL: Record<string, string> = {
@@ -147,10 +143,6 @@ function startE2e(): Promise<boolean> {
     readline.createInterface({ input: from }).on("line", (l) => to.write(`[e2e] ${l}\n`));
   prefix(child.stdout!, process.stdout);
   prefix(child.stderr!, process.stderr);
-  // The e2e run is the longer of the two: it keeps the normal priority, and the unit files started from here on
-  // (children inherit it) take the CPU it leaves (nice 5), so the unit files fill the idle core instead of
-  // stretching the e2e run.
-  os.setPriority(E2E_BESIDE_NICE);
   return new Promise((resolve) => child.on("exit", (code) => resolve(code === 0)));
 }
 
@@ -160,13 +152,6 @@ const parallelOk = await runBatch(longestFirst(files.filter((f) => !(f in SERIAL
 if (withE2e)
   console.log("\n[test:unit] the shared files are done; waiting for the e2e run before the files that run alone");
 const e2eOk = await e2e;
-if (withE2e) {
-  try {
-    os.setPriority(0); // the files that run alone, alone: back to the normal priority (root may; others stay at 5)
-  } catch {
-    // an unprivileged user cannot lower a nice value: the files run alone, so nothing competes with them
-  }
-}
 if (serial.length) console.log(`\n[test:unit] ${serial.length} files that run alone: ${serial.join(", ")}`);
 const serialOk = await runBatch(serial, 1);
 
