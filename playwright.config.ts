@@ -44,7 +44,7 @@ export default defineConfig({
   use: {
     baseURL,
     screenshot: "on",
-    trace: "retain-on-failure",
+    trace: { mode: "retain-on-failure", screenshots: false },
     launchOptions: {
       executablePath: process.env.MEMO_E2E_CHROMIUM ?? "/usr/bin/chromium",
       args: [

@@ -6,10 +6,14 @@
 import fs from "node:fs";
 import path from "node:path";
 
-/** One test file (node:test) or spec (Playwright): its wall time, its test count, how many failed. */
+/**
+ * One test file (node:test) or spec (Playwright): its wall time, its test count, how many failed; for a
+ * node:test file also its CPU time (its process and the children it waited for).
+ */
 export interface FileTiming {
   file: string;
   ms: number;
+  cpuMs?: number;
   tests: number;
   failed: number;
 }
@@ -28,7 +32,7 @@ export function formatSlowest(what: string, rows: FileTiming[], n = 15): string 
     `${top.length} slowest ${what} (of ${sorted.length} with ${tests} tests; they take ${seconds(topMs)} of ${seconds(total)} summed):`,
     ...top.map(
       (r) =>
-        `  ${seconds(r.ms).padStart(8)}  ${r.file.padEnd(width)}  ${String(r.tests).padStart(3)} tests${r.failed ? `, ${r.failed} FAILED` : ""}`,
+        `  ${seconds(r.ms).padStart(8)}${r.cpuMs === undefined ? "" : ` ${seconds(r.cpuMs).padStart(8)} CPU`}  ${r.file.padEnd(width)}  ${String(r.tests).padStart(3)} tests${r.failed ? `, ${r.failed} FAILED` : ""}`,
     ),
   ].join("\n");
 }
