@@ -100,7 +100,7 @@ interface Work {
 function exchangeText(
   db: Database.Database,
   job: FactJob,
-): { text: string; sources: string[]; parts?: string[] } | null {
+): Omit<Work, "job"> | null {
   const sources = jobSources(db, job.id).filter((s) => s.live);
   if (!sources.length) return null;
   if (job.messageId) {
