@@ -97,10 +97,7 @@ interface Work {
 }
 
 /** The exchange a job learns from, verbatim: the chat messages when they are there, else its live memories. */
-function exchangeText(
-  db: Database.Database,
-  job: FactJob,
-): Omit<Work, "job"> | null {
+function exchangeText(db: Database.Database, job: FactJob): Omit<Work, "job"> | null {
   const sources = jobSources(db, job.id).filter((s) => s.live);
   if (!sources.length) return null;
   if (job.messageId) {
