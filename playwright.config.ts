@@ -28,12 +28,16 @@ const remoteFixtureHost = `127.0.0.1:${process.env.MEMO_E2E_REMOTE_FIXTURE_PORT}
 // The app's injected clock for temporary-chat expiry (MEMO_TEST_CLOCK_FILE, test only): milliseconds to add.
 process.env.MEMO_E2E_CLOCK_FILE ??= `${dataDir}-clock`;
 
+/** Spec files that run in the "own-memo" project (below). */
+const OWN_MEMO = ["**/load.spec.ts", "**/auth.spec.ts", "**/household.spec.ts"];
+
 export default defineConfig({
   testDir: "./e2e",
   testMatch: "**/*.spec.ts",
   outputDir: "test-results",
   fullyParallel: false,
-  workers: 1,
+  // Two at once: one for the app's specs, one for the specs with a Memo of their own (the projects below).
+  workers: 2,
   forbidOnly: !!process.env.CI,
   retries: 0,
   timeout: 60_000,
@@ -57,7 +61,15 @@ export default defineConfig({
       ],
     },
   },
-  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
+  projects: [
+    // The specs of the e2e app (the webServer below) share its settings and its test doubles' scripts: one at
+    // a time, in file order.
+    { name: "app", testIgnore: OWN_MEMO, workers: 1, use: { ...devices["Desktop Chrome"] } },
+    // Specs that start and drive a Memo of their own (own data folder and port) and change nothing the app's
+    // specs read: one at a time too, beside the app's. What they share with them is the chat TEST DOUBLE, whose
+    // counts a test reads for its own messages only (`?containing=`).
+    { name: "own-memo", testMatch: OWN_MEMO, workers: 1, use: { ...devices["Desktop Chrome"] } },
+  ],
   webServer: [
     {
       command: `node --import tsx e2e/support/openai-fixture.ts --port ${process.env.MEMO_E2E_FIXTURE_PORT} --api-key sk-e2e-fixture`,

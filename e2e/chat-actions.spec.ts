@@ -126,9 +126,11 @@ test.describe("Message actions", () => {
   test("Copy on messages and Copy code on code blocks", async ({ chat, space, page, context }) => {
     await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     await chat.goto(space);
-    const reply = await chat.send("Show me code [fixture:long]");
+    const reply = await chat.send("Show me code [fixture:long] [fixture:fast]"); // the reply, not its stream
     await chat.userMessages.last().getByRole("button", { name: "Copy", exact: true }).click();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("Show me code [fixture:long]");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      "Show me code [fixture:long] [fixture:fast]",
+    );
     await reply.getByRole("button", { name: "Copy code" }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(
       "export function total(xs: number[]): number {",

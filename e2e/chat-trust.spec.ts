@@ -15,9 +15,12 @@ import type { ChatPage } from "./pages/chat.page";
 
 const token = () => Math.random().toString(36).slice(2, 8);
 const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/chat-trust-${name}.png` });
-const fixtureStreams = async (page: Page) =>
+/** The fixture's streamed replies to messages containing `tok` (this test's own, whatever else streams meanwhile). */
+const fixtureStreams = async (page: Page, tok: string) =>
   (await (
-    await page.request.get(`http://127.0.0.1:${process.env.MEMO_E2E_FIXTURE_PORT}/__fixture/streams`)
+    await page.request.get(
+      `http://127.0.0.1:${process.env.MEMO_E2E_FIXTURE_PORT}/__fixture/streams?containing=${encodeURIComponent(tok)}`,
+    )
   ).json()) as { started: number; completed: number; abandoned: number };
 
 /** The layout boxes that matter: the composer's bottom edge, the transcript's height, the shell's edges. */
@@ -104,7 +107,7 @@ test.describe("Stop and reload", () => {
   }) => {
     const tok = token();
     await chat.goto(space);
-    const streamsBefore = await fixtureStreams(page);
+    const streamsBefore = await fixtureStreams(page, tok);
     await chat.input.fill(`Count the sheep for ${tok} [fixture:lines]`);
     await chat.sendButton.click();
     const reply = chat.lastReply();
@@ -117,8 +120,8 @@ test.describe("Stop and reload", () => {
     const lastLine = /Line (\d+)\s*$/.exec(shown)?.[1];
     expect(lastLine, `the reply ends at a line: ${shown}`).toBeTruthy();
     // The provider request ended; nothing more arrives on the page.
-    await expect.poll(async () => (await fixtureStreams(page)).abandoned).toBe(streamsBefore.abandoned + 1);
-    expect((await fixtureStreams(page)).completed).toBe(streamsBefore.completed);
+    await expect.poll(async () => (await fixtureStreams(page, tok)).abandoned).toBe(streamsBefore.abandoned + 1);
+    expect((await fixtureStreams(page, tok)).completed).toBe(streamsBefore.completed);
     await page.waitForTimeout(600);
     expect(await chat.replyText(reply).innerText()).toBe(shown);
     await shot(page, "stopped-1280");
@@ -160,17 +163,17 @@ test.describe("Stop and reload", () => {
   }) => {
     const tok = token();
     await chat.goto(space);
-    const streamsBefore = await fixtureStreams(page);
+    const streamsBefore = await fixtureStreams(page, tok);
     await chat.input.fill(`Think hard about ${tok} [fixture:late]`);
     await chat.sendButton.click();
     const reply = chat.lastReply();
     await expect(reply.getByTestId("thinking")).toBeVisible();
-    await expect.poll(async () => (await fixtureStreams(page)).started).toBe(streamsBefore.started + 1);
+    await expect.poll(async () => (await fixtureStreams(page, tok)).started).toBe(streamsBefore.started + 1);
     await chat.stopButton.click();
     await chat.settled(reply);
     await expect(chat.cutShort(reply)).toContainText("You stopped this reply before it began.");
     await expect(chat.replyText(reply)).toHaveCount(0);
-    await expect.poll(async () => (await fixtureStreams(page)).abandoned).toBe(streamsBefore.abandoned + 1);
+    await expect.poll(async () => (await fixtureStreams(page, tok)).abandoned).toBe(streamsBefore.abandoned + 1);
     await shot(page, "stopped-early-1280");
     // Past the fixture's 4 s wait: still nothing, on the page or after a reload.
     await page.waitForTimeout(4_500);

@@ -21,7 +21,13 @@ async function setScript(script: Script): Promise<void> {
   const res = await fetch(`${fixture}/__fixture/facts`, { method: "POST", body: JSON.stringify(script) });
   expect(res.status).toBe(200);
 }
-const factCalls = async () => ((await (await fetch(`${fixture}/__fixture/facts`)).json()) as { calls: number }).calls;
+/** The facts TEST DOUBLE's calls about `text`: this test's own, whatever else is learned meanwhile. */
+const factCalls = async (text: string) =>
+  (
+    (await (await fetch(`${fixture}/__fixture/facts?containing=${encodeURIComponent(text)}`)).json()) as {
+      calls: number;
+    }
+  ).calls;
 
 test.afterAll(async () => setScript([]));
 
@@ -138,13 +144,13 @@ test("a document: opt-in — the calls counted before it starts, then progress, 
     },
   ]);
   await expect(ingest.status(name)).toHaveText("done", { timeout: 60_000 });
-  const before = await factCalls();
+  const before = await factCalls(`heron-${code}`);
   const row = ingest.row(name);
   await row.getByRole("button", { name: `Learn facts from ${name}` }).click();
   await expect(row.getByTestId("learn-count")).toContainText(
     /1 memory → 1 call to OpenAI-compatible .*stays on this machine/,
   );
-  expect(await factCalls()).toBe(before); // counting sends nothing
+  expect(await factCalls(`heron-${code}`)).toBe(before); // counting sends nothing
   await shot(page, "document-count-1280");
   await row.getByRole("button", { name: `Start learning facts from ${name}` }).click();
   // A document's fact is proposed, not known at once (issue 54): it waits on What Memo knows.
@@ -152,7 +158,7 @@ test("a document: opt-in — the calls counted before it starts, then progress, 
     "Learned: 0 facts from 1 of 1 memory · 1 change to confirm on What Memo knows",
     { timeout: 30_000 },
   );
-  expect(await factCalls()).toBe(before + 1);
+  expect(await factCalls(`heron-${code}`)).toBe(before + 1);
   await page.setViewportSize(PHONE);
   await shot(page, "document-learned-390");
 });
@@ -232,7 +238,7 @@ test("a Memo killed while learning: the job resumes at the next start and the fa
     await setScript([
       { when: `kayak-${code}`, bad: "hang", times: 1, facts: [{ text: `The user owns a kayak named ${code}.` }] },
     ]);
-    const before = await factCalls();
+    const before = await factCalls(`kayak-${code}`);
     const res = await fetch(`${own.url}/api/chat`, {
       method: "POST",
       headers: { "content-type": "application/json", origin: own.url },
@@ -240,7 +246,7 @@ test("a Memo killed while learning: the job resumes at the next start and the fa
     });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('"type":"done"');
-    await expect.poll(factCalls, { timeout: 30_000 }).toBe(before + 1); // the job is running, its call unanswered
+    await expect.poll(() => factCalls(`kayak-${code}`), { timeout: 30_000 }).toBe(before + 1); // the job is running, its call unanswered
     await own.kill();
     await own.start();
     const learned = async () =>
@@ -248,7 +254,7 @@ test("a Memo killed while learning: the job resumes at the next start and the fa
         (await (await fetch(`${own.url}/api/v1/facts?space=personal`)).json()) as { facts: { text: string }[] }
       ).facts.map((f) => f.text);
     await expect.poll(learned, { timeout: 60_000 }).toEqual([`The user owns a kayak named ${code}.`]);
-    expect(await factCalls()).toBe(before + 2);
+    expect(await factCalls(`kayak-${code}`)).toBe(before + 2);
     const health = (await (await fetch(`${own.url}/api/health`)).json()) as {
       ok: boolean;
       facts: { done: number; running: number; queued: number };

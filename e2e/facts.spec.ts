@@ -386,7 +386,7 @@ test.describe("What Memo knows in a household", () => {
   test.describe.configure({ mode: "serial", timeout: 120_000 });
   let lan: LanServer;
   test.beforeAll(async () => {
-    lan = await startLanServer();
+    lan = await startLanServer(5);
   });
   test.afterAll(async () => {
     await lan?.stop();

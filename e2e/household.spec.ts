@@ -23,7 +23,7 @@ let lan: LanServer;
 test.describe.configure({ mode: "serial", timeout: 120_000 });
 
 test.beforeAll(async () => {
-  lan = await startLanServer();
+  lan = await startLanServer(4);
 });
 test.afterAll(async () => {
   await lan?.stop();

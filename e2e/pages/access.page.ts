@@ -34,7 +34,12 @@ export class AccessPage {
 
   /** Create a token and return its secret, shown once. */
   async create(name: string): Promise<string> {
-    await this.tokenName.fill(name);
+    // Filled before React hydrates the section, the box's text is not in its state (the button stays disabled):
+    // fill again until the button takes it (seen once in CI, right after a sign-in's redirect to Settings).
+    await expect(async () => {
+      await this.tokenName.fill(name);
+      await expect(this.createToken).toBeEnabled({ timeout: 1_000 });
+    }).toPass({ timeout: 15_000 });
     await this.createToken.click();
     await expect(this.newToken).toContainText(`Token “${name}”`);
     const token = (await this.newTokenValue.textContent())!.trim();

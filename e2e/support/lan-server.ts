@@ -21,8 +21,12 @@ export interface LanServer {
   log(): string;
 }
 
-export async function startLanServer(): Promise<LanServer> {
-  const port = Number(process.env.MEMO_E2E_PORT) + 2;
+/**
+ * `offset`: its port past the e2e app's. One per spec that starts one (auth 2, household 4, facts 5; memo-server.ts
+ * takes 3): specs of the two projects run at once (playwright.config.ts).
+ */
+export async function startLanServer(offset: number): Promise<LanServer> {
+  const port = Number(process.env.MEMO_E2E_PORT) + offset;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "memo-e2e-lan-"));
   const env = { ...process.env, MEMO_DATA_DIR: dataDir, MEMO_OFFLINE: "1", NEXT_TELEMETRY_DISABLED: "1" };
   const set = spawnSync(process.execPath, ["--import", "tsx", "scripts/set-password.ts"], {

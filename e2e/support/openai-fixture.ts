@@ -11,6 +11,7 @@
  *   [fixture:hang]    never answer          [fixture:500]    answer HTTP 500
  *   [fixture:slow]    300 ms between chunks [fixture:cut]    drop the connection mid-reply
  *   [fixture:long]    a ~70-line Markdown reply (headings, list, table, code block), streamed 8 ms per piece
+ *   [fixture:fast]    no pause between pieces (with [fixture:long]: a test that looks at the reply, not its stream)
  *   [fixture:count]   the reply ends with "Answer number N" (N-th request with this same last message)
  *   [fixture:fail-once]  HTTP 500 the first time this exact message is asked, a normal reply after
  *   [fixture:cut-once]   drop the connection mid-reply the first time, a normal reply after
@@ -18,10 +19,13 @@
  *   [fixture:late]    headers at once, then 4 s before the first token (Stop before the first token)
  * Structured `memo_facts` requests (Memo learning facts) are answered by the facts TEST DOUBLE
  * (server/test/fixture-facts-model.ts) from its script: POST /__fixture/facts with a JSON array of entries
- * sets it, GET /__fixture/facts says how many calls and exchanges it answered.
+ * sets it, GET /__fixture/facts says how many calls and exchanges it answered (`?containing=TEXT`: calls only
+ * of requests whose exchanges contain TEXT).
  * Also: GET /v1/models, 401 for a wrong key, 404 model_not_found for an unknown model,
  * GET /__fixture/requests (what it received), GET /__fixture/health, GET /__fixture/streams (streamed
- * replies started, completed, and abandoned by the client mid-reply, with when the last one was).
+ * replies started, completed, and abandoned by the client mid-reply, with when the last one was;
+ * `?containing=TEXT` counts only replies whose last user message contains TEXT, so that a test's counts are
+ * its own while other specs stream from the same fixture).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -124,6 +128,9 @@ export class OpenAIFixtureServer {
   readonly requests: FixtureRequest[] = [];
   /** Streamed replies: started, sent to the end, and cut off before the end (the client closed the connection, or [fixture:cut]). */
   readonly streams = { started: 0, completed: 0, abandoned: 0, lastAbandonedAt: null as string | null };
+  /** Each streamed reply's last user message and how it ended, for GET /__fixture/streams?containing=. */
+  private readonly streamed: { last: string; ended: "completed" | "abandoned" | null; abandonedAt: string | null }[] =
+    [];
   /** How many times each last user message was asked (for [fixture:count] and the *-once failures). */
   private readonly asked = new Map<string, number>();
   /** The memo_facts answers (a script of canned answers keyed by the exchange; TEST DOUBLE). */
@@ -162,6 +169,24 @@ export class OpenAIFixtureServer {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
+  /** The stream counts, of every reply or (`containing=TEXT`) of those whose last user message contains TEXT. */
+  private streamsContaining(query: string): typeof this.streams {
+    const containing = new URLSearchParams(query).get("containing");
+    if (containing === null) return this.streams;
+    const mine = this.streamed.filter((s) => s.last.includes(containing));
+    const abandoned = mine.filter((s) => s.ended === "abandoned");
+    return {
+      started: mine.length,
+      completed: mine.filter((s) => s.ended === "completed").length,
+      abandoned: abandoned.length,
+      lastAbandonedAt:
+        abandoned
+          .map((s) => s.abandonedAt)
+          .sort()
+          .at(-1) ?? null,
+    };
+  }
+
   private json(res: http.ServerResponse, status: number, body: unknown): void {
     const s = JSON.stringify(body);
     res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) });
@@ -169,17 +194,18 @@ export class OpenAIFixtureServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = (req.url ?? "/").split("?")[0]!;
+    const [url = "/", query = ""] = (req.url ?? "/").split("?");
     if (url === "/__fixture/health") return this.json(res, 200, { ok: true });
     if (url === "/__fixture/requests") return this.json(res, 200, this.requests);
-    if (url === "/__fixture/streams") return this.json(res, 200, this.streams);
+    if (url === "/__fixture/streams") return this.json(res, 200, this.streamsContaining(query));
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
     if (url === "/__fixture/facts") {
       if (req.method === "POST") this.facts.set(JSON.parse(raw || "[]") as FactsScriptEntry[]);
+      const containing = new URLSearchParams(query).get("containing");
       return this.json(res, 200, {
-        calls: this.facts.calls,
+        calls: containing === null ? this.facts.calls : this.facts.callsContaining(containing),
         exchanges: this.facts.exchanges,
         entries: this.facts.entries,
       });
@@ -312,10 +338,16 @@ export class OpenAIFixtureServer {
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     this.streams.started++;
+    const stream = { last, ended: null as "completed" | "abandoned" | null, abandonedAt: null as string | null };
+    this.streamed.push(stream);
     res.on("close", () => {
-      if (res.writableFinished) return void this.streams.completed++;
+      if (res.writableFinished) {
+        stream.ended = "completed";
+        return void this.streams.completed++;
+      }
       this.streams.abandoned++;
-      this.streams.lastAbandonedAt = new Date().toISOString();
+      this.streams.lastAbandonedAt = stream.abandonedAt = new Date().toISOString();
+      stream.ended = "abandoned";
     });
     const send = (delta: Record<string, unknown>, finish: string | null) =>
       res.write(
@@ -329,9 +361,11 @@ export class OpenAIFixtureServer {
       ? 300
       : lines
         ? 150
-        : last.includes("[fixture:long]")
-          ? 8
-          : this.chunkMs;
+        : last.includes("[fixture:fast]")
+          ? 0
+          : last.includes("[fixture:long]")
+            ? 8
+            : this.chunkMs;
     const parts = lines ? reply.split(/(?<=\n)/) : pieces(reply);
     for (let i = 0; i < parts.length; i++) {
       if (res.destroyed) return; // the client went away: stop generating

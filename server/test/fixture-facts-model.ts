@@ -60,6 +60,8 @@ export class FactsScript {
   /** memo_facts requests answered, and how many exchanges they carried. */
   calls = 0;
   exchanges = 0;
+  /** Each request's exchanges, joined: for counting one test's own calls (`callsContaining`). */
+  private readonly requested: string[] = [];
   private readonly asked = new Map<FactsScriptEntry, number>();
 
   constructor(entries: FactsScriptEntry[] = []) {
@@ -90,12 +92,18 @@ export class FactsScript {
     return entry ? [entry] : [];
   }
 
+  /** The requests whose exchanges contain `text`: a test's own calls, whatever else is learned meanwhile. */
+  callsContaining(text: string): number {
+    return this.requested.filter((r) => r.includes(text)).length;
+  }
+
   answer(body: { messages?: Msg[] } | null): FactsAnswer {
     const messages = body?.messages ?? [];
     const listed = listedFacts(messages);
     const exchanges = requestExchanges(messages);
     this.calls++;
     this.exchanges += exchanges.length;
+    this.requested.push(exchanges.join("\n"));
     const facts: { text: string; replaces: string[]; exchange: number }[] = [];
     for (const [i, ex] of exchanges.entries())
       for (const entry of this.entriesFor(ex)) {
