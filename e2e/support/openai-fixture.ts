@@ -10,7 +10,7 @@
  * "No memory block received." Magic words in the last user message:
  *   [fixture:hang]    never answer          [fixture:500]    answer HTTP 500
  *   [fixture:slow]    300 ms between chunks [fixture:cut]    drop the connection mid-reply
- *   [fixture:long]    a ~70-line Markdown reply (headings, list, table, code block), streamed 8 ms per piece
+ *   [fixture:long]    a ~70-line Markdown reply (headings, list, table, code block), streamed 4 ms per piece
  *   [fixture:fast]    no pause between pieces (with [fixture:long]: a test that looks at the reply, not its stream)
  *   [fixture:count]   the reply ends with "Answer number N" (N-th request with this same last message)
  *   [fixture:fail-once]  HTTP 500 the first time this exact message is asked, a normal reply after
@@ -364,7 +364,7 @@ export class OpenAIFixtureServer {
         : last.includes("[fixture:fast]")
           ? 0
           : last.includes("[fixture:long]")
-            ? 8
+            ? 4
             : this.chunkMs;
     const parts = lines ? reply.split(/(?<=\n)/) : pieces(reply);
     for (let i = 0; i < parts.length; i++) {
