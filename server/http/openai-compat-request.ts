@@ -16,6 +16,7 @@ import {
   providerFamilies,
   resolveProviderConfig,
   type ChatProvider,
+  type ProviderConfig,
   type ProviderId,
 } from "../chat/providers";
 import { mySpaceOf } from "../core/acting";
@@ -165,11 +166,14 @@ export function requestSpace(req: Request, body: ChatCompletionRequest): string 
   return s;
 }
 
-/** Which provider and model a model name selects. */
+/**
+ * Which provider and model a model name selects, with the provider configuration it was chosen from (resolved
+ * once for the request: its memory plan and its write's learning decision read the same).
+ */
 export function resolveModel(
   db: Database.Database,
   model: string,
-): { provider: ChatProvider; model: string | undefined } {
+): { provider: ChatProvider; model: string | undefined; cfg: ProviderConfig } {
   const cfg = resolveProviderConfig(db);
   // "<family>:<model>" for any registered family (the registry's ids, as GET /v1/models lists them).
   const m = familyPrefixed(model, ":");
@@ -183,7 +187,7 @@ export function resolveModel(
         "model_not_found",
         "model",
       );
-    return { provider: createProvider(cfg, id), model: m.rest || undefined };
+    return { provider: createProvider(cfg, id), model: m.rest || undefined, cfg };
   }
   if (!cfg.active.value)
     throw new ProviderError(
@@ -191,7 +195,7 @@ export function resolveModel(
       "Memo has no chat provider configured; set one in Settings → Providers or with MEMO_PROVIDER.",
     );
   const provider = createProvider(cfg, cfg.active.value);
-  return { provider, model: model === MEMO_MODEL ? undefined : model };
+  return { provider, model: model === MEMO_MODEL ? undefined : model, cfg };
 }
 
 /** GET /v1/models: "memo" and "<provider>:<model>" for each configured provider. */

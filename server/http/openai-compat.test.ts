@@ -24,7 +24,7 @@ import {
   resolveModel,
 } from "./openai-compat";
 import { PersistQueue } from "../chat/exchange-queue";
-import { ProviderError, saveProviderSettings } from "../chat/providers";
+import { ProviderError, providerResolutions, saveProviderSettings } from "../chat/providers";
 import { readSseJson } from "../chat/sse";
 
 let store: TempStore;
@@ -251,6 +251,21 @@ test("non-streaming and streaming answers in OpenAI's shapes; each exchange is p
   assert.equal(stored.length, 2);
   assert.match(stored[0]!.content, /^User: Where is the spare bike key\? Assistant: Fixture reply/);
   assert.match(stored[1]!.content, /^User: Which door is the bike key behind\? Assistant: Fixture reply/);
+});
+
+test("a /v1 request resolves the provider configuration once: its provider, its memory plan, its write's learning decision", async () => {
+  const body = chatCompletionRequest.parse({
+    model: "memo",
+    messages: [{ role: "user", content: "Where did I leave the spare bike key?" }],
+  });
+  const before = providerResolutions();
+  const p = await prepareCompletion(memo, post(body, { "x-memo-space": "straight" }), body);
+  assert.equal(p.learn.provider, "openai", "the learning decision is made with the request's configuration");
+  await completeNonStreaming(memo, p, new AbortController().signal, queue);
+  await queue.drain();
+  assert.equal(providerResolutions() - before, 1);
+  const stored = store.sqlite.prepare("SELECT count(*) FROM memories WHERE space_id = 'straight'").pluck().get();
+  assert.equal(stored, 1, "the exchange is stored");
 });
 
 test("a provider failure before the first token is an HTTP error, not a broken stream", async () => {

@@ -11,6 +11,7 @@
 import crypto from "node:crypto";
 import type { MemoContext } from "../core/context";
 import type { RecalledMemory } from "../chat/conversations";
+import { decideLearning, type LearningDecision } from "../chat/learning-decision";
 import { planFor, sentMemory, type SentMemory } from "../chat/memory-policy";
 import { persistQueue, type PersistQueue } from "../chat/exchange-queue";
 import { logPrompt } from "../chat/prompt-log";
@@ -56,6 +57,8 @@ export interface PreparedCompletion {
   sent: SentMemory;
   maxTokens: number | undefined;
   temperature: number | undefined;
+  /** Whether and where the exchange is learnt from, decided with the request's one provider configuration. */
+  learn: LearningDecision;
 }
 
 /** Turn the request into provider messages with the memory block in the system prompt. */
@@ -65,7 +68,7 @@ export async function prepareCompletion(
   body: ChatCompletionRequest,
 ): Promise<PreparedCompletion> {
   const space = requestSpace(req, body);
-  const { provider, model } = resolveModel(memo.db, body.model);
+  const { provider, model, cfg } = resolveModel(memo.db, body.model);
   const msgs = body.messages
     .filter((m) => m.role !== "tool" && m.role !== "function")
     .map((m) => ({ role: m.role === "developer" ? "system" : m.role, content: messageText(m.content) }) as ChatMessage);
@@ -80,7 +83,7 @@ export async function prepareCompletion(
       "messages",
     );
   // The chat turn's sharing rules (server/chat/memory-policy.ts); no one here can be asked, so an undecided remote provider gets none.
-  const plan = planFor(memo.db, { recall: true, store: true, temporary: false }, provider.id, false);
+  const plan = planFor(memo.db, { recall: true, store: true, temporary: false }, provider.id, false, cfg);
   const recall = plan.recall
     ? await recallForPrompt(
         memo,
@@ -113,6 +116,7 @@ export async function prepareCompletion(
     ),
     maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
     temperature: body.temperature ?? undefined,
+    learn: decideLearning(cfg, { provider: provider.id, model: model ?? null }),
   };
 }
 
@@ -128,7 +132,7 @@ function persistAfter(queue: PersistQueue, p: PreparedCompletion, reply: string,
     assistant: reply,
     timestamp: at,
     source: "OpenAI-compatible API",
-    learn: { provider: p.provider.id, model: p.model ?? null },
+    learn: p.learn,
     recalled: p.provenance,
   });
 }
