@@ -13,21 +13,20 @@
  * has had its attempts (then `failed`, kept with its reason). Health stays green: learning is not the store.
  * Restart-safe: a job's facts and its `done` are one transaction; jobs a stopped process was running are
  * queued again at start (recoverInterrupted).
+ * What a job learns from (the exchange, verbatim, and the facts it is checked against): fact-learner-work.ts.
  */
 import crypto from "node:crypto";
-import type Database from "better-sqlite3";
 import { appContext } from "../context";
 import { runAsSystem } from "../core/acting";
 import type { MemoContext } from "../core/context";
 import { applyLearnedFacts, type AppliedCounts, hasCurrentText } from "../memory/facts/apply";
 import { isStoredOrigin } from "../memory/facts/proposals";
-import { batches, CANDIDATES_PER_EXCHANGE, type CandidateFact, factsRequest, MAX_BATCH } from "../memory/facts/extract";
+import { batches, type CandidateFact, factsRequest, MAX_BATCH } from "../memory/facts/extract";
 import {
   type AttemptOutcome,
   claimDueJobs,
   type FactJob,
   finishFactJob,
-  jobSources,
   nextDueAt,
   recordAttempt,
   recoverInterrupted,
@@ -37,14 +36,12 @@ import {
 import { onRequestBegin, quietFor } from "../ops/inflight";
 import { checkAnswer, describeReport } from "../memory/facts/reconcile";
 import { settleFinishedRuns } from "../memory/facts/runs";
-import { searchFacts } from "../memory/facts/store";
 import { activeModel } from "../memory/index/model-check";
-import { chatParts, saidText } from "../memory/store/chunker";
-import { stripCutNote } from "./cut-short";
 import { chooseFactModel, type FactModelChoice, learnersOf } from "./fact-model";
 import { logPrompt } from "./prompt-log";
 import { type ProviderId, providerFamily, resolveProviderConfig } from "./providers";
 import type { EmbeddedTexts } from "./embedded-texts";
+import { exchangeText, lookUpKnownFacts, type Work } from "./fact-learner-work";
 
 export interface FactLearnerOptions {
   /** Exchanges per call when catching up. */
@@ -81,47 +78,6 @@ export interface LearningSent {
   knownFacts: number;
   /** The exact known-facts message sent before the exchange (the exchange itself is the chat's own text). */
   block: string;
-}
-
-interface Work {
-  job: FactJob;
-  text: string;
-  sources: string[];
-  /** What each speaker said (a chat exchange's message and reply), when the exchange has that structure. */
-  parts?: string[];
-  /**
-   * The text to look the whole exchange up by: its one stored memory's text when it was stored whole (the text
-   * the store embedded, whitespace folded), so the vector the write made serves the look-up too; else `text`.
-   */
-  lookup?: string;
-}
-
-/** The exchange a job learns from, verbatim: the chat messages when they are there, else its live memories. */
-function exchangeText(db: Database.Database, job: FactJob): Omit<Work, "job"> | null {
-  const sources = jobSources(db, job.id).filter((s) => s.live);
-  if (!sources.length) return null;
-  if (job.messageId) {
-    const r = db
-      .prepare(
-        `SELECT a.content AS assistant,
-                (SELECT u.content FROM messages u WHERE u.conversation_id = a.conversation_id AND u.role = 'user'
-                   AND (u.created_at < a.created_at OR (u.created_at = a.created_at AND u.rowid < a.rowid))
-                 ORDER BY u.created_at DESC, u.rowid DESC LIMIT 1) AS user
-           FROM messages a WHERE a.id = ?`,
-      )
-      .get(job.messageId) as { assistant: string; user: string | null } | undefined;
-    if (r?.user) {
-      const reply = stripCutNote(r.assistant);
-      const lookup = sources.length === 1 ? sources[0]!.content : undefined;
-      return {
-        text: saidText(chatParts(r.user, reply)),
-        sources: sources.map((s) => s.id),
-        parts: [r.user, reply],
-        lookup,
-      };
-    }
-  }
-  return { text: sources.map((s) => s.content).join("\n"), sources: sources.map((s) => s.id) };
 }
 
 /** Replacements kept for the person to decide, and those over the caps, for the attempt's record. */
@@ -314,31 +270,14 @@ export class FactLearner {
     this.st.lastError = error;
   }
 
-  /**
-   * The person's similar current facts: what each new fact may replace — looked up for the whole exchange and
-   * for what each speaker said (a long reply's words must not crowd out the message's). One text per embedding,
-   * the quiet checked before each: a reply that begins meanwhile waits for one text's embedding at most (the
-   * embedder serves one request at a time), and the jobs go back (null). A text the exchange already has a
-   * vector for (offer) is not embedded again. Null too when the look-up failed (the jobs are retried later).
-   */
+  /** The facts the group's exchanges are checked against (fact-learner-work.ts); null: the jobs went back or wait a retry. */
   private async knownFacts(
     memo: MemoContext,
     group: Work[],
     replyBegan: () => boolean,
   ): Promise<CandidateFact[] | null> {
-    const spaceId = group[0]!.job.spaceId;
     try {
-      const lookups = group.flatMap((w) => [w.lookup ?? w.text, ...(w.parts ?? [])].map((t) => t.slice(0, 4000)));
-      const byId = new Map<string, CandidateFact>();
-      const { model } = await memo.embedder.info();
-      for (const text of lookups) {
-        if (replyBegan()) return null;
-        const known = this.embedded.map((e) => e.queryVector(model, text)).find(Boolean);
-        const vector = known ?? (await memo.embedder.embedQueries([text]))[0]!;
-        for (const h of searchFacts(memo.db, spaceId, { text, vector }, CANDIDATES_PER_EXCHANGE))
-          byId.set(h.fact.id, { id: h.fact.id, text: h.fact.text });
-      }
-      return [...byId.values()];
+      return await lookUpKnownFacts(memo, group, this.embedded, replyBegan);
     } catch (e) {
       // The embedding server is down or busy: no call was made; try again later.
       for (const w of group) this.retryOrFail(w, `could not look up known facts: ${message(e)}`, this.o.maxAttempts);
