@@ -37,8 +37,6 @@ const SERIAL: Record<string, string> = {
     "the real embedding server killed and hung: its replacement must be back within 5 s, a wall-clock promise",
   "server/embedder/llama-embed.test.ts":
     "a killed llama.cpp embedding server restarted within the supervisor's deadlines",
-  "server/auth/sign-in-throttle.test.ts":
-    "the login route's holds last 1 s, 2 s, 4 s of real time; guesses slowed by busy neighbours outlive them",
   "scripts/bench-extraction.test.ts":
     "the extraction bench times replies and counts what was learned in the gaps between them",
 };
