@@ -42,28 +42,35 @@ const SERIAL: Record<string, string> = {
 };
 
 /**
- * Files that take longest (≥ 15 s each on this 2-core machine in a whole run), longest first: the start order
- * when no earlier whole run's timings are saved (a clean clone in CI).
+ * Files that take longest (≥ 15 s each on this 2-core machine in a whole run beside the e2e run: a clean-clone CI
+ * run at e660088), longest first: the start order when no earlier whole run's timings are saved (a clean clone).
  */
 const LONG = [
   "server/ops/crash-safety.test.ts",
-  "scripts/bench.test.ts",
   "server/services/import/runner.test.ts",
-  "server/http/bad-input.test.ts",
-  "server/ops/restart.test.ts",
-  "server/ingest/ingest.test.ts",
-  "scripts/models-pull.test.ts",
-  "server/chat/turn.test.ts",
-  "server/ingest/crafted-files.test.ts",
-  "server/auth/login.test.ts",
+  "scripts/bench.test.ts",
   "server/chat/live-loop-smoke.test.ts",
+  "server/auth/login.test.ts",
+  "server/http/bad-input.test.ts",
+  "server/ingest/ingest.test.ts",
+  "server/ops/restart.test.ts",
+  "server/auth/sign-in-throttle.test.ts",
+  "server/ingest/crafted-files.test.ts",
+  "server/chat/turn.test.ts",
+  "server/auth/people.test.ts",
+  "server/chat/llama-chat.test.ts",
+  "scripts/models-pull.test.ts",
   "server/ops/secrets-in-logs.test.ts",
   "server/ops/child-server.test.ts",
   "server/ingest/ingest-rate.test.ts",
+  "server/chat/facts-that-change.test.ts",
   "server/test/retrieval-eval/life-harness.test.ts",
-  "server/services/memory-service.test.ts",
-  "server/http/facts-api.test.ts",
-  "server/auth/people.test.ts",
+  "server/auth/side-channel.test.ts",
+  "server/chat/live-loop-recall.test.ts",
+  "server/memory/retrieval/retrieval-slice.test.ts",
+  "server/mcp/mcp-clients.test.ts",
+  "server/memory/index/ann-corrupt.test.ts",
+  "server/embedder/supervisor.test.ts",
 ];
 
 const root = path.resolve(import.meta.dirname, "..");
