@@ -124,13 +124,24 @@ export function pieces(s: string): string[] {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** GET /__fixture/streams's answer. */
+export interface StreamCounts {
+  started: number;
+  completed: number;
+  abandoned: number;
+  lastAbandonedAt: string | null;
+}
+
 export class OpenAIFixtureServer {
   readonly requests: FixtureRequest[] = [];
-  /** Streamed replies: started, sent to the end, and cut off before the end (the client closed the connection, or [fixture:cut]). */
-  readonly streams = { started: 0, completed: 0, abandoned: 0, lastAbandonedAt: null as string | null };
-  /** Each streamed reply's last user message and how it ended, for GET /__fixture/streams?containing=. */
+  /** Each streamed reply's last user message and how it ended (null: still streaming). */
   private readonly streamed: { last: string; ended: "completed" | "abandoned" | null; abandonedAt: string | null }[] =
     [];
+
+  /** Streamed replies: started, sent to the end, and cut off before the end (the client closed the connection, or [fixture:cut]). */
+  get streams(): StreamCounts {
+    return this.streamCounts(null);
+  }
   /** How many times each last user message was asked (for [fixture:count] and the *-once failures). */
   private readonly asked = new Map<string, number>();
   /** The memo_facts answers (a script of canned answers keyed by the exchange; TEST DOUBLE). */
@@ -169,11 +180,9 @@ export class OpenAIFixtureServer {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
-  /** The stream counts, of every reply or (`containing=TEXT`) of those whose last user message contains TEXT. */
-  private streamsContaining(query: string): typeof this.streams {
-    const containing = new URLSearchParams(query).get("containing");
-    if (containing === null) return this.streams;
-    const mine = this.streamed.filter((s) => s.last.includes(containing));
+  /** The stream counts, of every reply or (`containing` not null) of those whose last user message contains it. */
+  private streamCounts(containing: string | null): StreamCounts {
+    const mine = containing === null ? this.streamed : this.streamed.filter((s) => s.last.includes(containing));
     const abandoned = mine.filter((s) => s.ended === "abandoned");
     return {
       started: mine.length,
@@ -197,7 +206,8 @@ export class OpenAIFixtureServer {
     const [url = "/", query = ""] = (req.url ?? "/").split("?");
     if (url === "/__fixture/health") return this.json(res, 200, { ok: true });
     if (url === "/__fixture/requests") return this.json(res, 200, this.requests);
-    if (url === "/__fixture/streams") return this.json(res, 200, this.streamsContaining(query));
+    if (url === "/__fixture/streams")
+      return this.json(res, 200, this.streamCounts(new URLSearchParams(query).get("containing")));
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
@@ -337,17 +347,11 @@ export class OpenAIFixtureServer {
       });
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-    this.streams.started++;
     const stream = { last, ended: null as "completed" | "abandoned" | null, abandonedAt: null as string | null };
     this.streamed.push(stream);
     res.on("close", () => {
-      if (res.writableFinished) {
-        stream.ended = "completed";
-        return void this.streams.completed++;
-      }
-      this.streams.abandoned++;
-      this.streams.lastAbandonedAt = stream.abandonedAt = new Date().toISOString();
-      stream.ended = "abandoned";
+      if (res.writableFinished) stream.ended = "completed";
+      else [stream.ended, stream.abandonedAt] = ["abandoned", new Date().toISOString()];
     });
     const send = (delta: Record<string, unknown>, finish: string | null) =>
       res.write(
